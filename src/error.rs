@@ -1,0 +1,93 @@
+//! The one error type of the crate.
+//!
+//! Every failure carries a stable machine-readable [`ErrorKind::code`], a human message and,
+//! where the failure is tied to a position in the input, a byte offset. The JavaScript
+//! bindings turn it into a `StreamrouteError` with the same `code`, `message` and `offset`.
+
+use std::fmt;
+
+/// What went wrong, as a small stable enum. New kinds may be added in later versions.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// An SSE line or event grew past the decoder's cap (`maxLineBytes` / `maxEventBytes`).
+    SseEventTooLarge,
+    /// An SSE field to encode cannot be represented on the wire (CR/LF in `event` or `id`).
+    SseInvalidField,
+    /// A machine was used after `finish()` or after it failed.
+    InvalidState,
+    /// An option had a value outside its allowed range.
+    InvalidOption,
+    /// An argument had the wrong type or shape (for example a chunk that is neither a
+    /// string nor bytes).
+    InvalidInput,
+}
+
+impl ErrorKind {
+    /// The stable code string that JavaScript sees as `error.code`.
+    pub const fn code(self) -> &'static str {
+        match self {
+            ErrorKind::SseEventTooLarge => "sse_event_too_large",
+            ErrorKind::SseInvalidField => "sse_invalid_field",
+            ErrorKind::InvalidState => "invalid_state",
+            ErrorKind::InvalidOption => "invalid_option",
+            ErrorKind::InvalidInput => "invalid_input",
+        }
+    }
+}
+
+/// An error with a stable code, a message and an optional byte offset into the input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+    message: String,
+    offset: Option<u64>,
+}
+
+impl Error {
+    /// Builds an error of `kind` with a human-readable `message`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error { kind, message: message.into(), offset: None }
+    }
+
+    /// Attaches the byte offset in the input at which the problem was found.
+    pub fn at(mut self, offset: u64) -> Self {
+        self.offset = Some(offset);
+        self
+    }
+
+    /// The kind of failure.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The stable code string (same as `self.kind().code()`).
+    pub fn code(&self) -> &'static str {
+        self.kind.code()
+    }
+
+    /// The human-readable message, without the code.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The byte offset in the input where the problem was found, if there is one.
+    pub fn offset(&self) -> Option<u64> {
+        self.offset
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code(), self.message)?;
+        if let Some(off) = self.offset {
+            write!(f, " (at byte {off})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,32 @@
+//! streamroute: turn raw LLM output streams into clean, typed, routed events while the bytes
+//! arrive.
+//!
+//! This crate is the pure-Rust core. It builds and tests natively; the WebAssembly bindings
+//! live in `src/wasm/` and are compiled only for `wasm32`.
+//!
+//! ```
+//! use streamroute::{SseDecoder, SseDecoderOptions};
+//!
+//! let mut decoder = SseDecoder::new(SseDecoderOptions::default());
+//! let mut events = Vec::new();
+//! decoder.feed(b"event: greet\ndata: hel", &mut events).unwrap();
+//! decoder.feed(b"lo\r\n\r\n", &mut events).unwrap();
+//! assert_eq!(events[0].event, "greet");
+//! assert_eq!(events[0].data, "hello");
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod error;
+mod nonce;
+mod sse;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
+
+pub use error::{Error, ErrorKind, Result};
+pub use nonce::make_nonce;
+pub use sse::{SseDecoder, SseDecoderOptions, SseEncoder, SseEncoderOptions, SseEvent, SseMessage};
+
+/// The crate version, as in `Cargo.toml`.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

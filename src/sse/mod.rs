@@ -1,0 +1,8 @@
+//! Server-sent events: a decoder exact to the WHATWG "event stream interpretation" rules and
+//! an encoder whose output that decoder reads back unchanged.
+
+mod decoder;
+mod encoder;
+
+pub use decoder::{SseDecoder, SseDecoderOptions, SseEvent};
+pub use encoder::{SseEncoder, SseEncoderOptions, SseMessage};

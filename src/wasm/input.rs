@@ -1,0 +1,89 @@
+//! `string | Uint8Array` chunks to UTF-8 bytes, with UTF-16 surrogate-pair carry-over.
+//!
+//! A JS string chunk may end between the two halves of a surrogate pair (a UI feeding one
+//! UTF-16 code unit at a time does exactly that). The high half is held back and joined to
+//! the next string chunk, so the pair becomes one character; a high half that is not followed
+//! by a low one becomes U+FFFD, as `TextEncoder` does.
+
+use crate::{Error, ErrorKind};
+use js_sys::{ArrayBuffer, JsString, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+
+#[derive(Default)]
+pub(crate) struct ChunkInput {
+    high: Option<u16>,
+    bytes: Vec<u8>,
+    text: String,
+}
+
+const REPLACEMENT: &str = "\u{FFFD}";
+
+impl ChunkInput {
+    /// The UTF-8 bytes of `chunk`, valid until the next call.
+    pub(crate) fn read(&mut self, chunk: &JsValue) -> Result<&[u8], JsValue> {
+        if chunk.is_string() {
+            let mut s: JsString = chunk.clone().unchecked_into();
+            if let Some(h) = self.high.take() {
+                s = JsString::from_char_code1(u32::from(h)).concat(&s);
+            }
+            let n = s.length();
+            if n > 0 {
+                let last = s.char_code_at(n - 1) as u16;
+                if (0xD800..0xDC00).contains(&last) {
+                    self.high = Some(last);
+                    s = s.slice(0, n - 1);
+                }
+            }
+            self.text = s.as_string().unwrap_or_default();
+            return Ok(self.text.as_bytes());
+        }
+        let view: Uint8Array = if let Some(u8a) = chunk.dyn_ref::<Uint8Array>() {
+            u8a.clone()
+        } else if ArrayBuffer::is_view(chunk) {
+            let buf: &js_sys::Object = chunk.unchecked_ref();
+            let get = |k: &str| js_sys::Reflect::get(buf, &JsValue::from_str(k)).ok();
+            let (Some(b), Some(o), Some(l)) = (get("buffer"), get("byteOffset"), get("byteLength"))
+            else {
+                return Err(bad_chunk());
+            };
+            Uint8Array::new_with_byte_offset_and_length(
+                &b,
+                o.as_f64().unwrap_or(0.0) as u32,
+                l.as_f64().unwrap_or(0.0) as u32,
+            )
+        } else if chunk.is_instance_of::<ArrayBuffer>() {
+            Uint8Array::new(chunk)
+        } else {
+            return Err(bad_chunk());
+        };
+        self.bytes.clear();
+        if self.high.take().is_some() {
+            self.bytes.extend_from_slice(REPLACEMENT.as_bytes());
+        }
+        let start = self.bytes.len();
+        self.bytes.resize(start + view.length() as usize, 0);
+        view.copy_to(&mut self.bytes[start..]);
+        Ok(&self.bytes)
+    }
+
+    /// What is still held at the end of the stream: U+FFFD for an unpaired high surrogate.
+    pub(crate) fn finish(&mut self) -> &'static [u8] {
+        match self.high.take() {
+            Some(_) => REPLACEMENT.as_bytes(),
+            None => b"",
+        }
+    }
+
+    /// Forgets any held surrogate (for `reset()`).
+    #[allow(dead_code)]
+    pub(crate) fn reset(&mut self) {
+        self.high = None;
+    }
+}
+
+fn bad_chunk() -> JsValue {
+    super::js_error(&Error::new(
+        ErrorKind::InvalidInput,
+        "a chunk must be a string, a Uint8Array (or other ArrayBuffer view) or an ArrayBuffer",
+    ))
+}

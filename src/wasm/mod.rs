@@ -1,0 +1,63 @@
+//! The WebAssembly bindings: the only place where `JsValue` appears.
+//!
+//! Each submodule wraps one core machine in a JS class with the public names of the issues
+//! (`SseDecoder`, `SseEncoder`, ...). Conversions to and from JS live here and nowhere else.
+
+mod input;
+mod sse;
+
+use crate::Error;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(module = "/src/wasm/runtime.js")]
+extern "C" {
+    fn __sr_error(code: &str, message: &str, offset: Option<f64>) -> JsValue;
+    fn __sr_sse_events(text: &str, lens: &[u32]) -> JsValue;
+}
+
+/// Converts a core error into a thrown `StreamrouteError`.
+pub(crate) fn js_error(err: &Error) -> JsValue {
+    __sr_error(err.code(), err.message(), err.offset().map(|o| o as f64))
+}
+
+#[wasm_bindgen(start)]
+fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// The package version.
+#[wasm_bindgen]
+pub fn version() -> String {
+    crate::VERSION.to_string()
+}
+
+/// 32 lowercase hex characters (128 bits) from the platform's cryptographic RNG.
+#[wasm_bindgen(js_name = makeNonce)]
+pub fn make_nonce() -> Result<String, JsValue> {
+    crate::make_nonce().map_err(|e| js_error(&e))
+}
+
+/// Reads options from a JS object with serde, as an `invalid_option` error when malformed.
+pub(crate) fn options<T: serde::de::DeserializeOwned + Default>(
+    value: Option<JsValue>,
+) -> Result<T, JsValue> {
+    match value {
+        None => Ok(T::default()),
+        Some(v) if v.is_undefined() || v.is_null() => Ok(T::default()),
+        Some(v) => serde_wasm_bindgen::from_value(v).map_err(|e| {
+            js_error(&Error::new(crate::ErrorKind::InvalidOption, format!("invalid options: {e}")))
+        }),
+    }
+}
+
+/// UTF-16 length of a UTF-8 string: what `String.prototype.length` reports for it.
+pub(crate) fn utf16_len(s: &str) -> u32 {
+    let b = s.as_bytes();
+    let mut n = b.len() as u32;
+    for &c in b {
+        // Continuation bytes add no unit; a 4-byte lead adds a second (surrogate) unit.
+        n -= u32::from((c & 0xC0) == 0x80);
+        n += u32::from(c >= 0xF0);
+    }
+    n
+}

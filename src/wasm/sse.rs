@@ -1,0 +1,251 @@
+//! JS classes `SseDecoder` and `SseEncoder`.
+
+use super::input::ChunkInput;
+use super::{__sr_sse_events, js_error, options, utf16_len};
+use crate::{Error, ErrorKind, SseMessage};
+use serde::{Deserialize, Serialize};
+use tsify::Tsify;
+use wasm_bindgen::prelude::*;
+
+/// Options of `new SseDecoder(options)`.
+#[derive(Tsify, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SseDecoderOptions {
+    /// Dispatch an unterminated last event at `finish()` instead of discarding it.
+    #[tsify(optional)]
+    flush_on_finish: Option<bool>,
+    /// The longest accepted line in bytes (default 1 MiB).
+    #[tsify(optional)]
+    max_line_bytes: Option<f64>,
+    /// The most data bytes one event may accumulate (default 8 MiB).
+    #[tsify(optional)]
+    max_event_bytes: Option<f64>,
+}
+
+/// One decoded server-sent event.
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct SseEvent {
+    /// The event type, `"message"` when unnamed.
+    event: String,
+    /// The data lines joined with `"\n"`.
+    data: String,
+    /// The last event ID in force at dispatch, `""` when none.
+    id: String,
+}
+
+/// Options of `new SseEncoder(options)`.
+#[derive(Tsify, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SseEncoderOptions {
+    /// Give every event without an explicit `id` the next number of a counter.
+    #[tsify(optional)]
+    auto_id: Option<bool>,
+    /// The first automatic id (default 1).
+    #[tsify(optional)]
+    first_id: Option<f64>,
+}
+
+/// An event to encode.
+#[derive(Tsify, Deserialize)]
+pub struct SseMessageInit {
+    /// The event type; omitted or `""` for an unnamed (`"message"`) event.
+    #[tsify(optional)]
+    #[serde(default)]
+    event: Option<String>,
+    /// The data; line breaks become several `data:` lines.
+    data: String,
+    /// An explicit id (overrides the automatic one).
+    #[tsify(optional, type = "string | number")]
+    #[serde(default)]
+    id: Option<IdValue>,
+    /// A reconnection time in milliseconds.
+    #[tsify(optional)]
+    #[serde(default)]
+    retry: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum IdValue {
+    Text(String),
+    Number(f64),
+}
+
+fn limit(v: Option<f64>, default: usize, name: &str) -> Result<usize, JsValue> {
+    match v {
+        None => Ok(default),
+        Some(x) if x.is_finite() && x >= 1.0 && x.fract() == 0.0 && x <= 4_294_967_295.0 => {
+            Ok(x as usize)
+        }
+        Some(x) => Err(js_error(&Error::new(
+            ErrorKind::InvalidOption,
+            format!("{name} must be a positive integer, got {x}"),
+        ))),
+    }
+}
+
+/// Decodes `text/event-stream` bytes or text into events, exactly as the WHATWG standard
+/// interprets an event stream.
+#[wasm_bindgen(js_name = SseDecoder)]
+pub struct JsSseDecoder {
+    inner: crate::SseDecoder,
+    input: ChunkInput,
+    events: Vec<crate::SseEvent>,
+    packed: String,
+    lens: Vec<u32>,
+}
+
+#[wasm_bindgen(js_class = SseDecoder)]
+impl JsSseDecoder {
+    /// `new SseDecoder({ flushOnFinish?, maxLineBytes?, maxEventBytes? })`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "SseDecoderOptions")] options_value: Option<JsValue>,
+    ) -> Result<JsSseDecoder, JsValue> {
+        let o: SseDecoderOptions = options(options_value)?;
+        let d = crate::SseDecoderOptions::default();
+        let opts = crate::SseDecoderOptions {
+            flush_on_finish: o.flush_on_finish.unwrap_or(false),
+            max_line_bytes: limit(o.max_line_bytes, d.max_line_bytes, "maxLineBytes")?,
+            max_event_bytes: limit(o.max_event_bytes, d.max_event_bytes, "maxEventBytes")?,
+        };
+        Ok(JsSseDecoder {
+            inner: crate::SseDecoder::new(opts),
+            input: ChunkInput::default(),
+            events: Vec::new(),
+            packed: String::new(),
+            lens: Vec::new(),
+        })
+    }
+
+    /// Decodes a chunk and returns the events it completed (possibly none).
+    /// Throws `StreamrouteError` `sse_event_too_large` when a cap is hit; the events completed
+    /// before that point are on the error as `error.events`.
+    #[wasm_bindgen(unchecked_return_type = "SseEvent[]")]
+    pub fn feed(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let bytes = self.input.read(&chunk)?;
+        let r = self.inner.feed(bytes, &mut self.events);
+        self.deliver(r)
+    }
+
+    /// Ends the stream: returns the last events (an unterminated event only with
+    /// `flushOnFinish`). The decoder may then be fed a new stream.
+    #[wasm_bindgen(unchecked_return_type = "SseEvent[]")]
+    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        let tail = self.input.finish();
+        let mut r = self.inner.feed(tail, &mut self.events);
+        if r.is_ok() {
+            r = self.inner.finish(&mut self.events);
+        }
+        self.deliver(r)
+    }
+
+    /// The last event ID string (`""` when none).
+    #[wasm_bindgen(getter = lastEventId)]
+    pub fn last_event_id(&self) -> String {
+        self.inner.last_event_id().to_string()
+    }
+
+    /// The last valid reconnection time in ms, `undefined` before any.
+    #[wasm_bindgen(getter)]
+    pub fn retry(&self) -> Option<f64> {
+        self.inner.retry().map(|r| r as f64)
+    }
+
+    fn deliver(&mut self, r: crate::Result<()>) -> Result<JsValue, JsValue> {
+        let events = self.take_events();
+        match r {
+            Ok(()) => Ok(events),
+            Err(e) => {
+                let err = js_error(&e);
+                let _ = js_sys::Reflect::set(&err, &JsValue::from_str("events"), &events);
+                Err(err)
+            }
+        }
+    }
+
+    fn take_events(&mut self) -> JsValue {
+        self.packed.clear();
+        self.lens.clear();
+        for ev in self.events.drain(..) {
+            for s in [&ev.event, &ev.data, &ev.id] {
+                self.packed.push_str(s);
+                self.lens.push(utf16_len(s));
+            }
+        }
+        __sr_sse_events(&self.packed, &self.lens)
+    }
+}
+
+/// Encodes events as `text/event-stream` text.
+#[wasm_bindgen(js_name = SseEncoder)]
+pub struct JsSseEncoder {
+    inner: crate::SseEncoder,
+}
+
+#[wasm_bindgen(js_class = SseEncoder)]
+impl JsSseEncoder {
+    /// `new SseEncoder({ autoId?, firstId? })`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "SseEncoderOptions")] options_value: Option<JsValue>,
+    ) -> Result<JsSseEncoder, JsValue> {
+        let o: SseEncoderOptions = options(options_value)?;
+        let first_id = match o.first_id {
+            None => 1,
+            Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 => x as u64,
+            Some(x) => {
+                return Err(js_error(&Error::new(
+                    ErrorKind::InvalidOption,
+                    format!("firstId must be a non-negative integer, got {x}"),
+                )))
+            }
+        };
+        let opts = crate::SseEncoderOptions { auto_id: o.auto_id.unwrap_or(false), first_id };
+        Ok(JsSseEncoder { inner: crate::SseEncoder::new(opts) })
+    }
+
+    /// The wire form of one event, ending with the blank line that dispatches it.
+    /// Throws `sse_invalid_field` for CR/LF in `event` or `id`.
+    pub fn encode(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "SseMessageInit")] message: JsValue,
+    ) -> Result<String, JsValue> {
+        let m: SseMessageInit = serde_wasm_bindgen::from_value(message).map_err(|e| {
+            js_error(&Error::new(ErrorKind::InvalidInput, format!("invalid SSE message: {e}")))
+        })?;
+        let id = m.id.map(|v| match v {
+            IdValue::Text(s) => s,
+            IdValue::Number(n) => {
+                js_sys::Number::from(n).to_string_with_radix(10).map(String::from).unwrap_or_default()
+            }
+        });
+        let retry = match m.retry {
+            None => None,
+            Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 => Some(x as u64),
+            Some(x) => {
+                return Err(js_error(&Error::new(
+                    ErrorKind::InvalidInput,
+                    format!("retry must be a non-negative integer, got {x}"),
+                )))
+            }
+        };
+        let msg =
+            SseMessage { event: m.event.as_deref(), data: &m.data, id: id.as_deref(), retry };
+        self.inner.encode(&msg).map_err(|e| js_error(&e))
+    }
+
+    /// A comment block (`: text`), ignored by readers.
+    pub fn comment(&self, text: &str) -> String {
+        self.inner.comment(text)
+    }
+
+    /// The heartbeat comment `: ping`.
+    pub fn ping(&self) -> String {
+        self.inner.ping()
+    }
+}
