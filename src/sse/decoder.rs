@@ -180,6 +180,8 @@ impl SseDecoder {
             self.line = line;
             self.dispatch(out);
         }
+        // An `id` of a discarded (unterminated) block never takes effect.
+        self.id_dirty = false;
         self.line.clear();
         self.data.clear();
         self.event_type.clear();

@@ -35,6 +35,8 @@ pub struct SseEncoderOptions {
 pub struct SseEncoder {
     auto_id: bool,
     next_id: u64,
+    /// `u64::MAX` was handed out: ids never wrap, the next automatic message fails.
+    exhausted: bool,
 }
 
 impl Default for SseEncoder {
@@ -46,7 +48,11 @@ impl Default for SseEncoder {
 impl SseEncoder {
     /// An encoder with the given options.
     pub fn new(opts: SseEncoderOptions) -> Self {
-        SseEncoder { auto_id: opts.auto_id, next_id: opts.first_id.max(u64::from(opts.auto_id)) }
+        SseEncoder {
+            auto_id: opts.auto_id,
+            next_id: opts.first_id.max(u64::from(opts.auto_id)),
+            exhausted: false,
+        }
     }
 
     /// The id the next automatic message will carry.
@@ -57,10 +63,14 @@ impl SseEncoder {
     /// Appends the wire form of `msg` (ending with the blank line that dispatches it) to `out`.
     ///
     /// # Errors
-    /// `sse_invalid_field` when `event` or `id` contains CR or LF, or `id` contains NUL.
+    /// `sse_invalid_field` when `event` or `id` contains CR or LF, or `id` contains NUL;
+    /// `invalid_state` when automatic ids would pass `u64::MAX`.
     pub fn encode_into(&mut self, msg: &SseMessage<'_>, out: &mut String) -> Result<()> {
         if let Some(ev) = msg.event {
             check_single_line("event", ev)?;
+        }
+        if msg.id.is_none() && self.auto_id && self.exhausted {
+            return Err(Error::new(ErrorKind::InvalidState, "automatic SSE ids exhausted"));
         }
         if let Some(id) = msg.id {
             check_single_line("id", id)?;
@@ -78,7 +88,10 @@ impl SseEncoder {
                 out.push_str("id: ");
                 out.push_str(&self.next_id.to_string());
                 out.push('\n');
-                self.next_id += 1;
+                match self.next_id.checked_add(1) {
+                    Some(n) => self.next_id = n,
+                    None => self.exhausted = true,
+                }
             }
             None => {}
         }
