@@ -21,8 +21,10 @@ mod error;
 mod nonce;
 mod sse;
 
+/// The WebAssembly bindings (public only so that wasm-bindgen tests can reach them).
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+#[doc(hidden)]
+pub mod wasm;
 
 pub use error::{Error, ErrorKind, Result};
 pub use nonce::make_nonce;

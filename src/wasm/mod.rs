@@ -4,9 +4,12 @@
 //! (`SseDecoder`, `SseEncoder`, ...). Conversions to and from JS live here and nowhere else.
 
 mod input;
-mod sse;
+pub mod sse;
 
 use crate::Error;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(module = "/src/wasm/runtime.js")]
@@ -20,7 +23,7 @@ pub(crate) fn js_error(err: &Error) -> JsValue {
     __sr_error(err.code(), err.message(), err.offset().map(|o| o as f64))
 }
 
-#[wasm_bindgen(start)]
+#[wasm_bindgen(start, js_name = "__streamroute_start", skip_typescript)]
 fn start() {
     console_error_panic_hook::set_once();
 }
@@ -29,6 +32,35 @@ fn start() {
 #[wasm_bindgen]
 pub fn version() -> String {
     crate::VERSION.to_string()
+}
+
+/// What this build is: its version and the default limits of its machines.
+#[derive(Tsify, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BuildInfo {
+    /// The package version.
+    version: String,
+    /// Default caps in bytes, by name (`sseMaxLineBytes`, `sseMaxEventBytes`).
+    #[tsify(type = "Record<string, number>")]
+    limits: BTreeMap<&'static str, f64>,
+}
+
+/// The version and the default limits of this build.
+#[wasm_bindgen(js_name = buildInfo, unchecked_return_type = "BuildInfo")]
+pub fn build_info() -> Result<JsValue, JsValue> {
+    let d = crate::SseDecoderOptions::default();
+    let limits = BTreeMap::from([
+        ("sseMaxLineBytes", d.max_line_bytes as f64),
+        ("sseMaxEventBytes", d.max_event_bytes as f64),
+    ]);
+    to_js(&BuildInfo { version: crate::VERSION.to_string(), limits })
+}
+
+/// Serialises a value for JS with maps as plain objects (never `Map`).
+pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    value.serialize(&serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true)).map_err(
+        |e| js_error(&Error::new(crate::ErrorKind::InvalidInput, format!("cannot convert: {e}"))),
+    )
 }
 
 /// 32 lowercase hex characters (128 bits) from the platform's cryptographic RNG.

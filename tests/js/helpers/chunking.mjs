@@ -1,0 +1,50 @@
+// The JS side of the one chunking helper: every streaming input in the JS tests is fed whole,
+// one UTF-16 code unit at a time, as UTF-8 bytes one at a time, and split at random points
+// (seeded; STREAMROUTE_SEED pins it and failures print it).
+
+export const SEED = Number(process.env.STREAMROUTE_SEED ?? Date.now() % 2 ** 31);
+
+function rng(seed) {
+  let s = seed >>> 0 || 1;
+  return (n) => {
+    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    return s % n;
+  };
+}
+
+function randomPieces(total, next, maxPiece) {
+  const cuts = [];
+  for (let i = 0; i < total; ) {
+    const end = Math.min(total, i + 1 + next(maxPiece));
+    cuts.push([i, end]);
+    i = end;
+  }
+  return cuts;
+}
+
+/** [label, chunks] pairs for a string input: strings and Uint8Arrays, many splittings. */
+export function splitings(text, seed = SEED) {
+  const bytes = new TextEncoder().encode(text);
+  const next = rng(seed);
+  const out = [
+    ['whole string', [text]],
+    ['whole bytes', [bytes]],
+    ['UTF-16 code units', Array.from({ length: text.length }, (_, i) => text[i])],
+    ['single bytes', Array.from(bytes, (_, i) => bytes.subarray(i, i + 1))],
+  ];
+  for (const max of [2, 3, 7, 64]) {
+    out.push([`random string pieces <=${max} (seed ${seed})`,
+      randomPieces(text.length, next, max).map(([a, b]) => text.slice(a, b))]);
+    out.push([`random byte pieces <=${max} (seed ${seed})`,
+      randomPieces(bytes.length, next, max).map(([a, b]) => bytes.slice(a, b))]);
+  }
+  return out;
+}
+
+/** Feeds every chunk, then finishes; returns everything the machine returned, in order. */
+export function feedAll(machine, chunks) {
+  const out = [];
+  for (const c of chunks) out.push(...machine.feed(c));
+  out.push(...machine.finish());
+  return out;
+}

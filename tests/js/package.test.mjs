@@ -1,0 +1,187 @@
+// The packed package as a user gets it (installed from the `npm pack` tarball by
+// setup-consumer.sh): ESM import, CommonJS require, the CLI, TypeScript declarations, errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as sr from 'streamroute';
+import { feedAll, splitings } from './helpers/chunking.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const consumer = join(here, '.tmp', 'consumer');
+const root = join(here, '..', '..');
+
+function runIn(dir, file, source) {
+  writeFileSync(join(dir, file), source);
+  return execFileSync(process.execPath, [file], { cwd: dir, encoding: 'utf8' });
+}
+
+test('ESM import through the exports map loads the wasm at once', async () => {
+  await sr.init();
+  await sr.init();
+  const out = runIn(consumer, 'esm.mjs', `
+    import { SseDecoder, init, version } from 'streamroute';
+    await init();
+    const d = new SseDecoder();
+    console.log(JSON.stringify([version(), d.feed('data: ok\\n\\n')]));
+  `);
+  assert.deepEqual(JSON.parse(out), ['0.1.0', [{ event: 'message', data: 'ok', id: '' }]]);
+});
+
+test('CommonJS require works and shares the error class', () => {
+  const out = runIn(consumer, 'cjs.cjs', `
+    const { SseDecoder, StreamrouteError, makeNonce, init } = require('streamroute');
+    const d = new SseDecoder({ maxLineBytes: 4 });
+    let code, isClass, isError;
+    try { d.feed('data: too long\\n'); } catch (e) { code = e.code; isClass = e instanceof StreamrouteError; isError = e instanceof Error; }
+    init().then(() => console.log(JSON.stringify({ code, isClass, isError, nonce: makeNonce() })));
+  `);
+  const r = JSON.parse(out);
+  assert.equal(r.code, 'sse_event_too_large');
+  assert.equal(r.isClass, true);
+  assert.equal(r.isError, true);
+  assert.match(r.nonce, /^[0-9a-f]{32}$/);
+});
+
+test('makeNonce gives 32 lowercase hex chars, fresh each time', () => {
+  const seen = new Set();
+  for (let i = 0; i < 100; i++) {
+    const n = sr.makeNonce();
+    assert.match(n, /^[0-9a-f]{32}$/);
+    seen.add(n);
+  }
+  assert.equal(seen.size, 100);
+});
+
+test('errors are StreamrouteError with code, message, offset and the events before', () => {
+  const d = new sr.SseDecoder({ maxLineBytes: 8 });
+  const err = assert.throws(() => d.feed('data: a\n\ndata: 123456789\n\n'), (e) => {
+    assert.ok(e instanceof sr.StreamrouteError);
+    assert.ok(e instanceof Error);
+    assert.equal(e.name, 'StreamrouteError');
+    assert.equal(e.code, 'sse_event_too_large');
+    assert.equal(e.offset, 9 + 8);
+    assert.deepEqual(e.events, [{ event: 'message', data: 'a', id: '' }]);
+    return true;
+  });
+  assert.equal(err, undefined);
+  assert.throws(() => d.finish(), { code: 'sse_event_too_large' });
+  assert.throws(() => new sr.SseDecoder({ maxEventBytes: 0 }), { code: 'invalid_option' });
+  assert.throws(() => new sr.SseDecoder().feed({}), { code: 'invalid_input' });
+  assert.throws(() => new sr.SseEncoder().encode({ data: 'x', id: 'a\nb' }), { code: 'sse_invalid_field' });
+  assert.throws(() => new sr.SseEncoder().encode({ event: 'x' }), { code: 'invalid_input' });
+});
+
+test('maps cross into JS as plain objects, not Map', () => {
+  const info = sr.buildInfo();
+  assert.equal(Object.getPrototypeOf(info.limits), Object.prototype);
+  assert.ok(!(info.limits instanceof Map));
+  assert.equal(info.limits.sseMaxLineBytes, 1 << 20);
+  assert.equal(info.version, sr.version());
+});
+
+const STREAM =
+  '\uFEFFevent: greet\r\ndata: caf\u00e9 \u4e16\u754c \u{1F600}\r\nid: 1\r\n\r\n' +
+  ': comment\n\ndata: a\rdata: b\r\rretry: 1500\ndata: \u{1F30D}\n\n';
+const EXPECTED = [
+  { event: 'greet', data: 'caf\u00e9 \u4e16\u754c \u{1F600}', id: '1' },
+  { event: 'message', data: 'a\nb', id: '1' },
+  { event: 'message', data: '\u{1F30D}', id: '1' },
+];
+
+test('decoder gives the same events for every chunking, strings and bytes', () => {
+  for (const [label, chunks] of splitings(STREAM)) {
+    const d = new sr.SseDecoder();
+    assert.deepEqual(feedAll(d, chunks), EXPECTED, label);
+    assert.equal(d.lastEventId, '1');
+    assert.equal(d.retry, 1500);
+  }
+});
+
+test('encoder output decodes back to the same events', () => {
+  const enc = new sr.SseEncoder({ autoId: true });
+  const msgs = [
+    { event: 'a', data: 'x\ny\n' },
+    { data: '' },
+    { data: ' lead: colon', id: 'custom' },
+    { event: 'emoji', data: '\u{1F600}\n\u4e16', retry: 10 },
+  ];
+  const wire = msgs.map((m) => enc.encode(m)).join('') + enc.ping() + enc.comment('two\nlines');
+  const d = new sr.SseDecoder();
+  const got = [...d.feed(wire), ...d.finish()];
+  assert.deepEqual(got, [
+    { event: 'a', data: 'x\ny\n', id: '1' },
+    { event: 'message', data: '', id: '2' },
+    { event: 'message', data: ' lead: colon', id: 'custom' },
+    { event: 'emoji', data: '\u{1F600}\n\u4e16', id: '3' },
+  ]);
+  assert.equal(d.retry, 10);
+});
+
+test('finish discards an unterminated event unless flushOnFinish', () => {
+  const a = new sr.SseDecoder();
+  assert.deepEqual(a.feed('data: x'), []);
+  assert.deepEqual(a.finish(), []);
+  const b = new sr.SseDecoder({ flushOnFinish: true });
+  assert.deepEqual(b.feed('data: x'), []);
+  assert.deepEqual(b.finish(), [{ event: 'message', data: 'x', id: '' }]);
+});
+
+test('the streamroute bin decodes a file and stdin', () => {
+  const bin = join(consumer, 'node_modules', '.bin', 'streamroute');
+  const file = join(root, 'examples', 'streams', 'anthropic-thinking.sse');
+  const fromFile = execFileSync(bin, ['sse', file], { encoding: 'utf8' });
+  const fromStdin = execFileSync(bin, ['sse', '-'], { input: readFileSync(file), encoding: 'utf8' });
+  assert.equal(fromFile, fromStdin);
+  const events = fromFile.trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(events.length, 12);
+  assert.equal(events[0].event, 'message_start');
+  assert.equal(JSON.parse(events.at(-1).data).type, 'message_stop');
+  const bad = spawnSync(bin, ['sse', join(root, 'no-such-file')], { encoding: 'utf8' });
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /cannot read/);
+});
+
+test('TypeScript: a consumer type-checks, and a type error is reported', () => {
+  const dir = join(consumer, 'ts');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: {
+      strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext',
+      target: 'es2022', lib: ['es2022', 'dom', 'esnext.disposable'], skipLibCheck: false,
+      types: [],
+    },
+    files: ['ok.mts'],
+  }));
+  writeFileSync(join(dir, 'ok.mts'), `
+    import { init, SseDecoder, SseEncoder, StreamrouteError, makeNonce, version, buildInfo,
+      type SseEvent, type SseDecoderOptions, type SseMessageInit, type BuildInfo } from 'streamroute';
+    await init();
+    const opts: SseDecoderOptions = { flushOnFinish: true, maxLineBytes: 1024 };
+    const d = new SseDecoder(opts);
+    const events: SseEvent[] = d.feed(new Uint8Array([100, 97, 116, 97, 10, 10]));
+    const more: SseEvent[] = d.feed('data: x\\n\\n');
+    const last: string = d.lastEventId;
+    const retry: number | undefined = d.retry;
+    const msg: SseMessageInit = { event: 'e', data: events[0]?.data ?? '', id: 3, retry: 100 };
+    const wire: string = new SseEncoder({ autoId: true, firstId: 5 }).encode(msg);
+    const info: BuildInfo = buildInfo();
+    const cap: number | undefined = info.limits['sseMaxLineBytes'];
+    try { d.finish(); } catch (e) { if (e instanceof StreamrouteError) { const c: string = e.code; void c; } }
+    void [more, last, retry, wire, cap, makeNonce().length, version()];
+  `);
+  const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
+  const ok = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
+  assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+  writeFileSync(join(dir, 'bad.mts'), `
+    import { SseDecoder } from 'streamroute';
+    const n: number = new SseDecoder().feed('x')[0].data;
+  `);
+  const bad = spawnSync(process.execPath, [tsc, '--strict', '--noEmit', '--module', 'nodenext',
+    '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom,esnext.disposable',
+    '--types', 'node', join(dir, 'bad.mts')], { encoding: 'utf8' });
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stdout, /TS2322/);
+});

@@ -1,0 +1,108 @@
+//! The bindings under Node, through wasm-bindgen-test: string and byte chunks, surrogate
+//! pairs split between string chunks, errors as `StreamrouteError` with `code`, maps as
+//! plain objects. (`scripts/test` runs this with `--target wasm32-unknown-unknown`.)
+#![cfg(target_arch = "wasm32")]
+
+use js_sys::{Array, Reflect, Uint8Array};
+use streamroute::wasm::sse::{JsSseDecoder, JsSseEncoder};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::wasm_bindgen_test;
+
+fn get(v: &JsValue, k: &str) -> JsValue {
+    Reflect::get(v, &JsValue::from_str(k)).unwrap()
+}
+
+fn datas(events: &JsValue) -> Vec<String> {
+    let arr: &Array = events.unchecked_ref();
+    arr.iter().map(|e| get(&e, "data").as_string().unwrap()).collect()
+}
+
+#[wasm_bindgen_test]
+fn string_and_byte_chunks_decode_alike() {
+    let mut d = JsSseDecoder::new(None).unwrap();
+    let a = d.feed(JsValue::from_str("data: caf\u{e9}\n\n")).unwrap();
+    let bytes = "data: caf\u{e9}\n\n".as_bytes();
+    let first = Uint8Array::from(&bytes[..9]);
+    let second = Uint8Array::from(&bytes[9..]);
+    let b1 = d.feed(first.into()).unwrap();
+    let b2 = d.feed(second.into()).unwrap();
+    assert_eq!(datas(&a), vec!["caf\u{e9}"]);
+    assert!(datas(&b1).is_empty());
+    assert_eq!(datas(&b2), vec!["caf\u{e9}"]);
+}
+
+#[wasm_bindgen_test]
+fn surrogate_pair_split_between_string_chunks() {
+    let mut d = JsSseDecoder::new(None).unwrap();
+    let s = js_sys::JsString::from("data: \u{1F600}\n\n");
+    let mut out = Vec::new();
+    for i in 0..s.length() {
+        let unit = s.slice(i, i + 1);
+        out.extend(datas(&d.feed(unit.into()).unwrap()));
+    }
+    assert_eq!(out, vec!["\u{1F600}"]);
+}
+
+#[wasm_bindgen_test]
+fn lone_high_surrogate_at_end_becomes_replacement() {
+    let mut d = JsSseDecoder::new(None).unwrap();
+    let high = js_sys::JsString::from_char_code1(0xD83D);
+    let chunk = js_sys::JsString::from("data: x").concat(&high);
+    assert!(datas(&d.feed(chunk.into()).unwrap()).is_empty());
+    assert!(datas(&d.feed(JsValue::from_str("\n\n")).unwrap()) == vec!["x\u{FFFD}"]);
+}
+
+#[wasm_bindgen_test]
+fn cap_error_is_a_streamroute_error_with_events() {
+    let opts = js_sys::Object::new();
+    Reflect::set(&opts, &"maxLineBytes".into(), &JsValue::from_f64(8.0)).unwrap();
+    let mut d = JsSseDecoder::new(Some(opts.into())).unwrap();
+    let err = d.feed(JsValue::from_str("data: a\n\ndata: too long\n\n")).unwrap_err();
+    assert_eq!(get(&err, "code").as_string().unwrap(), "sse_event_too_large");
+    assert_eq!(get(&err, "name").as_string().unwrap(), "StreamrouteError");
+    assert!(err.is_instance_of::<js_sys::Error>());
+    assert_eq!(datas(&get(&err, "events")), vec!["a"]);
+    // The decoder stays failed.
+    let again = d.feed(JsValue::from_str("data: b\n\n")).unwrap_err();
+    assert_eq!(get(&again, "code").as_string().unwrap(), "sse_event_too_large");
+}
+
+#[wasm_bindgen_test]
+fn bad_chunk_and_bad_options_are_typed_errors() {
+    let mut d = JsSseDecoder::new(None).unwrap();
+    let err = d.feed(JsValue::from_f64(1.0)).unwrap_err();
+    assert_eq!(get(&err, "code").as_string().unwrap(), "invalid_input");
+    let opts = js_sys::Object::new();
+    Reflect::set(&opts, &"maxEventBytes".into(), &JsValue::from_f64(0.5)).unwrap();
+    let err = JsSseDecoder::new(Some(opts.into())).err().unwrap();
+    assert_eq!(get(&err, "code").as_string().unwrap(), "invalid_option");
+}
+
+#[wasm_bindgen_test]
+fn encoder_round_trip_and_invalid_field() {
+    let mut e = JsSseEncoder::new(None).unwrap();
+    let msg = js_sys::Object::new();
+    Reflect::set(&msg, &"event".into(), &"note".into()).unwrap();
+    Reflect::set(&msg, &"data".into(), &"a\nb".into()).unwrap();
+    Reflect::set(&msg, &"id".into(), &JsValue::from_f64(42.0)).unwrap();
+    let wire = e.encode(msg.into()).unwrap();
+    assert_eq!(wire, "event: note\nid: 42\ndata: a\ndata: b\n\n");
+    let mut d = JsSseDecoder::new(None).unwrap();
+    let ev = d.feed(JsValue::from_str(&wire)).unwrap();
+    assert_eq!(datas(&ev), vec!["a\nb"]);
+    let bad = js_sys::Object::new();
+    Reflect::set(&bad, &"event".into(), &"a\rb".into()).unwrap();
+    Reflect::set(&bad, &"data".into(), &"".into()).unwrap();
+    let err = e.encode(bad.into()).unwrap_err();
+    assert_eq!(get(&err, "code").as_string().unwrap(), "sse_invalid_field");
+}
+
+#[wasm_bindgen_test]
+fn nonce_and_maps_as_plain_objects() {
+    let n = streamroute::wasm::make_nonce().unwrap();
+    assert_eq!(n.len(), 32);
+    let info = streamroute::wasm::build_info().unwrap();
+    let limits = get(&info, "limits");
+    assert!(!limits.is_instance_of::<js_sys::Map>());
+    assert_eq!(get(&limits, "sseMaxLineBytes").as_f64(), Some(1048576.0));
+}
