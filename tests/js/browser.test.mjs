@@ -1,0 +1,182 @@
+// The packed package in headless Chromium: a static server on 127.0.0.1 serves the installed
+// package under /streamroute/ and the page tests/js/browser/index.html, which imports the
+// package's browser entry (what the `browser` export condition points to), runs it and writes
+// the results as JSON into `window.__result`. Run after ./setup-consumer.sh.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { createReadStream, realpathSync, statSync, mkdtempSync, rmSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, sep, extname, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const PKG_DIR = realpathSync(join(HERE, 'node_modules', 'streamroute'));
+const PAGE_DIR = join(HERE, 'browser');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const MIME = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.html': 'text/html; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.ts': 'text/plain; charset=utf-8',
+};
+
+/** Maps a URL path to a file under `root`, or null (no escaping the root). */
+function fileUnder(root, rel) {
+  const file = resolve(root, '.' + sep + decodeURIComponent(rel));
+  if (file !== root && !file.startsWith(root + sep)) return null;
+  try {
+    return statSync(file).isFile() ? file : null;
+  } catch {
+    return null;
+  }
+}
+
+const requests = []; // { path, status, type }
+
+function serve(req, res) {
+  const path = new URL(req.url, 'http://127.0.0.1').pathname;
+  let file = null;
+  if (path === '/' || path === '/index.html') file = join(PAGE_DIR, 'index.html');
+  else if (path.startsWith('/streamroute/')) file = fileUnder(PKG_DIR, path.slice('/streamroute/'.length));
+  const type = file ? MIME[extname(file)] ?? 'application/octet-stream' : undefined;
+  requests.push({ path, status: file ? 200 : 404, type });
+  if (!file) {
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    return;
+  }
+  res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' });
+  createReadStream(file).pipe(res);
+}
+
+let server;
+let origin;
+let context;
+let userDataDir;
+
+before(async () => {
+  // The page must import exactly what the package's `browser` condition names.
+  const pkg = JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8'));
+  assert.equal(pkg.exports['.'].browser, './entry/browser.js');
+
+  server = http.createServer(serve);
+  await new Promise((ok, fail) => server.once('error', fail).listen(0, '127.0.0.1', ok));
+  origin = `http://127.0.0.1:${server.address().port}`;
+
+  userDataDir = mkdtempSync(join(tmpdir(), 'streamroute-chromium-'));
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    timeout: 30_000,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-quic',
+    ],
+  });
+});
+
+after(async () => {
+  try {
+    await context?.close();
+  } finally {
+    await new Promise((ok) => (server ? server.close(() => ok()) : ok()));
+    server?.closeAllConnections?.();
+    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+  }
+});
+
+test('browser entry decodes, encodes and throws StreamrouteError in Chromium', { timeout: 45_000 }, async () => {
+  const page = await context.newPage();
+  const consoleErrors = [];
+  const consoleWarnings = [];
+  const pageErrors = [];
+  const failedRequests = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') consoleErrors.push(msg.text());
+    if (msg.type() === 'warning') consoleWarnings.push(msg.text());
+  });
+  page.on('pageerror', (err) => pageErrors.push(String(err?.stack ?? err)));
+  page.on('requestfailed', (req) => failedRequests.push(`${req.url()}: ${req.failure()?.errorText}`));
+
+  try {
+    await page.goto(`${origin}/`, { waitUntil: 'load', timeout: 20_000 });
+    await page.waitForFunction(() => typeof window.__result === 'string', null, { timeout: 20_000 });
+    const r = JSON.parse(await page.evaluate(() => window.__result));
+    const shown = JSON.parse(await page.textContent('#out'));
+
+    assert.deepEqual(pageErrors, [], 'page errors');
+    assert.deepEqual(consoleErrors, [], 'console errors');
+    assert.deepEqual(failedRequests, [], 'failed requests');
+    assert.equal(r.ok, true, r.error);
+    assert.deepEqual(shown, r, 'the <pre> shows the same result');
+
+    // init() is idempotent: one promise, resolving to undefined, and the .wasm fetched once
+    // with the right MIME type (so no instantiateStreaming fallback warning either).
+    assert.equal(r.initSamePromise, true);
+    assert.equal(r.initValue, undefined);
+    const wasmFetches = requests.filter((q) => q.path.endsWith('.wasm'));
+    assert.deepEqual(wasmFetches, [
+      { path: '/streamroute/dist/streamroute_bg.wasm', status: 200, type: 'application/wasm' },
+    ]);
+    assert.deepEqual(consoleWarnings, [], 'console warnings');
+    assert.ok(requests.some((q) => q.path === '/streamroute/entry/browser.js' && q.status === 200));
+    assert.deepEqual(requests.filter((q) => q.status !== 200), [], 'every request found');
+
+    // The chunked byte stream (cuts inside UTF-8 sequences and CRLF pairs).
+    assert.equal(r.streamChunkCount, 9);
+    assert.deepEqual(r.streamEvents, [
+      { event: 'greet', data: 'héllo 🌍\nsecond line', id: '7' },
+      { event: 'message', data: 'plain', id: '7' },
+      { event: 'end', data: '日本語', id: '8' },
+    ]);
+    // Each event comes out of the feed() that ends its blank line: a CR ends a line at once
+    // (chunk 4 ends with the blank line's CR), and the LF after it is not a second blank line.
+    assert.deepEqual(r.streamPerChunk, [0, 0, 0, 0, 1, 1, 0, 0, 1]);
+    assert.deepEqual(r.streamFinish, []);
+    assert.equal(r.lastEventId, '8');
+    assert.equal(r.retry, 1500);
+
+    // Encoder → decoder round trip.
+    assert.equal(
+      r.roundTripWire,
+      ': round trip\n\n: ping\n\n' +
+        'event: token\nid: 1\ndata: Hello\n\n' +
+        'id: 2\ndata: multi\ndata: line\ndata: data\n\n' +
+        'event: token\nid: explicit-1\ndata:  wörld ✓\n\n' +
+        'event: done\nid: 3\nretry: 250\ndata: {"ok":true}\n\n',
+    );
+    assert.deepEqual(r.roundTripEvents, [
+      { event: 'token', data: 'Hello', id: '1' },
+      { event: 'message', data: 'multi\nline\ndata', id: '2' },
+      { event: 'token', data: ' wörld ✓', id: 'explicit-1' },
+      { event: 'done', data: '{"ok":true}', id: '3' },
+    ]);
+    assert.equal(r.roundTripRetry, 250);
+    assert.equal(r.roundTripLastEventId, '3');
+
+    // The error crosses from wasm as the package's StreamrouteError.
+    assert.ok(r.error, 'feed() over maxEventBytes must throw');
+    assert.equal(r.error.isStreamrouteError, true, 'instanceof StreamrouteError');
+    assert.equal(r.error.isError, true, 'instanceof Error');
+    assert.equal(r.error.name, 'StreamrouteError');
+    assert.equal(r.error.code, 'sse_event_too_large');
+    assert.deepEqual(r.error.events, [{ event: 'message', data: 'ok', id: '' }]);
+
+    assert.match(r.nonce, /^[0-9a-f]{32}$/);
+    assert.match(r.nonce2, /^[0-9a-f]{32}$/);
+    assert.notEqual(r.nonce, r.nonce2);
+  } finally {
+    await page.close();
+  }
+});

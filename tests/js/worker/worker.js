@@ -1,0 +1,92 @@
+// A module worker using the packed `streamroute` package. tests/js/workerd.test.mjs bundles it
+// with esbuild the way wrangler does: `streamroute` resolves through its `workerd` export
+// condition (entry/workerd.js) and the .wasm import stays a separate CompiledWasm module.
+import { SseDecoder, SseEncoder, StreamrouteError, init, makeNonce, version } from 'streamroute';
+
+/** Re-encodes an SSE request body event by event, with automatic ids. */
+function reencode(body, options) {
+  const decoder = new SseDecoder(options);
+  const encoder = new SseEncoder({ autoId: true });
+  const utf8 = new TextEncoder();
+  let chunks = 0;
+  // Only event and data: the incoming ids are replaced by the encoder's counter.
+  const encode = (e) => encoder.encode({ event: e.event, data: e.data });
+  const transform = new TransformStream({
+    transform(chunk, controller) {
+      chunks++;
+      // Request bodies arrive as Uint8Array chunks; feed them as they are.
+      for (const e of decoder.feed(chunk)) controller.enqueue(utf8.encode(encode(e)));
+    },
+    flush(controller) {
+      for (const e of decoder.finish()) controller.enqueue(utf8.encode(encode(e)));
+      controller.enqueue(utf8.encode(encoder.comment(`chunks ${chunks}`)));
+      decoder.free();
+      encoder.free();
+    },
+  });
+  return body.pipeThrough(transform);
+}
+
+export default {
+  async fetch(request) {
+    await init();
+    await init();
+    const url = new URL(request.url);
+
+    if (url.pathname === '/reencode' && request.method === 'POST') {
+      return new Response(reencode(request.body), {
+        headers: { 'content-type': 'text/event-stream' },
+      });
+    }
+
+    if (url.pathname === '/info') {
+      const nonces = [makeNonce(), makeNonce()];
+      let error = null;
+      try {
+        new SseDecoder({ maxEventBytes: 8 }).feed('data: ok\n\ndata: far too long for the cap\n\n');
+      } catch (err) {
+        error = {
+          code: err.code,
+          name: err.name,
+          message: err.message,
+          isStreamrouteError: err instanceof StreamrouteError,
+          isError: err instanceof Error,
+          events: err.events,
+        };
+      }
+      let invalid = null;
+      try {
+        new SseEncoder({}).encode({ event: 'bad\nname', data: 'x' });
+      } catch (err) {
+        invalid = { code: err.code, isStreamrouteError: err instanceof StreamrouteError };
+      }
+      return Response.json({ version: version(), nonces, error, invalid });
+    }
+
+    // An error escaping a feed() inside the stream: the client sees it as a failed body.
+    if (url.pathname === '/reencode-capped' && request.method === 'POST') {
+      const out = reencode(request.body, { maxEventBytes: 8 });
+      const reader = out.getReader();
+      let text = '';
+      const dec = new TextDecoder();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          text += dec.decode(value, { stream: true });
+        }
+        return Response.json({ text, code: null });
+      } catch (err) {
+        // The events completed before the cap was hit ride on the error.
+        return Response.json({
+          text,
+          code: err.code ?? null,
+          isStreamrouteError: err instanceof StreamrouteError,
+          events: err.events,
+        });
+      }
+    }
+
+    return new Response('not found', { status: 404 });
+  },
+};

@@ -1,0 +1,207 @@
+// The packed package inside a real workerd (through miniflare). The worker
+// tests/js/worker/worker.js imports the bare specifier `streamroute`; like wrangler, the test
+// bundles it with esbuild under the `workerd` condition, which resolves the package's
+// `exports["."].workerd` (entry/workerd.js). That entry imports `../dist/streamroute_bg.wasm`;
+// the .wasm is not bundled: an esbuild plugin marks it external and renames the import to a
+// module name next to the bundle, and miniflare gets it as a separate `CompiledWasm` module
+// (workerd forbids compiling wasm from bytes at run time). Run after ./setup-consumer.sh.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Miniflare } from 'miniflare';
+import { SseDecoder, SseEncoder } from 'streamroute';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(HERE, '..', '..');
+const PKG_DIR = realpathSync(join(HERE, 'node_modules', 'streamroute'));
+const WORKER = join(HERE, 'worker', 'worker.js');
+// esbuild is a dev dependency of scripts/ (scripts/build uses it for the CommonJS bundle).
+const esbuild = createRequire(join(ROOT, 'scripts', 'package.json'))('esbuild');
+
+// Where the bundled modules live for workerd: names are paths relative to this root. Nothing
+// is written there; every module's contents are passed in memory.
+const MODULES_ROOT = join(HERE, '.tmp', 'worker-bundle');
+
+/** Bundles the worker like wrangler: `workerd` condition, .wasm imports as CompiledWasm. */
+async function bundleWorker() {
+  const wasmModules = new Map(); // module name -> absolute path
+  const wasmAsCompiledModule = {
+    name: 'wasm-as-compiled-module',
+    setup(build) {
+      build.onResolve({ filter: /\.wasm$/ }, (args) => {
+        const file = resolve(args.resolveDir, args.path);
+        const name = `./${basename(file)}`;
+        const seen = wasmModules.get(name);
+        if (seen && seen !== file) throw new Error(`two different wasm files named ${name}`);
+        wasmModules.set(name, file);
+        return { path: name, external: true };
+      });
+    },
+  };
+  const result = await esbuild.build({
+    entryPoints: [WORKER],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    conditions: ['workerd', 'worker', 'browser'],
+    mainFields: ['module', 'main'],
+    outfile: join(MODULES_ROOT, 'worker.js'),
+    metafile: true,
+    logLevel: 'silent',
+    plugins: [wasmAsCompiledModule],
+  });
+  const [out] = result.outputFiles;
+  return { code: out.text, inputs: Object.keys(result.metafile.inputs), wasmModules };
+}
+
+let mf;
+let bundle;
+
+before(async () => {
+  bundle = await bundleWorker();
+  mf = new Miniflare({
+    modulesRoot: MODULES_ROOT,
+    modules: [
+      { type: 'ESModule', path: join(MODULES_ROOT, 'worker.js'), contents: bundle.code },
+      ...[...bundle.wasmModules].map(([name, file]) => ({
+        type: 'CompiledWasm',
+        path: join(MODULES_ROOT, name),
+        contents: readFileSync(file),
+      })),
+    ],
+    compatibilityDate: '2025-01-01',
+  });
+  await mf.ready;
+});
+
+after(async () => {
+  await mf?.dispose();
+});
+
+test('esbuild resolves `streamroute` through its workerd export condition', () => {
+  const pkg = JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8'));
+  assert.equal(pkg.exports['.'].workerd, './entry/workerd.js');
+  const fromPkg = bundle.inputs
+    .map((p) => relative(PKG_DIR, realpathSync(resolve(process.cwd(), p))))
+    .filter((p) => !p.startsWith('..'))
+    .sort();
+  assert.ok(fromPkg.includes(join('entry', 'workerd.js')), `inputs: ${fromPkg}`);
+  assert.ok(!fromPkg.includes(join('entry', 'browser.js')), `inputs: ${fromPkg}`);
+  assert.ok(!fromPkg.includes(join('entry', 'node.js')), `inputs: ${fromPkg}`);
+  assert.deepEqual(
+    [...bundle.wasmModules].map(([name, file]) => [name, relative(PKG_DIR, file)]),
+    [['./streamroute_bg.wasm', join('dist', 'streamroute_bg.wasm')]],
+  );
+  assert.match(bundle.code, /from "\.\/streamroute_bg\.wasm"/);
+});
+
+const INPUT_EVENTS = [
+  { event: 'message', data: 'first' },
+  { event: 'token', data: 'héllo wörld 🌍' },
+  { event: 'token', data: 'multi\nline\n\ndata with 日本語' },
+  { event: 'message', data: '' },
+  { event: 'done', data: '{"finish_reason":"stop"}' },
+];
+
+/** The raw request stream: original ids (to be replaced), comments, CRLF and LF line ends. */
+function rawStream() {
+  const enc = new SseEncoder({ autoId: true, firstId: 100 });
+  let text = enc.comment('upstream') + 'retry: 3000\r\n\r\n';
+  INPUT_EVENTS.forEach((e, i) => {
+    let wire = enc.encode(e.event === 'message' ? { data: e.data } : e);
+    if (i % 2 === 1) wire = wire.replaceAll('\n', '\r\n');
+    text += wire;
+  });
+  return new TextEncoder().encode(text + enc.ping());
+}
+
+/** A request body that arrives in small pieces (cutting UTF-8 sequences and CRLF pairs). */
+function chunkedBody(bytes, size) {
+  let offset = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (offset >= bytes.length) return controller.close();
+      controller.enqueue(bytes.slice(offset, offset + size));
+      offset += size;
+    },
+  });
+}
+
+function decodeAll(text) {
+  const dec = new SseDecoder({});
+  const events = [...dec.feed(text), ...dec.finish()];
+  return { events, lastEventId: dec.lastEventId };
+}
+
+const EXPECTED = INPUT_EVENTS.map((e, i) => ({ ...e, id: String(i + 1) }));
+
+test('worker re-encodes a chunked SSE request body with ids 1..n', { timeout: 30_000 }, async () => {
+  const bytes = rawStream();
+  // Sanity: the raw stream decodes in Node to the input events with the upstream ids.
+  assert.deepEqual(
+    decodeAll(new TextDecoder().decode(bytes)).events,
+    INPUT_EVENTS.map((e, i) => ({ ...e, id: String(100 + i) })),
+  );
+
+  for (const size of [1, 3, 7, 64, bytes.length]) {
+    const res = await mf.dispatchFetch('http://localhost/reencode', {
+      method: 'POST',
+      headers: { 'content-type': 'text/event-stream' },
+      body: chunkedBody(bytes, size),
+      duplex: 'half',
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/event-stream');
+    const text = await res.text();
+    const { events, lastEventId } = decodeAll(text);
+    assert.deepEqual(events, EXPECTED, `chunk size ${size}`);
+    assert.equal(lastEventId, String(INPUT_EVENTS.length));
+    assert.match(text, /\n: chunks [1-9]\d*\n\n$/, 'flush() ran');
+  }
+
+  // A plain string body too.
+  const res = await mf.dispatchFetch('http://localhost/reencode', {
+    method: 'POST',
+    body: new TextDecoder().decode(bytes),
+  });
+  assert.deepEqual(decodeAll(await res.text()).events, EXPECTED);
+});
+
+test('makeNonce and StreamrouteError codes inside workerd', { timeout: 30_000 }, async () => {
+  const res = await mf.dispatchFetch('http://localhost/info');
+  assert.equal(res.status, 200);
+  const info = await res.json();
+  const pkg = JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8'));
+  assert.equal(info.version, pkg.version);
+  assert.equal(info.nonces.length, 2);
+  for (const n of info.nonces) assert.match(n, /^[0-9a-f]{32}$/);
+  assert.notEqual(info.nonces[0], info.nonces[1]);
+  assert.deepEqual(info.error, {
+    code: 'sse_event_too_large',
+    name: 'StreamrouteError',
+    message: info.error?.message,
+    isStreamrouteError: true,
+    isError: true,
+    events: [{ event: 'message', data: 'ok', id: '' }],
+  });
+  assert.equal(typeof info.error.message, 'string');
+  assert.deepEqual(info.invalid, { code: 'sse_invalid_field', isStreamrouteError: true });
+
+  // The error thrown by feed() inside the TransformStream reaches the worker's reader as the
+  // same StreamrouteError, carrying the events that feed() completed before the cap.
+  const capped = await mf.dispatchFetch('http://localhost/reencode-capped', {
+    method: 'POST',
+    body: 'data: ok\n\ndata: this data is far over the cap\n\n',
+  });
+  assert.deepEqual(await capped.json(), {
+    text: '',
+    code: 'sse_event_too_large',
+    isStreamrouteError: true,
+    events: [{ event: 'message', data: 'ok', id: '' }],
+  });
+});
