@@ -18,6 +18,12 @@ pub enum ErrorKind {
     InvalidState,
     /// An option had a value outside its allowed range.
     InvalidOption,
+    /// Input is not valid JSON (strict mode), or ended inside a value at `finish()`.
+    JsonInvalid,
+    /// JSON nested deeper than the depth cap.
+    JsonTooDeep,
+    /// A machine would have to buffer more than its cap (a key, a number, a held answer).
+    BufferLimitExceeded,
     /// An argument had the wrong type or shape (for example a chunk that is neither a
     /// string nor bytes).
     InvalidInput,
@@ -32,6 +38,9 @@ impl ErrorKind {
             ErrorKind::InvalidState => "invalid_state",
             ErrorKind::InvalidOption => "invalid_option",
             ErrorKind::InvalidInput => "invalid_input",
+            ErrorKind::JsonInvalid => "json_invalid",
+            ErrorKind::JsonTooDeep => "json_too_deep",
+            ErrorKind::BufferLimitExceeded => "buffer_limit_exceeded",
         }
     }
 }

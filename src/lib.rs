@@ -18,6 +18,8 @@
 #![deny(missing_docs)]
 
 mod error;
+mod json;
+mod text;
 mod nonce;
 mod sse;
 
@@ -27,6 +29,7 @@ mod sse;
 pub mod wasm;
 
 pub use error::{Error, ErrorKind, Result};
+pub use json::{parse_strict, JsonValue};
 pub use nonce::make_nonce;
 pub use sse::{SseDecoder, SseDecoderOptions, SseEncoder, SseEncoderOptions, SseEvent, SseMessage};
 

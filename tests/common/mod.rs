@@ -59,8 +59,10 @@ pub fn random_split<'a>(input: &'a [u8], rng: &mut Rng, max_piece: usize) -> Vec
 
 /// Every chunking a test input is run under, with a label for failure messages.
 pub fn chunkings(input: &[u8], case_seed: u64) -> Vec<(String, Vec<&[u8]>)> {
-    let mut v: Vec<(String, Vec<&[u8]>)> =
-        vec![("whole".into(), vec![input]), ("bytewise".into(), input.chunks(1).collect())];
+    let mut v: Vec<(String, Vec<&[u8]>)> = vec![
+        ("whole".into(), vec![input]),
+        ("bytewise".into(), input.chunks(1).collect()),
+    ];
     if !input.is_empty() {
         // Whole input with an empty chunk in front and behind: empty feeds are no-ops.
         v.push(("with-empty-chunks".into(), vec![&input[..0], input, &input[input.len()..]]));

@@ -1,0 +1,29 @@
+//! JSON as it arrives: one incremental tokenizer shared by the answer extractor, the partial
+//! parser and the item stream, and the order-preserving `JsonValue` they build.
+
+pub(crate) mod tokenizer;
+mod value;
+
+pub use value::{write_json_string, JsonValue};
+pub(crate) use value::ValueBuilder;
+
+use tokenizer::{AfterValue, Tokenizer, TokenizerOptions};
+
+/// Parses a complete JSON document strictly (RFC 8259), keeping key order and number text.
+///
+/// # Errors
+/// `json_invalid` (with the byte offset), `json_too_deep` past 512 levels.
+pub fn parse_strict(text: &[u8]) -> crate::Result<JsonValue> {
+    let mut tok = Tokenizer::new(TokenizerOptions {
+        strict: true,
+        after_value: AfterValue::End,
+        max_token_bytes: usize::MAX,
+        ..TokenizerOptions::default()
+    });
+    let mut b = ValueBuilder::default();
+    tok.feed(text, &mut b)?;
+    tok.finish(&mut b)?;
+    b.done.pop().ok_or_else(|| {
+        crate::Error::new(crate::ErrorKind::JsonInvalid, "expected a JSON value").at(0)
+    })
+}

@@ -1,0 +1,715 @@
+//! The incremental JSON tokenizer every JSON-reading machine shares.
+//!
+//! Advice for hackers: this is one byte-level state machine. Invariants:
+//! - It keeps its state between chunks (container stack, string/escape/number state) and
+//!   never looks at a byte twice: string content is reported in pieces straight from the
+//!   input as it arrives (`Token::StringPart`), keys only once complete (`Token::Key`).
+//! - The only bytes it buffers are a pending token: a key, a number or a literal (capped by
+//!   `max_token_bytes`), an incomplete UTF-8 sequence (≤ 3 bytes) and a `\uXXXX` escape in
+//!   progress (a few bytes of state). Nothing is reported that a later byte could change:
+//!   numbers and literals are reported when complete, escapes when decodable, a high
+//!   surrogate only together with its low half (a lone one becomes U+FFFD).
+//! - Depth is capped (`max_depth`): deep input is an error, never a stack overflow (the
+//!   machine does not recurse).
+//! - In strict mode it accepts exactly RFC 8259 JSON. The tolerant mode (for model output)
+//!   additionally accepts raw control characters in strings, unknown escapes (`\'` → `'`)
+//!   and invalid UTF-8 (→ U+FFFD).
+
+use crate::text::Utf8Carry;
+use crate::{Error, ErrorKind, Result};
+
+/// One lexical event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Token<'a> {
+    ObjectStart,
+    ObjectEnd,
+    ArrayStart,
+    ArrayEnd,
+    /// A complete object key (decoded). The colon may not have arrived yet.
+    Key(&'a str),
+    /// A string value begins.
+    StringStart,
+    /// Decoded content of the current string value (never empty).
+    StringPart(&'a str),
+    /// The current string value is complete.
+    StringEnd,
+    /// A complete number, exactly as written.
+    Number(&'a str),
+    Bool(bool),
+    Null,
+}
+
+/// Receives tokens. `depth` is the number of open containers around the token (a top-level
+/// value has depth 0; `ObjectStart` reports the depth outside the new object and
+/// `ObjectEnd` the same depth).
+pub(crate) trait Sink {
+    fn token(&mut self, tok: Token<'_>, depth: usize) -> Result<()>;
+}
+
+/// What happens after a complete top-level value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AfterValue {
+    /// Only whitespace may follow (a JSON document).
+    End,
+    /// Stop reading; the rest of the input is not looked at (`feed` reports where it stopped).
+    Stop,
+    /// Another value may follow, separated by whitespace (NDJSON, concatenated values).
+    Another,
+}
+
+/// Options of [`Tokenizer`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TokenizerOptions {
+    pub strict: bool,
+    pub max_depth: usize,
+    pub max_token_bytes: usize,
+    pub after_value: AfterValue,
+}
+
+impl Default for TokenizerOptions {
+    fn default() -> Self {
+        TokenizerOptions {
+            strict: true,
+            max_depth: 512,
+            max_token_bytes: 1 << 20,
+            after_value: AfterValue::End,
+        }
+    }
+}
+
+/// Where a string's content goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Str {
+    Key,
+    Value,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Expecting a value (top level, after `:` or after `,` in an array).
+    Value,
+    /// After `[`: a value or `]`.
+    ValueOrArrayEnd,
+    /// After `{`: a key or `}`.
+    KeyOrObjectEnd,
+    /// After `,` in an object: a key.
+    Key,
+    /// After a key: `:`.
+    Colon,
+    /// After a value inside a container: `,` or the closing bracket.
+    CommaOrEnd,
+    InString(Str),
+    Escape(Str),
+    /// `\u` escape: `n` hex digits read into `cp`; `high` is a pending high surrogate or 0.
+    Unicode { s: Str, n: u8, cp: u16, high: u16 },
+    /// After a high-surrogate escape: expecting `\` (`stage` 0) then `u` (`stage` 1).
+    AfterHigh { s: Str, high: u16, stage: u8 },
+    Number,
+    Literal { which: u8, matched: u8 },
+    /// A top-level value is complete.
+    Done,
+    /// `AfterValue::Stop` reached.
+    Stopped,
+    Failed,
+}
+
+const LITERALS: [&[u8]; 3] = [b"true", b"false", b"null"];
+
+/// The tokenizer. Feed bytes; it calls the sink for every token.
+#[derive(Debug, Clone)]
+pub(crate) struct Tokenizer {
+    opts: TokenizerOptions,
+    state: State,
+    /// Open containers: `true` for an object.
+    stack: Vec<bool>,
+    /// A pending key or number.
+    scratch: Vec<u8>,
+    utf8: Utf8Carry,
+    /// Bytes consumed since the start.
+    pos: u64,
+    /// Stream offset of the first error, kept for `finish` after a failure.
+    failure: Option<Error>,
+}
+
+enum Flow {
+    Continue,
+    Stop,
+}
+
+impl Tokenizer {
+    pub(crate) fn new(opts: TokenizerOptions) -> Self {
+        Tokenizer {
+            opts,
+            state: State::Value,
+            stack: Vec::new(),
+            scratch: Vec::new(),
+            utf8: Utf8Carry::default(),
+            pos: 0,
+            failure: None,
+        }
+    }
+
+    /// Back to the start, keeping options and allocations.
+    pub(crate) fn reset(&mut self) {
+        self.state = State::Value;
+        self.stack.clear();
+        self.scratch.clear();
+        self.utf8.clear();
+        self.pos = 0;
+        self.failure = None;
+    }
+
+    /// Bytes consumed so far.
+    pub(crate) fn position(&self) -> u64 {
+        self.pos
+    }
+
+    /// Open containers.
+    pub(crate) fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// True once a complete top-level value was read (and, in `Stop` mode, reading stopped).
+    pub(crate) fn is_done(&self) -> bool {
+        matches!(self.state, State::Done | State::Stopped)
+    }
+
+    /// True when between values (nothing pending): the start, or after a complete value.
+    pub(crate) fn at_value_boundary(&self) -> bool {
+        self.stack.is_empty() && matches!(self.state, State::Value | State::Done | State::Stopped)
+    }
+
+    /// Bytes currently buffered (pending token + UTF-8 carry).
+    pub(crate) fn buffered(&self) -> usize {
+        self.scratch.len() + self.utf8.pending()
+    }
+
+    /// Reads `chunk`. Returns how many bytes were consumed: all of them, unless the value
+    /// completed in `AfterValue::Stop` mode.
+    pub(crate) fn feed(&mut self, chunk: &[u8], sink: &mut impl Sink) -> Result<usize> {
+        if let Some(e) = &self.failure {
+            return Err(e.clone());
+        }
+        if self.state == State::Stopped {
+            return Ok(0);
+        }
+        match self.run(chunk, sink) {
+            Ok(n) => Ok(n),
+            Err(e) => {
+                self.state = State::Failed;
+                self.failure = Some(e.clone());
+                Err(e)
+            }
+        }
+    }
+
+    /// Ends the input: completes a number at the very end, then requires a complete value.
+    ///
+    /// # Errors
+    /// `json_invalid` when the input ended inside a value (or held no value).
+    pub(crate) fn finish(&mut self, sink: &mut impl Sink) -> Result<()> {
+        if let Some(e) = &self.failure {
+            return Err(e.clone());
+        }
+        if self.state == State::Number && self.stack.is_empty() {
+            let r = self.end_number(sink).and_then(|_| self.value_done(sink).map(|_| ()));
+            if let Err(e) = r {
+                self.state = State::Failed;
+                self.failure = Some(e.clone());
+                return Err(e);
+            }
+        }
+        match self.state {
+            State::Done | State::Stopped => Ok(()),
+            State::Value
+                if self.opts.after_value == AfterValue::Another && self.stack.is_empty() =>
+            {
+                Ok(())
+            }
+            _ => {
+                let e = self.error(if self.pos == 0 && self.state == State::Value {
+                    "empty input: expected a JSON value"
+                } else {
+                    "unexpected end of input"
+                });
+                self.state = State::Failed;
+                self.failure = Some(e.clone());
+                Err(e)
+            }
+        }
+    }
+
+    fn error(&self, msg: &str) -> Error {
+        Error::new(ErrorKind::JsonInvalid, msg.to_string()).at(self.pos)
+    }
+
+    fn error_at(&self, msg: impl Into<String>, i: usize, base: u64) -> Error {
+        Error::new(ErrorKind::JsonInvalid, msg).at(base + i as u64)
+    }
+
+    fn run(&mut self, chunk: &[u8], sink: &mut impl Sink) -> Result<usize> {
+        let base = self.pos;
+        let mut i = 0;
+        let n = chunk.len();
+        while i < n {
+            let b = chunk[i];
+            match self.state {
+                State::InString(s) => {
+                    // The hot loop: a run of plain bytes goes out in one piece.
+                    let rest = &chunk[i..];
+                    let end = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+                    let run = &rest[..end];
+                    if end > 0 {
+                        if self.opts.strict {
+                            if let Some(k) = run.iter().position(|&c| c < 0x20) {
+                                return Err(self.error_at(
+                                    "control character in string",
+                                    i + k,
+                                    base,
+                                ));
+                            }
+                        }
+                        if let Some(k) = self.text(s, run, sink)? {
+                            return Err(self.error_at("invalid UTF-8 in string", i + k, base));
+                        }
+                        i += end;
+                        continue;
+                    }
+                    self.flush_utf8(s, sink, i, base)?;
+                    if b == b'"' {
+                        i += 1;
+                        self.pos = base + i as u64;
+                        match s {
+                            Str::Value => {
+                                sink.token(Token::StringEnd, self.stack.len())?;
+                                if let Flow::Stop = self.value_done(sink)? {
+                                    return Ok(i);
+                                }
+                            }
+                            Str::Key => {
+                                if self.scratch.len() > self.opts.max_token_bytes {
+                                    return Err(self.too_long(base + i as u64));
+                                }
+                                let key = std::str::from_utf8(&self.scratch).unwrap_or_default();
+                                sink.token(Token::Key(key), self.stack.len())?;
+                                self.scratch.clear();
+                                self.state = State::Colon;
+                            }
+                        }
+                        continue;
+                    }
+                    self.state = State::Escape(s);
+                }
+                State::Escape(s) => {
+                    let c = match b {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => {
+                            self.state = State::Unicode { s, n: 0, cp: 0, high: 0 };
+                            i += 1;
+                            continue;
+                        }
+                        _ if self.opts.strict => {
+                            return Err(self.error_at("invalid escape in string", i, base))
+                        }
+                        // Tolerant: `\x` stands for `x` (the byte is re-read as content).
+                        _ => {
+                            self.state = State::InString(s);
+                            continue;
+                        }
+                    };
+                    self.char(s, c, sink)?;
+                    self.state = State::InString(s);
+                }
+                State::Unicode { s, n, cp, high } => {
+                    let Some(d) = hex(b) else {
+                        if self.opts.strict {
+                            return Err(self.error_at("invalid \\u escape", i, base));
+                        }
+                        // Tolerant: the broken escape becomes U+FFFD; the byte is content.
+                        if high != 0 {
+                            self.char(s, '\u{FFFD}', sink)?;
+                        }
+                        self.char(s, '\u{FFFD}', sink)?;
+                        self.state = State::InString(s);
+                        continue;
+                    };
+                    let cp = (cp << 4) | d;
+                    if n < 3 {
+                        self.state = State::Unicode { s, n: n + 1, cp, high };
+                    } else {
+                        self.state = State::InString(s);
+                        self.code_unit(s, cp, high, sink)?;
+                    }
+                }
+                State::AfterHigh { s, high, stage } => {
+                    if stage == 0 && b == b'\\' {
+                        self.state = State::AfterHigh { s, high, stage: 1 };
+                    } else if stage == 1 && b == b'u' {
+                        self.state = State::Unicode { s, n: 0, cp: 0, high };
+                    } else {
+                        // The high surrogate stands alone.
+                        self.char(s, '\u{FFFD}', sink)?;
+                        self.state = if stage == 0 { State::InString(s) } else { State::Escape(s) };
+                        continue;
+                    }
+                }
+                State::Number => {
+                    if matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') {
+                        self.scratch.push(b);
+                        if self.scratch.len() > self.opts.max_token_bytes {
+                            return Err(self.too_long(base + i as u64));
+                        }
+                    } else {
+                        self.pos = base + i as u64;
+                        self.end_number(sink)?;
+                        if let Flow::Stop = self.value_done(sink)? {
+                            return Ok(i);
+                        }
+                        continue;
+                    }
+                }
+                State::Literal { which, matched } => {
+                    let lit = LITERALS[which as usize];
+                    if b != lit[matched as usize] {
+                        return Err(self.error_at("invalid literal", i, base));
+                    }
+                    if matched as usize + 1 == lit.len() {
+                        let tok = match which {
+                            0 => Token::Bool(true),
+                            1 => Token::Bool(false),
+                            _ => Token::Null,
+                        };
+                        i += 1;
+                        self.pos = base + i as u64;
+                        sink.token(tok, self.stack.len())?;
+                        if let Flow::Stop = self.value_done(sink)? {
+                            return Ok(i);
+                        }
+                        continue;
+                    }
+                    self.state = State::Literal { which, matched: matched + 1 };
+                }
+                State::Value | State::ValueOrArrayEnd => {
+                    if is_ws(b) {
+                        i += 1;
+                        continue;
+                    }
+                    self.pos = base + i as u64;
+                    if b == b']' && self.state == State::ValueOrArrayEnd {
+                        self.stack.pop();
+                        i += 1;
+                        self.pos += 1;
+                        sink.token(Token::ArrayEnd, self.stack.len())?;
+                        if let Flow::Stop = self.value_done(sink)? {
+                            return Ok(i);
+                        }
+                        continue;
+                    }
+                    self.begin_value(b, sink, i, base)?;
+                }
+                State::KeyOrObjectEnd | State::Key => {
+                    if is_ws(b) {
+                        i += 1;
+                        continue;
+                    }
+                    if b == b'"' {
+                        self.scratch.clear();
+                        self.state = State::InString(Str::Key);
+                    } else if b == b'}' && self.state == State::KeyOrObjectEnd {
+                        self.stack.pop();
+                        i += 1;
+                        self.pos = base + i as u64;
+                        sink.token(Token::ObjectEnd, self.stack.len())?;
+                        if let Flow::Stop = self.value_done(sink)? {
+                            return Ok(i);
+                        }
+                        continue;
+                    } else {
+                        return Err(self.error_at("expected a string key", i, base));
+                    }
+                }
+                State::Colon => {
+                    if is_ws(b) {
+                        i += 1;
+                        continue;
+                    }
+                    if b != b':' {
+                        return Err(self.error_at("expected ':' after key", i, base));
+                    }
+                    self.state = State::Value;
+                }
+                State::CommaOrEnd => {
+                    if is_ws(b) {
+                        i += 1;
+                        continue;
+                    }
+                    let in_object = *self.stack.last().unwrap_or(&false);
+                    match (b, in_object) {
+                        (b',', true) => self.state = State::Key,
+                        (b',', false) => self.state = State::Value,
+                        (b'}', true) | (b']', false) => {
+                            self.stack.pop();
+                            i += 1;
+                            self.pos = base + i as u64;
+                            let tok = if in_object { Token::ObjectEnd } else { Token::ArrayEnd };
+                            sink.token(tok, self.stack.len())?;
+                            if let Flow::Stop = self.value_done(sink)? {
+                                return Ok(i);
+                            }
+                            continue;
+                        }
+                        _ => {
+                            let msg = if in_object {
+                                "expected ',' or '}' in object"
+                            } else {
+                                "expected ',' or ']' in array"
+                            };
+                            return Err(self.error_at(msg, i, base));
+                        }
+                    }
+                }
+                State::Done => {
+                    if is_ws(b) {
+                        i += 1;
+                        continue;
+                    }
+                    match self.opts.after_value {
+                        AfterValue::Another => {
+                            self.state = State::Value;
+                            continue;
+                        }
+                        _ => {
+                            return Err(self.error_at("unexpected data after the JSON value", i, base))
+                        }
+                    }
+                }
+                State::Stopped => return Ok(i),
+                State::Failed => return Err(self.failure.clone().unwrap_or_else(|| self.error("failed"))),
+            }
+            i += 1;
+        }
+        self.pos = base + n as u64;
+        Ok(n)
+    }
+
+    fn too_long(&self, at: u64) -> Error {
+        Error::new(
+            ErrorKind::BufferLimitExceeded,
+            format!("a JSON key or number is longer than {} bytes", self.opts.max_token_bytes),
+        )
+        .at(at)
+    }
+
+    fn begin_value(&mut self, b: u8, sink: &mut impl Sink, i: usize, base: u64) -> Result<()> {
+        match b {
+            b'{' | b'[' => {
+                if self.stack.len() >= self.opts.max_depth {
+                    return Err(Error::new(
+                        ErrorKind::JsonTooDeep,
+                        format!("JSON nested deeper than {} levels", self.opts.max_depth),
+                    )
+                    .at(base + i as u64));
+                }
+                let object = b == b'{';
+                sink.token(
+                    if object { Token::ObjectStart } else { Token::ArrayStart },
+                    self.stack.len(),
+                )?;
+                self.stack.push(object);
+                self.state = if object { State::KeyOrObjectEnd } else { State::ValueOrArrayEnd };
+            }
+            b'"' => {
+                sink.token(Token::StringStart, self.stack.len())?;
+                self.state = State::InString(Str::Value);
+            }
+            b'-' | b'0'..=b'9' => {
+                self.scratch.clear();
+                self.scratch.push(b);
+                self.state = State::Number;
+            }
+            b't' => self.state = State::Literal { which: 0, matched: 1 },
+            b'f' => self.state = State::Literal { which: 1, matched: 1 },
+            b'n' => self.state = State::Literal { which: 2, matched: 1 },
+            _ => return Err(self.error_at("expected a JSON value", i, base)),
+        }
+        Ok(())
+    }
+
+    fn end_number(&mut self, sink: &mut impl Sink) -> Result<()> {
+        if !valid_number(&self.scratch) {
+            let start = self.pos - self.scratch.len() as u64;
+            return Err(Error::new(ErrorKind::JsonInvalid, "invalid number").at(start));
+        }
+        let text = std::str::from_utf8(&self.scratch).unwrap_or_default();
+        sink.token(Token::Number(text), self.stack.len())?;
+        self.scratch.clear();
+        Ok(())
+    }
+
+    /// A value just completed at the current depth.
+    fn value_done(&mut self, _sink: &mut impl Sink) -> Result<Flow> {
+        if !self.stack.is_empty() {
+            self.state = State::CommaOrEnd;
+            return Ok(Flow::Continue);
+        }
+        match self.opts.after_value {
+            AfterValue::Stop => {
+                self.state = State::Stopped;
+                Ok(Flow::Stop)
+            }
+            _ => {
+                self.state = State::Done;
+                Ok(Flow::Continue)
+            }
+        }
+    }
+
+    /// Decodes a run of string content; `Some(index)` of invalid UTF-8 in strict mode.
+    fn text(&mut self, s: Str, run: &[u8], sink: &mut impl Sink) -> Result<Option<usize>> {
+        let strict = self.opts.strict;
+        let depth = self.stack.len();
+        let r = match s {
+            Str::Value => {
+                let mut emit = |t: &str| sink.token(Token::StringPart(t), depth);
+                self.utf8.decode(run, strict, &mut emit)?
+            }
+            Str::Key => {
+                let scratch = &mut self.scratch;
+                let cap = self.opts.max_token_bytes;
+                let mut emit = |t: &str| -> Result<()> {
+                    scratch.extend_from_slice(t.as_bytes());
+                    if scratch.len() > cap {
+                        return Err(Error::new(
+                            ErrorKind::BufferLimitExceeded,
+                            format!("a JSON key is longer than {cap} bytes"),
+                        ));
+                    }
+                    Ok(())
+                };
+                self.utf8.decode(run, strict, &mut emit)?
+            }
+        };
+        Ok(r.err().map(|e| e.at))
+    }
+
+    fn flush_utf8(&mut self, s: Str, sink: &mut impl Sink, i: usize, base: u64) -> Result<()> {
+        if self.utf8.pending() == 0 {
+            return Ok(());
+        }
+        let strict = self.opts.strict;
+        let depth = self.stack.len();
+        let r = match s {
+            Str::Value => {
+                let mut emit = |t: &str| sink.token(Token::StringPart(t), depth);
+                self.utf8.flush(strict, &mut emit)?
+            }
+            Str::Key => {
+                let scratch = &mut self.scratch;
+                let mut emit = |t: &str| -> Result<()> {
+                    scratch.extend_from_slice(t.as_bytes());
+                    Ok(())
+                };
+                self.utf8.flush(strict, &mut emit)?
+            }
+        };
+        r.map_err(|_| self.error_at("invalid UTF-8 in string", i, base))
+    }
+
+    fn char(&mut self, s: Str, c: char, sink: &mut impl Sink) -> Result<()> {
+        let mut buf = [0u8; 4];
+        let t = c.encode_utf8(&mut buf);
+        match s {
+            Str::Value => sink.token(Token::StringPart(t), self.stack.len()),
+            Str::Key => {
+                self.scratch.extend_from_slice(t.as_bytes());
+                if self.scratch.len() > self.opts.max_token_bytes {
+                    return Err(self.too_long(self.pos));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// A `\uXXXX` code unit `cp`, with `high` the pending high surrogate (0 = none).
+    fn code_unit(&mut self, s: Str, cp: u16, high: u16, sink: &mut impl Sink) -> Result<()> {
+        let is_high = (0xD800..0xDC00).contains(&cp);
+        let is_low = (0xDC00..0xE000).contains(&cp);
+        if high != 0 {
+            if is_low {
+                let c = 0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(cp) - 0xDC00);
+                return self.char(s, char::from_u32(c).unwrap_or('\u{FFFD}'), sink);
+            }
+            self.char(s, '\u{FFFD}', sink)?;
+        }
+        if is_high {
+            self.state = State::AfterHigh { s, high: cp, stage: 0 };
+            return Ok(());
+        }
+        let c = if is_low { '\u{FFFD}' } else { char::from_u32(u32::from(cp)).unwrap_or('\u{FFFD}') };
+        self.char(s, c, sink)
+    }
+}
+
+#[inline]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+#[inline]
+fn hex(b: u8) -> Option<u16> {
+    match b {
+        b'0'..=b'9' => Some(u16::from(b - b'0')),
+        b'a'..=b'f' => Some(u16::from(b - b'a' + 10)),
+        b'A'..=b'F' => Some(u16::from(b - b'A' + 10)),
+        _ => None,
+    }
+}
+
+/// RFC 8259 number grammar: `-? (0 | [1-9][0-9]*) (\.[0-9]+)? ([eE][+-]?[0-9]+)?`.
+pub(crate) fn valid_number(s: &[u8]) -> bool {
+    let mut i = 0;
+    let n = s.len();
+    if i < n && s[i] == b'-' {
+        i += 1;
+    }
+    match s.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            while i < n && s[i].is_ascii_digit() {
+                i += 1;
+            }
+        }
+        _ => return false,
+    }
+    if i < n && s[i] == b'.' {
+        i += 1;
+        let start = i;
+        while i < n && s[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    }
+    if i < n && (s[i] == b'e' || s[i] == b'E') {
+        i += 1;
+        if i < n && (s[i] == b'+' || s[i] == b'-') {
+            i += 1;
+        }
+        let start = i;
+        while i < n && s[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    }
+    i == n
+}

@@ -1,0 +1,217 @@
+//! `JsonValue`: a JSON tree that keeps key order and numbers exactly as written, and the
+//! builder that assembles one from tokens (also as a partial snapshot mid-stream).
+
+use super::tokenizer::{Sink, Token};
+use crate::Result;
+use std::fmt::Write as _;
+
+/// A JSON value. Objects keep their keys in the order written (duplicates included, the
+/// last one wins on lookup); numbers keep their text, so large integers are not rounded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JsonValue {
+    /// `null`
+    Null,
+    /// `true` / `false`
+    Bool(bool),
+    /// A number, exactly as written (valid RFC 8259 number text).
+    Number(String),
+    /// A string.
+    String(String),
+    /// An array.
+    Array(Vec<JsonValue>),
+    /// An object, in written order.
+    Object(Vec<(String, JsonValue)>),
+}
+
+impl JsonValue {
+    /// The value under `key` of an object (the last one when repeated).
+    pub fn get(&self, key: &str) -> Option<&JsonValue> {
+        match self {
+            JsonValue::Object(m) => m.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// The string, when this is a string.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            JsonValue::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Compact JSON text.
+    pub fn to_json(&self) -> String {
+        let mut out = String::new();
+        self.write_json(&mut out);
+        out
+    }
+
+    /// Appends compact JSON text to `out`.
+    pub fn write_json(&self, out: &mut String) {
+        match self {
+            JsonValue::Null => out.push_str("null"),
+            JsonValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            JsonValue::Number(n) => out.push_str(n),
+            JsonValue::String(s) => write_json_string(s, out),
+            JsonValue::Array(items) => {
+                out.push('[');
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    v.write_json(out);
+                }
+                out.push(']');
+            }
+            JsonValue::Object(members) => {
+                out.push('{');
+                for (i, (k, v)) in members.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write_json_string(k, out);
+                    out.push(':');
+                    v.write_json(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
+/// Writes `s` as a JSON string literal (escaping `"`, `\` and control characters).
+pub fn write_json_string(s: &str, out: &mut String) {
+    out.reserve(s.len() + 2);
+    out.push('"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if esc.is_empty() {
+            let _ = write!(out, "\\u{:04x}", b);
+        } else {
+            out.push_str(esc);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+#[derive(Debug, Clone)]
+enum Frame {
+    Array(Vec<JsonValue>),
+    Object(Vec<(String, JsonValue)>, Option<String>),
+}
+
+/// Builds `JsonValue`s from tokens. Complete top-level values are queued in `done`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ValueBuilder {
+    stack: Vec<Frame>,
+    /// The string value being read, if any.
+    string: Option<String>,
+    /// Complete top-level values, in order.
+    pub(crate) done: Vec<JsonValue>,
+    /// Bytes held in the partial tree (strings, keys, numbers): for caps.
+    pub(crate) held: usize,
+}
+
+impl ValueBuilder {
+    pub(crate) fn reset(&mut self) {
+        self.stack.clear();
+        self.string = None;
+        self.done.clear();
+        self.held = 0;
+    }
+
+    fn attach(&mut self, v: JsonValue) {
+        match self.stack.last_mut() {
+            None => self.done.push(v),
+            Some(Frame::Array(items)) => items.push(v),
+            Some(Frame::Object(members, key)) => {
+                let k = key.take().unwrap_or_default();
+                members.push((k, v));
+            }
+        }
+    }
+
+    /// The value being built, closed where it is open: partial strings as read so far,
+    /// containers with their complete members, keys without a value left out.
+    /// `None` before the first token of a value.
+    pub(crate) fn snapshot(&self) -> Option<JsonValue> {
+        let mut inner: Option<JsonValue> = self.string.clone().map(JsonValue::String);
+        for frame in self.stack.iter().rev() {
+            let v = match frame {
+                Frame::Array(items) => {
+                    let mut items = items.clone();
+                    items.extend(inner.take());
+                    JsonValue::Array(items)
+                }
+                Frame::Object(members, key) => {
+                    let mut members = members.clone();
+                    if let (Some(k), Some(v)) = (key, inner.take()) {
+                        members.push((k.clone(), v));
+                    }
+                    JsonValue::Object(members)
+                }
+            };
+            inner = Some(v);
+        }
+        inner
+    }
+}
+
+impl Sink for ValueBuilder {
+    fn token(&mut self, tok: Token<'_>, _depth: usize) -> Result<()> {
+        match tok {
+            Token::ObjectStart => self.stack.push(Frame::Object(Vec::new(), None)),
+            Token::ArrayStart => self.stack.push(Frame::Array(Vec::new())),
+            Token::ObjectEnd => {
+                if let Some(Frame::Object(m, _)) = self.stack.pop() {
+                    self.attach(JsonValue::Object(m));
+                }
+            }
+            Token::ArrayEnd => {
+                if let Some(Frame::Array(items)) = self.stack.pop() {
+                    self.attach(JsonValue::Array(items));
+                }
+            }
+            Token::Key(k) => {
+                self.held += k.len();
+                if let Some(Frame::Object(_, key)) = self.stack.last_mut() {
+                    *key = Some(k.to_string());
+                }
+            }
+            Token::StringStart => self.string = Some(String::new()),
+            Token::StringPart(t) => {
+                self.held += t.len();
+                if let Some(s) = &mut self.string {
+                    s.push_str(t);
+                }
+            }
+            Token::StringEnd => {
+                let s = self.string.take().unwrap_or_default();
+                self.attach(JsonValue::String(s));
+            }
+            Token::Number(n) => {
+                self.held += n.len();
+                self.attach(JsonValue::Number(n.to_string()));
+            }
+            Token::Bool(b) => self.attach(JsonValue::Bool(b)),
+            Token::Null => self.attach(JsonValue::Null),
+        }
+        Ok(())
+    }
+}

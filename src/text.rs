@@ -1,0 +1,165 @@
+//! UTF-8 carry-over for byte machines: the one helper every machine that turns chunks of
+//! bytes into text uses, so that a sequence split across chunks decodes exactly as if it had
+//! arrived whole, and invalid bytes become U+FFFD by the "maximal subpart" rule (as
+//! `TextDecoder` and `String::from_utf8_lossy` do).
+
+/// Holds at most 3 bytes: the start of a character whose remaining bytes have not arrived.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Utf8Carry {
+    buf: [u8; 4],
+    len: u8,
+}
+
+/// What went wrong in strict decoding: an invalid sequence at this index of the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct InvalidUtf8 {
+    /// Index in the run (may be negative-relative to carried bytes; clamped to 0).
+    pub at: usize,
+}
+
+pub(crate) const REPLACEMENT: &str = "\u{FFFD}";
+
+impl Utf8Carry {
+    /// Bytes held back.
+    pub(crate) fn pending(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Decodes `run`, calling `emit` with each valid piece (in order). Invalid sequences give
+    /// U+FFFD, or `Err` when `strict`. An incomplete sequence at the end is held back.
+    pub(crate) fn decode<E>(
+        &mut self,
+        mut run: &[u8],
+        strict: bool,
+        emit: &mut impl FnMut(&str) -> Result<(), E>,
+    ) -> Result<Result<(), InvalidUtf8>, E> {
+        let start_len = run.len();
+        if self.len > 0 {
+            let have = self.len as usize;
+            let k = (4 - have).min(run.len());
+            let mut tmp = [0u8; 4];
+            tmp[..have].copy_from_slice(&self.buf[..have]);
+            tmp[have..have + k].copy_from_slice(&run[..k]);
+            let total = have + k;
+            let consumed = match std::str::from_utf8(&tmp[..total]) {
+                Ok(s) => {
+                    let c = s.chars().next().map_or(0, char::len_utf8);
+                    emit(&s[..c])?;
+                    c
+                }
+                Err(e) if e.valid_up_to() > 0 => {
+                    let s = std::str::from_utf8(&tmp[..e.valid_up_to()]).unwrap_or_default();
+                    let c = s.chars().next().map_or(0, char::len_utf8);
+                    emit(&s[..c])?;
+                    c
+                }
+                Err(e) => match e.error_len() {
+                    None => {
+                        // Still incomplete: everything so far is held.
+                        self.buf[..total].copy_from_slice(&tmp[..total]);
+                        self.len = total as u8;
+                        return Ok(Ok(()));
+                    }
+                    Some(n) => {
+                        if strict {
+                            self.len = 0;
+                            return Ok(Err(InvalidUtf8 { at: 0 }));
+                        }
+                        emit(REPLACEMENT)?;
+                        n
+                    }
+                },
+            };
+            self.len = 0;
+            run = &run[consumed.saturating_sub(have)..];
+        }
+        loop {
+            match std::str::from_utf8(run) {
+                Ok(s) => {
+                    if !s.is_empty() {
+                        emit(s)?;
+                    }
+                    return Ok(Ok(()));
+                }
+                Err(e) => {
+                    let valid = e.valid_up_to();
+                    if valid > 0 {
+                        emit(std::str::from_utf8(&run[..valid]).unwrap_or_default())?;
+                    }
+                    match e.error_len() {
+                        Some(n) => {
+                            if strict {
+                                return Ok(Err(InvalidUtf8 { at: start_len - run.len() + valid }));
+                            }
+                            emit(REPLACEMENT)?;
+                            run = &run[valid + n..];
+                        }
+                        None => {
+                            let rest = &run[valid..];
+                            self.buf[..rest.len()].copy_from_slice(rest);
+                            self.len = rest.len() as u8;
+                            return Ok(Ok(()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Ends the text: a held incomplete sequence becomes U+FFFD (or `Err` when `strict`).
+    pub(crate) fn flush<E>(
+        &mut self,
+        strict: bool,
+        emit: &mut impl FnMut(&str) -> Result<(), E>,
+    ) -> Result<Result<(), InvalidUtf8>, E> {
+        if self.len == 0 {
+            return Ok(Ok(()));
+        }
+        self.len = 0;
+        if strict {
+            return Ok(Err(InvalidUtf8 { at: 0 }));
+        }
+        emit(REPLACEMENT)?;
+        Ok(Ok(()))
+    }
+
+    /// Forgets held bytes.
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lossy_chunked(bytes: &[u8], split: usize) -> String {
+        let mut c = Utf8Carry::default();
+        let mut out = String::new();
+        let mut emit = |s: &str| -> Result<(), ()> {
+            out.push_str(s);
+            Ok(())
+        };
+        for piece in bytes.chunks(split.max(1)) {
+            c.decode(piece, false, &mut emit).unwrap().unwrap();
+        }
+        c.flush(false, &mut emit).unwrap().unwrap();
+        out
+    }
+
+    #[test]
+    fn matches_from_utf8_lossy_for_every_split() {
+        let samples: &[&[u8]] = &[
+            "caf\u{e9} \u{4e16}\u{754c} \u{1F600}!".as_bytes(),
+            b"\xE0\x80\xAF x \xF0\x9F\x98 y \xED\xA0\x80 z \xC3",
+            b"\xF4\x90\x80\x80\xC0\xAF\xFF\xFE\xE2\x82",
+            b"\xEF\xBB\xBF\xF0\x9F\x98\x80\xF0",
+        ];
+        for s in samples {
+            let want = String::from_utf8_lossy(s);
+            for split in 1..=s.len() {
+                assert_eq!(lossy_chunked(s, split), want, "split {split} of {s:?}");
+            }
+        }
+    }
+}
