@@ -29,7 +29,7 @@ mod sse;
 pub mod wasm;
 
 pub use error::{Error, ErrorKind, Result};
-pub use json::{parse_strict, JsonValue};
+pub use json::{parse_strict, AnswerExtractor, AnswerExtractorOptions, JsonValue};
 pub use nonce::make_nonce;
 pub use sse::{SseDecoder, SseDecoderOptions, SseEncoder, SseEncoderOptions, SseEvent, SseMessage};
 

@@ -1,9 +1,11 @@
 //! JSON as it arrives: one incremental tokenizer shared by the answer extractor, the partial
 //! parser and the item stream, and the order-preserving `JsonValue` they build.
 
+mod extractor;
 pub(crate) mod tokenizer;
 mod value;
 
+pub use extractor::{AnswerExtractor, AnswerExtractorOptions};
 pub use value::{write_json_string, JsonValue};
 pub(crate) use value::ValueBuilder;
 

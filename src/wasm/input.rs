@@ -21,20 +21,40 @@ const REPLACEMENT: &str = "\u{FFFD}";
 impl ChunkInput {
     /// The UTF-8 bytes of `chunk`, valid until the next call.
     pub(crate) fn read(&mut self, chunk: &JsValue) -> Result<&[u8], JsValue> {
-        if chunk.is_string() {
-            let mut s: JsString = chunk.clone().unchecked_into();
-            if let Some(h) = self.high.take() {
-                s = JsString::from_char_code1(u32::from(h)).concat(&s);
+        // One crossing for the common case; the surrogate checks below only look at the JS
+        // string again when the converted text starts or ends with U+FFFD, which is what
+        // `TextEncoder` makes of a lone surrogate.
+        if let Some(text) = chunk.as_string() {
+            self.text = text;
+            if self.text.is_empty() {
+                return Ok(b"");
             }
-            let n = s.length();
-            if n > 0 {
-                let last = s.char_code_at(n - 1) as u16;
-                if (0xD800..0xDC00).contains(&last) {
-                    self.high = Some(last);
-                    s = s.slice(0, n - 1);
+            let js: &JsString = chunk.unchecked_ref();
+            let mut head = String::new();
+            if let Some(high) = self.high.take() {
+                if self.text.starts_with(REPLACEMENT) && is_low(js.char_code_at(0) as u16) {
+                    let low = js.char_code_at(0) as u16;
+                    let c = 0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+                    head.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                    self.text.replace_range(..REPLACEMENT.len(), "");
+                } else {
+                    head.push_str(REPLACEMENT);
                 }
             }
-            self.text = s.as_string().unwrap_or_default();
+            if self.text.ends_with(REPLACEMENT) {
+                let n = js.length();
+                let last = js.char_code_at(n - 1) as u16;
+                // A lone high surrogate at the very end: keep it for the next chunk (unless
+                // it is also the low half just combined above, which cannot be high).
+                if (0xD800..0xDC00).contains(&last) && !(n == 1 && !head.is_empty()) {
+                    self.high = Some(last);
+                    let cut = self.text.len() - REPLACEMENT.len();
+                    self.text.truncate(cut);
+                }
+            }
+            if !head.is_empty() {
+                self.text.insert_str(0, &head);
+            }
             return Ok(self.text.as_bytes());
         }
         let view: Uint8Array = if let Some(u8a) = chunk.dyn_ref::<Uint8Array>() {
@@ -79,6 +99,10 @@ impl ChunkInput {
     pub(crate) fn reset(&mut self) {
         self.high = None;
     }
+}
+
+fn is_low(u: u16) -> bool {
+    (0xDC00..0xE000).contains(&u)
 }
 
 fn bad_chunk() -> JsValue {

@@ -3,6 +3,7 @@
 //! Each submodule wraps one core machine in a JS class with the public names of the issues
 //! (`SseDecoder`, `SseEncoder`, ...). Conversions to and from JS live here and nowhere else.
 
+pub mod extractor;
 mod input;
 pub mod sse;
 

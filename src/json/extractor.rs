@@ -1,0 +1,637 @@
+//! The answer extractor: streams the user-facing answer out of a planner action while the
+//! model is still writing it.
+//!
+//! Advice for hackers. Three layers, each linear in the input:
+//! 1. `Prose`: before the action. Skips text and `<think>…</think>` / `<thinking>…</thinking>`
+//!    blocks (JSON inside them included) and looks for a `{`.
+//! 2. `Candidate`: a `{` was found; the shared tokenizer reads on. Until the first key's
+//!    value starts, the bytes since the `{` are kept (at most `MAX_UNCONFIRMED`): if they turn
+//!    out not to be JSON (`{1,2}`, `{a}` in prose) the candidate is abandoned and those bytes
+//!    are scanned again as prose, once.
+//! 3. `Action`: a confirmed object. Only its top-level keys count: `next_node` decides
+//!    terminal or not; the answer is `args.answer`/`args.raw_answer` (the first string one
+//!    at the first level of `args`), or string `args`, or the string items of array `args`
+//!    joined with `\n`; a top-level `answer`/`raw_answer` counts when the object closes
+//!    without `next_node`. Text decoded before `next_node` decides is held (capped) and
+//!    emitted or dropped on the decision: nothing of a non-terminal action reaches the caller.
+//!    An object with none of the action keys is skipped and scanning goes on after it.
+//!
+//! Every decision is made on tokens, never on chunk boundaries, so the emitted text is the
+//! same for every chunking.
+
+use super::tokenizer::{AfterValue, Sink, Token, Tokenizer, TokenizerOptions};
+use crate::{Error, ErrorKind, Result};
+
+/// Most bytes kept while a `{` is not yet known to start a JSON object.
+const MAX_UNCONFIRMED: usize = 1024;
+/// Longest `next_node` value read (longer names are tool names all the same).
+const MAX_NEXT_NODE: usize = 4096;
+
+/// Options of [`AnswerExtractor`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnswerExtractorOptions {
+    /// Most bytes of answer (or thought) text held back while undecided. Default 8 MiB.
+    pub max_buffer_bytes: usize,
+}
+
+impl Default for AnswerExtractorOptions {
+    fn default() -> Self {
+        AnswerExtractorOptions { max_buffer_bytes: 8 << 20 }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Prose,
+    Candidate,
+    Action,
+    /// The action closed (or broke): the rest of the stream is ignored.
+    After,
+}
+
+/// Where the prose scanner is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ProseState {
+    Text,
+    /// Inside `<…` collecting a tag name into `tag`.
+    TagOpen,
+    /// Inside a think block; `close_matched` bytes of its closing tag seen.
+    Think { thinking: bool, close_matched: u8 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decision {
+    Unknown,
+    Terminal,
+    NonTerminal,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TopKey {
+    NextNode,
+    Args,
+    Thought,
+    Answer,
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ArgsKind {
+    None,
+    Object,
+    String,
+    Array,
+    Other,
+}
+
+/// The action-level state: a tokenizer sink.
+#[derive(Debug, Clone)]
+struct Action {
+    max: usize,
+    confirmed: bool,
+    shaped: bool,
+    top: TopKey,
+    args_kind: ArgsKind,
+    /// Inside an `args` object: the current first-level key is `answer`/`raw_answer`.
+    arg_is_answer: bool,
+    /// The answer string being streamed right now.
+    streaming: bool,
+    /// The args answer has been chosen (a non-empty answer string was read).
+    args_latched: bool,
+    /// Chars of the current answer string so far (to unlatch an empty one).
+    current_len: usize,
+    array_items: usize,
+    decision: Decision,
+    next_node: Option<String>,
+    nn_buf: String,
+    in_next_node: bool,
+    /// Args answer text held while undecided.
+    held: String,
+    /// A top-level `answer`/`raw_answer` string, held until the object closes.
+    top_answer: Option<String>,
+    in_top_answer: bool,
+    in_thought: bool,
+    thought: String,
+    /// Text to return from this call.
+    out: String,
+    closed: bool,
+}
+
+impl Action {
+    fn new(max: usize) -> Self {
+        Action {
+            max,
+            confirmed: false,
+            shaped: false,
+            top: TopKey::Other,
+            args_kind: ArgsKind::None,
+            arg_is_answer: false,
+            streaming: false,
+            args_latched: false,
+            current_len: 0,
+            array_items: 0,
+            decision: Decision::Unknown,
+            next_node: None,
+            nn_buf: String::new(),
+            in_next_node: false,
+            held: String::new(),
+            top_answer: None,
+            in_top_answer: false,
+            in_thought: false,
+            thought: String::new(),
+            out: String::new(),
+            closed: false,
+        }
+    }
+
+    /// Forgets the object (abandoned candidate or skipped non-action), keeping `out` and
+    /// the thought already taken.
+    fn clear_object(&mut self) {
+        let out = std::mem::take(&mut self.out);
+        let thought = std::mem::take(&mut self.thought);
+        *self = Action { out, thought, ..Action::new(self.max) };
+    }
+
+    fn cap(&self, len: usize) -> Result<()> {
+        if len > self.max {
+            return Err(Error::new(
+                ErrorKind::BufferLimitExceeded,
+                format!("more than {} bytes of answer held back", self.max),
+            ));
+        }
+        Ok(())
+    }
+
+    fn answer_text(&mut self, t: &str) -> Result<()> {
+        match self.decision {
+            Decision::Terminal => self.out.push_str(t),
+            Decision::NonTerminal => {}
+            Decision::Unknown => {
+                self.held.push_str(t);
+                self.cap(self.held.len())?;
+            }
+        }
+        Ok(())
+    }
+
+    fn decide(&mut self, d: Decision) {
+        if self.decision != Decision::Unknown {
+            return;
+        }
+        self.decision = d;
+        let held = std::mem::take(&mut self.held);
+        if d == Decision::Terminal {
+            self.out.push_str(&held);
+        }
+    }
+
+    fn close(&mut self) {
+        self.closed = true;
+        match self.decision {
+            Decision::Terminal => {
+                if !self.args_latched {
+                    if let Some(t) = self.top_answer.take() {
+                        self.out.push_str(&t);
+                    }
+                }
+            }
+            Decision::NonTerminal => {}
+            Decision::Unknown => {
+                if let Some(t) = self.top_answer.take() {
+                    self.decision = Decision::Terminal;
+                    self.held.clear();
+                    self.out.push_str(&t);
+                } else if self.args_latched || !self.held.is_empty() {
+                    self.decide(Decision::Terminal);
+                } else {
+                    self.decision = Decision::NonTerminal;
+                }
+            }
+        }
+    }
+}
+
+impl Sink for Action {
+    fn token(&mut self, tok: Token<'_>, depth: usize) -> Result<()> {
+        if !self.confirmed && !matches!(tok, Token::ObjectStart | Token::Key(_)) {
+            self.confirmed = true;
+        }
+        match (depth, tok) {
+            (0, Token::ObjectEnd) => self.close(),
+            (1, Token::Key(k)) => {
+                self.top = match k {
+                    "next_node" => TopKey::NextNode,
+                    "args" => TopKey::Args,
+                    "thought" => TopKey::Thought,
+                    "answer" | "raw_answer" => TopKey::Answer,
+                    _ => TopKey::Other,
+                };
+                if self.top != TopKey::Other || matches!(k, "plan" | "join" | "action") {
+                    self.shaped = true;
+                }
+            }
+            (1, tok) => self.top_value(tok)?,
+            (2, tok) if self.top == TopKey::Args => self.args_member(tok)?,
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+impl Action {
+    /// A token of a top-level key's value (depth 1).
+    fn top_value(&mut self, tok: Token<'_>) -> Result<()> {
+        match self.top {
+            TopKey::NextNode => match tok {
+                Token::StringStart => {
+                    self.in_next_node = true;
+                    self.nn_buf.clear();
+                }
+                Token::StringPart(t) => {
+                    if self.nn_buf.len() < MAX_NEXT_NODE {
+                        self.nn_buf.push_str(t);
+                    }
+                }
+                Token::StringEnd => {
+                    self.in_next_node = false;
+                    if self.decision == Decision::Unknown {
+                        let name = self.nn_buf.trim();
+                        self.next_node = Some(name.to_string());
+                        self.decide(if name == "final_response" {
+                            Decision::Terminal
+                        } else {
+                            Decision::NonTerminal
+                        });
+                    }
+                }
+                Token::Null => self.decide(Decision::Terminal),
+                _ => self.decide(Decision::NonTerminal),
+            },
+            TopKey::Args => match tok {
+                Token::ObjectStart if self.args_kind == ArgsKind::None => {
+                    self.args_kind = ArgsKind::Object
+                }
+                Token::ArrayStart if self.args_kind == ArgsKind::None => {
+                    self.args_kind = ArgsKind::Array
+                }
+                Token::StringStart if self.args_kind == ArgsKind::None => {
+                    self.args_kind = ArgsKind::String;
+                    self.args_latched = true;
+                    self.streaming = true;
+                }
+                Token::StringPart(t) if self.streaming => self.answer_text(t)?,
+                Token::StringEnd => self.streaming = false,
+                Token::ObjectStart | Token::ArrayStart | Token::StringStart => {}
+                Token::ObjectEnd | Token::ArrayEnd => {}
+                _ => {
+                    if self.args_kind == ArgsKind::None {
+                        self.args_kind = ArgsKind::Other;
+                    }
+                }
+            },
+            TopKey::Thought => match tok {
+                Token::StringStart => self.in_thought = true,
+                Token::StringPart(t) if self.in_thought => {
+                    self.thought.push_str(t);
+                    self.cap(self.thought.len())?;
+                }
+                Token::StringEnd => self.in_thought = false,
+                _ => {}
+            },
+            TopKey::Answer => match tok {
+                Token::StringStart if self.top_answer.as_ref().is_none_or(|s| s.is_empty()) => {
+                    self.in_top_answer = true;
+                    self.top_answer = Some(String::new());
+                }
+                Token::StringPart(t) if self.in_top_answer => {
+                    if let Some(s) = &mut self.top_answer {
+                        s.push_str(t);
+                        let n = s.len();
+                        self.cap(n)?;
+                    }
+                }
+                Token::StringEnd => self.in_top_answer = false,
+                _ => {}
+            },
+            TopKey::Other => {}
+        }
+        Ok(())
+    }
+
+    /// A token directly inside `args` (depth 2).
+    fn args_member(&mut self, tok: Token<'_>) -> Result<()> {
+        match (self.args_kind, tok) {
+            (ArgsKind::Object, Token::Key(k)) => {
+                self.arg_is_answer = matches!(k, "answer" | "raw_answer");
+            }
+            (ArgsKind::Object, Token::StringStart) => {
+                if self.arg_is_answer && !self.args_latched {
+                    self.args_latched = true;
+                    self.streaming = true;
+                    self.current_len = 0;
+                }
+            }
+            (ArgsKind::Array, Token::StringStart) => {
+                if self.array_items > 0 {
+                    self.answer_text("\n")?;
+                }
+                self.array_items += 1;
+                self.args_latched = true;
+                self.streaming = true;
+            }
+            (_, Token::StringPart(t)) if self.streaming => {
+                self.current_len += t.len();
+                self.answer_text(t)?;
+            }
+            (kind, Token::StringEnd) if self.streaming => {
+                self.streaming = false;
+                // An empty answer does not shadow a later non-empty raw_answer/answer.
+                if kind == ArgsKind::Object && self.current_len == 0 {
+                    self.args_latched = false;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// Streams the answer of a planner action (see the module docs for the rules).
+#[derive(Debug, Clone)]
+pub struct AnswerExtractor {
+    mode: Mode,
+    prose: ProseState,
+    tag: Vec<u8>,
+    tok: Tokenizer,
+    action: Action,
+    /// Bytes since the candidate `{` while unconfirmed.
+    pending: Vec<u8>,
+    emitted: u64,
+    finished: bool,
+}
+
+impl Default for AnswerExtractor {
+    fn default() -> Self {
+        AnswerExtractor::new(AnswerExtractorOptions::default())
+    }
+}
+
+impl AnswerExtractor {
+    /// A new extractor.
+    pub fn new(opts: AnswerExtractorOptions) -> Self {
+        AnswerExtractor {
+            mode: Mode::Prose,
+            prose: ProseState::Text,
+            tag: Vec::new(),
+            tok: Tokenizer::new(TokenizerOptions {
+                strict: false,
+                after_value: AfterValue::Stop,
+                max_token_bytes: 1 << 20,
+                ..TokenizerOptions::default()
+            }),
+            action: Action::new(opts.max_buffer_bytes),
+            pending: Vec::new(),
+            emitted: 0,
+            finished: false,
+        }
+    }
+
+    /// Back to the initial state (for a retry), keeping the options.
+    pub fn reset(&mut self) {
+        *self = AnswerExtractor::new(AnswerExtractorOptions { max_buffer_bytes: self.action.max });
+    }
+
+    /// `Some(true)` for a finish action, `Some(false)` for any other, `None` until decided.
+    pub fn is_finish_action(&self) -> Option<bool> {
+        match self.action.decision {
+            Decision::Unknown => None,
+            Decision::Terminal => Some(true),
+            Decision::NonTerminal => Some(false),
+        }
+    }
+
+    /// The trimmed `next_node` string, once read.
+    pub fn next_node(&self) -> Option<&str> {
+        self.action.next_node.as_deref()
+    }
+
+    /// Unicode scalar values emitted so far.
+    pub fn emitted_count(&self) -> u64 {
+        self.emitted
+    }
+
+    /// The top-level `thought` text decoded since the last call.
+    pub fn take_thought(&mut self) -> String {
+        std::mem::take(&mut self.action.thought)
+    }
+
+    /// Reads `chunk`; returns the newly decoded answer text (`""` when none).
+    ///
+    /// # Errors
+    /// `buffer_limit_exceeded` when more answer text than the cap would have to be held back
+    /// while undecided; `invalid_state` after `finish()`.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<String> {
+        let mut out = String::new();
+        self.feed_into(chunk, &mut out)?;
+        Ok(out)
+    }
+
+    /// Like [`feed`](Self::feed), appending to `out`.
+    ///
+    /// # Errors
+    /// As [`feed`](Self::feed).
+    pub fn feed_into(&mut self, chunk: &[u8], out: &mut String) -> Result<()> {
+        if self.finished {
+            return Err(Error::new(ErrorKind::InvalidState, "feed after finish (call reset)"));
+        }
+        let r = self.scan(chunk);
+        self.drain(out);
+        r
+    }
+
+    /// Ends the stream and returns the last text: the answer of an object that closed
+    /// without `next_node` is emitted at its close, so this is usually `""`. A truncated
+    /// action emits nothing more.
+    ///
+    /// # Errors
+    /// `invalid_state` when called twice without `reset()`.
+    pub fn finish(&mut self) -> Result<String> {
+        if self.finished {
+            return Err(Error::new(ErrorKind::InvalidState, "finish called twice (call reset)"));
+        }
+        self.finished = true;
+        let mut out = String::new();
+        self.drain(&mut out);
+        Ok(out)
+    }
+
+    fn drain(&mut self, out: &mut String) {
+        if !self.action.out.is_empty() {
+            self.emitted += self.action.out.chars().count() as u64;
+            out.push_str(&self.action.out);
+            self.action.out.clear();
+        }
+    }
+
+    fn scan(&mut self, mut input: &[u8]) -> Result<()> {
+        // Bytes to scan again after an abandoned candidate come before the rest of `input`.
+        // Each abandonment replays at most `MAX_UNCONFIRMED` bytes, once: linear time.
+        let mut replay: Vec<u8> = Vec::new();
+        loop {
+            let from_replay = !replay.is_empty();
+            let bytes: &[u8] = if from_replay { &replay } else { input };
+            if bytes.is_empty() || self.mode == Mode::After {
+                return Ok(());
+            }
+            let step = match self.mode {
+                Mode::Prose => Step::Used(self.prose(bytes)),
+                _ => self.json(bytes)?,
+            };
+            match (step, from_replay) {
+                (Step::Used(n), false) => input = &input[n..],
+                (Step::Used(n), true) => {
+                    replay.drain(..n);
+                }
+                (Step::Abandon { replay: r, used }, false) => {
+                    input = &input[used..];
+                    replay = r;
+                }
+                (Step::Abandon { replay: mut r, used }, true) => {
+                    r.extend_from_slice(&replay[used..]);
+                    replay = r;
+                }
+            }
+        }
+    }
+
+    /// Prose before the action; returns bytes used (stops right after a `{` it starts on).
+    fn prose(&mut self, bytes: &[u8]) -> usize {
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            match self.prose {
+                ProseState::Text => {
+                    let Some(p) = memchr::memchr2(b'{', b'<', &bytes[i..]) else {
+                        return bytes.len();
+                    };
+                    i += p;
+                    if bytes[i] == b'{' {
+                        self.start_candidate();
+                        return i; // the tokenizer reads the `{`
+                    }
+                    self.tag.clear();
+                    self.prose = ProseState::TagOpen;
+                }
+                ProseState::TagOpen => {
+                    if b == b'>' {
+                        let name = self.tag.to_ascii_lowercase();
+                        self.prose = match &name[..] {
+                            b"think" => ProseState::Think { thinking: false, close_matched: 0 },
+                            b"thinking" => ProseState::Think { thinking: true, close_matched: 0 },
+                            _ => ProseState::Text,
+                        };
+                    } else if b == b'{' || b == b'<' || self.tag.len() >= 16 {
+                        self.prose = ProseState::Text;
+                        continue; // re-read this byte as text
+                    } else {
+                        self.tag.push(b);
+                    }
+                }
+                ProseState::Think { thinking, close_matched } => {
+                    let close: &[u8] = if thinking { b"</thinking>" } else { b"</think>" };
+                    let m = close_matched as usize;
+                    if m == 0 {
+                        match memchr::memchr(b'<', &bytes[i..]) {
+                            Some(p) => {
+                                i += p + 1;
+                                self.prose = ProseState::Think { thinking, close_matched: 1 };
+                                continue;
+                            }
+                            None => return bytes.len(),
+                        }
+                    }
+                    if b.to_ascii_lowercase() == close[m] {
+                        self.prose = if m + 1 == close.len() {
+                            ProseState::Text
+                        } else {
+                            ProseState::Think { thinking, close_matched: m as u8 + 1 }
+                        };
+                    } else {
+                        self.prose = ProseState::Think { thinking, close_matched: 0 };
+                        continue;
+                    }
+                }
+            }
+            i += 1;
+        }
+        bytes.len()
+    }
+
+    fn start_candidate(&mut self) {
+        self.mode = Mode::Candidate;
+        self.tok.reset();
+        self.action.clear_object();
+        self.pending.clear();
+    }
+
+    fn json(&mut self, bytes: &[u8]) -> Result<Step> {
+        let before = self.tok.position();
+        let r = self.tok.feed(bytes, &mut self.action);
+        let used = match r {
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::BufferLimitExceeded && self.action.confirmed => {
+                self.mode = Mode::After;
+                return Err(e);
+            }
+            Err(e) => {
+                if self.mode == Mode::Candidate && !self.action.confirmed {
+                    let at = e.offset().unwrap_or(before).saturating_sub(before) as usize;
+                    return Ok(self.abandon(bytes, at.min(bytes.len())));
+                }
+                // A broken action: what was emitted stands; nothing more comes.
+                self.mode = Mode::After;
+                return Ok(Step::Used(bytes.len()));
+            }
+        };
+        if self.mode == Mode::Candidate {
+            if self.action.confirmed {
+                self.mode = Mode::Action;
+                self.pending.clear();
+            } else if self.pending.len() + used > MAX_UNCONFIRMED {
+                return Ok(self.abandon(bytes, used));
+            } else {
+                self.pending.extend_from_slice(&bytes[..used]);
+            }
+        }
+        if self.tok.is_done() {
+            if self.action.shaped {
+                self.mode = Mode::After;
+                return Ok(Step::Used(bytes.len()));
+            }
+            // Not an action: keep looking after it.
+            self.mode = Mode::Prose;
+            self.prose = ProseState::Text;
+            self.action.clear_object();
+        }
+        Ok(Step::Used(used))
+    }
+
+    /// Gives up the candidate: the bytes after its `{` (pending plus `bytes[..used]`) are
+    /// scanned again as prose, then scanning goes on at `bytes[used..]`.
+    fn abandon(&mut self, bytes: &[u8], used: usize) -> Step {
+        let mut replay = std::mem::take(&mut self.pending);
+        replay.extend_from_slice(&bytes[..used]);
+        if !replay.is_empty() {
+            replay.remove(0); // the `{` itself
+        }
+        self.mode = Mode::Prose;
+        self.prose = ProseState::Text;
+        self.action.clear_object();
+        Step::Abandon { replay, used }
+    }
+}
+
+enum Step {
+    Used(usize),
+    Abandon { replay: Vec<u8>, used: usize },
+}

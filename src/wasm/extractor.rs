@@ -1,0 +1,216 @@
+//! JS classes `AnswerExtractor` and `LlmStreamChunker`.
+
+use super::input::ChunkInput;
+use super::{js_error, options, to_js};
+use crate::{AnswerExtractorOptions, Error, ErrorKind};
+use serde::{Deserialize, Serialize};
+use tsify::Tsify;
+use wasm_bindgen::prelude::*;
+
+/// Options of `new AnswerExtractor(options)`.
+#[derive(Tsify, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AnswerExtractorInit {
+    /// Most bytes of answer text held back while `next_node` is undecided (default 8 MiB).
+    #[tsify(optional)]
+    max_buffer_bytes: Option<f64>,
+}
+
+fn extractor_options(max: Option<f64>) -> Result<AnswerExtractorOptions, JsValue> {
+    let d = AnswerExtractorOptions::default();
+    let max_buffer_bytes = match max {
+        None => d.max_buffer_bytes,
+        Some(x) if x.is_finite() && x >= 1.0 && x.fract() == 0.0 => x as usize,
+        Some(x) => {
+            return Err(js_error(&Error::new(
+                ErrorKind::InvalidOption,
+                format!("maxBufferBytes must be a positive integer, got {x}"),
+            )))
+        }
+    };
+    Ok(AnswerExtractorOptions { max_buffer_bytes })
+}
+
+/// Streams the user-facing answer out of a planner action as the model writes it.
+#[wasm_bindgen(js_name = AnswerExtractor)]
+pub struct JsAnswerExtractor {
+    inner: crate::AnswerExtractor,
+    input: ChunkInput,
+    out: String,
+}
+
+#[wasm_bindgen(js_class = AnswerExtractor)]
+impl JsAnswerExtractor {
+    /// `new AnswerExtractor({ maxBufferBytes? })`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "AnswerExtractorInit")] options_value: Option<
+            JsValue,
+        >,
+    ) -> Result<JsAnswerExtractor, JsValue> {
+        Ok(JsAnswerExtractor {
+            inner: crate::AnswerExtractor::new(extractor_options(
+                options::<AnswerExtractorInit>(options_value)?.max_buffer_bytes,
+            )?),
+            input: ChunkInput::default(),
+            out: String::new(),
+        })
+    }
+
+    /// Reads a chunk; returns the newly decoded answer text (`""` when none).
+    pub fn feed(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
+    ) -> Result<String, JsValue> {
+        let bytes = self.input.read(&chunk)?;
+        self.out.clear();
+        self.inner.feed_into(bytes, &mut self.out).map_err(|e| js_error(&e))?;
+        Ok(std::mem::take(&mut self.out))
+    }
+
+    /// Ends the stream; returns the last answer text (usually `""`).
+    pub fn finish(&mut self) -> Result<String, JsValue> {
+        let tail = self.input.finish();
+        let mut out = String::new();
+        if !tail.is_empty() {
+            self.inner.feed_into(tail, &mut out).map_err(|e| js_error(&e))?;
+        }
+        out.push_str(&self.inner.finish().map_err(|e| js_error(&e))?);
+        Ok(out)
+    }
+
+    /// `true` for a finish action, `false` for any other, `undefined` until decided.
+    #[wasm_bindgen(getter = isFinishAction)]
+    pub fn is_finish_action(&self) -> Option<bool> {
+        self.inner.is_finish_action()
+    }
+
+    /// The trimmed `next_node`, once read.
+    #[wasm_bindgen(getter = nextNode)]
+    pub fn next_node(&self) -> Option<String> {
+        self.inner.next_node().map(str::to_string)
+    }
+
+    /// Unicode scalar values emitted so far.
+    #[wasm_bindgen(getter = emittedCount)]
+    pub fn emitted_count(&self) -> f64 {
+        self.inner.emitted_count() as f64
+    }
+
+    /// The top-level `thought` text decoded since the last call.
+    #[wasm_bindgen(js_name = takeThought)]
+    pub fn take_thought(&mut self) -> String {
+        self.inner.take_thought()
+    }
+
+    /// Back to the initial state, for a retry.
+    pub fn reset(&mut self) {
+        self.inner.reset();
+        self.input.reset();
+    }
+}
+
+/// Options of `new LlmStreamChunker(options)`.
+#[derive(Tsify, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LlmStreamChunkerInit {
+    /// The planner's `action_seq` to stamp on every chunk (`null` when omitted).
+    #[tsify(optional)]
+    action_seq: Option<f64>,
+    /// As for `AnswerExtractor`.
+    #[tsify(optional)]
+    max_buffer_bytes: Option<f64>,
+}
+
+/// One `llm_stream_chunk` of the planner's SSE contract.
+#[derive(Tsify, Serialize)]
+pub struct LlmStreamChunk {
+    /// The new text (`""` for the closing chunk).
+    text: String,
+    /// `true` only on the closing chunk of a finish action.
+    done: bool,
+    /// `"answer"` for answer text, `"observation"` for the streamed thought.
+    phase: String,
+    /// `"answer"` or `"thinking"`.
+    channel: String,
+    /// The action sequence number given to the chunker, or `null`.
+    action_seq: Option<f64>,
+}
+
+/// Turns an action stream into `llm_stream_chunk` objects: answer text as
+/// `{phase: "answer", channel: "answer"}`, the legacy `thought` as
+/// `{phase: "observation", channel: "thinking"}`, and a closing `{text: "", done: true}` only
+/// for a finish action.
+#[wasm_bindgen(js_name = LlmStreamChunker)]
+pub struct JsLlmStreamChunker {
+    inner: JsAnswerExtractor,
+    action_seq: Option<f64>,
+}
+
+#[wasm_bindgen(js_class = LlmStreamChunker)]
+impl JsLlmStreamChunker {
+    /// `new LlmStreamChunker({ actionSeq?, maxBufferBytes? })`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "LlmStreamChunkerInit")] options_value: Option<
+            JsValue,
+        >,
+    ) -> Result<JsLlmStreamChunker, JsValue> {
+        let o: LlmStreamChunkerInit = options(options_value)?;
+        let opts = extractor_options(o.max_buffer_bytes)?;
+        Ok(JsLlmStreamChunker {
+            inner: JsAnswerExtractor {
+                inner: crate::AnswerExtractor::new(opts),
+                input: ChunkInput::default(),
+                out: String::new(),
+            },
+            action_seq: o.action_seq,
+        })
+    }
+
+    /// Reads a chunk; returns the chunks to send (thought first, then answer).
+    #[wasm_bindgen(unchecked_return_type = "LlmStreamChunk[]")]
+    pub fn feed(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let answer = self.inner.feed(chunk)?;
+        self.chunks(answer, false)
+    }
+
+    /// Ends the stream; the closing `done` chunk comes only for a finish action.
+    #[wasm_bindgen(unchecked_return_type = "LlmStreamChunk[]")]
+    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        let answer = self.inner.finish()?;
+        self.chunks(answer, true)
+    }
+
+    /// The underlying extractor's decision (see `AnswerExtractor.isFinishAction`).
+    #[wasm_bindgen(getter = isFinishAction)]
+    pub fn is_finish_action(&self) -> Option<bool> {
+        self.inner.is_finish_action()
+    }
+
+    fn chunks(&mut self, answer: String, end: bool) -> Result<JsValue, JsValue> {
+        let mut v = Vec::new();
+        let thought = self.inner.take_thought();
+        let seq = self.action_seq;
+        let chunk = |text: String, done: bool, answer: bool| LlmStreamChunk {
+            text,
+            done,
+            phase: if answer { "answer" } else { "observation" }.into(),
+            channel: if answer { "answer" } else { "thinking" }.into(),
+            action_seq: seq,
+        };
+        if !thought.is_empty() {
+            v.push(chunk(thought, false, false));
+        }
+        if !answer.is_empty() {
+            v.push(chunk(answer, false, true));
+        }
+        if end && self.inner.is_finish_action() == Some(true) {
+            v.push(chunk(String::new(), true, true));
+        }
+        to_js(&v)
+    }
+}
