@@ -4,38 +4,11 @@
 // the results as JSON into `window.__result`. Run after ./setup-consumer.sh.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import { createReadStream, realpathSync, statSync, mkdtempSync, rmSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve, sep, extname, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { JS_DIR, PKG_DIR, fileUnder, launchChromium, listen, mimeOf, sendFile } from './helpers/runtimes.mjs';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const PKG_DIR = realpathSync(join(HERE, 'node_modules', 'streamroute'));
-const PAGE_DIR = join(HERE, 'browser');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-const MIME = {
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.html': 'text/html; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.ts': 'text/plain; charset=utf-8',
-};
-
-/** Maps a URL path to a file under `root`, or null (no escaping the root). */
-function fileUnder(root, rel) {
-  const file = resolve(root, '.' + sep + decodeURIComponent(rel));
-  if (file !== root && !file.startsWith(root + sep)) return null;
-  try {
-    return statSync(file).isFile() ? file : null;
-  } catch {
-    return null;
-  }
-}
+const PAGE_DIR = join(JS_DIR, 'browser');
 
 const requests = []; // { path, status, type }
 
@@ -44,55 +17,31 @@ function serve(req, res) {
   let file = null;
   if (path === '/' || path === '/index.html') file = join(PAGE_DIR, 'index.html');
   else if (path.startsWith('/streamroute/')) file = fileUnder(PKG_DIR, path.slice('/streamroute/'.length));
-  const type = file ? MIME[extname(file)] ?? 'application/octet-stream' : undefined;
-  requests.push({ path, status: file ? 200 : 404, type });
-  if (!file) {
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-    return;
-  }
-  res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' });
-  createReadStream(file).pipe(res);
+  requests.push({ path, status: file ? 200 : 404, type: file ? mimeOf(file) : undefined });
+  sendFile(res, file);
 }
 
 let server;
 let origin;
+let browser;
 let context;
-let userDataDir;
 
 before(async () => {
   // The page must import exactly what the package's `browser` condition names.
   const pkg = JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8'));
   assert.equal(pkg.exports['.'].browser, './entry/browser.js');
 
-  server = http.createServer(serve);
-  await new Promise((ok, fail) => server.once('error', fail).listen(0, '127.0.0.1', ok));
-  origin = `http://127.0.0.1:${server.address().port}`;
-
-  userDataDir = mkdtempSync(join(tmpdir(), 'streamroute-chromium-'));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: 30_000,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-quic',
-    ],
-  });
+  server = await listen(serve);
+  origin = server.origin;
+  browser = await launchChromium();
+  context = browser.context;
 });
 
 after(async () => {
   try {
-    await context?.close();
+    await browser?.close();
   } finally {
-    await new Promise((ok) => (server ? server.close(() => ok()) : ok()));
-    server?.closeAllConnections?.();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    await server?.close();
   }
 });
 

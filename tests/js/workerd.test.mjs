@@ -8,72 +8,24 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, realpathSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { basename, dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative, resolve } from 'node:path';
 import { Miniflare } from 'miniflare';
 import { SseDecoder, SseEncoder } from 'streamroute';
+import { JS_DIR, PKG_DIR, bundleWorker } from './helpers/runtimes.mjs';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = resolve(HERE, '..', '..');
-const PKG_DIR = realpathSync(join(HERE, 'node_modules', 'streamroute'));
-const WORKER = join(HERE, 'worker', 'worker.js');
-// esbuild is a dev dependency of scripts/ (scripts/build uses it for the CommonJS bundle).
-const esbuild = createRequire(join(ROOT, 'scripts', 'package.json'))('esbuild');
-
+const WORKER = join(JS_DIR, 'worker', 'worker.js');
 // Where the bundled modules live for workerd: names are paths relative to this root. Nothing
 // is written there; every module's contents are passed in memory.
-const MODULES_ROOT = join(HERE, '.tmp', 'worker-bundle');
-
-/** Bundles the worker like wrangler: `workerd` condition, .wasm imports as CompiledWasm. */
-async function bundleWorker() {
-  const wasmModules = new Map(); // module name -> absolute path
-  const wasmAsCompiledModule = {
-    name: 'wasm-as-compiled-module',
-    setup(build) {
-      build.onResolve({ filter: /\.wasm$/ }, (args) => {
-        const file = resolve(args.resolveDir, args.path);
-        const name = `./${basename(file)}`;
-        const seen = wasmModules.get(name);
-        if (seen && seen !== file) throw new Error(`two different wasm files named ${name}`);
-        wasmModules.set(name, file);
-        return { path: name, external: true };
-      });
-    },
-  };
-  const result = await esbuild.build({
-    entryPoints: [WORKER],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    conditions: ['workerd', 'worker', 'browser'],
-    mainFields: ['module', 'main'],
-    outfile: join(MODULES_ROOT, 'worker.js'),
-    metafile: true,
-    logLevel: 'silent',
-    plugins: [wasmAsCompiledModule],
-  });
-  const [out] = result.outputFiles;
-  return { code: out.text, inputs: Object.keys(result.metafile.inputs), wasmModules };
-}
+const MODULES_ROOT = join(JS_DIR, '.tmp', 'worker-bundle');
 
 let mf;
 let bundle;
 
 before(async () => {
-  bundle = await bundleWorker();
+  bundle = await bundleWorker(WORKER, MODULES_ROOT);
   mf = new Miniflare({
     modulesRoot: MODULES_ROOT,
-    modules: [
-      { type: 'ESModule', path: join(MODULES_ROOT, 'worker.js'), contents: bundle.code },
-      ...[...bundle.wasmModules].map(([name, file]) => ({
-        type: 'CompiledWasm',
-        path: join(MODULES_ROOT, name),
-        contents: readFileSync(file),
-      })),
-    ],
+    modules: bundle.modules,
     compatibilityDate: '2025-01-01',
   });
   await mf.ready;

@@ -1,0 +1,262 @@
+// Honest docs: the README's usage examples are the files in examples/, and each one runs here
+// exactly as written, against the packed package installed by ./setup-consumer.sh:
+// examples/node.mjs under Node, examples/browser.html in headless Chromium and
+// examples/worker.js in workerd (through miniflare), each fed an SSE stream whose pieces are
+// cut inside UTF-8 sequences and CRLF pairs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Miniflare } from 'miniflare';
+import { JS_DIR, PKG_DIR, ROOT, bundleWorker, fileUnder, launchChromium, listen, sendFile } from './helpers/runtimes.mjs';
+
+const EXAMPLES = join(ROOT, 'examples');
+const README = join(ROOT, 'README.md');
+const TMP = join(JS_DIR, '.tmp');
+const utf8 = new TextEncoder();
+
+/** The fenced code blocks of a Markdown text: `{ lang, content, line, label, section }`. */
+function fencedBlocks(markdown) {
+  const lines = markdown.split('\n');
+  const blocks = [];
+  let section = '';
+  for (let i = 0; i < lines.length; i++) {
+    if (/^## /.test(lines[i])) section = lines[i].slice(3).trim();
+    const open = /^(`{3,}|~{3,})\s*([^\s`~]*)/.exec(lines[i]);
+    if (!open) continue;
+    const [, fence, lang] = open;
+    const close = new RegExp(`^${fence[0]}{${fence.length},}\\s*$`);
+    let j = i + 1;
+    while (j < lines.length && !close.test(lines[j])) j++;
+    assert.ok(j < lines.length, `README.md:${i + 1}: unclosed code fence`);
+    let k = i - 1; // the paragraph just before the block says what it is
+    while (k >= 0 && lines[k].trim() === '') k--;
+    blocks.push({
+      lang,
+      content: lines.slice(i + 1, j).join('\n'),
+      line: i + 1,
+      label: k >= 0 ? lines[k] : '',
+      section,
+    });
+    i = j;
+  }
+  return blocks;
+}
+
+const EXAMPLE_FILES = { 'node.mjs': 'js', 'browser.html': 'html', 'worker.js': 'js' };
+
+test('README embeds examples/node.mjs, browser.html and worker.js verbatim', () => {
+  // Every example file is covered by this test (examples/streams/ holds sample data).
+  const files = readdirSync(EXAMPLES, { withFileTypes: true }).filter((d) => d.isFile()).map((d) => d.name);
+  assert.deepEqual(files.sort(), Object.keys(EXAMPLE_FILES).sort(), 'examples/ files run by this test');
+
+  const blocks = fencedBlocks(readFileSync(README, 'utf8'));
+  for (const [name, lang] of Object.entries(EXAMPLE_FILES)) {
+    const source = readFileSync(join(EXAMPLES, name), 'utf8');
+    const want = source.endsWith('\n') ? source.slice(0, -1) : source;
+    const named = blocks.filter((b) => b.label.includes(`\`examples/${name}\``));
+    assert.equal(named.length, 1, `one code block introduced by \`examples/${name}\` in README.md`);
+    const [block] = named;
+    assert.equal(block.section, 'Usage', `README.md:${block.line}`);
+    assert.equal(block.lang, lang, `README.md:${block.line}: fence language`);
+    assert.equal(block.content, want, `README.md:${block.line} differs from examples/${name}`);
+  }
+  // And the Usage section shows no code that is not one of the tested files.
+  for (const block of blocks.filter((b) => b.section === 'Usage')) {
+    assert.ok(
+      Object.keys(EXAMPLE_FILES).some((name) => block.label.includes(`\`examples/${name}\``)),
+      `README.md:${block.line}: a code block under ## Usage that is not an example file`,
+    );
+  }
+});
+
+test('examples/node.mjs prints the re-encoded events', { timeout: 30_000 }, () => {
+  // Next to tests/js/node_modules, so its bare `import 'streamroute'` finds the installed package.
+  mkdirSync(TMP, { recursive: true });
+  const script = join(TMP, 'readme-node.mjs');
+  copyFileSync(join(EXAMPLES, 'node.mjs'), script);
+  const stdout = execFileSync(process.execPath, [script], { cwd: TMP, encoding: 'utf8', timeout: 20_000 });
+  assert.equal(
+    stdout,
+    'event: note\nid: 1\ndata: café\n\n' +
+      'event: message\nid: 2\ndata: bye\n\n' +
+      '\n', // console.log's newline
+  );
+});
+
+/**
+ * Cuts `text`'s UTF-8 bytes at the given places, each `[marker, n]`: n bytes into the first
+ * occurrence of `marker` at or after the previous cut. Checks that each cut really falls inside
+ * a UTF-8 sequence or between a CR and its LF.
+ */
+function cutBytes(text, places) {
+  const bytes = utf8.encode(text);
+  const chunks = [];
+  let from = 0;
+  let searchFrom = 0; // in UTF-16 units
+  for (const [marker, n] of places) {
+    const at = text.indexOf(marker, searchFrom);
+    assert.ok(at >= 0, `marker ${JSON.stringify(marker)} not found`);
+    searchFrom = at + marker.length;
+    const cut = utf8.encode(text.slice(0, at)).length + n;
+    const inUtf8 = (bytes[cut] & 0xc0) === 0x80;
+    const inCrlf = bytes[cut - 1] === 0x0d && bytes[cut] === 0x0a;
+    assert.ok(inUtf8 || inCrlf, `cut at ${JSON.stringify(marker)}+${n} splits nothing`);
+    chunks.push(bytes.slice(from, cut));
+    from = cut;
+  }
+  chunks.push(bytes.slice(from));
+  return chunks;
+}
+
+/** Writes an SSE response in pieces, `pause` ms apart; awaits `beforeLast()` before the last. */
+async function sendStream(res, chunks, { pause = 20, beforeLast = async () => {} } = {}) {
+  // No `cache-control: no-store`: with it Chromium reports a fully read event stream to
+  // playwright as failed (net::ERR_ABORTED) although the page got every byte.
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.flushHeaders();
+  for (const [i, chunk] of chunks.entries()) {
+    if (i > 0) await delay(pause);
+    if (i === chunks.length - 1) await beforeLast();
+    if (res.destroyed) throw new Error('the client went away');
+    res.write(chunk);
+  }
+  await new Promise((ok) => res.end(ok));
+}
+
+test('examples/browser.html shows the streamed events in Chromium', { timeout: 45_000 }, async () => {
+  const stream =
+    'event: greet\r\ndata: héllo 🌍\r\n\r\n' +
+    ': keep-alive\n\n' +
+    'id: 7\ndata: plain\r\n\r\n' +
+    'event: end\ndata: 日本語\n\n';
+  const chunks = cutBytes(stream, [['é', 1], ['🌍', 2], ['\r\n\r\n', 3], ['本', 2]]);
+  const first = 'greet: héllo 🌍\nmessage: plain\n';
+  const expected = first + 'end: 日本語\n';
+
+  let release;
+  const lastChunkMayGo = new Promise((ok) => (release = ok));
+  let streamSent;
+  const requests = [];
+  const server = await listen((req, res) => {
+    const path = new URL(req.url, 'http://127.0.0.1').pathname;
+    if (path === '/stream') {
+      requests.push({ path, status: 200 });
+      streamSent = sendStream(res, chunks, { beforeLast: () => lastChunkMayGo });
+      streamSent.catch((err) => res.destroy(err));
+      return;
+    }
+    if (path === '/favicon.ico') return res.writeHead(204).end(); // Chromium asks; not the example's
+    let file = null;
+    if (path === '/') file = join(EXAMPLES, 'browser.html');
+    else if (path.startsWith('/streamroute/')) file = fileUnder(PKG_DIR, path.slice('/streamroute/'.length));
+    requests.push({ path, status: file ? 200 : 404 });
+    sendFile(res, file);
+  });
+  let browser;
+  try {
+    browser = await launchChromium();
+    const page = await browser.context.newPage();
+    const consoleErrors = [];
+    const pageErrors = [];
+    const failedRequests = [];
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') consoleErrors.push(`${msg.text()} (${msg.location().url})`);
+    });
+    page.on('pageerror', (err) => pageErrors.push(String(err?.stack ?? err)));
+    page.on('requestfailed', (req) => failedRequests.push(`${req.url()}: ${req.failure()?.errorText}`));
+    const outText = () => page.evaluate(() => document.getElementById('out').textContent);
+    const waitForOut = async (text, what) => {
+      try {
+        await page.waitForFunction((t) => document.getElementById('out').textContent === t, text, {
+          timeout: 20_000,
+        });
+      } catch (err) {
+        assert.fail(`${what}: #out is ${JSON.stringify(await outText())}; page errors ${pageErrors}; ` +
+          `console errors ${consoleErrors}; ${err.message}`);
+      }
+    };
+
+    // 'commit': the page's module script awaits the whole stream, which waits for us below.
+    await page.goto(`${server.origin}/`, { waitUntil: 'commit', timeout: 20_000 });
+    // The events show while the stream is still open (its last piece not sent yet).
+    await waitForOut(first, 'before the last piece');
+    release();
+    await waitForOut(expected, 'after the last piece');
+    await streamSent;
+    await page.evaluate(() => new Promise((ok) => setTimeout(ok, 100))); // let finish() run
+    assert.equal(await outText(), expected);
+
+    assert.deepEqual(pageErrors, [], 'page errors');
+    assert.deepEqual(consoleErrors, [], 'console errors');
+    assert.deepEqual(failedRequests, [], 'failed requests');
+    assert.deepEqual(requests.filter((q) => q.status !== 200), [], 'every request found');
+    assert.equal(requests.filter((q) => q.path === '/stream').length, 1);
+    assert.ok(requests.some((q) => q.path === '/streamroute/entry/browser.js'));
+    assert.ok(requests.some((q) => q.path === '/streamroute/dist/streamroute_bg.wasm'));
+  } finally {
+    release();
+    try {
+      await browser?.close();
+    } finally {
+      await server.close();
+    }
+  }
+});
+
+test('examples/worker.js proxies an upstream SSE stream re-encoded, in workerd', { timeout: 45_000 }, async () => {
+  const stream =
+    ': upstream\n\nretry: 3000\r\n\r\n' +
+    'id: 100\nevent: token\ndata: héllo\r\n\r\n' +
+    'id: 101\ndata: wörld 🌍\n\n' +
+    'event: token\r\ndata: multi\r\ndata: line 日本語\r\n\r\n' +
+    'event: done\ndata: {"finish_reason":"stop"}\n\n' +
+    ': ping\n\n';
+  const chunks = cutBytes(stream, [['\r\n\r\n', 1], ['é', 1], ['🌍', 3], ['\r\ndata: line', 1], ['日', 2]]);
+  const expected =
+    'event: token\nid: 1\ndata: héllo\n\n' +
+    'event: message\nid: 2\ndata: wörld 🌍\n\n' +
+    'event: token\nid: 3\ndata: multi\ndata: line 日本語\n\n' +
+    'event: done\nid: 4\ndata: {"finish_reason":"stop"}\n\n';
+
+  const requests = [];
+  const upstream = await listen((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    if (req.url !== '/v1/stream') return sendFile(res, null);
+    sendStream(res, chunks, { pause: 10 }).catch((err) => res.destroy(err));
+  });
+  let mf;
+  try {
+    const modulesRoot = join(TMP, 'readme-worker-bundle');
+    // examples/ has no node_modules above it: `streamroute` is found in tests/js/node_modules.
+    const bundle = await bundleWorker(join(EXAMPLES, 'worker.js'), modulesRoot, {
+      nodePaths: [join(JS_DIR, 'node_modules')],
+    });
+    assert.deepEqual([...bundle.wasmModules.keys()], ['./streamroute_bg.wasm']);
+    mf = new Miniflare({
+      modulesRoot,
+      modules: bundle.modules,
+      compatibilityDate: '2025-01-01',
+      // A real fetch from workerd to 127.0.0.1: miniflare's outbound network allows private
+      // (and so loopback) addresses.
+      bindings: { UPSTREAM_URL: `${upstream.origin}/v1/stream` },
+    });
+    await mf.ready;
+
+    for (let round = 1; round <= 2; round++) {
+      const res = await mf.dispatchFetch('http://localhost/');
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('content-type'), 'text/event-stream');
+      assert.equal(await res.text(), expected, `request ${round}`);
+    }
+    assert.deepEqual(requests, ['GET /v1/stream', 'GET /v1/stream'], 'upstream requests');
+  } finally {
+    try {
+      await mf?.dispose();
+    } finally {
+      await upstream.close();
+    }
+  }
+});
