@@ -29,7 +29,8 @@ mod sse;
 pub mod wasm;
 
 pub use error::{Error, ErrorKind, Result};
-pub use json::{parse_strict, AnswerExtractor, AnswerExtractorOptions, JsonValue};
+pub use json::{parse_strict, parse_strict_chunks, AnswerExtractor, AnswerExtractorOptions, JsonValue};
+pub use json::{JsonEvent, JsonItemStream, JsonItemStreamOptions, PartialJson, PartialJsonOptions, PathSegment, ValueKind};
 pub use nonce::make_nonce;
 pub use sse::{SseDecoder, SseDecoderOptions, SseEncoder, SseEncoderOptions, SseEvent, SseMessage};
 

@@ -3,11 +3,16 @@
 //!
 //! Advice for hackers. Three layers, each linear in the input:
 //! 1. `Prose`: before the action. Skips text and `<think>…</think>` / `<thinking>…</thinking>`
-//!    blocks (JSON inside them included) and looks for a `{`.
+//!    blocks (JSON inside them included) and looks for a `{`. A `{` right after `"key":` in
+//!    the prose is a member value of JSON quoted there (`Thinking "args": {"answer": …}`),
+//!    not a top-level object: it is read and skipped like an object without action keys.
 //! 2. `Candidate`: a `{` was found; the shared tokenizer reads on. Until the first key's
-//!    value starts, the bytes since the `{` are kept (at most `MAX_UNCONFIRMED`): if they turn
-//!    out not to be JSON (`{1,2}`, `{a}` in prose) the candidate is abandoned and those bytes
-//!    are scanned again as prose, once.
+//!    value starts, the bytes since the `{` are kept (at most `MAX_UNCONFIRMED`, and the
+//!    tokenizer is fed no further, so the cut falls on the same byte for every chunking): if
+//!    they turn out not to be JSON (`{1,2}`, `{a}` in prose) the candidate is abandoned and
+//!    those bytes are scanned again as prose, once. An object that breaks later without
+//!    having shown an action key is dropped too, and prose scanning resumes at the byte
+//!    that broke it.
 //! 3. `Action`: a confirmed object. Only its top-level keys count: `next_node` decides
 //!    terminal or not; the answer is `args.answer`/`args.raw_answer` (the first string one
 //!    at the first level of `args`), or string `args`, or the string items of array `args`
@@ -15,6 +20,9 @@
 //!    without `next_node`. Text decoded before `next_node` decides is held (capped) and
 //!    emitted or dropped on the decision: nothing of a non-terminal action reaches the caller.
 //!    An object with none of the action keys is skipped and scanning goes on after it.
+//!    Only the first `args` key counts.
+//!
+//! Errors are sticky: after one, every `feed`/`finish` repeats it until `reset()`.
 //!
 //! Every decision is made on tokens, never on chunk boundaries, so the emitted text is the
 //! same for every chunking.
@@ -88,6 +96,8 @@ enum ArgsKind {
 #[derive(Debug, Clone)]
 struct Action {
     max: usize,
+    /// A member value quoted in prose (`"key": {`): read, never an action.
+    fragment: bool,
     confirmed: bool,
     shaped: bool,
     top: TopKey,
@@ -121,6 +131,7 @@ impl Action {
     fn new(max: usize) -> Self {
         Action {
             max,
+            fragment: false,
             confirmed: false,
             shaped: false,
             top: TopKey::Other,
@@ -197,7 +208,9 @@ impl Action {
             }
             Decision::NonTerminal => {}
             Decision::Unknown => {
-                if let Some(t) = self.top_answer.take() {
+                // An empty top-level answer does not shadow a non-empty args answer.
+                let top = self.top_answer.take().filter(|t| !t.is_empty() || !self.args_latched);
+                if let Some(t) = top {
                     self.decision = Decision::Terminal;
                     self.held.clear();
                     self.out.push_str(&t);
@@ -216,12 +229,16 @@ impl Sink for Action {
         if !self.confirmed && !matches!(tok, Token::ObjectStart | Token::Key(_)) {
             self.confirmed = true;
         }
+        if self.fragment {
+            return Ok(());
+        }
         match (depth, tok) {
             (0, Token::ObjectEnd) => self.close(),
             (1, Token::Key(k)) => {
                 self.top = match k {
                     "next_node" => TopKey::NextNode,
-                    "args" => TopKey::Args,
+                    "args" if self.args_kind == ArgsKind::None => TopKey::Args,
+                    "args" => TopKey::Other,
                     "thought" => TopKey::Thought,
                     "answer" | "raw_answer" => TopKey::Answer,
                     _ => TopKey::Other,
@@ -366,8 +383,12 @@ pub struct AnswerExtractor {
     action: Action,
     /// Bytes since the candidate `{` while unconfirmed.
     pending: Vec<u8>,
+    /// The last two non-blank prose bytes (to recognise `"key": {`).
+    sig: [u8; 2],
     emitted: u64,
     finished: bool,
+    /// The first error; repeated by every later call until `reset()`.
+    failure: Option<Error>,
 }
 
 impl Default for AnswerExtractor {
@@ -391,8 +412,10 @@ impl AnswerExtractor {
             }),
             action: Action::new(opts.max_buffer_bytes),
             pending: Vec::new(),
+            sig: [0; 2],
             emitted: 0,
             finished: false,
+            failure: None,
         }
     }
 
@@ -429,7 +452,8 @@ impl AnswerExtractor {
     ///
     /// # Errors
     /// `buffer_limit_exceeded` when more answer text than the cap would have to be held back
-    /// while undecided; `invalid_state` after `finish()`.
+    /// while undecided; `invalid_state` after `finish()`. After an error every call repeats
+    /// it until `reset()`.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<String> {
         let mut out = String::new();
         self.feed_into(chunk, &mut out)?;
@@ -441,11 +465,17 @@ impl AnswerExtractor {
     /// # Errors
     /// As [`feed`](Self::feed).
     pub fn feed_into(&mut self, chunk: &[u8], out: &mut String) -> Result<()> {
+        if let Some(e) = &self.failure {
+            return Err(e.clone());
+        }
         if self.finished {
             return Err(Error::new(ErrorKind::InvalidState, "feed after finish (call reset)"));
         }
         let r = self.scan(chunk);
         self.drain(out);
+        if let Err(e) = &r {
+            self.failure = Some(e.clone());
+        }
         r
     }
 
@@ -454,8 +484,11 @@ impl AnswerExtractor {
     /// action emits nothing more.
     ///
     /// # Errors
-    /// `invalid_state` when called twice without `reset()`.
+    /// `invalid_state` when called twice without `reset()`; the earlier error after one.
     pub fn finish(&mut self) -> Result<String> {
+        if let Some(e) = &self.failure {
+            return Err(e.clone());
+        }
         if self.finished {
             return Err(Error::new(ErrorKind::InvalidState, "finish called twice (call reset)"));
         }
@@ -512,18 +545,22 @@ impl AnswerExtractor {
             match self.prose {
                 ProseState::Text => {
                     let Some(p) = memchr::memchr2(b'{', b'<', &bytes[i..]) else {
+                        self.note(&bytes[i..]);
                         return bytes.len();
                     };
+                    self.note(&bytes[i..i + p]);
                     i += p;
                     if bytes[i] == b'{' {
                         self.start_candidate();
                         return i; // the tokenizer reads the `{`
                     }
+                    self.note(b"<");
                     self.tag.clear();
                     self.prose = ProseState::TagOpen;
                 }
                 ProseState::TagOpen => {
                     if b == b'>' {
+                        self.note(b">");
                         let name = self.tag.to_ascii_lowercase();
                         self.prose = match &name[..] {
                             b"think" => ProseState::Think { thinking: false, close_matched: 0 },
@@ -534,6 +571,7 @@ impl AnswerExtractor {
                         self.prose = ProseState::Text;
                         continue; // re-read this byte as text
                     } else {
+                        self.note(&[b]);
                         self.tag.push(b);
                     }
                 }
@@ -552,6 +590,7 @@ impl AnswerExtractor {
                     }
                     if b.to_ascii_lowercase() == close[m] {
                         self.prose = if m + 1 == close.len() {
+                            self.note(b">");
                             ProseState::Text
                         } else {
                             ProseState::Think { thinking, close_matched: m as u8 + 1 }
@@ -567,14 +606,41 @@ impl AnswerExtractor {
         bytes.len()
     }
 
+    /// Records skipped prose: keeps its last two non-blank bytes in `sig`.
+    fn note(&mut self, skipped: &[u8]) {
+        let mut it = skipped.iter().rev().filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+        match (it.next(), it.next()) {
+            (Some(&last), Some(&before)) => self.sig = [before, last],
+            (Some(&last), None) => self.sig = [self.sig[1], last],
+            _ => {}
+        }
+    }
+
     fn start_candidate(&mut self) {
         self.mode = Mode::Candidate;
         self.tok.reset();
         self.action.clear_object();
+        self.action.fragment = self.sig == *b"\":";
+        self.note(b"{");
         self.pending.clear();
     }
 
+    /// Back to prose after an object that is not the action (the tokenizer read it).
+    fn resume_prose(&mut self) {
+        self.mode = Mode::Prose;
+        self.prose = ProseState::Text;
+        self.action.clear_object();
+        self.note(b"}");
+    }
+
     fn json(&mut self, bytes: &[u8]) -> Result<Step> {
+        // While unconfirmed the tokenizer reads no further than the cap, so the candidate is
+        // given up on the same byte whatever the chunking.
+        let bytes = if self.mode == Mode::Candidate {
+            &bytes[..bytes.len().min(MAX_UNCONFIRMED - self.pending.len())]
+        } else {
+            bytes
+        };
         let before = self.tok.position();
         let r = self.tok.feed(bytes, &mut self.action);
         let used = match r {
@@ -584,9 +650,16 @@ impl AnswerExtractor {
                 return Err(e);
             }
             Err(e) => {
+                let at = e.offset().unwrap_or(before).saturating_sub(before) as usize;
+                let at = at.min(bytes.len());
                 if self.mode == Mode::Candidate && !self.action.confirmed {
-                    let at = e.offset().unwrap_or(before).saturating_sub(before) as usize;
-                    return Ok(self.abandon(bytes, at.min(bytes.len())));
+                    return Ok(self.abandon(bytes, at));
+                }
+                if !self.action.shaped {
+                    // Not JSON after all, and no action key seen: prose again from the byte
+                    // that broke it.
+                    self.resume_prose();
+                    return Ok(Step::Used(at));
                 }
                 // A broken action: what was emitted stands; nothing more comes.
                 self.mode = Mode::After;
@@ -597,7 +670,7 @@ impl AnswerExtractor {
             if self.action.confirmed {
                 self.mode = Mode::Action;
                 self.pending.clear();
-            } else if self.pending.len() + used > MAX_UNCONFIRMED {
+            } else if self.pending.len() + used >= MAX_UNCONFIRMED {
                 return Ok(self.abandon(bytes, used));
             } else {
                 self.pending.extend_from_slice(&bytes[..used]);
@@ -609,9 +682,7 @@ impl AnswerExtractor {
                 return Ok(Step::Used(bytes.len()));
             }
             // Not an action: keep looking after it.
-            self.mode = Mode::Prose;
-            self.prose = ProseState::Text;
-            self.action.clear_object();
+            self.resume_prose();
         }
         Ok(Step::Used(used))
     }

@@ -3,10 +3,13 @@
 
 mod extractor;
 pub(crate) mod tokenizer;
+pub(crate) mod partial; pub(crate) mod items;
 mod value;
 
 pub use extractor::{AnswerExtractor, AnswerExtractorOptions};
 pub use value::{write_json_string, JsonValue};
+pub use partial::{JsonEvent, PartialJson, PartialJsonOptions, PathSegment, ValueKind};
+pub use items::{JsonItemStream, JsonItemStreamOptions};
 pub(crate) use value::ValueBuilder;
 
 use tokenizer::{AfterValue, Tokenizer, TokenizerOptions};
@@ -24,6 +27,26 @@ pub fn parse_strict(text: &[u8]) -> crate::Result<JsonValue> {
     });
     let mut b = ValueBuilder::default();
     tok.feed(text, &mut b)?;
+    tok.finish(&mut b)?;
+    b.done.pop().ok_or_else(|| {
+        crate::Error::new(crate::ErrorKind::JsonInvalid, "expected a JSON value").at(0)
+    })
+}
+
+/// [`parse_strict`] over a document that arrives in pieces, with the same options: the
+/// conformance tests and fuzz targets check that every chunking gives the same result.
+#[doc(hidden)]
+pub fn parse_strict_chunks(chunks: &[&[u8]]) -> crate::Result<JsonValue> {
+    let mut tok = Tokenizer::new(TokenizerOptions {
+        strict: true,
+        after_value: AfterValue::End,
+        max_token_bytes: usize::MAX,
+        ..TokenizerOptions::default()
+    });
+    let mut b = ValueBuilder::default();
+    for chunk in chunks {
+        tok.feed(chunk, &mut b)?;
+    }
     tok.finish(&mut b)?;
     b.done.pop().ok_or_else(|| {
         crate::Error::new(crate::ErrorKind::JsonInvalid, "expected a JSON value").at(0)

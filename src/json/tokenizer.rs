@@ -127,6 +127,8 @@ pub(crate) struct Tokenizer {
     utf8: Utf8Carry,
     /// Bytes consumed since the start.
     pos: u64,
+    /// Offset of the opening quote of the key being read (where a too-long key is reported).
+    key_start: u64,
     /// Stream offset of the first error, kept for `finish` after a failure.
     failure: Option<Error>,
 }
@@ -145,6 +147,7 @@ impl Tokenizer {
             scratch: Vec::new(),
             utf8: Utf8Carry::default(),
             pos: 0,
+            key_start: 0,
             failure: None,
         }
     }
@@ -260,17 +263,22 @@ impl Tokenizer {
                     let end = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
                     let run = &rest[..end];
                     if end > 0 {
-                        if self.opts.strict {
-                            if let Some(k) = run.iter().position(|&c| c < 0x20) {
-                                return Err(self.error_at(
-                                    "control character in string",
-                                    i + k,
-                                    base,
-                                ));
-                            }
+                        let control = if self.opts.strict {
+                            run.iter().position(|&c| c < 0x20)
+                        } else {
+                            None
+                        };
+                        // The content before a control character is reported first, as a
+                        // byte-at-a-time feed reports it: the same tokens for every chunking.
+                        let carried = self.utf8.pending() as u64;
+                        if let Some(k) = self.text(s, &run[..control.unwrap_or(end)], sink)? {
+                            // A sequence begun in an earlier chunk is reported where it began.
+                            let back = if k == 0 { carried } else { 0 };
+                            return Err(Error::new(ErrorKind::JsonInvalid, "invalid UTF-8 in string")
+                                .at(base + (i + k) as u64 - back));
                         }
-                        if let Some(k) = self.text(s, run, sink)? {
-                            return Err(self.error_at("invalid UTF-8 in string", i + k, base));
+                        if let Some(k) = control {
+                            return Err(self.error_at("control character in string", i + k, base));
                         }
                         i += end;
                         continue;
@@ -288,7 +296,7 @@ impl Tokenizer {
                             }
                             Str::Key => {
                                 if self.scratch.len() > self.opts.max_token_bytes {
-                                    return Err(self.too_long(base + i as u64));
+                                    return Err(self.too_long(self.key_start));
                                 }
                                 let key = std::str::from_utf8(&self.scratch).unwrap_or_default();
                                 sink.token(Token::Key(key), self.stack.len())?;
@@ -421,6 +429,7 @@ impl Tokenizer {
                     }
                     if b == b'"' {
                         self.scratch.clear();
+                        self.key_start = base + i as u64;
                         self.state = State::InString(Str::Key);
                     } else if b == b'}' && self.state == State::KeyOrObjectEnd {
                         self.stack.pop();
@@ -583,13 +592,15 @@ impl Tokenizer {
             Str::Key => {
                 let scratch = &mut self.scratch;
                 let cap = self.opts.max_token_bytes;
+                let key_start = self.key_start;
                 let mut emit = |t: &str| -> Result<()> {
                     scratch.extend_from_slice(t.as_bytes());
                     if scratch.len() > cap {
                         return Err(Error::new(
                             ErrorKind::BufferLimitExceeded,
                             format!("a JSON key is longer than {cap} bytes"),
-                        ));
+                        )
+                        .at(key_start));
                     }
                     Ok(())
                 };
@@ -630,7 +641,7 @@ impl Tokenizer {
             Str::Key => {
                 self.scratch.extend_from_slice(t.as_bytes());
                 if self.scratch.len() > self.opts.max_token_bytes {
-                    return Err(self.too_long(self.pos));
+                    return Err(self.too_long(self.key_start));
                 }
                 Ok(())
             }

@@ -6,6 +6,7 @@
 pub mod extractor;
 mod input;
 pub mod sse;
+pub mod json;
 
 use crate::Error;
 use serde::Serialize;

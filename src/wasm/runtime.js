@@ -31,3 +31,53 @@ export function __sr_sse_events(text, lens) {
   }
   return out;
 }
+
+// PartialJson events. The wasm side sends one packed string and one Uint32Array of opcodes
+// per feed; the path lives here, in one `state` object per parser, and only its changed tail
+// crosses: `segs` is the current path, `path` a frozen copy shared by consecutive events at
+// the same path (across feeds too). Opcodes: 0-2 begin object/array/string, 3 append (len),
+// 4 set string (len), 5 set number (len), 6-8 set true/false/null, 9 end, 10 truncate the
+// path (n), 11 push a key (len), 12 push an index (i). Lengths are in UTF-16 code units.
+export function __sr_json_state() {
+  return { segs: [], path: Object.freeze([]) };
+}
+
+export function __sr_json_events(state, text, ops) {
+  const out = [];
+  const n = ops.length;
+  if (n === 0) return out;
+  const segs = state.segs;
+  let path = state.path;
+  let p = 0;
+  for (let i = 0; i < n; ) {
+    const op = ops[i++];
+    if (op >= 10) {
+      if (op === 10) segs.length = ops[i++];
+      else if (op === 11) segs.push(text.slice(p, (p += ops[i++])));
+      else segs.push(ops[i++]);
+      path = null;
+      continue;
+    }
+    if (path === null) path = Object.freeze(segs.slice());
+    switch (op) {
+      case 0: out.push({ type: 'begin', path, kind: 'object' }); break;
+      case 1: out.push({ type: 'begin', path, kind: 'array' }); break;
+      case 2: out.push({ type: 'begin', path, kind: 'string' }); break;
+      case 3: out.push({ type: 'append', path, text: text.slice(p, (p += ops[i++])) }); break;
+      case 4: out.push({ type: 'set', path, value: text.slice(p, (p += ops[i++])) }); break;
+      case 5: out.push({ type: 'set', path, value: Number(text.slice(p, (p += ops[i++]))) }); break;
+      case 6: out.push({ type: 'set', path, value: true }); break;
+      case 7: out.push({ type: 'set', path, value: false }); break;
+      case 8: out.push({ type: 'set', path, value: null }); break;
+      default: out.push({ type: 'end', path });
+    }
+  }
+  state.path = path === null ? Object.freeze(segs.slice()) : path;
+  return out;
+}
+
+// JSON text made by the wasm side (values, or an array of items) to JS values: plain
+// objects, numbers as JS numbers.
+export function __sr_json_parse(text) {
+  return JSON.parse(text);
+}
