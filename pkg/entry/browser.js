@@ -2,6 +2,8 @@
 // `await init()` once before use; later calls return the same promise.
 import initWasm from '../dist/streamroute.js';
 
+import './fast.js';
+
 export * from '../dist/streamroute.js';
 export { StreamrouteError } from '../dist/runtime.js';
 

@@ -6,6 +6,8 @@ import { initSync } from '../dist/streamroute.js';
 
 initSync({ module: readFileSync(join(__dirname, 'streamroute_bg.wasm')) });
 
+import './fast.js';
+
 export * from '../dist/streamroute.js';
 export { StreamrouteError } from '../dist/runtime.js';
 

@@ -5,6 +5,8 @@ import { initSync } from '../dist/streamroute.js';
 
 initSync({ module: readFileSync(new URL('../dist/streamroute_bg.wasm', import.meta.url)) });
 
+import './fast.js';
+
 export * from '../dist/streamroute.js';
 export { StreamrouteError } from '../dist/runtime.js';
 

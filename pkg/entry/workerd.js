@@ -6,6 +6,8 @@ import { initSync } from '../dist/streamroute.js';
 
 initSync({ module: wasmModule });
 
+import './fast.js';
+
 export * from '../dist/streamroute.js';
 export { StreamrouteError } from '../dist/runtime.js';
 

@@ -4,8 +4,10 @@
 //! Advice for hackers. Three layers, each linear in the input:
 //! 1. `Prose`: before the action. Skips text and `<think>…</think>` / `<thinking>…</thinking>`
 //!    blocks (JSON inside them included) and looks for a `{`. A `{` right after `"key":` in
-//!    the prose is a member value of JSON quoted there (`Thinking "args": {"answer": …}`),
-//!    not a top-level object: it is read and skipped like an object without action keys.
+//!    the prose may be a member value of JSON quoted there (`Thinking "args": {"answer": …}`):
+//!    such a "fragment" is the action only if it has a top-level `next_node`; until that key
+//!    comes its `thought` is ignored and its answer held, and without it the object is
+//!    skipped like one without action keys.
 //! 2. `Candidate`: a `{` was found; the shared tokenizer reads on. Until the first key's
 //!    value starts, the bytes since the `{` are kept (at most `MAX_UNCONFIRMED`, and the
 //!    tokenizer is fed no further, so the cut falls on the same byte for every chunking): if
@@ -96,7 +98,7 @@ enum ArgsKind {
 #[derive(Debug, Clone)]
 struct Action {
     max: usize,
-    /// A member value quoted in prose (`"key": {`): read, never an action.
+    /// Right after `"key":` in prose: an action only once a `next_node` key shows it is one.
     fragment: bool,
     confirmed: bool,
     shaped: bool,
@@ -198,6 +200,9 @@ impl Action {
 
     fn close(&mut self) {
         self.closed = true;
+        if self.fragment && !self.shaped {
+            return; // not the action: skipped
+        }
         match self.decision {
             Decision::Terminal => {
                 if !self.args_latched {
@@ -229,9 +234,6 @@ impl Sink for Action {
         if !self.confirmed && !matches!(tok, Token::ObjectStart | Token::Key(_)) {
             self.confirmed = true;
         }
-        if self.fragment {
-            return Ok(());
-        }
         match (depth, tok) {
             (0, Token::ObjectEnd) => self.close(),
             (1, Token::Key(k)) => {
@@ -243,7 +245,13 @@ impl Sink for Action {
                     "answer" | "raw_answer" => TopKey::Answer,
                     _ => TopKey::Other,
                 };
-                if self.top != TopKey::Other || matches!(k, "plan" | "join" | "action") {
+                if self.fragment && !self.shaped {
+                    // Only `next_node` makes a fragment an action; its thought waits for it.
+                    self.shaped = self.top == TopKey::NextNode;
+                    if self.top == TopKey::Thought {
+                        self.top = TopKey::Other;
+                    }
+                } else if self.top != TopKey::Other || matches!(k, "plan" | "join" | "action") {
                     self.shaped = true;
                 }
             }

@@ -124,6 +124,10 @@ pub(crate) struct Tokenizer {
     stack: Vec<bool>,
     /// A pending key or number.
     scratch: Vec<u8>,
+    /// Decoded string-value text not yet handed to the sink: flushed before `StringEnd` and
+    /// at the end of every `feed`, so the sink sees one `StringPart` per string per call
+    /// instead of one per run between escapes. Never longer than the chunk.
+    text: String,
     utf8: Utf8Carry,
     /// Bytes consumed since the start.
     pos: u64,
@@ -145,6 +149,7 @@ impl Tokenizer {
             state: State::Value,
             stack: Vec::new(),
             scratch: Vec::new(),
+            text: String::new(),
             utf8: Utf8Carry::default(),
             pos: 0,
             key_start: 0,
@@ -157,6 +162,7 @@ impl Tokenizer {
         self.state = State::Value;
         self.stack.clear();
         self.scratch.clear();
+        self.text.clear();
         self.utf8.clear();
         self.pos = 0;
         self.failure = None;
@@ -196,7 +202,16 @@ impl Tokenizer {
         if self.state == State::Stopped {
             return Ok(0);
         }
-        match self.run(chunk, sink) {
+        let r = self.run(chunk, sink);
+        let r = match r {
+            Ok(n) => self.flush_text(sink).map(|()| n),
+            Err(e) => {
+                // Text before the failure still reaches the sink, as it would byte by byte.
+                let _ = self.flush_text(sink);
+                Err(e)
+            }
+        };
+        match r {
             Ok(n) => Ok(n),
             Err(e) => {
                 self.state = State::Failed;
@@ -289,6 +304,7 @@ impl Tokenizer {
                         self.pos = base + i as u64;
                         match s {
                             Str::Value => {
+                                self.flush_text(sink)?;
                                 sink.token(Token::StringEnd, self.stack.len())?;
                                 if let Flow::Stop = self.value_done(sink)? {
                                     return Ok(i);
@@ -584,9 +600,14 @@ impl Tokenizer {
     fn text(&mut self, s: Str, run: &[u8], sink: &mut impl Sink) -> Result<Option<usize>> {
         let strict = self.opts.strict;
         let depth = self.stack.len();
+        let _ = (&sink, depth);
         let r = match s {
             Str::Value => {
-                let mut emit = |t: &str| sink.token(Token::StringPart(t), depth);
+                let text = &mut self.text;
+                let mut emit = |t: &str| -> Result<()> {
+                    text.push_str(t);
+                    Ok(())
+                };
                 self.utf8.decode(run, strict, &mut emit)?
             }
             Str::Key => {
@@ -616,9 +637,14 @@ impl Tokenizer {
         }
         let strict = self.opts.strict;
         let depth = self.stack.len();
+        let _ = (&sink, depth);
         let r = match s {
             Str::Value => {
-                let mut emit = |t: &str| sink.token(Token::StringPart(t), depth);
+                let text = &mut self.text;
+                let mut emit = |t: &str| -> Result<()> {
+                    text.push_str(t);
+                    Ok(())
+                };
                 self.utf8.flush(strict, &mut emit)?
             }
             Str::Key => {
@@ -633,11 +659,25 @@ impl Tokenizer {
         r.map_err(|_| self.error_at("invalid UTF-8 in string", i, base))
     }
 
+    /// Hands buffered string-value text to the sink.
+    fn flush_text(&mut self, sink: &mut impl Sink) -> Result<()> {
+        if self.text.is_empty() {
+            return Ok(());
+        }
+        let r = sink.token(Token::StringPart(&self.text), self.stack.len());
+        self.text.clear();
+        r
+    }
+
     fn char(&mut self, s: Str, c: char, sink: &mut impl Sink) -> Result<()> {
         let mut buf = [0u8; 4];
         let t = c.encode_utf8(&mut buf);
+        let _ = &sink;
         match s {
-            Str::Value => sink.token(Token::StringPart(t), self.stack.len()),
+            Str::Value => {
+                self.text.push_str(t);
+                Ok(())
+            }
             Str::Key => {
                 self.scratch.extend_from_slice(t.as_bytes());
                 if self.scratch.len() > self.opts.max_token_bytes {

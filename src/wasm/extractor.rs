@@ -1,5 +1,6 @@
 //! JS classes `AnswerExtractor` and `LlmStreamChunker`.
 
+use super::fast::{FastInput, FAILED};
 use super::input::ChunkInput;
 use super::{js_error, options, to_js};
 use crate::{AnswerExtractorOptions, Error, ErrorKind};
@@ -37,6 +38,8 @@ pub struct JsAnswerExtractor {
     inner: crate::AnswerExtractor,
     input: ChunkInput,
     out: String,
+    fast: FastInput,
+    error: Option<JsValue>,
 }
 
 #[wasm_bindgen(js_class = AnswerExtractor)]
@@ -54,7 +57,42 @@ impl JsAnswerExtractor {
             )?),
             input: ChunkInput::default(),
             out: String::new(),
+            fast: FastInput::default(),
+            error: None,
         })
+    }
+
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__inPtr", skip_typescript)]
+    pub fn in_ptr(&mut self, cap: u32) -> u32 {
+        self.fast.ptr(cap)
+    }
+
+    /// Reads `len` bytes from the input buffer; returns the UTF-8 length of the answer text
+    /// now at `__outPtr()`, or `FAILED`.
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__feedIn", skip_typescript)]
+    pub fn feed_in(&mut self, len: u32) -> u32 {
+        self.out.clear();
+        match self.inner.feed_into(self.fast.bytes(len), &mut self.out) {
+            Ok(()) => self.out.len() as u32,
+            Err(e) => {
+                self.error = Some(js_error(&e));
+                FAILED
+            }
+        }
+    }
+
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__outPtr", skip_typescript)]
+    pub fn out_ptr(&self) -> u32 {
+        self.out.as_ptr() as usize as u32
+    }
+
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__takeError", skip_typescript)]
+    pub fn take_error(&mut self) -> JsValue {
+        self.error.take().unwrap_or(JsValue::UNDEFINED)
     }
 
     /// Reads a chunk; returns the newly decoded answer text (`""` when none).
@@ -163,6 +201,8 @@ impl JsLlmStreamChunker {
                 inner: crate::AnswerExtractor::new(opts),
                 input: ChunkInput::default(),
                 out: String::new(),
+                fast: FastInput::default(),
+                error: None,
             },
             action_seq: o.action_seq,
         })

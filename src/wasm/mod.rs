@@ -4,6 +4,7 @@
 //! (`SseDecoder`, `SseEncoder`, ...). Conversions to and from JS live here and nowhere else.
 
 pub mod extractor;
+mod fast;
 mod input;
 pub mod sse;
 pub mod json;

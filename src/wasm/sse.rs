@@ -1,5 +1,6 @@
 //! JS classes `SseDecoder` and `SseEncoder`.
 
+use super::fast::{FastInput, FAILED};
 use super::input::ChunkInput;
 use super::{__sr_sse_events, js_error, options, utf16_len};
 use crate::{Error, ErrorKind, SseMessage};
@@ -94,6 +95,8 @@ pub struct JsSseDecoder {
     events: Vec<crate::SseEvent>,
     packed: String,
     lens: Vec<u32>,
+    fast: FastInput,
+    error: Option<JsValue>,
 }
 
 #[wasm_bindgen(js_class = SseDecoder)]
@@ -116,7 +119,59 @@ impl JsSseDecoder {
             events: Vec::new(),
             packed: String::new(),
             lens: Vec::new(),
+            fast: FastInput::default(),
+            error: None,
         })
+    }
+
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__inPtr", skip_typescript)]
+    pub fn in_ptr(&mut self, cap: u32) -> u32 {
+        self.fast.ptr(cap)
+    }
+
+    /// Decodes `len` bytes of the input buffer; returns how many events are packed at
+    /// `__packedPtr()` (UTF-8, `__packedLen()` bytes) with their field lengths in UTF-16
+    /// units at `__lensPtr()` (3 per event), or `FAILED`.
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__feedIn", skip_typescript)]
+    pub fn feed_in(&mut self, len: u32) -> u32 {
+        let r = self.inner.feed(self.fast.bytes(len), &mut self.events);
+        self.pack();
+        match r {
+            Ok(()) => (self.lens.len() / 3) as u32,
+            Err(e) => {
+                let err = js_error(&e);
+                let events = __sr_sse_events(&self.packed, &self.lens);
+                let _ = js_sys::Reflect::set(&err, &JsValue::from_str("events"), &events);
+                self.error = Some(err);
+                FAILED
+            }
+        }
+    }
+
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__packedPtr", skip_typescript)]
+    pub fn packed_ptr(&self) -> u32 {
+        self.packed.as_ptr() as usize as u32
+    }
+
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__packedLen", skip_typescript)]
+    pub fn packed_len(&self) -> u32 {
+        self.packed.len() as u32
+    }
+
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__lensPtr", skip_typescript)]
+    pub fn lens_ptr(&self) -> u32 {
+        self.lens.as_ptr() as usize as u32
+    }
+
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__takeError", skip_typescript)]
+    pub fn take_error(&mut self) -> JsValue {
+        self.error.take().unwrap_or(JsValue::UNDEFINED)
     }
 
     /// Decodes a chunk and returns the events it completed (possibly none).
@@ -169,6 +224,12 @@ impl JsSseDecoder {
     }
 
     fn take_events(&mut self) -> JsValue {
+        self.pack();
+        __sr_sse_events(&self.packed, &self.lens)
+    }
+
+    /// Moves the pending events into `packed`/`lens`.
+    fn pack(&mut self) {
         self.packed.clear();
         self.lens.clear();
         for ev in self.events.drain(..) {
@@ -177,7 +238,6 @@ impl JsSseDecoder {
                 self.lens.push(utf16_len(s));
             }
         }
-        __sr_sse_events(&self.packed, &self.lens)
     }
 }
 

@@ -1,0 +1,39 @@
+//! The fast path for `feed`: JS writes the chunk straight into a buffer in wasm memory and
+//! reads the result straight out of it (see `pkg/entry/fast.js`), so a small `feed` costs two
+//! plain calls with number arguments instead of object hand-offs and string conversions.
+//!
+//! The classes keep their ordinary `feed` (used by the wasm tests and for inputs the fast
+//! path does not take); these `__`-prefixed methods are not part of the public API.
+
+use wasm_bindgen::prelude::*;
+
+/// Sentinel `__feedIn` result: the call failed; `__takeError()` has the error.
+pub(crate) const FAILED: u32 = u32::MAX;
+
+/// The input buffer JS writes chunks into.
+#[derive(Default)]
+pub(crate) struct FastInput {
+    buf: Vec<u8>,
+}
+
+impl FastInput {
+    /// Makes room for `cap` bytes and returns where JS may write them.
+    pub(crate) fn ptr(&mut self, cap: u32) -> u32 {
+        let cap = cap as usize;
+        if self.buf.len() < cap {
+            self.buf.resize(cap.next_power_of_two(), 0);
+        }
+        self.buf.as_mut_ptr() as usize as u32
+    }
+
+    /// The `len` bytes JS wrote.
+    pub(crate) fn bytes(&self, len: u32) -> &[u8] {
+        &self.buf[..(len as usize).min(self.buf.len())]
+    }
+}
+
+/// The wasm memory, for the JS half of the fast path.
+#[wasm_bindgen(js_name = "__sr_memory", skip_typescript)]
+pub fn memory() -> JsValue {
+    wasm_bindgen::memory()
+}
