@@ -39,6 +39,7 @@ function write(machine, chunk) {
     const cap = n * 3;
     const ptr = machine.__inPtr(cap);
     views();
+    if (n > 32) return encoder.encodeInto(chunk, u8.subarray(ptr, ptr + cap)).written;
     let i = 0;
     for (; i < n; i++) {
       const c = chunk.charCodeAt(i);
