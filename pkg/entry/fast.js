@@ -8,7 +8,8 @@ import { AnswerExtractor, SseDecoder, __sr_memory } from '../dist/streamroute.js
 
 const FAILED = 0xffffffff;
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+// ignoreBOM: a U+FEFF at the start of the text is content, not a byte order mark.
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 let memory;
 let u8 = new Uint8Array(0);
 let u32 = new Uint32Array(0);

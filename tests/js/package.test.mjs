@@ -185,3 +185,12 @@ test('TypeScript: a consumer type-checks, and a type error is reported', () => {
   assert.notEqual(bad.status, 0);
   assert.match(bad.stdout, /TS2322/);
 });
+
+test('a U+FEFF inside data is content; only the stream BOM is stripped', () => {
+  for (const [label, chunks] of splitings('\uFEFFdata: \uFEFFx\n\ndata: \uFEFF\n\n')) {
+    assert.deepEqual(feedAll(new sr.SseDecoder(), chunks), [
+      { event: 'message', data: '\uFEFFx', id: '' },
+      { event: 'message', data: '\uFEFF', id: '' },
+    ], label);
+  }
+});
