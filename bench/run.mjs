@@ -1,0 +1,44 @@
+// The whole benchmark: the SSE decoding comparison (sse.mjs), then the size of the shipped
+// .wasm (scripts/size.mjs). Arguments go to sse.mjs (see there). Exits 1 only when a variant
+// decoded the stream wrongly; speed is reported, never asserted.
+//
+//   node run.mjs [--iterations N] [--warmup-ms MS] [--sizes 64,4096] [--json FILE]
+
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { runSseBench } from './sse.mjs';
+
+const cpu = cpus();
+console.log(`# streamroute bench, ${new Date().toISOString()}`);
+console.log(
+  `node ${process.version}, ${process.platform}/${process.arch}, ${cpu.length} cores ` +
+    `(${cpu[0]?.model.trim() ?? 'unknown CPU'}), load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+);
+if (process.env.STREAMROUTE_ENTRY) console.log(`streamroute entry: ${process.env.STREAMROUTE_ENTRY}`);
+console.log('');
+console.log('## SSE decoding');
+console.log('');
+
+const { ok } = await runSseBench(process.argv.slice(2));
+
+console.log('');
+console.log('## Size');
+console.log('');
+const sizeScript = fileURLToPath(new URL('../scripts/size.mjs', import.meta.url));
+// The .wasm next to the entry that was measured (pkg/dist unless STREAMROUTE_ENTRY is set).
+const entry = process.env.STREAMROUTE_ENTRY
+  ? new URL(process.env.STREAMROUTE_ENTRY, `file://${process.cwd()}/`)
+  : new URL('../pkg/entry/node.js', import.meta.url);
+const wasm = fileURLToPath(new URL('../dist/streamroute_bg.wasm', entry));
+if (!existsSync(wasm)) {
+  console.log(`(no ${wasm}: build the package with scripts/build)`);
+} else {
+  execFileSync(process.execPath, [sizeScript, wasm], { stdio: 'inherit' });
+}
+
+if (!ok) {
+  console.error('\nFAILED: the variants did not all decode the same events (see ERROR above).');
+  process.exit(1);
+}
