@@ -43,7 +43,11 @@ fn run<'a>(opts: AnswerExtractorOptions, chunks: impl Iterator<Item = &'a [u8]>)
         Some(e) => {
             let mut more = String::new();
             assert_eq!(x.feed_into(b"{\"answer\":\"x\"}", &mut more).as_ref().err(), Some(e));
-            assert_eq!(x.finish().as_ref().err(), Some(e), "a failed extractor must repeat its error");
+            assert_eq!(
+                x.finish().as_ref().err(),
+                Some(e),
+                "a failed extractor must repeat its error"
+            );
             assert!(more.is_empty(), "a failed extractor emitted text");
         }
     }

@@ -116,6 +116,8 @@ struct Action {
     decision: Decision,
     next_node: Option<String>,
     nn_buf: String,
+    /// `nn_buf` was cut at `MAX_NEXT_NODE`: the rest of the name is not kept.
+    nn_full: bool,
     in_next_node: bool,
     /// Args answer text held while undecided.
     held: String,
@@ -146,6 +148,7 @@ impl Action {
             decision: Decision::Unknown,
             next_node: None,
             nn_buf: String::new(),
+            nn_full: false,
             in_next_node: false,
             held: String::new(),
             top_answer: None,
@@ -271,10 +274,22 @@ impl Action {
                 Token::StringStart => {
                     self.in_next_node = true;
                     self.nn_buf.clear();
+                    self.nn_full = false;
                 }
+                Token::StringPart(_) if self.nn_full => {}
                 Token::StringPart(t) => {
-                    if self.nn_buf.len() < MAX_NEXT_NODE {
+                    // The first `MAX_NEXT_NODE` bytes (whole chars) and nothing after the cut,
+                    // so the kept name is the same for every chunking.
+                    let room = MAX_NEXT_NODE - self.nn_buf.len();
+                    if t.len() <= room {
                         self.nn_buf.push_str(t);
+                    } else {
+                        let mut end = room;
+                        while !t.is_char_boundary(end) {
+                            end -= 1;
+                        }
+                        self.nn_buf.push_str(&t[..end]);
+                        self.nn_full = true;
                     }
                 }
                 Token::StringEnd => {
