@@ -112,10 +112,11 @@ patch(AnswerExtractor, (machine, n) => (n === 0 ? '' : readText(machine.__outPtr
 
 patch(SseDecoder, (machine, count) => {
   if (count === 0) return [];
-  const p = machine.__packedPtr();
-  const len = machine.__packedLen();
-  const lensAt = machine.__lensPtr() >>> 2;
+  const info = (machine.__info ??= machine.__infoPtr() >>> 2);
   views();
+  const p = u32[info];
+  const len = u32[info + 1];
+  const lensAt = u32[info + 2] >>> 2;
   const text = decoder.decode(u8.subarray(p, p + len));
   const out = new Array(count);
   let at = 0;

@@ -27,6 +27,19 @@ pub struct SseEvent {
     pub id: String,
 }
 
+/// Where a decoder's events go. `Vec<SseEvent>` collects owned events; a binding can
+/// implement it to pack events straight into its output without allocating per event.
+pub trait SseSink {
+    /// One dispatched event (`event` is `"message"` when unnamed; `id` the last event ID).
+    fn event(&mut self, event: &str, data: &str, id: &str);
+}
+
+impl SseSink for Vec<SseEvent> {
+    fn event(&mut self, event: &str, data: &str, id: &str) {
+        self.push(SseEvent { event: event.to_string(), data: data.to_string(), id: id.to_string() });
+    }
+}
+
 /// Options of [`SseDecoder`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SseDecoderOptions {
@@ -124,7 +137,7 @@ impl SseDecoder {
     /// `sse_event_too_large` when a line or an event exceeds its cap. Events completed before
     /// that point are still appended to `out`. The decoder is then failed: every later call
     /// returns the same error.
-    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<()> {
+    pub fn feed<S: SseSink + ?Sized>(&mut self, chunk: &[u8], out: &mut S) -> Result<()> {
         let mut chunk = chunk;
         loop {
             match self.state {
@@ -161,7 +174,7 @@ impl SseDecoder {
     ///
     /// # Errors
     /// The error of an earlier failed `feed`, or a cap hit by the flushed line.
-    pub fn finish(&mut self, out: &mut Vec<SseEvent>) -> Result<()> {
+    pub fn finish<S: SseSink + ?Sized>(&mut self, out: &mut S) -> Result<()> {
         if let State::StartOfStream(held) = self.state {
             if held > 0 {
                 self.state = State::Lines;
@@ -212,7 +225,7 @@ impl SseDecoder {
     }
 
     /// The line loop: `chunk` starts in state `Lines`.
-    fn lines(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<()> {
+    fn lines<S: SseSink + ?Sized>(&mut self, chunk: &[u8], out: &mut S) -> Result<()> {
         let mut i = 0;
         while i < chunk.len() {
             if self.line.is_empty() {
@@ -254,7 +267,7 @@ impl SseDecoder {
         Ok(())
     }
 
-    fn process_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) -> Result<()> {
+    fn process_line<S: SseSink + ?Sized>(&mut self, line: &[u8], out: &mut S) -> Result<()> {
         if line.is_empty() {
             self.dispatch(out);
             return Ok(());
@@ -307,7 +320,7 @@ impl SseDecoder {
         Ok(())
     }
 
-    fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
+    fn dispatch<S: SseSink + ?Sized>(&mut self, out: &mut S) {
         if self.id_dirty {
             self.id_dirty = false;
             self.last_event_id = String::from_utf8_lossy(&self.id_buffer).into_owned();
@@ -317,21 +330,15 @@ impl SseDecoder {
             return;
         }
         self.data.pop();
-        let data = decode(std::mem::take(&mut self.data));
+        // The buffers are reused: no allocation per event unless a field is invalid UTF-8.
+        let data = String::from_utf8_lossy(&self.data);
         let event = if self.event_type.is_empty() {
-            String::from("message")
+            std::borrow::Cow::Borrowed("message")
         } else {
-            String::from_utf8_lossy(&self.event_type).into_owned()
+            String::from_utf8_lossy(&self.event_type)
         };
+        out.event(&event, &data, &self.last_event_id);
+        self.data.clear();
         self.event_type.clear();
-        out.push(SseEvent { event, data, id: self.last_event_id.clone() });
-    }
-}
-
-/// UTF-8 decoding with U+FFFD replacement that reuses the buffer when it is valid.
-fn decode(bytes: Vec<u8>) -> String {
-    match String::from_utf8(bytes) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     }
 }

@@ -4,5 +4,5 @@
 mod decoder;
 mod encoder;
 
-pub use decoder::{SseDecoder, SseDecoderOptions, SseEvent};
+pub use decoder::{SseDecoder, SseDecoderOptions, SseEvent, SseSink};
 pub use encoder::{SseEncoder, SseEncoderOptions, SseMessage};

@@ -47,7 +47,7 @@ impl JsAnswerExtractor {
     /// `new AnswerExtractor({ maxBufferBytes? })`.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "AnswerExtractorInit")] options_value: Option<
+        #[wasm_bindgen(unchecked_optional_param_type = "AnswerExtractorInit")] options_value: Option<
             JsValue,
         >,
     ) -> Result<JsAnswerExtractor, JsValue> {
@@ -172,6 +172,7 @@ pub struct LlmStreamChunk {
     /// `"answer"` or `"thinking"`.
     channel: String,
     /// The action sequence number given to the chunker, or `null`.
+    #[tsify(type = "number | null")]
     action_seq: Option<f64>,
 }
 
@@ -190,7 +191,7 @@ impl JsLlmStreamChunker {
     /// `new LlmStreamChunker({ actionSeq?, maxBufferBytes? })`.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "LlmStreamChunkerInit")] options_value: Option<
+        #[wasm_bindgen(unchecked_optional_param_type = "LlmStreamChunkerInit")] options_value: Option<
             JsValue,
         >,
     ) -> Result<JsLlmStreamChunker, JsValue> {
@@ -223,6 +224,11 @@ impl JsLlmStreamChunker {
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
         let answer = self.inner.finish()?;
         self.chunks(answer, true)
+    }
+
+    /// Back to the initial state, for a retry (same `actionSeq`).
+    pub fn reset(&mut self) {
+        self.inner.reset();
     }
 
     /// The underlying extractor's decision (see `AnswerExtractor.isFinishAction`).

@@ -59,9 +59,13 @@ pub fn build_info() -> Result<JsValue, JsValue> {
     to_js(&BuildInfo { version: crate::VERSION.to_string(), limits })
 }
 
-/// Serialises a value for JS with maps as plain objects (never `Map`).
+/// Serialises a value for JS with maps as plain objects (never `Map`) and `None` as `null`.
 pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    value.serialize(&serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true)).map_err(
+    value.serialize(
+        &serde_wasm_bindgen::Serializer::new()
+            .serialize_maps_as_objects(true)
+            .serialize_missing_as_null(true),
+    ).map_err(
         |e| js_error(&Error::new(crate::ErrorKind::InvalidInput, format!("cannot convert: {e}"))),
     )
 }
@@ -87,6 +91,9 @@ pub(crate) fn options<T: serde::de::DeserializeOwned + Default>(
 
 /// UTF-16 length of a UTF-8 string: what `String.prototype.length` reports for it.
 pub(crate) fn utf16_len(s: &str) -> u32 {
+    if s.is_ascii() {
+        return s.len() as u32;
+    }
     let b = s.as_bytes();
     let mut n = b.len() as u32;
     for &c in b {

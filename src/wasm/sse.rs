@@ -3,7 +3,7 @@
 use super::fast::{FastInput, FAILED};
 use super::input::ChunkInput;
 use super::{__sr_sse_events, js_error, options, utf16_len};
-use crate::{Error, ErrorKind, SseMessage};
+use crate::{Error, ErrorKind, SseMessage, SseSink};
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
@@ -92,9 +92,9 @@ fn limit(v: Option<f64>, default: usize, name: &str) -> Result<usize, JsValue> {
 pub struct JsSseDecoder {
     inner: crate::SseDecoder,
     input: ChunkInput,
-    events: Vec<crate::SseEvent>,
-    packed: String,
-    lens: Vec<u32>,
+    out: Packed,
+    /// After `__feedIn`: packed text pointer, its byte length, lens pointer.
+    info: Box<[u32; 3]>,
     fast: FastInput,
     error: Option<JsValue>,
 }
@@ -104,7 +104,7 @@ impl JsSseDecoder {
     /// `new SseDecoder({ flushOnFinish?, maxLineBytes?, maxEventBytes? })`.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "SseDecoderOptions")] options_value: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "SseDecoderOptions")] options_value: Option<JsValue>,
     ) -> Result<JsSseDecoder, JsValue> {
         let o: SseDecoderOptions = options(options_value)?;
         let d = crate::SseDecoderOptions::default();
@@ -116,9 +116,8 @@ impl JsSseDecoder {
         Ok(JsSseDecoder {
             inner: crate::SseDecoder::new(opts),
             input: ChunkInput::default(),
-            events: Vec::new(),
-            packed: String::new(),
-            lens: Vec::new(),
+            out: Packed::default(),
+            info: Box::new([0; 3]),
             fast: FastInput::default(),
             error: None,
         })
@@ -136,13 +135,20 @@ impl JsSseDecoder {
     #[doc(hidden)]
     #[wasm_bindgen(js_name = "__feedIn", skip_typescript)]
     pub fn feed_in(&mut self, len: u32) -> u32 {
-        let r = self.inner.feed(self.fast.bytes(len), &mut self.events);
-        self.pack();
+        self.out.clear();
+        let r = self.inner.feed(self.fast.bytes(len), &mut self.out);
         match r {
-            Ok(()) => (self.lens.len() / 3) as u32,
+            Ok(()) => {
+                *self.info = [
+                    self.out.text.as_ptr() as usize as u32,
+                    self.out.text.len() as u32,
+                    self.out.lens.as_ptr() as usize as u32,
+                ];
+                (self.out.lens.len() / 3) as u32
+            }
             Err(e) => {
                 let err = js_error(&e);
-                let events = __sr_sse_events(&self.packed, &self.lens);
+                let events = __sr_sse_events(&self.out.text, &self.out.lens);
                 let _ = js_sys::Reflect::set(&err, &JsValue::from_str("events"), &events);
                 self.error = Some(err);
                 FAILED
@@ -150,22 +156,30 @@ impl JsSseDecoder {
         }
     }
 
+    /// Where `__feedIn` leaves `[text pointer, text byte length, lens pointer]` (stable for
+    /// the decoder's lifetime).
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__infoPtr", skip_typescript)]
+    pub fn info_ptr(&self) -> u32 {
+        self.info.as_ptr() as usize as u32
+    }
+
     #[doc(hidden)]
     #[wasm_bindgen(js_name = "__packedPtr", skip_typescript)]
     pub fn packed_ptr(&self) -> u32 {
-        self.packed.as_ptr() as usize as u32
+        self.out.text.as_ptr() as usize as u32
     }
 
     #[doc(hidden)]
     #[wasm_bindgen(js_name = "__packedLen", skip_typescript)]
     pub fn packed_len(&self) -> u32 {
-        self.packed.len() as u32
+        self.out.text.len() as u32
     }
 
     #[doc(hidden)]
     #[wasm_bindgen(js_name = "__lensPtr", skip_typescript)]
     pub fn lens_ptr(&self) -> u32 {
-        self.lens.as_ptr() as usize as u32
+        self.out.lens.as_ptr() as usize as u32
     }
 
     #[doc(hidden)]
@@ -182,8 +196,9 @@ impl JsSseDecoder {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
     ) -> Result<JsValue, JsValue> {
+        self.out.clear();
         let bytes = self.input.read(&chunk)?;
-        let r = self.inner.feed(bytes, &mut self.events);
+        let r = self.inner.feed(bytes, &mut self.out);
         self.deliver(r)
     }
 
@@ -191,10 +206,11 @@ impl JsSseDecoder {
     /// `flushOnFinish`). The decoder may then be fed a new stream.
     #[wasm_bindgen(unchecked_return_type = "SseEvent[]")]
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        self.out.clear();
         let tail = self.input.finish();
-        let mut r = self.inner.feed(tail, &mut self.events);
+        let mut r = self.inner.feed(tail, &mut self.out);
         if r.is_ok() {
-            r = self.inner.finish(&mut self.events);
+            r = self.inner.finish(&mut self.out);
         }
         self.deliver(r)
     }
@@ -224,19 +240,29 @@ impl JsSseDecoder {
     }
 
     fn take_events(&mut self) -> JsValue {
-        self.pack();
-        __sr_sse_events(&self.packed, &self.lens)
+        __sr_sse_events(&self.out.text, &self.out.lens)
     }
+}
 
-    /// Moves the pending events into `packed`/`lens`.
-    fn pack(&mut self) {
-        self.packed.clear();
+/// Events packed for JS: their fields concatenated, with UTF-16 lengths (3 per event).
+#[derive(Default)]
+struct Packed {
+    text: String,
+    lens: Vec<u32>,
+}
+
+impl Packed {
+    fn clear(&mut self) {
+        self.text.clear();
         self.lens.clear();
-        for ev in self.events.drain(..) {
-            for s in [&ev.event, &ev.data, &ev.id] {
-                self.packed.push_str(s);
-                self.lens.push(utf16_len(s));
-            }
+    }
+}
+
+impl SseSink for Packed {
+    fn event(&mut self, event: &str, data: &str, id: &str) {
+        for s in [event, data, id] {
+            self.text.push_str(s);
+            self.lens.push(utf16_len(s));
         }
     }
 }
@@ -252,7 +278,7 @@ impl JsSseEncoder {
     /// `new SseEncoder({ autoId?, firstId? })`.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "SseEncoderOptions")] options_value: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "SseEncoderOptions")] options_value: Option<JsValue>,
     ) -> Result<JsSseEncoder, JsValue> {
         let o: SseEncoderOptions = options(options_value)?;
         let first_id = match o.first_id {
