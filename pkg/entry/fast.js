@@ -5,6 +5,7 @@
 // `feed` (which stays as the fallback for other chunk types): a UTF-16 high surrogate that
 // ends a string chunk is held for the next chunk; a lone one becomes U+FFFD.
 import { AnswerExtractor, SseDecoder, __sr_memory } from '../dist/streamroute.js';
+import { sseEventsFrom } from '../dist/runtime.js';
 
 const FAILED = 0xffffffff;
 const encoder = new TextEncoder();
@@ -115,17 +116,5 @@ patch(SseDecoder, (machine, count) => {
   const info = (machine.__info ??= machine.__infoPtr() >>> 2);
   views();
   const p = u32[info];
-  const len = u32[info + 1];
-  const lensAt = u32[info + 2] >>> 2;
-  const text = decoder.decode(u8.subarray(p, p + len));
-  const out = new Array(count);
-  let at = 0;
-  for (let k = 0, i = lensAt; k < count; k++, i += 3) {
-    const a = at + u32[i];
-    const b = a + u32[i + 1];
-    const c = b + u32[i + 2];
-    out[k] = { event: text.slice(at, a), data: text.slice(a, b), id: text.slice(b, c) };
-    at = c;
-  }
-  return out;
+  return sseEventsFrom(decoder.decode(u8.subarray(p, p + u32[info + 1])), count);
 });

@@ -32,6 +32,20 @@ pub struct SseEvent {
 pub trait SseSink {
     /// One dispatched event (`event` is `"message"` when unnamed; `id` the last event ID).
     fn event(&mut self, event: &str, data: &str, id: &str);
+
+    /// The same event before UTF-8 decoding: `event` and `data` are the raw field bytes
+    /// (`event` empty when unnamed). The default decodes them with U+FFFD replacement and
+    /// calls [`event`](SseSink::event); a sink whose consumer decodes UTF-8 itself (with the
+    /// same replacement rule, as `TextDecoder` does) can skip that pass.
+    fn event_bytes(&mut self, event: &[u8], data: &[u8], id: &str) {
+        let data = String::from_utf8_lossy(data);
+        let event = if event.is_empty() {
+            std::borrow::Cow::Borrowed("message")
+        } else {
+            String::from_utf8_lossy(event)
+        };
+        self.event(&event, &data, id);
+    }
 }
 
 impl SseSink for Vec<SseEvent> {
@@ -330,14 +344,8 @@ impl SseDecoder {
             return;
         }
         self.data.pop();
-        // The buffers are reused: no allocation per event unless a field is invalid UTF-8.
-        let data = String::from_utf8_lossy(&self.data);
-        let event = if self.event_type.is_empty() {
-            std::borrow::Cow::Borrowed("message")
-        } else {
-            String::from_utf8_lossy(&self.event_type)
-        };
-        out.event(&event, &data, &self.last_event_id);
+        // The buffers are reused: no allocation per event.
+        out.event_bytes(&self.event_type, &self.data, &self.last_event_id);
         self.data.clear();
         self.event_type.clear();
     }

@@ -16,18 +16,19 @@ export function __sr_error(code, message, offset) {
   return new StreamrouteError(code, message, offset);
 }
 
-// Builds SseEvent objects from one packed string and the UTF-16 lengths of its fields
-// (event, data, id per event): one crossing of the wasm boundary per feed, not one per field.
-export function __sr_sse_events(text, lens) {
-  const n = lens.length / 3;
-  const out = new Array(n);
-  let p = 0;
-  for (let k = 0, i = 0; k < n; k++, i += 3) {
-    const a = p + lens[i];
-    const b = a + lens[i + 1];
-    const c = b + lens[i + 2];
-    out[k] = { event: text.slice(p, a), data: text.slice(a, b), id: text.slice(b, c) };
-    p = c;
+// Builds SseEvent objects from the packed UTF-8 of one feed (`event\r data\r id\r` per
+// event; see `Packed` in sse.rs): one crossing of the wasm boundary per feed.
+const sseText = new TextDecoder('utf-8', { ignoreBOM: true });
+export function __sr_sse_events(packed, count) {
+  return sseEventsFrom(count === 0 ? '' : sseText.decode(packed), count);
+}
+
+export function sseEventsFrom(text, count) {
+  const out = new Array(count);
+  if (count === 0) return out;
+  const parts = text.split('\r');
+  for (let k = 0, i = 0; k < count; k++, i += 3) {
+    out[k] = { event: parts[i], data: parts[i + 1], id: parts[i + 2] };
   }
   return out;
 }

@@ -2,7 +2,7 @@
 
 use super::fast::{FastInput, FAILED};
 use super::input::ChunkInput;
-use super::{__sr_sse_events, js_error, options, utf16_len};
+use super::{__sr_sse_events, js_error, options};
 use crate::{Error, ErrorKind, SseMessage, SseSink};
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
@@ -129,9 +129,8 @@ impl JsSseDecoder {
         self.fast.ptr(cap)
     }
 
-    /// Decodes `len` bytes of the input buffer; returns how many events are packed at
-    /// `__packedPtr()` (UTF-8, `__packedLen()` bytes) with their field lengths in UTF-16
-    /// units at `__lensPtr()` (3 per event), or `FAILED`.
+    /// Decodes `len` bytes of the input buffer; returns how many events are packed (see
+    /// `Packed`) at the place `__infoPtr()` names, or `FAILED`.
     #[doc(hidden)]
     #[wasm_bindgen(js_name = "__feedIn", skip_typescript)]
     pub fn feed_in(&mut self, len: u32) -> u32 {
@@ -140,15 +139,15 @@ impl JsSseDecoder {
         match r {
             Ok(()) => {
                 *self.info = [
-                    self.out.text.as_ptr() as usize as u32,
-                    self.out.text.len() as u32,
-                    self.out.lens.as_ptr() as usize as u32,
+                    self.out.bytes.as_ptr() as usize as u32,
+                    self.out.bytes.len() as u32,
+                    0,
                 ];
-                (self.out.lens.len() / 3) as u32
+                self.out.count
             }
             Err(e) => {
                 let err = js_error(&e);
-                let events = __sr_sse_events(&self.out.text, &self.out.lens);
+                let events = __sr_sse_events(&self.out.bytes, self.out.count);
                 let _ = js_sys::Reflect::set(&err, &JsValue::from_str("events"), &events);
                 self.error = Some(err);
                 FAILED
@@ -156,30 +155,12 @@ impl JsSseDecoder {
         }
     }
 
-    /// Where `__feedIn` leaves `[text pointer, text byte length, lens pointer]` (stable for
-    /// the decoder's lifetime).
+    /// Where `__feedIn` leaves `[packed pointer, packed byte length, 0]` (stable for the
+    /// decoder's lifetime).
     #[doc(hidden)]
     #[wasm_bindgen(js_name = "__infoPtr", skip_typescript)]
     pub fn info_ptr(&self) -> u32 {
         self.info.as_ptr() as usize as u32
-    }
-
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__packedPtr", skip_typescript)]
-    pub fn packed_ptr(&self) -> u32 {
-        self.out.text.as_ptr() as usize as u32
-    }
-
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__packedLen", skip_typescript)]
-    pub fn packed_len(&self) -> u32 {
-        self.out.text.len() as u32
-    }
-
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__lensPtr", skip_typescript)]
-    pub fn lens_ptr(&self) -> u32 {
-        self.out.lens.as_ptr() as usize as u32
     }
 
     #[doc(hidden)]
@@ -240,30 +221,42 @@ impl JsSseDecoder {
     }
 
     fn take_events(&mut self) -> JsValue {
-        __sr_sse_events(&self.out.text, &self.out.lens)
+        __sr_sse_events(&self.out.bytes, self.out.count)
     }
 }
 
-/// Events packed for JS: their fields concatenated, with UTF-16 lengths (3 per event).
+/// Events packed for JS as raw UTF-8: `event \r data \r id \r` per event. CR can never be
+/// part of a decoded SSE field (it ends lines), so it separates fields unambiguously, and JS
+/// splits the decoded text with one native `split`. The bytes are decoded (and invalid
+/// sequences replaced) by `TextDecoder` in JS, by the same rule as the core's decoding.
 #[derive(Default)]
 struct Packed {
-    text: String,
-    lens: Vec<u32>,
+    bytes: Vec<u8>,
+    count: u32,
 }
 
 impl Packed {
     fn clear(&mut self) {
-        self.text.clear();
-        self.lens.clear();
+        self.bytes.clear();
+        self.count = 0;
     }
 }
 
 impl SseSink for Packed {
     fn event(&mut self, event: &str, data: &str, id: &str) {
-        for s in [event, data, id] {
-            self.text.push_str(s);
-            self.lens.push(utf16_len(s));
-        }
+        self.event_bytes(event.as_bytes(), data.as_bytes(), id);
+    }
+
+    fn event_bytes(&mut self, event: &[u8], data: &[u8], id: &str) {
+        let b = &mut self.bytes;
+        b.reserve(event.len() + data.len() + id.len() + 10);
+        b.extend_from_slice(if event.is_empty() { b"message" } else { event });
+        b.push(b'\r');
+        b.extend_from_slice(data);
+        b.push(b'\r');
+        b.extend_from_slice(id.as_bytes());
+        b.push(b'\r');
+        self.count += 1;
     }
 }
 

@@ -194,3 +194,13 @@ test('a U+FEFF inside data is content; only the stream BOM is stripped', () => {
     ], label);
   }
 });
+
+test('invalid UTF-8 becomes U+FFFD exactly as the Rust core decodes it', () => {
+  const bytes = Uint8Array.from([...Buffer.from('data: a'), 0xff, 0xe2, 0x82, ...Buffer.from('\nevent: e'), 0xc3, ...Buffer.from('\n\n')]);
+  for (const split of [bytes.length, 1, 7, 8, 9]) {
+    const d = new sr.SseDecoder();
+    const out = [];
+    for (let i = 0; i < bytes.length; i += split) out.push(...d.feed(bytes.subarray(i, i + split)));
+    assert.deepEqual(out, [{ event: 'e\uFFFD', data: 'a\uFFFD\uFFFD', id: '' }], `split ${split}`);
+  }
+});
