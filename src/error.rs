@@ -22,8 +22,14 @@ pub enum ErrorKind {
     JsonInvalid,
     /// JSON nested deeper than the depth cap.
     JsonTooDeep,
+    /// The repairer found no JSON value to repair (empty input, or only prose and comments).
+    JsonUnrepairable,
     /// A machine would have to buffer more than its cap (a key, a number, a held answer).
     BufferLimitExceeded,
+    /// No planner action could be found in the input.
+    ActionPayloadUnparseable,
+    /// The action names no usable `next_node` (empty, not a string) and carries no answer.
+    ActionMissingNextNode,
     /// An argument had the wrong type or shape (for example a chunk that is neither a
     /// string nor bytes).
     InvalidInput,
@@ -38,8 +44,11 @@ impl ErrorKind {
             ErrorKind::InvalidState => "invalid_state",
             ErrorKind::InvalidOption => "invalid_option",
             ErrorKind::InvalidInput => "invalid_input",
+            ErrorKind::ActionPayloadUnparseable => "action_payload_unparseable",
+            ErrorKind::ActionMissingNextNode => "action_missing_next_node",
             ErrorKind::JsonInvalid => "json_invalid",
             ErrorKind::JsonTooDeep => "json_too_deep",
+            ErrorKind::JsonUnrepairable => "json_unrepairable",
             ErrorKind::BufferLimitExceeded => "buffer_limit_exceeded",
         }
     }

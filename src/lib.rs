@@ -17,10 +17,12 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod action;
 mod error;
 mod json;
 mod text;
 mod nonce;
+mod repair;
 mod sse;
 
 /// The WebAssembly bindings (public only so that wasm-bindgen tests can reach them).
@@ -28,10 +30,15 @@ mod sse;
 #[doc(hidden)]
 pub mod wasm;
 
+pub use action::{
+    normalize_action_text, normalize_action_value, normalize_action_with_diagnostics, ActionDiagnostics,
+    ActionSource, PlannerAction,
+};
 pub use error::{Error, ErrorKind, Result};
 pub use json::{parse_strict, parse_strict_chunks, AnswerExtractor, AnswerExtractorOptions, JsonValue};
 pub use json::{JsonEvent, JsonItemStream, JsonItemStreamOptions, PartialJson, PartialJsonOptions, PathSegment, ValueKind};
 pub use nonce::make_nonce;
+pub use repair::{parse_json, repair_json, repair_json_value, repair_json_with_log, Repair};
 pub use sse::{SseDecoder, SseDecoderOptions, SseEncoder, SseEncoderOptions, SseEvent, SseMessage, SseSink};
 
 /// The crate version, as in `Cargo.toml`.

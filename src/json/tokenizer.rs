@@ -173,19 +173,9 @@ impl Tokenizer {
         self.pos
     }
 
-    /// Open containers.
-    pub(crate) fn depth(&self) -> usize {
-        self.stack.len()
-    }
-
     /// True once a complete top-level value was read (and, in `Stop` mode, reading stopped).
     pub(crate) fn is_done(&self) -> bool {
         matches!(self.state, State::Done | State::Stopped)
-    }
-
-    /// True when between values (nothing pending): the start, or after a complete value.
-    pub(crate) fn at_value_boundary(&self) -> bool {
-        self.stack.is_empty() && matches!(self.state, State::Value | State::Done | State::Stopped)
     }
 
     /// Bytes currently buffered (pending token + UTF-8 carry).

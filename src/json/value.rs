@@ -129,13 +129,6 @@ pub(crate) struct ValueBuilder {
 }
 
 impl ValueBuilder {
-    pub(crate) fn reset(&mut self) {
-        self.stack.clear();
-        self.string = None;
-        self.done.clear();
-        self.held = 0;
-    }
-
     fn attach(&mut self, v: JsonValue) {
         match self.stack.last_mut() {
             None => self.done.push(v),

@@ -155,7 +155,7 @@ fn with_results(err: &Error, results: &JsValue) -> JsValue {
     e
 }
 
-fn to_js_value(v: &JsonValue) -> JsValue {
+pub(crate) fn to_js_value(v: &JsonValue) -> JsValue {
     __sr_json_parse(&v.to_json())
 }
 

@@ -3,11 +3,13 @@
 //! Each submodule wraps one core machine in a JS class with the public names of the issues
 //! (`SseDecoder`, `SseEncoder`, ...). Conversions to and from JS live here and nowhere else.
 
+pub mod action;
 pub mod extractor;
 mod fast;
 mod input;
 pub mod sse;
 pub mod json;
+pub mod repair;
 
 use crate::Error;
 use serde::Serialize;
@@ -102,4 +104,13 @@ pub(crate) fn utf16_len(s: &str) -> u32 {
         n += u32::from(c >= 0xF0);
     }
     n
+}
+
+/// The UTF-16 offset (what JS string indices count) of byte `offset` in `text`.
+pub(crate) fn utf16_offset(text: &str, offset: usize) -> f64 {
+    let mut at = offset.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    f64::from(utf16_len(&text[..at]))
 }

@@ -1,0 +1,150 @@
+//! JS functions `normalizeAction`, `normalizeActionWithDiagnostics`, `actionToLegacy`.
+
+use super::json::to_js_value;
+use super::{js_error, utf16_offset};
+use crate::json::JsonValue;
+use crate::{Error, ErrorKind};
+use serde::Serialize;
+use tsify::Tsify;
+use wasm_bindgen::prelude::*;
+
+/// The canonical planner action.
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct PlannerAction {
+    /// `"final_response"`, `"plan"`, `"task"`, or a tool name.
+    next_node: String,
+    /// The arguments (for a final response `answer` is always set when any answer exists).
+    #[tsify(type = "Record<string, unknown>")]
+    args: (),
+    /// The legacy `thought`, trimmed, or `null`.
+    thought: Option<String>,
+    /// Reasoning around the JSON (`<think>` blocks, prose before it), trimmed, or `null`.
+    reasoning: Option<String>,
+}
+
+/// Where an action came from and what else was found.
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct ActionDiagnostics {
+    /// `"direct"`, `"fence"`, `"text"`, `"think"`, `"embedded_string"` or `"list_item"`.
+    #[tsify(type = "\"direct\" | \"fence\" | \"text\" | \"think\" | \"embedded_string\" | \"list_item\"")]
+    source: String,
+    /// JSON repairs applied to the chosen candidate, with offsets (UTF-16 units) in the input.
+    #[tsify(type = "{ kind: string; offset: number }[]")]
+    repairs: (),
+    /// UTF-16 units of input before the action.
+    ignored_prefix_len: f64,
+    /// UTF-16 units of input after it.
+    ignored_suffix_len: f64,
+    /// The other candidates, normalised; long answers replaced by `answer_len`.
+    #[tsify(type = "{ source: string; action: PlannerAction }[]")]
+    other_actions: (),
+}
+
+/// `normalizeAction` with its diagnostics.
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct NormalizedAction {
+    /// The action.
+    #[tsify(type = "PlannerAction")]
+    action: (),
+    /// Where it came from.
+    #[tsify(type = "ActionDiagnostics")]
+    diagnostics: (),
+}
+
+fn action_value(a: &crate::PlannerAction) -> JsonValue {
+    let opt = |s: &Option<String>| s.clone().map_or(JsonValue::Null, JsonValue::String);
+    JsonValue::Object(vec![
+        ("next_node".into(), JsonValue::String(a.next_node.clone())),
+        ("args".into(), a.args_value()),
+        ("thought".into(), opt(&a.thought)),
+        ("reasoning".into(), opt(&a.reasoning)),
+    ])
+}
+
+/// The input as text (a string as it is, anything else through `JSON.stringify`).
+fn input_text(raw: &JsValue) -> Result<String, JsValue> {
+    if let Some(s) = raw.as_string() {
+        return Ok(s);
+    }
+    js_sys::JSON::stringify(raw)
+        .ok()
+        .and_then(|s| s.as_string())
+        .ok_or_else(|| {
+            js_error(&Error::new(
+                ErrorKind::ActionPayloadUnparseable,
+                "the action must be a string or a JSON-serialisable object",
+            ))
+        })
+}
+
+/// Finds and normalises the planner action in model output (or an object).
+/// Throws `action_payload_unparseable` or `action_missing_next_node`.
+#[wasm_bindgen(js_name = normalizeAction, unchecked_return_type = "PlannerAction")]
+pub fn normalize_action(
+    #[wasm_bindgen(unchecked_param_type = "string | object")] raw: JsValue,
+) -> Result<JsValue, JsValue> {
+    let text = input_text(&raw)?;
+    let a = crate::normalize_action_text(&text).map_err(|e| js_error(&e))?;
+    Ok(to_js_value(&action_value(&a)))
+}
+
+/// `normalizeAction` plus where the action came from, the repairs applied, the ignored
+/// prefix/suffix and the other candidates.
+#[wasm_bindgen(js_name = normalizeActionWithDiagnostics, unchecked_return_type = "NormalizedAction")]
+pub fn normalize_action_with_diagnostics(
+    #[wasm_bindgen(unchecked_param_type = "string | object")] raw: JsValue,
+) -> Result<JsValue, JsValue> {
+    let text = input_text(&raw)?;
+    let (a, d) = crate::normalize_action_with_diagnostics(&text).map_err(|e| js_error(&e))?;
+    Ok(to_js_value(&JsonValue::Object(vec![
+        ("action".into(), action_value(&a)),
+        ("diagnostics".into(), diagnostics_value(&text, &d)),
+    ])))
+}
+
+fn diagnostics_value(text: &str, d: &crate::ActionDiagnostics) -> JsonValue {
+    let num = |n: f64| JsonValue::Number(format!("{n}"));
+    let repairs = d
+        .repairs
+        .iter()
+        .map(|r| {
+            JsonValue::Object(vec![
+                ("kind".into(), JsonValue::String(r.kind.to_string())),
+                ("offset".into(), num(utf16_offset(text, r.offset))),
+            ])
+        })
+        .collect();
+    let others = d
+        .other_actions
+        .iter()
+        .map(|(src, a)| {
+            JsonValue::Object(vec![
+                ("source".into(), JsonValue::String(src.as_str().into())),
+                ("action".into(), action_value(a)),
+            ])
+        })
+        .collect();
+    let total = utf16_offset(text, text.len());
+    let prefix = utf16_offset(text, d.ignored_prefix_len);
+    let suffix = total - utf16_offset(text, text.len() - d.ignored_suffix_len);
+    JsonValue::Object(vec![
+        ("source".into(), JsonValue::String(d.source.as_str().into())),
+        ("repairs".into(), JsonValue::Array(repairs)),
+        ("ignored_prefix_len".into(), num(prefix)),
+        ("ignored_suffix_len".into(), num(suffix)),
+        ("other_actions".into(), JsonValue::Array(others)),
+    ])
+}
+
+/// The legacy `{thought, next_node, args, plan, join}` shape of a (normalised) action.
+#[wasm_bindgen(js_name = actionToLegacy, unchecked_return_type = "Record<string, unknown>")]
+pub fn action_to_legacy(
+    #[wasm_bindgen(unchecked_param_type = "PlannerAction | string")] action: JsValue,
+) -> Result<JsValue, JsValue> {
+    let text = input_text(&action)?;
+    let a = crate::normalize_action_text(&text).map_err(|e| js_error(&e))?;
+    Ok(to_js_value(&a.to_legacy()))
+}

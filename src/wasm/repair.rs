@@ -1,0 +1,162 @@
+//! `repairJson`, `repairJsonWithLog` and `parseJson`.
+//!
+//! Offsets cross into JS as UTF-16 code units, the unit JS strings are indexed in (the core
+//! reports byte offsets): `text.slice(repair.offset)` starts at the repaired character, and
+//! `error.offset` of `parseJson` points into `text` the same way. Values come out of
+//! `JSON.parse` on the (repaired or re-printed) JSON text, as everywhere in this package:
+//! plain objects, JS numbers.
+
+use super::{js_error, options as read_options, utf16_len};
+use crate::{Error, ErrorKind};
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use tsify::Tsify;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(module = "/src/wasm/runtime.js")]
+extern "C" {
+    /// The package's one JSON-text-to-value conversion (see src/wasm/json.rs).
+    #[wasm_bindgen(js_name = __sr_json_parse)]
+    fn json_parse(text: &str) -> JsValue;
+}
+
+/// One repair: its stable `kind` (`"trailing_comma"`, `"quotes"`, …) and where it applies.
+/// (The type of the result; the value is built as JSON text.)
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct RepairEntry {
+    /// What was repaired: one of the stable kinds of the repair table.
+    kind: &'static str,
+    /// Offset in the input string, in UTF-16 code units (`text.length` for what was
+    /// missing at the end).
+    offset: f64,
+}
+
+/// What `repairJsonWithLog` returns.
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct RepairResult {
+    /// The repaired, compact JSON text.
+    json: String,
+    /// The repairs applied, in input order (empty for valid JSON).
+    repairs: Vec<RepairEntry>,
+}
+
+/// Options of `parseJson(text, options)`.
+#[derive(Tsify, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ParseJsonOptions {
+    /// Repair the text first (default `false`: strict RFC 8259).
+    #[tsify(optional)]
+    repair: Option<bool>,
+}
+
+/// Walks the text once, turning ascending byte offsets into UTF-16 offsets.
+struct Utf16Offsets<'a> {
+    text: &'a str,
+    byte: usize,
+    unit: u64,
+}
+
+impl<'a> Utf16Offsets<'a> {
+    fn new(text: &'a str) -> Self {
+        Utf16Offsets {
+            text,
+            byte: 0,
+            unit: 0,
+        }
+    }
+
+    fn at(&mut self, byte: usize) -> u64 {
+        let mut byte = byte.min(self.text.len());
+        while !self.text.is_char_boundary(byte) {
+            byte -= 1;
+        }
+        if byte < self.byte {
+            // Not ascending (never for the repair log): count from the start.
+            self.byte = 0;
+            self.unit = 0;
+        }
+        self.unit += u64::from(utf16_len(&self.text[self.byte..byte]));
+        self.byte = byte;
+        self.unit
+    }
+}
+
+fn input(text: &JsValue) -> Result<String, JsValue> {
+    let err = || {
+        js_error(&Error::new(
+            ErrorKind::InvalidInput,
+            "text must be a string",
+        ))
+    };
+    text.as_string().ok_or_else(err)
+}
+
+/// `err` for JS, with its byte offset in `text` turned into UTF-16 units.
+fn error_in(text: &str, err: &Error) -> JsValue {
+    let mut e = Error::new(err.kind(), err.message());
+    if let Some(at) = err.offset() {
+        e = e.at(Utf16Offsets::new(text).at(at as usize));
+    }
+    js_error(&e)
+}
+
+/// Repairs broken JSON (fences, prose, comments, quotes, Python and JS literals, commas,
+/// truncation, …) into valid compact JSON text. Throws `StreamrouteError`
+/// `json_unrepairable` when there is no JSON in `text`, `json_too_deep` past 512 levels.
+#[wasm_bindgen(js_name = repairJson)]
+pub fn repair_json(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+) -> Result<String, JsValue> {
+    let text = input(&text)?;
+    crate::repair_json(&text).map_err(|e| error_in(&text, &e))
+}
+
+/// `repairJson`, with the repairs applied: `{ json, repairs: [{ kind, offset }] }`, offsets
+/// in UTF-16 code units of `text`.
+#[wasm_bindgen(js_name = repairJsonWithLog, unchecked_return_type = "RepairResult")]
+pub fn repair_json_with_log(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+) -> Result<JsValue, JsValue> {
+    let text = input(&text)?;
+    let (json, log) = crate::repair_json_with_log(&text).map_err(|e| error_in(&text, &e))?;
+    // A large document can have a repair every few bytes: the entries cross as one JSON
+    // text (one `JSON.parse`), not as one object built field by field each.
+    let mut offsets = Utf16Offsets::new(&text);
+    let mut entries = String::with_capacity(log.len() * 32 + 2);
+    entries.push('[');
+    for (i, r) in log.iter().enumerate() {
+        let sep = if i == 0 { "" } else { "," };
+        let _ = write!(
+            entries,
+            r#"{sep}{{"kind":"{}","offset":{}}}"#,
+            r.kind,
+            offsets.at(r.offset)
+        );
+    }
+    entries.push(']');
+    let result = js_sys::Object::new();
+    let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&result, &JsValue::from_str(k), v);
+    set("json", &JsValue::from_str(&json))?;
+    set("repairs", &json_parse(&entries))?;
+    Ok(result.into())
+}
+
+/// Parses JSON text into a JS value: strictly (RFC 8259; `json_invalid` with the UTF-16
+/// `offset` of the problem), or with `{ repair: true }` after repairing it.
+#[wasm_bindgen(js_name = parseJson, unchecked_return_type = "unknown")]
+pub fn parse_json(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ParseJsonOptions")] options: Option<JsValue>,
+) -> Result<JsValue, JsValue> {
+    let o: ParseJsonOptions = read_options(options)?;
+    let text = input(&text)?;
+    let json = if o.repair.unwrap_or(false) {
+        crate::repair_json(&text)
+    } else {
+        crate::parse_strict(text.as_bytes()).map(|v| v.to_json())
+    };
+    json.map(|j| json_parse(&j))
+        .map_err(|e| error_in(&text, &e))
+}
