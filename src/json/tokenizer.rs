@@ -185,7 +185,7 @@ impl Tokenizer {
 
     /// Reads `chunk`. Returns how many bytes were consumed: all of them, unless the value
     /// completed in `AfterValue::Stop` mode.
-    pub(crate) fn feed(&mut self, chunk: &[u8], sink: &mut impl Sink) -> Result<usize> {
+    pub(crate) fn feed(&mut self, chunk: &[u8], sink: &mut dyn Sink) -> Result<usize> {
         if let Some(e) = &self.failure {
             return Err(e.clone());
         }
@@ -215,7 +215,7 @@ impl Tokenizer {
     ///
     /// # Errors
     /// `json_invalid` when the input ended inside a value (or held no value).
-    pub(crate) fn finish(&mut self, sink: &mut impl Sink) -> Result<()> {
+    pub(crate) fn finish(&mut self, sink: &mut dyn Sink) -> Result<()> {
         if let Some(e) = &self.failure {
             return Err(e.clone());
         }
@@ -255,7 +255,7 @@ impl Tokenizer {
         Error::new(ErrorKind::JsonInvalid, msg).at(base + i as u64)
     }
 
-    fn run(&mut self, chunk: &[u8], sink: &mut impl Sink) -> Result<usize> {
+    fn run(&mut self, chunk: &[u8], sink: &mut dyn Sink) -> Result<usize> {
         let base = self.pos;
         let mut i = 0;
         let n = chunk.len();
@@ -522,7 +522,7 @@ impl Tokenizer {
         .at(at)
     }
 
-    fn begin_value(&mut self, b: u8, sink: &mut impl Sink, i: usize, base: u64) -> Result<()> {
+    fn begin_value(&mut self, b: u8, sink: &mut dyn Sink, i: usize, base: u64) -> Result<()> {
         match b {
             b'{' | b'[' => {
                 if self.stack.len() >= self.opts.max_depth {
@@ -557,7 +557,7 @@ impl Tokenizer {
         Ok(())
     }
 
-    fn end_number(&mut self, sink: &mut impl Sink) -> Result<()> {
+    fn end_number(&mut self, sink: &mut dyn Sink) -> Result<()> {
         if !valid_number(&self.scratch) {
             let start = self.pos - self.scratch.len() as u64;
             return Err(Error::new(ErrorKind::JsonInvalid, "invalid number").at(start));
@@ -569,7 +569,7 @@ impl Tokenizer {
     }
 
     /// A value just completed at the current depth.
-    fn value_done(&mut self, _sink: &mut impl Sink) -> Result<Flow> {
+    fn value_done(&mut self, _sink: &mut dyn Sink) -> Result<Flow> {
         if !self.stack.is_empty() {
             self.state = State::CommaOrEnd;
             return Ok(Flow::Continue);
@@ -587,7 +587,7 @@ impl Tokenizer {
     }
 
     /// Decodes a run of string content; `Some(index)` of invalid UTF-8 in strict mode.
-    fn text(&mut self, s: Str, run: &[u8], sink: &mut impl Sink) -> Result<Option<usize>> {
+    fn text(&mut self, s: Str, run: &[u8], sink: &mut dyn Sink) -> Result<Option<usize>> {
         let strict = self.opts.strict;
         let depth = self.stack.len();
         let _ = (&sink, depth);
@@ -621,7 +621,7 @@ impl Tokenizer {
         Ok(r.err().map(|e| e.at))
     }
 
-    fn flush_utf8(&mut self, s: Str, sink: &mut impl Sink, i: usize, base: u64) -> Result<()> {
+    fn flush_utf8(&mut self, s: Str, sink: &mut dyn Sink, i: usize, base: u64) -> Result<()> {
         if self.utf8.pending() == 0 {
             return Ok(());
         }
@@ -650,7 +650,7 @@ impl Tokenizer {
     }
 
     /// Hands buffered string-value text to the sink.
-    fn flush_text(&mut self, sink: &mut impl Sink) -> Result<()> {
+    fn flush_text(&mut self, sink: &mut dyn Sink) -> Result<()> {
         if self.text.is_empty() {
             return Ok(());
         }
@@ -659,7 +659,7 @@ impl Tokenizer {
         r
     }
 
-    fn char(&mut self, s: Str, c: char, sink: &mut impl Sink) -> Result<()> {
+    fn char(&mut self, s: Str, c: char, sink: &mut dyn Sink) -> Result<()> {
         let mut buf = [0u8; 4];
         let t = c.encode_utf8(&mut buf);
         let _ = &sink;
@@ -679,7 +679,7 @@ impl Tokenizer {
     }
 
     /// A `\uXXXX` code unit `cp`, with `high` the pending high surrogate (0 = none).
-    fn code_unit(&mut self, s: Str, cp: u16, high: u16, sink: &mut impl Sink) -> Result<()> {
+    fn code_unit(&mut self, s: Str, cp: u16, high: u16, sink: &mut dyn Sink) -> Result<()> {
         let is_high = (0xD800..0xDC00).contains(&cp);
         let is_low = (0xDC00..0xE000).contains(&cp);
         if high != 0 {
