@@ -1,6 +1,8 @@
-// The whole benchmark: the SSE decoding comparison (sse.mjs), then the size of the shipped
-// .wasm (scripts/size.mjs). Arguments go to sse.mjs (see there). Exits 1 only when a variant
-// decoded the stream wrongly; speed is reported, never asserted.
+// The whole benchmark: the SSE decoding comparison (sse.mjs), the streaming JSON comparison
+// (json.mjs: AnswerExtractor and PartialJson against the reference's regex extractor and the
+// npm parsers), then the size of the shipped .wasm (scripts/size.mjs). Arguments go to sse.mjs
+// (see there); json.mjs runs with its defaults. Exits 1 only when a variant decoded something
+// wrongly; speed is reported, never asserted.
 //
 //   node run.mjs [--iterations N] [--warmup-ms MS] [--sizes 64,4096] [--json FILE]
 
@@ -9,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { runSseBench } from './sse.mjs';
+import { runJsonBench } from './json.mjs';
 
 const cpu = cpus();
 console.log(`# streamroute bench, ${new Date().toISOString()}`);
@@ -21,7 +24,14 @@ console.log('');
 console.log('## SSE decoding');
 console.log('');
 
-const { ok } = await runSseBench(process.argv.slice(2));
+const { ok: sseOk } = await runSseBench(process.argv.slice(2));
+
+console.log('');
+console.log('## Streaming JSON: answer extraction and partial parsing');
+console.log('');
+
+const { ok: jsonOk } = await runJsonBench([]);
+const ok = sseOk && jsonOk;
 
 console.log('');
 console.log('## Size');
@@ -39,6 +49,6 @@ if (!existsSync(wasm)) {
 }
 
 if (!ok) {
-  console.error('\nFAILED: the variants did not all decode the same events (see ERROR above).');
+  console.error('\nFAILED: some variant did not decode its input correctly (see ERROR above).');
   process.exit(1);
 }
