@@ -124,7 +124,7 @@ export async function runSseBench(argv = []) {
   const MB = total / 1e6;
   console.log(
     `stream: ${total} bytes (${MB.toFixed(2)} MB), ${stream.text.length} UTF-16 units, ` +
-      `${stream.events} events; warm-up >= ${opts.warmupMs} ms per variant, median of ${opts.iterations} runs, gc() before each`,
+      `${stream.events} events; warm-up >= ${opts.warmupMs} ms per variant, median of ${opts.iterations} runs, minor gc() before each`,
   );
   const load0 = loadavg()[0];
 
@@ -157,7 +157,7 @@ export async function runSseBench(argv = []) {
     for (let r = 0; r < opts.iterations; r++) {
       for (const v of VARIANTS) {
         const chunks = inputOf(v);
-        gc();
+        gc({ type: 'minor' }); // a full gc() slows the next wasm run 3-4x (see json.mjs timeRun)
         const t0 = process.hrtime.bigint();
         const res = v.fn(chunks);
         const t1 = process.hrtime.bigint();
