@@ -28,7 +28,8 @@ pub enum ErrorKind {
     BufferLimitExceeded,
     /// No planner action could be found in the input.
     ActionPayloadUnparseable,
-    /// The action names no usable `next_node` (empty, not a string) and carries no answer.
+    /// The action's `next_node` is empty, blank or not a string, or missing while the object
+    /// carries no answer.
     ActionMissingNextNode,
     /// An argument had the wrong type or shape (for example a chunk that is neither a
     /// string nor bytes).

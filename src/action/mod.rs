@@ -1,21 +1,22 @@
 //! The action normaliser: one canonical `{next_node, args}` out of anything a model writes.
 //!
 //! Advice for hackers. `normalize_action_text` works in three linear passes:
-//! 1. **Find candidates.** If the whole text (trimmed, a byte order mark too) is one JSON value, that value is the
-//!    only source (`direct`; a JSON string holding JSON is read again, up to three levels,
-//!    `embedded_string`; the objects of an array are `list_item`s). Otherwise one scan splits
-//!    the text into `<think>`/`<thinking>` blocks (their objects are `think` candidates; a
-//!    closing tag with no opening tag makes everything before it a think block), markdown
-//!    fences of three or more backticks with any or no language tag (`fence`) and prose
-//!    (`text`). At each `{` one JSON value is read with the shared (tolerant) tokenizer and
-//!    the scan goes on after it, so objects nested in a value are never candidates of their
-//!    own. A value that breaks off is repaired (`repairs` say how; a second value or prose
-//!    after it is left out). A value the input ended inside (repair kind `truncated`) counts
-//!    only if its `next_node` was complete before the cut (read by the tokenizer as far
-//!    as the text is JSON); otherwise it is dropped *with
-//!    everything nested in it*, so the `args` of a truncated tool call never stand alone as
-//!    an answer. At most `MAX_REPAIR_ATTEMPTS` repairs per input, and none for a `{` with no
-//!    `:` before its `}` (prose braces), keep the scan linear.
+//! 1. **Find candidates.** If the whole text (trimmed, a byte order mark too) is one JSON
+//!    value, that value is the only source (`direct`; a JSON string holding JSON is read
+//!    again, up to three levels, `embedded_string`; the objects of an array are
+//!    `list_item`s). Otherwise one scan splits the text into `<think>`/`<thinking>` blocks
+//!    (their objects are `think` candidates; a closing tag with no opening tag makes
+//!    everything before it a think block), markdown fences of three or more backticks with
+//!    any or no language tag (`fence`) and prose (`text`; a `"` right before a `{` may open
+//!    a JSON string holding an action, `embedded_string`). At each `{` one JSON value is read
+//!    with the shared (tolerant) tokenizer and the scan goes on after it, so objects nested
+//!    in a value are never candidates of their own. A value that breaks off is repaired
+//!    (`repairs` say how; a second value or prose after it is left out). A value the input
+//!    ended inside (repair kind `truncated`) counts only if the `next_node` that decides it
+//!    was complete before the cut (read by the tokenizer as far as the text is JSON);
+//!    otherwise it is dropped *with everything nested in it*, so the `args` of a truncated
+//!    tool call never stand alone as an answer. At most `MAX_REPAIR_ATTEMPTS` repairs per
+//!    input, and none for a `{` with no `:` before its `}` (prose braces), keep it linear.
 //! 2. **Choose.** Candidates are ranked by, in order: outside any think block before inside
 //!    one; action-shaped (`next_node`, `thought`, `plan`, `join` or an `action` object)
 //!    before answer-shaped (`answer`/`raw_answer`, or `args` holding an answer); valid JSON
@@ -270,52 +271,72 @@ fn strip_fence_markers(p: &str) -> String {
     p.lines().filter(|l| !l.trim_start().starts_with("```")).collect::<Vec<_>>().join("\n")
 }
 
-/// A tokenizer sink that builds the value and watches its `next_node` member (at the top
-/// level or inside a top-level `action` object): `decided` once one was read to its end with
-/// none left open.
+/// How far a `next_node` value was read.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    #[default]
+    No,
+    /// The key was read; its value is not complete yet.
+    Open,
+    Complete,
+}
+
+/// A tokenizer sink that builds the value and watches its `next_node` members: the top-level
+/// one and the one inside a top-level `action` object (which overrides it), each the first
+/// of its name, as the normaliser reads them.
 #[derive(Default)]
 struct Reader {
     builder: ValueBuilder,
     /// Top-level key, and the key inside a top-level `action` object.
     key1: String,
     key2: String,
-    /// A `next_node` key was read and its value is not complete yet.
-    open: bool,
-    /// A `next_node` value was read to its end.
-    seen: bool,
+    outer: Seen,
+    inner: Seen,
 }
 
 impl Reader {
+    /// The `next_node` that counts was read to its end.
     fn decided(&self) -> bool {
-        self.seen && !self.open
+        match self.inner {
+            Seen::Complete => true,
+            Seen::Open => false,
+            Seen::No => self.outer == Seen::Complete,
+        }
     }
 }
 
 impl Sink for Reader {
     fn token(&mut self, tok: Token<'_>, depth: usize) -> Result<()> {
-        let at_nn = (depth == 1 && self.key1 == "next_node")
-            || (depth == 2 && self.key1 == "action" && self.key2 == "next_node");
+        let slot = match depth {
+            1 if self.key1 == "next_node" => Some(&mut self.outer),
+            2 if self.key1 == "action" && self.key2 == "next_node" => Some(&mut self.inner),
+            _ => None,
+        };
         match tok {
             Token::Key(k) if depth == 1 => {
                 self.key1 = k.to_string();
                 self.key2.clear();
-                if k == "next_node" {
-                    self.open = true;
+                if k == "next_node" && self.outer == Seen::No {
+                    self.outer = Seen::Open;
                 }
             }
             Token::Key(k) if depth == 2 && self.key1 == "action" => {
                 self.key2 = k.to_string();
-                if k == "next_node" {
-                    self.open = true;
+                if k == "next_node" && self.inner == Seen::No {
+                    self.inner = Seen::Open;
                 }
             }
-            Token::StringEnd | Token::Null | Token::Bool(_) | Token::Number(_) if at_nn => {
-                self.open = false;
-                self.seen = true;
-            }
-            Token::ObjectEnd | Token::ArrayEnd if at_nn => {
-                self.open = false;
-                self.seen = true;
+            Token::StringEnd
+            | Token::Null
+            | Token::Bool(_)
+            | Token::Number(_)
+            | Token::ObjectEnd
+            | Token::ArrayEnd => {
+                if let Some(s) = slot {
+                    if *s == Seen::Open {
+                        *s = Seen::Complete;
+                    }
+                }
             }
             _ => {}
         }
