@@ -15,7 +15,7 @@
 //!   additionally accepts raw control characters in strings, unknown escapes (`\'` → `'`)
 //!   and invalid UTF-8 (→ U+FFFD).
 
-use crate::text::Utf8Carry;
+use crate::text::{InvalidUtf8, Utf8Carry};
 use crate::{Error, ErrorKind, Result};
 
 /// One lexical event.
@@ -276,7 +276,7 @@ impl Tokenizer {
                         // The content before a control character is reported first, as a
                         // byte-at-a-time feed reports it: the same tokens for every chunking.
                         let carried = self.utf8.pending() as u64;
-                        if let Some(k) = self.text(s, &run[..control.unwrap_or(end)], sink)? {
+                        if let Some(k) = self.text(s, &run[..control.unwrap_or(end)])? {
                             // A sequence begun in an earlier chunk is reported where it began.
                             let back = if k == 0 { carried } else { 0 };
                             return Err(Error::new(ErrorKind::JsonInvalid, "invalid UTF-8 in string")
@@ -288,7 +288,7 @@ impl Tokenizer {
                         i += end;
                         continue;
                     }
-                    self.flush_utf8(s, sink, i, base)?;
+                    self.flush_utf8(s, i, base)?;
                     if b == b'"' {
                         i += 1;
                         self.pos = base + i as u64;
@@ -338,7 +338,7 @@ impl Tokenizer {
                             continue;
                         }
                     };
-                    self.char(s, c, sink)?;
+                    self.char(s, c)?;
                     self.state = State::InString(s);
                 }
                 State::Unicode { s, n, cp, high } => {
@@ -348,9 +348,9 @@ impl Tokenizer {
                         }
                         // Tolerant: the broken escape becomes U+FFFD; the byte is content.
                         if high != 0 {
-                            self.char(s, '\u{FFFD}', sink)?;
+                            self.char(s, '\u{FFFD}')?;
                         }
-                        self.char(s, '\u{FFFD}', sink)?;
+                        self.char(s, '\u{FFFD}')?;
                         self.state = State::InString(s);
                         continue;
                     };
@@ -359,7 +359,7 @@ impl Tokenizer {
                         self.state = State::Unicode { s, n: n + 1, cp, high };
                     } else {
                         self.state = State::InString(s);
-                        self.code_unit(s, cp, high, sink)?;
+                        self.code_unit(s, cp, high)?;
                     }
                 }
                 State::AfterHigh { s, high, stage } => {
@@ -369,7 +369,7 @@ impl Tokenizer {
                         self.state = State::Unicode { s, n: 0, cp: 0, high };
                     } else {
                         // The high surrogate stands alone.
-                        self.char(s, '\u{FFFD}', sink)?;
+                        self.char(s, '\u{FFFD}')?;
                         self.state = if stage == 0 { State::InString(s) } else { State::Escape(s) };
                         continue;
                     }
@@ -587,24 +587,30 @@ impl Tokenizer {
     }
 
     /// Decodes a run of string content; `Some(index)` of invalid UTF-8 in strict mode.
-    fn text(&mut self, s: Str, run: &[u8], sink: &mut dyn Sink) -> Result<Option<usize>> {
+    fn text(&mut self, s: Str, run: &[u8]) -> Result<Option<usize>> {
+        Ok(self.decode(s, Some(run))?.err().map(|e| e.at))
+    }
+
+    /// Ends a run at an escape or the closing quote: a held incomplete UTF-8 sequence
+    /// becomes U+FFFD (an error at `i` in strict mode).
+    fn flush_utf8(&mut self, s: Str, i: usize, base: u64) -> Result<()> {
+        if self.utf8.pending() == 0 {
+            return Ok(());
+        }
+        self.decode(s, None)?.map_err(|_| self.error_at("invalid UTF-8 in string", i, base))
+    }
+
+    /// Decodes `run` (or flushes the carry, for `None`) into the string value's pending text
+    /// or the key being read (capped).
+    fn decode(&mut self, s: Str, run: Option<&[u8]>) -> Result<std::result::Result<(), InvalidUtf8>> {
         let strict = self.opts.strict;
-        let depth = self.stack.len();
-        let _ = (&sink, depth);
-        let r = match s {
-            Str::Value => {
-                let text = &mut self.text;
-                let mut emit = |t: &str| -> Result<()> {
-                    text.push_str(t);
-                    Ok(())
-                };
-                self.utf8.decode(run, strict, &mut emit)?
-            }
-            Str::Key => {
-                let scratch = &mut self.scratch;
-                let cap = self.opts.max_token_bytes;
-                let key_start = self.key_start;
-                let mut emit = |t: &str| -> Result<()> {
+        let cap = self.opts.max_token_bytes;
+        let key_start = self.key_start;
+        let (text, scratch) = (&mut self.text, &mut self.scratch);
+        let mut emit = |t: &str| -> Result<()> {
+            match s {
+                Str::Value => text.push_str(t),
+                Str::Key => {
                     scratch.extend_from_slice(t.as_bytes());
                     if scratch.len() > cap {
                         return Err(Error::new(
@@ -613,40 +619,14 @@ impl Tokenizer {
                         )
                         .at(key_start));
                     }
-                    Ok(())
-                };
-                self.utf8.decode(run, strict, &mut emit)?
+                }
             }
+            Ok(())
         };
-        Ok(r.err().map(|e| e.at))
-    }
-
-    fn flush_utf8(&mut self, s: Str, sink: &mut dyn Sink, i: usize, base: u64) -> Result<()> {
-        if self.utf8.pending() == 0 {
-            return Ok(());
+        match run {
+            Some(run) => self.utf8.decode(run, strict, &mut emit),
+            None => self.utf8.flush(strict, &mut emit),
         }
-        let strict = self.opts.strict;
-        let depth = self.stack.len();
-        let _ = (&sink, depth);
-        let r = match s {
-            Str::Value => {
-                let text = &mut self.text;
-                let mut emit = |t: &str| -> Result<()> {
-                    text.push_str(t);
-                    Ok(())
-                };
-                self.utf8.flush(strict, &mut emit)?
-            }
-            Str::Key => {
-                let scratch = &mut self.scratch;
-                let mut emit = |t: &str| -> Result<()> {
-                    scratch.extend_from_slice(t.as_bytes());
-                    Ok(())
-                };
-                self.utf8.flush(strict, &mut emit)?
-            }
-        };
-        r.map_err(|_| self.error_at("invalid UTF-8 in string", i, base))
     }
 
     /// Hands buffered string-value text to the sink.
@@ -659,10 +639,9 @@ impl Tokenizer {
         r
     }
 
-    fn char(&mut self, s: Str, c: char, sink: &mut dyn Sink) -> Result<()> {
+    fn char(&mut self, s: Str, c: char) -> Result<()> {
         let mut buf = [0u8; 4];
         let t = c.encode_utf8(&mut buf);
-        let _ = &sink;
         match s {
             Str::Value => {
                 self.text.push_str(t);
@@ -679,22 +658,22 @@ impl Tokenizer {
     }
 
     /// A `\uXXXX` code unit `cp`, with `high` the pending high surrogate (0 = none).
-    fn code_unit(&mut self, s: Str, cp: u16, high: u16, sink: &mut dyn Sink) -> Result<()> {
+    fn code_unit(&mut self, s: Str, cp: u16, high: u16) -> Result<()> {
         let is_high = (0xD800..0xDC00).contains(&cp);
         let is_low = (0xDC00..0xE000).contains(&cp);
         if high != 0 {
             if is_low {
                 let c = 0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(cp) - 0xDC00);
-                return self.char(s, char::from_u32(c).unwrap_or('\u{FFFD}'), sink);
+                return self.char(s, char::from_u32(c).unwrap_or('\u{FFFD}'));
             }
-            self.char(s, '\u{FFFD}', sink)?;
+            self.char(s, '\u{FFFD}')?;
         }
         if is_high {
             self.state = State::AfterHigh { s, high: cp, stage: 0 };
             return Ok(());
         }
         let c = if is_low { '\u{FFFD}' } else { char::from_u32(u32::from(cp)).unwrap_or('\u{FFFD}') };
-        self.char(s, c, sink)
+        self.char(s, c)
     }
 }
 

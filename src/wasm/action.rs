@@ -1,7 +1,7 @@
 //! JS functions `normalizeAction`, `normalizeActionWithDiagnostics`, `actionToLegacy`.
 
 use super::json::to_js_value;
-use super::{js_error, utf16_offset};
+use super::{js_error, Utf16Offsets};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind};
 use serde::Serialize;
@@ -107,13 +107,15 @@ pub fn normalize_action_with_diagnostics(
 
 fn diagnostics_value(text: &str, d: &crate::ActionDiagnostics) -> JsonValue {
     let num = |n: f64| JsonValue::Number(format!("{n}"));
+    // Repairs come in input order: one forward walk turns their offsets into UTF-16 units.
+    let mut units = Utf16Offsets::new(text);
     let repairs = d
         .repairs
         .iter()
         .map(|r| {
             JsonValue::Object(vec![
                 ("kind".into(), JsonValue::String(r.kind.to_string())),
-                ("offset".into(), num(utf16_offset(text, r.offset))),
+                ("offset".into(), num(units.at(r.offset) as f64)),
             ])
         })
         .collect();
@@ -127,9 +129,10 @@ fn diagnostics_value(text: &str, d: &crate::ActionDiagnostics) -> JsonValue {
             ])
         })
         .collect();
-    let total = utf16_offset(text, text.len());
-    let prefix = utf16_offset(text, d.ignored_prefix_len);
-    let suffix = total - utf16_offset(text, text.len() - d.ignored_suffix_len);
+    let mut units = Utf16Offsets::new(text);
+    let prefix = units.at(d.ignored_prefix_len) as f64;
+    let suffix_start = units.at(text.len() - d.ignored_suffix_len) as f64;
+    let suffix = units.at(text.len()) as f64 - suffix_start;
     JsonValue::Object(vec![
         ("source".into(), JsonValue::String(d.source.as_str().into())),
         ("repairs".into(), JsonValue::Array(repairs)),

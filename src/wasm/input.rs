@@ -95,7 +95,6 @@ impl ChunkInput {
     }
 
     /// Forgets any held surrogate (for `reset()`).
-    #[allow(dead_code)]
     pub(crate) fn reset(&mut self) {
         self.high = None;
     }

@@ -156,7 +156,12 @@ fn with_results(err: &Error, results: &JsValue) -> JsValue {
 }
 
 pub(crate) fn to_js_value(v: &JsonValue) -> JsValue {
-    __sr_json_parse(&v.to_json())
+    json_parse(&v.to_json())
+}
+
+/// The package's one JSON-text-to-value conversion (`JSON.parse`: plain objects, JS numbers).
+pub(crate) fn json_parse(text: &str) -> JsValue {
+    __sr_json_parse(text)
 }
 
 /// The incremental parser for one JSON document arriving in pieces (tool-call arguments,

@@ -106,11 +106,35 @@ pub(crate) fn utf16_len(s: &str) -> u32 {
     n
 }
 
-/// The UTF-16 offset (what JS string indices count) of byte `offset` in `text`.
-pub(crate) fn utf16_offset(text: &str, offset: usize) -> f64 {
-    let mut at = offset.min(text.len());
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    f64::from(utf16_len(&text[..at]))
+/// Walks the text once, turning ascending byte offsets into UTF-16 offsets.
+pub(crate) struct Utf16Offsets<'a> {
+    text: &'a str,
+    byte: usize,
+    unit: u64,
 }
+
+impl<'a> Utf16Offsets<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        Utf16Offsets {
+            text,
+            byte: 0,
+            unit: 0,
+        }
+    }
+
+    pub(crate) fn at(&mut self, byte: usize) -> u64 {
+        let mut byte = byte.min(self.text.len());
+        while !self.text.is_char_boundary(byte) {
+            byte -= 1;
+        }
+        if byte < self.byte {
+            // Not ascending (never for the repair log): count from the start.
+            self.byte = 0;
+            self.unit = 0;
+        }
+        self.unit += u64::from(utf16_len(&self.text[self.byte..byte]));
+        self.byte = byte;
+        self.unit
+    }
+}
+

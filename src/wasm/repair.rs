@@ -6,19 +6,13 @@
 //! `JSON.parse` on the (repaired or re-printed) JSON text, as everywhere in this package:
 //! plain objects, JS numbers.
 
-use super::{js_error, options as read_options, utf16_len};
+use super::json::json_parse;
+use super::{js_error, options as read_options, Utf16Offsets};
 use crate::{Error, ErrorKind};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
-
-#[wasm_bindgen(module = "/src/wasm/runtime.js")]
-extern "C" {
-    /// The package's one JSON-text-to-value conversion (see src/wasm/json.rs).
-    #[wasm_bindgen(js_name = __sr_json_parse)]
-    fn json_parse(text: &str) -> JsValue;
-}
 
 /// One repair: its stable `kind` (`"trailing_comma"`, `"quotes"`, …) and where it applies.
 /// (The type of the result; the value is built as JSON text.)
@@ -49,38 +43,6 @@ pub struct ParseJsonOptions {
     /// Repair the text first (default `false`: strict RFC 8259).
     #[tsify(optional)]
     repair: Option<bool>,
-}
-
-/// Walks the text once, turning ascending byte offsets into UTF-16 offsets.
-struct Utf16Offsets<'a> {
-    text: &'a str,
-    byte: usize,
-    unit: u64,
-}
-
-impl<'a> Utf16Offsets<'a> {
-    fn new(text: &'a str) -> Self {
-        Utf16Offsets {
-            text,
-            byte: 0,
-            unit: 0,
-        }
-    }
-
-    fn at(&mut self, byte: usize) -> u64 {
-        let mut byte = byte.min(self.text.len());
-        while !self.text.is_char_boundary(byte) {
-            byte -= 1;
-        }
-        if byte < self.byte {
-            // Not ascending (never for the repair log): count from the start.
-            self.byte = 0;
-            self.unit = 0;
-        }
-        self.unit += u64::from(utf16_len(&self.text[self.byte..byte]));
-        self.byte = byte;
-        self.unit
-    }
 }
 
 fn input(text: &JsValue) -> Result<String, JsValue> {

@@ -204,3 +204,13 @@ test('invalid UTF-8 becomes U+FFFD exactly as the Rust core decodes it', () => {
     assert.deepEqual(out, [{ event: 'e\uFFFD', data: 'a\uFFFD\uFFFD', id: '' }], `split ${split}`);
   }
 });
+
+test('LlmStreamChunker: action_seq null when omitted, reset() starts a fresh attempt', () => {
+  const c = new sr.LlmStreamChunker();
+  assert.deepEqual(c.feed('{"next_node":"final_response","args":{"answer":"Hel'), [
+    { text: 'Hel', done: false, phase: 'answer', channel: 'answer', action_seq: null },
+  ]);
+  c.reset();
+  const retry = [...c.feed('{"next_node":"final_response","args":{"answer":"Hello"}}'), ...c.finish()];
+  assert.deepEqual(retry.map((x) => [x.text, x.done]), [['Hello', false], ['', true]]);
+});
