@@ -41,7 +41,8 @@ pub use json::{JsonEvent, JsonItemStream, JsonItemStreamOptions, PartialJson, Pa
 pub use nonce::make_nonce;
 pub use repair::{parse_json, repair_json, repair_json_value, repair_json_with_log, Repair};
 pub use tags::{
-    check_tagged, parse_tagged, TagDelta, TagFilter, TagFilterOptions, TagResult, TagViolation,
+    check_tagged, corrective_message, parse_tagged, sanitize_untrusted, tag_contract, TagBlocks, TagDelta,
+    TagEventWriter, TagFilter, TagFilterOptions, TagResult, TagViolation, TaggedTurn, TurnStep,
 };
 pub use sse::{SseDecoder, SseDecoderOptions, SseEncoder, SseEncoderOptions, SseEvent, SseMessage, SseSink};
 

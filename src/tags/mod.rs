@@ -17,9 +17,17 @@
 mod contract;
 mod filter;
 mod parse;
+mod prompt;
+mod sanitize;
+mod transport;
+mod turn;
 
 pub use filter::TagFilter;
 pub use parse::{check_tagged, parse_tagged};
+pub use prompt::{corrective_message, tag_contract};
+pub use sanitize::sanitize_untrusted;
+pub use transport::TagEventWriter;
+pub use turn::{TagBlocks, TaggedTurn, TurnStep};
 
 use crate::{Error, ErrorKind, Result};
 
