@@ -24,6 +24,7 @@ mod text;
 mod nonce;
 mod repair;
 mod sse;
+mod tags;
 
 /// The WebAssembly bindings (public only so that wasm-bindgen tests can reach them).
 #[cfg(target_arch = "wasm32")]
@@ -39,6 +40,10 @@ pub use json::{parse_strict, parse_strict_chunks, AnswerExtractor, AnswerExtract
 pub use json::{JsonEvent, JsonItemStream, JsonItemStreamOptions, PartialJson, PartialJsonOptions, PathSegment, ValueKind};
 pub use nonce::make_nonce;
 pub use repair::{parse_json, repair_json, repair_json_value, repair_json_with_log, Repair};
+pub use tags::{
+    check_tagged, corrective_message, parse_tagged, sanitize_untrusted, tag_contract, TagBlocks, TagDelta,
+    TagEventWriter, TagFilter, TagFilterOptions, TagResult, TagViolation, TaggedTurn, TurnStep,
+};
 pub use sse::{SseDecoder, SseDecoderOptions, SseEncoder, SseEncoderOptions, SseEvent, SseMessage, SseSink};
 
 /// The crate version, as in `Cargo.toml`.
