@@ -6,7 +6,8 @@
 //! `index`; the first delta of a call carries `id` and `function.name`),
 //! `choices[0].finish_reason`, a top-level `usage` object (the usage-only chunk has
 //! `choices: []`), a top-level `error` object, and `data: [DONE]`. Only choice 0 is routed.
-//! Tool calls have no end marker of their own: every open call ends at the finish reason, at
+//! Tool calls have no end marker of their own: the calls stream one after another, so a call
+//! ends when the next one starts, and every open call ends at the finish reason, at
 //! `[DONE]`, or at the end of the stream.
 
 use super::delta::{DeltaSink, Usage};
@@ -144,6 +145,10 @@ impl OpenAiChat {
             }
         }
         let index = index.map_or(position, |i| i.min(u64::from(u32::MAX)) as u32);
+        if !self.calls.is_open(index) && !self.calls.was_started(index) {
+            // Calls stream one after another: a new index means the earlier ones are complete.
+            self.calls.end_all(sink);
+        }
         self.calls.start_if_new(index, &id, &name, sink);
         if !self.args.is_empty() {
             sink.tool_call_delta(index, &self.args);

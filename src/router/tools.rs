@@ -41,6 +41,11 @@ impl OpenCalls {
         true
     }
 
+    /// Was call `index` ever started?
+    pub(crate) fn was_started(&self, index: u32) -> bool {
+        self.seen.contains(&index)
+    }
+
     /// Is call `index` started and not ended?
     pub(crate) fn is_open(&self, index: u32) -> bool {
         self.open.contains(&index)
