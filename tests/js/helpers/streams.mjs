@@ -35,3 +35,36 @@ export function coalesce(events) {
 /** The concatenated text of one event kind. */
 export const textOf = (events, type, source) =>
   events.filter((e) => e.type === type && (source === undefined || e.source === source)).map((e) => e.text).join('');
+
+/**
+ * The parts of an AI SDK UI message stream (`toSse("ai-sdk")` output), as `[id, part]`, with
+ * adjacent deltas of the same part merged (their cut follows the chunking); `[DONE]` is the
+ * string '[DONE]'.
+ */
+export function aiSdkParts(events) {
+  const out = [];
+  for (const { id, data } of events) {
+    const part = data === '[DONE]' ? data : JSON.parse(data);
+    const last = out.at(-1)?.[1];
+    const key = { 'text-delta': 'delta', 'reasoning-delta': 'delta', 'tool-input-delta': 'inputTextDelta' }[part.type];
+    if (key && last?.type === part.type && (last.id ?? last.toolCallId) === (part.id ?? part.toolCallId)) {
+      out[out.length - 1] = [out.at(-1)[0], { ...last, [key]: last[key] + part[key] }];
+    } else {
+      out.push([id, part]);
+    }
+  }
+  return out;
+}
+
+/** Serves `bytes` as text/event-stream in `size`-byte writes, `delayMs` apart. */
+export function replay(res, bytes, size = 37, delayMs = 1) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+  let i = 0;
+  const next = () => {
+    if (i >= bytes.length) return res.end();
+    res.write(bytes.subarray(i, i + size));
+    i += size;
+    setTimeout(next, delayMs);
+  };
+  next();
+}
