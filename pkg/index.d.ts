@@ -21,3 +21,85 @@ export declare class StreamrouteError extends Error {
 export declare function init(
   input?: string | URL | Request | Response | BufferSource | WebAssembly.Module,
 ): Promise<void>;
+
+import type { RoutedEvent, SseEvent, StreamRouterInit } from './dist/streamroute.js';
+
+declare module './dist/streamroute.js' {
+  interface StreamRouter {
+    /** A TransformStream that routes the chunks written to it (`feed`, then `finish` at the end). */
+    transform(): TransformStream<Uint8Array | string, RoutedEvent>;
+  }
+}
+
+/** `routeResponse` options: the router's, plus an `AbortSignal`. */
+export interface RouteResponseOptions extends StreamRouterInit {
+  signal?: AbortSignal;
+}
+
+/**
+ * Routes a provider's streaming `Response` as it arrives. A non-2xx response yields
+ * `error {code: "http_error"}` and `done {ok: false}`; aborting makes the iterator throw the
+ * signal's reason.
+ */
+export declare function routeResponse(response: Response, options?: RouteResponseOptions): AsyncIterable<RoutedEvent>;
+
+/** The wire vocabularies of `toSse`. */
+export type SseProfile = 'planner' | 'tagged' | 'ai-sdk';
+
+/** Options of `toSse`. */
+export interface ToSseOptions {
+  /** The first `id:` (default 1); ids count up by one per frame. */
+  firstId?: number;
+  /** A `retry:` (ms) sent once, with the first frame. */
+  retry?: number;
+  /** Idle time (ms) before a heartbeat (default 15000; 0: none). */
+  heartbeatMs?: number;
+  /** planner: the `action_seq` stamped on chunks (default null). */
+  actionSeq?: number | null;
+  /** planner: `trace_id` / `session_id` added to every frame. */
+  traceId?: string;
+  sessionId?: string;
+  /** ai-sdk: the `messageId` of the `start` part. */
+  messageId?: string;
+}
+
+/** A streamed artifact chunk (produced by the artifact stream of the final-payload issue). */
+export interface ArtifactChunkEvent {
+  type: 'artifact_chunk';
+  stream_id: string;
+  seq: number;
+  chunk: unknown;
+  done: boolean;
+  artifact_type: string;
+  meta?: Record<string, unknown>;
+}
+
+/** What `toSse` accepts: routed events, artifact chunks, and a `done` that may carry the final payload. */
+export type SseInputEvent =
+  | Exclude<RoutedEvent, { type: 'done' }>
+  | (Extract<RoutedEvent, { type: 'done' }> & { payload?: unknown })
+  | ArtifactChunkEvent;
+
+/**
+ * Encodes events as `text/event-stream` bytes in one of three vocabularies, with `id:` on
+ * every frame, an optional `retry:` and heartbeats while idle.
+ */
+export declare function toSse(profile: SseProfile, options?: ToSseOptions): TransformStream<SseInputEvent, Uint8Array>;
+
+/** Options of `connectSse`. */
+export interface ConnectSseOptions {
+  /** Reconnections in a row before giving up with `sse_connection_failed` (default 3). */
+  maxRetries?: number;
+  /** Wait before reconnecting when the server sent no `retry:` (default 1000 ms). */
+  retryMs?: number;
+  /** The fetch to use (default `globalThis.fetch`). */
+  fetch?: typeof fetch;
+}
+
+/**
+ * A fetch-based event-stream client (POST bodies, headers, `init.signal`) that reconnects
+ * with `Last-Event-ID` after a dropped connection. Yields `SseEvent`s, or with `router`
+ * options the `RoutedEvent`s of the stream.
+ */
+export declare function connectSse(url: string | URL, init?: RequestInit, options?: ConnectSseOptions & { router?: undefined }): AsyncIterable<SseEvent>;
+export declare function connectSse(url: string | URL, init: RequestInit | undefined, options: ConnectSseOptions & { router: StreamRouterInit }): AsyncIterable<RoutedEvent>;

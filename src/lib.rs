@@ -23,6 +23,7 @@ mod json;
 mod text;
 mod nonce;
 mod repair;
+mod router;
 mod sse;
 mod tags;
 
@@ -40,6 +41,10 @@ pub use json::{parse_strict, parse_strict_chunks, AnswerExtractor, AnswerExtract
 pub use json::{JsonEvent, JsonItemStream, JsonItemStreamOptions, PartialJson, PartialJsonOptions, PathSegment, ValueKind};
 pub use nonce::make_nonce;
 pub use repair::{parse_json, repair_json, repair_json_value, repair_json_with_log, Repair};
+pub use router::{
+    ContentMode, DeltaSink, ModelDelta, Provider, ProviderDecoder, ProviderDecoderOptions, RoutedEvent, StreamRouter,
+    StreamRouterOptions, ThinkingSource, Usage,
+};
 pub use tags::{
     check_tagged, corrective_message, parse_tagged, sanitize_untrusted, tag_contract, TagBlocks, TagDelta,
     TagEventWriter, TagFilter, TagFilterOptions, TagResult, TagViolation, TaggedTurn, TurnStep,

@@ -3,9 +3,11 @@
 import initWasm from '../dist/streamroute.js';
 
 import './fast.js';
+import './web.js';
 
 export * from '../dist/streamroute.js';
 export { StreamrouteError } from '../dist/runtime.js';
+export { connectSse, routeResponse, toSse } from './web.js';
 
 let ready;
 /** Loads the WebAssembly module (idempotent). `input` overrides where the .wasm comes from. */

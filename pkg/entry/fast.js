@@ -4,8 +4,8 @@
 // feed then costs two calls with number arguments. Behaviour is identical to the Rust-side
 // `feed` (which stays as the fallback for other chunk types): a UTF-16 high surrogate that
 // ends a string chunk is held for the next chunk; a lone one becomes U+FFFD.
-import { AnswerExtractor, SseDecoder, __sr_memory } from '../dist/streamroute.js';
-import { sseEventsFrom } from '../dist/runtime.js';
+import { AnswerExtractor, SseDecoder, StreamRouter, __sr_memory } from '../dist/streamroute.js';
+import { routedEventsFrom, sseEventsFrom } from '../dist/runtime.js';
 
 const FAILED = 0xffffffff;
 const encoder = new TextEncoder();
@@ -117,4 +117,13 @@ patch(SseDecoder, (machine, count) => {
   views();
   const p = u32[info];
   return sseEventsFrom(decoder.decode(u8.subarray(p, p + u32[info + 1])), count);
+});
+
+patch(StreamRouter, (machine, count) => {
+  if (count === 0) return [];
+  const info = (machine.__info ??= machine.__infoPtr() >>> 2);
+  views();
+  const p = u32[info];
+  const q = u32[info + 2] >>> 2;
+  return routedEventsFrom(decoder.decode(u8.subarray(p, p + u32[info + 1])), u32.subarray(q, q + u32[info + 3]));
 });

@@ -6,9 +6,11 @@ import { initSync } from '../dist/streamroute.js';
 initSync({ module: readFileSync(new URL('../dist/streamroute_bg.wasm', import.meta.url)) });
 
 import './fast.js';
+import './web.js';
 
 export * from '../dist/streamroute.js';
 export { StreamrouteError } from '../dist/runtime.js';
+export { connectSse, routeResponse, toSse } from './web.js';
 
 /** Already loaded in Node; kept so that `await init()` works in every runtime. */
 export function init() {

@@ -7,9 +7,11 @@ import { initSync } from '../dist/streamroute.js';
 initSync({ module: wasmModule });
 
 import './fast.js';
+import './web.js';
 
 export * from '../dist/streamroute.js';
 export { StreamrouteError } from '../dist/runtime.js';
+export { connectSse, routeResponse, toSse } from './web.js';
 
 /** Already loaded here; kept so that `await init()` works in every runtime. */
 export function init() {

@@ -412,6 +412,10 @@ pub struct AnswerExtractor {
     finished: bool,
     /// The first error; repeated by every later call until `reset()`.
     failure: Option<Error>,
+    /// Input bytes fed so far.
+    consumed: u64,
+    /// Offset just past the action object's closing `}`, once it closed.
+    action_end: Option<u64>,
 }
 
 impl Default for AnswerExtractor {
@@ -439,7 +443,15 @@ impl AnswerExtractor {
             emitted: 0,
             finished: false,
             failure: None,
+            consumed: 0,
+            action_end: None,
         }
+    }
+
+    /// Once the action object has closed: the input byte offset just past its closing `}`
+    /// (the same for every chunking). `None` while it is open, and for a broken action.
+    pub fn action_end(&self) -> Option<u64> {
+        self.action_end
     }
 
     /// Back to the initial state (for a retry), keeping the options.
@@ -495,6 +507,7 @@ impl AnswerExtractor {
             return Err(Error::new(ErrorKind::InvalidState, "feed after finish (call reset)"));
         }
         let r = self.scan(chunk);
+        self.consumed += chunk.len() as u64;
         self.drain(out);
         if let Err(e) = &r {
             self.failure = Some(e.clone());
@@ -533,9 +546,13 @@ impl AnswerExtractor {
         // Bytes to scan again after an abandoned candidate come before the rest of `input`.
         // Each abandonment replays at most `MAX_UNCONFIRMED` bytes, once: linear time.
         let mut replay: Vec<u8> = Vec::new();
+        let total = input.len();
         loop {
             let from_replay = !replay.is_empty();
             let bytes: &[u8] = if from_replay { &replay } else { input };
+            if self.mode == Mode::After && self.action.closed && self.action_end.is_none() {
+                self.action_end = Some(self.consumed + (total - input.len()) as u64);
+            }
             if bytes.is_empty() || self.mode == Mode::After {
                 return Ok(());
             }
@@ -702,7 +719,7 @@ impl AnswerExtractor {
         if self.tok.is_done() {
             if self.action.shaped {
                 self.mode = Mode::After;
-                return Ok(Step::Used(bytes.len()));
+                return Ok(Step::Used(used));
             }
             // Not an action: keep looking after it.
             self.resume_prose();

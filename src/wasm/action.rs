@@ -54,7 +54,7 @@ pub struct NormalizedAction {
     diagnostics: (),
 }
 
-fn action_value(a: &crate::PlannerAction) -> JsonValue {
+pub(crate) fn action_value(a: &crate::PlannerAction) -> JsonValue {
     let opt = |s: &Option<String>| s.clone().map_or(JsonValue::Null, JsonValue::String);
     JsonValue::Object(vec![
         ("next_node".into(), JsonValue::String(a.next_node.clone())),

@@ -12,6 +12,7 @@ pub mod sse;
 pub mod json;
 #[cfg(not(streamroute_without_repair))]
 pub mod repair;
+pub mod router;
 
 use crate::Error;
 use serde::Serialize;

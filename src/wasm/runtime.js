@@ -82,3 +82,62 @@ export function __sr_json_events(state, text, ops) {
 export function __sr_json_parse(text) {
   return JSON.parse(text);
 }
+
+// RoutedEvent objects from the packed form of one StreamRouter call (see `Packed` in
+// router.rs): the strings of every event follow one another in `text`; `ops` holds, per
+// event, an opcode and then indices and UTF-16 lengths. Values (tool call arguments, the
+// action, usage) are JSON text.
+export function __sr_routed_events(text, ops) {
+  return routedEventsFrom(text, ops);
+}
+
+export function routedEventsFrom(text, ops) {
+  const out = [];
+  const n = ops.length;
+  let p = 0;
+  const take = (len) => text.slice(p, (p += len));
+  for (let i = 0; i < n; ) {
+    const op = ops[i++];
+    switch (op) {
+      case 0: out.push({ type: 'answer_delta', text: take(ops[i++]) }); break;
+      case 1: out.push({ type: 'thinking_delta', text: take(ops[i++]), source: 'reasoning' }); break;
+      case 2: out.push({ type: 'thinking_delta', text: take(ops[i++]), source: 'thought' }); break;
+      case 3: out.push({ type: 'artifact_delta', text: take(ops[i++]) }); break;
+      case 4: out.push({ type: 'user_delta', text: take(ops[i++]) }); break;
+      case 5: {
+        const index = ops[i++];
+        const id = take(ops[i++]);
+        out.push({ type: 'tool_call_start', index, id, name: take(ops[i++]) });
+        break;
+      }
+      case 6: {
+        const index = ops[i++];
+        out.push({ type: 'tool_call_delta', index, arguments: take(ops[i++]) });
+        break;
+      }
+      case 7: {
+        const index = ops[i++];
+        const id = take(ops[i++]);
+        const name = take(ops[i++]);
+        const args = JSON.parse(take(ops[i++]));
+        out.push({ type: 'tool_call', index, id, name, arguments: args, repaired: ops[i++] === 1 });
+        break;
+      }
+      case 8: out.push({ type: 'action', action: JSON.parse(take(ops[i++])) }); break;
+      case 9: out.push({ type: 'usage', ...JSON.parse(take(ops[i++])) }); break;
+      case 10: {
+        const ok = ops[i++] === 1;
+        const parseOk = ops[i++] === 1;
+        const has = ops[i++] === 1;
+        const reason = take(ops[i++]);
+        out.push({ type: 'done', ok, parse_ok: parseOk, finish_reason: has ? reason : null });
+        break;
+      }
+      default: {
+        const code = take(ops[i++]);
+        out.push({ type: 'error', code, message: take(ops[i++]) });
+      }
+    }
+  }
+  return out;
+}

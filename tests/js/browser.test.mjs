@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JS_DIR, PKG_DIR, fileUnder, launchChromium, listen, mimeOf, sendFile } from './helpers/runtimes.mjs';
+import { SAMPLES, aiSdkParts, replay } from './helpers/streams.mjs';
+import { SseDecoder, StreamRouter, toSse } from 'streamroute';
 
 const PAGE_DIR = join(JS_DIR, 'browser');
 
@@ -15,7 +17,14 @@ const requests = []; // { path, status, type }
 function serve(req, res) {
   const path = new URL(req.url, 'http://127.0.0.1').pathname;
   let file = null;
+  if (path.startsWith('/upstream/')) {
+    const sample = SAMPLES.find((x) => x.file === path.slice('/upstream/'.length));
+    requests.push({ path, status: sample ? 200 : 404, type: 'text/event-stream' });
+    if (sample) return replay(res, sample.bytes, 31);
+    return sendFile(res, null);
+  }
   if (path === '/' || path === '/index.html') file = join(PAGE_DIR, 'index.html');
+  else if (path === '/router.html') file = join(PAGE_DIR, 'router.html');
   else if (path.startsWith('/streamroute/')) file = fileUnder(PKG_DIR, path.slice('/streamroute/'.length));
   requests.push({ path, status: file ? 200 : 404, type: file ? mimeOf(file) : undefined });
   sendFile(res, file);
@@ -125,6 +134,37 @@ test('browser entry decodes, encodes and throws StreamrouteError in Chromium', {
     assert.match(r.nonce, /^[0-9a-f]{32}$/);
     assert.match(r.nonce2, /^[0-9a-f]{32}$/);
     assert.notEqual(r.nonce, r.nonce2);
+  } finally {
+    await page.close();
+  }
+});
+
+test('the router pipeline (StreamRouter → toSse("ai-sdk")) runs in a page on fetched streams', { timeout: 60_000 }, async () => {
+  const streams = [['openai-chat-tools.sse', 'text'], ['anthropic-tools.sse', 'text'], ['openai-responses-tools.sse', 'text'],
+    ['gemini-tools.sse', 'text'], ['openai-chat-action.sse', 'action-json'], ['anthropic-action.sse', 'action-json']];
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (err) => pageErrors.push(String(err?.stack ?? err)));
+  try {
+    await page.goto(`${origin}/router.html?streams=${encodeURIComponent(JSON.stringify(streams))}`, { waitUntil: 'load', timeout: 20_000 });
+    await page.waitForFunction(() => typeof window.__result === 'string', null, { timeout: 30_000 });
+    const r = JSON.parse(await page.evaluate(() => window.__result));
+    assert.deepEqual(pageErrors, []);
+    assert.equal(r.ok, true, r.error);
+    const decode = (text) => {
+      const d = new SseDecoder();
+      return [...d.feed(text), ...d.finish()];
+    };
+    for (const [file, content] of streams) {
+      const s = SAMPLES.find((x) => x.file === file);
+      assert.ok(r.chunks[file] > 1, `${file} arrived in pieces`);
+      const want = await new Response(new Response(s.bytes).body
+        .pipeThrough(new StreamRouter({ content }).transform()).pipeThrough(toSse('ai-sdk', { retry: 1000 }))).text();
+      const frames = decode(r.streams[file]);
+      assert.equal(frames.at(-1).data, '[DONE]', file);
+      frames.slice(0, -1).forEach((f, i) => assert.equal(f.id, String(i + 1), file));
+      assert.deepEqual(aiSdkParts(frames).map(([, p]) => p), aiSdkParts(decode(want)).map(([, p]) => p), file);
+    }
   } finally {
     await page.close();
   }

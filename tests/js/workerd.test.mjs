@@ -157,3 +157,53 @@ test('makeNonce and StreamrouteError codes inside workerd', { timeout: 30_000 },
     events: [{ event: 'message', data: 'ok', id: '' }],
   });
 });
+
+test('worker proxies an upstream provider stream through StreamRouter and toSse("ai-sdk")', { timeout: 60_000 }, async () => {
+  const { SAMPLES, aiSdkParts, replay } = await import('./helpers/streams.mjs');
+  const { listen } = await import('./helpers/runtimes.mjs');
+  const { StreamRouter, toSse } = await import('streamroute');
+  const files = ['openai-chat-tools.sse', 'anthropic-tools.sse', 'gemini-tools.sse', 'openai-chat-action.sse'];
+  const upstream = await listen((req, res) => {
+    const s = SAMPLES.find((x) => `/${x.file}` === new URL(req.url, 'http://x').pathname);
+    if (!s) return res.writeHead(404).end();
+    replay(res, s.bytes, 29);
+  });
+  try {
+    for (const file of files) {
+      const s = SAMPLES.find((x) => x.file === file);
+      // What the browser must receive: the same pipeline in Node, on the whole stream.
+      const want = new Response(new Response(s.bytes).body
+        .pipeThrough(new StreamRouter({ content: s.content }).transform())
+        .pipeThrough(toSse('ai-sdk', { retry: 1000 })));
+      const dec = new SseDecoder();
+      const expected = aiSdkParts([...dec.feed(await want.text()), ...dec.finish()]);
+
+      const res = await mf.dispatchFetch(`http://localhost/route?content=${s.content}&upstream=${encodeURIComponent(`${upstream.origin}/${file}`)}`);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('content-type'), 'text/event-stream');
+      assert.equal(res.headers.get('x-vercel-ai-ui-message-stream'), 'v1');
+      const text = await res.text();
+      assert.match(text, /^id: 1\nretry: 1000\ndata: \{"type":"start"\}\n\n/);
+      const d = new SseDecoder();
+      const frames = [...d.feed(text), ...d.finish()];
+      // Ids count 1..n, one per frame, and [DONE] closes the stream.
+      assert.deepEqual(frames.map((f) => f.id), frames.map((_, i) => String(i + 1)).slice(0, -1).concat(String(frames.length - 1)));
+      assert.equal(frames.at(-1).data, '[DONE]');
+      const got = aiSdkParts(frames);
+      assert.deepEqual(got.map(([, p]) => p), expected.map(([, p]) => p), file);
+    }
+    // Spot checks of the browser-facing parts of one stream.
+    const res = await mf.dispatchFetch(`http://localhost/route?upstream=${encodeURIComponent(`${upstream.origin}/anthropic-tools.sse`)}`);
+    const d = new SseDecoder();
+    const parts = aiSdkParts([...d.feed(await res.text()), ...d.finish()]).map(([, p]) => p);
+    assert.deepEqual(parts.filter((p) => p.type === 'tool-input-available').map((p) => [p.toolCallId, p.input]), [
+      ['toolu_01T1x1fJ34qAm0', { location: 'San Francisco, CA', unit: 'fahrenheit' }],
+      ['toolu_01T1x1fJ34qAm1', { location: 'Kraków', unit: 'celsius' }],
+    ]);
+    assert.deepEqual(parts.find((p) => p.type === 'reasoning-delta').delta, 'Two lookups; I can run them in parallel.');
+    assert.deepEqual(parts.find((p) => p.type === 'text-delta').delta, "I'll look up both cities.");
+    assert.deepEqual(parts.at(-2), { type: 'finish', finishReason: 'tool-calls', messageMetadata: { ok: true, parse_ok: true, finish_reason: 'tool_use' } });
+  } finally {
+    await upstream.close();
+  }
+});

@@ -1,7 +1,7 @@
 // A module worker using the packed `streamroute` package. tests/js/workerd.test.mjs bundles it
 // with esbuild the way wrangler does: `streamroute` resolves through its `workerd` export
 // condition (entry/workerd.js) and the .wasm import stays a separate CompiledWasm module.
-import { SseDecoder, SseEncoder, StreamrouteError, init, makeNonce, version } from 'streamroute';
+import { SseDecoder, SseEncoder, StreamRouter, StreamrouteError, init, makeNonce, toSse, version } from 'streamroute';
 
 /** Re-encodes an SSE request body event by event, with automatic ids. */
 function reencode(body, options) {
@@ -36,6 +36,17 @@ export default {
     if (url.pathname === '/reencode' && request.method === 'POST') {
       return new Response(reencode(request.body), {
         headers: { 'content-type': 'text/event-stream' },
+      });
+    }
+
+    // The edge proxy of the README: a provider stream from upstream, routed and re-encoded
+    // for the browser as an AI SDK UI message stream.
+    if (url.pathname === '/route') {
+      const upstream = await fetch(url.searchParams.get('upstream'));
+      const router = new StreamRouter({ content: url.searchParams.get('content') ?? 'text' });
+      const body = upstream.body.pipeThrough(router.transform()).pipeThrough(toSse('ai-sdk', { retry: 1000 }));
+      return new Response(body, {
+        headers: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1', 'x-provider': 'pending' },
       });
     }
 

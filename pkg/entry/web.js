@@ -1,0 +1,410 @@
+// The web-stream adapters of the stream router, shared by every entry: `router.transform()`,
+// `routeResponse(response, options)`, `toSse(profile, options)` and `connectSse(url, init,
+// options)`. The machines (SSE decoding, provider decoding, routing) are the wasm ones; this
+// module only moves chunks between streams, timers and fetch, which live in JS anyway.
+import { SseDecoder, StreamRouter } from '../dist/streamroute.js';
+import { StreamrouteError } from '../dist/runtime.js';
+
+const utf8 = new TextEncoder();
+
+/** A TransformStream<Uint8Array | string, RoutedEvent> over this router. */
+StreamRouter.prototype.transform = function transform() {
+  const router = this;
+  return new TransformStream({
+    transform(chunk, controller) {
+      for (const e of router.feed(chunk)) controller.enqueue(e);
+    },
+    flush(controller) {
+      for (const e of router.finish()) controller.enqueue(e);
+    },
+  });
+};
+
+function abortError(signal) {
+  return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
+}
+
+function routerOptions(options) {
+  const { signal, ...rest } = options ?? {};
+  return { signal, rest };
+}
+
+/**
+ * Routes a fetch `Response` (a provider's streaming reply): yields RoutedEvents as the body
+ * arrives, ending with `done`. A non-2xx response yields `error {code: "http_error"}` and
+ * `done {ok: false}`. `options.signal` aborts the read (the iterator then throws the
+ * signal's reason).
+ */
+export async function* routeResponse(response, options) {
+  const { signal, rest } = routerOptions(options);
+  if (signal?.aborted) throw abortError(signal);
+  if (!response.ok) {
+    const body = await response.text().catch(() => '');
+    yield { type: 'error', code: 'http_error', message: `HTTP ${response.status}: ${body.slice(0, 2000)}` };
+    yield { type: 'done', ok: false, parse_ok: false, finish_reason: null };
+    return;
+  }
+  const router = new StreamRouter(rest);
+  const reader = response.body.getReader();
+  const onAbort = () => reader.cancel(signal.reason).catch(() => {});
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (signal?.aborted) throw abortError(signal);
+      if (done) break;
+      yield* router.feed(value);
+    }
+    yield* router.finish();
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    reader.releaseLock?.();
+    router.free();
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// toSse: RoutedEvents (and issue 7's artifact events) to a browser-facing event stream.
+
+const AI_SDK_FINISH = {
+  stop: 'stop', end_turn: 'stop', STOP: 'stop', completed: 'stop', stop_sequence: 'stop',
+  length: 'length', max_tokens: 'length', MAX_TOKENS: 'length', max_output_tokens: 'length',
+  tool_calls: 'tool-calls', tool_use: 'tool-calls', function_call: 'tool-calls',
+  content_filter: 'content-filter', SAFETY: 'content-filter', RECITATION: 'content-filter',
+  refusal: 'content-filter', failed: 'error',
+};
+
+const json = (v) => JSON.stringify(v);
+
+/** The planner vocabulary (reference-behaviour.md §7): named frames, JSON data. */
+function plannerProfile(o) {
+  const base = {};
+  if (o.traceId !== undefined) base.trace_id = o.traceId;
+  if (o.sessionId !== undefined) base.session_id = o.sessionId;
+  const seq = o.actionSeq ?? null;
+  let answer = null;
+  let artifactSeq = 0;
+  const chunk = (text, answerPhase, done = false) => ({
+    ...base, text, done, phase: answerPhase ? 'answer' : 'observation',
+    channel: answerPhase ? 'answer' : 'thinking', action_seq: seq,
+  });
+  const names = new Map(); // tool index -> [id, name]
+  return {
+    heartbeat: () => ': ping\n\n',
+    frames(e) {
+      switch (e.type) {
+        case 'answer_delta':
+        case 'user_delta':
+          answer = (answer ?? '') + e.text;
+          return [['llm_stream_chunk', chunk(e.text, true)]];
+        case 'thinking_delta':
+          return [['llm_stream_chunk', chunk(e.text, false)]];
+        case 'artifact_delta':
+          return [['artifact_chunk', { ...base, stream_id: 'artifact', seq: artifactSeq++, chunk: e.text,
+            done: false, artifact_type: 'text', meta: {}, event: 'artifact_chunk' }]];
+        case 'artifact_chunk':
+          return [['artifact_chunk', { ...base, stream_id: e.stream_id, seq: e.seq, chunk: e.chunk, done: e.done,
+            artifact_type: e.artifact_type, meta: e.meta ?? {}, event: 'artifact_chunk' }]];
+        case 'tool_call_start':
+          names.set(e.index, [e.id, e.name]);
+          return [['tool_call_start', { ...base, tool_call_id: e.id, tool_name: e.name, args_json: '', action_seq: seq }]];
+        case 'tool_call_delta':
+          return [['tool_call_args', { ...base, tool_call_id: names.get(e.index)?.[0] ?? String(e.index), delta: e.arguments }]];
+        case 'tool_call':
+          return [['tool_call_end', { ...base, tool_call_id: e.id, tool_name: e.name, args: e.arguments, repaired: e.repaired }]];
+        case 'action':
+          return [['step', { ...base, event: 'step_complete', action_seq: seq, node: e.action.next_node,
+            thought: e.action.thought ?? null, action: e.action }]];
+        case 'usage': {
+          const { type, ...counts } = e;
+          return [['event', { ...base, event: 'usage', ...counts }]];
+        }
+        case 'error':
+          return [['error', { ...base, error: e.message, code: e.code }]];
+        case 'done': {
+          const payload = e.payload ?? null;
+          const final = payload && typeof payload.raw_answer === 'string' ? payload.raw_answer : answer;
+          const out = [];
+          if (answer !== null) out.push(['llm_stream_chunk', chunk('', true, true)]);
+          out.push(['done', { ...base, answer: final, metadata: { ok: e.ok, parse_ok: e.parse_ok,
+            finish_reason: e.finish_reason ?? null }, pause: null, answer_action_seq: seq,
+            ...(payload ? { payload } : {}) }]);
+          return out;
+        }
+        default:
+          return [];
+      }
+    },
+    end: () => [],
+  };
+}
+
+/** The tagged vocabulary (nonce-tag-streaming.md): artifact_delta, user_delta, done, ping. */
+function taggedProfile() {
+  let error = null;
+  return {
+    heartbeat: () => 'event: ping\ndata: {}\n\n',
+    frames(e) {
+      switch (e.type) {
+        case 'artifact_delta':
+          return [['artifact_delta', { text: e.text }]];
+        case 'artifact_chunk':
+          return [['artifact_delta', { text: typeof e.chunk === 'string' ? e.chunk : json(e.chunk) }]];
+        case 'user_delta':
+        case 'answer_delta':
+          return [['user_delta', { text: e.text }]];
+        case 'error':
+          error ??= { code: e.code, message: e.message };
+          return [];
+        case 'done':
+          return [['done', { ok: e.ok, parse_ok: e.parse_ok, ...(error ? { error } : {}),
+            ...(e.payload ? { payload: e.payload } : {}) }]];
+        default:
+          return [];
+      }
+    },
+    end: () => [],
+  };
+}
+
+/** The Vercel AI SDK UI message stream: unnamed `data:` frames of typed parts, `[DONE]`. */
+function aiSdkProfile(o) {
+  let started = false;
+  let open = null; // [kind, id] of the open text or reasoning part
+  let parts = 0;
+  const ids = new Map(); // tool index -> toolCallId
+  const close = (out) => {
+    if (open) out.push([null, { type: `${open[0]}-end`, id: open[1] }]);
+    open = null;
+  };
+  const text = (out, kind, delta) => {
+    if (open?.[0] !== kind) {
+      close(out);
+      open = [kind, `${kind}-${parts++}`];
+      out.push([null, { type: `${kind}-start`, id: open[1] }]);
+    }
+    out.push([null, { type: `${kind}-delta`, id: open[1], delta }]);
+  };
+  return {
+    heartbeat: () => ': ping\n\n',
+    frames(e) {
+      const out = [];
+      if (!started) {
+        started = true;
+        out.push([null, o.messageId ? { type: 'start', messageId: o.messageId } : { type: 'start' }]);
+      }
+      switch (e.type) {
+        case 'answer_delta':
+        case 'user_delta':
+          text(out, 'text', e.text);
+          break;
+        case 'thinking_delta':
+          text(out, 'reasoning', e.text);
+          break;
+        case 'artifact_delta':
+          close(out);
+          out.push([null, { type: 'data-artifact', data: { text: e.text } }]);
+          break;
+        case 'artifact_chunk':
+          close(out);
+          out.push([null, { type: 'data-artifact', id: `${e.stream_id}-${e.seq}`, data: {
+            stream_id: e.stream_id, seq: e.seq, chunk: e.chunk, done: e.done, artifact_type: e.artifact_type } }]);
+          break;
+        case 'tool_call_start':
+          close(out);
+          ids.set(e.index, e.id);
+          out.push([null, { type: 'tool-input-start', toolCallId: e.id, toolName: e.name }]);
+          break;
+        case 'tool_call_delta':
+          close(out);
+          out.push([null, { type: 'tool-input-delta', toolCallId: ids.get(e.index) ?? String(e.index),
+            inputTextDelta: e.arguments }]);
+          break;
+        case 'tool_call':
+          close(out);
+          out.push([null, { type: 'tool-input-available', toolCallId: e.id, toolName: e.name, input: e.arguments }]);
+          break;
+        case 'action':
+          close(out);
+          out.push([null, { type: 'data-action', data: e.action }]);
+          break;
+        case 'usage': {
+          const { type, ...usage } = e;
+          out.push([null, { type: 'data-usage', data: usage, transient: true }]);
+          break;
+        }
+        case 'error':
+          close(out);
+          out.push([null, { type: 'error', errorText: `${e.code}: ${e.message}` }]);
+          break;
+        case 'done': {
+          close(out);
+          const finishReason = e.ok ? (AI_SDK_FINISH[e.finish_reason] ?? 'other') : 'error';
+          const messageMetadata = { ok: e.ok, parse_ok: e.parse_ok, finish_reason: e.finish_reason ?? null,
+            ...(e.payload ? { payload: e.payload } : {}) };
+          out.push([null, { type: 'finish', finishReason, messageMetadata }]);
+          break;
+        }
+        default:
+          break;
+      }
+      return out;
+    },
+    end: () => ['data: [DONE]\n\n'],
+  };
+}
+
+const PROFILES = { planner: plannerProfile, tagged: taggedProfile, 'ai-sdk': aiSdkProfile };
+
+/**
+ * A TransformStream<RoutedEvent, Uint8Array> writing `text/event-stream` in one of three
+ * vocabularies: `"planner"`, `"tagged"` or `"ai-sdk"`. Every frame has an `id:` (counting
+ * from `options.firstId`, default 1); `options.retry` (ms) is sent once, first; a heartbeat
+ * (a `: ping` comment, or a `ping` event for `"tagged"`) goes out after `options.heartbeatMs`
+ * (default 15000; 0 disables) without a frame.
+ */
+export function toSse(profile, options = {}) {
+  const make = PROFILES[profile];
+  if (!make) {
+    throw new StreamrouteError('invalid_option', `profile must be "planner", "tagged" or "ai-sdk", got ${json(profile)}`);
+  }
+  const p = make(options);
+  let id = options.firstId ?? 1;
+  let retry = options.retry;
+  const heartbeatMs = options.heartbeatMs ?? 15000;
+  let timer = null;
+  let last = 0;
+  const frame = (name, data) => {
+    let s = `id: ${id++}\n`;
+    if (retry !== undefined) {
+      s += `retry: ${retry}\n`;
+      retry = undefined;
+    }
+    if (name) s += `event: ${name}\n`;
+    return `${s}data: ${json(data)}\n\n`;
+  };
+  const stop = () => {
+    if (timer !== null) clearInterval(timer);
+    timer = null;
+  };
+  return new TransformStream({
+    start(controller) {
+      last = Date.now();
+      if (heartbeatMs > 0) {
+        timer = setInterval(() => {
+          if (Date.now() - last < heartbeatMs) return;
+          last = Date.now();
+          try {
+            controller.enqueue(utf8.encode(p.heartbeat()));
+          } catch {
+            stop();
+          }
+        }, Math.max(1, Math.min(heartbeatMs, 1000)));
+      }
+    },
+    transform(event, controller) {
+      let s = '';
+      for (const [name, data] of p.frames(event)) s += frame(name, data);
+      if (s) {
+        last = Date.now();
+        controller.enqueue(utf8.encode(s));
+      }
+    },
+    flush(controller) {
+      stop();
+      const tail = p.end().join('');
+      if (tail) controller.enqueue(utf8.encode(tail));
+    },
+    cancel: stop,
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// connectSse: a fetch-based EventSource that POSTs, aborts and resumes.
+
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError(signal));
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(abortError(signal));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+const wire = (e) => `event: ${e.event}\ndata: ${e.data.split('\n').join('\ndata: ')}\n\n`;
+
+/**
+ * Connects to an event stream with fetch (any method, body and headers; `init.signal`
+ * aborts) and yields its `SseEvent`s; with `options.router` (StreamRouter options) yields
+ * RoutedEvents instead. When the connection fails or drops mid-stream it reconnects with
+ * `Last-Event-ID` after the server's `retry:` (else `options.retryMs`, default 1000), at most
+ * `options.maxRetries` times in a row (default 3), then throws `sse_connection_failed`.
+ * A stream the server ends cleanly is the end (no reconnection).
+ */
+export async function* connectSse(url, init = {}, options = {}) {
+  const signal = init.signal;
+  const maxRetries = options.maxRetries ?? 3;
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const decoder = new SseDecoder();
+  const router = options.router ? new StreamRouter(options.router) : null;
+  let failures = 0;
+  let lastError = null;
+  const out = (events) => {
+    if (!router) return events;
+    const routed = [];
+    for (const e of events) routed.push(...router.feed(wire(e)));
+    return routed;
+  };
+  try {
+    for (;;) {
+      if (signal?.aborted) throw abortError(signal);
+      const headers = new Headers(init.headers);
+      if (!headers.has('accept')) headers.set('accept', 'text/event-stream');
+      if (decoder.lastEventId) headers.set('last-event-id', decoder.lastEventId);
+      let ended = false;
+      try {
+        const res = await doFetch(url, { ...init, headers });
+        if (!res.ok) {
+          // A 4xx is final (the request is wrong); a 5xx may pass.
+          const err = new StreamrouteError('sse_connection_failed', `HTTP ${res.status} from ${url}`);
+          if (res.status < 500) throw Object.assign(err, { final: true });
+          throw err;
+        }
+        const reader = res.body.getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          const events = decoder.feed(value);
+          if (events.length) {
+            failures = 0;
+            yield* out(events);
+          }
+        }
+        ended = true;
+      } catch (err) {
+        if (signal?.aborted) throw abortError(signal);
+        if (err?.final || (err instanceof StreamrouteError && err.code !== 'sse_connection_failed')) throw err;
+        lastError = err;
+      }
+      // The events completed so far stand; an unterminated one is dropped (it comes again
+      // after the reconnection).
+      yield* out(decoder.finish());
+      if (ended) break;
+      if (++failures > maxRetries) {
+        throw new StreamrouteError('sse_connection_failed',
+          `gave up after ${maxRetries} reconnection attempts: ${lastError?.message ?? lastError}`);
+      }
+      await sleep(decoder.retry ?? options.retryMs ?? 1000, signal);
+    }
+    if (router) yield* router.finish();
+  } finally {
+    decoder.free();
+    router?.free();
+  }
+}

@@ -1,0 +1,203 @@
+//! Anthropic Messages streams (`event: <type>` + `data: {"type": ...}`).
+//!
+//! Routed: `message_start` (usage), `content_block_start` (a `tool_use` block starts a tool
+//! call, indexed by its content block index; a text block's initial text), `content_block_delta`
+//! (`text_delta`, `thinking_delta` as reasoning, `input_json_delta` as tool arguments;
+//! `signature_delta` and `citations_delta` are dropped), `content_block_stop` (ends a tool
+//! call), `message_delta` (stop reason and cumulative usage), `message_stop`, `ping` and
+//! `error`. Unknown event types are ignored, as Anthropic's versioning policy asks of clients.
+//! The `type` field of the data decides (the `event:` name is the same by the format).
+
+use super::delta::{DeltaSink, Usage};
+use super::jscan::{index_of, members, string_of, Json, Kind, R};
+use super::openai_chat::read_error;
+use super::tools::OpenCalls;
+
+/// The decoder state.
+#[derive(Debug, Default)]
+pub(crate) struct Anthropic {
+    calls: OpenCalls,
+    usage: Usage,
+    scratch: String,
+    /// `message_stop` (or a stop reason) was seen.
+    pub(crate) ended: bool,
+}
+
+impl Anthropic {
+    /// One SSE event's data.
+    pub(crate) fn event(&mut self, data: &str, sink: &mut dyn DeltaSink) -> R<()> {
+        let [kind, index, delta, block, usage, message, error] =
+            members(data, ["type", "index", "delta", "content_block", "usage", "message", "error"])?;
+        let kind = string_of(kind)?;
+        let index = index_of(index);
+        match kind.as_str() {
+            "message_start" => {
+                if let Some(msg) = message {
+                    let mut j = Json::new(msg);
+                    if j.kind()? == Kind::Object {
+                        let mut m = j.object()?;
+                        while let Some(key) = j.next_key(&mut m)? {
+                            if key == "usage" && j.kind()? == Kind::Object {
+                                self.read_usage(&mut j)?;
+                                sink.usage(&self.usage);
+                            } else {
+                                j.skip()?;
+                            }
+                        }
+                    }
+                }
+            }
+            "content_block_start" => {
+                if let Some(block) = block {
+                    self.block_start(block, index, sink)?;
+                }
+            }
+            "content_block_delta" => {
+                if let Some(delta) = delta {
+                    self.block_delta(delta, index, sink)?;
+                }
+            }
+            "content_block_stop" => self.calls.end(index, sink),
+            "message_delta" => {
+                if let Some(usage) = usage {
+                    let mut j = Json::new(usage);
+                    if j.kind()? == Kind::Object {
+                        self.read_usage(&mut j)?;
+                        sink.usage(&self.usage);
+                    }
+                }
+                if let Some(delta) = delta {
+                    let mut j = Json::new(delta);
+                    if j.kind()? == Kind::Object {
+                        let mut m = j.object()?;
+                        while let Some(key) = j.next_key(&mut m)? {
+                            if key == "stop_reason" {
+                                if let Some(r) = j.str_value(&mut self.scratch)? {
+                                    self.calls.end_all(sink);
+                                    sink.finish(&r);
+                                }
+                            } else {
+                                j.skip()?;
+                            }
+                        }
+                    }
+                }
+            }
+            "message_stop" => {
+                self.calls.end_all(sink);
+                self.ended = true;
+            }
+            "error" => {
+                let (code, message) = match error {
+                    Some(e) => {
+                        let mut j = Json::new(e);
+                        if j.kind()? == Kind::Object {
+                            read_error(&mut j, &mut self.scratch)?
+                        } else {
+                            ("provider_error".to_string(), e.to_string())
+                        }
+                    }
+                    None => ("provider_error".to_string(), String::new()),
+                };
+                sink.error(&code, &message);
+            }
+            _ => {} // ping, and types added after this was written
+        }
+        Ok(())
+    }
+
+    /// End of stream: open tool calls end.
+    pub(crate) fn finish(&mut self, sink: &mut dyn DeltaSink) {
+        self.calls.end_all(sink);
+    }
+
+    fn read_usage(&mut self, j: &mut Json<'_>) -> R<()> {
+        let mut m = j.object()?;
+        while let Some(key) = j.next_key(&mut m)? {
+            let v = match key {
+                "input_tokens" | "output_tokens" | "cache_read_input_tokens" => j.u64_value()?,
+                _ => {
+                    j.skip()?;
+                    continue;
+                }
+            };
+            // `message_delta` counts are cumulative; a missing one keeps the earlier value.
+            if v.is_none() {
+                continue;
+            }
+            match key {
+                "input_tokens" => self.usage.input_tokens = v,
+                "output_tokens" => self.usage.output_tokens = v,
+                _ => self.usage.cached_input_tokens = v,
+            }
+        }
+        self.usage.total_tokens = match (self.usage.input_tokens, self.usage.output_tokens) {
+            (Some(i), Some(o)) => Some(i.saturating_add(o)),
+            _ => None,
+        };
+        Ok(())
+    }
+
+    fn block_start(&mut self, block: &str, index: u32, sink: &mut dyn DeltaSink) -> R<()> {
+        let [kind, id, name, text, thinking, input] = members(block, ["type", "id", "name", "text", "thinking", "input"])?;
+        let (kind, id, name) = (string_of(kind)?, string_of(id)?, string_of(name)?);
+        let text = string_of(text.or(thinking))?;
+        match kind.as_str() {
+            "tool_use" | "server_tool_use" => {
+                self.calls.start_if_new(index, &id, &name, sink);
+                // The start block carries `input: {}`; a non-empty one is the whole input.
+                if let Some(input) = input.map(str::trim).filter(|i| !i.is_empty() && *i != "{}") {
+                    sink.tool_call_delta(index, input);
+                }
+            }
+            "text" if !text.is_empty() => sink.text(&text),
+            "thinking" if !text.is_empty() => sink.reasoning(&text),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn block_delta(&mut self, delta: &str, index: u32, sink: &mut dyn DeltaSink) -> R<()> {
+        let mut j = Json::new(delta);
+        if j.kind()? != Kind::Object {
+            return Ok(());
+        }
+        // `type` comes first in practice; the payload is kept raw until it is known.
+        let mut kind = String::new();
+        let mut payload: Option<(&str, &str)> = None;
+        let mut m = j.object()?;
+        while let Some(key) = j.next_key(&mut m)? {
+            match key {
+                "type" => {
+                    j.string_into(&mut kind)?;
+                }
+                "text" | "thinking" | "partial_json" if j.kind()? == Kind::String => {
+                    payload = Some((key, j.value_raw()?));
+                }
+                _ => j.skip()?,
+            }
+        }
+        let Some((field, raw)) = payload else { return Ok(()) };
+        let wanted = match kind.as_str() {
+            "text_delta" => "text",
+            "thinking_delta" => "thinking",
+            "input_json_delta" => "partial_json",
+            _ => return Ok(()),
+        };
+        if field != wanted {
+            return Ok(());
+        }
+        let mut j = Json::new(raw);
+        let Some(t) = j.str_value(&mut self.scratch)? else { return Ok(()) };
+        if t.is_empty() {
+            return Ok(());
+        }
+        match kind.as_str() {
+            "text_delta" => sink.text(&t),
+            "thinking_delta" => sink.reasoning(&t),
+            _ if self.calls.is_open(index) => sink.tool_call_delta(index, &t),
+            _ => {}
+        }
+        Ok(())
+    }
+}

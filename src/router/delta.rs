@@ -1,0 +1,116 @@
+//! What the provider decoders produce: `ModelDelta`s, handed to a `DeltaSink` as they are
+//! decoded (the router is a sink that routes them without allocating per delta).
+
+/// Token counts, as far as the provider reports them (`None` where it does not).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Usage {
+    /// Prompt / input tokens.
+    pub input_tokens: Option<u64>,
+    /// Completion / output tokens (reasoning included where the provider counts it so).
+    pub output_tokens: Option<u64>,
+    /// The total, when the provider sends one.
+    pub total_tokens: Option<u64>,
+    /// Reasoning ("thinking") tokens, when reported separately.
+    pub reasoning_tokens: Option<u64>,
+    /// Input tokens served from a prompt cache.
+    pub cached_input_tokens: Option<u64>,
+}
+
+impl Usage {
+    /// True when no count is known.
+    pub fn is_empty(&self) -> bool {
+        *self == Usage::default()
+    }
+}
+
+/// One provider-neutral piece of a model's output stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelDelta {
+    /// Output text.
+    Text(String),
+    /// Reasoning / thinking text (summaries included).
+    Reasoning(String),
+    /// A tool call begins (`index` is the provider's index of the call).
+    ToolCallStart {
+        /// The call's index in the provider's numbering.
+        index: u32,
+        /// The call id (synthesised as `call_<index>` where the provider sends none).
+        id: String,
+        /// The tool name.
+        name: String,
+    },
+    /// More argument text of a tool call (raw JSON text, possibly partial).
+    ToolCallDelta {
+        /// The call's index.
+        index: u32,
+        /// The new argument text.
+        arguments: String,
+    },
+    /// The tool call's arguments are complete.
+    ToolCallEnd {
+        /// The call's index.
+        index: u32,
+    },
+    /// Token counts.
+    Usage(Usage),
+    /// Why the model stopped, as the provider words it (`stop`, `end_turn`, `STOP`, ...).
+    Finish {
+        /// The provider's reason.
+        reason: String,
+    },
+    /// A provider error, or an event that could not be read.
+    Error {
+        /// A stable code: the provider's error code or type, `provider_event_invalid` for
+        /// malformed JSON, `provider_event_unknown` for an event of no known format.
+        code: String,
+        /// A human message.
+        message: String,
+    },
+}
+
+/// Receives deltas as they are decoded.
+pub trait DeltaSink {
+    /// Output text (never empty).
+    fn text(&mut self, text: &str);
+    /// Reasoning text (never empty).
+    fn reasoning(&mut self, text: &str);
+    /// A tool call begins.
+    fn tool_call_start(&mut self, index: u32, id: &str, name: &str);
+    /// Tool call argument text (never empty).
+    fn tool_call_delta(&mut self, index: u32, arguments: &str);
+    /// A tool call's arguments are complete.
+    fn tool_call_end(&mut self, index: u32);
+    /// Token counts.
+    fn usage(&mut self, usage: &Usage);
+    /// The finish reason.
+    fn finish(&mut self, reason: &str);
+    /// An error.
+    fn error(&mut self, code: &str, message: &str);
+}
+
+impl DeltaSink for Vec<ModelDelta> {
+    fn text(&mut self, text: &str) {
+        self.push(ModelDelta::Text(text.to_string()));
+    }
+    fn reasoning(&mut self, text: &str) {
+        self.push(ModelDelta::Reasoning(text.to_string()));
+    }
+    fn tool_call_start(&mut self, index: u32, id: &str, name: &str) {
+        self.push(ModelDelta::ToolCallStart { index, id: id.to_string(), name: name.to_string() });
+    }
+    fn tool_call_delta(&mut self, index: u32, arguments: &str) {
+        self.push(ModelDelta::ToolCallDelta { index, arguments: arguments.to_string() });
+    }
+    fn tool_call_end(&mut self, index: u32) {
+        self.push(ModelDelta::ToolCallEnd { index });
+    }
+    fn usage(&mut self, usage: &Usage) {
+        self.push(ModelDelta::Usage(*usage));
+    }
+    fn finish(&mut self, reason: &str) {
+        self.push(ModelDelta::Finish { reason: reason.to_string() });
+    }
+    fn error(&mut self, code: &str, message: &str) {
+        self.push(ModelDelta::Error { code: code.to_string(), message: message.to_string() });
+    }
+}

@@ -1,0 +1,431 @@
+//! A cursor over one complete JSON document (one provider event's `data`), for reading a few
+//! known paths without building a tree.
+//!
+//! Advice for hackers: the provider decoders know where their fields are
+//! (`choices[0].delta.content`), so they walk the document with this cursor: `object()` /
+//! `next_key()` step through members, `string_into()` decodes the one string that is wanted,
+//! and `skip()` jumps over every other value. Invariants:
+//! - Linear: every byte is looked at a constant number of times; strings are crossed with
+//!   `memchr2` (quote or backslash), skipped containers by counting brackets, never by
+//!   recursion (so any nesting depth is safe).
+//! - Never panics: every index is checked; a malformed document is `Err(Bad)` with the byte
+//!   offset, which the decoders turn into an `error` delta. Skipped values are checked only
+//!   for balanced brackets and closed strings (their contents are not needed).
+
+/// A malformed document: the byte offset where reading failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Bad(pub usize);
+
+pub(crate) type R<T> = Result<T, Bad>;
+
+/// What kind of value starts at the cursor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Object,
+    Array,
+    String,
+    Number,
+    Bool,
+    Null,
+}
+
+/// The cursor.
+pub(crate) struct Json<'a> {
+    s: &'a str,
+    i: usize,
+}
+
+impl<'a> Json<'a> {
+    pub(crate) fn new(s: &'a str) -> Self {
+        Json { s, i: 0 }
+    }
+
+    fn b(&self) -> &'a [u8] {
+        self.s.as_bytes()
+    }
+
+    fn ws(&mut self) {
+        let b = self.b();
+        while let Some(&c) = b.get(self.i) {
+            if !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+                break;
+            }
+            self.i += 1;
+        }
+    }
+
+    fn byte(&mut self) -> Option<u8> {
+        self.ws();
+        self.b().get(self.i).copied()
+    }
+
+    fn eat(&mut self, c: u8) -> R<()> {
+        if self.byte() == Some(c) {
+            self.i += 1;
+            Ok(())
+        } else {
+            Err(Bad(self.i))
+        }
+    }
+
+    /// The kind of the next value (after whitespace).
+    pub(crate) fn kind(&mut self) -> R<Kind> {
+        Ok(match self.byte() {
+            Some(b'{') => Kind::Object,
+            Some(b'[') => Kind::Array,
+            Some(b'"') => Kind::String,
+            Some(b'-' | b'0'..=b'9') => Kind::Number,
+            Some(b't' | b'f') => Kind::Bool,
+            Some(b'n') => Kind::Null,
+            _ => return Err(Bad(self.i)),
+        })
+    }
+
+    /// Only whitespace is left.
+    pub(crate) fn end(&mut self) -> R<()> {
+        match self.byte() {
+            None => Ok(()),
+            Some(_) => Err(Bad(self.i)),
+        }
+    }
+
+    /// Enters an object (`{`); then call [`next_key`](Self::next_key) until it returns `None`.
+    pub(crate) fn object(&mut self) -> R<Members> {
+        self.eat(b'{')?;
+        Ok(Members { first: true })
+    }
+
+    /// Enters an array (`[`); then call [`next_item`](Self::next_item) until it is `false`.
+    pub(crate) fn array(&mut self) -> R<Members> {
+        self.eat(b'[')?;
+        Ok(Members { first: true })
+    }
+
+    /// The next key of the object (raw: escapes are kept, which never matters for the ASCII
+    /// names compared against), with the cursor on its value; `None` after the closing `}`.
+    pub(crate) fn next_key(&mut self, m: &mut Members) -> R<Option<&'a str>> {
+        match self.byte() {
+            Some(b'}') => {
+                self.i += 1;
+                return Ok(None);
+            }
+            Some(b',') if !m.first => self.i += 1,
+            _ if m.first => {}
+            _ => return Err(Bad(self.i)),
+        }
+        m.first = false;
+        if self.byte() != Some(b'"') {
+            return Err(Bad(self.i));
+        }
+        let key = self.string_raw()?;
+        self.eat(b':')?;
+        Ok(Some(key))
+    }
+
+    /// Moves to the next array item: `true` with the cursor on it, `false` after the `]`.
+    pub(crate) fn next_item(&mut self, m: &mut Members) -> R<bool> {
+        match self.byte() {
+            Some(b']') => {
+                self.i += 1;
+                return Ok(false);
+            }
+            Some(b',') if !m.first => self.i += 1,
+            _ if m.first => {}
+            _ => return Err(Bad(self.i)),
+        }
+        m.first = false;
+        Ok(true)
+    }
+
+    /// Runs `f` on the first item of the array at the cursor and skips the others (the
+    /// providers' `choices` / `candidates`: only the first is routed).
+    pub(crate) fn first_item(&mut self, mut f: impl FnMut(&mut Self) -> R<()>) -> R<()> {
+        let mut a = self.array()?;
+        let mut first = true;
+        while self.next_item(&mut a)? {
+            if first {
+                f(self)?;
+                first = false;
+            } else {
+                self.skip()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A string's raw content (between the quotes, escapes not decoded).
+    pub(crate) fn string_raw(&mut self) -> R<&'a str> {
+        self.eat(b'"')?;
+        let start = self.i;
+        let b = self.b();
+        loop {
+            let rest = b.get(self.i..).unwrap_or_default();
+            let Some(p) = memchr::memchr2(b'"', b'\\', rest) else {
+                return Err(Bad(b.len()));
+            };
+            self.i += p;
+            if b[self.i] == b'"' {
+                let raw = self.s.get(start..self.i).ok_or(Bad(start))?;
+                self.i += 1;
+                return Ok(raw);
+            }
+            self.i += 2; // the backslash and the escaped byte (a `\"` does not end the string)
+        }
+    }
+
+    /// Decodes a string value, appending it to `out`. `null` appends nothing and is `Ok(false)`.
+    pub(crate) fn string_into(&mut self, out: &mut String) -> R<bool> {
+        if self.kind()? == Kind::Null {
+            self.skip()?;
+            return Ok(false);
+        }
+        let at = self.i;
+        let raw = self.string_raw()?;
+        unescape(raw, out).map_err(|k| Bad(at + 1 + k))?;
+        Ok(true)
+    }
+
+    /// A string value without escapes borrowed as it is; with escapes decoded into `scratch`.
+    /// `None` for `null` or any other non-string (skipped).
+    pub(crate) fn str_value<'s>(&mut self, scratch: &'s mut String) -> R<Option<std::borrow::Cow<'s, str>>>
+    where
+        'a: 's,
+    {
+        if self.kind()? != Kind::String {
+            self.skip()?;
+            return Ok(None);
+        }
+        let at = self.i;
+        let raw = self.string_raw()?;
+        if !raw.as_bytes().contains(&b'\\') {
+            return Ok(Some(std::borrow::Cow::Borrowed(raw)));
+        }
+        scratch.clear();
+        unescape(raw, scratch).map_err(|k| Bad(at + 1 + k))?;
+        Ok(Some(std::borrow::Cow::Borrowed(scratch.as_str())))
+    }
+
+    /// A non-negative integer (`None` for `null`, other kinds or non-integers, which are
+    /// skipped).
+    pub(crate) fn u64_value(&mut self) -> R<Option<u64>> {
+        if self.kind()? != Kind::Number {
+            self.skip()?;
+            return Ok(None);
+        }
+        let raw = self.value_raw()?;
+        Ok(raw.parse::<u64>().ok())
+    }
+
+    /// `true` only for the literal `true` (anything else is skipped and `false`).
+    pub(crate) fn bool_value(&mut self) -> R<bool> {
+        let t = self.byte() == Some(b't');
+        self.skip()?;
+        Ok(t)
+    }
+
+    /// The raw text of the next value (any kind), skipping it.
+    pub(crate) fn value_raw(&mut self) -> R<&'a str> {
+        self.ws();
+        let start = self.i;
+        self.skip()?;
+        self.s.get(start..self.i).ok_or(Bad(start))
+    }
+
+    /// Skips one value of any kind (containers by bracket counting, no recursion).
+    pub(crate) fn skip(&mut self) -> R<()> {
+        let b = self.b();
+        match self.kind()? {
+            Kind::String => self.string_raw().map(|_| ()),
+            Kind::Number | Kind::Bool | Kind::Null => {
+                let start = self.i;
+                while let Some(&c) = b.get(self.i) {
+                    if !matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E' | b'a'..=b'z') {
+                        break;
+                    }
+                    self.i += 1;
+                }
+                let lit = &b[start..self.i];
+                let ok = match lit.first() {
+                    Some(b't') => lit == b"true",
+                    Some(b'f') => lit == b"false",
+                    Some(b'n') => lit == b"null",
+                    _ => crate::json::tokenizer::valid_number(lit),
+                };
+                if ok {
+                    Ok(())
+                } else {
+                    Err(Bad(start))
+                }
+            }
+            Kind::Object | Kind::Array => {
+                let mut depth = 0usize;
+                loop {
+                    let rest = b.get(self.i..).unwrap_or_default();
+                    let Some(p) = rest.iter().position(|&c| matches!(c, b'"' | b'{' | b'[' | b'}' | b']'))
+                    else {
+                        return Err(Bad(b.len()));
+                    };
+                    self.i += p;
+                    match b[self.i] {
+                        b'"' => {
+                            self.string_raw()?;
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        _ => depth -= 1,
+                    }
+                    self.i += 1;
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The raw text of the members of object `data` named in `names` (in that order; `None`
+/// when absent). Other members are skipped. Not an object: `Err`.
+pub(crate) fn members<'a, const N: usize>(data: &'a str, names: [&str; N]) -> R<[Option<&'a str>; N]> {
+    let mut found = [None; N];
+    let mut j = Json::new(data);
+    let mut m = j.object()?;
+    while let Some(key) = j.next_key(&mut m)? {
+        match names.iter().position(|n| *n == key) {
+            Some(k) => found[k] = Some(j.value_raw()?),
+            None => j.skip()?,
+        }
+    }
+    j.end()?;
+    Ok(found)
+}
+
+/// A raw member holding a string, decoded (`""` when absent or not a string).
+pub(crate) fn string_of(raw: Option<&str>) -> R<String> {
+    let mut s = String::new();
+    if let Some(raw) = raw {
+        let mut j = Json::new(raw);
+        if j.kind()? == Kind::String {
+            j.string_into(&mut s)?;
+        }
+    }
+    Ok(s)
+}
+
+/// A raw member holding a small index (`None`, non-integers and `null` are 0).
+pub(crate) fn index_of(raw: Option<&str>) -> u32 {
+    raw.and_then(|r| r.trim().parse::<u64>().ok()).map_or(0, |i| i.min(u64::from(u32::MAX)) as u32)
+}
+
+/// Where an object or array is in its members.
+pub(crate) struct Members {
+    first: bool,
+}
+
+fn hex4(b: &[u8]) -> Option<u32> {
+    let mut v = 0u32;
+    for &c in b.get(..4)? {
+        v = (v << 4) | (c as char).to_digit(16)?;
+    }
+    Some(v)
+}
+
+/// Decodes JSON string content (`raw`, between the quotes) into `out`. A lone surrogate
+/// escape becomes U+FFFD. `Err(k)`: an invalid escape at byte `k` of `raw`.
+pub(crate) fn unescape(raw: &str, out: &mut String) -> Result<(), usize> {
+    let b = raw.as_bytes();
+    let mut i = 0;
+    out.reserve(raw.len());
+    while i < b.len() {
+        let Some(p) = memchr::memchr(b'\\', &b[i..]) else {
+            out.push_str(&raw[i..]);
+            return Ok(());
+        };
+        out.push_str(&raw[i..i + p]);
+        i += p;
+        let c = match b.get(i + 1) {
+            Some(b'"') => '"',
+            Some(b'\\') => '\\',
+            Some(b'/') => '/',
+            Some(b'b') => '\u{8}',
+            Some(b'f') => '\u{c}',
+            Some(b'n') => '\n',
+            Some(b'r') => '\r',
+            Some(b't') => '\t',
+            Some(b'u') => {
+                let Some(cp) = b.get(i + 2..).and_then(hex4) else { return Err(i) };
+                i += 6;
+                if (0xD800..0xDC00).contains(&cp) {
+                    let low = (b.get(i) == Some(&b'\\') && b.get(i + 1) == Some(&b'u'))
+                        .then(|| b.get(i + 2..).and_then(hex4))
+                        .flatten()
+                        .filter(|l| (0xDC00..0xE000).contains(l));
+                    if let Some(low) = low {
+                        i += 6;
+                        let c = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+                        out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                        continue;
+                    }
+                }
+                out.push(char::from_u32(cp).unwrap_or('\u{FFFD}'));
+                continue;
+            }
+            _ => return Err(i),
+        };
+        out.push(c);
+        i += 2;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_known_paths_and_skips_the_rest() {
+        let doc = r#" {"id":"x\"y","n":[1,{"a":"}"}],"choices":[{"delta":{"content":"caf\u00e9 \ud83d\ude00 \ud800"}}]} "#;
+        let mut j = Json::new(doc);
+        let mut m = j.object().unwrap();
+        let mut got = String::new();
+        while let Some(k) = j.next_key(&mut m).unwrap() {
+            if k == "choices" {
+                let mut a = j.array().unwrap();
+                while j.next_item(&mut a).unwrap() {
+                    let mut o = j.object().unwrap();
+                    while let Some(k) = j.next_key(&mut o).unwrap() {
+                        assert_eq!(k, "delta");
+                        let mut d = j.object().unwrap();
+                        assert_eq!(j.next_key(&mut d).unwrap(), Some("content"));
+                        j.string_into(&mut got).unwrap();
+                        assert_eq!(j.next_key(&mut d).unwrap(), None);
+                    }
+                }
+            } else {
+                j.skip().unwrap();
+            }
+        }
+        j.end().unwrap();
+        assert_eq!(got, "café 😀 \u{FFFD}");
+    }
+
+    #[test]
+    fn malformed_documents_are_errors_not_panics() {
+        for doc in ["", "{", "{\"a\"", "{\"a\":", "{\"a\":tru}", "{\"a\":\"x", "[1,,2]", "{\"a\":1 \"b\":2}", "\"\\u12\"", "{\"a\":[}"] {
+            let mut j = Json::new(doc);
+            let r = (|| {
+                let mut m = j.object()?;
+                while j.next_key(&mut m)?.is_some() {
+                    let mut s = String::new();
+                    if j.kind()? == Kind::String {
+                        j.string_into(&mut s)?;
+                    } else {
+                        j.skip()?;
+                    }
+                }
+                j.end()
+            })();
+            assert!(r.is_err(), "{doc:?} should fail");
+        }
+    }
+}

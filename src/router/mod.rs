@@ -1,0 +1,25 @@
+//! The stream router: raw provider stream bytes → provider-neutral `ModelDelta`s → routed UI
+//! events (`RoutedEvent`), in one pass.
+//!
+//! - `decoder.rs`: `ProviderDecoder` (SSE or plain text, `auto` format detection) over the
+//!   per-format readers `openai_chat.rs`, `openai_responses.rs`, `anthropic.rs`, `gemini.rs`,
+//!   which read each event's JSON on known paths with the `jscan.rs` cursor (no tree).
+//! - `route.rs`: `StreamRouter`, the content modes (text, action-json, tagged) and tool call
+//!   assembly.
+//! - `structured.rs`: `structured_request`, the provider request bodies that ask for
+//!   structured output.
+
+mod anthropic;
+mod decoder;
+mod delta;
+mod gemini;
+mod jscan;
+mod openai_chat;
+mod openai_responses;
+mod route;
+mod tagged;
+mod tools;
+
+pub use decoder::{Provider, ProviderDecoder, ProviderDecoderOptions};
+pub use delta::{DeltaSink, ModelDelta, Usage};
+pub use route::{ContentMode, RoutedEvent, StreamRouter, StreamRouterOptions, ThinkingSource};

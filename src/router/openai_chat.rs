@@ -1,0 +1,263 @@
+//! OpenAI Chat Completions streams (`chat.completion.chunk` events; also what most
+//! "OpenAI-compatible" servers send).
+//!
+//! Read per event: `choices[0].delta.content` (text), `delta.reasoning_content` or
+//! `delta.reasoning` (reasoning), `delta.refusal` (text), `delta.tool_calls[]` (keyed by
+//! `index`; the first delta of a call carries `id` and `function.name`),
+//! `choices[0].finish_reason`, a top-level `usage` object (the usage-only chunk has
+//! `choices: []`), a top-level `error` object, and `data: [DONE]`. Only choice 0 is routed.
+//! Tool calls have no end marker of their own: the calls stream one after another, so a call
+//! ends when the next one starts, and every open call ends at the finish reason, at
+//! `[DONE]`, or at the end of the stream.
+
+use super::delta::{DeltaSink, Usage};
+use super::jscan::{Json, Kind, R};
+use super::tools::OpenCalls;
+
+/// The decoder state.
+#[derive(Debug, Default)]
+pub(crate) struct OpenAiChat {
+    calls: OpenCalls,
+    scratch: String,
+    args: String,
+    /// `[DONE]` or a finish reason was seen.
+    pub(crate) ended: bool,
+}
+
+impl OpenAiChat {
+    /// One SSE event's data.
+    pub(crate) fn event(&mut self, data: &str, sink: &mut dyn DeltaSink) -> R<()> {
+        if data.trim() == "[DONE]" {
+            self.calls.end_all(sink);
+            self.ended = true;
+            return Ok(());
+        }
+        let mut j = Json::new(data);
+        let mut m = j.object()?;
+        let mut finish: Option<String> = None;
+        while let Some(key) = j.next_key(&mut m)? {
+            match key {
+                "choices" if j.kind()? == Kind::Array => {
+                    j.first_item(|j| self.choice(j, &mut finish, sink))?;
+                }
+                "usage" if j.kind()? == Kind::Object => emit_usage(&mut j, sink)?,
+                "error" if j.kind()? == Kind::Object => emit_error(&mut j, &mut self.scratch, sink)?,
+                _ => j.skip()?,
+            }
+        }
+        j.end()?;
+        self.ended |= self.calls.finish(finish, sink);
+        Ok(())
+    }
+
+    /// End of stream: open tool calls end.
+    pub(crate) fn finish(&mut self, sink: &mut dyn DeltaSink) {
+        self.calls.end_all(sink);
+    }
+
+    fn choice(&mut self, j: &mut Json<'_>, finish: &mut Option<String>, sink: &mut dyn DeltaSink) -> R<()> {
+        if j.kind()? != Kind::Object {
+            return j.skip();
+        }
+        let mut m = j.object()?;
+        while let Some(key) = j.next_key(&mut m)? {
+            match key {
+                "delta" | "message" if j.kind()? == Kind::Object => self.delta(j, sink)?,
+                "finish_reason" => {
+                    if let Some(r) = j.str_value(&mut self.scratch)? {
+                        *finish = Some(r.into_owned());
+                    }
+                }
+                _ => j.skip()?,
+            }
+        }
+        Ok(())
+    }
+
+    fn delta(&mut self, j: &mut Json<'_>, sink: &mut dyn DeltaSink) -> R<()> {
+        let mut m = j.object()?;
+        while let Some(key) = j.next_key(&mut m)? {
+            match key {
+                "content" | "refusal" => {
+                    if let Some(t) = j.str_value(&mut self.scratch)? {
+                        if !t.is_empty() {
+                            sink.text(&t);
+                        }
+                    }
+                }
+                "reasoning_content" | "reasoning" => {
+                    if let Some(t) = j.str_value(&mut self.scratch)? {
+                        if !t.is_empty() {
+                            sink.reasoning(&t);
+                        }
+                    }
+                }
+                "tool_calls" if j.kind()? == Kind::Array => {
+                    let mut a = j.array()?;
+                    let mut position = 0u32;
+                    while j.next_item(&mut a)? {
+                        self.tool_call(j, position, sink)?;
+                        position += 1;
+                    }
+                }
+                _ => j.skip()?,
+            }
+        }
+        Ok(())
+    }
+
+    fn tool_call(&mut self, j: &mut Json<'_>, position: u32, sink: &mut dyn DeltaSink) -> R<()> {
+        if j.kind()? != Kind::Object {
+            return j.skip();
+        }
+        let mut index = None;
+        let mut id = String::new();
+        let mut name = String::new();
+        self.args.clear();
+        let mut m = j.object()?;
+        while let Some(key) = j.next_key(&mut m)? {
+            match key {
+                "index" => index = j.u64_value()?,
+                "id" => {
+                    j.string_into(&mut id)?;
+                }
+                "function" if j.kind()? == Kind::Object => {
+                    let mut f = j.object()?;
+                    while let Some(k) = j.next_key(&mut f)? {
+                        match k {
+                            "name" => {
+                                j.string_into(&mut name)?;
+                            }
+                            "arguments" => {
+                                if j.kind()? == Kind::String {
+                                    j.string_into(&mut self.args)?;
+                                } else {
+                                    // Some servers send the arguments as an object.
+                                    let raw = j.value_raw()?;
+                                    self.args.push_str(raw);
+                                }
+                            }
+                            _ => j.skip()?,
+                        }
+                    }
+                }
+                _ => j.skip()?,
+            }
+        }
+        let index = index.map_or(position, |i| i.min(u64::from(u32::MAX)) as u32);
+        if !self.calls.is_open(index) && !self.calls.was_started(index) {
+            // Calls stream one after another: a new index means the earlier ones are complete.
+            self.calls.end_all(sink);
+        }
+        self.calls.start_if_new(index, &id, &name, sink);
+        if !self.args.is_empty() {
+            sink.tool_call_delta(index, &self.args);
+        }
+        Ok(())
+    }
+}
+
+/// Reads an OpenAI `usage` object and hands it on unless it is empty.
+pub(crate) fn emit_usage(j: &mut Json<'_>, sink: &mut dyn DeltaSink) -> R<()> {
+    emit_counts(j, &OPENAI_COUNTS, sink)
+}
+
+/// Reads a usage object by `table` (see [`read_counts`]) and hands it on unless it is empty.
+pub(crate) fn emit_counts(j: &mut Json<'_>, table: &[(&str, Count)], sink: &mut dyn DeltaSink) -> R<()> {
+    let u = read_counts(j, table)?;
+    if !u.is_empty() {
+        sink.usage(&u);
+    }
+    Ok(())
+}
+
+/// Reads an error object (see [`read_error`]) and hands it on.
+pub(crate) fn emit_error(j: &mut Json<'_>, scratch: &mut String, sink: &mut dyn DeltaSink) -> R<()> {
+    let (code, message) = read_error(j, scratch)?;
+    sink.error(&code, &message);
+    Ok(())
+}
+
+/// Which count a usage member holds.
+#[derive(Clone, Copy)]
+pub(crate) enum Count {
+    Input,
+    Output,
+    Total,
+    Reasoning,
+    Cached,
+}
+
+/// OpenAI's names (Chat Completions and Responses), details objects included.
+const OPENAI_COUNTS: [(&str, Count); 8] = [
+    ("prompt_tokens", Count::Input),
+    ("input_tokens", Count::Input),
+    ("completion_tokens", Count::Output),
+    ("output_tokens", Count::Output),
+    ("total_tokens", Count::Total),
+    ("reasoning_tokens", Count::Reasoning),
+    ("cached_tokens", Count::Cached),
+    ("cache_read_input_tokens", Count::Cached),
+];
+
+/// Reads a usage object by a table of member names; objects one level down (OpenAI's
+/// `*_tokens_details`) are read by the same table.
+pub(crate) fn read_counts(j: &mut Json<'_>, table: &[(&str, Count)]) -> R<Usage> {
+    let mut u = Usage::default();
+    let mut m = j.object()?;
+    while let Some(key) = j.next_key(&mut m)? {
+        if j.kind()? == Kind::Object {
+            let mut d = j.object()?;
+            while let Some(k) = j.next_key(&mut d)? {
+                count(j, &mut u, table, k)?;
+            }
+        } else {
+            count(j, &mut u, table, key)?;
+        }
+    }
+    Ok(u)
+}
+
+fn count(j: &mut Json<'_>, u: &mut Usage, table: &[(&str, Count)], key: &str) -> R<()> {
+    let Some((_, c)) = table.iter().find(|(name, _)| *name == key) else { return j.skip() };
+    let v = j.u64_value()?;
+    *match c {
+        Count::Input => &mut u.input_tokens,
+        Count::Output => &mut u.output_tokens,
+        Count::Total => &mut u.total_tokens,
+        Count::Reasoning => &mut u.reasoning_tokens,
+        Count::Cached => &mut u.cached_input_tokens,
+    } = v;
+    Ok(())
+}
+
+/// Reads an error object `{code?, type?, status?, message?}`: the code is the first string
+/// `code`, else `type`, else `status`, else `"provider_error"`; a numeric code is kept as text
+/// only when nothing better is there.
+pub(crate) fn read_error(j: &mut Json<'_>, scratch: &mut String) -> R<(String, String)> {
+    let (mut code, mut kind, mut status, mut number) = (None, None, None, None);
+    let mut message = String::new();
+    let mut m = j.object()?;
+    while let Some(key) = j.next_key(&mut m)? {
+        match key {
+            "code" if j.kind()? == Kind::Number => number = Some(j.value_raw()?.to_string()),
+            "code" => code = j.str_value(scratch)?.map(|s| s.into_owned()),
+            "type" => kind = j.str_value(scratch)?.map(|s| s.into_owned()),
+            "status" => status = j.str_value(scratch)?.map(|s| s.into_owned()),
+            "message" => {
+                if j.kind()? == Kind::String {
+                    j.string_into(&mut message)?;
+                } else {
+                    j.skip()?;
+                }
+            }
+            _ => j.skip()?,
+        }
+    }
+    let code = [code, kind, status, number]
+        .into_iter()
+        .flatten()
+        .find(|c| !c.is_empty())
+        .unwrap_or_else(|| "provider_error".to_string());
+    Ok((code, message))
+}

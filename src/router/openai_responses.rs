@@ -1,0 +1,192 @@
+//! OpenAI Responses API streams (`event: response.*` + `data: {"type": "response.*", ...}`).
+//!
+//! Routed: `response.output_text.delta` and `response.refusal.delta` (text),
+//! `response.reasoning_summary_text.delta` and `response.reasoning_text.delta` (reasoning),
+//! `response.output_item.added` with a `function_call` item (a tool call starts, indexed by
+//! `output_index`, its id is the item's `call_id`), `response.function_call_arguments.delta`,
+//! `response.function_call_arguments.done` (its `arguments` only when no delta came),
+//! `response.output_item.done` (the call ends), `response.completed` /
+//! `response.incomplete` (usage and the finish reason: `completed`, or the incomplete
+//! reason), `response.failed` and `error` (errors). Everything else is ignored.
+
+use super::delta::DeltaSink;
+use super::jscan::{index_of, members, string_of, Json, Kind, R};
+use super::openai_chat::{emit_error, emit_usage};
+use super::tools::OpenCalls;
+
+/// The decoder state.
+#[derive(Debug, Default)]
+pub(crate) struct OpenAiResponses {
+    calls: OpenCalls,
+    /// Calls that received argument deltas.
+    had_args: Vec<u32>,
+    scratch: String,
+    /// A terminal `response.*` event was seen.
+    pub(crate) ended: bool,
+}
+
+impl OpenAiResponses {
+    /// One SSE event's data.
+    pub(crate) fn event(&mut self, data: &str, sink: &mut dyn DeltaSink) -> R<()> {
+        let [kind, output_index, delta, item, response, arguments, raw_code, raw_message] = members(
+            data,
+            ["type", "output_index", "delta", "item", "response", "arguments", "code", "message"],
+        )?;
+        let kind = string_of(kind)?;
+        let index = index_of(output_index);
+        match kind.as_str() {
+            "response.output_text.delta" | "response.refusal.delta" => {
+                self.text(delta, |s, t| s.text(t), sink)?;
+            }
+            "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
+                self.text(delta, |s, t| s.reasoning(t), sink)?;
+            }
+            "response.output_item.added" => {
+                if let Some(item) = item {
+                    self.item(item, index, false, sink)?;
+                }
+            }
+            "response.function_call_arguments.delta" => {
+                if self.calls.is_open(index) {
+                    if let Some(raw) = delta {
+                        let mut j = Json::new(raw);
+                        if let Some(t) = j.str_value(&mut self.scratch)? {
+                            if !t.is_empty() {
+                                if !self.had_args.contains(&index) {
+                                    self.had_args.push(index);
+                                }
+                                sink.tool_call_delta(index, &t);
+                            }
+                        }
+                    }
+                }
+            }
+            "response.function_call_arguments.done" => {
+                if self.calls.is_open(index) && !self.had_args.contains(&index) {
+                    if let Some(raw) = arguments {
+                        self.whole_arguments(raw, index, sink)?;
+                    }
+                }
+            }
+            "response.output_item.done" => {
+                if let Some(item) = item {
+                    self.item(item, index, true, sink)?;
+                }
+            }
+            "response.completed" | "response.incomplete" | "response.failed" => {
+                self.calls.end_all(sink);
+                if let Some(resp) = response {
+                    self.response(resp, &kind, sink)?;
+                }
+                self.ended = true;
+            }
+            "error" => {
+                let mut code = String::from("provider_error");
+                if let Some(raw) = raw_code {
+                    let mut j = Json::new(raw);
+                    if let Some(c) = j.str_value(&mut self.scratch)? {
+                        if !c.is_empty() {
+                            code = c.into_owned();
+                        }
+                    }
+                }
+                let mut message = String::new();
+                if let Some(raw) = raw_message {
+                    let mut j = Json::new(raw);
+                    j.string_into(&mut message)?;
+                }
+                sink.error(&code, &message);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// End of stream: open tool calls end.
+    pub(crate) fn finish(&mut self, sink: &mut dyn DeltaSink) {
+        self.calls.end_all(sink);
+    }
+
+    fn text(&mut self, raw: Option<&str>, emit: fn(&mut dyn DeltaSink, &str), sink: &mut dyn DeltaSink) -> R<()> {
+        let Some(raw) = raw else { return Ok(()) };
+        let mut j = Json::new(raw);
+        if let Some(t) = j.str_value(&mut self.scratch)? {
+            if !t.is_empty() {
+                emit(sink, &t);
+            }
+        }
+        Ok(())
+    }
+
+    fn whole_arguments(&mut self, raw: &str, index: u32, sink: &mut dyn DeltaSink) -> R<()> {
+        let mut j = Json::new(raw);
+        if let Some(t) = j.str_value(&mut self.scratch)? {
+            if !t.is_empty() {
+                self.had_args.push(index);
+                sink.tool_call_delta(index, &t);
+            }
+        }
+        Ok(())
+    }
+
+    /// A `function_call` output item, added (`done: false`) or done.
+    fn item(&mut self, item: &str, index: u32, done: bool, sink: &mut dyn DeltaSink) -> R<()> {
+        let [kind, id, call_id, name, arguments] = members(item, ["type", "id", "call_id", "name", "arguments"])?;
+        let (kind, id, call_id, name) = (string_of(kind)?, string_of(id)?, string_of(call_id)?, string_of(name)?);
+        if kind != "function_call" && kind != "custom_tool_call" {
+            return Ok(());
+        }
+        let id = if call_id.is_empty() { id } else { call_id };
+        self.calls.start_if_new(index, &id, &name, sink);
+        if self.calls.is_open(index) && !self.had_args.contains(&index) {
+            if let Some(raw) = arguments {
+                self.whole_arguments(raw, index, sink)?;
+            }
+        }
+        if done {
+            self.calls.end(index, sink);
+        }
+        Ok(())
+    }
+
+    fn response(&mut self, resp: &str, kind: &str, sink: &mut dyn DeltaSink) -> R<()> {
+        let mut j = Json::new(resp);
+        if j.kind()? != Kind::Object {
+            return Ok(());
+        }
+        let mut reason = match kind {
+            "response.completed" => "completed".to_string(),
+            "response.failed" => "failed".to_string(),
+            _ => "incomplete".to_string(),
+        };
+        let mut had_error = false;
+        let mut m = j.object()?;
+        while let Some(key) = j.next_key(&mut m)? {
+            match key {
+                "usage" if j.kind()? == Kind::Object => emit_usage(&mut j, sink)?,
+                "error" if j.kind()? == Kind::Object => {
+                    emit_error(&mut j, &mut self.scratch, sink)?;
+                    had_error = true;
+                }
+                "incomplete_details" if j.kind()? == Kind::Object => {
+                    let mut d = j.object()?;
+                    while let Some(k) = j.next_key(&mut d)? {
+                        if k == "reason" {
+                            if let Some(r) = j.str_value(&mut self.scratch)? {
+                                reason = r.into_owned();
+                            }
+                        } else {
+                            j.skip()?;
+                        }
+                    }
+                }
+                _ => j.skip()?,
+            }
+        }
+        if kind == "response.failed" && !had_error {
+            sink.error("provider_error", "the response failed");
+        }
+        sink.finish(&reason);
+        Ok(())
+    }
+}

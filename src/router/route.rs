@@ -1,0 +1,597 @@
+//! `StreamRouter`: raw provider bytes in, routed UI events out, in one pass.
+//!
+//! Advice for hackers: the router is a `ProviderDecoder` plus one `DeltaSink` (`Route`) that
+//! turns each delta into `RoutedEvent`s as it arrives:
+//! - text goes through the content mode: `text` passes it through as `answer_delta`;
+//!   `action-json` feeds it to the `AnswerExtractor` (answer text as `answer_delta`, the
+//!   top-level `thought` as `thinking_delta {source: "thought"}`) and, the moment the action
+//!   object closes, normalises the text up to its closing brace into an `action` event;
+//!   `tagged` feeds it to the nonce `TagFilter`.
+//! - reasoning is `thinking_delta {source: "reasoning"}`; tool call starts and argument text
+//!   pass through; at a call's end its arguments are parsed (strict, else repaired) into a
+//!   `tool_call` event.
+//! - `finish()` ends open calls, flushes the content machine and closes with `done {ok,
+//!   parse_ok, finish_reason}`; a stream that ended without its end marker gets an
+//!   `error {code: "stream_truncated"}` first.
+//!
+//! Adjacent text events of the same kind are coalesced within one call, so a feed that
+//! covers many provider events returns few events. Which call returns an event depends on
+//! the chunking; the events and (for text) their concatenation do not. Caps: one SSE event
+//! (`max_event_bytes`), the action text until the action closes and each tool call's
+//! arguments (`MAX_BUFFER_BYTES`); hitting one is a thrown error, after which the router
+//! stays failed.
+
+use super::decoder::{Provider, ProviderDecoder, ProviderDecoderOptions};
+use super::delta::{DeltaSink, Usage};
+use crate::json::JsonValue;
+use crate::{AnswerExtractor, AnswerExtractorOptions, Error, ErrorKind, PlannerAction, Result};
+
+/// Most bytes held for the action text (until the action closes) and for one tool call's
+/// arguments: 8 MiB.
+pub const MAX_BUFFER_BYTES: usize = 8 << 20;
+
+/// How text is routed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContentMode {
+    /// Text is a planner action: answer extraction plus the normalised action.
+    ActionJson,
+    /// Text is nonce-tagged blocks (`[ARTIFACT:<nonce>]...`).
+    Tagged,
+    /// Text is the answer.
+    Text,
+}
+
+impl ContentMode {
+    /// Parses `action-json`, `tagged` or `text`.
+    ///
+    /// # Errors
+    /// `invalid_option` for any other name.
+    pub fn parse(name: &str) -> Result<ContentMode> {
+        match name {
+            "action-json" => Ok(ContentMode::ActionJson),
+            "tagged" => Ok(ContentMode::Tagged),
+            "text" => Ok(ContentMode::Text),
+            _ => Err(Error::new(
+                ErrorKind::InvalidOption,
+                format!("content must be one of action-json, tagged, text; got {name:?}"),
+            )),
+        }
+    }
+}
+
+/// Options of [`StreamRouter`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamRouterOptions {
+    /// The stream format.
+    pub provider: Provider,
+    /// How text is routed.
+    pub content: ContentMode,
+    /// The nonce of the tag contract (`content: Tagged` only).
+    pub nonce: Option<String>,
+    /// The most data bytes of one SSE event (default 8 MiB).
+    pub max_event_bytes: usize,
+}
+
+impl Default for StreamRouterOptions {
+    fn default() -> Self {
+        StreamRouterOptions {
+            provider: Provider::Auto,
+            content: ContentMode::Text,
+            nonce: None,
+            max_event_bytes: ProviderDecoderOptions::default().max_event_bytes,
+        }
+    }
+}
+
+/// Where a `thinking_delta` comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThinkingSource {
+    /// The provider's reasoning / thinking channel.
+    Reasoning,
+    /// The `thought` key of a planner action.
+    Thought,
+}
+
+impl ThinkingSource {
+    /// `"reasoning"` or `"thought"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ThinkingSource::Reasoning => "reasoning",
+            ThinkingSource::Thought => "thought",
+        }
+    }
+}
+
+/// One routed event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RoutedEvent {
+    /// User-facing answer text.
+    AnswerDelta {
+        /// The new text.
+        text: String,
+    },
+    /// Reasoning or thought text.
+    ThinkingDelta {
+        /// The new text.
+        text: String,
+        /// Where it comes from.
+        source: ThinkingSource,
+    },
+    /// Text of the tagged artifact block.
+    ArtifactDelta {
+        /// The new text.
+        text: String,
+    },
+    /// Text of the tagged user block.
+    UserDelta {
+        /// The new text.
+        text: String,
+    },
+    /// A tool call begins.
+    ToolCallStart {
+        /// The provider's index of the call.
+        index: u32,
+        /// The call id.
+        id: String,
+        /// The tool name.
+        name: String,
+    },
+    /// Raw argument text of a tool call.
+    ToolCallDelta {
+        /// The call's index.
+        index: u32,
+        /// The new argument text.
+        arguments: String,
+    },
+    /// A complete tool call with parsed arguments.
+    ToolCall {
+        /// The call's index.
+        index: u32,
+        /// The call id.
+        id: String,
+        /// The tool name.
+        name: String,
+        /// The parsed arguments (`{}` for empty text; `null` when nothing could be repaired).
+        arguments: JsonValue,
+        /// The argument text was not valid JSON and went through the repairer.
+        repaired: bool,
+    },
+    /// The normalised planner action (`content: ActionJson`).
+    Action {
+        /// The action.
+        action: PlannerAction,
+    },
+    /// Token counts (only when they changed).
+    Usage(Usage),
+    /// The end of the stream.
+    Done {
+        /// The stream completed: its end marker came and no error was reported.
+        ok: bool,
+        /// The content parsed by its contract (always true for `content: Text`).
+        parse_ok: bool,
+        /// The provider's last finish reason.
+        finish_reason: Option<String>,
+    },
+    /// A provider error, an unreadable event, or a truncated stream.
+    Error {
+        /// A stable code.
+        code: String,
+        /// A human message.
+        message: String,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Running,
+    Finished,
+    Failed,
+}
+
+/// Routes a raw provider stream (see the module docs).
+#[derive(Debug)]
+pub struct StreamRouter {
+    decoder: ProviderDecoder,
+    route: Route,
+    state: State,
+    failure: Option<Error>,
+}
+
+impl StreamRouter {
+    /// A router.
+    ///
+    /// # Errors
+    /// `invalid_option` for `content: Tagged` without the tag filter available or with a
+    /// bad nonce.
+    pub fn new(options: StreamRouterOptions) -> Result<StreamRouter> {
+        let content = match options.content {
+            ContentMode::Text => Content::Text,
+            ContentMode::ActionJson => Content::Action(Box::new(ActionState::new())),
+            ContentMode::Tagged => Content::tagged(options.nonce.as_deref())?,
+        };
+        Ok(StreamRouter {
+            decoder: ProviderDecoder::new(ProviderDecoderOptions {
+                provider: options.provider,
+                max_event_bytes: options.max_event_bytes,
+            }),
+            route: Route {
+                content,
+                out: Vec::new(),
+                calls: Vec::new(),
+                finish_reason: None,
+                errors: 0,
+                usage: None,
+                failure: None,
+                answer: String::new(),
+                scratch: String::new(),
+            },
+            state: State::Running,
+            failure: None,
+        })
+    }
+
+    /// The detected (or configured) provider format.
+    pub fn provider(&self) -> Provider {
+        self.decoder.provider()
+    }
+
+    /// Routes a chunk, appending the events it completes to `out`.
+    ///
+    /// # Errors
+    /// `sse_event_too_large`, `buffer_limit_exceeded` (caps), `invalid_state` after
+    /// `finish()`. Events produced before the error are still appended; the router then
+    /// stays failed.
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<RoutedEvent>) -> Result<()> {
+        self.check()?;
+        let r = self.decoder.feed(chunk, &mut self.route);
+        self.settle(r, out)
+    }
+
+    /// Ends the stream: the last events and `done`.
+    ///
+    /// # Errors
+    /// As [`feed`](Self::feed).
+    pub fn finish(&mut self, out: &mut Vec<RoutedEvent>) -> Result<()> {
+        self.check()?;
+        let r = self.decoder.finish(&mut self.route);
+        let r = r.and_then(|()| {
+            let ended = self.decoder.ended();
+            let plain = self.decoder.provider() == Provider::Text;
+            self.route.end(ended || plain)
+        });
+        self.settle(r, out)?;
+        self.state = State::Finished;
+        Ok(())
+    }
+
+    fn check(&self) -> Result<()> {
+        match self.state {
+            State::Running => Ok(()),
+            State::Failed => Err(self.failure.clone().unwrap_or_else(|| Error::new(ErrorKind::InvalidState, "router failed earlier"))),
+            State::Finished => Err(Error::new(ErrorKind::InvalidState, "feed or finish after finish()")),
+        }
+    }
+
+    fn settle(&mut self, r: Result<()>, out: &mut Vec<RoutedEvent>) -> Result<()> {
+        self.route.flush_answer();
+        out.append(&mut self.route.out);
+        let r = match (r, self.route.failure.take()) {
+            (Err(e), _) | (Ok(()), Some(e)) => Err(e),
+            (Ok(()), None) => Ok(()),
+        };
+        if let Err(e) = &r {
+            self.state = State::Failed;
+            self.failure = Some(e.clone());
+        }
+        r
+    }
+}
+
+/// A tool call being assembled.
+#[derive(Debug)]
+struct Call {
+    index: u32,
+    id: String,
+    name: String,
+    args: String,
+}
+
+/// The action-json machine: the extractor and the text it has read (until the action closes).
+#[derive(Debug)]
+struct ActionState {
+    extractor: AnswerExtractor,
+    text: String,
+    emitted: bool,
+    parse_ok: bool,
+}
+
+impl ActionState {
+    fn new() -> Self {
+        ActionState {
+            extractor: AnswerExtractor::new(AnswerExtractorOptions { max_buffer_bytes: MAX_BUFFER_BYTES }),
+            text: String::new(),
+            emitted: false,
+            parse_ok: false,
+        }
+    }
+}
+
+#[derive(Debug)]
+enum Content {
+    Text,
+    Action(Box<ActionState>),
+    Tagged(Box<super::tagged::Tagged>),
+}
+
+impl Content {
+    fn tagged(nonce: Option<&str>) -> Result<Content> {
+        Ok(Content::Tagged(Box::new(super::tagged::Tagged::new(nonce)?)))
+    }
+}
+
+/// The sink half of the router.
+#[derive(Debug)]
+struct Route {
+    content: Content,
+    out: Vec<RoutedEvent>,
+    calls: Vec<Call>,
+    finish_reason: Option<String>,
+    errors: usize,
+    usage: Option<Usage>,
+    failure: Option<Error>,
+    /// Answer text not yet pushed as an event (coalesced across deltas).
+    answer: String,
+    scratch: String,
+}
+
+/// Which text event kind a piece of text belongs to.
+#[allow(dead_code)] // `Artifact` and `User` come from the tag filter
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TextKind {
+    Thinking(ThinkingSource),
+    Artifact,
+    User,
+}
+
+impl Route {
+    fn fail(&mut self, e: Error) {
+        if self.failure.is_none() {
+            self.failure = Some(e);
+        }
+    }
+
+    /// Pushes the pending answer text as one event.
+    fn flush_answer(&mut self) {
+        if !self.answer.is_empty() {
+            let text = std::mem::take(&mut self.answer);
+            match self.out.last_mut() {
+                Some(RoutedEvent::AnswerDelta { text: t }) => t.push_str(&text),
+                _ => self.out.push(RoutedEvent::AnswerDelta { text }),
+            }
+        }
+    }
+
+    /// Appends text of `kind`, coalescing with the event before it.
+    pub(crate) fn push_text(&mut self, kind: TextKind, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        self.flush_answer();
+        match (self.out.last_mut(), kind) {
+            (Some(RoutedEvent::ThinkingDelta { text: t, source }), TextKind::Thinking(s)) if *source == s => {
+                t.push_str(text)
+            }
+            (Some(RoutedEvent::ArtifactDelta { text: t }), TextKind::Artifact)
+            | (Some(RoutedEvent::UserDelta { text: t }), TextKind::User) => t.push_str(text),
+            _ => self.out.push(match kind {
+                TextKind::Thinking(source) => RoutedEvent::ThinkingDelta { text: text.to_string(), source },
+                TextKind::Artifact => RoutedEvent::ArtifactDelta { text: text.to_string() },
+                TextKind::User => RoutedEvent::UserDelta { text: text.to_string() },
+            }),
+        }
+    }
+
+    fn push(&mut self, e: RoutedEvent) {
+        self.flush_answer();
+        self.out.push(e);
+    }
+
+    fn content_text(&mut self, text: &str) {
+        let a = match &mut self.content {
+            Content::Text => {
+                self.answer.push_str(text);
+                return;
+            }
+            Content::Tagged(t) => {
+                let mut pieces = Vec::new();
+                let r = t.feed(text.as_bytes(), &mut pieces);
+                for (kind, piece) in pieces {
+                    self.push_text(kind, &piece);
+                }
+                if let Err(e) = r {
+                    self.fail(e);
+                }
+                return;
+            }
+            Content::Action(a) => a,
+        };
+        if !a.emitted {
+            if a.text.len() + text.len() > MAX_BUFFER_BYTES {
+                self.fail(Error::new(
+                    ErrorKind::BufferLimitExceeded,
+                    format!("more than {MAX_BUFFER_BYTES} bytes of text before the action closed"),
+                ));
+                return;
+            }
+            a.text.push_str(text);
+        }
+        let mut fresh = std::mem::take(&mut self.scratch);
+        fresh.clear();
+        let r = a.extractor.feed_into(text.as_bytes(), &mut fresh);
+        let thought = a.extractor.take_thought();
+        let closed = if a.emitted { None } else { a.extractor.action_end() };
+        if let Err(e) = r {
+            self.fail(e);
+        }
+        // The thought is written before the answer in the same text.
+        self.push_text(TextKind::Thinking(ThinkingSource::Thought), &thought);
+        self.answer.push_str(&fresh);
+        self.scratch = fresh;
+        if let Some(end) = closed {
+            self.action_closed(end as usize);
+        }
+    }
+
+    /// The action object closed at byte `end` of the action text: normalise it.
+    fn action_closed(&mut self, end: usize) {
+        let Content::Action(a) = &mut self.content else { return };
+        a.emitted = true;
+        let mut end = end.min(a.text.len());
+        while !a.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let r = crate::normalize_action_text(&a.text[..end]);
+        a.text = String::new();
+        if let Ok(action) = r {
+            a.parse_ok = true;
+            self.push(RoutedEvent::Action { action });
+        }
+    }
+
+    fn call_done(&mut self, pos: usize) {
+        let c = self.calls.remove(pos);
+        let (arguments, repaired) = parse_arguments(&c.args);
+        self.push(RoutedEvent::ToolCall { index: c.index, id: c.id, name: c.name, arguments, repaired });
+    }
+
+    /// The end of the stream (`terminated`: the provider's end marker came, or plain text).
+    fn end(&mut self, terminated: bool) -> Result<()> {
+        while !self.calls.is_empty() {
+            self.call_done(0);
+        }
+        let parse_ok = match &mut self.content {
+            Content::Text => true,
+            Content::Action(a) => {
+                let tail = a.extractor.finish();
+                let thought = a.extractor.take_thought();
+                let pending = !a.emitted && !a.text.trim().is_empty();
+                let text = std::mem::take(&mut a.text);
+                let parse_ok = a.parse_ok;
+                self.push_text(TextKind::Thinking(ThinkingSource::Thought), &thought);
+                match tail {
+                    Ok(t) => self.answer.push_str(&t),
+                    Err(e) => self.fail(e),
+                }
+                if pending {
+                    // No complete action object: the normaliser may still recover one
+                    // (repaired or truncated), but the content did not parse as written.
+                    if let Ok(action) = crate::normalize_action_text(&text) {
+                        self.push(RoutedEvent::Action { action });
+                    }
+                }
+                parse_ok
+            }
+            Content::Tagged(t) => {
+                let mut pieces = Vec::new();
+                let r = t.finish(&mut pieces);
+                for (kind, piece) in pieces {
+                    self.push_text(kind, &piece);
+                }
+                match r {
+                    Ok(parse_ok) => parse_ok,
+                    Err(e) => {
+                        self.fail(e);
+                        false
+                    }
+                }
+            }
+        };
+        if !terminated && self.finish_reason.is_none() && self.errors == 0 {
+            self.push(RoutedEvent::Error {
+                code: "stream_truncated".into(),
+                message: "the stream ended without its end marker or a finish reason".into(),
+            });
+            self.errors += 1;
+        }
+        let ok = self.errors == 0;
+        let finish_reason = self.finish_reason.clone();
+        self.push(RoutedEvent::Done { ok, parse_ok, finish_reason });
+        match self.failure.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Parses tool call arguments: strict JSON, else repaired; blank text is `{}`.
+fn parse_arguments(args: &str) -> (JsonValue, bool) {
+    if args.trim().is_empty() {
+        return (JsonValue::Object(Vec::new()), false);
+    }
+    if let Ok(v) = crate::parse_strict(args.as_bytes()) {
+        return (v, false);
+    }
+    match crate::repair_json_value(args) {
+        Ok(v) => (v, true),
+        Err(_) => (JsonValue::Null, true),
+    }
+}
+
+impl DeltaSink for Route {
+    fn text(&mut self, text: &str) {
+        self.content_text(text);
+    }
+
+    fn reasoning(&mut self, text: &str) {
+        self.push_text(TextKind::Thinking(ThinkingSource::Reasoning), text);
+    }
+
+    fn tool_call_start(&mut self, index: u32, id: &str, name: &str) {
+        if let Some(pos) = self.calls.iter().position(|c| c.index == index) {
+            self.call_done(pos); // a reused index: the earlier call is complete
+        }
+        self.calls.push(Call { index, id: id.to_string(), name: name.to_string(), args: String::new() });
+        self.push(RoutedEvent::ToolCallStart { index, id: id.to_string(), name: name.to_string() });
+    }
+
+    fn tool_call_delta(&mut self, index: u32, arguments: &str) {
+        let Some(c) = self.calls.iter_mut().find(|c| c.index == index) else { return };
+        if c.args.len() + arguments.len() > MAX_BUFFER_BYTES {
+            let e = Error::new(
+                ErrorKind::BufferLimitExceeded,
+                format!("tool call arguments longer than {MAX_BUFFER_BYTES} bytes"),
+            );
+            self.fail(e);
+            return;
+        }
+        c.args.push_str(arguments);
+        match self.out.last_mut() {
+            Some(RoutedEvent::ToolCallDelta { index: i, arguments: a }) if *i == index && self.answer.is_empty() => {
+                a.push_str(arguments)
+            }
+            _ => self.push(RoutedEvent::ToolCallDelta { index, arguments: arguments.to_string() }),
+        }
+    }
+
+    fn tool_call_end(&mut self, index: u32) {
+        if let Some(pos) = self.calls.iter().position(|c| c.index == index) {
+            self.call_done(pos);
+        }
+    }
+
+    fn usage(&mut self, usage: &Usage) {
+        if self.usage.as_ref() != Some(usage) {
+            self.usage = Some(*usage);
+            self.push(RoutedEvent::Usage(*usage));
+        }
+    }
+
+    fn finish(&mut self, reason: &str) {
+        self.finish_reason = Some(reason.to_string());
+    }
+
+    fn error(&mut self, code: &str, message: &str) {
+        self.errors += 1;
+        self.push(RoutedEvent::Error { code: code.to_string(), message: message.to_string() });
+    }
+}

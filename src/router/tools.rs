@@ -1,0 +1,77 @@
+//! Which tool calls a decoder has started and not yet ended (shared by the decoders whose
+//! format has no per-call start/end pair of its own).
+
+use super::delta::DeltaSink;
+
+/// Most tool calls tracked at once; more are still routed, but calls past the cap are ended
+/// as soon as they start (their arguments then arrive as deltas of an ended call, which the
+/// router ignores). Models issue a handful of parallel calls.
+pub(crate) const MAX_OPEN_CALLS: usize = 256;
+
+/// The open calls, in start order.
+#[derive(Debug, Default)]
+pub(crate) struct OpenCalls {
+    open: Vec<u32>,
+    /// Every index ever started (to start each only once).
+    seen: Vec<u32>,
+}
+
+impl OpenCalls {
+    /// Starts call `index` unless it was started before. An empty id becomes `call_<index>`.
+    pub(crate) fn start_if_new(&mut self, index: u32, id: &str, name: &str, sink: &mut dyn DeltaSink) -> bool {
+        if self.seen.contains(&index) {
+            return false;
+        }
+        if self.seen.len() < MAX_OPEN_CALLS * 4 {
+            self.seen.push(index);
+        }
+        let synthetic;
+        let id = if id.is_empty() {
+            synthetic = format!("call_{index}");
+            synthetic.as_str()
+        } else {
+            id
+        };
+        sink.tool_call_start(index, id, name);
+        if self.open.len() < MAX_OPEN_CALLS {
+            self.open.push(index);
+        } else {
+            sink.tool_call_end(index);
+        }
+        true
+    }
+
+    /// Was call `index` ever started?
+    pub(crate) fn was_started(&self, index: u32) -> bool {
+        self.seen.contains(&index)
+    }
+
+    /// Is call `index` started and not ended?
+    pub(crate) fn is_open(&self, index: u32) -> bool {
+        self.open.contains(&index)
+    }
+
+    /// Ends call `index` if it is open.
+    pub(crate) fn end(&mut self, index: u32, sink: &mut dyn DeltaSink) {
+        if let Some(p) = self.open.iter().position(|&i| i == index) {
+            self.open.remove(p);
+            sink.tool_call_end(index);
+        }
+    }
+
+    /// The model finished (when `reason` is known): every open call ends, then the reason
+    /// goes on. Returns whether it did.
+    pub(crate) fn finish(&mut self, reason: Option<String>, sink: &mut dyn DeltaSink) -> bool {
+        let Some(reason) = reason else { return false };
+        self.end_all(sink);
+        sink.finish(&reason);
+        true
+    }
+
+    /// Ends every open call, in start order.
+    pub(crate) fn end_all(&mut self, sink: &mut dyn DeltaSink) {
+        for index in self.open.drain(..) {
+            sink.tool_call_end(index);
+        }
+    }
+}

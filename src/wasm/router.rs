@@ -1,0 +1,422 @@
+//! JS class `StreamRouter` and the `RoutedEvent` type.
+//!
+//! Events cross the boundary once per call: `Packed` writes every event's strings into one
+//! UTF-8 text and its shape into a list of numbers (an opcode, then indices and UTF-16
+//! lengths), and `routedEventsFrom` in runtime.js builds the objects. Values (tool call
+//! arguments, the action, usage) travel as JSON text and come out of `JSON.parse`. The fast
+//! path (`__inPtr` / `__feedIn` / `__infoPtr`, see fast.rs) lets JS write the chunk into wasm
+//! memory and read the packed result straight out of it.
+
+use super::fast::{FastInput, FAILED};
+use super::input::ChunkInput;
+use super::{js_error, options, utf16_len};
+use crate::json::write_json_string;
+use crate::{ContentMode, Error, ErrorKind, Provider, RoutedEvent, StreamRouterOptions, ThinkingSource, Usage};
+use serde::{Deserialize, Serialize};
+use tsify::Tsify;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(module = "/src/wasm/runtime.js")]
+extern "C" {
+    fn __sr_routed_events(text: &str, ops: &[u32]) -> JsValue;
+}
+
+/// Options of `new StreamRouter(options)`.
+#[derive(Tsify, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct StreamRouterInit {
+    /// The stream format (default `"auto"`: detected from the first bytes and events).
+    #[tsify(optional, type = "\"auto\" | \"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"text\"")]
+    provider: Option<String>,
+    /// How the model's text is routed (default `"text"`).
+    #[tsify(optional, type = "\"action-json\" | \"tagged\" | \"text\"")]
+    content: Option<String>,
+    /// The per-request nonce of the tag contract (`content: "tagged"`).
+    #[tsify(optional)]
+    nonce: Option<String>,
+    /// The most data bytes of one SSE event (default 8 MiB).
+    #[tsify(optional)]
+    max_event_bytes: Option<f64>,
+}
+
+/// Token counts (`null` where the provider does not report one).
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct UsageCounts {
+    /// Prompt / input tokens.
+    input_tokens: Option<f64>,
+    /// Completion / output tokens.
+    output_tokens: Option<f64>,
+    /// The total, when reported.
+    total_tokens: Option<f64>,
+    /// Reasoning tokens, when reported separately.
+    reasoning_tokens: Option<f64>,
+    /// Input tokens read from a prompt cache.
+    cached_input_tokens: Option<f64>,
+}
+
+/// One routed event (a tagged union on `type`).
+#[derive(Tsify, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[allow(dead_code)]
+pub enum RoutedEventType {
+    /// User-facing answer text.
+    AnswerDelta {
+        /// The new text.
+        text: String,
+    },
+    /// Reasoning (`"reasoning"`) or the action's `thought` (`"thought"`).
+    ThinkingDelta {
+        /// The new text.
+        text: String,
+        /// Where it comes from.
+        #[tsify(type = "\"reasoning\" | \"thought\"")]
+        source: String,
+    },
+    /// Text of the tagged artifact block.
+    ArtifactDelta {
+        /// The new text.
+        text: String,
+    },
+    /// Text of the tagged user block.
+    UserDelta {
+        /// The new text.
+        text: String,
+    },
+    /// A tool call begins.
+    ToolCallStart {
+        /// The provider's index of the call.
+        index: u32,
+        /// The call id.
+        id: String,
+        /// The tool name.
+        name: String,
+    },
+    /// Raw argument text of a tool call.
+    ToolCallDelta {
+        /// The call's index.
+        index: u32,
+        /// The new argument text.
+        arguments: String,
+    },
+    /// A complete tool call.
+    ToolCall {
+        /// The call's index.
+        index: u32,
+        /// The call id.
+        id: String,
+        /// The tool name.
+        name: String,
+        /// The parsed arguments (`{}` for empty text, `null` when nothing could be repaired).
+        #[tsify(type = "unknown")]
+        arguments: (),
+        /// The argument text was not valid JSON and was repaired.
+        repaired: bool,
+    },
+    /// The normalised planner action (`content: "action-json"`).
+    Action {
+        /// The action.
+        #[tsify(type = "PlannerAction")]
+        action: (),
+    },
+    /// Token counts (only when they changed).
+    Usage {
+        /// Prompt / input tokens.
+        input_tokens: Option<f64>,
+        /// Completion / output tokens.
+        output_tokens: Option<f64>,
+        /// The total, when reported.
+        total_tokens: Option<f64>,
+        /// Reasoning tokens, when reported separately.
+        reasoning_tokens: Option<f64>,
+        /// Input tokens read from a prompt cache.
+        cached_input_tokens: Option<f64>,
+    },
+    /// The end of the stream.
+    Done {
+        /// The stream completed: its end marker came and no error was reported.
+        ok: bool,
+        /// The content parsed by its contract (always `true` for `content: "text"`).
+        parse_ok: bool,
+        /// The provider's last finish reason, or `null`.
+        finish_reason: Option<String>,
+    },
+    /// A provider error, an unreadable event (`provider_event_invalid`,
+    /// `provider_event_unknown`) or a truncated stream (`stream_truncated`).
+    Error {
+        /// A stable code.
+        code: String,
+        /// A human message.
+        message: String,
+    },
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const ROUTED_EVENT_TS: &str = r#"
+/** What `StreamRouter.feed` / `finish` return. */
+export type RoutedEvent = RoutedEventType;
+"#;
+
+fn bad_option(msg: String) -> JsValue {
+    js_error(&Error::new(ErrorKind::InvalidOption, msg))
+}
+
+/// Turns a raw provider stream into routed events, in one pass.
+#[wasm_bindgen(js_name = StreamRouter)]
+pub struct JsStreamRouter {
+    inner: crate::StreamRouter,
+    input: ChunkInput,
+    events: Vec<RoutedEvent>,
+    out: Packed,
+    /// After `__feedIn`: text pointer, text byte length, ops pointer, ops length.
+    info: Box<[u32; 4]>,
+    fast: FastInput,
+    error: Option<JsValue>,
+}
+
+#[wasm_bindgen(js_class = StreamRouter)]
+impl JsStreamRouter {
+    /// `new StreamRouter({ provider?, content?, nonce?, maxEventBytes? })`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_optional_param_type = "StreamRouterInit")] options_value: Option<JsValue>,
+    ) -> Result<JsStreamRouter, JsValue> {
+        let o: StreamRouterInit = options(options_value)?;
+        let d = StreamRouterOptions::default();
+        let provider = match o.provider.as_deref() {
+            None => d.provider,
+            Some(p) => Provider::parse(p).map_err(|e| js_error(&e))?,
+        };
+        let content = match o.content.as_deref() {
+            None => d.content,
+            Some(c) => ContentMode::parse(c).map_err(|e| js_error(&e))?,
+        };
+        let max_event_bytes = match o.max_event_bytes {
+            None => d.max_event_bytes,
+            Some(x) if x.is_finite() && x >= 1.0 && x.fract() == 0.0 && x <= 4_294_967_295.0 => x as usize,
+            Some(x) => return Err(bad_option(format!("maxEventBytes must be a positive integer, got {x}"))),
+        };
+        let inner = crate::StreamRouter::new(StreamRouterOptions { provider, content, nonce: o.nonce, max_event_bytes })
+            .map_err(|e| js_error(&e))?;
+        Ok(JsStreamRouter {
+            inner,
+            input: ChunkInput::default(),
+            events: Vec::new(),
+            out: Packed::default(),
+            info: Box::new([0; 4]),
+            fast: FastInput::default(),
+            error: None,
+        })
+    }
+
+    /// Routes a chunk; returns the events it completed. Throws `StreamrouteError`
+    /// (`sse_event_too_large`, `buffer_limit_exceeded`, `invalid_state`) with the events
+    /// completed before the failure on `error.events`.
+    #[wasm_bindgen(unchecked_return_type = "RoutedEvent[]")]
+    pub fn feed(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let bytes = self.input.read(&chunk)?;
+        self.events.clear();
+        let r = self.inner.feed(bytes, &mut self.events);
+        self.deliver(r)
+    }
+
+    /// Ends the stream: the last events, then `done`.
+    #[wasm_bindgen(unchecked_return_type = "RoutedEvent[]")]
+    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        self.events.clear();
+        let tail = self.input.finish();
+        let mut r = self.inner.feed(tail, &mut self.events);
+        if r.is_ok() {
+            r = self.inner.finish(&mut self.events);
+        }
+        self.deliver(r)
+    }
+
+    /// The provider format in force: the configured one, or what `"auto"` detected
+    /// (`"auto"` until an event showed it).
+    #[wasm_bindgen(getter, unchecked_return_type = "\"auto\" | \"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"text\"")]
+    pub fn provider(&self) -> String {
+        self.inner.provider().as_str().to_string()
+    }
+
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__inPtr", skip_typescript)]
+    pub fn in_ptr(&mut self, cap: u32) -> u32 {
+        self.fast.ptr(cap)
+    }
+
+    /// Routes `len` bytes of the input buffer; returns how many events are packed at the
+    /// place `__infoPtr()` names, or `FAILED`.
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__feedIn", skip_typescript)]
+    pub fn feed_in(&mut self, len: u32) -> u32 {
+        self.events.clear();
+        let r = self.inner.feed(self.fast.bytes(len), &mut self.events);
+        self.out.pack(&self.events);
+        match r {
+            Ok(()) => {
+                *self.info = [
+                    self.out.text.as_ptr() as usize as u32,
+                    self.out.text.len() as u32,
+                    self.out.ops.as_ptr() as usize as u32,
+                    self.out.ops.len() as u32,
+                ];
+                self.events.len() as u32
+            }
+            Err(e) => {
+                self.error = Some(self.error_with_events(&e));
+                FAILED
+            }
+        }
+    }
+
+    /// Where `__feedIn` leaves `[text pointer, text byte length, ops pointer, ops count]`.
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__infoPtr", skip_typescript)]
+    pub fn info_ptr(&self) -> u32 {
+        self.info.as_ptr() as usize as u32
+    }
+
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__takeError", skip_typescript)]
+    pub fn take_error(&mut self) -> JsValue {
+        self.error.take().unwrap_or(JsValue::UNDEFINED)
+    }
+
+    fn error_with_events(&self, e: &Error) -> JsValue {
+        let err = js_error(e);
+        let events = __sr_routed_events(&self.out.text, &self.out.ops);
+        let _ = js_sys::Reflect::set(&err, &JsValue::from_str("events"), &events);
+        err
+    }
+
+    fn deliver(&mut self, r: crate::Result<()>) -> Result<JsValue, JsValue> {
+        self.out.pack(&self.events);
+        match r {
+            Ok(()) => Ok(__sr_routed_events(&self.out.text, &self.out.ops)),
+            Err(e) => Err(self.error_with_events(&e)),
+        }
+    }
+}
+
+/// Opcodes of the packed form (see `routedEventsFrom` in runtime.js). Lengths are UTF-16
+/// units of the strings, which follow one another in `text`.
+mod op {
+    pub const ANSWER: u32 = 0; // len
+    pub const REASONING: u32 = 1; // len
+    pub const THOUGHT: u32 = 2; // len
+    pub const ARTIFACT: u32 = 3; // len
+    pub const USER: u32 = 4; // len
+    pub const TOOL_START: u32 = 5; // index, id len, name len
+    pub const TOOL_DELTA: u32 = 6; // index, len
+    pub const TOOL_CALL: u32 = 7; // index, id len, name len, arguments JSON len, repaired
+    pub const ACTION: u32 = 8; // action JSON len
+    pub const USAGE: u32 = 9; // usage JSON len
+    pub const DONE: u32 = 10; // ok, parse_ok, has reason, reason len
+    pub const ERROR: u32 = 11; // code len, message len
+}
+
+#[derive(Default)]
+struct Packed {
+    text: String,
+    ops: Vec<u32>,
+    json: String,
+}
+
+impl Packed {
+    fn str(&mut self, s: &str) -> u32 {
+        self.text.push_str(s);
+        utf16_len(s)
+    }
+
+    fn json(&mut self) -> u32 {
+        let json = std::mem::take(&mut self.json);
+        let n = self.str(&json);
+        self.json = json;
+        self.json.clear();
+        n
+    }
+
+    fn pack(&mut self, events: &[RoutedEvent]) {
+        self.text.clear();
+        self.ops.clear();
+        for e in events {
+            match e {
+                RoutedEvent::AnswerDelta { text } => self.text_op(op::ANSWER, text),
+                RoutedEvent::ThinkingDelta { text, source: ThinkingSource::Reasoning } => self.text_op(op::REASONING, text),
+                RoutedEvent::ThinkingDelta { text, source: ThinkingSource::Thought } => self.text_op(op::THOUGHT, text),
+                RoutedEvent::ArtifactDelta { text } => self.text_op(op::ARTIFACT, text),
+                RoutedEvent::UserDelta { text } => self.text_op(op::USER, text),
+                RoutedEvent::ToolCallStart { index, id, name } => {
+                    let (a, b) = (self.str(id), self.str(name));
+                    self.ops.extend_from_slice(&[op::TOOL_START, *index, a, b]);
+                }
+                RoutedEvent::ToolCallDelta { index, arguments } => {
+                    let n = self.str(arguments);
+                    self.ops.extend_from_slice(&[op::TOOL_DELTA, *index, n]);
+                }
+                RoutedEvent::ToolCall { index, id, name, arguments, repaired } => {
+                    let (a, b) = (self.str(id), self.str(name));
+                    arguments.write_json(&mut self.json);
+                    let c = self.json();
+                    self.ops.extend_from_slice(&[op::TOOL_CALL, *index, a, b, c, u32::from(*repaired)]);
+                }
+                RoutedEvent::Action { action } => {
+                    super::action::action_value(action).write_json(&mut self.json);
+                    let n = self.json();
+                    self.ops.extend_from_slice(&[op::ACTION, n]);
+                }
+                RoutedEvent::Usage(u) => {
+                    usage_json(u, &mut self.json);
+                    let n = self.json();
+                    self.ops.extend_from_slice(&[op::USAGE, n]);
+                }
+                RoutedEvent::Done { ok, parse_ok, finish_reason } => {
+                    let n = finish_reason.as_deref().map_or(0, |r| self.str(r));
+                    self.ops.extend_from_slice(&[
+                        op::DONE,
+                        u32::from(*ok),
+                        u32::from(*parse_ok),
+                        u32::from(finish_reason.is_some()),
+                        n,
+                    ]);
+                }
+                RoutedEvent::Error { code, message } => {
+                    let (a, b) = (self.str(code), self.str(message));
+                    self.ops.extend_from_slice(&[op::ERROR, a, b]);
+                }
+            }
+        }
+    }
+
+    fn text_op(&mut self, code: u32, text: &str) {
+        let n = self.str(text);
+        self.ops.extend_from_slice(&[code, n]);
+    }
+}
+
+fn usage_json(u: &Usage, out: &mut String) {
+    let fields = [
+        ("input_tokens", u.input_tokens),
+        ("output_tokens", u.output_tokens),
+        ("total_tokens", u.total_tokens),
+        ("reasoning_tokens", u.reasoning_tokens),
+        ("cached_input_tokens", u.cached_input_tokens),
+    ];
+    out.push('{');
+    for (i, (k, v)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_json_string(k, out);
+        out.push(':');
+        match v {
+            Some(n) => out.push_str(&n.to_string()),
+            None => out.push_str("null"),
+        }
+    }
+    out.push('}');
+}

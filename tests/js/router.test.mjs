@@ -1,0 +1,324 @@
+// StreamRouter from JS (the packed package): every bundled sample stream routed whole, one
+// UTF-16 unit at a time, byte by byte and at random splits gives the same events; the web
+// adapters (transform, routeResponse, toSse, connectSse) on top of it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { StreamRouter, SseDecoder, StreamrouteError, connectSse, routeResponse, toSse } from 'streamroute';
+import { feedAll, splitings } from './helpers/chunking.mjs';
+import { NONCE, SAMPLES, coalesce, textOf } from './helpers/streams.mjs';
+import { listen } from './helpers/runtimes.mjs';
+
+const TAGGED = (() => {
+  try {
+    new StreamRouter({ content: 'tagged', nonce: NONCE }).free();
+    return true;
+  } catch (e) {
+    assert.equal(e.code, 'invalid_option');
+    return false;
+  }
+})();
+
+const route = (sample, chunks, provider = 'auto') =>
+  coalesce(feedAll(new StreamRouter({ provider, content: sample.content, nonce: NONCE }), chunks));
+
+test('every sample stream gives the same events for every chunking, auto or explicit', () => {
+  let n = 0;
+  for (const s of SAMPLES) {
+    if (s.content === 'tagged' && !TAGGED) continue;
+    const want = route(s, [s.bytes]);
+    assert.equal(want.at(-1).type, 'done', s.file);
+    for (const [label, chunks] of splitings(s.text)) {
+      assert.deepEqual(route(s, chunks), want, `${s.file}: ${label}`);
+    }
+    assert.deepEqual(route(s, [s.text], s.provider), want, `${s.file}: provider ${s.provider}`);
+    const r = new StreamRouter({ content: s.content, nonce: NONCE });
+    feedAll(r, [s.bytes]);
+    assert.equal(r.provider, s.provider, s.file);
+    n++;
+  }
+  assert.ok(n >= 15, `${n} samples`);
+});
+
+const eventsOf = (file) => {
+  const s = SAMPLES.find((x) => x.file === file);
+  return route(s, [s.bytes]);
+};
+
+test('what the samples say: text, reasoning, tool calls, usage, errors, actions', () => {
+  let e = eventsOf('openai-chat-tools.sse');
+  assert.equal(textOf(e, 'thinking_delta', 'reasoning'), 'Two cities, so two weather calls in parallel.');
+  assert.equal(textOf(e, 'answer_delta'), 'Let me check both.');
+  assert.deepEqual(e.filter((x) => x.type === 'tool_call'), [
+    { type: 'tool_call', index: 0, id: 'call_Wx1', name: 'get_weather', arguments: { city: 'Paris', unit: 'celsius' }, repaired: false },
+    { type: 'tool_call', index: 1, id: 'call_Wx2', name: 'get_weather', arguments: { city: 'Tōkyō', unit: 'celsius' }, repaired: false },
+  ]);
+  assert.deepEqual(e.filter((x) => x.type === 'usage').at(-1), {
+    type: 'usage', input_tokens: 80, output_tokens: 95, total_tokens: 175, reasoning_tokens: 40, cached_input_tokens: null,
+  });
+  assert.deepEqual(e.at(-1), { type: 'done', ok: true, parse_ok: true, finish_reason: 'tool_calls' });
+
+  e = eventsOf('openai-chat-action.sse');
+  assert.equal(textOf(e, 'answer_delta'), 'Bonjour ! Voilà "la" réponse :\n— café ☕, naïve 😀 \\o/ {ok}');
+  assert.equal(textOf(e, 'thinking_delta', 'thought'), 'The user greeted me in French; answer in kind.');
+  const action = e.find((x) => x.type === 'action').action;
+  assert.equal(action.next_node, 'final_response');
+  assert.equal(action.thought, 'The user greeted me in French; answer in kind.');
+
+  e = eventsOf('anthropic-error.sse');
+  assert.deepEqual(e.filter((x) => x.type === 'error'), [{ type: 'error', code: 'overloaded_error', message: 'Overloaded' }]);
+  assert.deepEqual(e.at(-1), { type: 'done', ok: false, parse_ok: false, finish_reason: null });
+
+  e = eventsOf('gemini-tools.sse');
+  assert.equal(textOf(e, 'answer_delta'), 'Looking up São Paulo and Reykjavík.');
+  assert.deepEqual(e.filter((x) => x.type === 'tool_call').map((x) => x.arguments), [{ city: 'São Paulo' }, { city: 'Reykjavík', days: 3 }]);
+});
+
+test('options are checked; caps and misuse throw StreamrouteError', () => {
+  for (const bad of [{ provider: 'openai' }, { content: 'json' }, { maxEventBytes: 0 }, { maxEventBytes: 1.5 }]) {
+    assert.throws(() => new StreamRouter(bad), (e) => e instanceof StreamrouteError && e.code === 'invalid_option', JSON.stringify(bad));
+  }
+  const r = new StreamRouter({ maxEventBytes: 16 });
+  const first = 'data: {"choices":[{"delta":{"content":"ok"}}]}\n\n';
+  let err;
+  try {
+    r.feed('data: {}\n\n' + first.replace('ok', 'far too long for the cap'));
+  } catch (e) {
+    err = e;
+  }
+  assert.ok(err instanceof StreamrouteError);
+  assert.equal(err.code, 'sse_event_too_large');
+  // The event completed before the cap rides on the error.
+  assert.deepEqual(err.events.map((x) => x.type), ['error']);
+  const done = new StreamRouter();
+  done.finish();
+  assert.throws(() => done.feed('x'), (e) => e.code === 'invalid_state');
+  if (!TAGGED) {
+    assert.throws(() => new StreamRouter({ content: 'tagged', nonce: NONCE }), (e) => e.code === 'invalid_option' && /not available/.test(e.message));
+  }
+});
+
+function bodyOf(bytes, size, { delayMs = 0 } = {}) {
+  let offset = 0;
+  return new ReadableStream({
+    async pull(controller) {
+      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+      if (offset >= bytes.length) return controller.close();
+      controller.enqueue(bytes.slice(offset, offset + size));
+      offset += size;
+    },
+  });
+}
+
+async function collect(iterable) {
+  const out = [];
+  for await (const x of iterable) out.push(x);
+  return out;
+}
+
+test('router.transform() and routeResponse() give the same events as feed/finish', async () => {
+  for (const s of SAMPLES.filter((x) => x.content !== 'tagged' || TAGGED)) {
+    const want = route(s, [s.bytes]);
+    const piped = bodyOf(s.bytes, 7).pipeThrough(new StreamRouter({ content: s.content, nonce: NONCE }).transform());
+    assert.deepEqual(coalesce(await collect(piped)), want, `${s.file} transform`);
+    const res = new Response(bodyOf(s.bytes, 64), { headers: { 'content-type': 'text/event-stream' } });
+    assert.deepEqual(coalesce(await collect(routeResponse(res, { content: s.content, nonce: NONCE }))), want, `${s.file} routeResponse`);
+  }
+  const res = new Response('{"error":{"message":"bad key"}}', { status: 401 });
+  assert.deepEqual(await collect(routeResponse(res)), [
+    { type: 'error', code: 'http_error', message: 'HTTP 401: {"error":{"message":"bad key"}}' },
+    { type: 'done', ok: false, parse_ok: false, finish_reason: null },
+  ]);
+});
+
+test('routeResponse stops when its AbortSignal fires', async () => {
+  const s = SAMPLES.find((x) => x.file === 'openai-chat-action.sse');
+  const ac = new AbortController();
+  const res = new Response(bodyOf(s.bytes, 256, { delayMs: 2 }));
+  const got = [];
+  await assert.rejects(async () => {
+    for await (const e of routeResponse(res, { content: 'action-json', signal: ac.signal })) {
+      got.push(e);
+      if (got.length === 3) ac.abort();
+    }
+  }, (e) => e.name === 'AbortError');
+  assert.equal(got.length, 3);
+  assert.ok(!got.some((e) => e.type === 'done'));
+  const aborted = AbortSignal.abort();
+  await assert.rejects(collect(routeResponse(new Response('x'), { signal: aborted })), (e) => e.name === 'AbortError');
+});
+
+async function sse(events, profile, options) {
+  const stream = new ReadableStream({
+    start(c) {
+      events.forEach((e) => c.enqueue(e));
+      c.close();
+    },
+  }).pipeThrough(toSse(profile, { heartbeatMs: 0, ...options }));
+  const text = new TextDecoder().decode(new Uint8Array(await new Response(stream).arrayBuffer()));
+  const d = new SseDecoder();
+  return { text, frames: [...d.feed(text), ...d.finish()], retry: d.retry };
+}
+
+test('toSse("ai-sdk"): UI message stream parts with ids, [DONE] last', async () => {
+  const events = eventsOf('openai-chat-tools.sse');
+  const { text, frames, retry } = await sse(events, 'ai-sdk', { retry: 2500 });
+  assert.equal(retry, 2500);
+  assert.match(text, /^id: 1\nretry: 2500\ndata: \{"type":"start"\}\n\n/);
+  assert.equal(frames.at(-1).data, '[DONE]');
+  const parts = frames.slice(0, -1).map((f) => JSON.parse(f.data));
+  frames.slice(0, -1).forEach((f, i) => assert.equal(f.id, String(i + 1)));
+  const types = parts.map((p) => p.type);
+  assert.deepEqual(types.slice(0, 3), ['start', 'reasoning-start', 'reasoning-delta']);
+  assert.equal(parts.filter((p) => p.type === 'reasoning-delta').map((p) => p.delta).join(''), 'Two cities, so two weather calls in parallel.');
+  assert.equal(parts.filter((p) => p.type === 'text-delta').map((p) => p.delta).join(''), 'Let me check both.');
+  assert.deepEqual(parts.filter((p) => p.type === 'tool-input-available'), [
+    { type: 'tool-input-available', toolCallId: 'call_Wx1', toolName: 'get_weather', input: { city: 'Paris', unit: 'celsius' } },
+    { type: 'tool-input-available', toolCallId: 'call_Wx2', toolName: 'get_weather', input: { city: 'Tōkyō', unit: 'celsius' } },
+  ]);
+  assert.equal(parts.filter((p) => p.type === 'tool-input-delta' && p.toolCallId === 'call_Wx2').map((p) => p.inputTextDelta).join(''),
+    '{"city": "Tōkyō", "unit": "celsius"}');
+  // Every part that starts also ends, before the finish.
+  for (const kind of ['text', 'reasoning']) {
+    assert.equal(types.filter((t) => t === `${kind}-start`).length, types.filter((t) => t === `${kind}-end`).length);
+  }
+  assert.deepEqual(parts.at(-1), { type: 'finish', finishReason: 'tool-calls', messageMetadata: { ok: true, parse_ok: true, finish_reason: 'tool_calls' } });
+});
+
+test('toSse("planner"): the reference frames (llm_stream_chunk, tool_call_*, step, done), artifact chunks and payload', async () => {
+  const events = [
+    ...eventsOf('anthropic-action.sse').slice(0, -1),
+    { type: 'artifact_chunk', stream_id: 'chart', seq: 0, chunk: { points: [1, 2] }, done: false, artifact_type: 'chart' },
+    { type: 'answer_delta', text: 'Done.' },
+    { type: 'done', ok: true, parse_ok: true, finish_reason: 'end_turn', payload: { raw_answer: 'Done!', artifacts: [] } },
+  ];
+  const { frames } = await sse(events, 'planner', { actionSeq: 3, traceId: 't1' });
+  const names = [...new Set(frames.map((f) => f.event))];
+  assert.deepEqual(names, ['event', 'llm_stream_chunk', 'step', 'artifact_chunk', 'done']);
+  const thinking = frames.map((f) => JSON.parse(f.data)).filter((d) => d.channel === 'thinking');
+  assert.equal(thinking.map((d) => d.text).join(''), 'Search before answering.Need the docs first.');
+  assert.ok(thinking.every((d) => d.phase === 'observation' && d.action_seq === 3 && d.trace_id === 't1'));
+  const step = JSON.parse(frames.find((f) => f.event === 'step').data);
+  assert.equal(step.node, 'search_docs');
+  assert.equal(step.thought, 'Need the docs first.');
+  assert.deepEqual(JSON.parse(frames.find((f) => f.event === 'artifact_chunk').data), {
+    trace_id: 't1', stream_id: 'chart', seq: 0, chunk: { points: [1, 2] }, done: false, artifact_type: 'chart', meta: {}, event: 'artifact_chunk',
+  });
+  const answerChunks = frames.filter((f) => f.event === 'llm_stream_chunk').map((f) => JSON.parse(f.data)).filter((d) => d.channel === 'answer');
+  assert.deepEqual(answerChunks.map((d) => [d.text, d.done]), [['Done.', false], ['', true]]);
+  const done = JSON.parse(frames.at(-1).data);
+  assert.equal(done.answer, 'Done!');
+  assert.deepEqual(done.payload, { raw_answer: 'Done!', artifacts: [] });
+  assert.deepEqual(done.metadata, { ok: true, parse_ok: true, finish_reason: 'end_turn' });
+  assert.equal(done.answer_action_seq, 3);
+
+  const tools = (await sse(eventsOf('openai-chat-tools.sse'), 'planner')).frames;
+  const calls = tools.filter((f) => f.event.startsWith('tool_call')).map((f) => [f.event, JSON.parse(f.data)]);
+  assert.deepEqual(calls.filter(([n]) => n !== 'tool_call_args').map(([n, d]) => [n, d.tool_call_id, d.tool_name]), [
+    ['tool_call_start', 'call_Wx1', 'get_weather'], ['tool_call_end', 'call_Wx1', 'get_weather'],
+    ['tool_call_start', 'call_Wx2', 'get_weather'], ['tool_call_end', 'call_Wx2', 'get_weather'],
+  ]);
+  assert.equal(calls.filter(([n, d]) => n === 'tool_call_args' && d.tool_call_id === 'call_Wx1').map(([, d]) => d.delta).join(''),
+    '{"city": "Paris", "unit": "celsius"}');
+});
+
+test('toSse("tagged"): artifact_delta / user_delta / done, and a ping event while idle', async () => {
+  const events = [
+    { type: 'artifact_delta', text: '# Draft\n' },
+    { type: 'artifact_chunk', stream_id: 's', seq: 0, chunk: 'more', done: true, artifact_type: 'text' },
+    { type: 'user_delta', text: 'Save it?' },
+    { type: 'error', code: 'stream_truncated', message: 'cut' },
+    { type: 'done', ok: false, parse_ok: true, finish_reason: null },
+  ];
+  const { frames } = await sse(events, 'tagged');
+  assert.deepEqual(frames.map((f) => [f.event, JSON.parse(f.data), f.id]), [
+    ['artifact_delta', { text: '# Draft\n' }, '1'],
+    ['artifact_delta', { text: 'more' }, '2'],
+    ['user_delta', { text: 'Save it?' }, '3'],
+    ['done', { ok: false, parse_ok: true, error: { code: 'stream_truncated', message: 'cut' } }, '4'],
+  ]);
+
+  // Heartbeats: nothing to send for a while → `event: ping` (tagged) / `: ping` (others).
+  for (const [profile, beat] of [['tagged', 'event: ping\ndata: {}\n\n'], ['ai-sdk', ': ping\n\n']]) {
+    const ts = toSse(profile, { heartbeatMs: 20 });
+    const writer = ts.writable.getWriter();
+    const reader = ts.readable.getReader();
+    const first = await reader.read();
+    assert.equal(new TextDecoder().decode(first.value), beat, profile);
+    await writer.close();
+    while (!(await reader.read()).done);
+  }
+  assert.throws(() => toSse('json'), (e) => e instanceof StreamrouteError && e.code === 'invalid_option');
+});
+
+/** A server that sends events 1..total with ids (or the frames of `body`), honours Last-Event-ID, and drops the first `dropsLeft` connections after `dropAfter` events each (mid-event). */
+async function flakyServer({ total = 10, dropAfter = 4, dropsLeft = 1, body = null } = {}) {
+  const seen = [];
+  let drops = dropsLeft;
+  const server = await listen((req, res) => {
+    let reqBody = '';
+    req.on('data', (c) => (reqBody += c));
+    req.on('end', () => {
+      seen.push({ method: req.method, lastEventId: req.headers['last-event-id'] ?? null, auth: req.headers.authorization ?? null, body: reqBody });
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const from = Number(req.headers['last-event-id'] ?? 0) + 1;
+      res.write('retry: 30\n\n');
+      const frames = body ?? Array.from({ length: total }, (_, i) => `id: ${i + 1}\ndata: {"n":${i + 1}}\n\n`);
+      const start = body ? frames.findIndex((f) => f.startsWith(`id: ${from}\n`)) : from - 1;
+      for (let i = Math.max(0, start), sent = 0; i < frames.length; i++, sent++) {
+        if (drops > 0 && sent === dropAfter) {
+          drops--;
+          res.write(frames[i].slice(0, 8)); // half an event, then the connection dies
+          setTimeout(() => res.socket.destroy(), 20);
+          return;
+        }
+        res.write(frames[i]);
+      }
+      res.end();
+    });
+  });
+  return { server, seen };
+}
+
+test('connectSse resumes with Last-Event-ID after a dropped connection: nothing lost or repeated', async () => {
+  const { server, seen } = await flakyServer({ dropsLeft: 2, dropAfter: 4 });
+  try {
+    const got = await collect(connectSse(`${server.origin}/stream`, {
+      method: 'POST', body: '{"q":1}', headers: { authorization: 'Bearer x' },
+    }));
+    assert.deepEqual(got.map((e) => e.data), Array.from({ length: 10 }, (_, i) => `{"n":${i + 1}}`));
+    assert.deepEqual(got.map((e) => e.id), Array.from({ length: 10 }, (_, i) => String(i + 1)));
+    assert.deepEqual(seen.map((s) => s.lastEventId), [null, '4', '8']);
+    assert.ok(seen.every((s) => s.method === 'POST' && s.body === '{"q":1}' && s.auth === 'Bearer x'));
+  } finally {
+    await server.close();
+  }
+});
+
+test('connectSse gives up after maxRetries, and stops on abort', async () => {
+  const { server, seen } = await flakyServer({ dropsLeft: 99, dropAfter: 0 });
+  try {
+    await assert.rejects(collect(connectSse(`${server.origin}/`, {}, { maxRetries: 2 })),
+      (e) => e instanceof StreamrouteError && e.code === 'sse_connection_failed');
+    assert.equal(seen.length, 3);
+    const ac = new AbortController();
+    const it = connectSse(`${server.origin}/`, { signal: ac.signal }, { maxRetries: 50, retryMs: 10 });
+    setTimeout(() => ac.abort(), 60);
+    await assert.rejects(collect(it), (e) => e.name === 'AbortError');
+  } finally {
+    await server.close();
+  }
+});
+
+test('connectSse with router options yields the routed events of a resumed provider stream', async () => {
+  const s = SAMPLES.find((x) => x.file === 'openai-chat-tools.sse');
+  // The sample with ids added, one per event.
+  const frames = s.text.replaceAll('\r\n', '\n').split('\n\n').filter(Boolean).map((f, i) => `id: ${i + 1}\n${f}\n\n`);
+  const { server, seen } = await flakyServer({ body: frames, dropAfter: 12 });
+  try {
+    const got = await collect(connectSse(`${server.origin}/`, {}, { router: { provider: 'openai-chat' } }));
+    assert.deepEqual(coalesce(got), route(s, [s.bytes]));
+    assert.deepEqual(seen.map((x) => x.lastEventId), [null, "12"]);
+  } finally {
+    await server.close();
+  }
+});

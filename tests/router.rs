@@ -1,0 +1,448 @@
+//! The stream router on the bundled recorded-format sample streams (examples/streams/): every
+//! stream routed whole, byte by byte and at random splits gives the same events (adjacent
+//! text deltas coalesced), and the events are what each stream says.
+
+mod common;
+
+use common::assert_chunk_invariant;
+use streamroute::{
+    ContentMode, JsonValue, ModelDelta, Provider, ProviderDecoder, ProviderDecoderOptions, RoutedEvent,
+    StreamRouter, StreamRouterOptions, ThinkingSource, Usage,
+};
+
+const STREAMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/streams/");
+
+struct Sample {
+    file: String,
+    provider: Provider,
+    content: ContentMode,
+    bytes: Vec<u8>,
+}
+
+fn manifest() -> (String, Vec<Sample>) {
+    let text = std::fs::read_to_string(format!("{STREAMS}manifest.json")).expect("manifest");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("manifest json");
+    let nonce = v["nonce"].as_str().expect("nonce").to_string();
+    let samples = v["streams"]
+        .as_array()
+        .expect("streams")
+        .iter()
+        .map(|s| {
+            let file = s["file"].as_str().expect("file").to_string();
+            Sample {
+                bytes: std::fs::read(format!("{STREAMS}{file}")).expect("read stream"),
+                file,
+                provider: Provider::parse(s["provider"].as_str().expect("provider")).expect("provider name"),
+                content: ContentMode::parse(s["content"].as_str().expect("content")).expect("content name"),
+            }
+        })
+        .collect();
+    (nonce, samples)
+}
+
+/// Merges adjacent text events of the same kind (and argument text of the same call): what
+/// the router may coalesce differently for different chunkings.
+fn coalesce(events: Vec<RoutedEvent>) -> Vec<RoutedEvent> {
+    let mut out: Vec<RoutedEvent> = Vec::new();
+    for e in events {
+        match (out.last_mut(), &e) {
+            (Some(RoutedEvent::AnswerDelta { text: a }), RoutedEvent::AnswerDelta { text: b })
+            | (Some(RoutedEvent::ArtifactDelta { text: a }), RoutedEvent::ArtifactDelta { text: b })
+            | (Some(RoutedEvent::UserDelta { text: a }), RoutedEvent::UserDelta { text: b }) => a.push_str(b),
+            (
+                Some(RoutedEvent::ThinkingDelta { text: a, source: s1 }),
+                RoutedEvent::ThinkingDelta { text: b, source: s2 },
+            ) if s1 == s2 => a.push_str(b),
+            (
+                Some(RoutedEvent::ToolCallDelta { index: i1, arguments: a }),
+                RoutedEvent::ToolCallDelta { index: i2, arguments: b },
+            ) if i1 == i2 => a.push_str(b),
+            _ => out.push(e),
+        }
+    }
+    out
+}
+
+fn route(provider: Provider, content: ContentMode, nonce: &str, chunks: &[&[u8]]) -> Vec<RoutedEvent> {
+    let mut r = StreamRouter::new(StreamRouterOptions {
+        provider,
+        content,
+        nonce: Some(nonce.to_string()),
+        ..StreamRouterOptions::default()
+    })
+    .expect("router");
+    let mut out = Vec::new();
+    for c in chunks {
+        r.feed(c, &mut out).expect("feed");
+    }
+    r.finish(&mut out).expect("finish");
+    coalesce(out)
+}
+
+fn tagged_available(nonce: &str) -> bool {
+    StreamRouter::new(StreamRouterOptions {
+        content: ContentMode::Tagged,
+        nonce: Some(nonce.into()),
+        ..StreamRouterOptions::default()
+    })
+    .is_ok()
+}
+
+/// Every sample, with `auto` and with its own provider, under every chunking.
+fn routed_samples() -> Vec<(String, Vec<RoutedEvent>)> {
+    let (nonce, samples) = manifest();
+    let mut all = Vec::new();
+    for s in samples {
+        if s.content == ContentMode::Tagged && !tagged_available(&nonce) {
+            continue;
+        }
+        let auto = assert_chunk_invariant(&format!("{} auto", s.file), &s.bytes, |chunks| {
+            route(Provider::Auto, s.content, &nonce, chunks)
+        });
+        let fixed = assert_chunk_invariant(&s.file, &s.bytes, |chunks| route(s.provider, s.content, &nonce, chunks));
+        assert_eq!(auto, fixed, "{}: auto and {:?} differ", s.file, s.provider);
+        // auto detects the sample's format.
+        let mut d = ProviderDecoder::new(ProviderDecoderOptions::default());
+        let mut deltas: Vec<ModelDelta> = Vec::new();
+        d.feed(&s.bytes, &mut deltas).unwrap();
+        d.finish(&mut deltas).unwrap();
+        assert_eq!(d.provider(), s.provider, "{}", s.file);
+        all.push((s.file, auto));
+    }
+    all
+}
+
+fn events_of(file: &str) -> Vec<RoutedEvent> {
+    let (nonce, samples) = manifest();
+    let s = samples.into_iter().find(|s| s.file == file).expect("sample");
+    route(Provider::Auto, s.content, &nonce, &[&s.bytes])
+}
+
+fn answer(events: &[RoutedEvent]) -> String {
+    events.iter().filter_map(|e| if let RoutedEvent::AnswerDelta { text } = e { Some(text.as_str()) } else { None }).collect()
+}
+
+fn thinking(events: &[RoutedEvent], source: ThinkingSource) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            RoutedEvent::ThinkingDelta { text, source: s } if *s == source => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn done(events: &[RoutedEvent]) -> (bool, bool, Option<String>) {
+    match events.last() {
+        Some(RoutedEvent::Done { ok, parse_ok, finish_reason }) => (*ok, *parse_ok, finish_reason.clone()),
+        other => panic!("last event is not done: {other:?}"),
+    }
+}
+
+fn tool_calls(events: &[RoutedEvent]) -> Vec<(u32, String, String, String, bool)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            RoutedEvent::ToolCall { index, id, name, arguments, repaired } => {
+                Some((*index, id.clone(), name.clone(), arguments.to_json(), *repaired))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn errors(events: &[RoutedEvent]) -> Vec<String> {
+    events.iter().filter_map(|e| if let RoutedEvent::Error { code, .. } = e { Some(code.clone()) } else { None }).collect()
+}
+
+fn last_usage(events: &[RoutedEvent]) -> Usage {
+    events.iter().rev().find_map(|e| if let RoutedEvent::Usage(u) = e { Some(*u) } else { None }).expect("usage")
+}
+
+#[test]
+fn every_sample_is_chunk_invariant_and_auto_detected() {
+    let all = routed_samples();
+    assert!(all.len() >= 15, "{} samples", all.len());
+    for (file, events) in &all {
+        assert!(matches!(events.last(), Some(RoutedEvent::Done { .. })), "{file}: ends with done");
+        // Every tool_call_start is matched by one tool_call, and the raw argument text is the
+        // text that was parsed.
+        let starts = events.iter().filter(|e| matches!(e, RoutedEvent::ToolCallStart { .. })).count();
+        assert_eq!(starts, tool_calls(events).len(), "{file}");
+    }
+}
+
+#[test]
+fn openai_chat_text() {
+    let e = events_of("openai-chat-text.sse");
+    assert_eq!(answer(&e), "Hello, café 世界 😀");
+    assert_eq!(done(&e), (true, true, Some("stop".into())));
+    assert_eq!(last_usage(&e), Usage { input_tokens: Some(12), output_tokens: Some(7), total_tokens: Some(19), ..Usage::default() });
+}
+
+#[test]
+fn openai_chat_action_json() {
+    let e = events_of("openai-chat-action.sse");
+    let want = "Bonjour ! Voilà \"la\" réponse :\n— café ☕, naïve 😀 \\o/ {ok}";
+    assert_eq!(answer(&e), want);
+    assert_eq!(thinking(&e, ThinkingSource::Thought), "The user greeted me in French; answer in kind.");
+    let action = e.iter().find_map(|e| if let RoutedEvent::Action { action } = e { Some(action.clone()) } else { None });
+    let action = action.expect("action event");
+    assert_eq!(action.next_node, "final_response");
+    assert_eq!(action.answer(), Some(want));
+    assert_eq!(done(&e), (true, true, Some("stop".into())));
+    // The action comes before done and after the last answer text.
+    let pos = |f: fn(&RoutedEvent) -> bool| e.iter().position(f).unwrap();
+    assert!(pos(|e| matches!(e, RoutedEvent::Action { .. })) > pos(|e| matches!(e, RoutedEvent::AnswerDelta { .. })));
+    assert_eq!(last_usage(&e).cached_input_tokens, Some(0));
+}
+
+#[test]
+fn openai_chat_reasoning_and_parallel_tool_calls_crlf() {
+    let e = events_of("openai-chat-tools.sse");
+    assert_eq!(thinking(&e, ThinkingSource::Reasoning), "Two cities, so two weather calls in parallel.");
+    assert_eq!(answer(&e), "Let me check both.");
+    assert_eq!(
+        tool_calls(&e),
+        vec![
+            (0, "call_Wx1".into(), "get_weather".into(), r#"{"city":"Paris","unit":"celsius"}"#.into(), false),
+            (1, "call_Wx2".into(), "get_weather".into(), r#"{"city":"Tōkyō","unit":"celsius"}"#.into(), false),
+        ]
+    );
+    let raw: String = e
+        .iter()
+        .filter_map(|e| match e {
+            RoutedEvent::ToolCallDelta { index: 1, arguments } => Some(arguments.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(raw, r#"{"city": "Tōkyō", "unit": "celsius"}"#);
+    assert_eq!(done(&e), (true, true, Some("tool_calls".into())));
+    assert_eq!(last_usage(&e).reasoning_tokens, Some(40));
+}
+
+#[test]
+fn openai_chat_error_mid_stream() {
+    let e = events_of("openai-chat-error.sse");
+    assert_eq!(answer(&e), "Here is the first part of");
+    assert_eq!(errors(&e), vec!["server_error".to_string()]);
+    assert_eq!(done(&e), (false, true, None));
+}
+
+#[test]
+fn openai_responses() {
+    let e = events_of("openai-responses-text.sse");
+    assert_eq!(answer(&e), "Hi from Responses.");
+    assert_eq!(done(&e), (true, true, Some("completed".into())));
+
+    let e = events_of("openai-responses-tools.sse");
+    assert_eq!(thinking(&e, ThinkingSource::Reasoning), "**Planning** I need the weather for two cities.");
+    assert_eq!(answer(&e), "Checking Paris and Zürich…");
+    assert_eq!(
+        tool_calls(&e),
+        vec![
+            (2, "call_R0".into(), "get_weather".into(), r#"{"location":"Paris","units":"metric"}"#.into(), false),
+            (3, "call_R1".into(), "get_weather".into(), r#"{"location":"Zürich","units":"metric"}"#.into(), false),
+        ]
+    );
+    assert_eq!(
+        last_usage(&e),
+        Usage { input_tokens: Some(52), output_tokens: Some(88), total_tokens: Some(140), reasoning_tokens: Some(32), cached_input_tokens: Some(0) }
+    );
+    assert_eq!(done(&e), (true, true, Some("completed".into())));
+
+    let e = events_of("openai-responses-error.sse");
+    assert_eq!(answer(&e), "Partial answer");
+    assert_eq!(errors(&e), vec!["server_error".to_string()]);
+    assert_eq!(done(&e), (false, true, Some("failed".into())));
+}
+
+#[test]
+fn anthropic() {
+    let e = events_of("anthropic-thinking.sse");
+    assert_eq!(thinking(&e, ThinkingSource::Reasoning), "The user wants a greeting.");
+    assert_eq!(answer(&e), "Hello there!");
+    assert_eq!(done(&e), (true, true, Some("end_turn".into())));
+
+    let e = events_of("anthropic-tools.sse");
+    assert_eq!(thinking(&e, ThinkingSource::Reasoning), "Two lookups; I can run them in parallel.");
+    assert_eq!(answer(&e), "I'll look up both cities.");
+    assert_eq!(
+        tool_calls(&e),
+        vec![
+            (2, "toolu_01T1x1fJ34qAm0".into(), "get_weather".into(), r#"{"location":"San Francisco, CA","unit":"fahrenheit"}"#.into(), false),
+            (3, "toolu_01T1x1fJ34qAm1".into(), "get_weather".into(), r#"{"location":"Kraków","unit":"celsius"}"#.into(), false),
+        ]
+    );
+    assert_eq!(
+        last_usage(&e),
+        Usage { input_tokens: Some(472), output_tokens: Some(89), total_tokens: Some(561), reasoning_tokens: None, cached_input_tokens: Some(128) }
+    );
+    assert_eq!(done(&e), (true, true, Some("tool_use".into())));
+
+    // A tool-call action in a fence after prose: nothing of it reaches the answer.
+    let e = events_of("anthropic-action.sse");
+    assert_eq!(answer(&e), "");
+    assert_eq!(thinking(&e, ThinkingSource::Reasoning), "Search before answering.");
+    assert_eq!(thinking(&e, ThinkingSource::Thought), "Need the docs first.");
+    let action = e.iter().find_map(|e| if let RoutedEvent::Action { action } = e { Some(action.clone()) } else { None });
+    let action = action.expect("action");
+    assert_eq!(action.next_node, "search_docs");
+    assert_eq!(action.arg("query"), Some(&JsonValue::String("SSE reconnect \"Last-Event-ID\"".into())));
+    assert_eq!(done(&e), (true, true, Some("end_turn".into())));
+
+    // An error mid-action: the answer streamed so far stands; the action the normaliser
+    // recovers from the truncated text comes at the end, with parse_ok false.
+    let e = events_of("anthropic-error.sse");
+    assert_eq!(answer(&e), "Partial ans");
+    assert_eq!(errors(&e), vec!["overloaded_error".to_string()]);
+    let action = e.iter().find_map(|e| if let RoutedEvent::Action { action } = e { Some(action.clone()) } else { None });
+    assert_eq!(action.expect("recovered action").answer(), Some("Partial ans"));
+    assert_eq!(done(&e), (false, false, None));
+}
+
+#[test]
+fn gemini() {
+    let e = events_of("gemini-text.sse");
+    assert_eq!(answer(&e), "Bonjour le monde 🌍");
+    assert_eq!(done(&e), (true, true, Some("STOP".into())));
+
+    let e = events_of("gemini-tools.sse");
+    assert_eq!(thinking(&e, ThinkingSource::Reasoning), "**Weighing the request** Two places, two calls.");
+    assert_eq!(answer(&e), "Looking up São Paulo and Reykjavík.");
+    assert_eq!(
+        tool_calls(&e),
+        vec![
+            (0, "call_0".into(), "get_weather".into(), r#"{"city":"São Paulo"}"#.into(), false),
+            (1, "call_1".into(), "get_weather".into(), r#"{"city":"Reykjavík","days":3}"#.into(), false),
+        ]
+    );
+    assert_eq!(last_usage(&e).reasoning_tokens, Some(24));
+    assert_eq!(done(&e), (true, true, Some("STOP".into())));
+
+    let e = events_of("gemini-error.sse");
+    assert_eq!(answer(&e), "Starting");
+    assert_eq!(errors(&e), vec!["UNAVAILABLE".to_string()]);
+    assert_eq!(done(&e), (false, true, None));
+}
+
+#[test]
+fn plain_text_action() {
+    let e = events_of("plain-action.txt");
+    assert_eq!(answer(&e), "Bytes stream like rain —\nrouted in one quiet pass,\nno tags left behind.");
+    let action = e.iter().find_map(|e| if let RoutedEvent::Action { action } = e { Some(action.clone()) } else { None });
+    assert_eq!(action.expect("action").reasoning.as_deref(), Some("The user wants a haiku."));
+    assert_eq!(done(&e), (true, true, None));
+}
+
+fn route_str(provider: Provider, content: ContentMode, input: &str) -> Vec<RoutedEvent> {
+    assert_chunk_invariant(input, input.as_bytes(), |chunks| route(provider, content, "", chunks))
+}
+
+#[test]
+fn malformed_and_unknown_events_are_error_events() {
+    let e = route_str(
+        Provider::OpenAiChat,
+        ContentMode::Text,
+        "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"b\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"c\"},\"finish_reason\":\"stop\"}]}\n\n",
+    );
+    assert_eq!(answer(&e), "ac");
+    assert_eq!(errors(&e), vec!["provider_event_invalid".to_string()]);
+    assert_eq!(done(&e), (false, true, Some("stop".into())));
+
+    let e = route_str(Provider::Auto, ContentMode::Text, "data: hello\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"x\"},\"finish_reason\":\"length\"}]}\n\n");
+    assert_eq!(errors(&e), vec!["provider_event_unknown".to_string()]);
+    assert_eq!(answer(&e), "x");
+    assert_eq!(done(&e).2.as_deref(), Some("length"));
+}
+
+#[test]
+fn truncated_streams_and_plain_text() {
+    // No end marker: stream_truncated.
+    let e = route_str(Provider::Auto, ContentMode::Text, "data: {\"choices\":[{\"delta\":{\"content\":\"cut\"}}]}\n\n");
+    assert_eq!(answer(&e), "cut");
+    assert_eq!(errors(&e), vec!["stream_truncated".to_string()]);
+    assert_eq!(done(&e), (false, true, None));
+    // An unterminated last event still counts.
+    let e = route_str(Provider::Auto, ContentMode::Text, "data: {\"choices\":[{\"delta\":{\"content\":\"x\"},\"finish_reason\":\"stop\"}]}");
+    assert_eq!(done(&e), (true, true, Some("stop".into())));
+    // Plain text: anything that does not start with an SSE field, and short prefixes of one.
+    for text in ["Hello", "da", "  data: no", "\n\nhello {\"a\":1}", "é", ""] {
+        let e = route_str(Provider::Auto, ContentMode::Text, text);
+        assert_eq!(answer(&e), text);
+        assert_eq!(done(&e), (true, true, None), "{text:?}");
+    }
+}
+
+#[test]
+fn tool_arguments_are_repaired_when_broken() {
+    let s = "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"function\":{\"name\":\"f\",\"arguments\":\"{'a': 1,}\"}}]}}]}\n\n\
+             data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"c2\",\"function\":{\"name\":\"g\",\"arguments\":\"\"}}]}}]}\n\n\
+             data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":2,\"id\":\"c3\",\"function\":{\"name\":\"h\",\"arguments\":\"no json here\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n\
+             data: [DONE]\n\n";
+    let e = route_str(Provider::Auto, ContentMode::Text, s);
+    let calls = tool_calls(&e);
+    assert_eq!(calls[0], (0, "c1".into(), "f".into(), r#"{"a":1}"#.into(), true));
+    assert_eq!(calls[1], (1, "c2".into(), "g".into(), "{}".into(), false));
+    assert_eq!(calls[2].4, true);
+    assert_eq!(done(&e), (true, true, Some("tool_calls".into())));
+}
+
+#[test]
+fn caps_and_state_are_typed_errors() {
+    let mut r = StreamRouter::new(StreamRouterOptions { max_event_bytes: 16, ..StreamRouterOptions::default() }).unwrap();
+    let mut out = Vec::new();
+    let err = r.feed(b"data: {\"choices\":[{\"delta\":{\"content\":\"too long for the cap\"}}]}\n\n", &mut out).unwrap_err();
+    assert_eq!(err.code(), "sse_event_too_large");
+    assert_eq!(r.finish(&mut out).unwrap_err().code(), "sse_event_too_large");
+
+    let mut r = StreamRouter::new(StreamRouterOptions::default()).unwrap();
+    r.finish(&mut out).unwrap();
+    assert_eq!(r.feed(b"x", &mut out).unwrap_err().code(), "invalid_state");
+
+    assert_eq!(Provider::parse("openai").unwrap_err().code(), "invalid_option");
+    assert_eq!(ContentMode::parse("json").unwrap_err().code(), "invalid_option");
+}
+
+#[test]
+fn garbage_never_panics() {
+    let mut rng = common::Rng::new(common::seed());
+    let pieces: [&[u8]; 12] = [
+        b"data: ", b"{\"choices\":[", b"{\"delta\":{\"content\":\"", b"\\u00", b"\"}}]}", b"\n\n", b"event: content_block_delta\n",
+        b"{\"type\":\"content_block_start\",\"index\":", b"\xff\xfe", b"[DONE]", b"{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"", b"\r\n",
+    ];
+    for _ in 0..400 {
+        let mut input = Vec::new();
+        for _ in 0..rng.below(40) {
+            input.extend_from_slice(pieces[rng.below(pieces.len())]);
+        }
+        for content in [ContentMode::Text, ContentMode::ActionJson] {
+            let mut r = StreamRouter::new(StreamRouterOptions { content, ..StreamRouterOptions::default() }).unwrap();
+            let mut out = Vec::new();
+            let _ = r.feed(&input, &mut out);
+            let _ = r.finish(&mut out);
+        }
+    }
+}
+
+#[test]
+fn extractor_reports_where_the_action_closed() {
+    let input = b"Sure: {\"next_node\": \"x\", \"args\": {\"a\": \"}\"}} and more {\"next_node\": \"y\"}";
+    let end = assert_chunk_invariant("action_end", input, |chunks| {
+        let mut x = streamroute::AnswerExtractor::default();
+        let mut ends = Vec::new();
+        for c in chunks {
+            x.feed(c).unwrap();
+            ends.push(x.action_end());
+        }
+        // Once known it never changes.
+        let first = ends.iter().flatten().next().copied();
+        assert!(ends.iter().flatten().all(|e| Some(*e) == first));
+        first
+    });
+    let close = input.windows(5).position(|w| w == b"} and").unwrap();
+    assert_eq!(end, Some(close as u64 + 1));
+    let mut x = streamroute::AnswerExtractor::default();
+    x.feed(b"{\"next_node\": \"x\", \"args\": {").unwrap();
+    assert_eq!(x.action_end(), None);
+}
