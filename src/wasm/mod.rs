@@ -9,6 +9,7 @@ mod fast;
 mod input;
 pub mod sse;
 pub mod json;
+pub mod payload;
 pub mod repair;
 
 use crate::Error;
