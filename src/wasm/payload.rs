@@ -27,11 +27,13 @@ pub struct FinalPayload {
     #[tsify(type = "Record<string, Record<string, unknown>>")]
     artifacts: (),
     /// Confidence in the answer, 0 to 1, or `null`.
+    #[tsify(type = "number | null")]
     confidence: Option<f64>,
     /// Citations and references used for the answer.
     #[tsify(type = "Source[]")]
     sources: (),
     /// The answer's category (`"knowledge_base"`, `"calculation"`, ...), or `null`.
+    #[tsify(type = "string | null")]
     route: Option<String>,
     /// Recommended follow-up actions.
     #[tsify(type = "SuggestedAction[]")]
@@ -41,6 +43,7 @@ pub struct FinalPayload {
     /// Non-fatal issues (`"data_stale"`, `"partial_results"`, ...).
     warnings: Vec<String>,
     /// ISO 639-1 code of the answer's language (`"en"`), or `null`.
+    #[tsify(type = "string | null")]
     language: Option<String>,
     /// Domain-specific fields.
     #[tsify(type = "Record<string, unknown>")]
@@ -54,10 +57,13 @@ pub struct Source {
     /// The title (required).
     title: String,
     /// Where it lives, or `null`.
+    #[tsify(type = "string | null")]
     url: Option<String>,
     /// The quoted passage, or `null`.
+    #[tsify(type = "string | null")]
     snippet: Option<String>,
     /// The retriever's relevance score, or `null`.
+    #[tsify(type = "number | null")]
     relevance_score: Option<f64>,
 }
 
@@ -367,7 +373,7 @@ pub fn validate_final_payload(
 pub fn build_final_payload(
     #[wasm_bindgen(unchecked_param_type = "FinalResponseArgs | PlannerAction | Record<string, unknown> | string | null")]
     args: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "FinalPayloadContext")] context: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "FinalPayloadContext")] context: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let args = if args.is_undefined() { JsonValue::Null } else { json_in(&args, "args")? };
     let ctx = match context {
@@ -457,7 +463,7 @@ impl ArtifactCollector {
     /// recorded either way. Throws `invalid_option` for a bad option.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "ArtifactCollectorOptions")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "ArtifactCollectorOptions")] options: Option<JsValue>,
     ) -> Result<ArtifactCollector, JsValue> {
         let mut opts = crate::ArtifactCollectorOptions::default();
         let mut store = None;
