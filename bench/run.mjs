@@ -1,6 +1,7 @@
 // The whole benchmark: the SSE decoding comparison (sse.mjs), the streaming JSON comparison
 // (json.mjs: AnswerExtractor and PartialJson against the reference's regex extractor and the
-// npm parsers), then the size of the shipped .wasm (scripts/size.mjs). Arguments go to sse.mjs
+// npm parsers), artifact redaction and collection of a 5 MB observation (payload.mjs: against a
+// JS implementation of the same walk), then the size of the shipped .wasm (scripts/size.mjs). Arguments go to sse.mjs
 // (see there); json.mjs runs with its defaults. Exits 1 only when a variant decoded something
 // wrongly; speed is reported, never asserted.
 //
@@ -12,6 +13,7 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { runSseBench } from './sse.mjs';
 import { runJsonBench } from './json.mjs';
+import { runPayloadBench } from './payload.mjs';
 
 const cpu = cpus();
 console.log(`# streamroute bench, ${new Date().toISOString()}`);
@@ -31,7 +33,13 @@ console.log('## Streaming JSON: answer extraction and partial parsing');
 console.log('');
 
 const { ok: jsonOk } = await runJsonBench([]);
-const ok = sseOk && jsonOk;
+
+console.log('');
+console.log('## Artifact redaction and collection (FinalPayload)');
+console.log('');
+
+const { ok: payloadOk } = await runPayloadBench([]);
+const ok = sseOk && jsonOk && payloadOk;
 
 console.log('');
 console.log('## Size');
