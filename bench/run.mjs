@@ -1,7 +1,8 @@
 // The whole benchmark: the SSE decoding comparison (sse.mjs), the streaming JSON comparison
 // (json.mjs: AnswerExtractor and PartialJson against the reference's regex extractor and the
 // npm parsers), the repair comparison (repair.mjs: repairJson against jsonrepair,
-// normalizeAction against strip-fence + JSON.parse), then the size of the shipped .wasm (scripts/size.mjs). Arguments go to sse.mjs
+// normalizeAction against strip-fence + JSON.parse), artifact redaction and collection of a
+// 5 MB observation (payload.mjs: against a JS implementation of the same walk), then the size of the shipped .wasm (scripts/size.mjs). Arguments go to sse.mjs
 // (see there); json.mjs runs with its defaults. Exits 1 only when a variant decoded something
 // wrongly; speed is reported, never asserted.
 //
@@ -14,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { runSseBench } from './sse.mjs';
 import { runJsonBench } from './json.mjs';
 import { runRepairBench } from './repair.mjs';
+import { runPayloadBench } from './payload.mjs';
 
 const cpu = cpus();
 console.log(`# streamroute bench, ${new Date().toISOString()}`);
@@ -39,7 +41,11 @@ console.log('## JSON repair and action normalisation');
 console.log('');
 
 const { ok: repairOk } = await runRepairBench([]);
-const ok = sseOk && jsonOk && repairOk;
+console.log('## Artifact redaction and collection (FinalPayload)');
+console.log('');
+
+const { ok: payloadOk } = await runPayloadBench([]);
+const ok = sseOk && jsonOk && repairOk && payloadOk;
 
 console.log('');
 console.log('## Size');

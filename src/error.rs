@@ -37,6 +37,9 @@ pub enum ErrorKind {
     /// A tagged response broke the nonce-tag contract (`parseTagged`); the violations are
     /// listed in the message (and on the JS error as `violations`).
     TagContractViolation,
+    /// A value does not follow the `FinalPayload` contract (the message lists every problem
+    /// with its path).
+    PayloadInvalid,
 }
 
 impl ErrorKind {
@@ -55,6 +58,7 @@ impl ErrorKind {
             ErrorKind::JsonUnrepairable => "json_unrepairable",
             ErrorKind::BufferLimitExceeded => "buffer_limit_exceeded",
             ErrorKind::TagContractViolation => "tag_contract_violation",
+            ErrorKind::PayloadInvalid => "payload_invalid",
         }
     }
 }

@@ -10,6 +10,7 @@ mod fast;
 mod input;
 pub mod sse;
 pub mod json;
+pub mod payload;
 #[cfg(not(streamroute_without_repair))]
 pub mod repair;
 pub mod router;
