@@ -34,6 +34,9 @@ pub enum ErrorKind {
     /// An argument had the wrong type or shape (for example a chunk that is neither a
     /// string nor bytes).
     InvalidInput,
+    /// Extracted planning requirements break the schema or use labels outside the closed
+    /// sets (every problem is listed with its path).
+    RequirementsInvalid,
 }
 
 impl ErrorKind {
@@ -51,6 +54,7 @@ impl ErrorKind {
             ErrorKind::JsonTooDeep => "json_too_deep",
             ErrorKind::JsonUnrepairable => "json_unrepairable",
             ErrorKind::BufferLimitExceeded => "buffer_limit_exceeded",
+            ErrorKind::RequirementsInvalid => "requirements_invalid",
         }
     }
 }

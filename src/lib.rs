@@ -22,6 +22,7 @@ mod error;
 mod json;
 mod text;
 mod nonce;
+pub mod plan;
 mod repair;
 mod sse;
 
