@@ -251,6 +251,7 @@ pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, cata
                 continue;
             }
             let mut names: Vec<&str> = Vec::new();
+            let mut meeting: Vec<usize> = Vec::new();
             let mut cols: Vec<String> = Vec::new();
             let mut late = None;
             for (i, res) in steps.iter().enumerate() {
@@ -268,7 +269,14 @@ pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, cata
                     continue;
                 }
                 cols.extend(res.groups.iter().cloned());
-                let name = plan.steps[i].tool.as_str();
+                meeting.push(i);
+            }
+            // The evidence: the meeting steps that cite the requirement, or all of them when
+            // none does.
+            let citing = |i: &usize| plan.steps[*i].satisfies.iter().any(|c| *c == reference);
+            let any_cites = meeting.iter().any(citing);
+            for i in meeting.iter().filter(|i| !any_cites || citing(i)) {
+                let name = plan.steps[*i].tool.as_str();
                 if !names.contains(&name) {
                     names.push(name);
                 }
