@@ -457,7 +457,7 @@ fn retrieval_quality_on_the_fixture_questions() {
         let (mut sizes, mut kept) = (Vec::new(), 0.0);
         for (q, relevant, v) in &f.questions {
             let o = NarrowOptions { min_score, ..Default::default() };
-            let n = narrow_tools(&index, &Requirements::default(), v, None, Some(vec![q.clone()]), &o);
+            let n = narrow_tools(&index, &Requirements::default(), v, None, None, Some(vec![q.clone()]), &o);
             assert!(n.tools.len() <= 8);
             assert!(DEFAULT_SAFETY_SET.iter().all(|s| names(&n).contains(s)));
             sizes.push(n.tools.len());
@@ -516,7 +516,7 @@ fn walkthrough_narrowing_with_the_real_model() {
     assert_eq!(retrieval_queries(&req), texts);
     assert_eq!(texts, strings(f.walkthrough.get("queries").unwrap()));
     let opts = NarrowOptions { template: template(&f), cap: 8, ..Default::default() };
-    let n = narrow_tools(&index, &req, &f.query_vectors(), Some("sentence-transformers/all-MiniLM-L6-v2"), None, &opts);
+    let n = narrow_tools(&index, &req, &f.query_vectors(), Some("sentence-transformers/all-MiniLM-L6-v2"), None, None, &opts);
     assert_eq!((n.method, n.fallback.as_deref()), (Method::Cosine, None));
     println!("real model: {:?} dropped {:?}", reasons(&n), n.dropped);
     assert_eq!(
@@ -534,10 +534,10 @@ fn walkthrough_narrowing_with_the_real_model() {
     );
     assert!(n.safety.iter().all(|(_, added)| !added));
     // Depth 6: three template tools are among the top six, three new ones come in.
-    let n6 = narrow_tools(&index, &req, &f.query_vectors(), None, None, &NarrowOptions { n: Some(6), ..opts.clone() });
+    let n6 = narrow_tools(&index, &req, &f.query_vectors(), None, None, None, &NarrowOptions { n: Some(6), ..opts.clone() });
     assert_eq!(names(&n6)[4..], ["plot_scatter", "plot_area", "plot_dual_axis"]);
     // Without vectors: BM25 over the same queries.
-    let b = narrow_tools(&index, &req, &[], None, None, &opts);
+    let b = narrow_tools(&index, &req, &[], None, None, None, &opts);
     assert_eq!(b.method, Method::Bm25);
     assert_eq!(b.fallback.as_deref(), Some("no query vector"));
     assert_eq!(names(&b), ["parse_datetime", "aggregate", "plot_line", "compute_summary_stats", "cumulative_sum", "plot_bar", "plot_dual_axis", "plot_area"]);

@@ -273,7 +273,7 @@ pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, cata
             }
             // The evidence: the meeting steps that cite the requirement, or all of them when
             // none does.
-            let citing = |i: &usize| plan.steps[*i].satisfies.iter().any(|c| *c == reference);
+            let citing = |i: &usize| plan.steps[*i].satisfies.contains(&reference);
             let any_cites = meeting.iter().any(citing);
             for i in meeting.iter().filter(|i| !any_cites || citing(i)) {
                 let name = plan.steps[*i].tool.as_str();

@@ -163,12 +163,13 @@ pub fn retrieval_queries(req: &Requirements) -> Vec<String> {
 
 /// Narrows the catalog of `index` for `req`. `vectors` are the query embeddings (any number;
 /// a tool scores its best similarity over them), `model_id` their model; `texts` the query
-/// texts (default: [`retrieval_queries`]).
+/// texts (default: [`retrieval_queries`]); `dim`, when given, their declared dimension.
 pub fn narrow_tools(
     index: &ToolIndex,
     req: &Requirements,
     vectors: &[f32],
     model_id: Option<&str>,
+    dim: Option<usize>,
     texts: Option<Vec<String>>,
     opts: &NarrowOptions,
 ) -> Narrowed {
@@ -177,7 +178,7 @@ pub fn narrow_tools(
     let retrieval = index.retrieve(&Query {
         vectors,
         model_id,
-        dim: None,
+        dim,
         texts: &queries,
         mode: opts.mode,
         n,

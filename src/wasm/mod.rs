@@ -10,6 +10,7 @@ mod input;
 pub mod sse;
 pub mod json;
 pub mod repair;
+pub mod plan;
 
 use crate::Error;
 use serde::Serialize;
