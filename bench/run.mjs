@@ -1,7 +1,8 @@
 // The whole benchmark: the SSE decoding comparison (sse.mjs), the streaming JSON comparison
 // (json.mjs: AnswerExtractor and PartialJson against the reference's regex extractor and the
-// npm parsers), then the size of the shipped .wasm (scripts/size.mjs). Arguments go to sse.mjs
-// (see there); json.mjs runs with its defaults. Exits 1 only when a variant decoded something
+// npm parsers), the planning tool search (planning.mjs: ToolIndex.search against JS loops),
+// then the size of the shipped .wasm (scripts/size.mjs). Arguments go to sse.mjs (see there);
+// json.mjs and planning.mjs run with their defaults. Exits 1 only when a variant decoded something
 // wrongly; speed is reported, never asserted.
 //
 //   node run.mjs [--iterations N] [--warmup-ms MS] [--sizes 64,4096] [--json FILE]
@@ -12,6 +13,7 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { runSseBench } from './sse.mjs';
 import { runJsonBench } from './json.mjs';
+import { runPlanningBench } from './planning.mjs';
 
 const cpu = cpus();
 console.log(`# streamroute bench, ${new Date().toISOString()}`);
@@ -31,7 +33,13 @@ console.log('## Streaming JSON: answer extraction and partial parsing');
 console.log('');
 
 const { ok: jsonOk } = await runJsonBench([]);
-const ok = sseOk && jsonOk;
+
+console.log('');
+console.log('## Planning: exact top-8 tool search');
+console.log('');
+
+const { ok: planningOk } = await runPlanningBench([]);
+const ok = sseOk && jsonOk && planningOk;
 
 console.log('');
 console.log('## Size');
