@@ -40,6 +40,9 @@ pub enum ErrorKind {
     /// A value does not follow the `FinalPayload` contract (the message lists every problem
     /// with its path).
     PayloadInvalid,
+    /// Extracted planning requirements break the schema or use labels outside the closed
+    /// sets (every problem is listed with its path).
+    RequirementsInvalid,
 }
 
 impl ErrorKind {
@@ -59,6 +62,7 @@ impl ErrorKind {
             ErrorKind::BufferLimitExceeded => "buffer_limit_exceeded",
             ErrorKind::TagContractViolation => "tag_contract_violation",
             ErrorKind::PayloadInvalid => "payload_invalid",
+            ErrorKind::RequirementsInvalid => "requirements_invalid",
         }
     }
 }

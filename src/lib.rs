@@ -23,6 +23,7 @@ mod json;
 mod text;
 mod nonce;
 mod payload;
+pub mod plan;
 mod repair;
 mod router;
 mod sse;

@@ -14,6 +14,7 @@ pub mod payload;
 #[cfg(not(streamroute_without_repair))]
 pub mod repair;
 pub mod router;
+pub mod plan;
 
 use crate::Error;
 use serde::Serialize;
