@@ -12,6 +12,10 @@ export declare class StreamrouteError extends Error {
   readonly offset?: number;
   /** Results produced before the failure by the call that threw (e.g. SSE events). */
   readonly events?: unknown[];
+  /** `tag_contract_violation` (`parseTagged`): every violation, byte offsets. */
+  readonly violations?: { code: string; offset: number }[];
+  /** `TagFilter.feed`: the deltas produced before the failure. */
+  readonly deltas?: { type: string; text: string }[];
 }
 
 /**

@@ -4,7 +4,7 @@
 // feed then costs two calls with number arguments. Behaviour is identical to the Rust-side
 // `feed` (which stays as the fallback for other chunk types): a UTF-16 high surrogate that
 // ends a string chunk is held for the next chunk; a lone one becomes U+FFFD.
-import { AnswerExtractor, SseDecoder, __sr_memory } from '../dist/streamroute.js';
+import { AnswerExtractor, SseDecoder, TagFilter, __sr_memory } from '../dist/streamroute.js';
 import { sseEventsFrom } from '../dist/runtime.js';
 
 const FAILED = 0xffffffff;
@@ -97,7 +97,10 @@ function patch(Class, readOut) {
       this.__high = '';
       const head = this.feed('\ufffd');
       const tail = slowFinish.call(this);
-      return typeof head === 'string' ? head + tail : head.concat(tail);
+      if (typeof head === 'string') return head + tail;
+      if (Array.isArray(tail)) return head.concat(tail);
+      tail.deltas = head.concat(tail.deltas); // a result object (TagFilter)
+      return tail;
     }
     return slowFinish.call(this);
   };
@@ -117,4 +120,28 @@ patch(SseDecoder, (machine, count) => {
   views();
   const p = u32[info];
   return sseEventsFrom(decoder.decode(u8.subarray(p, p + u32[info + 1])), count);
+});
+
+// TagFilter: one delta (the common case) is read straight from its text; several come as
+// one packed text cut by their UTF-16 lengths (see `__feedIn` in src/wasm/tags.rs).
+patch(TagFilter, (machine, count) => {
+  if (count === 0) return [];
+  const info = (machine.__info ??= machine.__infoPtr() >>> 2);
+  const types = (machine.__types ??= machine.__typeNames());
+  views();
+  const p = u32[info];
+  const n = u32[info + 1];
+  const meta = u32[info + 2] >>> 2;
+  if (count === 1) {
+    const type = types[u32[meta]];
+    return [{ type, text: readText(p, n) }];
+  }
+  const lens = u32.slice(meta, meta + 2 * count);
+  const text = readText(p, n);
+  const out = new Array(count);
+  for (let k = 0, at = 0; k < count; k++) {
+    const len = lens[2 * k + 1];
+    out[k] = { type: types[lens[2 * k]], text: text.slice(at, (at += len)) };
+  }
+  return out;
 });

@@ -10,6 +10,7 @@ mod input;
 pub mod sse;
 pub mod json;
 pub mod repair;
+pub mod tags;
 
 use crate::Error;
 use serde::Serialize;
