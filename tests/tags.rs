@@ -527,3 +527,16 @@ fn sanitiser_neutralises_adversarial_input() {
         assert_eq!(sanitize_untrusted(t), t);
     }
 }
+
+#[test]
+fn stop_keeping_text_hands_the_text_over() {
+    let mut f = TagFilter::new("n", TagFilterOptions::default()).unwrap();
+    let mut out = Vec::new();
+    f.feed(b"[ARTIFACT:n]abc[/ARTI", &mut out).unwrap();
+    assert_eq!(f.stop_keeping_text(), vec!["abc".to_string(), String::new()]);
+    f.feed(b"FACT:n][USER:n]u[/USER:n]", &mut out).unwrap();
+    let r = f.finish(&mut out).unwrap();
+    assert!(r.parse_ok);
+    assert_eq!(r.blocks, vec![("artifact".into(), String::new()), ("user".into(), String::new())]);
+    assert_eq!(out, vec![TagDelta { block: 0, text: "abc".into() }, TagDelta { block: 1, text: "u".into() }]);
+}

@@ -38,6 +38,7 @@ function write(machine, chunk) {
       machine.__high = chunk[n - 1];
       chunk = chunk.slice(0, --n);
     }
+    machine.__str = chunk; // the text written, for machines that slice it (TagFilter)
     const cap = n * 3;
     const ptr = machine.__inPtr(cap);
     views();
@@ -122,26 +123,77 @@ patch(SseDecoder, (machine, count) => {
   return sseEventsFrom(decoder.decode(u8.subarray(p, p + u32[info + 1])), count);
 });
 
-// TagFilter: one delta (the common case) is read straight from its text; several come as
-// one packed text cut by their UTF-16 lengths (see `__feedIn` in src/wasm/tags.rs).
-patch(TagFilter, (machine, count) => {
-  if (count === 0) return [];
-  const info = (machine.__info ??= machine.__infoPtr() >>> 2);
-  const types = (machine.__types ??= machine.__typeNames());
-  views();
-  const p = u32[info];
-  const n = u32[info + 1];
-  const meta = u32[info + 2] >>> 2;
-  if (count === 1) {
-    const type = types[u32[meta]];
-    return [{ type, text: readText(p, n) }];
-  }
-  const lens = u32.slice(meta, meta + 2 * count);
-  const text = readText(p, n);
-  const out = new Array(count);
-  for (let k = 0, at = 0; k < count; k++) {
-    const len = lens[2 * k + 1];
-    out[k] = { type: types[lens[2 * k]], text: text.slice(at, (at += len)) };
-  }
-  return out;
-});
+// TagFilter. `__feedIn` describes each piece of text as `[block, kind, a, b]` (see
+// `RangeSink` in src/wasm/tags.rs): kind 0 is `chunk.slice(a, b)` of the very string just
+// fed, kind 1 the UTF-8 bytes at wasm memory [a, b). No text is copied inside wasm for a
+// chunk of block text, and wasm keeps no block text: the blocks of `finish()` are assembled
+// here from the deltas (`__acc`, one string per block).
+{
+  const proto = TagFilter.prototype;
+  const slowFeed = proto.feed;
+  const slowFinish = proto.finish;
+  const setup = (m) => {
+    if (m.__acc === undefined) {
+      m.__acc = m.__stopKeeping();
+      m.__types = m.__typeNames();
+      m.__info = m.__infoPtr() >>> 2;
+    }
+  };
+  // Deltas built elsewhere (the Rust-side feed, finish, errors) are added to the blocks too.
+  const keep = (m, deltas) => {
+    for (const d of deltas) m.__acc[m.__types.indexOf(d.type)] += d.text;
+  };
+  const read = (m, count, str) => {
+    const out = [];
+    if (count === 0) return out;
+    views();
+    const meta = u32[m.__info] >>> 2;
+    const pieces = u32.slice(meta, meta + 4 * count);
+    const acc = m.__acc;
+    let last = -1;
+    for (let k = 0; k < pieces.length; k += 4) {
+      const block = pieces[k];
+      const a = pieces[k + 2];
+      const text = pieces[k + 1] === 0 ? str.slice(a, pieces[k + 3]) : readText(a, pieces[k + 3] - a);
+      acc[block] += text;
+      if (block === last) out[out.length - 1].text += text;
+      else out.push({ type: m.__types[block], text });
+      last = block;
+    }
+    return out;
+  };
+  proto.feed = function feed(chunk) {
+    setup(this);
+    const len = write(this, chunk);
+    if (len < 0) {
+      try {
+        const deltas = slowFeed.call(this, chunk);
+        keep(this, deltas);
+        return deltas;
+      } catch (e) {
+        if (e && e.deltas) keep(this, e.deltas);
+        throw e;
+      }
+    }
+    const n = this.__feedIn(len, typeof chunk === 'string');
+    if (n !== FAILED) return read(this, n, this.__str);
+    views();
+    const deltas = read(this, u32[this.__info + 1], this.__str);
+    const e = this.__takeError();
+    e.deltas = deltas;
+    throw e;
+  };
+  proto.finish = function finish() {
+    setup(this);
+    let head = [];
+    if (this.__high) {
+      this.__high = '';
+      head = this.feed('\ufffd');
+    }
+    const r = slowFinish.call(this);
+    keep(this, r.deltas);
+    r.deltas = head.concat(r.deltas);
+    Object.keys(r.blocks).forEach((name, i) => (r.blocks[name] = this.__acc[i]));
+    return r;
+  };
+}

@@ -1,10 +1,11 @@
 //! `TagFilter`: the streaming half of nonce-tag parsing.
 //!
-//! Advice for hackers. Every byte is either text or part of a marker, and only a `[` can start
-//! a marker. The scan jumps from `[` to `[` (memchr); the text between goes at once to the
-//! judge (`Contract`), which says where it belongs. At a `[` the marker set answers `Full`,
-//! `None` (the `[` is text) or `Partial`: the chunk ended inside something that may still
-//! become a marker, and only that tail is held (`State::Held`).
+//! Advice for hackers. Every byte is either text or part of a marker. Every marker ends with
+//! `:NONCE]` and holds `[` only at its start, so the scan jumps from one `:NONCE]` to the
+//! next (memmem, `MarkerSet::find`) and checks which marker ends there; the text between
+//! markers goes at once, as one run, to the judge (`Contract`), which says where it belongs.
+//! At the end of a chunk only a possible marker prefix is held (`State::Held`): the last `[`
+//! of the chunk's tail, when what follows it may still become a marker.
 //!
 //! Invariants:
 //! - Held bytes ≤ longest marker − 1 (a possible marker prefix) + 3 (an incomplete UTF-8
@@ -19,7 +20,7 @@
 //!   Errors are sticky for `feed`; `finish` then reports `ok: false`.
 
 use super::contract::{Contract, State as Judge};
-use super::{MarkerMatch, MarkerSet, TagDelta, TagFilterOptions, TagResult};
+use super::{MarkerSet, TagDelta, TagFilterOptions, TagResult};
 use crate::text::Utf8Carry;
 use crate::{Error, ErrorKind, Result};
 
@@ -61,8 +62,10 @@ pub struct TagFilter {
     carry: Utf8Carry,
     /// The text of each block so far.
     blocks: Vec<String>,
-    /// Bytes of block text kept (for the cap).
+    /// Bytes of block text read (for the cap).
     kept: usize,
+    /// Whether `blocks` keeps the text (see [`TagFilter::stop_keeping_text`]).
+    keep_text: bool,
     cap: usize,
     /// Stream offset of the next byte of input (held bytes included).
     offset: u64,
@@ -85,6 +88,7 @@ impl TagFilter {
             carry: Utf8Carry::default(),
             blocks: vec![String::new(); n],
             kept: 0,
+            keep_text: true,
             cap: options.max_buffer_bytes,
             offset: 0,
         })
@@ -112,6 +116,15 @@ impl TagFilter {
         self.markers.max_len() - 1 + 3
     }
 
+    /// Returns the block text kept so far and keeps no more: the caller assembles the blocks
+    /// from these texts and the deltas that follow (the result's blocks are then `""`). Saves
+    /// a copy of every block when the deltas are kept anyway (the JS class does this). The
+    /// cap still counts all block text.
+    pub fn stop_keeping_text(&mut self) -> Vec<String> {
+        self.keep_text = false;
+        self.blocks.iter_mut().map(std::mem::take).collect()
+    }
+
     /// Bytes of input read so far.
     pub fn offset(&self) -> u64 {
         self.offset
@@ -124,6 +137,11 @@ impl TagFilter {
     /// text before that byte is still appended to `out`); `invalid_state` after `finish`.
     /// A failed filter repeats its error.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<TagDelta>) -> Result<()> {
+        self.feed_with(chunk, out)
+    }
+
+    /// [`TagFilter::feed`] into any [`DeltaSink`].
+    pub(crate) fn feed_with<S: DeltaSink>(&mut self, chunk: &[u8], out: &mut S) -> Result<()> {
         match &self.state {
             State::Failed(e) => return Err(e.clone()),
             State::Finished => return Err(finished()),
@@ -138,7 +156,7 @@ impl TagFilter {
         r
     }
 
-    fn feed_inner(&mut self, mut chunk: &[u8], out: &mut Vec<TagDelta>) -> Result<()> {
+    fn feed_inner<S: DeltaSink>(&mut self, mut chunk: &[u8], out: &mut S) -> Result<()> {
         // Resolve a held prefix with as few new bytes as it needs (at most a marker's length).
         while self.state == State::Held && !chunk.is_empty() {
             let take = chunk.len().min(self.markers.max_len());
@@ -177,33 +195,24 @@ impl TagFilter {
 
     /// Reads `data` (which starts at stream offset `base`) up to a possible marker prefix at
     /// its end; returns how many bytes were consumed.
-    fn scan(&mut self, data: &[u8], base: u64, out: &mut Vec<TagDelta>) -> Result<usize> {
-        let mut i = 0;
-        while i < data.len() {
-            let j = memchr::memchr(b'[', &data[i..]).map_or(data.len(), |k| i + k);
-            self.text(&data[i..j], base + i as u64, out)?;
-            if j == data.len() {
-                break;
-            }
-            match self.markers.match_at(&data[j..]) {
-                MarkerMatch::Full(m) => {
-                    self.end_run(out);
-                    self.contract.marker(m, base + j as u64);
-                    i = j + m.len;
-                }
-                MarkerMatch::Partial => return Ok(j),
-                MarkerMatch::None => {
-                    self.text(&data[j..j + 1], base + j as u64, out)?;
-                    i = j + 1;
-                }
-            }
+    fn scan<S: DeltaSink>(&mut self, data: &[u8], base: u64, out: &mut S) -> Result<usize> {
+        // Start of the current run of text.
+        let mut run = 0;
+        while let Some((k, m)) = self.markers.find(&data[run..]) {
+            let start = run + k;
+            self.text(&data[run..start], base + run as u64, out)?;
+            self.end_run(out);
+            self.contract.marker(m, base + start as u64);
+            run = start + m.len;
         }
-        Ok(data.len())
+        let end = self.markers.partial_start(&data[run..]).map_or(data.len(), |k| run + k);
+        self.text(&data[run..end], base + run as u64, out)?;
+        Ok(end)
     }
 
     /// Text at stream offset `at`: judged outside, kept and emitted inside a block.
     #[inline]
-    fn text(&mut self, text: &[u8], at: u64, out: &mut Vec<TagDelta>) -> Result<()> {
+    fn text<S: DeltaSink>(&mut self, text: &[u8], at: u64, out: &mut S) -> Result<()> {
         if text.is_empty() {
             return Ok(());
         }
@@ -232,37 +241,43 @@ impl TagFilter {
         }
     }
 
-    /// Decodes block text and appends it to the block and to the deltas.
-    fn decode(&mut self, block: usize, bytes: &[u8], out: &mut Vec<TagDelta>) {
+    /// Decodes block text and appends it to the block (when kept) and to the deltas.
+    fn decode<S: DeltaSink>(&mut self, block: usize, bytes: &[u8], out: &mut S) {
+        let keep = self.keep_text;
         let Some(text) = self.blocks.get_mut(block) else { return };
-        let start = text.len();
         let mut push = |s: &str| -> Result<(), ()> {
-            text.push_str(s);
+            if keep {
+                text.push_str(s);
+            }
+            out.text(block, s);
             Ok(())
         };
         let _ = self.carry.decode(bytes, false, &mut push);
-        emit(out, block, &text[start..]);
     }
 
     /// A marker ends the current run of block text: a held incomplete UTF-8 sequence is
     /// U+FFFD.
-    fn end_run(&mut self, out: &mut Vec<TagDelta>) {
+    fn end_run<S: DeltaSink>(&mut self, out: &mut S) {
         if self.carry.pending() == 0 {
             return;
         }
         if let Judge::In { block, emit: true } = self.contract.state() {
-            if let Some(text) = self.blocks.get_mut(block) {
-                let start = text.len();
-                let mut push = |s: &str| -> Result<(), ()> {
-                    text.push_str(s);
-                    Ok(())
-                };
-                let _ = self.carry.flush(false, &mut push);
-                emit(out, block, &text[start..]);
-                return;
-            }
+            self.decode_flush(block, out);
         }
         self.carry.clear();
+    }
+
+    fn decode_flush<S: DeltaSink>(&mut self, block: usize, out: &mut S) {
+        let keep = self.keep_text;
+        let Some(text) = self.blocks.get_mut(block) else { return };
+        let mut push = |s: &str| -> Result<(), ()> {
+            if keep {
+                text.push_str(s);
+            }
+            out.text(block, s);
+            Ok(())
+        };
+        let _ = self.carry.flush(false, &mut push);
     }
 
     /// Ends the stream: a held tail is text after all; returns the verdict.
@@ -274,6 +289,11 @@ impl TagFilter {
     /// # Errors
     /// `invalid_state` when called twice.
     pub fn finish(&mut self, out: &mut Vec<TagDelta>) -> Result<TagResult> {
+        self.finish_with(out)
+    }
+
+    /// [`TagFilter::finish`] into any [`DeltaSink`].
+    pub(crate) fn finish_with<S: DeltaSink>(&mut self, out: &mut S) -> Result<TagResult> {
         match std::mem::replace(&mut self.state, State::Finished) {
             State::Finished => return Err(finished()),
             State::Failed(_) => return Ok(self.failed_result()),
@@ -310,15 +330,21 @@ impl TagFilter {
     }
 }
 
-/// Appends `text` to the last delta when it is of the same block, else as a new delta.
-#[inline]
-fn emit(out: &mut Vec<TagDelta>, block: usize, text: &str) {
-    if text.is_empty() {
-        return;
-    }
-    match out.last_mut() {
-        Some(d) if d.block == block => d.text.push_str(text),
-        _ => out.push(TagDelta { block, text: text.to_string() }),
+/// Where the filter's block text goes, piece by piece, in order.
+pub(crate) trait DeltaSink {
+    /// `text` (never empty) of block `block` became certain. It may be a slice of the chunk
+    /// being fed (the wasm fast path uses that to hand text out without copying).
+    fn text(&mut self, block: usize, text: &str);
+}
+
+/// Appends to the last delta when it is of the same block, else pushes a new delta.
+impl DeltaSink for Vec<TagDelta> {
+    #[inline]
+    fn text(&mut self, block: usize, text: &str) {
+        match self.last_mut() {
+            Some(d) if d.block == block => d.text.push_str(text),
+            _ => self.push(TagDelta { block, text: text.to_string() }),
+        }
     }
 }
 

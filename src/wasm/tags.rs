@@ -10,7 +10,7 @@ use super::sse::limit;
 use super::{js_error, options, to_js};
 use crate::tags::DEFAULT_MAX_BUFFER_BYTES;
 use crate::tags::{
-    TagDelta as CoreDelta, TagResult as CoreResult, TagViolation as CoreViolation, TurnStep as CoreStep,
+    DeltaSink, TagDelta as CoreDelta, TagResult as CoreResult, TagViolation as CoreViolation, TurnStep as CoreStep,
 };
 use crate::{Error, ErrorKind, TagFilterOptions};
 use serde::ser::SerializeMap;
@@ -182,18 +182,83 @@ fn text_arg(text: &JsValue, what: &str) -> Result<String, JsValue> {
     text.as_string().ok_or_else(|| js_error(&Error::new(ErrorKind::InvalidInput, format!("{what} must be a string"))))
 }
 
+/// A piece that is the UTF-16 range `[a, b)` of the JS string chunk.
+const UTF16: u32 = 0;
+/// A piece that is the UTF-8 bytes at wasm memory `[a, b)`.
+const BYTES: u32 = 1;
+/// A piece at `[a, b)` of `packed` (turned into `BYTES` at the end of the feed).
+const PACKED: u32 = 2;
+
+/// The fast path's deltas without copies: text that is a slice of the chunk is described by
+/// where it is, `[block, kind, a, b]` per piece: for a string chunk as a UTF-16 range of the
+/// very string JS passed (JS slices it), else as bytes in wasm memory (JS decodes them). Text
+/// that is not in the chunk (a held tail that was text, a carried UTF-8 sequence) is copied
+/// to `packed`. A string range holding U+FFFD is read as bytes: it may stand for a lone
+/// surrogate of the string, which the string itself still holds.
+struct RangeSink<'a> {
+    input: &'a [u8],
+    string: bool,
+    ascii: Option<bool>,
+    /// `(byte, UTF-16 unit)` of the last converted offset (offsets come in ascending order).
+    cursor: (usize, u32),
+    meta: &'a mut Vec<u32>,
+    packed: &'a mut Vec<u8>,
+}
+
+impl RangeSink<'_> {
+    fn is_ascii(&mut self) -> bool {
+        let input = self.input;
+        *self.ascii.get_or_insert_with(|| input.is_ascii())
+    }
+
+    fn unit(&mut self, byte: usize) -> u32 {
+        if self.is_ascii() {
+            return byte as u32;
+        }
+        let (b0, u0) = if byte >= self.cursor.0 { self.cursor } else { (0, 0) };
+        let u = u0 + super::utf16_units(self.input.get(b0..byte).unwrap_or_default());
+        self.cursor = (byte, u);
+        u
+    }
+}
+
+fn has_replacement(bytes: &[u8]) -> bool {
+    memchr::memmem::find(bytes, "\u{FFFD}".as_bytes()).is_some()
+}
+
+impl DeltaSink for RangeSink<'_> {
+    fn text(&mut self, block: usize, text: &str) {
+        let base = self.input.as_ptr() as usize;
+        let p = text.as_ptr() as usize;
+        let b = block as u32;
+        if p >= base && p + text.len() <= base + self.input.len() {
+            let (from, to) = (p - base, p - base + text.len());
+            if self.string && (self.is_ascii() || !has_replacement(text.as_bytes())) {
+                let (ua, ub) = (self.unit(from), self.unit(to));
+                self.meta.extend([b, UTF16, ua, ub]);
+            } else {
+                self.meta.extend([b, BYTES, p as u32, (p + text.len()) as u32]);
+            }
+        } else {
+            let at = self.packed.len() as u32;
+            self.packed.extend_from_slice(text.as_bytes());
+            self.meta.extend([b, PACKED, at, self.packed.len() as u32]);
+        }
+    }
+}
+
 /// Streams the blocks of a nonce-tagged response: block text as soon as it cannot be part of
 /// a marker; never a marker, a partial marker or text outside blocks.
 #[wasm_bindgen(js_name = TagFilter)]
 pub struct JsTagFilter {
     inner: crate::TagFilter,
     stream: DeltaStream,
-    /// Fast path: the texts of several deltas, concatenated.
+    /// Fast path: text that is not a slice of the chunk (a held tail that was text).
     packed: Vec<u8>,
-    /// Fast path: `[block, UTF-16 length]` per delta.
+    /// Fast path: `[block, kind, a, b]` per piece of text (see [`RangeSink`]).
     meta: Vec<u32>,
-    /// Fast path: `[text pointer, text byte length, meta pointer]`.
-    info: Box<[u32; 3]>,
+    /// Fast path: `[meta pointer, pieces]`.
+    info: Box<[u32; 2]>,
     fast: FastInput,
     error: Option<JsValue>,
 }
@@ -214,7 +279,7 @@ impl JsTagFilter {
             inner,
             packed: Vec::new(),
             meta: Vec::new(),
-            info: Box::new([0; 3]),
+            info: Box::new([0; 2]),
             fast: FastInput::default(),
             error: None,
         })
@@ -267,36 +332,50 @@ impl JsTagFilter {
         self.fast.ptr(cap)
     }
 
-    /// Reads `len` bytes of the input buffer; returns how many deltas are described at
-    /// `__infoPtr()` (`[text pointer, text byte length, meta pointer]`, meta `[block,
-    /// UTF-16 length]` per delta), or `FAILED`.
+    /// Reads `len` bytes of the input buffer (the UTF-8 of a JS string chunk when
+    /// `string`); returns how many pieces of text are described at `[__infoPtr()[0]]` (see
+    /// [`RangeSink`]), or `FAILED` (then `__infoPtr()[1]` pieces came before the error).
     #[doc(hidden)]
     #[wasm_bindgen(js_name = "__feedIn", skip_typescript)]
-    pub fn feed_in(&mut self, len: u32) -> u32 {
-        let s = &mut self.stream;
-        s.deltas.clear();
-        if let Err(e) = self.inner.feed(self.fast.bytes(len), &mut s.deltas) {
-            self.error = Some(error_with_deltas(&e, &s.types, &mut s.deltas));
-            return FAILED;
-        }
+    pub fn feed_in(&mut self, len: u32, string: bool) -> u32 {
         self.meta.clear();
-        match s.deltas.as_slice() {
-            [] => return 0,
-            [d] => {
-                self.meta.extend([d.block as u32, 0]);
-                *self.info = [d.text.as_ptr() as usize as u32, d.text.len() as u32, 0];
-            }
-            many => {
-                self.packed.clear();
-                for d in many {
-                    self.packed.extend_from_slice(d.text.as_bytes());
-                    self.meta.extend([d.block as u32, super::utf16_len(&d.text)]);
-                }
-                *self.info = [self.packed.as_ptr() as usize as u32, self.packed.len() as u32, 0];
+        self.packed.clear();
+        let input = self.fast.bytes(len);
+        let mut sink = RangeSink {
+            input,
+            string,
+            ascii: None,
+            cursor: (0, 0),
+            meta: &mut self.meta,
+            packed: &mut self.packed,
+        };
+        let r = self.inner.feed_with(input, &mut sink);
+        // Packed pieces get their final addresses now that `packed` no longer grows.
+        let base = self.packed.as_ptr() as usize as u32;
+        for piece in self.meta.chunks_exact_mut(4) {
+            if piece[1] == PACKED {
+                piece[1] = BYTES;
+                piece[2] += base;
+                piece[3] += base;
             }
         }
-        self.info[2] = self.meta.as_ptr() as usize as u32;
-        s.deltas.len() as u32
+        let count = (self.meta.len() / 4) as u32;
+        *self.info = [self.meta.as_ptr() as usize as u32, count];
+        match r {
+            Ok(()) => count,
+            Err(e) => {
+                self.error = Some(js_error(&e));
+                FAILED
+            }
+        }
+    }
+
+    /// Keeps no more block text in wasm memory and returns what was kept (the fast path
+    /// assembles the blocks in JS from these and the deltas).
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__stopKeeping", skip_typescript)]
+    pub fn stop_keeping(&mut self) -> Vec<String> {
+        self.inner.stop_keeping_text()
     }
 
     #[doc(hidden)]
