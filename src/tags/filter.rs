@@ -228,7 +228,7 @@ impl TagFilter {
                 let room = self.cap.saturating_sub(self.kept + self.max_buffered_bytes());
                 let (now, over) = if text.len() > room { (&text[..room], true) } else { (text, false) };
                 self.kept += now.len();
-                self.decode(block, now, out);
+                self.decode(block, Some(now), out);
                 if over {
                     return Err(Error::new(
                         ErrorKind::BufferLimitExceeded,
@@ -241,8 +241,9 @@ impl TagFilter {
         }
     }
 
-    /// Decodes block text and appends it to the block (when kept) and to the deltas.
-    fn decode<S: DeltaSink>(&mut self, block: usize, bytes: &[u8], out: &mut S) {
+    /// Decodes block text (`None`: flushes the UTF-8 carry) and appends it to the block
+    /// (when kept) and to the deltas.
+    fn decode<S: DeltaSink>(&mut self, block: usize, bytes: Option<&[u8]>, out: &mut S) {
         let keep = self.keep_text;
         let Some(text) = self.blocks.get_mut(block) else { return };
         let mut push = |s: &str| -> Result<(), ()> {
@@ -252,7 +253,10 @@ impl TagFilter {
             out.text(block, s);
             Ok(())
         };
-        let _ = self.carry.decode(bytes, false, &mut push);
+        let _ = match bytes {
+            Some(b) => self.carry.decode(b, false, &mut push),
+            None => self.carry.flush(false, &mut push),
+        };
     }
 
     /// A marker ends the current run of block text: a held incomplete UTF-8 sequence is
@@ -262,22 +266,9 @@ impl TagFilter {
             return;
         }
         if let Judge::In { block, emit: true } = self.contract.state() {
-            self.decode_flush(block, out);
+            self.decode(block, None, out);
         }
         self.carry.clear();
-    }
-
-    fn decode_flush<S: DeltaSink>(&mut self, block: usize, out: &mut S) {
-        let keep = self.keep_text;
-        let Some(text) = self.blocks.get_mut(block) else { return };
-        let mut push = |s: &str| -> Result<(), ()> {
-            if keep {
-                text.push_str(s);
-            }
-            out.text(block, s);
-            Ok(())
-        };
-        let _ = self.carry.flush(false, &mut push);
     }
 
     /// Ends the stream: a held tail is text after all; returns the verdict.
