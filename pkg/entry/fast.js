@@ -32,13 +32,14 @@ function write(machine, chunk) {
       machine.__high = '';
     }
     let n = chunk.length;
+    machine.__str = chunk; // the text written, for machines that slice it (TagFilter)
     if (n === 0) return 0;
     const last = chunk.charCodeAt(n - 1);
     if (last >= 0xd800 && last < 0xdc00) {
       machine.__high = chunk[n - 1];
       chunk = chunk.slice(0, --n);
     }
-    machine.__str = chunk; // the text written, for machines that slice it (TagFilter)
+    machine.__str = chunk;
     const cap = n * 3;
     const ptr = machine.__inPtr(cap);
     views();
@@ -175,7 +176,7 @@ patch(SseDecoder, (machine, count) => {
         throw e;
       }
     }
-    const n = this.__feedIn(len, typeof chunk === 'string');
+    const n = this.__feedIn(len, typeof chunk === 'string' ? this.__str.length : -1);
     if (n !== FAILED) return read(this, n, this.__str);
     views();
     const deltas = read(this, u32[this.__info + 1], this.__str);

@@ -21,7 +21,7 @@
 
 use super::contract::{Contract, State as Judge};
 use super::{MarkerSet, TagDelta, TagFilterOptions, TagResult};
-use crate::text::Utf8Carry;
+use crate::text::{incomplete_tail, Utf8Carry};
 use crate::{Error, ErrorKind, Result};
 
 /// The lifecycle of the filter.
@@ -66,6 +66,8 @@ pub struct TagFilter {
     kept: usize,
     /// Whether `blocks` keeps the text (see [`TagFilter::stop_keeping_text`]).
     keep_text: bool,
+    /// The chunk being fed is known to be whole valid UTF-8 (`feed_utf8_with`).
+    trusted: bool,
     cap: usize,
     /// Stream offset of the next byte of input (held bytes included).
     offset: u64,
@@ -89,6 +91,7 @@ impl TagFilter {
             blocks: vec![String::new(); n],
             kept: 0,
             keep_text: true,
+            trusted: false,
             cap: options.max_buffer_bytes,
             offset: 0,
         })
@@ -245,6 +248,14 @@ impl TagFilter {
     /// (when kept) and to the deltas.
     fn decode<S: DeltaSink>(&mut self, block: usize, bytes: Option<&[u8]>, out: &mut S) {
         let keep = self.keep_text;
+        if let (Some(b), true, false, 0) = (bytes, self.trusted, keep, self.carry.pending()) {
+            // A slice of a valid UTF-8 chunk, cut before or after ASCII marker bytes; a cut
+            // inside a character (the held window, the cap) takes the checked path.
+            if b.first().is_some_and(|c| c & 0xC0 != 0x80) && incomplete_tail(b) == 0 {
+                out.utf8(block, b);
+                return;
+            }
+        }
         let Some(text) = self.blocks.get_mut(block) else { return };
         let mut push = |s: &str| -> Result<(), ()> {
             if keep {
@@ -281,6 +292,19 @@ impl TagFilter {
     /// `invalid_state` when called twice.
     pub fn finish(&mut self, out: &mut Vec<TagDelta>) -> Result<TagResult> {
         self.finish_with(out)
+    }
+
+    /// [`TagFilter::feed_with`] for a chunk that is known to be complete valid UTF-8 (the
+    /// encoding of a JS string): block text is handed on unchecked while no UTF-8 sequence
+    /// is carried and the text is not kept.
+    /// The bytes are not checked: were they not UTF-8, the sink would get invalid text (safe,
+    /// but wrong).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) fn feed_utf8_with<S: DeltaSink>(&mut self, chunk: &[u8], out: &mut S) -> Result<()> {
+        self.trusted = true;
+        let r = self.feed_with(chunk, out);
+        self.trusted = false;
+        r
     }
 
     /// [`TagFilter::finish`] into any [`DeltaSink`].
@@ -326,6 +350,12 @@ pub(crate) trait DeltaSink {
     /// `text` (never empty) of block `block` became certain. It may be a slice of the chunk
     /// being fed (the wasm fast path uses that to hand text out without copying).
     fn text(&mut self, block: usize, text: &str);
+
+    /// The same for text known to be valid UTF-8 without checking (see
+    /// `TagFilter::feed_utf8_with`).
+    fn utf8(&mut self, block: usize, text: &[u8]) {
+        self.text(block, &String::from_utf8_lossy(text));
+    }
 }
 
 /// Appends to the last delta when it is of the same block, else pushes a new delta.
@@ -341,4 +371,47 @@ impl DeltaSink for Vec<TagDelta> {
 
 fn finished() -> Error {
     Error::new(ErrorKind::InvalidState, "the tag filter was used after finish()")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The unchecked path gives the deltas of the checked one, for string chunks split at
+    /// every character boundary and small caps.
+    #[test]
+    fn unchecked_utf8_feed_matches_the_checked_one() {
+        let inputs = [
+            "[ARTIFACT:n]caf\u{e9} \u{4e2d}\u{1F600}[/ARTIFACT:n][USER:n]\u{1F600}[/USER:n]",
+            "x[ARTIFACT:n]\u{4e2d}[/ARTI\u{4e2d}[USER:n]\u{e9}[/ARTIFACT:n][USER:n]\u{FFFD}\u{1F680}[",
+        ];
+        for text in inputs {
+            for cap in [DEFAULT_CAP, 20, 22, 23, 25] {
+                let opts = TagFilterOptions { max_buffer_bytes: cap, ..Default::default() };
+                let run = |cuts: &[usize], trusted: bool| {
+                    let mut f = TagFilter::new("n", opts.clone()).unwrap();
+                    f.stop_keeping_text();
+                    let mut out: Vec<TagDelta> = Vec::new();
+                    let mut err = None;
+                    for w in cuts.windows(2) {
+                        let piece = &text.as_bytes()[w[0]..w[1]];
+                        let r = if trusted { f.feed_utf8_with(piece, &mut out) } else { f.feed(piece, &mut out) };
+                        if let Err(e) = r {
+                            err = Some(e);
+                            break;
+                        }
+                    }
+                    let r = f.finish(&mut out).unwrap();
+                    (out, r, err)
+                };
+                let bounds: Vec<usize> = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+                for &p in &bounds {
+                    let cuts = [0, p, text.len()];
+                    assert_eq!(run(&cuts, true), run(&cuts, false), "{text:?} cap {cap} split {p}");
+                }
+            }
+        }
+    }
+
+    const DEFAULT_CAP: usize = super::super::DEFAULT_MAX_BUFFER_BYTES;
 }

@@ -198,6 +198,8 @@ const PACKED: u32 = 2;
 struct RangeSink<'a> {
     input: &'a [u8],
     string: bool,
+    /// UTF-16 length of the string chunk (`input` is its UTF-8).
+    units: u32,
     ascii: Option<bool>,
     /// `(byte, UTF-16 unit)` of the last converted offset (offsets come in ascending order).
     cursor: (usize, u32),
@@ -211,12 +213,19 @@ impl RangeSink<'_> {
         *self.ascii.get_or_insert_with(|| input.is_ascii())
     }
 
+    /// The UTF-16 offset of byte offset `byte`, counted from the last converted offset or
+    /// back from the end, whichever is nearer: a piece that is the whole chunk (the common
+    /// case) costs no counting at all.
     fn unit(&mut self, byte: usize) -> u32 {
         if self.is_ascii() {
             return byte as u32;
         }
         let (b0, u0) = if byte >= self.cursor.0 { self.cursor } else { (0, 0) };
-        let u = u0 + super::utf16_units(self.input.get(b0..byte).unwrap_or_default());
+        let u = if byte - b0 <= self.input.len() - byte {
+            u0 + super::utf16_units(self.input.get(b0..byte).unwrap_or_default())
+        } else {
+            self.units - super::utf16_units(self.input.get(byte..).unwrap_or_default())
+        };
         self.cursor = (byte, u);
         u
     }
@@ -226,14 +235,14 @@ fn has_replacement(bytes: &[u8]) -> bool {
     memchr::memmem::find(bytes, "\u{FFFD}".as_bytes()).is_some()
 }
 
-impl DeltaSink for RangeSink<'_> {
-    fn text(&mut self, block: usize, text: &str) {
+impl RangeSink<'_> {
+    fn piece(&mut self, block: usize, text: &[u8]) {
         let base = self.input.as_ptr() as usize;
         let p = text.as_ptr() as usize;
         let b = block as u32;
         if p >= base && p + text.len() <= base + self.input.len() {
             let (from, to) = (p - base, p - base + text.len());
-            if self.string && (self.is_ascii() || !has_replacement(text.as_bytes())) {
+            if self.string && (self.is_ascii() || !has_replacement(text)) {
                 let (ua, ub) = (self.unit(from), self.unit(to));
                 self.meta.extend([b, UTF16, ua, ub]);
             } else {
@@ -241,9 +250,20 @@ impl DeltaSink for RangeSink<'_> {
             }
         } else {
             let at = self.packed.len() as u32;
-            self.packed.extend_from_slice(text.as_bytes());
+            self.packed.extend_from_slice(text);
             self.meta.extend([b, PACKED, at, self.packed.len() as u32]);
         }
+    }
+}
+
+impl DeltaSink for RangeSink<'_> {
+    fn text(&mut self, block: usize, text: &str) {
+        self.piece(block, text.as_bytes());
+    }
+
+    /// Unchecked UTF-8 only comes from string chunks, whose bytes `TextEncoder` wrote.
+    fn utf8(&mut self, block: usize, text: &[u8]) {
+        self.piece(block, text);
     }
 }
 
@@ -332,24 +352,30 @@ impl JsTagFilter {
         self.fast.ptr(cap)
     }
 
-    /// Reads `len` bytes of the input buffer (the UTF-8 of a JS string chunk when
-    /// `string`); returns how many pieces of text are described at `[__infoPtr()[0]]` (see
+    /// Reads `len` bytes of the input buffer (the UTF-8 of a JS string chunk of `units`
+    /// UTF-16 units, or bytes when `units` is -1); returns how many pieces of text are described at `[__infoPtr()[0]]` (see
     /// [`RangeSink`]), or `FAILED` (then `__infoPtr()[1]` pieces came before the error).
     #[doc(hidden)]
     #[wasm_bindgen(js_name = "__feedIn", skip_typescript)]
-    pub fn feed_in(&mut self, len: u32, string: bool) -> u32 {
+    pub fn feed_in(&mut self, len: u32, units: i32) -> u32 {
         self.meta.clear();
         self.packed.clear();
         let input = self.fast.bytes(len);
         let mut sink = RangeSink {
             input,
-            string,
+            string: units >= 0,
+            units: units.max(0) as u32,
             ascii: None,
             cursor: (0, 0),
             meta: &mut self.meta,
             packed: &mut self.packed,
         };
-        let r = self.inner.feed_with(input, &mut sink);
+        // The UTF-8 of a JS string (written by `TextEncoder`) needs no validation.
+        let r = if sink.string {
+            self.inner.feed_utf8_with(input, &mut sink)
+        } else {
+            self.inner.feed_with(input, &mut sink)
+        };
         // Packed pieces get their final addresses now that `packed` no longer grows.
         let base = self.packed.as_ptr() as usize as u32;
         for piece in self.meta.chunks_exact_mut(4) {
