@@ -13,16 +13,17 @@
 //
 // A measurement, not a test: nothing asserts a speed. Every run of every variant must give
 // the artifact and user text the generator wrote and parse_ok; otherwise ERROR and exit 1.
-// Timing as sse.mjs: warm-up, then rounds interleaving the variants, a minor GC before each
-// run, median (range in the table).
+// Chunks as sse.mjs (gen.mjs chunkStream): byte chunks of exactly N bytes, and the string
+// chunks a streaming TextDecoder would give for them. Timing as sse.mjs: warm-up, then rounds
+// interleaving the variants, a minor GC before each run, median (range in the table), and
+// the ratio of the best runs too (the machine may be shared).
 //
 //   node tags.mjs [--sizes 4,4096] [--docs prose,mixed] [--iterations N] [--warmup-ms MS] [--json FILE]
 
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { mulberry32 } from './gen.mjs';
+import { chunkStream, mulberry32 } from './gen.mjs';
+import { fullGc, median } from './timing.mjs';
 import { JsTagFilter } from './tags-js.mjs';
 
 const ENTRY = process.env.STREAMROUTE_ENTRY
@@ -59,25 +60,6 @@ export function generateResponse(kind, bytes = 1_000_000) {
   const user = makeText(rand, 1_500, kind === 'mixed');
   const text = `[ARTIFACT:${NONCE}]${artifact}[/ARTIFACT:${NONCE}]\n[USER:${NONCE}]${user}[/USER:${NONCE}]\n`;
   return { text, bytes: new TextEncoder().encode(text), artifact, user };
-}
-
-/** Splits into `size`-byte pieces (bytes) and the matching string pieces (never inside a
- * surrogate pair: a cut there moves one unit on). */
-function chunk(doc, size) {
-  const byteChunks = [];
-  for (let i = 0; i < doc.bytes.length; i += size) byteChunks.push(doc.bytes.subarray(i, i + size));
-  const stringChunks = [];
-  const t = doc.text;
-  // Cut strings at the same UTF-16 positions on average: one unit per byte of ASCII.
-  const units = Math.max(1, Math.round((size * t.length) / doc.bytes.length));
-  for (let i = 0; i < t.length; ) {
-    let end = Math.min(t.length, i + units);
-    const c = t.charCodeAt(end - 1);
-    if (c >= 0xd800 && c < 0xdc00 && end < t.length) end++;
-    stringChunks.push(t.slice(i, end));
-    i = end;
-  }
-  return { byteChunks, stringChunks };
 }
 
 function collect(deltas, acc) {
@@ -137,18 +119,6 @@ function parseArgs(argv) {
   return o;
 }
 
-function fullGc() {
-  if (typeof globalThis.gc === 'function') return globalThis.gc;
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc');
-}
-
-const median = (xs) => {
-  const s = [...xs].sort((x, y) => x - y);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-
 /** Runs the comparison and prints a markdown table. */
 export async function runTagsBench(argv = []) {
   const opts = parseArgs(argv);
@@ -161,7 +131,7 @@ export async function runTagsBench(argv = []) {
     const MB = doc.bytes.length / 1e6;
     console.log(`response "${kind}": ${doc.bytes.length} bytes, ${doc.text.length} UTF-16 units`);
     for (const size of opts.sizes) {
-      const { byteChunks, stringChunks } = chunk(doc, size);
+      const { byteChunks, stringChunks } = chunkStream(doc, size);
       const inputOf = (v) => (v.input === 'string' ? stringChunks : byteChunks);
       const check = (v, { acc, parseOk }) => {
         if (!ok) return;
