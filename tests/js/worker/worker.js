@@ -1,7 +1,9 @@
 // A module worker using the packed `streamroute` package. tests/js/workerd.test.mjs bundles it
 // with esbuild the way wrangler does: `streamroute` resolves through its `workerd` export
 // condition (entry/workerd.js) and the .wasm import stays a separate CompiledWasm module.
-import { SseDecoder, SseEncoder, StreamrouteError, init, makeNonce, version } from 'streamroute';
+import {
+  SseDecoder, SseEncoder, StreamrouteError, TagEventWriter, TagFilter, init, makeNonce, version,
+} from 'streamroute';
 
 /** Re-encodes an SSE request body event by event, with automatic ids. */
 function reencode(body, options) {
@@ -27,6 +29,22 @@ function reencode(body, options) {
   return body.pipeThrough(transform);
 }
 
+/** Streams the blocks of a nonce-tagged request body as SSE events (never a tag). */
+function tagged(body, nonce) {
+  const filter = new TagFilter(nonce);
+  const sse = new TagEventWriter();
+  const utf8 = new TextEncoder();
+  return body.pipeThrough(new TransformStream({
+    transform(chunk, controller) {
+      controller.enqueue(utf8.encode(sse.deltas(filter.feed(chunk))));
+    },
+    flush(controller) {
+      const result = filter.finish();
+      controller.enqueue(utf8.encode(sse.deltas(result.deltas) + sse.done(result)));
+    },
+  }));
+}
+
 export default {
   async fetch(request) {
     await init();
@@ -35,6 +53,12 @@ export default {
 
     if (url.pathname === '/reencode' && request.method === 'POST') {
       return new Response(reencode(request.body), {
+        headers: { 'content-type': 'text/event-stream' },
+      });
+    }
+
+    if (url.pathname === '/tags' && request.method === 'POST') {
+      return new Response(tagged(request.body, url.searchParams.get('nonce')), {
         headers: { 'content-type': 'text/event-stream' },
       });
     }
