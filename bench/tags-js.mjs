@@ -58,6 +58,7 @@ export class JsTagFilter {
       this.reported = false;
     } else if (this.mode >= 0) {
       this.violations.push({ code: 'nested_marker', offset: at });
+      if (this.emit) return true; // the caller puts U+FFFD in its place
     } else {
       this.violations.push({ code: this.closed[m.block] ? 'duplicate_block' : 'wrong_order', offset: at });
       this.reported = false;
@@ -80,7 +81,7 @@ export class JsTagFilter {
       }
       if (m) {
         this.text(this.buf.slice(0, best), this.at, out);
-        this.marker(m, this.at + best);
+        if (this.marker(m, this.at + best)) this.text('\ufffd', this.at + best, out);
         const end = best + m.text.length;
         this.buf = this.buf.slice(end);
         this.at += end;

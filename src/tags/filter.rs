@@ -19,7 +19,7 @@
 //!   hitting it fails the filter at a byte offset that does not depend on the chunking.
 //!   Errors are sticky for `feed`; `finish` then reports `ok: false`.
 
-use super::contract::{Contract, State as Judge};
+use super::contract::{Contract, State as Judge, NESTED_MARK};
 use super::{MarkerSet, TagDelta, TagFilterOptions, TagResult};
 use crate::text::{incomplete_tail, Utf8Carry};
 use crate::{Error, ErrorKind, Result};
@@ -205,7 +205,9 @@ impl TagFilter {
             let start = run + k;
             self.text(&data[run..start], base + run as u64, out)?;
             self.end_run(out);
-            self.contract.marker(m, base + start as u64);
+            if self.contract.marker(m, base + start as u64) {
+                self.nested_mark(base + start as u64, out)?;
+            }
             run = start + m.len;
         }
         let end = self.markers.partial_start(&data[run..]).map_or(data.len(), |k| run + k);
@@ -233,15 +235,33 @@ impl TagFilter {
                 self.kept += now.len();
                 self.decode(block, Some(now), out);
                 if over {
-                    return Err(Error::new(
-                        ErrorKind::BufferLimitExceeded,
-                        format!("the tagged response holds more than {} bytes of block text", self.cap),
-                    )
-                    .at(at + now.len() as u64));
+                    return Err(self.cap_error(at + now.len() as u64));
                 }
                 Ok(())
             }
         }
+    }
+
+    /// Puts [`NESTED_MARK`] in the block's text where a marker at `at` was dropped (it counts
+    /// toward the cap like text).
+    fn nested_mark<S: DeltaSink>(&mut self, at: u64, out: &mut S) -> Result<()> {
+        if let Judge::In { block, emit: true } = self.contract.state() {
+            let room = self.cap.saturating_sub(self.kept + self.max_buffered_bytes());
+            if NESTED_MARK.len() > room {
+                return Err(self.cap_error(at));
+            }
+            self.kept += NESTED_MARK.len();
+            self.decode(block, Some(NESTED_MARK.as_bytes()), out);
+        }
+        Ok(())
+    }
+
+    fn cap_error(&self, at: u64) -> Error {
+        Error::new(
+            ErrorKind::BufferLimitExceeded,
+            format!("the tagged response holds more than {} bytes of block text", self.cap),
+        )
+        .at(at)
     }
 
     /// Decodes block text (`None`: flushes the UTF-8 carry) and appends it to the block

@@ -37,6 +37,7 @@ function run(nonce, chunks, options) {
   const result = f.finish();
   take(result.deltas);
   delete result.deltas;
+  for (const t of Object.values(texts)) for (const m of markers) assert.ok(!t.includes(m), `joined text holds ${m}`);
   return { texts, result };
 }
 
