@@ -4,8 +4,8 @@
 // feed then costs two calls with number arguments. Behaviour is identical to the Rust-side
 // `feed` (which stays as the fallback for other chunk types): a UTF-16 high surrogate that
 // ends a string chunk is held for the next chunk; a lone one becomes U+FFFD.
-import { AnswerExtractor, SseDecoder, StreamRouter, TagFilter, __sr_memory } from '../dist/streamroute.js';
-import { routedEventsFrom, sseEventsFrom } from '../dist/runtime.js';
+import { AnswerExtractor, PartialJson, SseDecoder, StreamRouter, TagFilter, __sr_memory } from '../dist/streamroute.js';
+import { jsonEventsFrom, routedEventsFrom, sseEventsFrom } from '../dist/runtime.js';
 
 const FAILED = 0xffffffff;
 const encoder = new TextEncoder();
@@ -82,7 +82,8 @@ function readText(ptr, n) {
   return decoder.decode(u8.subarray(ptr, ptr + n));
 }
 
-function patch(Class, readOut) {
+// `finishValue`: `finish()` returns a value, not more of what `feed` returns (PartialJson).
+function patch(Class, readOut, finishValue = false) {
   const proto = Class.prototype;
   const slowFeed = proto.feed;
   const slowFinish = proto.finish;
@@ -99,6 +100,7 @@ function patch(Class, readOut) {
       this.__high = '';
       const head = this.feed('\ufffd');
       const tail = slowFinish.call(this);
+      if (finishValue) return tail;
       if (typeof head === 'string') return head + tail;
       if (Array.isArray(tail)) return head.concat(tail);
       tail.deltas = head.concat(tail.deltas); // a result object (TagFilter)
@@ -133,6 +135,15 @@ patch(StreamRouter, (machine, count) => {
   const q = u32[info + 2] >>> 2;
   return routedEventsFrom(decoder.decode(u8.subarray(p, p + u32[info + 1])), u32.subarray(q, q + u32[info + 3]));
 });
+
+patch(PartialJson, (machine, n) => {
+  if (n === 0) return [];
+  const info = (machine.__info ??= machine.__infoPtr() >>> 2);
+  views();
+  const text = readText(u32[info], u32[info + 1]);
+  const q = u32[info + 2] >>> 2;
+  return jsonEventsFrom((machine.__state ??= machine.__jsState()), text, u32.subarray(q, q + n));
+}, true);
 
 // TagFilter. `__feedIn` describes each piece of text as `[block, kind, a, b]` (see
 // `RangeSink` in src/wasm/tags.rs): kind 0 is `chunk.slice(a, b)` of the very string just
