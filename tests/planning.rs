@@ -338,6 +338,10 @@ fn per_tool_embeddings_and_bad_embeddings() {
     let index = ToolIndex::new(vec![tool("x", &[]), tool("y", &[])], model(2), Some(vec![0.0, 0.0, 1.0, 0.0])).unwrap();
     let hits = index.search(&[1.0, 0.0], 2).unwrap();
     assert_eq!((hits[0].index, hits[0].score, hits[1].score), (1, 1.0, 0.0));
+    // Subnormal vectors normalise without overflow (found by the fuzzer).
+    let tiny = ToolIndex::new(vec![tool("x", &[]), tool("y", &[])], model(1), Some(vec![2.938736e-39, 6.1629876e-33])).unwrap();
+    assert_eq!(tiny.vectors(), [1.0, 1.0]);
+    assert_eq!(tiny.search(&[1e-40], 2).unwrap().iter().map(|h| h.score).collect::<Vec<_>>(), [1.0, 1.0]);
     // Wrong query length or values.
     assert_eq!(index.search(&[1.0], 2).unwrap_err().code(), "invalid_input");
     assert_eq!(index.search(&[1.0, f32::INFINITY], 2).unwrap_err().code(), "invalid_input");
