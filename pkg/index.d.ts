@@ -12,6 +12,8 @@ export declare class StreamrouteError extends Error {
   readonly offset?: number;
   /** Results produced before the failure by the call that threw (e.g. SSE events). */
   readonly events?: unknown[];
+  /** `requirements_invalid`: every problem with its path (see `reextractionMessage`). */
+  readonly errors?: import('./dist/streamroute.js').RequirementIssue[];
 }
 
 /**

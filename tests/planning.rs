@@ -540,6 +540,15 @@ fn walkthrough_narrowing_with_the_real_model() {
     // Depth 6: three template tools are among the top six, three new ones come in.
     let n6 = narrow_tools(&index, &req, &f.query_vectors(), None, None, None, &NarrowOptions { n: Some(6), ..opts.clone() });
     assert_eq!(names(&n6)[4..], ["plot_scatter", "plot_area", "plot_dual_axis"]);
+    // Hybrid: both rankings fused; template first, cap kept.
+    let h = narrow_tools(&index, &req, &f.query_vectors(), None, None, None, &NarrowOptions { mode: Mode::Hybrid, ..opts.clone() });
+    assert_eq!((h.method, h.fallback.as_deref()), (Method::Hybrid, None));
+    assert_eq!(names(&h)[..4], names(&n)[..4]);
+    assert_eq!(h.tools.len(), 8);
+    assert!(h.tools[4..].iter().all(|t| t.reason == Reason::Retrieval && t.score.is_some()));
+    // A declared dimension that differs from the index: BM25.
+    let d = narrow_tools(&index, &req, &f.query_vectors(), None, Some(768), None, &opts);
+    assert_eq!(d.method, Method::Bm25);
     // Without vectors: BM25 over the same queries.
     let b = narrow_tools(&index, &req, &[], None, None, None, &opts);
     assert_eq!(b.method, Method::Bm25);
