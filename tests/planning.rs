@@ -884,3 +884,40 @@ fn auto_time_grain_policy() {
         assert_eq!(auto_time_grain(span, points).unwrap_err().code(), "invalid_input");
     }
 }
+
+#[test]
+fn large_inputs_stay_linear() {
+    // Quadratic work on any of these would take minutes.
+    let n = 200_000;
+    let list = |prefix: &str| (0..n).map(|i| format!("\"{prefix}{i}\"")).collect::<Vec<_>>().join(",");
+    let v = json(&format!(r#"{{"metrics":[{}],"group_by":[{}],"analysis":[{}]}}"#, list("m"), list("g"), list("a")));
+    let r = Requirements::from_json(&v).unwrap();
+    assert_eq!((r.metrics.len(), r.analysis.len()), (n, n));
+    let err = validate_requirements(&v, &RequirementLabels::default()).unwrap_err();
+    assert_eq!(err.issues.len(), n);
+    let extra = RequirementLabels { analysis: r.analysis.clone(), outputs: vec![], grain: vec![] };
+    assert_eq!(RequirementLabels::default().extend(&extra).analysis.len(), n + RequirementLabels::default().analysis.len());
+    // Narrowing over a long ranking with a deep N.
+    let ranked: Vec<(String, f64)> = (0..n).map(|i| (format!("t{i}"), 1.0 - i as f64 / n as f64)).collect();
+    let templ: Vec<String> = (0..n).step_by(2).map(|i| format!("t{i}")).collect();
+    let o = NarrowOptions { template: templ, n: Some(n), cap: n, ..Default::default() };
+    let out = narrow_ranked(None, &ranked, &o);
+    assert_eq!(out.tools.len(), n); // template, the three missing safety tools, retrieval up to the cap
+    assert_eq!(out.dropped.len(), 3);
+    // Removals by position and by name over a long plan.
+    let steps = (0..n).map(|i| format!(r#"{{"tool":"t{}"}}"#, i % 1000)).collect::<Vec<_>>().join(",");
+    let plan = json(&format!(r#"{{"steps":[{steps}]}}"#));
+    let positions: Vec<usize> = (0..n).step_by(2).collect();
+    let names: Vec<String> = (0..500).map(|i| format!("t{i}")).collect();
+    let by_pos = apply_removals(&plan, Some(&positions), &[]).unwrap();
+    assert_eq!(fx::items(by_pos.get("steps").unwrap()).len(), n / 2);
+    let by_name = apply_removals(&plan, None, &names).unwrap();
+    assert_eq!(fx::items(by_name.get("steps").unwrap()).len(), n / 2);
+    // A long tool description and a large alias table.
+    let long = "word ".repeat(n) + "histogram";
+    let index = ToolIndex::new(vec![Tool { name: "x".into(), description: long, ..Tool::default() }], None, None).unwrap();
+    assert_eq!(index.search_text("histogram", 1).len(), 1);
+    let aliases = (0..n).map(|i| format!(r#""a{i}":"c{i}""#)).collect::<Vec<_>>().join(",");
+    let m = CapabilityMap::from_json(&json(&format!(r#"{{"version":"1","aliases":{{{aliases}}}}}"#))).unwrap();
+    assert_eq!(m.canonical("a77"), "c77");
+}
