@@ -672,3 +672,26 @@ fn json_len_matches_to_json() {
         assert_eq!(json_len(&v), v.to_json().len(), "{text}");
     }
 }
+
+#[test]
+fn text_walk_equals_tree_walk() {
+    // Escapes, non-ASCII, whitespace, duplicates, nested artifacts, every placeholder kind.
+    let text = "{ \"s\" : \"\\u00e9\\ud83d\\ude00\\n\", \"d\":{\"k\":\"\\n\\u0001\\\"\",\"a\":[1, 2.5e3,{\"x\":null}]},\"l\":[ [], {}, \"\\\\\" ],\n\"i\":-0,\"f\":1.0,\"b\":true,\"n\":null,\"keep\":\"\\u0041\",\"s\":\"again\",\"other\":{\"d\":[1]}}";
+    let schema = j(ALL_TYPES_SCHEMA);
+    let tree = redact_artifacts(&j(text), &schema).unwrap().to_json();
+    assert_eq!(streamroute::redact_artifacts_json(text, &schema).unwrap(), tree);
+    let mut c1 = ArtifactCollector::default();
+    c1.collect("t", &schema, &j(text)).unwrap();
+    let mut c2 = ArtifactCollector::default();
+    assert_eq!(c2.collect_and_redact_json("t", &schema, text, None).unwrap(), tree);
+    assert_eq!(c1.all(), c2.all());
+    let nested = j(PYDANTIC_NESTED);
+    let obs = r#"{"sections":[{"figure":{"png":"AAAA","caption":"c"},"table":[{"r":1}]},{"figure":null}],"whole":{"png":"x"},"by_name":{"a":{"png":"y"}}}"#;
+    assert_eq!(streamroute::redact_artifacts_json(obs, &nested).unwrap(), redact_artifacts(&j(obs), &nested).unwrap().to_json());
+    // Primitives and errors.
+    assert_eq!(streamroute::redact_artifacts_json(" \"x\" ", &schema).unwrap(), "\"x\"");
+    assert_eq!(streamroute::redact_artifacts_json("{\"s\":", &schema).unwrap_err().code(), "json_invalid");
+    assert_eq!(streamroute::redact_artifacts_json("{}", &j("1")).unwrap_err().code(), "invalid_input");
+    let deep = format!("{}{}", "[".repeat(600), "]".repeat(600));
+    assert_eq!(streamroute::redact_artifacts_json(&deep, &schema).unwrap_err().code(), "json_too_deep");
+}

@@ -7,13 +7,15 @@
 //! - redaction of an observation whose schema marks nothing is the identity (and nothing is
 //!   collected);
 //! - `collect_and_redact` gives what `collect` + `redact_artifacts` give;
+//! - the one-pass text walk (`redact_artifacts_json`, `collect_and_redact_json`,
+//!   `collect_json`) gives exactly what the tree walk gives, from compact or pretty text;
 //! - `json_len` is the length of `to_json`.
 //! The seed comes from tests/common (`STREAMROUTE_SEED` to replay).
 
 mod common;
 
 use common::{seed, Rng};
-use streamroute::{json_len, redact_artifacts, ArtifactCollector, JsonValue};
+use streamroute::{json_len, redact_artifacts, redact_artifacts_json, ArtifactCollector, JsonValue};
 
 const MARK: &str = "SECRET";
 
@@ -177,6 +179,16 @@ fn redaction_never_leaks_and_keeps_the_rest() {
         let mut c2 = ArtifactCollector::default();
         assert_eq!(c2.collect_and_redact("t", &schema, obs.clone(), None).unwrap(), out, "case {case}");
         assert_eq!(c1.all(), c2.all(), "case {case}");
+        // The one-pass text walk gives the same, from compact and from pretty text.
+        let text = obs.to_json();
+        assert_eq!(redact_artifacts_json(&text, &schema).unwrap(), out.to_json(), "case {case}");
+        let pretty = text.replace(',', " ,\n\t").replace(':', " : ");
+        let mut c3 = ArtifactCollector::default();
+        assert_eq!(c3.collect_and_redact_json("t", &schema, &pretty, None).unwrap(), out.to_json(), "case {case}");
+        assert_eq!(c3.all(), c1.all(), "case {case}");
+        let mut c4 = ArtifactCollector::default();
+        c4.collect_json("t", &schema, &text, None).unwrap();
+        assert_eq!(c4.all(), c1.all(), "case {case}");
         // Everything collected is artifact content.
         for (_, fields) in c1.all() {
             for (_, v) in fields {
@@ -194,6 +206,7 @@ fn redaction_without_artifacts_is_the_identity() {
     for case in 0..1500u64 {
         let (schema, obs, _) = generate(base.wrapping_add(case), false);
         assert_eq!(redact_artifacts(&obs, &schema).unwrap(), obs, "STREAMROUTE_SEED={base} case {case}");
+        assert_eq!(redact_artifacts_json(&obs.to_json(), &schema).unwrap(), obs.to_json(), "case {case}");
         let mut c = ArtifactCollector::default();
         c.collect("t", &schema, &obs).unwrap();
         assert!(c.all().is_empty());

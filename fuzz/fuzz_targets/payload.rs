@@ -3,7 +3,8 @@
 //! JSON), and the whole text is also used as final-action args.
 //!
 //! Never a panic, and: `redact_artifacts` equals the observation of `collect_and_redact`, and
-//! the collector holds exactly the values `collect` finds; with nothing collected the
+//! the collector holds exactly the values `collect` finds; the one-pass text walk
+//! (`redact_artifacts_json`, `collect_and_redact_json`) gives the same; with nothing collected the
 //! redaction is the identity; `build_final_payload` always
 //! gives a payload that `validate_final_payload` accepts unchanged; `validate_final_payload`
 //! fails only with `payload_invalid`. Errors of the schema walk are only `invalid_input`
@@ -12,7 +13,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use streamroute::{
-    build_final_payload, collect_sources, parse_json, redact_artifacts, validate_final_payload,
+    build_final_payload, collect_sources, parse_json, redact_artifacts, redact_artifacts_json, validate_final_payload,
     ArtifactCollector, JsonValue, PayloadContext, ToolStep,
 };
 
@@ -33,7 +34,14 @@ fuzz_target!(|data: &[u8]| {
             let both = c2.collect_and_redact("t", &schema, observation.clone(), None).expect("collect_and_redact");
             assert_eq!(both, red);
             assert_eq!(c1.all(), c2.all());
-            // Only artifact slots change, each into a placeholder.
+            // The one-pass text walk agrees with the tree walk.
+            let text = observation.to_json();
+            assert_eq!(redact_artifacts_json(&text, &schema).expect("text walk"), red.to_json());
+            let mut c3 = ArtifactCollector::default();
+            let red3 = c3.collect_and_redact_json("t", &schema, &text, None).expect("text collect");
+            assert_eq!(red3, red.to_json());
+            assert_eq!(c3.all(), c1.all());
+            // With nothing collected the redaction is the identity.
             if c1.all().is_empty() {
                 assert_eq!(red, observation);
             }

@@ -110,6 +110,38 @@ impl ArtifactCollector {
         Ok(observation)
     }
 
+    /// [`ArtifactCollector::collect_with`] on JSON text (one pass, no tree for the
+    /// observation; only the artifacts are built).
+    ///
+    /// # Errors
+    /// As `collect_with`, and `json_invalid` for text that is not JSON.
+    pub fn collect_json(
+        &mut self,
+        node: &str,
+        schema: &JsonValue,
+        observation_json: &str,
+        store: Option<&mut ArtifactStore<'_>>,
+    ) -> Result<()> {
+        let (_, found) = super::text::redact_text(observation_json.as_bytes(), schema, true)?;
+        self.keep(node, found, store)
+    }
+
+    /// [`ArtifactCollector::collect_and_redact`] on JSON text in and out.
+    ///
+    /// # Errors
+    /// As `collect_json`.
+    pub fn collect_and_redact_json(
+        &mut self,
+        node: &str,
+        schema: &JsonValue,
+        observation_json: &str,
+        store: Option<&mut ArtifactStore<'_>>,
+    ) -> Result<String> {
+        let (text, found) = super::text::redact_text(observation_json.as_bytes(), schema, true)?;
+        self.keep(node, found, store)?;
+        Ok(text)
+    }
+
     fn keep(
         &mut self,
         node: &str,

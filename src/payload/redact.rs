@@ -35,6 +35,16 @@ pub fn redact_artifacts_in_place(observation: &mut JsonValue, schema: &JsonValue
     Ok(())
 }
 
+/// [`redact_artifacts`] on JSON text, returning compact JSON text: one pass, the observation
+/// is never built as a tree (equal to `redact_artifacts(&parse_strict(text)?, schema)?.to_json()`).
+///
+/// # Errors
+/// `json_invalid` (with the byte offset) for text that is not JSON, `json_too_deep` past 512
+/// levels, `invalid_input` for a bad schema.
+pub fn redact_artifacts_json(observation_json: &str, schema: &JsonValue) -> Result<String> {
+    super::text::redact_text(observation_json.as_bytes(), schema, false).map(|(text, _)| text)
+}
+
 /// Where each placeholder goes (member/element indices) and its text.
 pub(crate) type Edits = Vec<(Vec<usize>, String)>;
 

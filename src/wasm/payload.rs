@@ -304,13 +304,26 @@ fn invalid(message: impl Into<String>) -> JsValue {
     js_error(&Error::new(ErrorKind::InvalidInput, message))
 }
 
-/// A JS value as a `JsonValue` (through `JSON.stringify`).
-fn json_in(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
-    let text = js_sys::JSON::stringify(value)
+/// A JS value as JSON text (`JSON.stringify`).
+fn json_text(value: &JsValue, what: &str) -> Result<String, JsValue> {
+    js_sys::JSON::stringify(value)
         .ok()
         .and_then(|s| s.as_string())
-        .ok_or_else(|| invalid(format!("{what} must be a JSON-serialisable value")))?;
-    parse_text(&text, what)
+        .ok_or_else(|| invalid(format!("{what} must be a JSON-serialisable value")))
+}
+
+/// A JS value as a `JsonValue` (through `JSON.stringify`).
+fn json_in(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
+    parse_text(&json_text(value, what)?, what)
+}
+
+/// An error of reading the observation text: `json_invalid` is the caller's `invalid_input`.
+fn observation_error(e: &Error) -> JsValue {
+    if e.kind() == ErrorKind::JsonInvalid {
+        invalid(format!("the observation: {}", e.message()))
+    } else {
+        js_error(e)
+    }
 }
 
 fn parse_text(text: &str, what: &str) -> Result<JsonValue, JsValue> {
@@ -403,9 +416,9 @@ pub fn redact_artifacts(
         crate::payload::check_schema(&schema).map_err(|e| js_error(&e))?;
         return Ok(observation);
     }
-    let mut obs = json_in(&observation, "the observation")?;
-    crate::redact_artifacts_in_place(&mut obs, &schema).map_err(|e| js_error(&e))?;
-    Ok(to_js_value(&obs))
+    let text = json_text(&observation, "the observation")?;
+    let out = crate::redact_artifacts_json(&text, &schema).map_err(|e| observation_error(&e))?;
+    Ok(json_parse(&out))
 }
 
 /// `redactArtifacts` on JSON text: takes the observation as JSON and returns JSON (the cheap
@@ -416,9 +429,7 @@ pub fn redact_artifacts_json(
     #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
 ) -> Result<String, JsValue> {
     let schema = schema_in(&schema)?;
-    let mut obs = parse_text(observation_json, "the observation")?;
-    crate::redact_artifacts_in_place(&mut obs, &schema).map_err(|e| js_error(&e))?;
-    Ok(obs.to_json())
+    crate::redact_artifacts_json(observation_json, &schema).map_err(|e| observation_error(&e))
 }
 
 /// The sources of a run: objects of observations whose schema declares
@@ -501,8 +512,8 @@ impl ArtifactCollector {
         if is_primitive(&observation) {
             return crate::payload::check_schema(&schema).map_err(|e| js_error(&e));
         }
-        let obs = json_in(&observation, "the observation")?;
-        self.run(node_name, &schema, obs, false).map(|_| ())
+        let text = json_text(&observation, "the observation")?;
+        self.run(node_name, &schema, &text, false).map(|_| ())
     }
 
     /// `collect` with the observation as JSON text.
@@ -514,8 +525,7 @@ impl ArtifactCollector {
         #[wasm_bindgen(js_name = observationJson)] observation_json: &str,
     ) -> Result<(), JsValue> {
         let schema = schema_in(&schema)?;
-        let obs = parse_text(observation_json, "the observation")?;
-        self.run(node_name, &schema, obs, false).map(|_| ())
+        self.run(node_name, &schema, observation_json, false).map(|_| ())
     }
 
     /// `collect` and `redactArtifacts` in one walk: collects, then returns the redacted
@@ -532,8 +542,8 @@ impl ArtifactCollector {
             crate::payload::check_schema(&schema).map_err(|e| js_error(&e))?;
             return Ok(observation);
         }
-        let obs = json_in(&observation, "the observation")?;
-        Ok(json_parse(&self.run(node_name, &schema, obs, true)?))
+        let text = json_text(&observation, "the observation")?;
+        Ok(json_parse(&self.run(node_name, &schema, &text, true)?))
     }
 
     /// `collectAndRedact` on JSON text in and out.
@@ -545,11 +555,11 @@ impl ArtifactCollector {
         #[wasm_bindgen(js_name = observationJson)] observation_json: &str,
     ) -> Result<String, JsValue> {
         let schema = schema_in(&schema)?;
-        let obs = parse_text(observation_json, "the observation")?;
-        self.run(node_name, &schema, obs, true)
+        self.run(node_name, &schema, observation_json, true)
     }
 
-    fn run(&mut self, node: &str, schema: &JsonValue, obs: JsonValue, redact: bool) -> Result<String, JsValue> {
+    /// Collects from the observation's JSON text; returns the redacted text when `redact`.
+    fn run(&mut self, node: &str, schema: &JsonValue, obs: &str, redact: bool) -> Result<String, JsValue> {
         // A JS exception thrown by `store` is kept here and rethrown as it is.
         let thrown: RefCell<Option<JsValue>> = RefCell::new(None);
         let mut call = |node: &str, field: &str, value: &JsonValue| -> crate::Result<String> {
@@ -568,11 +578,11 @@ impl ArtifactCollector {
         let store: Option<&mut crate::ArtifactStore<'_>> =
             if self.store.is_some() { Some(&mut call) } else { None };
         let r = if redact {
-            self.inner.collect_and_redact(node, schema, obs, store).map(|v| v.to_json())
+            self.inner.collect_and_redact_json(node, schema, obs, store)
         } else {
-            self.inner.collect_with(node, schema, &obs, store).map(|()| String::new())
+            self.inner.collect_json(node, schema, obs, store).map(|()| String::new())
         };
-        r.map_err(|e| thrown.borrow_mut().take().unwrap_or_else(|| js_error(&e)))
+        r.map_err(|e| thrown.borrow_mut().take().unwrap_or_else(|| observation_error(&e)))
     }
 
     /// Everything collected: tool name to `{ field: value }` (a copy).
