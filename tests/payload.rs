@@ -559,6 +559,8 @@ fn collector_merges_and_overwrites() {
     c.collect("t2", &schema, &j(r#"{"text":"no artifacts"}"#)).unwrap();
     c.collect("t1", &schema, &j(r#"{"csv":"a,b","chart":{"v":2}}"#)).unwrap();
     assert_eq!(c.all_value().to_json(), r#"{"t1":{"chart":{"v":2},"csv":"a,b"}}"#);
+    c.collect("t\"3", &schema, &j(r#"{"csv":"x"}"#)).unwrap();
+    assert_eq!(c.all_json(), c.all_value().to_json());
     c.clear();
     assert_eq!(c.all_value().to_json(), "{}");
 }

@@ -208,6 +208,29 @@ impl ArtifactCollector {
         )
     }
 
+    /// [`ArtifactCollector::all`] as compact JSON text, written without copying the values.
+    pub fn all_json(&self) -> String {
+        let mut out = String::from("{");
+        for (i, (node, fields)) in self.artifacts.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            crate::json::write_json_string(node, &mut out);
+            out.push_str(":{");
+            for (j, (field, value)) in fields.iter().enumerate() {
+                if j > 0 {
+                    out.push(',');
+                }
+                crate::json::write_json_string(field, &mut out);
+                out.push(':');
+                value.write_json(&mut out);
+            }
+            out.push('}');
+        }
+        out.push('}');
+        out
+    }
+
     /// The `artifact_large` warnings recorded so far.
     pub fn warnings(&self) -> &[String] {
         &self.warnings

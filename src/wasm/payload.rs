@@ -588,7 +588,7 @@ impl ArtifactCollector {
     /// Everything collected: tool name to `{ field: value }` (a copy).
     #[wasm_bindgen(unchecked_return_type = "Record<string, Record<string, unknown>>")]
     pub fn all(&self) -> JsValue {
-        to_js_value(&self.inner.all_value())
+        json_parse(&self.inner.all_json())
     }
 
     /// The `artifact_large` warnings recorded so far.
