@@ -10,6 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as sr from 'streamroute';
+import { Miniflare } from 'miniflare';
+import { bundleWorker } from './helpers/runtimes.mjs';
 import { generate, MARK } from './helpers/payload-gen.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -389,4 +391,30 @@ test("README: the FinalPayload section's example runs as written", () => {
   assert.equal(payload.route, 'analytics');
   same(payload.artifacts, { analyze_sales: { chart_options: { series: [1, 2] }, raw_data: [{ d: 1 }, { d: 2 }] } });
   assert.deepEqual(warnings, ['field_dropped: confidence: must be between 0 and 1 (got 1.5)']);
+});
+
+test('workerd: the payload API gives what Node gives (Appendix A)', { timeout: 60_000 }, async () => {
+  const bundle = await bundleWorker(join(here, 'worker', 'payload-worker.js'), join(here, '.tmp', 'payload-worker-bundle'));
+  const mf = new Miniflare({ modulesRoot: join(here, '.tmp', 'payload-worker-bundle'), modules: bundle.modules, compatibilityDate: '2025-01-01' });
+  try {
+    await mf.ready;
+    const schema = corpus('appendix_a_schema.json');
+    const observation = corpus('appendix_a_observation.json');
+    const args = corpus('appendix_a_args.json');
+    const res = await mf.dispatchFetch('http://localhost/', { method: 'POST', body: JSON.stringify({ schema, observation, args }) });
+    assert.equal(res.status, 200);
+    const got = await res.json();
+    same(got.redacted, corpus('appendix_a_redacted.json'));
+    assert.equal(got.redactedJson, JSON.stringify(corpus('appendix_a_redacted.json')));
+    same(got.built, { payload: corpus('appendix_a_payload.json'), warnings: [] });
+    same(got.artifacts, corpus('appendix_a_payload.json').artifacts);
+    same(got.sources, []);
+    same(got.chunk, { type: 'artifact_chunk', stream_id: 'sales_chart', seq: 0, chunk: observation.chart_options, done: true, artifact_type: 'dict' });
+    assert.deepEqual(got.error, {
+      code: 'payload_invalid', isStreamrouteError: true,
+      problems: [{ path: 'raw_answer', message: 'required string is missing' }, { path: 'confidence', message: 'must be between 0 and 1 (got 2)' }],
+    });
+  } finally {
+    await mf.dispose();
+  }
 });
