@@ -2,7 +2,8 @@
 // field rule, defaults, `payload_invalid` with `problems`), buildFinalPayload (fallbacks,
 // B19/B20 fixed, context), redactArtifacts (+Json) placeholders and property tests,
 // ArtifactCollector (store, maxInlineBytes, artifact_large), collectSources, ArtifactStream,
-// the RFC's Appendix A end to end, and the TypeScript types under `tsc --strict`.
+// the RFC's Appendix A end to end (in Node, workerd and Chromium), the README example, and the
+// TypeScript types under `tsc --strict`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as sr from 'streamroute';
 import { Miniflare } from 'miniflare';
-import { bundleWorker } from './helpers/runtimes.mjs';
+import { PKG_DIR, bundleWorker, fileUnder, launchChromium, listen, sendFile } from './helpers/runtimes.mjs';
 import { generate, MARK } from './helpers/payload-gen.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -416,5 +417,41 @@ test('workerd: the payload API gives what Node gives (Appendix A)', { timeout: 6
     });
   } finally {
     await mf.dispose();
+  }
+});
+
+test('Chromium: the browser entry gives what Node gives (Appendix A)', { timeout: 60_000 }, async () => {
+  const server = await listen((req, res) => {
+    const path = new URL(req.url, 'http://127.0.0.1').pathname;
+    if (path === '/') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>payload</title>');
+    } else {
+      sendFile(res, path.startsWith('/streamroute/') ? fileUnder(PKG_DIR, path.slice('/streamroute/'.length)) : null);
+    }
+  });
+  const browser = await launchChromium();
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(`${server.origin}/`);
+    const input = {
+      schema: corpus('appendix_a_schema.json'),
+      observation: corpus('appendix_a_observation.json'),
+      args: corpus('appendix_a_args.json'),
+    };
+    const got = JSON.parse(await page.evaluate(async ({ schema, observation, args }) => {
+      const sr = await import('/streamroute/entry/browser.js');
+      await sr.init();
+      const collector = new sr.ArtifactCollector();
+      const redacted = collector.collectAndRedact('analyze_sales', schema, observation);
+      let code = null;
+      try { sr.validateFinalPayload({}); } catch (e) { code = e instanceof sr.StreamrouteError ? e.code : 'not a StreamrouteError'; }
+      return JSON.stringify({ redacted, built: sr.buildFinalPayload(args, { artifacts: collector.all() }), code });
+    }, input));
+    same(got.redacted, corpus('appendix_a_redacted.json'));
+    same(got.built, { payload: corpus('appendix_a_payload.json'), warnings: [] });
+    assert.equal(got.code, 'payload_invalid');
+  } finally {
+    await browser.close();
+    await server.close();
   }
 });
