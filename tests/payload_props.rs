@@ -10,6 +10,7 @@
 //! - the one-pass text walk (`redact_artifacts_json`, `collect_and_redact_json`,
 //!   `collect_json`) gives exactly what the tree walk gives, from compact or pretty text;
 //! - `json_len` is the length of `to_json`.
+//!
 //! The seed comes from tests/common (`STREAMROUTE_SEED` to replay).
 
 mod common;

@@ -455,3 +455,16 @@ test('Chromium: the browser entry gives what Node gives (Appendix A)', { timeout
     await server.close();
   }
 });
+
+test('B18: collection sees the full observation; a clamped observation is still redacted', () => {
+  const schema = { properties: { csv: { type: 'string', artifact: true }, rows: { type: 'array', artifact: true }, note: { type: 'string' } } };
+  const full = { csv: 'a,b\n'.repeat(15_000), rows: Array.from({ length: 500 }, (_, i) => ({ i })), note: 'n' };
+  const collector = new sr.ArtifactCollector();
+  collector.collect('export', schema, full);
+  assert.equal(collector.all().export.csv.length, 60_000);
+  assert.equal(collector.all().export.rows.length, 500);
+  // What a clamping step would send the model: strings cut to 10 000 chars, lists to 20 items.
+  const clamped = { csv: full.csv.slice(0, 10_000) + '\n... [truncated: 50000 chars]', rows: full.rows.slice(0, 20), note: 'n' };
+  same(sr.redactArtifacts(clamped, schema), { csv: '<artifact:str size=10029 chars>', rows: '<artifact:list size=20 items>', note: 'n' });
+  same(sr.redactArtifacts(full, schema), { csv: '<artifact:str size=60000 chars>', rows: '<artifact:list size=500 items>', note: 'n' });
+});
