@@ -11,7 +11,9 @@
 
 use super::redact::{apply, placeholder, Edits};
 use super::schema::{dotted, walk_artifacts, SchemaDoc, MAX_DEPTH};
-use super::types::{dedup_sources, get, json_len, number, set, type_name, Artifacts, JsonMap, Source};
+use super::types::{
+    dedup_sources, get, json_len, number, set, type_name, Artifacts, JsonMap, Source,
+};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
 
@@ -27,7 +29,9 @@ pub struct ArtifactCollectorOptions {
 
 impl Default for ArtifactCollectorOptions {
     fn default() -> Self {
-        ArtifactCollectorOptions { max_inline_bytes: DEFAULT_MAX_INLINE_BYTES }
+        ArtifactCollectorOptions {
+            max_inline_bytes: DEFAULT_MAX_INLINE_BYTES,
+        }
     }
 }
 
@@ -45,7 +49,11 @@ pub struct ArtifactCollector {
 impl ArtifactCollector {
     /// An empty collector.
     pub fn new(options: ArtifactCollectorOptions) -> Self {
-        ArtifactCollector { options, artifacts: Vec::new(), warnings: Vec::new() }
+        ArtifactCollector {
+            options,
+            artifacts: Vec::new(),
+            warnings: Vec::new(),
+        }
     }
 
     /// Collects the artifact-marked fields of `observation` (as described by the tool's
@@ -53,7 +61,12 @@ impl ArtifactCollector {
     ///
     /// # Errors
     /// `invalid_input` for a schema that is not an object or boolean; `json_too_deep`.
-    pub fn collect(&mut self, node: &str, schema: &JsonValue, observation: &JsonValue) -> Result<()> {
+    pub fn collect(
+        &mut self,
+        node: &str,
+        schema: &JsonValue,
+        observation: &JsonValue,
+    ) -> Result<()> {
         self.collect_with(node, schema, observation, None)
     }
 
@@ -95,7 +108,10 @@ impl ArtifactCollector {
         let mut edits: Edits = Vec::new();
         walk_artifacts(doc, &observation, &mut |f| {
             names.push(dotted(f.path));
-            edits.push((f.path.iter().map(|s| s.index()).collect(), placeholder(f.value, &f.marks, f.path)));
+            edits.push((
+                f.path.iter().map(|s| s.index()).collect(),
+                placeholder(f.value, &f.marks, f.path),
+            ));
             Ok(())
         })?;
         let mut found = Vec::with_capacity(names.len());
@@ -204,7 +220,10 @@ impl ArtifactCollector {
     /// [`ArtifactCollector::all`] as one JSON object.
     pub fn all_value(&self) -> JsonValue {
         JsonValue::Object(
-            self.artifacts.iter().map(|(n, f)| (n.clone(), JsonValue::Object(f.clone()))).collect(),
+            self.artifacts
+                .iter()
+                .map(|(n, f)| (n.clone(), JsonValue::Object(f.clone())))
+                .collect(),
         )
     }
 
@@ -284,7 +303,10 @@ fn sources_in<'a>(
     out: &mut Vec<Source>,
 ) -> Result<()> {
     if depth >= MAX_DEPTH {
-        return Err(Error::new(ErrorKind::JsonTooDeep, "the observation is nested too deeply"));
+        return Err(Error::new(
+            ErrorKind::JsonTooDeep,
+            "the observation is nested too deeply",
+        ));
     }
     match value {
         JsonValue::Object(members) => {
@@ -330,5 +352,10 @@ fn to_source<'a>(doc: SchemaDoc<'a>, members: &JsonMap, nodes: &[&'a JsonValue])
         Some(JsonValue::Number(n)) => Some(n.parse::<f64>().ok().filter(|x| x.is_finite())?),
         Some(_) => return None,
     };
-    Some(Source { title: text("title")??, url: text("url")?, snippet: text("snippet")?, relevance_score: score })
+    Some(Source {
+        title: text("title")??,
+        url: text("url")?,
+        snippet: text("snippet")?,
+        relevance_score: score,
+    })
 }

@@ -29,7 +29,9 @@ pub use collect::{
 };
 pub use redact::{human_size, redact_artifacts, redact_artifacts_in_place, redact_artifacts_json};
 pub use stream::{done_event, ArtifactChunk, ArtifactStream, MAX_STREAMS};
-pub use types::{dedup_sources, json_len, type_name, Artifacts, FinalPayload, JsonMap, Source, SuggestedAction};
+pub use types::{
+    dedup_sources, json_len, type_name, Artifacts, FinalPayload, JsonMap, Source, SuggestedAction,
+};
 pub use validate::{check_final_payload, payload_error, validate_final_payload, PayloadProblem};
 
 /// Checks that a value can be a tool schema (an object or a boolean).

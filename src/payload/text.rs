@@ -61,7 +61,11 @@ struct Walker<'a> {
 ///
 /// # Errors
 /// `json_invalid` (with offset), `json_too_deep`, `invalid_input` for a bad schema.
-pub(crate) fn redact_text(observation: &[u8], schema: &JsonValue, collect: bool) -> Result<(String, Found)> {
+pub(crate) fn redact_text(
+    observation: &[u8],
+    schema: &JsonValue,
+    collect: bool,
+) -> Result<(String, Found)> {
     let doc = SchemaDoc::new(schema)?;
     let mut w = Walker {
         doc,
@@ -110,7 +114,11 @@ impl<'a> Walker<'a> {
     }
 
     fn field_name(&self) -> &str {
-        self.frames.iter().rev().find(|f| f.object).map_or("", |f| f.key.as_str())
+        self.frames
+            .iter()
+            .rev()
+            .find(|f| f.object)
+            .map_or("", |f| f.key.as_str())
     }
 
     /// A value starts outside any artifact: its schema, and whether it is an artifact.
@@ -131,7 +139,12 @@ impl<'a> Walker<'a> {
             self.next = schema;
             return None;
         }
-        let stream = marks.stream.then(|| marks.stream_id.unwrap_or_else(|| self.field_name()).to_string());
+        let stream = marks.stream.then(|| {
+            marks
+                .stream_id
+                .unwrap_or_else(|| self.field_name())
+                .to_string()
+        });
         let ty = match tok {
             Token::ObjectStart => "dict",
             Token::ArrayStart => "list",
@@ -148,7 +161,11 @@ impl<'a> Walker<'a> {
             chars: 0,
             bytes: 0,
             counts: Vec::new(),
-            path: if self.collect { self.path() } else { String::new() },
+            path: if self.collect {
+                self.path()
+            } else {
+                String::new()
+            },
             builder: self.collect.then(ValueBuilder::default),
         })
     }
@@ -158,7 +175,15 @@ impl<'a> Walker<'a> {
         if let Some(b) = a.builder.as_mut() {
             b.token(tok, depth)?;
         }
-        let value_start = matches!(tok, Token::ObjectStart | Token::ArrayStart | Token::StringStart | Token::Number(_) | Token::Bool(_) | Token::Null);
+        let value_start = matches!(
+            tok,
+            Token::ObjectStart
+                | Token::ArrayStart
+                | Token::StringStart
+                | Token::Number(_)
+                | Token::Bool(_)
+                | Token::Null
+        );
         if value_start {
             if let Some((false, n)) = a.counts.last_mut() {
                 if *n > 0 {
@@ -221,7 +246,10 @@ impl<'a> Walker<'a> {
     fn finish_artifact(&mut self, mut a: Artifact) {
         let text = match (&a.marks_stream, a.ty) {
             (Some(id), ty) => format!("<artifact:{ty} stream={id}>"),
-            (None, "dict") => format!("<artifact:dict size={}>", super::redact::human_size(a.bytes)),
+            (None, "dict") => format!(
+                "<artifact:dict size={}>",
+                super::redact::human_size(a.bytes)
+            ),
             (None, "list") => format!("<artifact:list size={} items>", a.items),
             (None, "str") => format!("<artifact:str size={} chars>", a.chars),
             (None, ty) => format!("<artifact:{ty}>"),
@@ -292,7 +320,12 @@ impl Sink for Walker<'_> {
                 let object = matches!(tok, Token::ObjectStart);
                 self.out.push(if object { '{' } else { '[' });
                 let schema = std::mem::take(&mut self.next);
-                self.frames.push(Frame { object, schema, count: 0, key: String::new() });
+                self.frames.push(Frame {
+                    object,
+                    schema,
+                    count: 0,
+                    key: String::new(),
+                });
             }
             Token::StringStart => self.out.push('"'),
             Token::Number(n) => self.out.push_str(n),

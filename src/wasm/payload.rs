@@ -8,8 +8,8 @@
 //! the way out (plain objects, JS numbers), which is much cheaper for big observations than
 //! walking a JS object from wasm. The `*Json` variants take and give JSON text directly.
 
-use super::json::{json_parse, to_js_value};
 use super::js_error;
+use super::json::{json_parse, to_js_value};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind};
 use serde::Serialize;
@@ -246,7 +246,10 @@ pub struct ArtifactCollectorOptions {
     #[tsify(optional, type = "number")]
     max_inline_bytes: (),
     /// Keeps a large artifact somewhere else and returns its reference (synchronously).
-    #[tsify(optional, type = "(node: string, field: string, value: unknown) => string")]
+    #[tsify(
+        optional,
+        type = "(node: string, field: string, value: unknown) => string"
+    )]
     store: (),
 }
 
@@ -328,7 +331,11 @@ fn observation_error(e: &Error) -> JsValue {
 
 fn parse_text(text: &str, what: &str) -> Result<JsonValue, JsValue> {
     crate::parse_strict(text.as_bytes()).map_err(|e| {
-        let kind = if e.kind() == ErrorKind::JsonTooDeep { e.kind() } else { ErrorKind::InvalidInput };
+        let kind = if e.kind() == ErrorKind::JsonTooDeep {
+            e.kind()
+        } else {
+            ErrorKind::InvalidInput
+        };
         js_error(&Error::new(kind, format!("{what}: {}", e.message())))
     })
 }
@@ -373,7 +380,11 @@ fn payload_invalid(problems: &[crate::PayloadProblem]) -> JsValue {
 pub fn validate_final_payload(
     #[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let v = if value.is_undefined() { JsonValue::Null } else { json_in(&value, "the payload")? };
+    let v = if value.is_undefined() {
+        JsonValue::Null
+    } else {
+        json_in(&value, "the payload")?
+    };
     let p = crate::check_final_payload(&v).map_err(|p| payload_invalid(&p))?;
     Ok(to_js_value(&p.to_value()))
 }
@@ -384,11 +395,17 @@ pub fn validate_final_payload(
 /// for a malformed `context`.
 #[wasm_bindgen(js_name = buildFinalPayload, unchecked_return_type = "BuiltFinalPayload")]
 pub fn build_final_payload(
-    #[wasm_bindgen(unchecked_param_type = "FinalResponseArgs | PlannerAction | Record<string, unknown> | string | null")]
+    #[wasm_bindgen(
+        unchecked_param_type = "FinalResponseArgs | PlannerAction | Record<string, unknown> | string | null"
+    )]
     args: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "FinalPayloadContext")] context: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
-    let args = if args.is_undefined() { JsonValue::Null } else { json_in(&args, "args")? };
+    let args = if args.is_undefined() {
+        JsonValue::Null
+    } else {
+        json_in(&args, "args")?
+    };
     let ctx = match context {
         Some(c) if !c.is_undefined() && !c.is_null() => {
             crate::PayloadContext::from_value(&json_in(&c, "context")?).map_err(|e| js_error(&e))?
@@ -398,7 +415,10 @@ pub fn build_final_payload(
     let built = crate::build_final_payload(&args, &ctx).map_err(|e| js_error(&e))?;
     Ok(to_js_value(&JsonValue::Object(vec![
         ("payload".into(), built.payload.to_value()),
-        ("warnings".into(), JsonValue::Array(built.warnings.into_iter().map(JsonValue::String).collect())),
+        (
+            "warnings".into(),
+            JsonValue::Array(built.warnings.into_iter().map(JsonValue::String).collect()),
+        ),
     ])))
 }
 
@@ -409,7 +429,8 @@ pub fn build_final_payload(
 #[wasm_bindgen(js_name = redactArtifacts, unchecked_return_type = "unknown")]
 pub fn redact_artifacts(
     #[wasm_bindgen(unchecked_param_type = "unknown")] observation: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")]
+    schema: JsValue,
 ) -> Result<JsValue, JsValue> {
     let schema = schema_in(&schema)?;
     if is_primitive(&observation) {
@@ -426,7 +447,8 @@ pub fn redact_artifacts(
 #[wasm_bindgen(js_name = redactArtifactsJson)]
 pub fn redact_artifacts_json(
     observation_json: &str,
-    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")]
+    schema: JsValue,
 ) -> Result<String, JsValue> {
     let schema = schema_in(&schema)?;
     crate::redact_artifacts_json(observation_json, &schema).map_err(|e| observation_error(&e))
@@ -441,7 +463,9 @@ pub fn collect_sources(
 ) -> Result<JsValue, JsValue> {
     let steps = json_in(&steps, "steps")?;
     let JsonValue::Array(items) = &steps else {
-        return Err(invalid("collectSources expects an array of { node, schema, observation }"));
+        return Err(invalid(
+            "collectSources expects an array of { node, schema, observation }",
+        ));
     };
     let null = JsonValue::Null;
     let mut list = Vec::with_capacity(items.len());
@@ -449,12 +473,20 @@ pub fn collect_sources(
         let node = step.get("node").and_then(JsonValue::as_str);
         let schema = step.get("schema");
         let (Some(node), Some(schema)) = (node, schema) else {
-            return Err(invalid(format!("steps[{i}] must have a string node and a schema")));
+            return Err(invalid(format!(
+                "steps[{i}] must have a string node and a schema"
+            )));
         };
-        list.push(crate::ToolStep { node, schema, observation: step.get("observation").unwrap_or(&null) });
+        list.push(crate::ToolStep {
+            node,
+            schema,
+            observation: step.get("observation").unwrap_or(&null),
+        });
     }
     let sources = crate::collect_sources(&list).map_err(|e| js_error(&e))?;
-    Ok(to_js_value(&JsonValue::Array(sources.iter().map(crate::Source::to_value).collect())))
+    Ok(to_js_value(&JsonValue::Array(
+        sources.iter().map(crate::Source::to_value).collect(),
+    )))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -474,7 +506,9 @@ impl ArtifactCollector {
     /// recorded either way. Throws `invalid_option` for a bad option.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_optional_param_type = "ArtifactCollectorOptions")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "ArtifactCollectorOptions")] options: Option<
+            JsValue,
+        >,
     ) -> Result<ArtifactCollector, JsValue> {
         let mut opts = crate::ArtifactCollectorOptions::default();
         let mut store = None;
@@ -494,10 +528,16 @@ impl ArtifactCollector {
             }
             let s = js_sys::Reflect::get(&o, &JsValue::from_str("store"))?;
             if !s.is_undefined() && !s.is_null() {
-                store = Some(s.dyn_into::<js_sys::Function>().map_err(|_| bad("store must be a function"))?);
+                store = Some(
+                    s.dyn_into::<js_sys::Function>()
+                        .map_err(|_| bad("store must be a function"))?,
+                );
             }
         }
-        Ok(ArtifactCollector { inner: crate::ArtifactCollector::new(opts), store })
+        Ok(ArtifactCollector {
+            inner: crate::ArtifactCollector::new(opts),
+            store,
+        })
     }
 
     /// Collects the artifact-marked fields of `observation` under `nodeName`. Call it with
@@ -525,7 +565,8 @@ impl ArtifactCollector {
         #[wasm_bindgen(js_name = observationJson)] observation_json: &str,
     ) -> Result<(), JsValue> {
         let schema = schema_in(&schema)?;
-        self.run(node_name, &schema, observation_json, false).map(|_| ())
+        self.run(node_name, &schema, observation_json, false)
+            .map(|_| ())
     }
 
     /// `collect` and `redactArtifacts` in one walk: collects, then returns the redacted
@@ -559,15 +600,32 @@ impl ArtifactCollector {
     }
 
     /// Collects from the observation's JSON text; returns the redacted text when `redact`.
-    fn run(&mut self, node: &str, schema: &JsonValue, obs: &str, redact: bool) -> Result<String, JsValue> {
+    fn run(
+        &mut self,
+        node: &str,
+        schema: &JsonValue,
+        obs: &str,
+        redact: bool,
+    ) -> Result<String, JsValue> {
         // A JS exception thrown by `store` is kept here and rethrown as it is.
         let thrown: RefCell<Option<JsValue>> = RefCell::new(None);
         let mut call = |node: &str, field: &str, value: &JsonValue| -> crate::Result<String> {
-            let f = self.store.as_ref().ok_or_else(|| Error::new(ErrorKind::InvalidState, "no store"))?;
-            let r = f.call3(&JsValue::NULL, &JsValue::from_str(node), &JsValue::from_str(field), &to_js_value(value));
+            let f = self
+                .store
+                .as_ref()
+                .ok_or_else(|| Error::new(ErrorKind::InvalidState, "no store"))?;
+            let r = f.call3(
+                &JsValue::NULL,
+                &JsValue::from_str(node),
+                &JsValue::from_str(field),
+                &to_js_value(value),
+            );
             match r {
                 Ok(v) => v.as_string().ok_or_else(|| {
-                    Error::new(ErrorKind::InvalidInput, "store must return the artifact reference as a string (synchronously)")
+                    Error::new(
+                        ErrorKind::InvalidInput,
+                        "store must return the artifact reference as a string (synchronously)",
+                    )
                 }),
                 Err(e) => {
                     *thrown.borrow_mut() = Some(e);
@@ -575,14 +633,24 @@ impl ArtifactCollector {
                 }
             }
         };
-        let store: Option<&mut crate::ArtifactStore<'_>> =
-            if self.store.is_some() { Some(&mut call) } else { None };
+        let store: Option<&mut crate::ArtifactStore<'_>> = if self.store.is_some() {
+            Some(&mut call)
+        } else {
+            None
+        };
         let r = if redact {
             self.inner.collect_and_redact_json(node, schema, obs, store)
         } else {
-            self.inner.collect_json(node, schema, obs, store).map(|()| String::new())
+            self.inner
+                .collect_json(node, schema, obs, store)
+                .map(|()| String::new())
         };
-        r.map_err(|e| thrown.borrow_mut().take().unwrap_or_else(|| observation_error(&e)))
+        r.map_err(|e| {
+            thrown
+                .borrow_mut()
+                .take()
+                .unwrap_or_else(|| observation_error(&e))
+        })
     }
 
     /// Everything collected: tool name to `{ field: value }` (a copy).
@@ -641,7 +709,12 @@ impl ArtifactStream {
         let chunk = json_in(&chunk, "the chunk")?;
         let c = self
             .inner
-            .emit(stream_id, chunk, done.unwrap_or(false), artifact_type.as_deref())
+            .emit(
+                stream_id,
+                chunk,
+                done.unwrap_or(false),
+                artifact_type.as_deref(),
+            )
             .map_err(|e| js_error(&e))?;
         Ok(to_js_value(&c.to_value()))
     }
@@ -661,7 +734,11 @@ impl ArtifactStream {
     /// Ids of streams that have not sent their `done` chunk.
     #[wasm_bindgen(js_name = openStreams)]
     pub fn open_streams(&self) -> Vec<String> {
-        self.inner.open_streams().into_iter().map(String::from).collect()
+        self.inner
+            .open_streams()
+            .into_iter()
+            .map(String::from)
+            .collect()
     }
 
     /// Forgets every stream (numbering starts again at 0).
