@@ -70,16 +70,26 @@ pub(crate) fn apply(value: &mut JsonValue, edits: Edits) {
 
 /// The placeholder for an artifact `value` found at `path`.
 pub(crate) fn placeholder(value: &JsonValue, marks: &Marks<'_>, path: &[Seg<'_>]) -> String {
-    let ty = type_name(value);
-    if marks.stream {
-        let id = marks.stream_id.unwrap_or_else(|| field_name(path));
-        return format!("<artifact:{ty} stream={id}>");
-    }
-    match value {
-        JsonValue::Object(_) => format!("<artifact:{ty} size={}>", human_size(json_len(value))),
-        JsonValue::Array(items) => format!("<artifact:{ty} size={} items>", items.len()),
-        JsonValue::String(s) => format!("<artifact:{ty} size={} chars>", s.chars().count()),
-        _ => format!("<artifact:{ty}>"),
+    let stream = marks.stream.then(|| marks.stream_id.unwrap_or_else(|| field_name(path)));
+    let size = match value {
+        JsonValue::Object(_) if stream.is_none() => json_len(value),
+        JsonValue::Array(items) => items.len(),
+        JsonValue::String(s) if stream.is_none() => s.chars().count(),
+        _ => 0,
+    };
+    placeholder_text(type_name(value), stream, size)
+}
+
+/// The placeholder text for an artifact of type `ty` (a [`type_name`]): streamed, or with its
+/// `size` (compact JSON bytes of a dict, items of a list, characters of a str; unused for
+/// other types).
+pub(crate) fn placeholder_text(ty: &str, stream: Option<&str>, size: usize) -> String {
+    match (stream, ty) {
+        (Some(id), _) => format!("<artifact:{ty} stream={id}>"),
+        (None, "dict") => format!("<artifact:dict size={}>", human_size(size)),
+        (None, "list") => format!("<artifact:list size={size} items>"),
+        (None, "str") => format!("<artifact:str size={size} chars>"),
+        (None, _) => format!("<artifact:{ty}>"),
     }
 }
 

@@ -11,8 +11,9 @@
 //! (`Artifact`: its depth, type and the counts its placeholder needs). The tokenizer caps the
 //! depth (512, `json_too_deep`); nothing here recurses.
 
+use super::redact::placeholder_text;
 use super::schema::{Marks, SchemaDoc};
-use super::types::type_name;
+use super::types::{escaped_len, type_name};
 use crate::json::tokenizer::{AfterValue, Sink, Token, Tokenizer, TokenizerOptions};
 use crate::json::{write_json_escaped, JsonValue, ValueBuilder};
 use crate::Result;
@@ -85,16 +86,6 @@ pub(crate) fn redact_text(
     tok.feed(observation, &mut w)?;
     tok.finish(&mut w)?;
     Ok((w.out, w.found))
-}
-
-fn escaped_len(s: &str) -> usize {
-    s.bytes()
-        .map(|b| match b {
-            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
-            0..=0x1f => 6,
-            _ => 1,
-        })
-        .sum()
 }
 
 impl<'a> Walker<'a> {
@@ -244,16 +235,12 @@ impl<'a> Walker<'a> {
     }
 
     fn finish_artifact(&mut self, mut a: Artifact) {
-        let text = match (&a.marks_stream, a.ty) {
-            (Some(id), ty) => format!("<artifact:{ty} stream={id}>"),
-            (None, "dict") => format!(
-                "<artifact:dict size={}>",
-                super::redact::human_size(a.bytes)
-            ),
-            (None, "list") => format!("<artifact:list size={} items>", a.items),
-            (None, "str") => format!("<artifact:str size={} chars>", a.chars),
-            (None, ty) => format!("<artifact:{ty}>"),
+        let size = match a.ty {
+            "dict" => a.bytes,
+            "list" => a.items,
+            _ => a.chars,
         };
+        let text = placeholder_text(a.ty, a.marks_stream.as_deref(), size);
         crate::json::write_json_string(&text, &mut self.out);
         if let Some(v) = a.builder.as_mut().and_then(|b| b.done.pop()) {
             self.found.push((std::mem::take(&mut a.path), v));

@@ -256,7 +256,12 @@ pub fn json_len(value: &JsonValue) -> usize {
 
 /// Bytes of `s` as a JSON string literal (see `write_json_string`).
 fn string_len(s: &str) -> usize {
-    2 + s.len()
+    2 + escaped_len(s)
+}
+
+/// Bytes of `s` escaped as JSON string content (without the quotes).
+pub(crate) fn escaped_len(s: &str) -> usize {
+    s.len()
         + s.bytes()
             .map(|b| match b {
                 b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
