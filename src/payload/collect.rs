@@ -138,8 +138,7 @@ impl ArtifactCollector {
         observation_json: &str,
         store: Option<&mut ArtifactStore<'_>>,
     ) -> Result<()> {
-        let (_, found) = super::text::redact_text(observation_json.as_bytes(), schema, true)?;
-        self.keep(node, found, store)
+        self.collect_text(node, schema, observation_json, store).map(|_| ())
     }
 
     /// [`ArtifactCollector::collect_and_redact`] on JSON text in and out.
@@ -153,9 +152,20 @@ impl ArtifactCollector {
         observation_json: &str,
         store: Option<&mut ArtifactStore<'_>>,
     ) -> Result<String> {
-        let (text, found) = super::text::redact_text(observation_json.as_bytes(), schema, true)?;
-        self.keep(node, found, store)?;
-        Ok(text)
+        self.collect_text(node, schema, observation_json, store).map(|(text, _)| text)
+    }
+
+    /// Collects from JSON text; returns the redacted text and how many artifacts it found.
+    pub(crate) fn collect_text(
+        &mut self,
+        node: &str,
+        schema: &JsonValue,
+        observation_json: &str,
+        store: Option<&mut ArtifactStore<'_>>,
+    ) -> Result<(String, usize)> {
+        let walk = super::text::redact_text(observation_json.as_bytes(), schema, true)?;
+        self.keep(node, walk.found, store)?;
+        Ok((walk.text, walk.replaced))
     }
 
     fn keep(

@@ -42,3 +42,13 @@ pub use validate::{check_final_payload, payload_error, validate_final_payload, P
 pub(crate) fn check_schema(schema: &crate::JsonValue) -> crate::Result<()> {
     schema::SchemaDoc::new(schema).map(|_| ())
 }
+
+/// Redacts JSON text and says how many artifacts were replaced (for the bindings, which
+/// return a string observation unchanged when nothing in it is an artifact).
+///
+/// # Errors
+/// As [`redact_artifacts_json`].
+#[allow(dead_code)]
+pub(crate) fn redact_text_counted(text: &str, schema: &crate::JsonValue) -> crate::Result<(String, usize)> {
+    redact::redact_text_counted(text, schema)
+}

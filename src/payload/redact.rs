@@ -42,7 +42,12 @@ pub fn redact_artifacts_in_place(observation: &mut JsonValue, schema: &JsonValue
 /// `json_invalid` (with the byte offset) for text that is not JSON, `json_too_deep` past 512
 /// levels, `invalid_input` for a bad schema.
 pub fn redact_artifacts_json(observation_json: &str, schema: &JsonValue) -> Result<String> {
-    super::text::redact_text(observation_json.as_bytes(), schema, false).map(|(text, _)| text)
+    super::text::redact_text(observation_json.as_bytes(), schema, false).map(|w| w.text)
+}
+
+/// [`redact_artifacts_json`] that also says how many artifacts were replaced.
+pub(crate) fn redact_text_counted(observation_json: &str, schema: &JsonValue) -> Result<(String, usize)> {
+    super::text::redact_text(observation_json.as_bytes(), schema, false).map(|w| (w.text, w.replaced))
 }
 
 /// Where each placeholder goes (member/element indices) and its text.

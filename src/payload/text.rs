@@ -47,6 +47,14 @@ struct Artifact {
 /// Found artifacts: dotted path and value (when collecting).
 pub(crate) type Found = Vec<(String, JsonValue)>;
 
+/// What one pass over a text gives: the redacted compact JSON, the artifacts (when
+/// collecting) and how many artifact values were replaced.
+pub(crate) struct TextWalk {
+    pub text: String,
+    pub found: Found,
+    pub replaced: usize,
+}
+
 struct Walker<'a> {
     doc: SchemaDoc<'a>,
     out: String,
@@ -55,6 +63,7 @@ struct Walker<'a> {
     artifact: Option<Artifact>,
     collect: bool,
     found: Found,
+    replaced: usize,
 }
 
 /// Redacts the JSON text `observation` along `schema`; with `collect`, also returns the
@@ -62,11 +71,7 @@ struct Walker<'a> {
 ///
 /// # Errors
 /// `json_invalid` (with offset), `json_too_deep`, `invalid_input` for a bad schema.
-pub(crate) fn redact_text(
-    observation: &[u8],
-    schema: &JsonValue,
-    collect: bool,
-) -> Result<(String, Found)> {
+pub(crate) fn redact_text(observation: &[u8], schema: &JsonValue, collect: bool) -> Result<TextWalk> {
     let doc = SchemaDoc::new(schema)?;
     let mut w = Walker {
         doc,
@@ -76,6 +81,7 @@ pub(crate) fn redact_text(
         artifact: None,
         collect,
         found: Vec::new(),
+        replaced: 0,
     };
     let mut tok = Tokenizer::new(TokenizerOptions {
         strict: true,
@@ -85,7 +91,7 @@ pub(crate) fn redact_text(
     });
     tok.feed(observation, &mut w)?;
     tok.finish(&mut w)?;
-    Ok((w.out, w.found))
+    Ok(TextWalk { text: w.out, found: w.found, replaced: w.replaced })
 }
 
 impl<'a> Walker<'a> {
@@ -242,6 +248,7 @@ impl<'a> Walker<'a> {
         };
         let text = placeholder_text(a.ty, a.marks_stream.as_deref(), size);
         crate::json::write_json_string(&text, &mut self.out);
+        self.replaced += 1;
         if let Some(v) = a.builder.as_mut().and_then(|b| b.done.pop()) {
             self.found.push((std::mem::take(&mut a.path), v));
         }

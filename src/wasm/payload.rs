@@ -353,6 +353,12 @@ fn is_primitive(v: &JsValue) -> bool {
     !v.is_object()
 }
 
+/// A string observation that holds a JSON object or array (a tool's raw JSON output): it is
+/// redacted and collected as JSON text. Any other string is a plain-text observation.
+fn json_container_text(v: &JsValue) -> Option<String> {
+    v.as_string().filter(|s| matches!(s.trim_start().as_bytes().first(), Some(b'{' | b'[')))
+}
+
 fn payload_invalid(problems: &[crate::PayloadProblem]) -> JsValue {
     let e = js_error(&crate::payload_error(problems));
     let list = JsonValue::Array(
@@ -425,7 +431,10 @@ pub fn build_final_payload(
 /// The observation as the model may see it: every value the schema marks `"artifact": true`
 /// (nested ones too) replaced by a placeholder such as `<artifact:dict size=42KB>`,
 /// `<artifact:list size=847 items>` or `<artifact:dict stream=sales_chart>`. Primitives come
-/// back as they are. Throws `invalid_input` for a schema that is not an object or boolean.
+/// back as they are. A string holding a JSON object or array (a tool's raw JSON output) is
+/// redacted as JSON text and comes back as compact JSON text (unchanged when it holds no
+/// artifact or is not JSON after all). Throws `invalid_input` for a schema that is not an
+/// object or boolean.
 #[wasm_bindgen(js_name = redactArtifacts, unchecked_return_type = "unknown")]
 pub fn redact_artifacts(
     #[wasm_bindgen(unchecked_param_type = "unknown")] observation: JsValue,
@@ -433,6 +442,14 @@ pub fn redact_artifacts(
     schema: JsValue,
 ) -> Result<JsValue, JsValue> {
     let schema = schema_in(&schema)?;
+    if let Some(text) = json_container_text(&observation) {
+        return match crate::payload::redact_text_counted(&text, &schema) {
+            Ok((_, 0)) => Ok(observation),
+            Ok((out, _)) => Ok(JsValue::from_str(&out)),
+            Err(e) if e.kind() == ErrorKind::JsonInvalid => Ok(observation),
+            Err(e) => Err(js_error(&e)),
+        };
+    }
     if is_primitive(&observation) {
         crate::payload::check_schema(&schema).map_err(|e| js_error(&e))?;
         return Ok(observation);
@@ -492,6 +509,12 @@ pub fn collect_sources(
 // ---------------------------------------------------------------------------------------------
 // ArtifactCollector
 
+/// How collecting failed: a core error, or an exception thrown by the JS `store`.
+enum Failed {
+    Core(Error),
+    Thrown(JsValue),
+}
+
 /// Collects artifact fields from full tool observations, by tool name.
 #[wasm_bindgen(js_name = ArtifactCollector)]
 pub struct ArtifactCollector {
@@ -541,7 +564,8 @@ impl ArtifactCollector {
     }
 
     /// Collects the artifact-marked fields of `observation` under `nodeName`. Call it with
-    /// the full observation, before any truncation.
+    /// the full observation, before any truncation. A string holding a JSON object or array is
+    /// read as JSON text; other primitives hold no artifacts.
     pub fn collect(
         &mut self,
         #[wasm_bindgen(js_name = nodeName)] node_name: &str,
@@ -549,11 +573,14 @@ impl ArtifactCollector {
         #[wasm_bindgen(unchecked_param_type = "unknown")] observation: JsValue,
     ) -> Result<(), JsValue> {
         let schema = schema_in(&schema)?;
+        if let Some(text) = json_container_text(&observation) {
+            return self.run_text_observation(node_name, &schema, &text).map(|_| ());
+        }
         if is_primitive(&observation) {
             return crate::payload::check_schema(&schema).map_err(|e| js_error(&e));
         }
         let text = json_text(&observation, "the observation")?;
-        self.run(node_name, &schema, &text, false).map(|_| ())
+        self.run(node_name, &schema, &text).map(|_| ())
     }
 
     /// `collect` with the observation as JSON text.
@@ -565,12 +592,12 @@ impl ArtifactCollector {
         #[wasm_bindgen(js_name = observationJson)] observation_json: &str,
     ) -> Result<(), JsValue> {
         let schema = schema_in(&schema)?;
-        self.run(node_name, &schema, observation_json, false)
+        self.run(node_name, &schema, observation_json)
             .map(|_| ())
     }
 
     /// `collect` and `redactArtifacts` in one walk: collects, then returns the redacted
-    /// observation.
+    /// observation (a JSON-text string observation comes back as text, as `redactArtifacts`).
     #[wasm_bindgen(js_name = collectAndRedact, unchecked_return_type = "unknown")]
     pub fn collect_and_redact(
         &mut self,
@@ -579,12 +606,28 @@ impl ArtifactCollector {
         #[wasm_bindgen(unchecked_param_type = "unknown")] observation: JsValue,
     ) -> Result<JsValue, JsValue> {
         let schema = schema_in(&schema)?;
+        if let Some(text) = json_container_text(&observation) {
+            return Ok(self.run_text_observation(node_name, &schema, &text)?.map_or(observation, |out| JsValue::from_str(&out)));
+        }
         if is_primitive(&observation) {
             crate::payload::check_schema(&schema).map_err(|e| js_error(&e))?;
             return Ok(observation);
         }
         let text = json_text(&observation, "the observation")?;
-        Ok(json_parse(&self.run(node_name, &schema, &text, true)?))
+        Ok(json_parse(&self.run(node_name, &schema, &text)?))
+    }
+
+    /// A string observation holding JSON text: collected from; the redacted text when
+    /// anything was redacted, `None` when the string stays as it is (no artifact, or not
+    /// JSON after all).
+    fn run_text_observation(&mut self, node: &str, schema: &JsonValue, text: &str) -> Result<Option<String>, JsValue> {
+        match self.run_counted(node, schema, text) {
+            Ok((_, 0)) => Ok(None),
+            Ok((out, _)) => Ok(Some(out)),
+            Err(Failed::Core(e)) if e.kind() == ErrorKind::JsonInvalid => Ok(None),
+            Err(Failed::Core(e)) => Err(js_error(&e)),
+            Err(Failed::Thrown(v)) => Err(v),
+        }
     }
 
     /// `collectAndRedact` on JSON text in and out.
@@ -596,30 +639,25 @@ impl ArtifactCollector {
         #[wasm_bindgen(js_name = observationJson)] observation_json: &str,
     ) -> Result<String, JsValue> {
         let schema = schema_in(&schema)?;
-        self.run(node_name, &schema, observation_json, true)
+        self.run(node_name, &schema, observation_json)
     }
 
-    /// Collects from the observation's JSON text; returns the redacted text when `redact`.
-    fn run(
-        &mut self,
-        node: &str,
-        schema: &JsonValue,
-        obs: &str,
-        redact: bool,
-    ) -> Result<String, JsValue> {
+    /// Collects from the observation's JSON text and returns the redacted text.
+    fn run(&mut self, node: &str, schema: &JsonValue, obs: &str) -> Result<String, JsValue> {
+        self.run_counted(node, schema, obs).map(|(text, _)| text).map_err(|f| match f {
+            Failed::Core(e) => observation_error(&e),
+            Failed::Thrown(v) => v,
+        })
+    }
+
+    /// Collects from JSON text: the redacted text and how many artifacts were found.
+    fn run_counted(&mut self, node: &str, schema: &JsonValue, obs: &str) -> Result<(String, usize), Failed> {
         // A JS exception thrown by `store` is kept here and rethrown as it is.
         let thrown: RefCell<Option<JsValue>> = RefCell::new(None);
+        let store_fn = self.store.clone();
         let mut call = |node: &str, field: &str, value: &JsonValue| -> crate::Result<String> {
-            let f = self
-                .store
-                .as_ref()
-                .ok_or_else(|| Error::new(ErrorKind::InvalidState, "no store"))?;
-            let r = f.call3(
-                &JsValue::NULL,
-                &JsValue::from_str(node),
-                &JsValue::from_str(field),
-                &to_js_value(value),
-            );
+            let f = store_fn.as_ref().ok_or_else(|| Error::new(ErrorKind::InvalidState, "no store"))?;
+            let r = f.call3(&JsValue::NULL, &JsValue::from_str(node), &JsValue::from_str(field), &to_js_value(value));
             match r {
                 Ok(v) => v.as_string().ok_or_else(|| {
                     Error::new(
@@ -633,23 +671,11 @@ impl ArtifactCollector {
                 }
             }
         };
-        let store: Option<&mut crate::ArtifactStore<'_>> = if self.store.is_some() {
-            Some(&mut call)
-        } else {
-            None
-        };
-        let r = if redact {
-            self.inner.collect_and_redact_json(node, schema, obs, store)
-        } else {
-            self.inner
-                .collect_json(node, schema, obs, store)
-                .map(|()| String::new())
-        };
-        r.map_err(|e| {
-            thrown
-                .borrow_mut()
-                .take()
-                .unwrap_or_else(|| observation_error(&e))
+        let store: Option<&mut crate::ArtifactStore<'_>> = if self.store.is_some() { Some(&mut call) } else { None };
+        let r = self.inner.collect_text(node, schema, obs, store);
+        r.map_err(|e| match thrown.borrow_mut().take() {
+            Some(v) => Failed::Thrown(v),
+            None => Failed::Core(e),
         })
     }
 

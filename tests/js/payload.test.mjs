@@ -468,3 +468,21 @@ test('B18: collection sees the full observation; a clamped observation is still 
   same(sr.redactArtifacts(clamped, schema), { csv: '<artifact:str size=10029 chars>', rows: '<artifact:list size=20 items>', note: 'n' });
   same(sr.redactArtifacts(full, schema), { csv: '<artifact:str size=60000 chars>', rows: '<artifact:list size=500 items>', note: 'n' });
 });
+
+test('a string observation holding JSON is redacted and collected as JSON text', () => {
+  const schema = { properties: { blob: { artifact: true }, keep: { type: 'string' } } };
+  const obs = { blob: { big: 'x'.repeat(100) }, keep: 'k' };
+  const text = JSON.stringify(obs, null, 2);
+  assert.equal(sr.redactArtifacts(text, schema), '{"blob":"<artifact:dict size=110B>","keep":"k"}');
+  assert.equal(sr.redactArtifacts(text, schema), sr.redactArtifactsJson(text, schema));
+  // Nothing to redact, prose, or not JSON after all: the string as it is.
+  for (const s of ['{ "keep" : "k" }', 'hello', '{not json', '  [1, 2]  ', '']) assert.equal(sr.redactArtifacts(s, schema), s);
+  const c = new sr.ArtifactCollector();
+  c.collect('t', schema, text);
+  c.collect('u', schema, 'plain text');
+  same(c.all(), { t: { blob: obs.blob } });
+  const c2 = new sr.ArtifactCollector();
+  assert.equal(c2.collectAndRedact('t', schema, text), '{"blob":"<artifact:dict size=110B>","keep":"k"}');
+  assert.equal(c2.collectAndRedact('t', schema, '{"keep":"k"}'), '{"keep":"k"}');
+  same(c2.all(), { t: { blob: obs.blob } });
+});
