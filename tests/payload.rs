@@ -834,7 +834,8 @@ fn nested_artifacts_through_refs_unions_lists_and_dicts() {
     // The collector names nested artifacts by their dotted path.
     let mut c = ArtifactCollector::default();
     c.collect("report", &j(PYDANTIC_NESTED), &obs).unwrap();
-    let names: Vec<&str> = c.all()[0].1.iter().map(|(k, _)| k.as_str()).collect();
+    let all = c.all();
+    let names: Vec<&str> = all[0].1.iter().map(|(k, _)| k.as_str()).collect();
     assert_eq!(
         names,
         [

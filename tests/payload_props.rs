@@ -280,7 +280,7 @@ fn redaction_never_leaks_and_keeps_the_rest() {
         for (_, fields) in c1.all() {
             for (_, v) in fields {
                 assert!(
-                    leaks(v),
+                    leaks(&v),
                     "case {case}: collected a non-artifact {}",
                     v.to_json()
                 );

@@ -38,11 +38,43 @@ impl Default for ArtifactCollectorOptions {
 /// Stores a large artifact (`node`, `field`, value) and returns its reference.
 pub type ArtifactStore<'s> = dyn FnMut(&str, &str, &JsonValue) -> Result<String> + 's;
 
+/// A collected artifact: a value, or the compact JSON text of one (what the one-pass text
+/// walk keeps, so big artifacts are never built as trees unless asked for).
+#[derive(Debug, Clone, PartialEq)]
+enum Held {
+    Value(JsonValue),
+    Json(String),
+}
+
+impl Held {
+    fn size(&self) -> usize {
+        match self {
+            Held::Value(v) => json_len(v),
+            Held::Json(t) => t.len(),
+        }
+    }
+
+    fn value(&self) -> JsonValue {
+        match self {
+            Held::Value(v) => v.clone(),
+            // The text was written by the walk from a valid document: it parses.
+            Held::Json(t) => crate::parse_strict(t.as_bytes()).unwrap_or(JsonValue::Null),
+        }
+    }
+
+    fn write_json(&self, out: &mut String) {
+        match self {
+            Held::Value(v) => v.write_json(out),
+            Held::Json(t) => out.push_str(t),
+        }
+    }
+}
+
 /// Collects artifact fields from tool observations during a run.
 #[derive(Debug, Clone, Default)]
 pub struct ArtifactCollector {
     options: ArtifactCollectorOptions,
-    artifacts: Artifacts,
+    artifacts: Vec<(String, Vec<(String, Held)>)>,
     warnings: Vec<String>,
 }
 
@@ -84,7 +116,7 @@ impl ArtifactCollector {
         let doc = SchemaDoc::new(schema)?;
         let mut found = Vec::new();
         walk_artifacts(doc, observation, &mut |f| {
-            found.push((dotted(f.path), f.value.clone()));
+            found.push((dotted(f.path), Held::Value(f.value.clone())));
             Ok(())
         })?;
         self.keep(node, found, store)
@@ -119,7 +151,7 @@ impl ArtifactCollector {
             let value = super::schema::at_mut(&mut observation, path)
                 .map(|slot| std::mem::replace(slot, JsonValue::Null))
                 .unwrap_or(JsonValue::Null);
-            found.push((name, value));
+            found.push((name, Held::Value(value)));
         }
         apply(&mut observation, edits);
         self.keep(node, found, store)?;
@@ -138,7 +170,8 @@ impl ArtifactCollector {
         observation_json: &str,
         store: Option<&mut ArtifactStore<'_>>,
     ) -> Result<()> {
-        self.collect_text(node, schema, observation_json, store).map(|_| ())
+        self.collect_text(node, schema, observation_json, store)
+            .map(|_| ())
     }
 
     /// [`ArtifactCollector::collect_and_redact`] on JSON text in and out.
@@ -152,7 +185,8 @@ impl ArtifactCollector {
         observation_json: &str,
         store: Option<&mut ArtifactStore<'_>>,
     ) -> Result<String> {
-        self.collect_text(node, schema, observation_json, store).map(|(text, _)| text)
+        self.collect_text(node, schema, observation_json, store)
+            .map(|(text, _)| text)
     }
 
     /// Collects from JSON text; returns the redacted text and how many artifacts it found.
@@ -164,14 +198,19 @@ impl ArtifactCollector {
         store: Option<&mut ArtifactStore<'_>>,
     ) -> Result<(String, usize)> {
         let walk = super::text::redact_text(observation_json.as_bytes(), schema, true)?;
-        self.keep(node, walk.found, store)?;
+        let found = walk
+            .found
+            .into_iter()
+            .map(|(k, t)| (k, Held::Json(t)))
+            .collect();
+        self.keep(node, found, store)?;
         Ok((walk.text, walk.replaced))
     }
 
     fn keep(
         &mut self,
         node: &str,
-        found: Vec<(String, JsonValue)>,
+        found: Vec<(String, Held)>,
         mut store: Option<&mut ArtifactStore<'_>>,
     ) -> Result<()> {
         if found.is_empty() {
@@ -179,33 +218,34 @@ impl ArtifactCollector {
         }
         let mut kept = Vec::with_capacity(found.len());
         let mut warnings = Vec::new();
-        for (field, value) in found {
-            let size = json_len(&value);
-            if size <= self.options.max_inline_bytes {
-                kept.push((field, value));
+        let max = self.options.max_inline_bytes;
+        for (field, held) in found {
+            let size = held.size();
+            if size <= max {
+                kept.push((field, held));
                 continue;
             }
-            let max = self.options.max_inline_bytes;
-            let value = match store.as_deref_mut() {
+            let held = match store.as_deref_mut() {
                 Some(store) => {
+                    let value = held.value();
                     let reference = store(node, &field, &value)?;
                     warnings.push(format!(
                         "artifact_large: {node}.{field} is {size} bytes (over {max}), stored as {reference}"
                     ));
-                    JsonValue::Object(vec![
+                    Held::Value(JsonValue::Object(vec![
                         ("artifact_ref".into(), JsonValue::String(reference)),
                         ("type".into(), JsonValue::String(type_name(&value).into())),
                         ("size_bytes".into(), number(size as f64)),
-                    ])
+                    ]))
                 }
                 None => {
                     warnings.push(format!(
                         "artifact_large: {node}.{field} is {size} bytes (over {max}), kept inline (no store)"
                     ));
-                    value
+                    held
                 }
             };
-            kept.push((field, value));
+            kept.push((field, held));
         }
         let slot = match self.artifacts.iter().position(|(n, _)| n == node) {
             Some(i) => &mut self.artifacts[i].1,
@@ -215,24 +255,32 @@ impl ArtifactCollector {
                 &mut self.artifacts[last].1
             }
         };
-        for (field, value) in kept {
-            set(slot, &field, value);
+        for (field, held) in kept {
+            set(slot, &field, held);
         }
         self.warnings.extend(warnings);
         Ok(())
     }
 
-    /// Everything collected: node name to `{field: value}`.
-    pub fn all(&self) -> &Artifacts {
-        &self.artifacts
+    /// Everything collected: node name to `{field: value}` (a copy).
+    pub fn all(&self) -> Artifacts {
+        self.artifacts
+            .iter()
+            .map(|(n, f)| {
+                (
+                    n.clone(),
+                    f.iter().map(|(k, h)| (k.clone(), h.value())).collect(),
+                )
+            })
+            .collect()
     }
 
     /// [`ArtifactCollector::all`] as one JSON object.
     pub fn all_value(&self) -> JsonValue {
         JsonValue::Object(
-            self.artifacts
-                .iter()
-                .map(|(n, f)| (n.clone(), JsonValue::Object(f.clone())))
+            self.all()
+                .into_iter()
+                .map(|(n, f)| (n, JsonValue::Object(f)))
                 .collect(),
         )
     }

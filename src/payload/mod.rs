@@ -49,6 +49,9 @@ pub(crate) fn check_schema(schema: &crate::JsonValue) -> crate::Result<()> {
 /// # Errors
 /// As [`redact_artifacts_json`].
 #[allow(dead_code)]
-pub(crate) fn redact_text_counted(text: &str, schema: &crate::JsonValue) -> crate::Result<(String, usize)> {
+pub(crate) fn redact_text_counted(
+    text: &str,
+    schema: &crate::JsonValue,
+) -> crate::Result<(String, usize)> {
     redact::redact_text_counted(text, schema)
 }

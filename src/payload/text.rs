@@ -1,9 +1,9 @@
 //! The artifact walk straight over JSON text: one pass of the shared tokenizer, the
 //! non-artifact parts written out as compact JSON as they are read, artifact values only
 //! measured for their placeholder (and built as `JsonValue`s when they are collected). The
-//! observation is never built as a tree, which makes big observations several times cheaper
-//! than `parse_strict` + `redact_artifacts` + `to_json`, with the same result (the property
-//! tests and the fuzz target compare the two).
+//! observation is never built as a tree (collected artifacts are kept as their compact JSON
+//! text), which makes big observations much cheaper than `parse_strict` + `redact_artifacts`
+//! + `to_json`, with the same result (the property tests and the fuzz target compare the two).
 //!
 //! State: a stack of the open containers outside any artifact (`Frame`: object or array, the
 //! expanded schema of its members, how many members were written, the current key), the
@@ -13,10 +13,66 @@
 
 use super::redact::placeholder_text;
 use super::schema::{Marks, SchemaDoc};
-use super::types::{escaped_len, type_name};
+use super::types::type_name;
 use crate::json::tokenizer::{AfterValue, Sink, Token, Tokenizer, TokenizerOptions};
-use crate::json::{write_json_escaped, JsonValue, ValueBuilder};
+use crate::json::{write_json_escaped, write_json_string, JsonValue};
 use crate::Result;
+
+/// Writes tokens as compact JSON (what `JsonValue::to_json` writes), placing the commas.
+#[derive(Default)]
+struct CompactWriter {
+    /// Per open container: is it an object, and how many members/elements were written.
+    open: Vec<(bool, usize)>,
+}
+
+impl CompactWriter {
+    /// A comma before the next member (`key`) or element, where one is due.
+    fn comma(&mut self, key: bool, out: &mut String) {
+        if let Some((object, n)) = self.open.last_mut() {
+            if *object == key {
+                if *n > 0 {
+                    out.push(',');
+                }
+                *n += 1;
+            }
+        }
+    }
+
+    fn token(&mut self, tok: Token<'_>, out: &mut String) {
+        match tok {
+            Token::Key(k) => {
+                self.comma(true, out);
+                write_json_string(k, out);
+                out.push(':');
+                return;
+            }
+            Token::StringPart(s) => return write_json_escaped(s, out),
+            Token::StringEnd => return out.push('"'),
+            Token::ObjectEnd | Token::ArrayEnd => {
+                self.open.pop();
+                return out.push(if tok == Token::ObjectEnd { '}' } else { ']' });
+            }
+            _ => self.comma(false, out),
+        }
+        match tok {
+            Token::ObjectStart | Token::ArrayStart => {
+                let object = tok == Token::ObjectStart;
+                self.open.push((object, 0));
+                out.push(if object { '{' } else { '[' });
+            }
+            Token::StringStart => out.push('"'),
+            Token::Number(n) => out.push_str(n),
+            Token::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+            _ => out.push_str("null"),
+        }
+    }
+
+    /// A string value in place of an artifact.
+    fn placeholder(&mut self, text: &str, out: &mut String) {
+        self.comma(false, out);
+        write_json_string(text, out);
+    }
+}
 
 struct Frame<'a> {
     object: bool,
@@ -25,27 +81,52 @@ struct Frame<'a> {
     key: String,
 }
 
-/// An artifact value being read.
+/// An artifact value being read: its compact JSON and what its placeholder needs.
 struct Artifact {
     /// Tokenizer depth of its first token.
     depth: usize,
-    marks_stream: Option<String>,
+    stream: Option<String>,
     ty: &'static str,
-    /// Elements of a top-level array artifact.
+    /// Elements of a list artifact.
     items: usize,
-    /// Characters of a string artifact.
+    /// Characters of a str artifact.
     chars: usize,
-    /// Compact JSON bytes so far.
-    bytes: usize,
-    /// Members/elements written per open container inside the artifact (for commas).
-    counts: Vec<(bool, usize)>,
+    json: String,
+    writer: CompactWriter,
     /// Dotted path (for collection).
     path: String,
-    builder: Option<ValueBuilder>,
 }
 
-/// Found artifacts: dotted path and value (when collecting).
-pub(crate) type Found = Vec<(String, JsonValue)>;
+/// Whether `tok` is the first token of a value.
+fn starts_value(tok: Token<'_>) -> bool {
+    matches!(tok, Token::ObjectStart | Token::ArrayStart | Token::StringStart) || scalar(tok)
+}
+
+/// Whether `tok` is the last token of a value.
+fn ends_value(tok: Token<'_>) -> bool {
+    matches!(tok, Token::ObjectEnd | Token::ArrayEnd | Token::StringEnd) || scalar(tok)
+}
+
+fn scalar(tok: Token<'_>) -> bool {
+    matches!(tok, Token::Number(_) | Token::Bool(_) | Token::Null)
+}
+
+impl Artifact {
+    /// Takes one token of the artifact; returns whether the artifact is complete.
+    fn token(&mut self, tok: Token<'_>, depth: usize) -> bool {
+        if self.ty == "list" && depth == self.depth + 1 {
+            self.items += usize::from(starts_value(tok));
+        }
+        if let (Token::StringPart(s), true) = (tok, depth == self.depth) {
+            self.chars += s.chars().count();
+        }
+        self.writer.token(tok, &mut self.json);
+        depth == self.depth && ends_value(tok)
+    }
+}
+
+/// Found artifacts: dotted path and compact JSON text.
+pub(crate) type Found = Vec<(String, String)>;
 
 /// What one pass over a text gives: the redacted compact JSON, the artifacts (when
 /// collecting) and how many artifact values were replaced.
@@ -58,6 +139,7 @@ pub(crate) struct TextWalk {
 struct Walker<'a> {
     doc: SchemaDoc<'a>,
     out: String,
+    writer: CompactWriter,
     frames: Vec<Frame<'a>>,
     next: Vec<&'a JsonValue>,
     artifact: Option<Artifact>,
@@ -67,15 +149,20 @@ struct Walker<'a> {
 }
 
 /// Redacts the JSON text `observation` along `schema`; with `collect`, also returns the
-/// artifacts found (dotted path, value), in order.
+/// artifacts found (dotted path, compact JSON), in order.
 ///
 /// # Errors
 /// `json_invalid` (with offset), `json_too_deep`, `invalid_input` for a bad schema.
-pub(crate) fn redact_text(observation: &[u8], schema: &JsonValue, collect: bool) -> Result<TextWalk> {
+pub(crate) fn redact_text(
+    observation: &[u8],
+    schema: &JsonValue,
+    collect: bool,
+) -> Result<TextWalk> {
     let doc = SchemaDoc::new(schema)?;
     let mut w = Walker {
         doc,
         out: String::with_capacity(observation.len() / 4),
+        writer: CompactWriter::default(),
         frames: Vec::new(),
         next: doc.root(),
         artifact: None,
@@ -91,7 +178,11 @@ pub(crate) fn redact_text(observation: &[u8], schema: &JsonValue, collect: bool)
     });
     tok.feed(observation, &mut w)?;
     tok.finish(&mut w)?;
-    Ok(TextWalk { text: w.out, found: w.found, replaced: w.replaced })
+    Ok(TextWalk {
+        text: w.out,
+        found: w.found,
+        replaced: w.replaced,
+    })
 }
 
 impl<'a> Walker<'a> {
@@ -104,7 +195,7 @@ impl<'a> Walker<'a> {
             if f.object {
                 p.push_str(&f.key);
             } else {
-                p.push_str(&(f.count - 1).to_string());
+                p.push_str(&f.count.saturating_sub(1).to_string());
             }
         }
         p
@@ -118,15 +209,12 @@ impl<'a> Walker<'a> {
             .map_or("", |f| f.key.as_str())
     }
 
-    /// A value starts outside any artifact: its schema, and whether it is an artifact.
-    fn value_start(&mut self, tok: &Token<'_>, depth: usize) -> Option<Artifact> {
+    /// A value starts outside any artifact: its schema is found, and it is an artifact or not.
+    fn value_start(&mut self, tok: Token<'_>, depth: usize) -> Option<Artifact> {
         let schema = match self.frames.last_mut() {
             None => return None, // the root is never an artifact
             Some(f) if f.object => std::mem::take(&mut self.next),
             Some(f) => {
-                if f.count > 0 {
-                    self.out.push(',');
-                }
                 f.count += 1;
                 self.doc.item(&f.schema, f.count - 1)
             }
@@ -146,188 +234,95 @@ impl<'a> Walker<'a> {
             Token::ObjectStart => "dict",
             Token::ArrayStart => "list",
             Token::StringStart => "str",
-            Token::Number(n) => type_name(&JsonValue::Number((*n).to_string())),
+            Token::Number(n) => type_name(&JsonValue::Number(n.to_string())),
             Token::Bool(_) => "bool",
             _ => "NoneType",
         };
+        let path = if self.collect {
+            self.path()
+        } else {
+            String::new()
+        };
         Some(Artifact {
             depth,
-            marks_stream: stream,
+            stream,
             ty,
             items: 0,
             chars: 0,
-            bytes: 0,
-            counts: Vec::new(),
-            path: if self.collect {
-                self.path()
-            } else {
-                String::new()
-            },
-            builder: self.collect.then(ValueBuilder::default),
+            json: String::new(),
+            writer: CompactWriter::default(),
+            path,
         })
     }
 
-    /// Feeds a token to the artifact being read; returns whether the artifact is complete.
-    fn artifact_token(a: &mut Artifact, tok: Token<'_>, depth: usize) -> Result<bool> {
-        if let Some(b) = a.builder.as_mut() {
-            b.token(tok, depth)?;
-        }
-        let value_start = matches!(
-            tok,
-            Token::ObjectStart
-                | Token::ArrayStart
-                | Token::StringStart
-                | Token::Number(_)
-                | Token::Bool(_)
-                | Token::Null
-        );
-        if value_start {
-            if let Some((false, n)) = a.counts.last_mut() {
-                if *n > 0 {
-                    a.bytes += 1;
-                }
-                *n += 1;
-            }
-            if depth == a.depth + 1 && a.ty == "list" {
-                a.items += 1;
-            }
-        }
-        match tok {
-            Token::ObjectStart | Token::ArrayStart => {
-                a.bytes += 1;
-                a.counts.push((matches!(tok, Token::ObjectStart), 0));
-                Ok(false)
-            }
-            Token::ObjectEnd | Token::ArrayEnd => {
-                a.bytes += 1;
-                a.counts.pop();
-                Ok(depth == a.depth)
-            }
-            Token::Key(k) => {
-                if let Some((true, n)) = a.counts.last_mut() {
-                    if *n > 0 {
-                        a.bytes += 1;
-                    }
-                    *n += 1;
-                }
-                a.bytes += escaped_len(k) + 3;
-                Ok(false)
-            }
-            Token::StringStart => {
-                a.bytes += 2;
-                Ok(false)
-            }
-            Token::StringPart(s) => {
-                a.bytes += escaped_len(s);
-                if depth == a.depth {
-                    a.chars += s.chars().count();
-                }
-                Ok(false)
-            }
-            Token::StringEnd => Ok(depth == a.depth),
-            Token::Number(n) => {
-                a.bytes += n.len();
-                Ok(depth == a.depth)
-            }
-            Token::Bool(b) => {
-                a.bytes += if b { 4 } else { 5 };
-                Ok(depth == a.depth)
-            }
-            Token::Null => {
-                a.bytes += 4;
-                Ok(depth == a.depth)
-            }
-        }
-    }
-
-    fn finish_artifact(&mut self, mut a: Artifact) {
+    fn finish_artifact(&mut self, a: Artifact) {
         let size = match a.ty {
-            "dict" => a.bytes,
+            "dict" => a.json.len(),
             "list" => a.items,
             _ => a.chars,
         };
-        let text = placeholder_text(a.ty, a.marks_stream.as_deref(), size);
-        crate::json::write_json_string(&text, &mut self.out);
+        self.writer.placeholder(
+            &placeholder_text(a.ty, a.stream.as_deref(), size),
+            &mut self.out,
+        );
         self.replaced += 1;
-        if let Some(v) = a.builder.as_mut().and_then(|b| b.done.pop()) {
-            self.found.push((std::mem::take(&mut a.path), v));
+        if self.collect {
+            self.found.push((a.path, a.json));
+        }
+    }
+
+    /// Feeds `tok` to `a`; keeps it open or finishes it.
+    fn continue_artifact(&mut self, mut a: Artifact, tok: Token<'_>, depth: usize) {
+        if a.token(tok, depth) {
+            self.finish_artifact(a);
+        } else {
+            self.artifact = Some(a);
         }
     }
 }
 
 impl Sink for Walker<'_> {
     fn token(&mut self, tok: Token<'_>, depth: usize) -> Result<()> {
-        if let Some(mut a) = self.artifact.take() {
-            if Self::artifact_token(&mut a, tok, depth)? {
-                self.finish_artifact(a);
-            } else {
-                self.artifact = Some(a);
-            }
+        if let Some(a) = self.artifact.take() {
+            self.continue_artifact(a, tok, depth);
             return Ok(());
         }
         match tok {
             Token::Key(k) => {
                 if let Some(f) = self.frames.last_mut() {
-                    if f.count > 0 {
-                        self.out.push(',');
-                    }
                     f.count += 1;
                     f.key.clear();
                     f.key.push_str(k);
                     self.next = self.doc.property(&f.schema, k);
                 }
-                crate::json::write_json_string(k, &mut self.out);
-                self.out.push(':');
-                return Ok(());
             }
-            Token::StringPart(s) => {
-                write_json_escaped(s, &mut self.out);
-                return Ok(());
-            }
-            Token::StringEnd => {
-                self.out.push('"');
-                return Ok(());
-            }
-            Token::ObjectEnd => {
-                self.out.push('}');
+            Token::ObjectEnd | Token::ArrayEnd => {
                 self.frames.pop();
-                return Ok(());
             }
-            Token::ArrayEnd => {
-                self.out.push(']');
-                self.frames.pop();
-                return Ok(());
-            }
-            _ => {}
-        }
-        // A value starts.
-        if let Some(mut a) = self.value_start(&tok, depth) {
-            if Self::artifact_token(&mut a, tok, depth)? {
-                self.finish_artifact(a);
-            } else {
-                self.artifact = Some(a);
-            }
-            return Ok(());
-        }
-        match tok {
-            Token::ObjectStart | Token::ArrayStart => {
-                let object = matches!(tok, Token::ObjectStart);
-                self.out.push(if object { '{' } else { '[' });
+            Token::ObjectStart
+            | Token::ArrayStart
+            | Token::StringStart
+            | Token::Number(_)
+            | Token::Bool(_)
+            | Token::Null => {
+                if let Some(a) = self.value_start(tok, depth) {
+                    self.continue_artifact(a, tok, depth);
+                    return Ok(());
+                }
                 let schema = std::mem::take(&mut self.next);
-                self.frames.push(Frame {
-                    object,
-                    schema,
-                    count: 0,
-                    key: String::new(),
-                });
+                if let Token::ObjectStart | Token::ArrayStart = tok {
+                    let object = tok == Token::ObjectStart;
+                    self.frames.push(Frame {
+                        object,
+                        schema,
+                        count: 0,
+                        key: String::new(),
+                    });
+                }
             }
-            Token::StringStart => self.out.push('"'),
-            Token::Number(n) => self.out.push_str(n),
-            Token::Bool(b) => self.out.push_str(if b { "true" } else { "false" }),
-            Token::Null => self.out.push_str("null"),
-            _ => {}
+            Token::StringPart(_) | Token::StringEnd => {}
         }
-        self.next.clear();
+        self.writer.token(tok, &mut self.out);
         Ok(())
     }
 }

@@ -185,7 +185,7 @@ fn opt_str(s: &Option<String>) -> JsonValue {
 
 /// Sets `key` in an ordered map: replaces every existing member of that name (keeping the
 /// first one's position), or appends.
-pub(crate) fn set(map: &mut JsonMap, key: &str, value: JsonValue) {
+pub(crate) fn set<V>(map: &mut Vec<(String, V)>, key: &str, value: V) {
     let mut value = Some(value);
     map.retain_mut(|(k, v)| {
         if k != key {

@@ -356,7 +356,8 @@ fn is_primitive(v: &JsValue) -> bool {
 /// A string observation that holds a JSON object or array (a tool's raw JSON output): it is
 /// redacted and collected as JSON text. Any other string is a plain-text observation.
 fn json_container_text(v: &JsValue) -> Option<String> {
-    v.as_string().filter(|s| matches!(s.trim_start().as_bytes().first(), Some(b'{' | b'[')))
+    v.as_string()
+        .filter(|s| matches!(s.trim_start().as_bytes().first(), Some(b'{' | b'[')))
 }
 
 fn payload_invalid(problems: &[crate::PayloadProblem]) -> JsValue {
@@ -574,7 +575,9 @@ impl ArtifactCollector {
     ) -> Result<(), JsValue> {
         let schema = schema_in(&schema)?;
         if let Some(text) = json_container_text(&observation) {
-            return self.run_text_observation(node_name, &schema, &text).map(|_| ());
+            return self
+                .run_text_observation(node_name, &schema, &text)
+                .map(|_| ());
         }
         if is_primitive(&observation) {
             return crate::payload::check_schema(&schema).map_err(|e| js_error(&e));
@@ -592,8 +595,7 @@ impl ArtifactCollector {
         #[wasm_bindgen(js_name = observationJson)] observation_json: &str,
     ) -> Result<(), JsValue> {
         let schema = schema_in(&schema)?;
-        self.run(node_name, &schema, observation_json)
-            .map(|_| ())
+        self.run(node_name, &schema, observation_json).map(|_| ())
     }
 
     /// `collect` and `redactArtifacts` in one walk: collects, then returns the redacted
@@ -607,7 +609,9 @@ impl ArtifactCollector {
     ) -> Result<JsValue, JsValue> {
         let schema = schema_in(&schema)?;
         if let Some(text) = json_container_text(&observation) {
-            return Ok(self.run_text_observation(node_name, &schema, &text)?.map_or(observation, |out| JsValue::from_str(&out)));
+            return Ok(self
+                .run_text_observation(node_name, &schema, &text)?
+                .map_or(observation, |out| JsValue::from_str(&out)));
         }
         if is_primitive(&observation) {
             crate::payload::check_schema(&schema).map_err(|e| js_error(&e))?;
@@ -620,7 +624,12 @@ impl ArtifactCollector {
     /// A string observation holding JSON text: collected from; the redacted text when
     /// anything was redacted, `None` when the string stays as it is (no artifact, or not
     /// JSON after all).
-    fn run_text_observation(&mut self, node: &str, schema: &JsonValue, text: &str) -> Result<Option<String>, JsValue> {
+    fn run_text_observation(
+        &mut self,
+        node: &str,
+        schema: &JsonValue,
+        text: &str,
+    ) -> Result<Option<String>, JsValue> {
         match self.run_counted(node, schema, text) {
             Ok((_, 0)) => Ok(None),
             Ok((out, _)) => Ok(Some(out)),
@@ -644,20 +653,34 @@ impl ArtifactCollector {
 
     /// Collects from the observation's JSON text and returns the redacted text.
     fn run(&mut self, node: &str, schema: &JsonValue, obs: &str) -> Result<String, JsValue> {
-        self.run_counted(node, schema, obs).map(|(text, _)| text).map_err(|f| match f {
-            Failed::Core(e) => observation_error(&e),
-            Failed::Thrown(v) => v,
-        })
+        self.run_counted(node, schema, obs)
+            .map(|(text, _)| text)
+            .map_err(|f| match f {
+                Failed::Core(e) => observation_error(&e),
+                Failed::Thrown(v) => v,
+            })
     }
 
     /// Collects from JSON text: the redacted text and how many artifacts were found.
-    fn run_counted(&mut self, node: &str, schema: &JsonValue, obs: &str) -> Result<(String, usize), Failed> {
+    fn run_counted(
+        &mut self,
+        node: &str,
+        schema: &JsonValue,
+        obs: &str,
+    ) -> Result<(String, usize), Failed> {
         // A JS exception thrown by `store` is kept here and rethrown as it is.
         let thrown: RefCell<Option<JsValue>> = RefCell::new(None);
         let store_fn = self.store.clone();
         let mut call = |node: &str, field: &str, value: &JsonValue| -> crate::Result<String> {
-            let f = store_fn.as_ref().ok_or_else(|| Error::new(ErrorKind::InvalidState, "no store"))?;
-            let r = f.call3(&JsValue::NULL, &JsValue::from_str(node), &JsValue::from_str(field), &to_js_value(value));
+            let f = store_fn
+                .as_ref()
+                .ok_or_else(|| Error::new(ErrorKind::InvalidState, "no store"))?;
+            let r = f.call3(
+                &JsValue::NULL,
+                &JsValue::from_str(node),
+                &JsValue::from_str(field),
+                &to_js_value(value),
+            );
             match r {
                 Ok(v) => v.as_string().ok_or_else(|| {
                     Error::new(
@@ -671,7 +694,11 @@ impl ArtifactCollector {
                 }
             }
         };
-        let store: Option<&mut crate::ArtifactStore<'_>> = if self.store.is_some() { Some(&mut call) } else { None };
+        let store: Option<&mut crate::ArtifactStore<'_>> = if self.store.is_some() {
+            Some(&mut call)
+        } else {
+            None
+        };
         let r = self.inner.collect_text(node, schema, obs, store);
         r.map_err(|e| match thrown.borrow_mut().take() {
             Some(v) => Failed::Thrown(v),
