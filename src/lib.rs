@@ -44,7 +44,7 @@ pub use json::{JsonEvent, JsonItemStream, JsonItemStreamOptions, PartialJson, Pa
 pub use nonce::make_nonce;
 pub use payload::{
     build_final_payload, check_final_payload, collect_sources, dedup_sources, done_event, human_size,
-    json_len, payload_error, redact_artifacts, redact_artifacts_in_place, type_name, validate_final_payload,
+    json_len, payload_error, redact_artifacts, redact_artifacts_in_place, redact_artifacts_json, type_name, validate_final_payload,
     ArtifactChunk, ArtifactCollector, ArtifactCollectorOptions, ArtifactStore, ArtifactStream, Artifacts,
     BuiltPayload, FinalPayload, JsonMap, PayloadContext, PayloadProblem, Source, SuggestedAction, ToolStep,
     ANSWER_KEYS, DEFAULT_MAX_INLINE_BYTES, MAX_STREAMS, NO_ANSWER,

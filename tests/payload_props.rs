@@ -7,13 +7,18 @@
 //! - redaction of an observation whose schema marks nothing is the identity (and nothing is
 //!   collected);
 //! - `collect_and_redact` gives what `collect` + `redact_artifacts` give;
+//! - the one-pass text walk (`redact_artifacts_json`, `collect_and_redact_json`,
+//!   `collect_json`) gives exactly what the tree walk gives, from compact or pretty text;
 //! - `json_len` is the length of `to_json`.
+//!
 //! The seed comes from tests/common (`STREAMROUTE_SEED` to replay).
 
 mod common;
 
 use common::{seed, Rng};
-use streamroute::{json_len, redact_artifacts, ArtifactCollector, JsonValue};
+use streamroute::{
+    json_len, redact_artifacts, redact_artifacts_json, ArtifactCollector, JsonValue,
+};
 
 const MARK: &str = "SECRET";
 
@@ -22,7 +27,12 @@ fn s(x: &str) -> JsonValue {
 }
 
 fn obj(members: Vec<(&str, JsonValue)>) -> JsonValue {
-    JsonValue::Object(members.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    JsonValue::Object(
+        members
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    )
 }
 
 struct Gen {
@@ -70,35 +80,71 @@ impl Gen {
             let key = format!("f{i}");
             let artifact = self.marks && self.below(100) < 35;
             let (mut prop, mut value) = match if depth > 3 { 0 } else { self.below(6) } {
-                0 => (obj(vec![("type", s(["string", "number", "boolean", "null"][self.below(4)]))]), self.plain(depth + 2)),
+                0 => (
+                    obj(vec![(
+                        "type",
+                        s(["string", "number", "boolean", "null"][self.below(4)]),
+                    )]),
+                    self.plain(depth + 2),
+                ),
                 1 => self.model(depth + 1, artifacts),
                 2 => {
                     let (m, o) = self.model(depth + 1, artifacts);
-                    let v = if self.below(10) < 3 { JsonValue::Null } else { o };
-                    (obj(vec![("anyOf", JsonValue::Array(vec![m, obj(vec![("type", s("null"))])])), ("default", JsonValue::Null)]), v)
+                    let v = if self.below(10) < 3 {
+                        JsonValue::Null
+                    } else {
+                        o
+                    };
+                    (
+                        obj(vec![
+                            (
+                                "anyOf",
+                                JsonValue::Array(vec![m, obj(vec![("type", s("null"))])]),
+                            ),
+                            ("default", JsonValue::Null),
+                        ]),
+                        v,
+                    )
                 }
                 3 => {
                     let (m, o) = self.model(depth + 1, artifacts);
                     let len = self.below(4);
-                    (obj(vec![("type", s("array")), ("items", m)]), JsonValue::Array(vec![o; len]))
+                    (
+                        obj(vec![("type", s("array")), ("items", m)]),
+                        JsonValue::Array(vec![o; len]),
+                    )
                 }
                 4 => {
                     let (m, o) = self.model(depth + 1, artifacts);
-                    (obj(vec![("type", s("object")), ("additionalProperties", m)]), obj(vec![("a", o.clone()), ("b", o)]))
+                    (
+                        obj(vec![("type", s("object")), ("additionalProperties", m)]),
+                        obj(vec![("a", o.clone()), ("b", o)]),
+                    )
                 }
                 _ => {
                     let (m, o) = self.model(depth + 1, artifacts);
-                    (obj(vec![("allOf", JsonValue::Array(vec![m])), ("description", s("wrapped"))]), o)
+                    (
+                        obj(vec![
+                            ("allOf", JsonValue::Array(vec![m])),
+                            ("description", s("wrapped")),
+                        ]),
+                        o,
+                    )
                 }
             };
             if artifact {
-                let JsonValue::Object(p) = &mut prop else { unreachable!() };
+                let JsonValue::Object(p) = &mut prop else {
+                    unreachable!()
+                };
                 p.push(("artifact".into(), JsonValue::Bool(true)));
                 if self.below(10) < 3 {
                     p.push(("stream".into(), JsonValue::Bool(true)));
                 }
                 if self.below(10) < 2 {
-                    p.push(("stream_id".into(), JsonValue::String(format!("stream_{}", self.below(9)))));
+                    p.push((
+                        "stream_id".into(),
+                        JsonValue::String(format!("stream_{}", self.below(9))),
+                    ));
                 }
                 value = self.secret(depth);
             }
@@ -113,11 +159,17 @@ impl Gen {
         if self.below(2) == 0 {
             obs.push((format!("unknown{}", self.below(9)), self.plain(depth + 1)));
         }
-        let schema = obj(vec![("type", s("object")), ("properties", JsonValue::Object(props))]);
+        let schema = obj(vec![
+            ("type", s("object")),
+            ("properties", JsonValue::Object(props)),
+        ]);
         if self.below(2) == 0 {
             let name = format!("M{}", self.defs.len());
             self.defs.push((name.clone(), schema));
-            return (obj(vec![("$ref", JsonValue::String(format!("#/$defs/{name}")))]), JsonValue::Object(obs));
+            return (
+                obj(vec![("$ref", JsonValue::String(format!("#/$defs/{name}")))]),
+                JsonValue::Object(obs),
+            );
         }
         (schema, JsonValue::Object(obs))
     }
@@ -125,11 +177,20 @@ impl Gen {
 
 /// A schema, an observation, and how many artifact fields the observation has (at least).
 fn generate(case: u64, marks: bool) -> (JsonValue, JsonValue, usize) {
-    let mut g = Gen { rng: Rng::new(case), marks, defs: Vec::new() };
+    let mut g = Gen {
+        rng: Rng::new(case),
+        marks,
+        defs: Vec::new(),
+    };
     let mut n = 0;
     let (root, obs) = g.model(0, &mut n);
-    let JsonValue::Object(mut members) = root else { unreachable!() };
-    members.push(("$defs".into(), JsonValue::Object(std::mem::take(&mut g.defs))));
+    let JsonValue::Object(mut members) = root else {
+        unreachable!()
+    };
+    members.push((
+        "$defs".into(),
+        JsonValue::Object(std::mem::take(&mut g.defs)),
+    ));
     (JsonValue::Object(members), obs, n)
 }
 
@@ -141,7 +202,9 @@ fn leaks(v: &JsonValue) -> bool {
 /// (where `input` holds a secret), which hold placeholders.
 fn same_except_artifacts(input: &JsonValue, out: &JsonValue) -> bool {
     if leaks(input) && !leaks(out) && !matches!(input, JsonValue::Object(_) | JsonValue::Array(_)) {
-        return out.as_str().is_some_and(|p| p.starts_with("<artifact:") && p.ends_with('>'));
+        return out
+            .as_str()
+            .is_some_and(|p| p.starts_with("<artifact:") && p.ends_with('>'));
     }
     match (input, out) {
         (JsonValue::Object(a), JsonValue::Object(b)) => {
@@ -149,13 +212,15 @@ fn same_except_artifacts(input: &JsonValue, out: &JsonValue) -> bool {
                 && a.iter().zip(b).all(|((ka, va), (kb, vb))| {
                     ka == kb
                         && (same_except_artifacts(va, vb)
-                            || (leaks(va) && vb.as_str().is_some_and(|p| p.starts_with("<artifact:"))))
+                            || (leaks(va)
+                                && vb.as_str().is_some_and(|p| p.starts_with("<artifact:"))))
                 })
         }
         (JsonValue::Array(a), JsonValue::Array(b)) => {
             a.len() == b.len()
                 && a.iter().zip(b).all(|(va, vb)| {
-                    same_except_artifacts(va, vb) || (leaks(va) && vb.as_str().is_some_and(|p| p.starts_with("<artifact:")))
+                    same_except_artifacts(va, vb)
+                        || (leaks(va) && vb.as_str().is_some_and(|p| p.starts_with("<artifact:")))
                 })
         }
         _ => input == out,
@@ -170,22 +235,63 @@ fn redaction_never_leaks_and_keeps_the_rest() {
         let (schema, obs, n) = generate(base.wrapping_add(case), true);
         with_artifacts += usize::from(n > 0);
         let out = redact_artifacts(&obs, &schema).expect("redact");
-        assert!(!leaks(&out), "STREAMROUTE_SEED={base} case {case}: leaked\n{}\n{}", schema.to_json(), out.to_json());
-        assert!(same_except_artifacts(&obs, &out), "STREAMROUTE_SEED={base} case {case}\n{}\n{}", obs.to_json(), out.to_json());
+        assert!(
+            !leaks(&out),
+            "STREAMROUTE_SEED={base} case {case}: leaked\n{}\n{}",
+            schema.to_json(),
+            out.to_json()
+        );
+        assert!(
+            same_except_artifacts(&obs, &out),
+            "STREAMROUTE_SEED={base} case {case}\n{}\n{}",
+            obs.to_json(),
+            out.to_json()
+        );
         let mut c1 = ArtifactCollector::default();
         c1.collect("t", &schema, &obs).unwrap();
         let mut c2 = ArtifactCollector::default();
-        assert_eq!(c2.collect_and_redact("t", &schema, obs.clone(), None).unwrap(), out, "case {case}");
+        assert_eq!(
+            c2.collect_and_redact("t", &schema, obs.clone(), None)
+                .unwrap(),
+            out,
+            "case {case}"
+        );
         assert_eq!(c1.all(), c2.all(), "case {case}");
+        // The one-pass text walk gives the same, from compact and from pretty text.
+        let text = obs.to_json();
+        assert_eq!(
+            redact_artifacts_json(&text, &schema).unwrap(),
+            out.to_json(),
+            "case {case}"
+        );
+        let pretty = text.replace(',', " ,\n\t").replace(':', " : ");
+        let mut c3 = ArtifactCollector::default();
+        assert_eq!(
+            c3.collect_and_redact_json("t", &schema, &pretty, None)
+                .unwrap(),
+            out.to_json(),
+            "case {case}"
+        );
+        assert_eq!(c3.all(), c1.all(), "case {case}");
+        let mut c4 = ArtifactCollector::default();
+        c4.collect_json("t", &schema, &text, None).unwrap();
+        assert_eq!(c4.all(), c1.all(), "case {case}");
         // Everything collected is artifact content.
         for (_, fields) in c1.all() {
             for (_, v) in fields {
-                assert!(leaks(v), "case {case}: collected a non-artifact {}", v.to_json());
+                assert!(
+                    leaks(&v),
+                    "case {case}: collected a non-artifact {}",
+                    v.to_json()
+                );
             }
         }
         assert_eq!(json_len(&obs), obs.to_json().len());
     }
-    assert!(with_artifacts > 500, "the generator made only {with_artifacts} cases with artifacts");
+    assert!(
+        with_artifacts > 500,
+        "the generator made only {with_artifacts} cases with artifacts"
+    );
 }
 
 #[test]
@@ -193,7 +299,16 @@ fn redaction_without_artifacts_is_the_identity() {
     let base = seed();
     for case in 0..1500u64 {
         let (schema, obs, _) = generate(base.wrapping_add(case), false);
-        assert_eq!(redact_artifacts(&obs, &schema).unwrap(), obs, "STREAMROUTE_SEED={base} case {case}");
+        assert_eq!(
+            redact_artifacts(&obs, &schema).unwrap(),
+            obs,
+            "STREAMROUTE_SEED={base} case {case}"
+        );
+        assert_eq!(
+            redact_artifacts_json(&obs.to_json(), &schema).unwrap(),
+            obs.to_json(),
+            "case {case}"
+        );
         let mut c = ArtifactCollector::default();
         c.collect("t", &schema, &obs).unwrap();
         assert!(c.all().is_empty());

@@ -84,6 +84,13 @@ impl JsonValue {
 pub fn write_json_string(s: &str, out: &mut String) {
     out.reserve(s.len() + 2);
     out.push('"');
+    write_json_escaped(s, out);
+    out.push('"');
+}
+
+/// Writes the content of a JSON string literal for `s` (no quotes), escaped as
+/// [`write_json_string`] does.
+pub(crate) fn write_json_escaped(s: &str, out: &mut String) {
     let bytes = s.as_bytes();
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
@@ -107,7 +114,6 @@ pub fn write_json_string(s: &str, out: &mut String) {
         start = i + 1;
     }
     out.push_str(&s[start..]);
-    out.push('"');
 }
 
 #[derive(Debug, Clone)]

@@ -32,8 +32,21 @@ use crate::{Error, ErrorKind, Result};
 
 /// The keys searched for an answer, in order.
 pub const ANSWER_KEYS: [&str; 15] = [
-    "raw_answer", "answer", "text", "result", "output", "response", "message", "content",
-    "greeting", "joke", "reply", "summary", "explanation", "description", "body",
+    "raw_answer",
+    "answer",
+    "text",
+    "result",
+    "output",
+    "response",
+    "message",
+    "content",
+    "greeting",
+    "joke",
+    "reply",
+    "summary",
+    "explanation",
+    "description",
+    "body",
 ];
 
 /// `raw_answer` when neither the args nor the last observation hold an answer.
@@ -63,25 +76,41 @@ impl PayloadContext {
     /// `invalid_input` naming the path of anything malformed.
     pub fn from_value(value: &JsonValue) -> Result<Self> {
         let bad = |p: Vec<PayloadProblem>| {
-            let list: Vec<String> = p.iter().map(|p| format!("context.{}: {}", p.path, p.message)).collect();
+            let list: Vec<String> = p
+                .iter()
+                .map(|p| format!("context.{}: {}", p.path, p.message))
+                .collect();
             Error::new(ErrorKind::InvalidInput, list.join("; "))
         };
         let mut ctx = PayloadContext::default();
         let m = match value {
             JsonValue::Null => return Ok(ctx),
             JsonValue::Object(m) => m,
-            _ => return Err(Error::new(ErrorKind::InvalidInput, "context must be an object")),
+            _ => {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    "context must be an object",
+                ))
+            }
         };
-        let field = |a: &str, b: &str| get(m, a).or_else(|| get(m, b)).filter(|v| !matches!(v, JsonValue::Null));
+        let field = |a: &str, b: &str| {
+            get(m, a)
+                .or_else(|| get(m, b))
+                .filter(|v| !matches!(v, JsonValue::Null))
+        };
         if let Some(v) = field("artifacts", "artifacts") {
             ctx.artifacts = check::artifacts(v, "artifacts").map_err(bad)?;
         }
         if let Some(v) = field("sources", "sources") {
-            ctx.sources = check::each(v, "sources", |x, p| check::source(x, p, true).map(|(s, _)| s)).map_err(bad)?;
+            ctx.sources = check::each(v, "sources", |x, p| {
+                check::source(x, p, true).map(|(s, _)| s)
+            })
+            .map_err(bad)?;
         }
         ctx.last_observation = field("lastObservation", "last_observation").cloned();
         if let Some(v) = field("reflectionScore", "reflection_score") {
-            ctx.reflection_score = check::confidence(v, "reflectionScore").map_err(|p| bad(vec![p]))?;
+            ctx.reflection_score =
+                check::confidence(v, "reflectionScore").map_err(|p| bad(vec![p]))?;
         }
         Ok(ctx)
     }
@@ -103,7 +132,10 @@ pub struct BuiltPayload {
 pub fn build_final_payload(args: &JsonValue, context: &PayloadContext) -> Result<BuiltPayload> {
     if let Some(s) = context.reflection_score {
         if !(0.0..=1.0).contains(&s) {
-            return Err(Error::new(ErrorKind::InvalidInput, format!("reflectionScore must be between 0 and 1 (got {s})")));
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!("reflectionScore must be between 0 and 1 (got {s})"),
+            ));
         }
     }
     let mut warnings = Vec::new();
@@ -123,10 +155,16 @@ pub fn build_final_payload(args: &JsonValue, context: &PayloadContext) -> Result
     if matches!(args, JsonValue::Array(_)) {
         warnings.push("field_dropped: args: an array is not a final response's args".into());
     }
-    p.raw_answer = match answer.or_else(|| context.last_observation.as_ref().and_then(|o| answer_in(o, 0))) {
+    p.raw_answer = match answer.or_else(|| {
+        context
+            .last_observation
+            .as_ref()
+            .and_then(|o| answer_in(o, 0))
+    }) {
         Some(a) => a,
         None => {
-            warnings.push("raw_answer_missing: no answer in the args or the last observation".into());
+            warnings
+                .push("raw_answer_missing: no answer in the args or the last observation".into());
             NO_ANSWER.into()
         }
     };
@@ -228,7 +266,9 @@ pub fn build_final_payload(args: &JsonValue, context: &PayloadContext) -> Result
             continue;
         }
         if get(&extra, k).is_some() {
-            warnings.push(format!("extra_conflict: {k}: extra.{k} is kept, the top-level {k} is dropped"));
+            warnings.push(format!(
+                "extra_conflict: {k}: extra.{k} is kept, the top-level {k} is dropped"
+            ));
         } else {
             extra.push((k.clone(), v.clone()));
         }
@@ -237,19 +277,28 @@ pub fn build_final_payload(args: &JsonValue, context: &PayloadContext) -> Result
         set(&mut extra, &k, v);
     }
     p.extra = extra;
-    Ok(BuiltPayload { payload: p, warnings })
+    Ok(BuiltPayload {
+        payload: p,
+        warnings,
+    })
 }
 
 /// The args of a whole action (`{next_node, args}`), or the input itself.
 fn unwrap_action<'v>(input: &'v JsonValue, warnings: &mut Vec<String>) -> &'v JsonValue {
-    let JsonValue::Object(m) = input else { return input };
+    let JsonValue::Object(m) = input else {
+        return input;
+    };
     let node = get(m, "next_node");
-    let (Some(node), Some(args)) = (node, get(m, "args")) else { return input };
+    let (Some(node), Some(args)) = (node, get(m, "args")) else {
+        return input;
+    };
     match node {
         JsonValue::String(n) if n == "final_response" => args,
         JsonValue::Null => args,
         JsonValue::String(n) => {
-            warnings.push(format!("not_final_response: the action's next_node is {n:?}; its args are used"));
+            warnings.push(format!(
+                "not_final_response: the action's next_node is {n:?}; its args are used"
+            ));
             args
         }
         _ => input,
@@ -276,7 +325,8 @@ fn top_answer(m: &JsonMap, warnings: &mut Vec<String>) -> (Option<String>, Optio
     match (text("answer"), text("raw_answer")) {
         (Some(a), Some(r)) => {
             if a != r {
-                warnings.push("answer_conflict: answer and raw_answer differ; answer is used".into());
+                warnings
+                    .push("answer_conflict: answer and raw_answer differ; answer is used".into());
             }
             return (Some(a), None);
         }
@@ -284,8 +334,13 @@ fn top_answer(m: &JsonMap, warnings: &mut Vec<String>) -> (Option<String>, Optio
         (None, None) => {}
     }
     for key in ["answer", "raw_answer"] {
-        if let Some(v) = get(m, key).filter(|v| !matches!(v, JsonValue::Null | JsonValue::String(_))) {
-            warnings.push(format!("field_dropped: {key}: must be a string (got {})", check::kind(v)));
+        if let Some(v) =
+            get(m, key).filter(|v| !matches!(v, JsonValue::Null | JsonValue::String(_)))
+        {
+            warnings.push(format!(
+                "field_dropped: {key}: must be a string (got {})",
+                check::kind(v)
+            ));
         }
     }
     for key in ANSWER_KEYS {
@@ -347,12 +402,18 @@ fn lenient_list(
     mut item: impl FnMut(&JsonValue, String, &mut Vec<String>) -> Result<(), Vec<PayloadProblem>>,
 ) {
     let JsonValue::Array(items) = v else {
-        warnings.push(format!("field_dropped: {path}: must be an array (got {})", check::kind(v)));
+        warnings.push(format!(
+            "field_dropped: {path}: must be an array (got {})",
+            check::kind(v)
+        ));
         return;
     };
     for (i, x) in items.iter().enumerate() {
         if let Err(problems) = item(x, format!("{path}[{i}]"), warnings) {
-            let list: Vec<String> = problems.iter().map(|p| format!("{}: {}", p.path, p.message)).collect();
+            let list: Vec<String> = problems
+                .iter()
+                .map(|p| format!("{}: {}", p.path, p.message))
+                .collect();
             warnings.push(format!("item_dropped: {path}[{i}]: {}", list.join("; ")));
         }
     }

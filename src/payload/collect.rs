@@ -11,7 +11,9 @@
 
 use super::redact::{apply, placeholder, Edits};
 use super::schema::{dotted, walk_artifacts, SchemaDoc, MAX_DEPTH};
-use super::types::{dedup_sources, get, json_len, number, set, type_name, Artifacts, JsonMap, Source};
+use super::types::{
+    dedup_sources, get, json_len, number, set, type_name, Artifacts, JsonMap, Source,
+};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
 
@@ -27,25 +29,63 @@ pub struct ArtifactCollectorOptions {
 
 impl Default for ArtifactCollectorOptions {
     fn default() -> Self {
-        ArtifactCollectorOptions { max_inline_bytes: DEFAULT_MAX_INLINE_BYTES }
+        ArtifactCollectorOptions {
+            max_inline_bytes: DEFAULT_MAX_INLINE_BYTES,
+        }
     }
 }
 
 /// Stores a large artifact (`node`, `field`, value) and returns its reference.
 pub type ArtifactStore<'s> = dyn FnMut(&str, &str, &JsonValue) -> Result<String> + 's;
 
+/// A collected artifact: a value, or the compact JSON text of one (what the one-pass text
+/// walk keeps, so big artifacts are never built as trees unless asked for).
+#[derive(Debug, Clone, PartialEq)]
+enum Held {
+    Value(JsonValue),
+    Json(String),
+}
+
+impl Held {
+    fn size(&self) -> usize {
+        match self {
+            Held::Value(v) => json_len(v),
+            Held::Json(t) => t.len(),
+        }
+    }
+
+    fn value(&self) -> JsonValue {
+        match self {
+            Held::Value(v) => v.clone(),
+            // The text was written by the walk from a valid document: it parses.
+            Held::Json(t) => crate::parse_strict(t.as_bytes()).unwrap_or(JsonValue::Null),
+        }
+    }
+
+    fn write_json(&self, out: &mut String) {
+        match self {
+            Held::Value(v) => v.write_json(out),
+            Held::Json(t) => out.push_str(t),
+        }
+    }
+}
+
 /// Collects artifact fields from tool observations during a run.
 #[derive(Debug, Clone, Default)]
 pub struct ArtifactCollector {
     options: ArtifactCollectorOptions,
-    artifacts: Artifacts,
+    artifacts: Vec<(String, Vec<(String, Held)>)>,
     warnings: Vec<String>,
 }
 
 impl ArtifactCollector {
     /// An empty collector.
     pub fn new(options: ArtifactCollectorOptions) -> Self {
-        ArtifactCollector { options, artifacts: Vec::new(), warnings: Vec::new() }
+        ArtifactCollector {
+            options,
+            artifacts: Vec::new(),
+            warnings: Vec::new(),
+        }
     }
 
     /// Collects the artifact-marked fields of `observation` (as described by the tool's
@@ -53,7 +93,12 @@ impl ArtifactCollector {
     ///
     /// # Errors
     /// `invalid_input` for a schema that is not an object or boolean; `json_too_deep`.
-    pub fn collect(&mut self, node: &str, schema: &JsonValue, observation: &JsonValue) -> Result<()> {
+    pub fn collect(
+        &mut self,
+        node: &str,
+        schema: &JsonValue,
+        observation: &JsonValue,
+    ) -> Result<()> {
         self.collect_with(node, schema, observation, None)
     }
 
@@ -71,7 +116,7 @@ impl ArtifactCollector {
         let doc = SchemaDoc::new(schema)?;
         let mut found = Vec::new();
         walk_artifacts(doc, observation, &mut |f| {
-            found.push((dotted(f.path), f.value.clone()));
+            found.push((dotted(f.path), Held::Value(f.value.clone())));
             Ok(())
         })?;
         self.keep(node, found, store)
@@ -95,7 +140,10 @@ impl ArtifactCollector {
         let mut edits: Edits = Vec::new();
         walk_artifacts(doc, &observation, &mut |f| {
             names.push(dotted(f.path));
-            edits.push((f.path.iter().map(|s| s.index()).collect(), placeholder(f.value, &f.marks, f.path)));
+            edits.push((
+                f.path.iter().map(|s| s.index()).collect(),
+                placeholder(f.value, &f.marks, f.path),
+            ));
             Ok(())
         })?;
         let mut found = Vec::with_capacity(names.len());
@@ -103,17 +151,66 @@ impl ArtifactCollector {
             let value = super::schema::at_mut(&mut observation, path)
                 .map(|slot| std::mem::replace(slot, JsonValue::Null))
                 .unwrap_or(JsonValue::Null);
-            found.push((name, value));
+            found.push((name, Held::Value(value)));
         }
         apply(&mut observation, edits);
         self.keep(node, found, store)?;
         Ok(observation)
     }
 
+    /// [`ArtifactCollector::collect_with`] on JSON text (one pass, no tree for the
+    /// observation; only the artifacts are built).
+    ///
+    /// # Errors
+    /// As `collect_with`, and `json_invalid` for text that is not JSON.
+    pub fn collect_json(
+        &mut self,
+        node: &str,
+        schema: &JsonValue,
+        observation_json: &str,
+        store: Option<&mut ArtifactStore<'_>>,
+    ) -> Result<()> {
+        self.collect_text(node, schema, observation_json, store)
+            .map(|_| ())
+    }
+
+    /// [`ArtifactCollector::collect_and_redact`] on JSON text in and out.
+    ///
+    /// # Errors
+    /// As `collect_json`.
+    pub fn collect_and_redact_json(
+        &mut self,
+        node: &str,
+        schema: &JsonValue,
+        observation_json: &str,
+        store: Option<&mut ArtifactStore<'_>>,
+    ) -> Result<String> {
+        self.collect_text(node, schema, observation_json, store)
+            .map(|(text, _)| text)
+    }
+
+    /// Collects from JSON text; returns the redacted text and how many artifacts it found.
+    pub(crate) fn collect_text(
+        &mut self,
+        node: &str,
+        schema: &JsonValue,
+        observation_json: &str,
+        store: Option<&mut ArtifactStore<'_>>,
+    ) -> Result<(String, usize)> {
+        let walk = super::text::redact_text(observation_json.as_bytes(), schema, true)?;
+        let found = walk
+            .found
+            .into_iter()
+            .map(|(k, t)| (k, Held::Json(t)))
+            .collect();
+        self.keep(node, found, store)?;
+        Ok((walk.text, walk.replaced))
+    }
+
     fn keep(
         &mut self,
         node: &str,
-        found: Vec<(String, JsonValue)>,
+        found: Vec<(String, Held)>,
         mut store: Option<&mut ArtifactStore<'_>>,
     ) -> Result<()> {
         if found.is_empty() {
@@ -121,33 +218,34 @@ impl ArtifactCollector {
         }
         let mut kept = Vec::with_capacity(found.len());
         let mut warnings = Vec::new();
-        for (field, value) in found {
-            let size = json_len(&value);
-            if size <= self.options.max_inline_bytes {
-                kept.push((field, value));
+        let max = self.options.max_inline_bytes;
+        for (field, held) in found {
+            let size = held.size();
+            if size <= max {
+                kept.push((field, held));
                 continue;
             }
-            let max = self.options.max_inline_bytes;
-            let value = match store.as_deref_mut() {
+            let held = match store.as_deref_mut() {
                 Some(store) => {
+                    let value = held.value();
                     let reference = store(node, &field, &value)?;
                     warnings.push(format!(
                         "artifact_large: {node}.{field} is {size} bytes (over {max}), stored as {reference}"
                     ));
-                    JsonValue::Object(vec![
+                    Held::Value(JsonValue::Object(vec![
                         ("artifact_ref".into(), JsonValue::String(reference)),
                         ("type".into(), JsonValue::String(type_name(&value).into())),
                         ("size_bytes".into(), number(size as f64)),
-                    ])
+                    ]))
                 }
                 None => {
                     warnings.push(format!(
                         "artifact_large: {node}.{field} is {size} bytes (over {max}), kept inline (no store)"
                     ));
-                    value
+                    held
                 }
             };
-            kept.push((field, value));
+            kept.push((field, held));
         }
         let slot = match self.artifacts.iter().position(|(n, _)| n == node) {
             Some(i) => &mut self.artifacts[i].1,
@@ -157,23 +255,57 @@ impl ArtifactCollector {
                 &mut self.artifacts[last].1
             }
         };
-        for (field, value) in kept {
-            set(slot, &field, value);
+        for (field, held) in kept {
+            set(slot, &field, held);
         }
         self.warnings.extend(warnings);
         Ok(())
     }
 
-    /// Everything collected: node name to `{field: value}`.
-    pub fn all(&self) -> &Artifacts {
-        &self.artifacts
+    /// Everything collected: node name to `{field: value}` (a copy).
+    pub fn all(&self) -> Artifacts {
+        self.artifacts
+            .iter()
+            .map(|(n, f)| {
+                (
+                    n.clone(),
+                    f.iter().map(|(k, h)| (k.clone(), h.value())).collect(),
+                )
+            })
+            .collect()
     }
 
     /// [`ArtifactCollector::all`] as one JSON object.
     pub fn all_value(&self) -> JsonValue {
         JsonValue::Object(
-            self.artifacts.iter().map(|(n, f)| (n.clone(), JsonValue::Object(f.clone()))).collect(),
+            self.all()
+                .into_iter()
+                .map(|(n, f)| (n, JsonValue::Object(f)))
+                .collect(),
         )
+    }
+
+    /// [`ArtifactCollector::all`] as compact JSON text, written without copying the values.
+    pub fn all_json(&self) -> String {
+        let mut out = String::from("{");
+        for (i, (node, fields)) in self.artifacts.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            crate::json::write_json_string(node, &mut out);
+            out.push_str(":{");
+            for (j, (field, value)) in fields.iter().enumerate() {
+                if j > 0 {
+                    out.push(',');
+                }
+                crate::json::write_json_string(field, &mut out);
+                out.push(':');
+                value.write_json(&mut out);
+            }
+            out.push('}');
+        }
+        out.push('}');
+        out
     }
 
     /// The `artifact_large` warnings recorded so far.
@@ -229,7 +361,10 @@ fn sources_in<'a>(
     out: &mut Vec<Source>,
 ) -> Result<()> {
     if depth >= MAX_DEPTH {
-        return Err(Error::new(ErrorKind::JsonTooDeep, "the observation is nested too deeply"));
+        return Err(Error::new(
+            ErrorKind::JsonTooDeep,
+            "the observation is nested too deeply",
+        ));
     }
     match value {
         JsonValue::Object(members) => {
@@ -275,5 +410,10 @@ fn to_source<'a>(doc: SchemaDoc<'a>, members: &JsonMap, nodes: &[&'a JsonValue])
         Some(JsonValue::Number(n)) => Some(n.parse::<f64>().ok().filter(|x| x.is_finite())?),
         Some(_) => return None,
     };
-    Some(Source { title: text("title")??, url: text("url")?, snippet: text("snippet")?, relevance_score: score })
+    Some(Source {
+        title: text("title")??,
+        url: text("url")?,
+        snippet: text("snippet")?,
+        relevance_score: score,
+    })
 }

@@ -6,6 +6,7 @@
 //! - `build.rs`: `build_final_payload` (lenient: invalid fields dropped with warnings).
 //! - `schema.rs`: reading tool output JSON Schemas (`$ref`, unions) and walking observations.
 //! - `redact.rs`: `redact_artifacts` (placeholders for the model's context).
+//! - `text.rs`: the same walk straight over JSON text (no tree for the observation).
 //! - `collect.rs`: `ArtifactCollector`, `collect_sources`.
 //! - `stream.rs`: `ArtifactStream` (`artifact_chunk` events).
 //!
@@ -17,6 +18,7 @@ mod iso639;
 mod redact;
 mod schema;
 mod stream;
+mod text;
 mod types;
 mod validate;
 
@@ -25,9 +27,11 @@ pub use collect::{
     collect_sources, ArtifactCollector, ArtifactCollectorOptions, ArtifactStore, ToolStep,
     DEFAULT_MAX_INLINE_BYTES,
 };
-pub use redact::{human_size, redact_artifacts, redact_artifacts_in_place};
+pub use redact::{human_size, redact_artifacts, redact_artifacts_in_place, redact_artifacts_json};
 pub use stream::{done_event, ArtifactChunk, ArtifactStream, MAX_STREAMS};
-pub use types::{dedup_sources, json_len, type_name, Artifacts, FinalPayload, JsonMap, Source, SuggestedAction};
+pub use types::{
+    dedup_sources, json_len, type_name, Artifacts, FinalPayload, JsonMap, Source, SuggestedAction,
+};
 pub use validate::{check_final_payload, payload_error, validate_final_payload, PayloadProblem};
 
 /// Checks that a value can be a tool schema (an object or a boolean).
@@ -37,4 +41,17 @@ pub use validate::{check_final_payload, payload_error, validate_final_payload, P
 #[allow(dead_code)]
 pub(crate) fn check_schema(schema: &crate::JsonValue) -> crate::Result<()> {
     schema::SchemaDoc::new(schema).map(|_| ())
+}
+
+/// Redacts JSON text and says how many artifacts were replaced (for the bindings, which
+/// return a string observation unchanged when nothing in it is an artifact).
+///
+/// # Errors
+/// As [`redact_artifacts_json`].
+#[allow(dead_code)]
+pub(crate) fn redact_text_counted(
+    text: &str,
+    schema: &crate::JsonValue,
+) -> crate::Result<(String, usize)> {
+    redact::redact_text_counted(text, schema)
 }

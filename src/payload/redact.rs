@@ -35,6 +35,25 @@ pub fn redact_artifacts_in_place(observation: &mut JsonValue, schema: &JsonValue
     Ok(())
 }
 
+/// [`redact_artifacts`] on JSON text, returning compact JSON text: one pass, the observation
+/// is never built as a tree (equal to `redact_artifacts(&parse_strict(text)?, schema)?.to_json()`).
+///
+/// # Errors
+/// `json_invalid` (with the byte offset) for text that is not JSON, `json_too_deep` past 512
+/// levels, `invalid_input` for a bad schema.
+pub fn redact_artifacts_json(observation_json: &str, schema: &JsonValue) -> Result<String> {
+    super::text::redact_text(observation_json.as_bytes(), schema, false).map(|w| w.text)
+}
+
+/// [`redact_artifacts_json`] that also says how many artifacts were replaced.
+pub(crate) fn redact_text_counted(
+    observation_json: &str,
+    schema: &JsonValue,
+) -> Result<(String, usize)> {
+    super::text::redact_text(observation_json.as_bytes(), schema, false)
+        .map(|w| (w.text, w.replaced))
+}
+
 /// Where each placeholder goes (member/element indices) and its text.
 pub(crate) type Edits = Vec<(Vec<usize>, String)>;
 
@@ -60,16 +79,28 @@ pub(crate) fn apply(value: &mut JsonValue, edits: Edits) {
 
 /// The placeholder for an artifact `value` found at `path`.
 pub(crate) fn placeholder(value: &JsonValue, marks: &Marks<'_>, path: &[Seg<'_>]) -> String {
-    let ty = type_name(value);
-    if marks.stream {
-        let id = marks.stream_id.unwrap_or_else(|| field_name(path));
-        return format!("<artifact:{ty} stream={id}>");
-    }
-    match value {
-        JsonValue::Object(_) => format!("<artifact:{ty} size={}>", human_size(json_len(value))),
-        JsonValue::Array(items) => format!("<artifact:{ty} size={} items>", items.len()),
-        JsonValue::String(s) => format!("<artifact:{ty} size={} chars>", s.chars().count()),
-        _ => format!("<artifact:{ty}>"),
+    let stream = marks
+        .stream
+        .then(|| marks.stream_id.unwrap_or_else(|| field_name(path)));
+    let size = match value {
+        JsonValue::Object(_) if stream.is_none() => json_len(value),
+        JsonValue::Array(items) => items.len(),
+        JsonValue::String(s) if stream.is_none() => s.chars().count(),
+        _ => 0,
+    };
+    placeholder_text(type_name(value), stream, size)
+}
+
+/// The placeholder text for an artifact of type `ty` (a [`type_name`]): streamed, or with its
+/// `size` (compact JSON bytes of a dict, items of a list, characters of a str; unused for
+/// other types).
+pub(crate) fn placeholder_text(ty: &str, stream: Option<&str>, size: usize) -> String {
+    match (stream, ty) {
+        (Some(id), _) => format!("<artifact:{ty} stream={id}>"),
+        (None, "dict") => format!("<artifact:dict size={}>", human_size(size)),
+        (None, "list") => format!("<artifact:list size={size} items>"),
+        (None, "str") => format!("<artifact:str size={size} chars>"),
+        (None, _) => format!("<artifact:{ty}>"),
     }
 }
 

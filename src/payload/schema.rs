@@ -180,7 +180,11 @@ impl<'a> SchemaDoc<'a> {
                 (Some(JsonValue::Array(p)), _) | (None, Some(JsonValue::Array(p))) => Some(p),
                 _ => None,
             };
-            let rest = match (n.get("prefixItems"), n.get("items"), n.get("additionalItems")) {
+            let rest = match (
+                n.get("prefixItems"),
+                n.get("items"),
+                n.get("additionalItems"),
+            ) {
                 (Some(_), Some(i @ JsonValue::Object(_)), _) => Some(i),
                 (None, Some(i @ JsonValue::Object(_)), _) => Some(i),
                 (_, Some(JsonValue::Array(_)), Some(i @ JsonValue::Object(_))) => Some(i),
@@ -247,7 +251,10 @@ fn walk<'v, 'a>(
                     .map(|(i, (k, v))| (Seg::Key(i, k.as_str()), v, doc.property(nodes, k))),
             ),
             JsonValue::Array(items) => Box::new(
-                items.iter().enumerate().map(|(i, v)| (Seg::Index(i), v, doc.item(nodes, i))),
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| (Seg::Index(i), v, doc.item(nodes, i))),
             ),
             _ => return Ok(()),
         };
@@ -258,7 +265,11 @@ fn walk<'v, 'a>(
         path.push(seg);
         let marks = SchemaDoc::marks(&schema);
         let r = if marks.artifact {
-            visit(Found { path, marks, value: child })
+            visit(Found {
+                path,
+                marks,
+                value: child,
+            })
         } else if matches!(child, JsonValue::Object(_) | JsonValue::Array(_)) {
             walk(doc, child, &schema, path, visit)
         } else {

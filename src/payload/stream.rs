@@ -32,11 +32,17 @@ impl ArtifactChunk {
     pub fn to_value(&self) -> JsonValue {
         JsonValue::Object(vec![
             ("type".into(), JsonValue::String("artifact_chunk".into())),
-            ("stream_id".into(), JsonValue::String(self.stream_id.clone())),
+            (
+                "stream_id".into(),
+                JsonValue::String(self.stream_id.clone()),
+            ),
             ("seq".into(), number(self.seq as f64)),
             ("chunk".into(), self.chunk.clone()),
             ("done".into(), JsonValue::Bool(self.done)),
-            ("artifact_type".into(), JsonValue::String(self.artifact_type.clone())),
+            (
+                "artifact_type".into(),
+                JsonValue::String(self.artifact_type.clone()),
+            ),
         ])
     }
 }
@@ -73,10 +79,16 @@ impl ArtifactStream {
         artifact_type: Option<&str>,
     ) -> Result<ArtifactChunk> {
         if stream_id.is_empty() {
-            return Err(Error::new(ErrorKind::InvalidInput, "stream_id must be a non-empty string"));
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                "stream_id must be a non-empty string",
+            ));
         }
         if artifact_type == Some("") {
-            return Err(Error::new(ErrorKind::InvalidInput, "artifact_type must be a non-empty string"));
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                "artifact_type must be a non-empty string",
+            ));
         }
         let i = match self.streams.iter().position(|s| s.id == stream_id) {
             Some(i) => i,
@@ -87,7 +99,11 @@ impl ArtifactStream {
                 ))
             }
             None => {
-                self.streams.push(Stream { id: stream_id.to_string(), next_seq: 0, done: false });
+                self.streams.push(Stream {
+                    id: stream_id.to_string(),
+                    next_seq: 0,
+                    done: false,
+                });
                 self.streams.len() - 1
             }
         };
@@ -101,13 +117,25 @@ impl ArtifactStream {
         let seq = s.next_seq;
         s.next_seq += 1;
         s.done = done;
-        let artifact_type = artifact_type.unwrap_or_else(|| type_name(&chunk)).to_string();
-        Ok(ArtifactChunk { stream_id: stream_id.to_string(), seq, chunk, done, artifact_type })
+        let artifact_type = artifact_type
+            .unwrap_or_else(|| type_name(&chunk))
+            .to_string();
+        Ok(ArtifactChunk {
+            stream_id: stream_id.to_string(),
+            seq,
+            chunk,
+            done,
+            artifact_type,
+        })
     }
 
     /// The ids of streams that have not sent their `done` chunk, in order of first chunk.
     pub fn open_streams(&self) -> Vec<&str> {
-        self.streams.iter().filter(|s| !s.done).map(|s| s.id.as_str()).collect()
+        self.streams
+            .iter()
+            .filter(|s| !s.done)
+            .map(|s| s.id.as_str())
+            .collect()
     }
 
     /// Forgets every stream (sequence numbers start again at 0).

@@ -25,7 +25,12 @@ pub struct Source {
 impl Source {
     /// A source with only a title.
     pub fn new(title: impl Into<String>) -> Self {
-        Source { title: title.into(), url: None, snippet: None, relevance_score: None }
+        Source {
+            title: title.into(),
+            url: None,
+            snippet: None,
+            relevance_score: None,
+        }
     }
 
     /// `{title, url, snippet, relevance_score}` (absent fields as `null`).
@@ -34,7 +39,10 @@ impl Source {
             ("title".into(), JsonValue::String(self.title.clone())),
             ("url".into(), opt_str(&self.url)),
             ("snippet".into(), opt_str(&self.snippet)),
-            ("relevance_score".into(), self.relevance_score.map_or(JsonValue::Null, number)),
+            (
+                "relevance_score".into(),
+                self.relevance_score.map_or(JsonValue::Null, number),
+            ),
         ])
     }
 }
@@ -54,7 +62,10 @@ impl SuggestedAction {
     /// `{action_id, label, params}`.
     pub fn to_value(&self) -> JsonValue {
         JsonValue::Object(vec![
-            ("action_id".into(), JsonValue::String(self.action_id.clone())),
+            (
+                "action_id".into(),
+                JsonValue::String(self.action_id.clone()),
+            ),
             ("label".into(), JsonValue::String(self.label.clone())),
             ("params".into(), JsonValue::Object(self.params.clone())),
         ])
@@ -111,19 +122,42 @@ impl FinalPayload {
             .map(|(node, fields)| (node.clone(), JsonValue::Object(fields.clone())))
             .collect();
         JsonValue::Object(vec![
-            ("raw_answer".into(), JsonValue::String(self.raw_answer.clone())),
+            (
+                "raw_answer".into(),
+                JsonValue::String(self.raw_answer.clone()),
+            ),
             ("artifacts".into(), JsonValue::Object(artifacts)),
-            ("confidence".into(), self.confidence.map_or(JsonValue::Null, number)),
-            ("sources".into(), JsonValue::Array(self.sources.iter().map(Source::to_value).collect())),
+            (
+                "confidence".into(),
+                self.confidence.map_or(JsonValue::Null, number),
+            ),
+            (
+                "sources".into(),
+                JsonValue::Array(self.sources.iter().map(Source::to_value).collect()),
+            ),
             ("route".into(), opt_str(&self.route)),
             (
                 "suggested_actions".into(),
-                JsonValue::Array(self.suggested_actions.iter().map(SuggestedAction::to_value).collect()),
+                JsonValue::Array(
+                    self.suggested_actions
+                        .iter()
+                        .map(SuggestedAction::to_value)
+                        .collect(),
+                ),
             ),
-            ("requires_followup".into(), JsonValue::Bool(self.requires_followup)),
+            (
+                "requires_followup".into(),
+                JsonValue::Bool(self.requires_followup),
+            ),
             (
                 "warnings".into(),
-                JsonValue::Array(self.warnings.iter().cloned().map(JsonValue::String).collect()),
+                JsonValue::Array(
+                    self.warnings
+                        .iter()
+                        .cloned()
+                        .map(JsonValue::String)
+                        .collect(),
+                ),
             ),
             ("language".into(), opt_str(&self.language)),
             ("extra".into(), JsonValue::Object(self.extra.clone())),
@@ -138,7 +172,11 @@ impl FinalPayload {
 
 /// A finite `f64` as a JSON number (shortest text that reads back the same).
 pub(crate) fn number(x: f64) -> JsonValue {
-    JsonValue::Number(if x.is_finite() { format!("{x}") } else { "null".into() })
+    JsonValue::Number(if x.is_finite() {
+        format!("{x}")
+    } else {
+        "null".into()
+    })
 }
 
 fn opt_str(s: &Option<String>) -> JsonValue {
@@ -147,7 +185,7 @@ fn opt_str(s: &Option<String>) -> JsonValue {
 
 /// Sets `key` in an ordered map: replaces every existing member of that name (keeping the
 /// first one's position), or appends.
-pub(crate) fn set(map: &mut JsonMap, key: &str, value: JsonValue) {
+pub(crate) fn set<V>(map: &mut Vec<(String, V)>, key: &str, value: V) {
     let mut value = Some(value);
     map.retain_mut(|(k, v)| {
         if k != key {
@@ -208,14 +246,22 @@ pub fn json_len(value: &JsonValue) -> usize {
         }
         JsonValue::Object(members) => {
             2 + members.len().saturating_sub(1)
-                + members.iter().map(|(k, v)| string_len(k) + 1 + json_len(v)).sum::<usize>()
+                + members
+                    .iter()
+                    .map(|(k, v)| string_len(k) + 1 + json_len(v))
+                    .sum::<usize>()
         }
     }
 }
 
 /// Bytes of `s` as a JSON string literal (see `write_json_string`).
 fn string_len(s: &str) -> usize {
-    2 + s.len()
+    2 + escaped_len(s)
+}
+
+/// Bytes of `s` escaped as JSON string content (without the quotes).
+pub(crate) fn escaped_len(s: &str) -> usize {
+    s.len()
         + s.bytes()
             .map(|b| match b {
                 b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,

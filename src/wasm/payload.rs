@@ -8,8 +8,8 @@
 //! the way out (plain objects, JS numbers), which is much cheaper for big observations than
 //! walking a JS object from wasm. The `*Json` variants take and give JSON text directly.
 
-use super::json::{json_parse, to_js_value};
 use super::js_error;
+use super::json::{json_parse, to_js_value};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind};
 use serde::Serialize;
@@ -246,7 +246,10 @@ pub struct ArtifactCollectorOptions {
     #[tsify(optional, type = "number")]
     max_inline_bytes: (),
     /// Keeps a large artifact somewhere else and returns its reference (synchronously).
-    #[tsify(optional, type = "(node: string, field: string, value: unknown) => string")]
+    #[tsify(
+        optional,
+        type = "(node: string, field: string, value: unknown) => string"
+    )]
     store: (),
 }
 
@@ -304,18 +307,35 @@ fn invalid(message: impl Into<String>) -> JsValue {
     js_error(&Error::new(ErrorKind::InvalidInput, message))
 }
 
-/// A JS value as a `JsonValue` (through `JSON.stringify`).
-fn json_in(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
-    let text = js_sys::JSON::stringify(value)
+/// A JS value as JSON text (`JSON.stringify`).
+fn json_text(value: &JsValue, what: &str) -> Result<String, JsValue> {
+    js_sys::JSON::stringify(value)
         .ok()
         .and_then(|s| s.as_string())
-        .ok_or_else(|| invalid(format!("{what} must be a JSON-serialisable value")))?;
-    parse_text(&text, what)
+        .ok_or_else(|| invalid(format!("{what} must be a JSON-serialisable value")))
+}
+
+/// A JS value as a `JsonValue` (through `JSON.stringify`).
+fn json_in(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
+    parse_text(&json_text(value, what)?, what)
+}
+
+/// An error of reading the observation text: `json_invalid` is the caller's `invalid_input`.
+fn observation_error(e: &Error) -> JsValue {
+    if e.kind() == ErrorKind::JsonInvalid {
+        invalid(format!("the observation: {}", e.message()))
+    } else {
+        js_error(e)
+    }
 }
 
 fn parse_text(text: &str, what: &str) -> Result<JsonValue, JsValue> {
     crate::parse_strict(text.as_bytes()).map_err(|e| {
-        let kind = if e.kind() == ErrorKind::JsonTooDeep { e.kind() } else { ErrorKind::InvalidInput };
+        let kind = if e.kind() == ErrorKind::JsonTooDeep {
+            e.kind()
+        } else {
+            ErrorKind::InvalidInput
+        };
         js_error(&Error::new(kind, format!("{what}: {}", e.message())))
     })
 }
@@ -331,6 +351,13 @@ fn schema_in(schema: &JsValue) -> Result<JsonValue, JsValue> {
 /// Whether a JS value is a primitive that redaction returns as it is.
 fn is_primitive(v: &JsValue) -> bool {
     !v.is_object()
+}
+
+/// A string observation that holds a JSON object or array (a tool's raw JSON output): it is
+/// redacted and collected as JSON text. Any other string is a plain-text observation.
+fn json_container_text(v: &JsValue) -> Option<String> {
+    v.as_string()
+        .filter(|s| matches!(s.trim_start().as_bytes().first(), Some(b'{' | b'[')))
 }
 
 fn payload_invalid(problems: &[crate::PayloadProblem]) -> JsValue {
@@ -360,7 +387,11 @@ fn payload_invalid(problems: &[crate::PayloadProblem]) -> JsValue {
 pub fn validate_final_payload(
     #[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let v = if value.is_undefined() { JsonValue::Null } else { json_in(&value, "the payload")? };
+    let v = if value.is_undefined() {
+        JsonValue::Null
+    } else {
+        json_in(&value, "the payload")?
+    };
     let p = crate::check_final_payload(&v).map_err(|p| payload_invalid(&p))?;
     Ok(to_js_value(&p.to_value()))
 }
@@ -371,11 +402,17 @@ pub fn validate_final_payload(
 /// for a malformed `context`.
 #[wasm_bindgen(js_name = buildFinalPayload, unchecked_return_type = "BuiltFinalPayload")]
 pub fn build_final_payload(
-    #[wasm_bindgen(unchecked_param_type = "FinalResponseArgs | PlannerAction | Record<string, unknown> | string | null")]
+    #[wasm_bindgen(
+        unchecked_param_type = "FinalResponseArgs | PlannerAction | Record<string, unknown> | string | null"
+    )]
     args: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "FinalPayloadContext")] context: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
-    let args = if args.is_undefined() { JsonValue::Null } else { json_in(&args, "args")? };
+    let args = if args.is_undefined() {
+        JsonValue::Null
+    } else {
+        json_in(&args, "args")?
+    };
     let ctx = match context {
         Some(c) if !c.is_undefined() && !c.is_null() => {
             crate::PayloadContext::from_value(&json_in(&c, "context")?).map_err(|e| js_error(&e))?
@@ -385,27 +422,42 @@ pub fn build_final_payload(
     let built = crate::build_final_payload(&args, &ctx).map_err(|e| js_error(&e))?;
     Ok(to_js_value(&JsonValue::Object(vec![
         ("payload".into(), built.payload.to_value()),
-        ("warnings".into(), JsonValue::Array(built.warnings.into_iter().map(JsonValue::String).collect())),
+        (
+            "warnings".into(),
+            JsonValue::Array(built.warnings.into_iter().map(JsonValue::String).collect()),
+        ),
     ])))
 }
 
 /// The observation as the model may see it: every value the schema marks `"artifact": true`
 /// (nested ones too) replaced by a placeholder such as `<artifact:dict size=42KB>`,
 /// `<artifact:list size=847 items>` or `<artifact:dict stream=sales_chart>`. Primitives come
-/// back as they are. Throws `invalid_input` for a schema that is not an object or boolean.
+/// back as they are. A string holding a JSON object or array (a tool's raw JSON output) is
+/// redacted as JSON text and comes back as compact JSON text (unchanged when it holds no
+/// artifact or is not JSON after all). Throws `invalid_input` for a schema that is not an
+/// object or boolean.
 #[wasm_bindgen(js_name = redactArtifacts, unchecked_return_type = "unknown")]
 pub fn redact_artifacts(
     #[wasm_bindgen(unchecked_param_type = "unknown")] observation: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")]
+    schema: JsValue,
 ) -> Result<JsValue, JsValue> {
     let schema = schema_in(&schema)?;
+    if let Some(text) = json_container_text(&observation) {
+        return match crate::payload::redact_text_counted(&text, &schema) {
+            Ok((_, 0)) => Ok(observation),
+            Ok((out, _)) => Ok(JsValue::from_str(&out)),
+            Err(e) if e.kind() == ErrorKind::JsonInvalid => Ok(observation),
+            Err(e) => Err(js_error(&e)),
+        };
+    }
     if is_primitive(&observation) {
         crate::payload::check_schema(&schema).map_err(|e| js_error(&e))?;
         return Ok(observation);
     }
-    let mut obs = json_in(&observation, "the observation")?;
-    crate::redact_artifacts_in_place(&mut obs, &schema).map_err(|e| js_error(&e))?;
-    Ok(to_js_value(&obs))
+    let text = json_text(&observation, "the observation")?;
+    let out = crate::redact_artifacts_json(&text, &schema).map_err(|e| observation_error(&e))?;
+    Ok(json_parse(&out))
 }
 
 /// `redactArtifacts` on JSON text: takes the observation as JSON and returns JSON (the cheap
@@ -413,12 +465,11 @@ pub fn redact_artifacts(
 #[wasm_bindgen(js_name = redactArtifactsJson)]
 pub fn redact_artifacts_json(
     observation_json: &str,
-    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")]
+    schema: JsValue,
 ) -> Result<String, JsValue> {
     let schema = schema_in(&schema)?;
-    let mut obs = parse_text(observation_json, "the observation")?;
-    crate::redact_artifacts_in_place(&mut obs, &schema).map_err(|e| js_error(&e))?;
-    Ok(obs.to_json())
+    crate::redact_artifacts_json(observation_json, &schema).map_err(|e| observation_error(&e))
 }
 
 /// The sources of a run: objects of observations whose schema declares
@@ -430,7 +481,9 @@ pub fn collect_sources(
 ) -> Result<JsValue, JsValue> {
     let steps = json_in(&steps, "steps")?;
     let JsonValue::Array(items) = &steps else {
-        return Err(invalid("collectSources expects an array of { node, schema, observation }"));
+        return Err(invalid(
+            "collectSources expects an array of { node, schema, observation }",
+        ));
     };
     let null = JsonValue::Null;
     let mut list = Vec::with_capacity(items.len());
@@ -438,16 +491,30 @@ pub fn collect_sources(
         let node = step.get("node").and_then(JsonValue::as_str);
         let schema = step.get("schema");
         let (Some(node), Some(schema)) = (node, schema) else {
-            return Err(invalid(format!("steps[{i}] must have a string node and a schema")));
+            return Err(invalid(format!(
+                "steps[{i}] must have a string node and a schema"
+            )));
         };
-        list.push(crate::ToolStep { node, schema, observation: step.get("observation").unwrap_or(&null) });
+        list.push(crate::ToolStep {
+            node,
+            schema,
+            observation: step.get("observation").unwrap_or(&null),
+        });
     }
     let sources = crate::collect_sources(&list).map_err(|e| js_error(&e))?;
-    Ok(to_js_value(&JsonValue::Array(sources.iter().map(crate::Source::to_value).collect())))
+    Ok(to_js_value(&JsonValue::Array(
+        sources.iter().map(crate::Source::to_value).collect(),
+    )))
 }
 
 // ---------------------------------------------------------------------------------------------
 // ArtifactCollector
+
+/// How collecting failed: a core error, or an exception thrown by the JS `store`.
+enum Failed {
+    Core(Error),
+    Thrown(JsValue),
+}
 
 /// Collects artifact fields from full tool observations, by tool name.
 #[wasm_bindgen(js_name = ArtifactCollector)]
@@ -463,7 +530,9 @@ impl ArtifactCollector {
     /// recorded either way. Throws `invalid_option` for a bad option.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_optional_param_type = "ArtifactCollectorOptions")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "ArtifactCollectorOptions")] options: Option<
+            JsValue,
+        >,
     ) -> Result<ArtifactCollector, JsValue> {
         let mut opts = crate::ArtifactCollectorOptions::default();
         let mut store = None;
@@ -483,14 +552,21 @@ impl ArtifactCollector {
             }
             let s = js_sys::Reflect::get(&o, &JsValue::from_str("store"))?;
             if !s.is_undefined() && !s.is_null() {
-                store = Some(s.dyn_into::<js_sys::Function>().map_err(|_| bad("store must be a function"))?);
+                store = Some(
+                    s.dyn_into::<js_sys::Function>()
+                        .map_err(|_| bad("store must be a function"))?,
+                );
             }
         }
-        Ok(ArtifactCollector { inner: crate::ArtifactCollector::new(opts), store })
+        Ok(ArtifactCollector {
+            inner: crate::ArtifactCollector::new(opts),
+            store,
+        })
     }
 
     /// Collects the artifact-marked fields of `observation` under `nodeName`. Call it with
-    /// the full observation, before any truncation.
+    /// the full observation, before any truncation. A string holding a JSON object or array is
+    /// read as JSON text; other primitives hold no artifacts.
     pub fn collect(
         &mut self,
         #[wasm_bindgen(js_name = nodeName)] node_name: &str,
@@ -498,11 +574,16 @@ impl ArtifactCollector {
         #[wasm_bindgen(unchecked_param_type = "unknown")] observation: JsValue,
     ) -> Result<(), JsValue> {
         let schema = schema_in(&schema)?;
+        if let Some(text) = json_container_text(&observation) {
+            return self
+                .run_text_observation(node_name, &schema, &text)
+                .map(|_| ());
+        }
         if is_primitive(&observation) {
             return crate::payload::check_schema(&schema).map_err(|e| js_error(&e));
         }
-        let obs = json_in(&observation, "the observation")?;
-        self.run(node_name, &schema, obs, false).map(|_| ())
+        let text = json_text(&observation, "the observation")?;
+        self.run(node_name, &schema, &text).map(|_| ())
     }
 
     /// `collect` with the observation as JSON text.
@@ -514,12 +595,11 @@ impl ArtifactCollector {
         #[wasm_bindgen(js_name = observationJson)] observation_json: &str,
     ) -> Result<(), JsValue> {
         let schema = schema_in(&schema)?;
-        let obs = parse_text(observation_json, "the observation")?;
-        self.run(node_name, &schema, obs, false).map(|_| ())
+        self.run(node_name, &schema, observation_json).map(|_| ())
     }
 
     /// `collect` and `redactArtifacts` in one walk: collects, then returns the redacted
-    /// observation.
+    /// observation (a JSON-text string observation comes back as text, as `redactArtifacts`).
     #[wasm_bindgen(js_name = collectAndRedact, unchecked_return_type = "unknown")]
     pub fn collect_and_redact(
         &mut self,
@@ -528,12 +608,35 @@ impl ArtifactCollector {
         #[wasm_bindgen(unchecked_param_type = "unknown")] observation: JsValue,
     ) -> Result<JsValue, JsValue> {
         let schema = schema_in(&schema)?;
+        if let Some(text) = json_container_text(&observation) {
+            return Ok(self
+                .run_text_observation(node_name, &schema, &text)?
+                .map_or(observation, |out| JsValue::from_str(&out)));
+        }
         if is_primitive(&observation) {
             crate::payload::check_schema(&schema).map_err(|e| js_error(&e))?;
             return Ok(observation);
         }
-        let obs = json_in(&observation, "the observation")?;
-        Ok(json_parse(&self.run(node_name, &schema, obs, true)?))
+        let text = json_text(&observation, "the observation")?;
+        Ok(json_parse(&self.run(node_name, &schema, &text)?))
+    }
+
+    /// A string observation holding JSON text: collected from; the redacted text when
+    /// anything was redacted, `None` when the string stays as it is (no artifact, or not
+    /// JSON after all).
+    fn run_text_observation(
+        &mut self,
+        node: &str,
+        schema: &JsonValue,
+        text: &str,
+    ) -> Result<Option<String>, JsValue> {
+        match self.run_counted(node, schema, text) {
+            Ok((_, 0)) => Ok(None),
+            Ok((out, _)) => Ok(Some(out)),
+            Err(Failed::Core(e)) if e.kind() == ErrorKind::JsonInvalid => Ok(None),
+            Err(Failed::Core(e)) => Err(js_error(&e)),
+            Err(Failed::Thrown(v)) => Err(v),
+        }
     }
 
     /// `collectAndRedact` on JSON text in and out.
@@ -545,19 +648,45 @@ impl ArtifactCollector {
         #[wasm_bindgen(js_name = observationJson)] observation_json: &str,
     ) -> Result<String, JsValue> {
         let schema = schema_in(&schema)?;
-        let obs = parse_text(observation_json, "the observation")?;
-        self.run(node_name, &schema, obs, true)
+        self.run(node_name, &schema, observation_json)
     }
 
-    fn run(&mut self, node: &str, schema: &JsonValue, obs: JsonValue, redact: bool) -> Result<String, JsValue> {
+    /// Collects from the observation's JSON text and returns the redacted text.
+    fn run(&mut self, node: &str, schema: &JsonValue, obs: &str) -> Result<String, JsValue> {
+        self.run_counted(node, schema, obs)
+            .map(|(text, _)| text)
+            .map_err(|f| match f {
+                Failed::Core(e) => observation_error(&e),
+                Failed::Thrown(v) => v,
+            })
+    }
+
+    /// Collects from JSON text: the redacted text and how many artifacts were found.
+    fn run_counted(
+        &mut self,
+        node: &str,
+        schema: &JsonValue,
+        obs: &str,
+    ) -> Result<(String, usize), Failed> {
         // A JS exception thrown by `store` is kept here and rethrown as it is.
         let thrown: RefCell<Option<JsValue>> = RefCell::new(None);
+        let store_fn = self.store.clone();
         let mut call = |node: &str, field: &str, value: &JsonValue| -> crate::Result<String> {
-            let f = self.store.as_ref().ok_or_else(|| Error::new(ErrorKind::InvalidState, "no store"))?;
-            let r = f.call3(&JsValue::NULL, &JsValue::from_str(node), &JsValue::from_str(field), &to_js_value(value));
+            let f = store_fn
+                .as_ref()
+                .ok_or_else(|| Error::new(ErrorKind::InvalidState, "no store"))?;
+            let r = f.call3(
+                &JsValue::NULL,
+                &JsValue::from_str(node),
+                &JsValue::from_str(field),
+                &to_js_value(value),
+            );
             match r {
                 Ok(v) => v.as_string().ok_or_else(|| {
-                    Error::new(ErrorKind::InvalidInput, "store must return the artifact reference as a string (synchronously)")
+                    Error::new(
+                        ErrorKind::InvalidInput,
+                        "store must return the artifact reference as a string (synchronously)",
+                    )
                 }),
                 Err(e) => {
                     *thrown.borrow_mut() = Some(e);
@@ -565,20 +694,22 @@ impl ArtifactCollector {
                 }
             }
         };
-        let store: Option<&mut crate::ArtifactStore<'_>> =
-            if self.store.is_some() { Some(&mut call) } else { None };
-        let r = if redact {
-            self.inner.collect_and_redact(node, schema, obs, store).map(|v| v.to_json())
+        let store: Option<&mut crate::ArtifactStore<'_>> = if self.store.is_some() {
+            Some(&mut call)
         } else {
-            self.inner.collect_with(node, schema, &obs, store).map(|()| String::new())
+            None
         };
-        r.map_err(|e| thrown.borrow_mut().take().unwrap_or_else(|| js_error(&e)))
+        let r = self.inner.collect_text(node, schema, obs, store);
+        r.map_err(|e| match thrown.borrow_mut().take() {
+            Some(v) => Failed::Thrown(v),
+            None => Failed::Core(e),
+        })
     }
 
     /// Everything collected: tool name to `{ field: value }` (a copy).
     #[wasm_bindgen(unchecked_return_type = "Record<string, Record<string, unknown>>")]
     pub fn all(&self) -> JsValue {
-        to_js_value(&self.inner.all_value())
+        json_parse(&self.inner.all_json())
     }
 
     /// The `artifact_large` warnings recorded so far.
@@ -631,7 +762,12 @@ impl ArtifactStream {
         let chunk = json_in(&chunk, "the chunk")?;
         let c = self
             .inner
-            .emit(stream_id, chunk, done.unwrap_or(false), artifact_type.as_deref())
+            .emit(
+                stream_id,
+                chunk,
+                done.unwrap_or(false),
+                artifact_type.as_deref(),
+            )
             .map_err(|e| js_error(&e))?;
         Ok(to_js_value(&c.to_value()))
     }
@@ -651,7 +787,11 @@ impl ArtifactStream {
     /// Ids of streams that have not sent their `done` chunk.
     #[wasm_bindgen(js_name = openStreams)]
     pub fn open_streams(&self) -> Vec<String> {
-        self.inner.open_streams().into_iter().map(String::from).collect()
+        self.inner
+            .open_streams()
+            .into_iter()
+            .map(String::from)
+            .collect()
     }
 
     /// Forgets every stream (numbering starts again at 0).

@@ -2,7 +2,8 @@
 // field rule, defaults, `payload_invalid` with `problems`), buildFinalPayload (fallbacks,
 // B19/B20 fixed, context), redactArtifacts (+Json) placeholders and property tests,
 // ArtifactCollector (store, maxInlineBytes, artifact_large), collectSources, ArtifactStream,
-// the RFC's Appendix A end to end, and the TypeScript types under `tsc --strict`.
+// the RFC's Appendix A end to end (in Node, workerd and Chromium), the README example, and the
+// TypeScript types under `tsc --strict`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,8 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as sr from 'streamroute';
+import { Miniflare } from 'miniflare';
+import { PKG_DIR, bundleWorker, fileUnder, launchChromium, listen, sendFile } from './helpers/runtimes.mjs';
 import { generate, MARK } from './helpers/payload-gen.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -389,4 +392,97 @@ test("README: the FinalPayload section's example runs as written", () => {
   assert.equal(payload.route, 'analytics');
   same(payload.artifacts, { analyze_sales: { chart_options: { series: [1, 2] }, raw_data: [{ d: 1 }, { d: 2 }] } });
   assert.deepEqual(warnings, ['field_dropped: confidence: must be between 0 and 1 (got 1.5)']);
+});
+
+test('workerd: the payload API gives what Node gives (Appendix A)', { timeout: 60_000 }, async () => {
+  const bundle = await bundleWorker(join(here, 'worker', 'payload-worker.js'), join(here, '.tmp', 'payload-worker-bundle'));
+  const mf = new Miniflare({ modulesRoot: join(here, '.tmp', 'payload-worker-bundle'), modules: bundle.modules, compatibilityDate: '2025-01-01' });
+  try {
+    await mf.ready;
+    const schema = corpus('appendix_a_schema.json');
+    const observation = corpus('appendix_a_observation.json');
+    const args = corpus('appendix_a_args.json');
+    const res = await mf.dispatchFetch('http://localhost/', { method: 'POST', body: JSON.stringify({ schema, observation, args }) });
+    assert.equal(res.status, 200);
+    const got = await res.json();
+    same(got.redacted, corpus('appendix_a_redacted.json'));
+    assert.equal(got.redactedJson, JSON.stringify(corpus('appendix_a_redacted.json')));
+    same(got.built, { payload: corpus('appendix_a_payload.json'), warnings: [] });
+    same(got.artifacts, corpus('appendix_a_payload.json').artifacts);
+    same(got.sources, []);
+    same(got.chunk, { type: 'artifact_chunk', stream_id: 'sales_chart', seq: 0, chunk: observation.chart_options, done: true, artifact_type: 'dict' });
+    assert.deepEqual(got.error, {
+      code: 'payload_invalid', isStreamrouteError: true,
+      problems: [{ path: 'raw_answer', message: 'required string is missing' }, { path: 'confidence', message: 'must be between 0 and 1 (got 2)' }],
+    });
+  } finally {
+    await mf.dispose();
+  }
+});
+
+test('Chromium: the browser entry gives what Node gives (Appendix A)', { timeout: 60_000 }, async () => {
+  const server = await listen((req, res) => {
+    const path = new URL(req.url, 'http://127.0.0.1').pathname;
+    if (path === '/') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>payload</title>');
+    } else {
+      sendFile(res, path.startsWith('/streamroute/') ? fileUnder(PKG_DIR, path.slice('/streamroute/'.length)) : null);
+    }
+  });
+  const browser = await launchChromium();
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(`${server.origin}/`);
+    const input = {
+      schema: corpus('appendix_a_schema.json'),
+      observation: corpus('appendix_a_observation.json'),
+      args: corpus('appendix_a_args.json'),
+    };
+    const got = JSON.parse(await page.evaluate(async ({ schema, observation, args }) => {
+      const sr = await import('/streamroute/entry/browser.js');
+      await sr.init();
+      const collector = new sr.ArtifactCollector();
+      const redacted = collector.collectAndRedact('analyze_sales', schema, observation);
+      let code = null;
+      try { sr.validateFinalPayload({}); } catch (e) { code = e instanceof sr.StreamrouteError ? e.code : 'not a StreamrouteError'; }
+      return JSON.stringify({ redacted, built: sr.buildFinalPayload(args, { artifacts: collector.all() }), code });
+    }, input));
+    same(got.redacted, corpus('appendix_a_redacted.json'));
+    same(got.built, { payload: corpus('appendix_a_payload.json'), warnings: [] });
+    assert.equal(got.code, 'payload_invalid');
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});
+
+test('B18: collection sees the full observation; a clamped observation is still redacted', () => {
+  const schema = { properties: { csv: { type: 'string', artifact: true }, rows: { type: 'array', artifact: true }, note: { type: 'string' } } };
+  const full = { csv: 'a,b\n'.repeat(15_000), rows: Array.from({ length: 500 }, (_, i) => ({ i })), note: 'n' };
+  const collector = new sr.ArtifactCollector();
+  collector.collect('export', schema, full);
+  assert.equal(collector.all().export.csv.length, 60_000);
+  assert.equal(collector.all().export.rows.length, 500);
+  // What a clamping step would send the model: strings cut to 10 000 chars, lists to 20 items.
+  const clamped = { csv: full.csv.slice(0, 10_000) + '\n... [truncated: 50000 chars]', rows: full.rows.slice(0, 20), note: 'n' };
+  same(sr.redactArtifacts(clamped, schema), { csv: '<artifact:str size=10029 chars>', rows: '<artifact:list size=20 items>', note: 'n' });
+  same(sr.redactArtifacts(full, schema), { csv: '<artifact:str size=60000 chars>', rows: '<artifact:list size=500 items>', note: 'n' });
+});
+
+test('a string observation holding JSON is redacted and collected as JSON text', () => {
+  const schema = { properties: { blob: { artifact: true }, keep: { type: 'string' } } };
+  const obs = { blob: { big: 'x'.repeat(100) }, keep: 'k' };
+  const text = JSON.stringify(obs, null, 2);
+  assert.equal(sr.redactArtifacts(text, schema), '{"blob":"<artifact:dict size=110B>","keep":"k"}');
+  assert.equal(sr.redactArtifacts(text, schema), sr.redactArtifactsJson(text, schema));
+  // Nothing to redact, prose, or not JSON after all: the string as it is.
+  for (const s of ['{ "keep" : "k" }', 'hello', '{not json', '  [1, 2]  ', '']) assert.equal(sr.redactArtifacts(s, schema), s);
+  const c = new sr.ArtifactCollector();
+  c.collect('t', schema, text);
+  c.collect('u', schema, 'plain text');
+  same(c.all(), { t: { blob: obs.blob } });
+  const c2 = new sr.ArtifactCollector();
+  assert.equal(c2.collectAndRedact('t', schema, text), '{"blob":"<artifact:dict size=110B>","keep":"k"}');
+  assert.equal(c2.collectAndRedact('t', schema, '{"keep":"k"}'), '{"keep":"k"}');
+  same(c2.all(), { t: { blob: obs.blob } });
 });
