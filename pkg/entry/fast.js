@@ -169,14 +169,14 @@ patch(PartialJson, (machine, n) => {
     const out = [];
     if (count === 0) return out;
     views();
-    const meta = u32[m.__info] >>> 2;
-    const pieces = u32.slice(meta, meta + 4 * count);
     const acc = m.__acc;
     let last = -1;
-    for (let k = 0; k < pieces.length; k += 4) {
-      const block = pieces[k];
-      const a = pieces[k + 2];
-      const text = pieces[k + 1] === 0 ? str.slice(a, pieces[k + 3]) : readText(a, pieces[k + 3] - a);
+    // readText never grows the memory, so `u32` stays valid for the whole loop.
+    for (let k = u32[m.__info] >>> 2, end = k + 4 * count; k < end; k += 4) {
+      const block = u32[k];
+      const a = u32[k + 2];
+      const b = u32[k + 3];
+      const text = u32[k + 1] !== 0 ? readText(a, b - a) : a === 0 && b === str.length ? str : str.slice(a, b);
       acc[block] += text;
       if (block === last) out[out.length - 1].text += text;
       else out.push({ type: m.__types[block], text });

@@ -226,7 +226,9 @@ impl MarkerSet {
     pub(crate) fn find(&self, data: &[u8]) -> Option<(usize, Marker)> {
         let tail = self.end.needle().len();
         let mut from = 0;
-        while let Some(k) = self.end.find(&data[from..]) {
+        // (The length test first: small chunks skip the searcher's setup.)
+        while data.len() - from >= tail {
+            let Some(k) = self.end.find(&data[from..]) else { break };
             let end = from + k + tail;
             for (m, block, close) in &self.markers {
                 if let Some(start) = end.checked_sub(m.len()) {
