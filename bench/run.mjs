@@ -1,8 +1,11 @@
 // The whole benchmark: the SSE decoding comparison (sse.mjs), the streaming JSON comparison
 // (json.mjs: AnswerExtractor and PartialJson against the reference's regex extractor and the
 // npm parsers), the repair comparison (repair.mjs: repairJson against jsonrepair,
-// normalizeAction against strip-fence + JSON.parse), then the size of the shipped .wasm (scripts/size.mjs). Arguments go to sse.mjs
-// (see there); json.mjs runs with its defaults. Exits 1 only when a variant decoded something
+// normalizeAction against strip-fence + JSON.parse), artifact redaction and collection of a
+// 5 MB observation (payload.mjs: against a JS implementation of the same walk), the planning
+// tool search (planning.mjs: ToolIndex.search against JS loops), then the size of the shipped
+// .wasm (scripts/size.mjs). Arguments go to sse.mjs (see there); the other sections run with
+// their defaults. Exits 1 only when a variant decoded something
 // wrongly; speed is reported, never asserted.
 //
 //   node run.mjs [--iterations N] [--warmup-ms MS] [--sizes 64,4096] [--json FILE]
@@ -14,6 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { runSseBench } from './sse.mjs';
 import { runJsonBench } from './json.mjs';
 import { runRepairBench } from './repair.mjs';
+import { runPayloadBench } from './payload.mjs';
+import { runPlanningBench } from './planning.mjs';
 
 const cpu = cpus();
 console.log(`# streamroute bench, ${new Date().toISOString()}`);
@@ -39,7 +44,19 @@ console.log('## JSON repair and action normalisation');
 console.log('');
 
 const { ok: repairOk } = await runRepairBench([]);
-const ok = sseOk && jsonOk && repairOk;
+
+console.log('');
+console.log('## Artifact redaction and collection (FinalPayload)');
+console.log('');
+
+const { ok: payloadOk } = await runPayloadBench([]);
+
+console.log('');
+console.log('## Planning: exact top-8 tool search');
+console.log('');
+
+const { ok: planningOk } = await runPlanningBench([]);
+const ok = sseOk && jsonOk && repairOk && payloadOk && planningOk;
 
 console.log('');
 console.log('## Size');

@@ -12,6 +12,8 @@ export declare class StreamrouteError extends Error {
   readonly offset?: number;
   /** Results produced before the failure by the call that threw (e.g. SSE events). */
   readonly events?: unknown[];
+  /** Every problem of a `payload_invalid` error, with its path (e.g. `sources[0].title`). */
+  readonly problems?: { path: string; message: string }[];
 }
 
 /**
