@@ -327,7 +327,12 @@ function explore() {
     const tr = document.createElement('tr');
     const td = (t, cls) => Object.assign(document.createElement('td'), { textContent: t, className: cls ?? '' });
     tr.append(td(r.label), td(String(r.chunks)), td(String(r.events)), td(r.us.toFixed(1)),
-      ...r.cells.map((ok) => td(ok ? '✓ same' : '✗ differs', ok ? 'same' : 'differs')));
+      ...r.cells.map((ok, i) => {
+        const cell = td(ok ? '✓' : '✗', ok ? 'same' : 'differs');
+        cell.title = `${PANELS[i]}: ${ok ? 'same' : 'differs'}`;
+        cell.setAttribute('aria-label', ok ? 'same' : 'differs');
+        return cell;
+      }));
     return tr;
   });
   ui.explorer.replaceChildren(Object.assign(document.createElement('thead'), {}), document.createElement('tbody'));

@@ -140,6 +140,8 @@ export function routedEventsFrom(text, ops) {
     }
   }
   return out;
+}
+
 // Planning checks: JS values to JSON text for the wasm side. Typed arrays (embeddings) become
 // plain arrays; a ToolIndex or CapabilityMap goes through its own toJSON().
 function typedArraysAsArrays(_key, value) {

@@ -255,6 +255,37 @@ test('layouts at 1280 and 390 px (screenshots), one wasm fetch, no errors', { ti
     assert.ok(overflow <= 0, `${width}px: ${overflow}px horizontal overflow`);
     await page.screenshot({ path: join(SHOTS, `demo-${width}.png`), fullPage: width === 1280 });
   }
+  // Readable contrast: every visible text against its background is at least WCAG AA
+  // (4.5:1, or 3:1 for large text); the dark wire log included.
+  const low = await page.evaluate(() => {
+    const rgb = (c) => (c.match(/[\d.]+/g) ?? []).map(Number);
+    const lum = ([r, g, b]) => {
+      const f = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+      return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+    };
+    const bg = (el) => {
+      for (; el; el = el.parentElement) {
+        const c = rgb(getComputedStyle(el).backgroundColor);
+        if (c.length === 3 || c[3] > 0) return c.slice(0, 3);
+      }
+      return [255, 255, 255];
+    };
+    const bad = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const el = n.parentElement;
+      if (!n.textContent.trim() || !el.getClientRects().length || el.closest('svg, .skip')) continue;
+      const st = getComputedStyle(el);
+      if (st.visibility === 'hidden') continue;
+      const [a, b] = [lum(rgb(st.color).slice(0, 3)), lum(bg(el))];
+      const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+      const large = parseFloat(st.fontSize) >= 24 || (parseFloat(st.fontSize) >= 18.66 && Number(st.fontWeight) >= 700);
+      if (ratio < (large ? 3 : 4.5)) bad.push(`${el.tagName}.${el.className} "${n.textContent.trim().slice(0, 30)}": ${ratio.toFixed(2)}`);
+    }
+    return bad;
+  });
+  assert.deepEqual(low, [], 'text below the WCAG AA contrast ratio');
+
   // Every control can be reached with Tab.
   const reached = new Set();
   await page.setViewportSize({ width: 1280, height: 900 });
