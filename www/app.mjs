@@ -239,7 +239,8 @@ class SseLog {
         return; // cancelled: the stream was aborted
       }
       if (!this.cancelled) {
-        this.show();
+        cancelAnimationFrame(this.pending);
+        ui.log.textContent = this.text;
         document.body.dataset.log = 'flushed';
       }
     })();
@@ -257,6 +258,7 @@ class SseLog {
 
   cancel() {
     this.cancelled = true;
+    cancelAnimationFrame(this.pending);
     this.writer.abort().catch(() => {});
   }
 
@@ -264,6 +266,7 @@ class SseLog {
     if (this.cancelled || this.pending) return;
     this.pending = requestAnimationFrame(() => {
       this.pending = 0;
+      if (this.cancelled) return;
       ui.log.textContent = this.text || '(nothing on the wire yet)';
       ui.log.scrollTop = ui.log.scrollHeight;
     });

@@ -47,7 +47,9 @@ function discussion(s) {
 }
 
 function tool(t) {
-  const rows = t.rows.map(([k, v, raw]) => h('div', { class: 'row' }, h('dt', {}, k), h('dd', {}, raw ? v : JSON.stringify(v))));
+  // A string still being written shows without its closing quote (and a caret).
+  const shown = (v, kind) => (kind === 'raw' ? v : kind === 'open' ? JSON.stringify(v).slice(0, -1) : JSON.stringify(v));
+  const rows = t.rows.map(([k, v, kind]) => h('div', { class: 'row' }, h('dt', {}, k), h('dd', { class: kind }, shown(v, kind))));
   const status = t.complete ? (t.repaired ? 'complete · repaired' : 'complete') : t.broken ? `streaming · ${t.broken}` : 'streaming…';
   return h('li', { class: 'tool', 'data-tool-index': t.index },
     h('div', { class: 'tool-head' }, h('code', { class: 'tool-name' }, t.name), ' ', h('span', { class: 'muted' }, t.id),

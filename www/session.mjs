@@ -242,16 +242,16 @@ export class Session {
 
 const isFinal = (action) => action && (action.next_node === null || action.next_node === 'final_response');
 
-// A PartialJson event into a tool call's live rows: strings grow with `append`, every leaf
-// is settled by `set`.
+// A PartialJson event into a tool call's live rows `[path, text, kind]`: a string grows with
+// `append` (kind "open") until `set` settles it ("string"); other leaves come whole ("raw").
 function foldJson(tool, j) {
   if (j.type !== 'append' && j.type !== 'set') return;
   const key = pathKey(j.path);
   let row = tool.rows.find((r) => r[0] === key);
-  if (!row) tool.rows.push((row = [key, '', false]));
+  if (!row) tool.rows.push((row = [key, '', 'open']));
   if (j.type === 'append') row[1] += j.text;
   else {
     row[1] = typeof j.value === 'string' ? j.value : JSON.stringify(j.value);
-    row[2] = typeof j.value !== 'string';
+    row[2] = typeof j.value === 'string' ? 'string' : 'raw';
   }
 }

@@ -240,6 +240,58 @@ test('wire profiles, step and pause, the explorer, a suggested action and a past
   await page.click('#custom summary');
 });
 
+test('live: stepping shows the answer growing and tool arguments filling in; a file upload', { timeout: 30_000 }, async () => {
+  const s = SAMPLES.find((x) => x.file === 'openai-chat-tools.sse');
+  const want = expectedPanels(s, NONCE);
+  await page.selectOption('#stream', s.file);
+  await page.waitForSelector('body[data-status="idle"]');
+  const seen = { answers: new Set(), partialRows: 0, streaming: 0 };
+  let steps = 0;
+  for (let i = 0; i < 400; i++) {
+    // One round trip per step: click Step, let the page draw its frame, read the panels.
+    const now = await page.evaluate(async () => {
+      document.querySelector('#step').click();
+      await new Promise((r) => requestAnimationFrame(() => r()));
+      return {
+      status: document.body.dataset.status,
+      answer: document.querySelector('[data-testid="answer"]')?.textContent ?? '',
+      tools: [...document.querySelectorAll('#tools li.tool')].map((t) => ({
+        live: !t.querySelector('.tool-args'),
+        rows: [...t.querySelectorAll('.rows .row')].map((r) => [r.children[0].textContent, r.children[1].textContent]),
+      })),
+      };
+    });
+    assert.ok(want.answer.startsWith(now.answer), `answer so far is a prefix: ${JSON.stringify(now.answer)}`);
+    seen.answers.add(now.answer);
+    now.tools.forEach((t, k) => {
+      if (!t.live) return;
+      seen.streaming++;
+      for (const [key, text] of t.rows) {
+        const final = JSON.stringify(want.tools[k].args[key]);
+        assert.ok(final.startsWith(text) || final === text, `row ${key}: ${text} vs ${final}`);
+        if (text !== final) seen.partialRows++;
+      }
+    });
+    steps++;
+    if (now.status === 'done') break;
+  }
+  assert.equal(await page.getAttribute('body', 'data-status'), 'done', `${steps} steps`);
+  assert.ok(seen.answers.size > 3, `the answer grew in ${seen.answers.size} steps`);
+  assert.ok(seen.streaming > 3 && seen.partialRows > 0, `tool arguments filled in (${seen.streaming} streaming views, ${seen.partialRows} partial rows)`);
+
+  // A file picked with the file input is routed like a bundled one.
+  const g = SAMPLES.find((x) => x.file === 'gemini-tools.sse');
+  await page.evaluate(() => (document.querySelector('#custom').open = true));
+  await page.selectOption('#custom-provider', 'auto');
+  await page.selectOption('#custom-content', 'text');
+  await page.setInputFiles('#custom-file', { name: 'upload.sse', mimeType: 'text/plain', buffer: Buffer.from(g.bytes) }, { timeout: 5000 });
+  await page.waitForFunction(() => document.querySelector('#meta').textContent.startsWith('upload.sse'), null, { timeout: 5000 });
+  await page.selectOption('#speed', 'max', { timeout: 5000 });
+  await page.click('#play', { timeout: 5000 });
+  await page.waitForSelector('body[data-status="done"][data-log="flushed"]', { timeout: 5000 });
+  assert.equal(await page.textContent('[data-testid="answer"]', { timeout: 2000 }), expectedPanels(g, NONCE).answer);
+});
+
 test('layouts at 1280 and 390 px (screenshots), one wasm fetch, no errors', { timeout: 30_000 }, async () => {
   mkdirSync(SHOTS, { recursive: true });
   await play(pageStreams[0].file);
