@@ -101,30 +101,63 @@ export class Session {
 
   /** Routes one chunk (string or bytes). */
   feed(chunk) {
+    if (this.ended) return [];
     const t0 = performance.now();
-    const out = this.router.feed(chunk);
-    this.feedMs += performance.now() - t0;
-    this.feeds++;
-    this.bytes += typeof chunk === 'string' ? chunk.length : chunk.byteLength;
+    let out;
+    try {
+      out = this.router.feed(chunk);
+    } catch (err) {
+      return this.#fail(err);
+    } finally {
+      this.feedMs += performance.now() - t0;
+      this.feeds++;
+      this.bytes += typeof chunk === 'string' ? chunk.length : chunk.byteLength;
+    }
     return this.#fold(out);
   }
 
   /** Ends the stream. */
   finish() {
+    if (this.ended) return [];
     const t0 = performance.now();
-    const out = this.router.finish();
-    this.feedMs += performance.now() - t0;
+    let out;
+    try {
+      out = this.router.finish();
+    } catch (err) {
+      return this.#fail(err);
+    } finally {
+      this.feedMs += performance.now() - t0;
+    }
     this.ended = true;
     const events = this.#fold(out);
-    this.router.free();
+    this.dispose();
+    return events;
+  }
+
+  /** Frees the wasm machines (a stream abandoned half-way, or ended). */
+  dispose() {
+    this.ended = true;
+    this.router?.free();
+    this.router = null;
     for (const pj of this.partial.values()) pj.free?.();
     this.partial.clear();
-    return events;
+  }
+
+  // A thrown StreamrouteError (a cap hit, say) ends the stream the way routeResponse reports
+  // an HTTP failure: the events completed before it, an `error`, then `done {ok: false}`.
+  #fail(err) {
+    const provider = this.router.provider;
+    const out = this.#fold([...(err.events ?? []),
+      { type: 'error', code: err.code ?? 'exception', message: err.message },
+      { type: 'done', ok: false, parse_ok: false, finish_reason: null }]);
+    this.state.provider = provider;
+    this.dispose();
+    return out;
   }
 
   #fold(routed) {
     const out = [];
-    this.state.provider = this.router.provider;
+    if (this.router) this.state.provider = this.router.provider;
     for (const e of routed) {
       if (e.type === 'done') {
         const done = this.#done(e);
