@@ -116,7 +116,8 @@ patch(SseDecoder, (machine, count) => {
   const info = (machine.__info ??= machine.__infoPtr() >>> 2);
   views();
   const p = u32[info];
-  return sseEventsFrom(decoder.decode(u8.subarray(p, p + u32[info + 1])), count);
+  const lens = u32.subarray(u32[info + 2] >>> 2, (u32[info + 2] >>> 2) + 3 * count);
+  return sseEventsFrom(decoder.decode(u8.subarray(p, p + u32[info + 1])), lens, count);
 });
 
 patch(StreamRouter, (machine, count) => {

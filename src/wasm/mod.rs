@@ -25,7 +25,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(module = "/src/wasm/runtime.js")]
 extern "C" {
     fn __sr_error(code: &str, message: &str, offset: Option<f64>) -> JsValue;
-    fn __sr_sse_events(packed: &[u8], count: u32) -> JsValue;
+    fn __sr_sse_events(packed: &[u8], lens: &[u32], count: u32) -> JsValue;
 }
 
 /// Converts a core error into a thrown `StreamrouteError`.
