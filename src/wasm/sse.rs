@@ -73,7 +73,7 @@ enum IdValue {
     Number(f64),
 }
 
-fn limit(v: Option<f64>, default: usize, name: &str) -> Result<usize, JsValue> {
+pub(crate) fn limit(v: Option<f64>, default: usize, name: &str) -> Result<usize, JsValue> {
     match v {
         None => Ok(default),
         Some(x) if x.is_finite() && x >= 1.0 && x.fract() == 0.0 && x <= 4_294_967_295.0 => {
