@@ -1,0 +1,135 @@
+// What each demo-page panel must end up showing for a sample stream, worked out from the
+// fixture itself with plain JSON.parse and each provider's documented field paths (no
+// streamroute code), so the page test compares the page with an independent reading.
+
+/** The SSE events of a text: [{ event, data }] (blocks split on blank lines; `data:` lines joined). */
+function sseEvents(text) {
+  const out = [];
+  for (const block of text.replace(/\r\n?/g, '\n').split(/\n\n+/)) {
+    const data = [];
+    let event = 'message';
+    for (const line of block.split('\n')) {
+      const m = /^([a-z]+):\s?(.*)$/.exec(line);
+      if (!m) continue;
+      if (m[1] === 'data') data.push(m[2]);
+      if (m[1] === 'event') event = m[2];
+    }
+    if (data.length) out.push({ event, data: data.join('\n') });
+  }
+  return out;
+}
+
+/** The raw reading: model text, reasoning, tool calls, errors. */
+function read(provider, text) {
+  const r = { text: '', reasoning: '', tools: new Map(), errors: [] };
+  if (provider === 'text') {
+    r.text = text;
+    return r;
+  }
+  const tool = (key, init) => {
+    if (!r.tools.has(key)) r.tools.set(key, { name: '', args: '', ...init });
+    return r.tools.get(key);
+  };
+  for (const { data } of sseEvents(text)) {
+    if (data === '[DONE]') continue;
+    const d = JSON.parse(data);
+    if (provider === 'openai-chat') {
+      if (d.error) r.errors.push({ code: d.error.code ?? d.error.type, message: d.error.message });
+      const delta = d.choices?.[0]?.delta ?? {};
+      r.text += delta.content ?? '';
+      r.reasoning += delta.reasoning_content ?? delta.reasoning ?? '';
+      for (const t of delta.tool_calls ?? []) {
+        const x = tool(t.index);
+        x.name += t.function?.name ?? '';
+        x.args += t.function?.arguments ?? '';
+      }
+    } else if (provider === 'openai-responses') {
+      if (d.type === 'response.output_text.delta') r.text += d.delta;
+      if (d.type === 'response.reasoning_summary_text.delta') r.reasoning += d.delta;
+      if (d.type === 'response.output_item.added' && d.item.type === 'function_call') tool(d.output_index, { name: d.item.name });
+      if (d.type === 'response.function_call_arguments.delta') tool(d.output_index).args += d.delta;
+      if (d.type === 'response.failed') r.errors.push({ code: d.response.error.code, message: d.response.error.message });
+      if (d.type === 'error') r.errors.push({ code: d.code, message: d.message });
+    } else if (provider === 'anthropic') {
+      if (d.type === 'error') r.errors.push({ code: d.error.type, message: d.error.message });
+      if (d.type === 'content_block_start' && d.content_block.type === 'tool_use') tool(d.index, { name: d.content_block.name });
+      if (d.type === 'content_block_delta') {
+        r.text += d.delta.text ?? '';
+        r.reasoning += d.delta.thinking ?? '';
+        if (d.delta.partial_json !== undefined) tool(d.index).args += d.delta.partial_json;
+      }
+    } else if (provider === 'gemini') {
+      if (d.error) r.errors.push({ code: d.error.status, message: d.error.message });
+      for (const p of d.candidates?.[0]?.content?.parts ?? []) {
+        if (p.thought) r.reasoning += p.text ?? '';
+        else r.text += p.text ?? '';
+        if (p.functionCall) tool(r.tools.size, { name: p.functionCall.name, args: JSON.stringify(p.functionCall.args ?? {}) });
+      }
+    }
+  }
+  return r;
+}
+
+const jsonString = (body) => {
+  // A JSON string body that may be cut: drop a trailing partial escape, then decode.
+  for (let cut = body.length; cut >= body.length - 6 && cut >= 0; cut--) {
+    try {
+      return JSON.parse(`"${body.slice(0, cut)}"`);
+    } catch {
+      // try a shorter prefix
+    }
+  }
+  return '';
+};
+
+/** The block text between the nonce tags. */
+const block = (text, name, nonce) => {
+  const open = `[${name}:${nonce}]`;
+  const i = text.indexOf(open);
+  if (i < 0) return '';
+  const j = text.indexOf(`[/${name}:${nonce}]`, i);
+  return text.slice(i + open.length, j < 0 ? undefined : j);
+};
+
+/**
+ * The expected panels of a sample `{ provider, content, text }` (nonce: the tag nonce):
+ * `{ answer, reasoning, thought, artifact, user, tools: [{ name, args }], errors, ok,
+ *    nextNode, final: null | { raw_answer, confidence, sources, suggested_actions, warnings, artifacts } }`.
+ */
+export function expectedPanels(sample, nonce) {
+  const r = read(sample.provider, sample.text);
+  const out = {
+    answer: '', reasoning: r.reasoning, thought: '', artifact: '', user: '', errors: r.errors,
+    tools: [...r.tools.values()].map((t) => ({ name: t.name, args: JSON.parse(t.args || '{}') })),
+    ok: r.errors.length === 0, nextNode: null, final: null,
+  };
+  if (sample.content === 'text') {
+    out.answer = r.text;
+    if (out.ok && !out.tools.length && r.text) out.final = { raw_answer: r.text, confidence: null, sources: [], suggested_actions: [], warnings: [], artifacts: {} };
+  } else if (sample.content === 'tagged') {
+    out.artifact = block(r.text, 'ARTIFACT', nonce);
+    out.user = block(r.text, 'USER', nonce);
+  } else {
+    // action-json: the first object after any <think> block; a cut stream is read up to the cut.
+    const body = r.text.replace(/<think>[\s\S]*?<\/think>/g, '');
+    const json = body.slice(body.indexOf('{'), body.lastIndexOf('}') + 1);
+    let action = null;
+    try {
+      action = JSON.parse(json);
+    } catch {
+      // a truncated action: read its fields with patterns below
+    }
+    const field = (re) => (re.exec(body) ? jsonString(re.exec(body)[1]) : null);
+    out.nextNode = action ? action.next_node : field(/"next_node"\s*:\s*"((?:[^"\\]|\\.)*)"/);
+    out.thought = (action ? action.thought : field(/"thought"\s*:\s*"((?:[^"\\]|\\.)*)"/)) ?? '';
+    if (out.nextNode === 'final_response') {
+      out.answer = action ? action.args.answer : field(/"answer"\s*:\s*"((?:[^"\\]|\\.)*)/) ?? '';
+      if (out.ok && action) {
+        const a = action.args;
+        out.final = { raw_answer: a.answer, confidence: a.confidence ?? null, sources: a.sources ?? [],
+          suggested_actions: a.suggested_actions ?? [], warnings: a.warnings ?? [], artifacts: a.artifacts ?? {} };
+      }
+    }
+  }
+  return out;
+}
