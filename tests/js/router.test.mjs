@@ -322,3 +322,64 @@ test('connectSse with router options yields the routed events of a resumed provi
     await server.close();
   }
 });
+
+test('the streamroute bin routes a file or stdin: readable by default, NDJSON with --json', async () => {
+  const { execFileSync, spawnSync } = await import('node:child_process');
+  const { join, dirname } = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const consumer = join(dirname(fileURLToPath(import.meta.url)), '.tmp', 'consumer');
+  const bin = join(consumer, 'node_modules', '.bin', 'streamroute');
+  const s = SAMPLES.find((x) => x.file === 'openai-chat-tools.sse');
+  const file = join(consumer, '..', '..', '..', '..', 'examples', 'streams', s.file);
+  const lines = execFileSync(bin, ['route', file, '--json'], { encoding: 'utf8' }).trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(coalesce(lines), route(s, [s.bytes]));
+  const human = execFileSync(bin, ['route', '-', '--provider', 'openai-chat'], { input: s.bytes, encoding: 'utf8' });
+  assert.match(human, /^── thinking \(reasoning\)\nTwo cities, so two weather calls in parallel\.\n── answer\nLet me check both\.\n/);
+  assert.match(human, /── tool call 1 complete: get_weather\(\{"city":"Tōkyō","unit":"celsius"\}\)\n/);
+  assert.match(human, /── done: ok · parse_ok true · finish_reason tool_calls\n {3}\(provider: openai-chat, content: text\)\n$/);
+  const a = SAMPLES.find((x) => x.file === 'openai-chat-action.sse');
+  const action = execFileSync(bin, ['route', '--content', 'action-json', '-'], { input: a.bytes, encoding: 'utf8' });
+  assert.match(action, /── answer\nBonjour ! Voilà "la" réponse :\n— café ☕, naïve 😀 \\o\/ \{ok\}\n── action: \{"next_node":"final_response"/);
+  const bad = spawnSync(bin, ['route', '--content', 'yaml', file], { encoding: 'utf8' });
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /invalid_option/);
+});
+
+test('TypeScript: the router API type-checks', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  const { join, dirname } = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const here = dirname(fileURLToPath(import.meta.url));
+  const dir = join(here, '.tmp', 'consumer', 'ts-router');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022',
+      lib: ['es2022', 'dom', 'esnext.disposable'], skipLibCheck: false, types: [] },
+    files: ['ok.mts'],
+  }));
+  writeFileSync(join(dir, 'ok.mts'), `
+    import { StreamRouter, toSse, routeResponse, connectSse, type RoutedEvent, type StreamRouterInit, type SseEvent } from 'streamroute';
+    const o: StreamRouterInit = { provider: 'anthropic', content: 'action-json', maxEventBytes: 1 << 20 };
+    const r = new StreamRouter(o);
+    const events: RoutedEvent[] = r.feed(new Uint8Array(0)).concat(r.finish());
+    for (const e of events) {
+      if (e.type === 'answer_delta') { const t: string = e.text; void t; }
+      if (e.type === 'tool_call') { const n: number = e.index; const rep: boolean = e.repaired; void [n, rep, e.arguments]; }
+      if (e.type === 'done') { const f: string | null | undefined = e.finish_reason; void [f, e.ok, e.parse_ok]; }
+      if (e.type === 'action') { const node: string = e.action.next_node; void node; }
+    }
+    const ts: TransformStream<Uint8Array | string, RoutedEvent> = r.transform();
+    const body: ReadableStream<Uint8Array> = new ReadableStream<Uint8Array>().pipeThrough(ts).pipeThrough(toSse('ai-sdk', { retry: 10 }));
+    const provider: string = r.provider;
+    async function f(res: Response) {
+      for await (const e of routeResponse(res, { content: 'text', signal: AbortSignal.timeout(10) })) { const t: string = e.type; void t; }
+      for await (const e of connectSse('http://x', { method: 'POST' })) { const ev: SseEvent = e; void ev; }
+      for await (const e of connectSse('http://x', {}, { router: { provider: 'gemini' } })) { const ev: RoutedEvent = e; void ev; }
+    }
+    void [body, provider, f];
+  `);
+  const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
+  const ok = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
+  assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+});
