@@ -1,6 +1,7 @@
 // The whole benchmark: the SSE decoding comparison (sse.mjs), the streaming JSON comparison
 // (json.mjs: AnswerExtractor and PartialJson against the reference's regex extractor and the
-// npm parsers), then the size of the shipped .wasm (scripts/size.mjs). Arguments go to sse.mjs
+// npm parsers), the repair comparison (repair.mjs: repairJson against jsonrepair,
+// normalizeAction against strip-fence + JSON.parse), then the size of the shipped .wasm (scripts/size.mjs). Arguments go to sse.mjs
 // (see there); json.mjs runs with its defaults. Exits 1 only when a variant decoded something
 // wrongly; speed is reported, never asserted.
 //
@@ -12,6 +13,7 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { runSseBench } from './sse.mjs';
 import { runJsonBench } from './json.mjs';
+import { runRepairBench } from './repair.mjs';
 
 const cpu = cpus();
 console.log(`# streamroute bench, ${new Date().toISOString()}`);
@@ -31,7 +33,13 @@ console.log('## Streaming JSON: answer extraction and partial parsing');
 console.log('');
 
 const { ok: jsonOk } = await runJsonBench([]);
-const ok = sseOk && jsonOk;
+
+console.log('');
+console.log('## JSON repair and action normalisation');
+console.log('');
+
+const { ok: repairOk } = await runRepairBench([]);
+const ok = sseOk && jsonOk && repairOk;
 
 console.log('');
 console.log('## Size');

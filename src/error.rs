@@ -34,6 +34,9 @@ pub enum ErrorKind {
     /// An argument had the wrong type or shape (for example a chunk that is neither a
     /// string nor bytes).
     InvalidInput,
+    /// A tagged response broke the nonce-tag contract (`parseTagged`); the violations are
+    /// listed in the message (and on the JS error as `violations`).
+    TagContractViolation,
 }
 
 impl ErrorKind {
@@ -51,6 +54,7 @@ impl ErrorKind {
             ErrorKind::JsonTooDeep => "json_too_deep",
             ErrorKind::JsonUnrepairable => "json_unrepairable",
             ErrorKind::BufferLimitExceeded => "buffer_limit_exceeded",
+            ErrorKind::TagContractViolation => "tag_contract_violation",
         }
     }
 }

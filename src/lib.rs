@@ -25,6 +25,7 @@ mod nonce;
 mod repair;
 mod router;
 mod sse;
+mod tags;
 
 /// The WebAssembly bindings (public only so that wasm-bindgen tests can reach them).
 #[cfg(target_arch = "wasm32")]
@@ -43,6 +44,10 @@ pub use repair::{parse_json, repair_json, repair_json_value, repair_json_with_lo
 pub use router::{
     ContentMode, DeltaSink, ModelDelta, Provider, ProviderDecoder, ProviderDecoderOptions, RoutedEvent, StreamRouter,
     StreamRouterOptions, ThinkingSource, Usage,
+};
+pub use tags::{
+    check_tagged, corrective_message, parse_tagged, sanitize_untrusted, tag_contract, TagBlocks, TagDelta,
+    TagEventWriter, TagFilter, TagFilterOptions, TagResult, TagViolation, TaggedTurn, TurnStep,
 };
 pub use sse::{SseDecoder, SseDecoderOptions, SseEncoder, SseEncoderOptions, SseEvent, SseMessage, SseSink};
 

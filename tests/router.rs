@@ -446,3 +446,32 @@ fn extractor_reports_where_the_action_closed() {
     x.feed(b"{\"next_node\": \"x\", \"args\": {").unwrap();
     assert_eq!(x.action_end(), None);
 }
+
+#[test]
+fn tagged_content_through_the_tag_filter() {
+    let e = events_of("openai-chat-tagged.sse");
+    let text = |f: fn(&RoutedEvent) -> Option<&str>| e.iter().filter_map(f).collect::<String>();
+    let artifact = text(|e| if let RoutedEvent::ArtifactDelta { text } = e { Some(text) } else { None });
+    let user = text(|e| if let RoutedEvent::UserDelta { text } = e { Some(text) } else { None });
+    assert_eq!(artifact, "\n# Release notes\n\n- Faster SSE decoding\n- New router: données → événements\n");
+    assert_eq!(user, "\nShall I save this draft? 🙂\n");
+    assert_eq!(answer(&e), "");
+    assert_eq!(done(&e), (true, true, Some("stop".into())));
+    // No marker text ever reaches an event.
+    assert!(!format!("{e:?}").contains("5f0c9a2be4d1487fa3c6b8e2d9f17a40"));
+
+    // Outside the contract: parse_ok false, the stream itself ok.
+    let (nonce, _) = manifest();
+    let input = format!("Sure!\n[USER:{nonce}]hi[/USER:{nonce}]");
+    let e = assert_chunk_invariant("tagged violation", input.as_bytes(), |chunks| {
+        route(Provider::Text, ContentMode::Tagged, &nonce, chunks)
+    });
+    assert_eq!(e[0], RoutedEvent::UserDelta { text: "hi".into() });
+    assert_eq!(done(&e), (true, false, None));
+
+    // No nonce, or a bad one: invalid_option.
+    for nonce in [None, Some("")] {
+        let r = StreamRouter::new(StreamRouterOptions { content: ContentMode::Tagged, nonce: nonce.map(String::from), ..StreamRouterOptions::default() });
+        assert_eq!(r.unwrap_err().code(), "invalid_option");
+    }
+}

@@ -259,13 +259,23 @@ impl Tokenizer {
         let base = self.pos;
         let mut i = 0;
         let n = chunk.len();
+        // The chunk is validated as UTF-8 once: string runs inside the valid part (which start
+        // and end at ASCII bytes, so at char boundaries) are copied without a second check.
+        // The part before `valid_from` may complete a sequence carried from the last chunk;
+        // everything outside the valid part goes through the UTF-8 carry as before.
+        let valid_from = chunk.iter().take(3).take_while(|&&c| (c & 0xC0) == 0x80).count();
+        let valid = match std::str::from_utf8(&chunk[valid_from..]) {
+            Ok(v) => v,
+            Err(e) => std::str::from_utf8(&chunk[valid_from..valid_from + e.valid_up_to()]).unwrap_or_default(),
+        };
+        let valid_to = valid_from + valid.len();
         while i < n {
             let b = chunk[i];
             match self.state {
                 State::InString(s) => {
                     // The hot loop: a run of plain bytes goes out in one piece.
                     let rest = &chunk[i..];
-                    let end = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+                    let end = string_run_len(rest);
                     let run = &rest[..end];
                     if end > 0 {
                         let control = if self.opts.strict {
@@ -273,6 +283,17 @@ impl Tokenizer {
                         } else {
                             None
                         };
+                        let stop = control.unwrap_or(end);
+                        if i >= valid_from && i + stop <= valid_to && self.utf8.pending() == 0 {
+                            if let Some(t) = valid.get(i - valid_from..i + stop - valid_from) {
+                                self.push_valid(s, t)?;
+                                if let Some(k) = control {
+                                    return Err(self.error_at("control character in string", i + k, base));
+                                }
+                                i += end;
+                                continue;
+                            }
+                        }
                         // The content before a control character is reported first, as a
                         // byte-at-a-time feed reports it: the same tokens for every chunking.
                         let carried = self.utf8.pending() as u64;
@@ -629,6 +650,26 @@ impl Tokenizer {
         }
     }
 
+    /// Appends already validated string text to the value's pending text or the key (capped).
+    fn push_valid(&mut self, s: Str, t: &str) -> Result<()> {
+        match s {
+            Str::Value => self.text.push_str(t),
+            Str::Key => {
+                self.scratch.extend_from_slice(t.as_bytes());
+                let cap = self.opts.max_token_bytes;
+                if self.scratch.len() > cap {
+                    // The message of `decode`'s, so that no chunking changes the error.
+                    return Err(Error::new(
+                        ErrorKind::BufferLimitExceeded,
+                        format!("a JSON key is longer than {cap} bytes"),
+                    )
+                    .at(self.key_start));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Hands buffered string-value text to the sink.
     fn flush_text(&mut self, sink: &mut dyn Sink) -> Result<()> {
         if self.text.is_empty() {
@@ -732,4 +773,22 @@ pub(crate) fn valid_number(s: &[u8]) -> bool {
         }
     }
     i == n
+}
+
+/// Length of the plain string content at the start of `rest`: up to the first `"` or `\\`.
+/// Most runs are short (a word between escapes), so the first bytes are checked one by one
+/// and memchr, whose set-up costs more than a short loop, takes only long runs.
+#[inline]
+fn string_run_len(rest: &[u8]) -> usize {
+    const SHORT: usize = 16;
+    let head = rest.len().min(SHORT);
+    for (k, &c) in rest[..head].iter().enumerate() {
+        if c == b'"' || c == b'\\' {
+            return k;
+        }
+    }
+    if head == rest.len() {
+        return head;
+    }
+    head + memchr::memchr2(b'"', b'\\', &rest[head..]).unwrap_or(rest.len() - head)
 }

@@ -201,8 +201,7 @@ impl StreamRouter {
     /// A router.
     ///
     /// # Errors
-    /// `invalid_option` for `content: Tagged` without the tag filter available or with a
-    /// bad nonce.
+    /// `invalid_option` for `content: Tagged` without a nonce or with a bad one.
     pub fn new(options: StreamRouterOptions) -> Result<StreamRouter> {
         let content = match options.content {
             ContentMode::Text => Content::Text,
@@ -345,7 +344,6 @@ struct Route {
 }
 
 /// Which text event kind a piece of text belongs to.
-#[allow(dead_code)] // `Artifact` and `User` come from the tag filter
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TextKind {
     Thinking(ThinkingSource),

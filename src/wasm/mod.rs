@@ -3,12 +3,14 @@
 //! Each submodule wraps one core machine in a JS class with the public names of the issues
 //! (`SseDecoder`, `SseEncoder`, ...). Conversions to and from JS live here and nowhere else.
 
+#[cfg(not(streamroute_without_repair))]
 pub mod action;
 pub mod extractor;
 mod fast;
 mod input;
 pub mod sse;
 pub mod json;
+#[cfg(not(streamroute_without_repair))]
 pub mod repair;
 pub mod router;
 

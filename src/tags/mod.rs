@@ -1,0 +1,214 @@
+//! Nonce-tagged block streaming (../shared/spec/nonce-tag-streaming.md).
+//!
+//! The model answers `[ARTIFACT:<NONCE>]…[/ARTIFACT:<NONCE>][USER:<NONCE>]…[/USER:<NONCE>]`.
+//! This module splits such a response into its blocks while it streams ([`TagFilter`]) and
+//! once it is complete ([`check_tagged`], [`parse_tagged`]). Both read the text the same way:
+//!
+//! - A *marker* is exactly `[` `/`? NAME `:` NONCE `]` for one of the configured block names
+//!   (case-sensitive) and the request nonce. Anything else, including a marker with another
+//!   nonce, another name, other case or extra spaces, is ordinary text.
+//! - Since a marker holds no `[` after its first byte, markers never overlap: the text splits
+//!   into one unique sequence of text runs and markers, which [`Contract`] judges.
+//!
+//! The two tokenizers (streaming in `filter.rs`, whole-text in `parse.rs`) are independent;
+//! the judging of the token sequence (`contract.rs`) is shared, so they agree by design and
+//! the tests check that they do.
+
+mod contract;
+mod filter;
+mod parse;
+mod prompt;
+mod sanitize;
+mod transport;
+mod turn;
+
+pub use filter::TagFilter;
+pub use parse::{check_tagged, parse_tagged};
+pub use prompt::{corrective_message, tag_contract};
+pub use sanitize::sanitize_untrusted;
+pub use transport::TagEventWriter;
+pub use turn::{TagBlocks, TaggedTurn, TurnStep};
+
+use crate::{Error, ErrorKind, Result};
+
+/// Options of [`TagFilter`], [`check_tagged`] and [`parse_tagged`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TagFilterOptions {
+    /// The block names in contract order (default `["ARTIFACT", "USER"]`). Each is 1 to 64
+    /// ASCII letters, digits or `_`; names must differ even when lowercased (the lowercase
+    /// name keys the result and names the JS delta type `<name>_delta`). At most 32 blocks.
+    pub blocks: Vec<String>,
+    /// Most bytes the filter keeps: the block text retained for the result plus the largest
+    /// possible held tail (longest marker + 2). Default 8 MiB; at least the longest marker
+    /// plus 3. Passing it is a `buffer_limit_exceeded` error at the byte offset where it
+    /// happened. The whole-text parser does not apply it (its input is already in memory).
+    pub max_buffer_bytes: usize,
+}
+
+/// The default cap of [`TagFilterOptions::max_buffer_bytes`] (8 MiB).
+pub const DEFAULT_MAX_BUFFER_BYTES: usize = 8 << 20;
+/// The longest nonce accepted, in bytes.
+pub const MAX_NONCE_BYTES: usize = 128;
+const MAX_NAME_BYTES: usize = 64;
+const MAX_BLOCKS: usize = 32;
+
+impl Default for TagFilterOptions {
+    fn default() -> Self {
+        TagFilterOptions {
+            blocks: vec!["ARTIFACT".to_string(), "USER".to_string()],
+            max_buffer_bytes: DEFAULT_MAX_BUFFER_BYTES,
+        }
+    }
+}
+
+/// Text that became certain for one block. Adjacent deltas of the same block may be
+/// coalesced; consumers compare concatenations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TagDelta {
+    /// Index of the block in [`TagFilterOptions::blocks`].
+    pub block: usize,
+    /// Valid UTF-8 that never holds a marker.
+    pub text: String,
+}
+
+/// One breach of the contract, at a byte offset of the response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TagViolation {
+    /// `text_outside_blocks`, `missing_block`, `duplicate_block`, `wrong_order`,
+    /// `unclosed_block` or `nested_marker`.
+    pub code: &'static str,
+    /// Byte offset in the response: the first non-whitespace byte of outside text, the
+    /// offending marker, the opening marker of an unclosed block, or the end of the response
+    /// for a missing block.
+    pub offset: u64,
+}
+
+/// The verdict on a whole response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TagResult {
+    /// The response was read to its end without an error (`false` only when the filter
+    /// failed, e.g. on `buffer_limit_exceeded`, before `finish`).
+    pub ok: bool,
+    /// The response met the contract: `ok` and no violations.
+    pub parse_ok: bool,
+    /// `(lowercase name, full text)` of every block in contract order (`""` when missing).
+    pub blocks: Vec<(String, String)>,
+    /// The violations, in the order they were found.
+    pub violations: Vec<TagViolation>,
+}
+
+impl TagResult {
+    /// The text of the block with this lowercase name.
+    pub fn block(&self, name: &str) -> Option<&str> {
+        self.blocks.iter().find(|(n, _)| n == name).map(|(_, t)| t.as_str())
+    }
+}
+
+/// A marker found at some position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Marker {
+    pub(crate) block: usize,
+    pub(crate) close: bool,
+    pub(crate) len: usize,
+}
+
+/// What the bytes at a `[` are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MarkerMatch {
+    /// A whole marker.
+    Full(Marker),
+    /// The input ends inside something that may still become a marker.
+    Partial,
+    /// Not a marker: the `[` is text.
+    None,
+}
+
+/// The markers of one request: `[NAME:NONCE]` and `[/NAME:NONCE]` per block.
+#[derive(Debug, Clone)]
+pub(crate) struct MarkerSet {
+    /// `(bytes, block, close)`.
+    markers: Vec<(Vec<u8>, usize, bool)>,
+    lower_names: Vec<String>,
+    max_len: usize,
+}
+
+fn invalid(msg: String) -> Error {
+    Error::new(ErrorKind::InvalidOption, msg)
+}
+
+impl MarkerSet {
+    /// # Errors
+    /// `invalid_option` for a bad nonce, bad or duplicate block names, or a cap too small.
+    pub(crate) fn new(nonce: &str, options: &TagFilterOptions) -> Result<MarkerSet> {
+        let nonce_ok = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
+        if nonce.is_empty() || nonce.len() > MAX_NONCE_BYTES || !nonce.bytes().all(nonce_ok) {
+            return Err(invalid(format!(
+                "the nonce must be 1 to {MAX_NONCE_BYTES} ASCII letters, digits, '_' or '-'"
+            )));
+        }
+        if options.blocks.is_empty() || options.blocks.len() > MAX_BLOCKS {
+            return Err(invalid(format!("blocks must name 1 to {MAX_BLOCKS} blocks")));
+        }
+        let mut markers = Vec::with_capacity(options.blocks.len() * 2);
+        let mut lower_names: Vec<String> = Vec::with_capacity(options.blocks.len());
+        for (i, name) in options.blocks.iter().enumerate() {
+            let name_ok = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+            if name.is_empty() || name.len() > MAX_NAME_BYTES || !name.bytes().all(name_ok) {
+                return Err(invalid(format!(
+                    "block name {name:?} must be 1 to {MAX_NAME_BYTES} ASCII letters, digits or '_'"
+                )));
+            }
+            let lower = name.to_ascii_lowercase();
+            if lower_names.contains(&lower) {
+                return Err(invalid(format!("block name {name:?} is given twice")));
+            }
+            lower_names.push(lower);
+            for close in [false, true] {
+                let slash = if close { "/" } else { "" };
+                markers.push((format!("[{slash}{name}:{nonce}]").into_bytes(), i, close));
+            }
+        }
+        let max_len = markers.iter().map(|m| m.0.len()).max().unwrap_or(0);
+        if options.max_buffer_bytes < max_len + 3 {
+            return Err(invalid(format!(
+                "maxBufferBytes must be at least {} (the longest marker plus 3), got {}",
+                max_len + 3,
+                options.max_buffer_bytes
+            )));
+        }
+        Ok(MarkerSet { markers, lower_names, max_len })
+    }
+
+    /// What `data` (which starts with `[`) begins with.
+    #[inline]
+    pub(crate) fn match_at(&self, data: &[u8]) -> MarkerMatch {
+        let mut partial = false;
+        for (m, block, close) in &self.markers {
+            if data.len() >= m.len() {
+                if data[..m.len()] == m[..] {
+                    return MarkerMatch::Full(Marker { block: *block, close: *close, len: m.len() });
+                }
+            } else if m.starts_with(data) {
+                partial = true;
+            }
+        }
+        if partial {
+            MarkerMatch::Partial
+        } else {
+            MarkerMatch::None
+        }
+    }
+
+    /// The longest marker in bytes.
+    pub(crate) fn max_len(&self) -> usize {
+        self.max_len
+    }
+
+    pub(crate) fn lower_name(&self, i: usize) -> &str {
+        self.lower_names.get(i).map_or("", String::as_str)
+    }
+
+    pub(crate) fn block_count(&self) -> usize {
+        self.lower_names.len()
+    }
+}
