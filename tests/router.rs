@@ -475,3 +475,38 @@ fn tagged_content_through_the_tag_filter() {
         assert_eq!(r.unwrap_err().code(), "invalid_option");
     }
 }
+
+/// An OpenAI Chat stream whose content deltas are `pieces`.
+fn chat_stream(pieces: &[&str]) -> String {
+    let mut s = String::new();
+    for p in pieces {
+        let content = serde_json::to_string(p).unwrap();
+        s.push_str(&format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":{content}}}}}]}}\n\n"));
+    }
+    s.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
+    s
+}
+
+#[test]
+fn thought_and_answer_keep_the_action_order() {
+    for (pieces, thought_first) in [
+        (vec!["{\"thought\": \"T", "1\", \"next_node\": \"final_response\", \"args\": {\"answer\": \"A", "1\"}}"], true),
+        (vec!["{\"next_node\": \"final_response\", \"args\": {\"answer\": \"A", "1\"}, \"thought\": \"T", "1\"}"], false),
+        (vec!["{\"next_node\": \"final_response\", \"args\": {\"answer\": \"A1\"}, \"thought\": \"T1\"}"], false),
+    ] {
+        let input = chat_stream(&pieces);
+        let e = route_str(Provider::Auto, ContentMode::ActionJson, &input);
+        let kinds: Vec<&str> = e
+            .iter()
+            .map(|e| match e {
+                RoutedEvent::AnswerDelta { text } if text == "A1" => "A",
+                RoutedEvent::ThinkingDelta { text, .. } if text == "T1" => "T",
+                RoutedEvent::Action { .. } => "action",
+                RoutedEvent::Done { .. } => "done",
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let want = if thought_first { ["T", "A", "action", "done"] } else { ["A", "T", "action", "done"] };
+        assert_eq!(kinds, want, "{pieces:?}");
+    }
+}

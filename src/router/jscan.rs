@@ -158,6 +158,18 @@ impl<'a> Json<'a> {
         self.eat(b'"')?;
         let start = self.i;
         let b = self.b();
+        // Keys and short values end within a few bytes: look there before calling memchr.
+        let short = b.get(start..).unwrap_or_default();
+        for (k, &c) in short.iter().take(16).enumerate() {
+            if c == b'"' {
+                let raw = self.s.get(start..start + k).ok_or(Bad(start))?;
+                self.i = start + k + 1;
+                return Ok(raw);
+            }
+            if c == b'\\' {
+                break;
+            }
+        }
         loop {
             let rest = b.get(self.i..).unwrap_or_default();
             let Some(p) = memchr::memchr2(b'"', b'\\', rest) else {
