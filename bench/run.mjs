@@ -1,7 +1,9 @@
 // The whole benchmark: the SSE decoding comparison (sse.mjs), the streaming JSON comparison
 // (json.mjs: AnswerExtractor and PartialJson against the reference's regex extractor and the
 // npm parsers), the repair comparison (repair.mjs: repairJson against jsonrepair,
-// normalizeAction against strip-fence + JSON.parse), then the size of the shipped .wasm (scripts/size.mjs). Arguments go to sse.mjs
+// normalizeAction against strip-fence + JSON.parse), the stream router (router.mjs: StreamRouter
+// against TextDecoder + eventsource-parser + JSON.parse, with and without the regex extractor),
+// then the size of the shipped .wasm (scripts/size.mjs). Arguments go to sse.mjs
 // (see there); json.mjs runs with its defaults. Exits 1 only when a variant decoded something
 // wrongly; speed is reported, never asserted.
 //
@@ -14,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { runSseBench } from './sse.mjs';
 import { runJsonBench } from './json.mjs';
 import { runRepairBench } from './repair.mjs';
+import { runRouterBench } from './router.mjs';
 
 const cpu = cpus();
 console.log(`# streamroute bench, ${new Date().toISOString()}`);
@@ -39,7 +42,13 @@ console.log('## JSON repair and action normalisation');
 console.log('');
 
 const { ok: repairOk } = await runRepairBench([]);
-const ok = sseOk && jsonOk && repairOk;
+
+console.log('');
+console.log('## Stream router: provider bytes to answer text');
+console.log('');
+
+const { ok: routerOk } = await runRouterBench([]);
+const ok = sseOk && jsonOk && repairOk && routerOk;
 
 console.log('');
 console.log('## Size');

@@ -3,7 +3,7 @@
 // adapters (transform, routeResponse, toSse, connectSse) on top of it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StreamRouter, SseDecoder, StreamrouteError, connectSse, routeResponse, toSse } from 'streamroute';
+import { StreamRouter, SseDecoder, StreamrouteError, connectSse, routeResponse, structuredModes, structuredRequest, toSse } from 'streamroute';
 import { feedAll, splitings } from './helpers/chunking.mjs';
 import { NONCE, SAMPLES, coalesce, textOf } from './helpers/streams.mjs';
 import { listen } from './helpers/runtimes.mjs';
@@ -375,4 +375,31 @@ test('TypeScript: the router API type-checks', async () => {
   const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
   const ok = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
   assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+});
+
+test('structuredRequest builds the strongest supported request body; structuredModes is the table', () => {
+  const schema = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] };
+  const messages = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Quiz me' }];
+  assert.deepEqual(structuredRequest('anthropic', { messages, schema, name: 'quiz', stream: true }), {
+    max_tokens: 4096,
+    messages: [{ role: 'user', content: 'Quiz me' }],
+    system: 'Be brief.',
+    tools: [{ name: 'quiz', input_schema: schema }],
+    tool_choice: { type: 'tool', name: 'quiz' },
+    stream: true,
+  });
+  const chat = structuredRequest('openai-chat', { messages, schema, name: 'quiz' });
+  assert.deepEqual(chat.tool_choice, { type: 'function', function: { name: 'quiz' } });
+  assert.equal(chat.stream, true);
+  assert.deepEqual(structuredRequest('openai-chat', { messages, schema, name: 'quiz', stream: false, mode: 'json_schema' }).response_format,
+    { type: 'json_schema', json_schema: { name: 'quiz', schema, strict: true } });
+  assert.deepEqual(structuredRequest('gemini', { messages, schema, name: 'quiz' }).toolConfig,
+    { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['quiz'] } });
+  assert.deepEqual(structuredModes('anthropic'), ['tool', 'prompt']);
+  assert.deepEqual(structuredModes('openai-responses'), ['tool', 'json_schema', 'json_object', 'prompt']);
+  assert.deepEqual(structuredModes('text'), ['prompt']);
+  for (const [p, o] of [['anthropic', { messages, schema, name: 'q', mode: 'json_object' }], ['nope', { messages, schema, name: 'q' }],
+    ['gemini', { messages: 'hi', schema, name: 'q' }], ['gemini', { messages, schema, name: 'a b' }]]) {
+    assert.throws(() => structuredRequest(p, o), (e) => e instanceof StreamrouteError && e.code === 'invalid_option', p);
+  }
 });
