@@ -37,6 +37,10 @@ pub enum ErrorKind {
     /// A tagged response broke the nonce-tag contract (`parseTagged`); the violations are
     /// listed in the message (and on the JS error as `violations`).
     TagContractViolation,
+    /// `connectSse` could not connect or reconnect (an HTTP 4xx, or more failed attempts in
+    /// a row than allowed). Raised by the JS client; listed here so every code lives in one
+    /// place.
+    SseConnectionFailed,
 }
 
 impl ErrorKind {
@@ -55,6 +59,7 @@ impl ErrorKind {
             ErrorKind::JsonUnrepairable => "json_unrepairable",
             ErrorKind::BufferLimitExceeded => "buffer_limit_exceeded",
             ErrorKind::TagContractViolation => "tag_contract_violation",
+            ErrorKind::SseConnectionFailed => "sse_connection_failed",
         }
     }
 }
