@@ -405,22 +405,41 @@ fn caps_and_state_are_typed_errors() {
 }
 
 #[test]
-fn garbage_never_panics() {
+fn garbage_never_panics_and_is_chunk_invariant() {
     let mut rng = common::Rng::new(common::seed());
-    let pieces: [&[u8]; 12] = [
+    let pieces: &[&[u8]] = &[
+        b"[ARTIFACT:5f0c9a2be4d1487fa3c6b8e2d9f17a40]", b"[/USER:5f0c9a2be4d1487fa3c6b8e2d9f17a40]", b"{\"next_node\":\"final_response\",\"args\":{\"answer\":\"",
         b"data: ", b"{\"choices\":[", b"{\"delta\":{\"content\":\"", b"\\u00", b"\"}}]}", b"\n\n", b"event: content_block_delta\n",
         b"{\"type\":\"content_block_start\",\"index\":", b"\xff\xfe", b"[DONE]", b"{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"", b"\r\n",
     ];
-    for _ in 0..400 {
+    for _ in 0..150 {
         let mut input = Vec::new();
         for _ in 0..rng.below(40) {
             input.extend_from_slice(pieces[rng.below(pieces.len())]);
         }
-        for content in [ContentMode::Text, ContentMode::ActionJson] {
-            let mut r = StreamRouter::new(StreamRouterOptions { content, ..StreamRouterOptions::default() }).unwrap();
-            let mut out = Vec::new();
-            let _ = r.feed(&input, &mut out);
-            let _ = r.finish(&mut out);
+        for content in [ContentMode::Text, ContentMode::ActionJson, ContentMode::Tagged] {
+            // Whole, bytewise and random splits agree (or fail with the same code).
+            let run = |chunks: &[&[u8]]| {
+                let mut r = StreamRouter::new(StreamRouterOptions {
+                    content,
+                    nonce: Some("5f0c9a2be4d1487fa3c6b8e2d9f17a40".into()),
+                    ..StreamRouterOptions::default()
+                })
+                .unwrap();
+                let mut out = Vec::new();
+                for c in chunks {
+                    if let Err(e) = r.feed(c, &mut out) {
+                        return Err(e.code());
+                    }
+                }
+                r.finish(&mut out).map_err(|e| e.code())?;
+                Ok(coalesce(out))
+            };
+            let whole = run(&[&input]);
+            let bytewise: Vec<&[u8]> = input.chunks(1).collect();
+            assert_eq!(run(&bytewise), whole, "{:?}", String::from_utf8_lossy(&input));
+            let split = common::random_split(&input, &mut rng, 7);
+            assert_eq!(run(&split), whole, "{:?}", String::from_utf8_lossy(&input));
         }
     }
 }
