@@ -1,10 +1,12 @@
 // The whole benchmark: the SSE decoding comparison (sse.mjs), the streaming JSON comparison
 // (json.mjs: AnswerExtractor and PartialJson against the reference's regex extractor and the
 // npm parsers), the repair comparison (repair.mjs: repairJson against jsonrepair,
-// normalizeAction against strip-fence + JSON.parse), the stream router (router.mjs: StreamRouter
-// against TextDecoder + eventsource-parser + JSON.parse, with and without the regex extractor),
-// then the size of the shipped .wasm (scripts/size.mjs). Arguments go to sse.mjs
-// (see there); json.mjs runs with its defaults. Exits 1 only when a variant decoded something
+// normalizeAction against strip-fence + JSON.parse), artifact redaction and collection of a
+// 5 MB observation (payload.mjs: against a JS implementation of the same walk), the planning
+// tool search (planning.mjs: ToolIndex.search against JS loops), the stream router (router.mjs:
+// StreamRouter against TextDecoder + eventsource-parser + JSON.parse, with and without the regex
+// extractor), then the size of the shipped .wasm (scripts/size.mjs). Arguments go to sse.mjs
+// (see there); the other sections run with their defaults. Exits 1 only when a variant decoded something
 // wrongly; speed is reported, never asserted.
 //
 //   node run.mjs [--iterations N] [--warmup-ms MS] [--sizes 64,4096] [--json FILE]
@@ -16,6 +18,8 @@ import { fileURLToPath } from 'node:url';
 import { runSseBench } from './sse.mjs';
 import { runJsonBench } from './json.mjs';
 import { runRepairBench } from './repair.mjs';
+import { runPayloadBench } from './payload.mjs';
+import { runPlanningBench } from './planning.mjs';
 import { runRouterBench } from './router.mjs';
 
 const cpu = cpus();
@@ -44,11 +48,23 @@ console.log('');
 const { ok: repairOk } = await runRepairBench([]);
 
 console.log('');
+console.log('## Artifact redaction and collection (FinalPayload)');
+console.log('');
+
+const { ok: payloadOk } = await runPayloadBench([]);
+
+console.log('');
+console.log('## Planning: exact top-8 tool search');
+console.log('');
+
+const { ok: planningOk } = await runPlanningBench([]);
+
+console.log('');
 console.log('## Stream router: provider bytes to answer text');
 console.log('');
 
 const { ok: routerOk } = await runRouterBench([]);
-const ok = sseOk && jsonOk && repairOk && routerOk;
+const ok = sseOk && jsonOk && repairOk && payloadOk && planningOk && routerOk;
 
 console.log('');
 console.log('## Size');

@@ -12,6 +12,8 @@ export declare class StreamrouteError extends Error {
   readonly offset?: number;
   /** Results produced before the failure by the call that threw (e.g. SSE events). */
   readonly events?: unknown[];
+  /** Every problem of a `payload_invalid` error, with its path (e.g. `sources[0].title`). */
+  readonly problems?: { path: string; message: string }[];
 }
 
 /**
@@ -22,7 +24,9 @@ export declare function init(
   input?: string | URL | Request | Response | BufferSource | WebAssembly.Module,
 ): Promise<void>;
 
-import type { RoutedEvent, SseEvent, StreamRouterInit } from './dist/streamroute.js';
+import type {
+  ArtifactChunkEvent, FinalPayload, FinalPayloadDoneEvent, RoutedEvent, SseEvent, StreamRouterInit,
+} from './dist/streamroute.js';
 
 declare module './dist/streamroute.js' {
   interface StreamRouter {
@@ -63,22 +67,15 @@ export interface ToSseOptions {
   messageId?: string;
 }
 
-/** A streamed artifact chunk (produced by the artifact stream of the final-payload issue). */
-export interface ArtifactChunkEvent {
-  type: 'artifact_chunk';
-  stream_id: string;
-  seq: number;
-  chunk: unknown;
-  done: boolean;
-  artifact_type: string;
-  meta?: Record<string, unknown>;
-}
-
-/** What `toSse` accepts: routed events, artifact chunks, and a `done` that may carry the final payload. */
+/**
+ * What `toSse` accepts: routed events, `ArtifactStream`'s artifact chunks and final `done`, and
+ * a routed `done` that carries the final payload.
+ */
 export type SseInputEvent =
   | Exclude<RoutedEvent, { type: 'done' }>
-  | (Extract<RoutedEvent, { type: 'done' }> & { payload?: unknown })
-  | ArtifactChunkEvent;
+  | (Extract<RoutedEvent, { type: 'done' }> & { payload?: FinalPayload })
+  | ArtifactChunkEvent
+  | FinalPayloadDoneEvent;
 
 /**
  * Encodes events as `text/event-stream` bytes in one of three vocabularies, with `id:` on

@@ -37,6 +37,12 @@ pub enum ErrorKind {
     /// A tagged response broke the nonce-tag contract (`parseTagged`); the violations are
     /// listed in the message (and on the JS error as `violations`).
     TagContractViolation,
+    /// A value does not follow the `FinalPayload` contract (the message lists every problem
+    /// with its path).
+    PayloadInvalid,
+    /// Extracted planning requirements break the schema or use labels outside the closed
+    /// sets (every problem is listed with its path).
+    RequirementsInvalid,
     /// `connectSse` could not connect or reconnect (an HTTP 4xx, or more failed attempts in
     /// a row than allowed). Raised by the JS client; listed here so every code lives in one
     /// place.
@@ -59,6 +65,8 @@ impl ErrorKind {
             ErrorKind::JsonUnrepairable => "json_unrepairable",
             ErrorKind::BufferLimitExceeded => "buffer_limit_exceeded",
             ErrorKind::TagContractViolation => "tag_contract_violation",
+            ErrorKind::PayloadInvalid => "payload_invalid",
+            ErrorKind::RequirementsInvalid => "requirements_invalid",
             ErrorKind::SseConnectionFailed => "sse_connection_failed",
         }
     }

@@ -22,6 +22,8 @@ mod error;
 mod json;
 mod text;
 mod nonce;
+mod payload;
+pub mod plan;
 mod repair;
 mod router;
 mod sse;
@@ -40,6 +42,13 @@ pub use error::{Error, ErrorKind, Result};
 pub use json::{parse_strict, parse_strict_chunks, AnswerExtractor, AnswerExtractorOptions, JsonValue};
 pub use json::{JsonEvent, JsonItemStream, JsonItemStreamOptions, PartialJson, PartialJsonOptions, PathSegment, ValueKind};
 pub use nonce::make_nonce;
+pub use payload::{
+    build_final_payload, check_final_payload, collect_sources, dedup_sources, done_event, human_size,
+    json_len, payload_error, redact_artifacts, redact_artifacts_in_place, type_name, validate_final_payload,
+    ArtifactChunk, ArtifactCollector, ArtifactCollectorOptions, ArtifactStore, ArtifactStream, Artifacts,
+    BuiltPayload, FinalPayload, JsonMap, PayloadContext, PayloadProblem, Source, SuggestedAction, ToolStep,
+    ANSWER_KEYS, DEFAULT_MAX_INLINE_BYTES, MAX_STREAMS, NO_ANSWER,
+};
 pub use repair::{parse_json, repair_json, repair_json_value, repair_json_with_log, Repair};
 pub use router::{
     ContentMode, DeltaSink, ModelDelta, Provider, ProviderDecoder, ProviderDecoderOptions, RoutedEvent, StreamRouter,

@@ -425,8 +425,9 @@ fn no_blow_up() {
         let again = normalize_action_with_diagnostics(input);
         assert_eq!(r, again, "{name}: deterministic");
         let took = t.elapsed();
+        // Reported, not asserted: speed is measured in bench/ (repair.mjs: 1 MB vs 500 KB),
+        // never by a timed assertion that a loaded machine can fail.
         eprintln!("{name}: {took:?}");
-        assert!(took.as_secs_f64() < 10.0, "{name}: {took:?}");
         if *name == "truncated long answer" {
             assert_eq!(r.unwrap().0.answer().map(str::len), Some(n));
         }

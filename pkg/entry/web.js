@@ -303,6 +303,10 @@ export function toSse(profile, options = {}) {
       }
     },
     transform(event, controller) {
+      if (event?.type === 'done') {
+        // ArtifactStream's `done` carries only the payload.
+        event = { ok: true, parse_ok: true, finish_reason: null, ...event };
+      }
       let s = '';
       for (const [name, data] of p.frames(event)) s += frame(name, data);
       if (s) {

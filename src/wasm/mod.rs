@@ -10,9 +10,11 @@ mod fast;
 mod input;
 pub mod sse;
 pub mod json;
+pub mod payload;
 #[cfg(not(streamroute_without_repair))]
 pub mod repair;
 pub mod router;
+pub mod plan;
 
 use crate::Error;
 use serde::Serialize;

@@ -141,3 +141,12 @@ export function routedEventsFrom(text, ops) {
   }
   return out;
 }
+
+// Planning checks: JS values to JSON text for the wasm side. Typed arrays (embeddings) become
+// plain arrays; a ToolIndex or CapabilityMap goes through its own toJSON().
+function typedArraysAsArrays(_key, value) {
+  return ArrayBuffer.isView(value) && !(value instanceof DataView) ? Array.from(value) : value;
+}
+export function __sr_stringify(value) {
+  return value === undefined ? undefined : JSON.stringify(value, typedArraysAsArrays);
+}

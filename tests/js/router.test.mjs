@@ -403,3 +403,29 @@ test('structuredRequest builds the strongest supported request body; structuredM
     assert.throws(() => structuredRequest(p, o), (e) => e instanceof StreamrouteError && e.code === 'invalid_option', p);
   }
 });
+
+test('toSse takes ArtifactStream events: artifact chunks and the final done with its payload', async () => {
+  const { ArtifactStream, buildFinalPayload } = await import('streamroute');
+  const stream = new ArtifactStream();
+  const { payload } = buildFinalPayload({ answer: 'Revenue grew 15%.' });
+  const events = [
+    { type: 'answer_delta', text: 'Revenue grew 15%.' },
+    stream.emit('sales_chart', { series: [1, 2] }, true),
+    stream.finish(payload),
+  ];
+  const planner = (await sse(events, 'planner')).frames;
+  assert.deepEqual(planner.map((f) => f.event), ['llm_stream_chunk', 'artifact_chunk', 'llm_stream_chunk', 'done']);
+  assert.deepEqual(JSON.parse(planner[1].data), { stream_id: 'sales_chart', seq: 0, chunk: { series: [1, 2] }, done: true,
+    artifact_type: 'dict', meta: {}, event: 'artifact_chunk' });
+  const done = JSON.parse(planner[3].data);
+  assert.equal(done.answer, 'Revenue grew 15%.');
+  assert.equal(done.payload.raw_answer, 'Revenue grew 15%.');
+  assert.deepEqual(done.metadata, { ok: true, parse_ok: true, finish_reason: null });
+  const parts = (await sse(events, 'ai-sdk')).frames.slice(0, -1).map((f) => JSON.parse(f.data));
+  assert.deepEqual(parts.find((p) => p.type === 'data-artifact'), { type: 'data-artifact', id: 'sales_chart-0',
+    data: { stream_id: 'sales_chart', seq: 0, chunk: { series: [1, 2] }, done: true, artifact_type: 'dict' } });
+  assert.equal(parts.at(-1).messageMetadata.payload.raw_answer, 'Revenue grew 15%.');
+  const tagged = (await sse(events, 'tagged')).frames;
+  assert.deepEqual(tagged.map((f) => f.event), ['user_delta', 'artifact_delta', 'done']);
+  assert.equal(JSON.parse(tagged[2].data).payload.raw_answer, 'Revenue grew 15%.');
+});

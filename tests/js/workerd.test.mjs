@@ -207,3 +207,54 @@ test('worker proxies an upstream provider stream through StreamRouter and toSse(
     await upstream.close();
   }
 });
+
+test('planning inside workerd: narrow tools with query vectors, check and fix a plan', { timeout: 30_000 }, async () => {
+  const fixture = (name) => JSON.parse(readFileSync(join(JS_DIR, '..', 'planning', name), 'utf8'));
+  const walk = fixture('walkthrough.json');
+  const emb = fixture('embeddings.json');
+  const body = {
+    catalog: fixture('catalog.json').tools,
+    model_id: emb.model_id,
+    dim: emb.dim,
+    embeddings: emb.tools.flatMap((t) => t.embedding),
+    queryVectors: emb.walkthrough_queries.map((q) => q.embedding),
+    requirements: walk.requirements,
+    template: walk.template,
+    plan: walk.adapted_plan,
+  };
+  const res = await mf.dispatchFetch('http://localhost/plan', { method: 'POST', body: JSON.stringify(body) });
+  assert.equal(res.status, 200);
+  assert.deepEqual(await res.json(), {
+    tools: [
+      ['parse_datetime', 'template'], ['aggregate', 'template'], ['plot_line', 'template'],
+      ['compute_summary_stats', 'template'], ['plot_scatter', 'retrieval'], ['plot_area', 'retrieval'],
+      ['plot_dual_axis', 'retrieval'], ['plot_bar', 'retrieval'],
+    ],
+    method: 'cosine',
+    report: { ok: false, missing: [], unjustified: ['detect_anomalies', 'plot_histogram'], message: 'Remove unjustified steps: detect_anomalies, plot_histogram' },
+    fixed: ['parse_datetime', 'aggregate', 'plot_line', 'compute_summary_stats'],
+    after: {
+      ok: true,
+      lines: [
+        'analysis.total -> aggregate (OK)',
+        'analysis.compare -> aggregate + grouping (OK)',
+        'analysis.trend -> plot_line (OK)',
+        'outputs.chart -> plot_line (OK)',
+        'outputs.table -> compute_summary_stats (OK)',
+        'group_by -> aggregate with group_by (OK)',
+        'time -> parse_datetime + plot_line (OK)',
+      ],
+    },
+  });
+  // Labels outside the closed sets: requirements_invalid and the re-extraction prompt.
+  const bad = await mf.dispatchFetch('http://localhost/plan', {
+    method: 'POST',
+    body: JSON.stringify({ ...body, requirements: { ...walk.requirements, analysis: ['totals'] } }),
+  });
+  assert.equal(bad.status, 422);
+  const err = await bad.json();
+  assert.equal(err.code, 'requirements_invalid');
+  assert.equal(err.isStreamrouteError, true);
+  assert.deepEqual(err.paths, ['analysis[0]']);
+  assert.match(err.retry, /"totals" is not an allowed label; use one of: total, compare/);
+});

@@ -1,7 +1,10 @@
 // A module worker using the packed `streamroute` package. tests/js/workerd.test.mjs bundles it
 // with esbuild the way wrangler does: `streamroute` resolves through its `workerd` export
 // condition (entry/workerd.js) and the .wasm import stays a separate CompiledWasm module.
-import { SseDecoder, SseEncoder, StreamRouter, StreamrouteError, init, makeNonce, toSse, version } from 'streamroute';
+import {
+  SseDecoder, SseEncoder, StreamRouter, StreamrouteError, init, makeNonce, toSse, version,
+  ToolIndex, narrowTools, checkCoverage, applyRemovals, validateRequirements, reextractionMessage,
+} from 'streamroute';
 
 /** Re-encodes an SSE request body event by event, with automatic ids. */
 function reencode(body, options) {
@@ -96,6 +99,32 @@ export default {
           events: err.events,
         });
       }
+    }
+
+    // Planning at the edge: validate the extracted requirements, narrow the catalog with query
+    // vectors (as Workers AI would embed them), gate the plan, drop unjustified steps.
+    if (url.pathname === '/plan' && request.method === 'POST') {
+      const body = await request.json();
+      let requirements;
+      try {
+        requirements = validateRequirements(body.requirements);
+      } catch (err) {
+        return Response.json({ code: err.code, isStreamrouteError: err instanceof StreamrouteError, paths: err.errors.map((e) => e.path), retry: reextractionMessage(err) }, { status: 422 });
+      }
+      const index = new ToolIndex(body.catalog, { model_id: body.model_id, dim: body.dim, embeddings: Float32Array.from(body.embeddings) });
+      const narrowed = narrowTools({
+        index, requirements, template: body.template, cap: 8,
+        queryVectors: { model_id: body.model_id, vectors: body.queryVectors.map((v) => Float32Array.from(v)) },
+      });
+      const report = checkCoverage(requirements, body.plan, null, index);
+      const fixed = applyRemovals(body.plan, report);
+      const after = checkCoverage(requirements, fixed, null, index);
+      index.free();
+      return Response.json({
+        tools: narrowed.tools.map((t) => [t.name, t.reason]), method: narrowed.method,
+        report: { ok: report.ok, missing: report.missing, unjustified: report.unjustified, message: report.message },
+        fixed: fixed.steps.map((s) => s.tool), after: { ok: after.ok, lines: after.lines },
+      });
     }
 
     return new Response('not found', { status: 404 });

@@ -1,0 +1,369 @@
+//! `build_final_payload`: one `FinalPayload` out of a final action's args and what the run
+//! collected, keeping everything that is valid.
+//!
+//! Rules (final-payload-and-artifacts.md §5, reference-behaviour.md §6, with B19 and B20
+//! fixed):
+//! 1. The input is the args object of a final action, or a whole action (`{next_node, args}`,
+//!    legacy `next_node: null` too), whose args are used. A string is the answer itself.
+//! 2. `raw_answer` is `answer`, else `raw_answer` (the first that is a non-blank string), else
+//!    the fallback chain on the args, then on `context.last_observation`: the keys of
+//!    `ANSWER_KEYS` in order (a nested object searched the same way, a number or boolean
+//!    written as text), a nested `args`, then the only string longer than 10 characters.
+//!    Never a JSON dump of the args: with no answer anywhere it is `NO_ANSWER` and a
+//!    `raw_answer_missing` warning is given.
+//! 3. Each optional field is checked with the validator's rules; an invalid one is dropped
+//!    (an invalid item of a list alone) with a warning, the rest is kept.
+//! 4. `sources`: the model's valid ones, then `context.sources`, deduplicated on
+//!    `(title, url, snippet)`. `artifacts`: the model's, with `context.artifacts` merged over
+//!    them field by field.
+//! 5. `confidence`: `context.reflection_score` when given (the model's value, if any, moves
+//!    to `extra.model_confidence`).
+//! 6. Keys that are not `FinalPayload` fields move to `extra` (an explicit `extra` key of the
+//!    same name wins).
+//!
+//! Warnings are strings `"<code>: <detail>"` with the codes `field_dropped`, `item_dropped`,
+//! `key_ignored`, `answer_conflict`, `extra_conflict`, `raw_answer_missing`,
+//! `not_final_response`.
+
+use super::types::{dedup_sources, get, set, Artifacts, FinalPayload, JsonMap, Source};
+use super::validate::{self as check, PayloadProblem, FIELDS};
+use crate::json::JsonValue;
+use crate::{Error, ErrorKind, Result};
+
+/// The keys searched for an answer, in order.
+pub const ANSWER_KEYS: [&str; 15] = [
+    "raw_answer", "answer", "text", "result", "output", "response", "message", "content",
+    "greeting", "joke", "reply", "summary", "explanation", "description", "body",
+];
+
+/// `raw_answer` when neither the args nor the last observation hold an answer.
+pub const NO_ANSWER: &str = "No answer produced.";
+
+/// How deep nested objects are searched for an answer.
+const MAX_ANSWER_DEPTH: usize = 8;
+
+/// What the run knows besides the final args.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PayloadContext {
+    /// Artifacts collected from tool outputs (`ArtifactCollector::all`).
+    pub artifacts: Artifacts,
+    /// Sources collected from tool outputs (`collect_sources`).
+    pub sources: Vec<Source>,
+    /// The last tool observation, for the answer fallback.
+    pub last_observation: Option<JsonValue>,
+    /// A reflection score in `0..=1`; overrides the model's confidence.
+    pub reflection_score: Option<f64>,
+}
+
+impl PayloadContext {
+    /// Reads `{artifacts?, sources?, lastObservation?, reflectionScore?}` (snake_case names
+    /// are accepted too; `null` means absent).
+    ///
+    /// # Errors
+    /// `invalid_input` naming the path of anything malformed.
+    pub fn from_value(value: &JsonValue) -> Result<Self> {
+        let bad = |p: Vec<PayloadProblem>| {
+            let list: Vec<String> = p.iter().map(|p| format!("context.{}: {}", p.path, p.message)).collect();
+            Error::new(ErrorKind::InvalidInput, list.join("; "))
+        };
+        let mut ctx = PayloadContext::default();
+        let m = match value {
+            JsonValue::Null => return Ok(ctx),
+            JsonValue::Object(m) => m,
+            _ => return Err(Error::new(ErrorKind::InvalidInput, "context must be an object")),
+        };
+        let field = |a: &str, b: &str| get(m, a).or_else(|| get(m, b)).filter(|v| !matches!(v, JsonValue::Null));
+        if let Some(v) = field("artifacts", "artifacts") {
+            ctx.artifacts = check::artifacts(v, "artifacts").map_err(bad)?;
+        }
+        if let Some(v) = field("sources", "sources") {
+            ctx.sources = check::each(v, "sources", |x, p| check::source(x, p, true).map(|(s, _)| s)).map_err(bad)?;
+        }
+        ctx.last_observation = field("lastObservation", "last_observation").cloned();
+        if let Some(v) = field("reflectionScore", "reflection_score") {
+            ctx.reflection_score = check::confidence(v, "reflectionScore").map_err(|p| bad(vec![p]))?;
+        }
+        Ok(ctx)
+    }
+}
+
+/// A built payload and what was dropped or changed on the way.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuiltPayload {
+    /// The payload (always valid: `validate_final_payload` accepts its JSON).
+    pub payload: FinalPayload,
+    /// One line per dropped or moved field, `"<code>: <detail>"`.
+    pub warnings: Vec<String>,
+}
+
+/// Builds the `FinalPayload` of a finished run.
+///
+/// # Errors
+/// `invalid_input` when `context.reflection_score` is outside `0..=1` or not finite.
+pub fn build_final_payload(args: &JsonValue, context: &PayloadContext) -> Result<BuiltPayload> {
+    if let Some(s) = context.reflection_score {
+        if !(0.0..=1.0).contains(&s) {
+            return Err(Error::new(ErrorKind::InvalidInput, format!("reflectionScore must be between 0 and 1 (got {s})")));
+        }
+    }
+    let mut warnings = Vec::new();
+    let args = unwrap_action(args, &mut warnings);
+    let empty = Vec::new();
+    let map: &JsonMap = match args {
+        JsonValue::Object(m) => m,
+        _ => &empty,
+    };
+    let mut p = FinalPayload::new(String::new());
+
+    // 2. The answer.
+    let (answer, used) = match args {
+        JsonValue::Object(_) => top_answer(map, &mut warnings),
+        other => (scalar_answer(other), None),
+    };
+    if matches!(args, JsonValue::Array(_)) {
+        warnings.push("field_dropped: args: an array is not a final response's args".into());
+    }
+    p.raw_answer = match answer.or_else(|| context.last_observation.as_ref().and_then(|o| answer_in(o, 0))) {
+        Some(a) => a,
+        None => {
+            warnings.push("raw_answer_missing: no answer in the args or the last observation".into());
+            NO_ANSWER.into()
+        }
+    };
+
+    // 3. The optional fields.
+    let present = |k: &str| get(map, k).filter(|v| !matches!(v, JsonValue::Null));
+    let mut model_artifacts = Artifacts::new();
+    if let Some(v) = present("artifacts") {
+        match check::object(v, "artifacts") {
+            Ok(nodes) => {
+                for (node, fields) in nodes {
+                    match check::object(&fields, &format!("artifacts.{node}")) {
+                        Ok(f) => merge_node(&mut model_artifacts, &node, f),
+                        Err(e) => warnings.push(dropped("item_dropped", &e)),
+                    }
+                }
+            }
+            Err(e) => warnings.push(dropped("field_dropped", &e)),
+        }
+    }
+    for (node, fields) in &context.artifacts {
+        merge_node(&mut model_artifacts, node, fields.clone());
+    }
+    p.artifacts = model_artifacts;
+
+    let model_confidence = get(map, "confidence").filter(|v| !matches!(v, JsonValue::Null));
+    if let Some(v) = model_confidence {
+        match check::confidence(v, "confidence") {
+            Ok(c) => p.confidence = c,
+            Err(e) => warnings.push(dropped("field_dropped", &e)),
+        }
+    }
+    if let Some(score) = context.reflection_score {
+        p.confidence = Some(score);
+        if let Some(v) = model_confidence {
+            set(&mut p.extra, "model_confidence", v.clone());
+        }
+    }
+
+    let mut sources = Vec::new();
+    if let Some(v) = present("sources") {
+        lenient_list(v, "sources", &mut warnings, |x, path, w| {
+            let (s, ignored) = check::source(x, path.clone(), false)?;
+            note_ignored(&path, &ignored, w);
+            sources.push(s);
+            Ok(())
+        });
+    }
+    sources.extend(context.sources.iter().cloned());
+    p.sources = dedup_sources(sources);
+
+    if let Some(v) = present("route") {
+        match check::nullable_string(v, "route") {
+            Ok(r) => p.route = r,
+            Err(e) => warnings.push(dropped("field_dropped", &e)),
+        }
+    }
+    if let Some(v) = present("suggested_actions") {
+        let mut actions = Vec::new();
+        lenient_list(v, "suggested_actions", &mut warnings, |x, path, w| {
+            let (a, ignored) = check::suggested_action(x, path.clone(), false)?;
+            note_ignored(&path, &ignored, w);
+            actions.push(a);
+            Ok(())
+        });
+        p.suggested_actions = actions;
+    }
+    if let Some(v) = present("requires_followup") {
+        match check::boolean(v, "requires_followup") {
+            Ok(b) => p.requires_followup = b,
+            Err(e) => warnings.push(dropped("field_dropped", &e)),
+        }
+    }
+    if let Some(v) = present("warnings") {
+        let mut list = Vec::new();
+        lenient_list(v, "warnings", &mut warnings, |x, path, _| {
+            list.push(check::string(x, &path).map_err(|e| vec![e])?);
+            Ok(())
+        });
+        p.warnings = list;
+    }
+    if let Some(v) = present("language") {
+        match check::language(v, "language") {
+            Ok(l) => p.language = l,
+            Err(e) => warnings.push(dropped("field_dropped", &e)),
+        }
+    }
+
+    // 6. Extra: the explicit object, then the unknown keys.
+    let mut extra = Vec::new();
+    if let Some(v) = present("extra") {
+        match check::object(v, "extra") {
+            Ok(e) => extra = e,
+            Err(e) => warnings.push(dropped("field_dropped", &e)),
+        }
+    }
+    for (k, v) in map {
+        if FIELDS.contains(&k.as_str()) || k == "answer" || used.as_deref() == Some(k.as_str()) {
+            continue;
+        }
+        if get(&extra, k).is_some() {
+            warnings.push(format!("extra_conflict: {k}: extra.{k} is kept, the top-level {k} is dropped"));
+        } else {
+            extra.push((k.clone(), v.clone()));
+        }
+    }
+    for (k, v) in std::mem::take(&mut p.extra) {
+        set(&mut extra, &k, v);
+    }
+    p.extra = extra;
+    Ok(BuiltPayload { payload: p, warnings })
+}
+
+/// The args of a whole action (`{next_node, args}`), or the input itself.
+fn unwrap_action<'v>(input: &'v JsonValue, warnings: &mut Vec<String>) -> &'v JsonValue {
+    let JsonValue::Object(m) = input else { return input };
+    let node = get(m, "next_node");
+    let (Some(node), Some(args)) = (node, get(m, "args")) else { return input };
+    match node {
+        JsonValue::String(n) if n == "final_response" => args,
+        JsonValue::Null => args,
+        JsonValue::String(n) => {
+            warnings.push(format!("not_final_response: the action's next_node is {n:?}; its args are used"));
+            args
+        }
+        _ => input,
+    }
+}
+
+/// The answer of a non-object args value: a string as it is, numbers and booleans as text.
+fn scalar_answer(v: &JsonValue) -> Option<String> {
+    match v {
+        JsonValue::String(s) if !s.trim().is_empty() => Some(s.clone()),
+        JsonValue::Number(n) => Some(n.clone()),
+        JsonValue::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// The answer of an args object and the top-level key it came from (consumed, not moved to
+/// `extra`).
+fn top_answer(m: &JsonMap, warnings: &mut Vec<String>) -> (Option<String>, Option<String>) {
+    let text = |k: &str| match get(m, k) {
+        Some(JsonValue::String(s)) if !s.trim().is_empty() => Some(s.clone()),
+        _ => None,
+    };
+    match (text("answer"), text("raw_answer")) {
+        (Some(a), Some(r)) => {
+            if a != r {
+                warnings.push("answer_conflict: answer and raw_answer differ; answer is used".into());
+            }
+            return (Some(a), None);
+        }
+        (Some(a), None) | (None, Some(a)) => return (Some(a), None),
+        (None, None) => {}
+    }
+    for key in ["answer", "raw_answer"] {
+        if let Some(v) = get(m, key).filter(|v| !matches!(v, JsonValue::Null | JsonValue::String(_))) {
+            warnings.push(format!("field_dropped: {key}: must be a string (got {})", check::kind(v)));
+        }
+    }
+    for key in ANSWER_KEYS {
+        if let Some(a) = get(m, key).and_then(|v| answer_in(v, 1)) {
+            let direct = !matches!(get(m, key), Some(JsonValue::Object(_)));
+            return (Some(a), direct.then(|| key.to_string()));
+        }
+    }
+    if let Some(a) = get(m, "args").and_then(|v| answer_in(v, 1)) {
+        return (Some(a), None);
+    }
+    match sole_long_string(m) {
+        Some((k, s)) => (Some(s), Some(k)),
+        None => (None, None),
+    }
+}
+
+/// The fallback chain on any value.
+fn answer_in(v: &JsonValue, depth: usize) -> Option<String> {
+    match v {
+        JsonValue::Object(m) if depth <= MAX_ANSWER_DEPTH => ANSWER_KEYS
+            .iter()
+            .find_map(|k| get(m, k).and_then(|x| answer_in(x, depth + 1)))
+            .or_else(|| get(m, "args").and_then(|x| answer_in(x, depth + 1)))
+            .or_else(|| sole_long_string(m).map(|(_, s)| s)),
+        other => scalar_answer(other),
+    }
+}
+
+/// The only string member longer than 10 characters (thought/next_node/plan/join aside).
+fn sole_long_string(m: &JsonMap) -> Option<(String, String)> {
+    let mut found = m.iter().filter(|(k, v)| {
+        !matches!(k.as_str(), "thought" | "next_node" | "plan" | "join")
+            && matches!(v, JsonValue::String(s) if s.trim().chars().count() > 10)
+    });
+    match (found.next(), found.next()) {
+        (Some((k, JsonValue::String(s))), None) => Some((k.clone(), s.clone())),
+        _ => None,
+    }
+}
+
+fn merge_node(into: &mut Artifacts, node: &str, fields: JsonMap) {
+    match into.iter_mut().find(|(n, _)| n == node) {
+        Some((_, existing)) => {
+            for (k, v) in fields {
+                set(existing, &k, v);
+            }
+        }
+        None => into.push((node.to_string(), fields)),
+    }
+}
+
+/// Checks the items of a list field one by one: a non-array drops the field, an invalid item
+/// drops the item, each with a warning.
+fn lenient_list(
+    v: &JsonValue,
+    path: &str,
+    warnings: &mut Vec<String>,
+    mut item: impl FnMut(&JsonValue, String, &mut Vec<String>) -> Result<(), Vec<PayloadProblem>>,
+) {
+    let JsonValue::Array(items) = v else {
+        warnings.push(format!("field_dropped: {path}: must be an array (got {})", check::kind(v)));
+        return;
+    };
+    for (i, x) in items.iter().enumerate() {
+        if let Err(problems) = item(x, format!("{path}[{i}]"), warnings) {
+            let list: Vec<String> = problems.iter().map(|p| format!("{}: {}", p.path, p.message)).collect();
+            warnings.push(format!("item_dropped: {path}[{i}]: {}", list.join("; ")));
+        }
+    }
+}
+
+fn note_ignored(path: &str, ignored: &[String], warnings: &mut Vec<String>) {
+    for k in ignored {
+        warnings.push(format!("key_ignored: {path}.{k}: not a field of its type"));
+    }
+}
+
+fn dropped(code: &str, p: &PayloadProblem) -> String {
+    format!("{code}: {}: {}", p.path, p.message)
+}

@@ -1,0 +1,279 @@
+//! `ArtifactCollector` (artifact fields of full observations, by tool) and `collect_sources`
+//! (citations from source-producing tools).
+//!
+//! The collector runs on the *full* observation, before any truncation or clamping, so what
+//! reaches the frontend never depends on what fitted the model's context (reference bug B18).
+//! An artifact is known by its field name, or for a nested one by its dotted path
+//! (`sections.0.figure`); a later artifact of the same node and name replaces the earlier.
+//! Artifacts larger than `max_inline_bytes` (compact JSON) are handed to a store callback
+//! and replaced by `{artifact_ref, type, size_bytes}`; without a store they stay inline.
+//! Either way an `artifact_large` warning is recorded.
+
+use super::redact::{apply, placeholder, Edits};
+use super::schema::{dotted, walk_artifacts, SchemaDoc, MAX_DEPTH};
+use super::types::{dedup_sources, get, json_len, number, set, type_name, Artifacts, JsonMap, Source};
+use crate::json::JsonValue;
+use crate::{Error, ErrorKind, Result};
+
+/// Default `max_inline_bytes`: 1 MiB.
+pub const DEFAULT_MAX_INLINE_BYTES: usize = 1024 * 1024;
+
+/// Options of [`ArtifactCollector::new`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArtifactCollectorOptions {
+    /// Artifacts whose compact JSON is larger than this many bytes go to the store.
+    pub max_inline_bytes: usize,
+}
+
+impl Default for ArtifactCollectorOptions {
+    fn default() -> Self {
+        ArtifactCollectorOptions { max_inline_bytes: DEFAULT_MAX_INLINE_BYTES }
+    }
+}
+
+/// Stores a large artifact (`node`, `field`, value) and returns its reference.
+pub type ArtifactStore<'s> = dyn FnMut(&str, &str, &JsonValue) -> Result<String> + 's;
+
+/// Collects artifact fields from tool observations during a run.
+#[derive(Debug, Clone, Default)]
+pub struct ArtifactCollector {
+    options: ArtifactCollectorOptions,
+    artifacts: Artifacts,
+    warnings: Vec<String>,
+}
+
+impl ArtifactCollector {
+    /// An empty collector.
+    pub fn new(options: ArtifactCollectorOptions) -> Self {
+        ArtifactCollector { options, artifacts: Vec::new(), warnings: Vec::new() }
+    }
+
+    /// Collects the artifact-marked fields of `observation` (as described by the tool's
+    /// output `schema`) under `node`. Large artifacts stay inline (with a warning).
+    ///
+    /// # Errors
+    /// `invalid_input` for a schema that is not an object or boolean; `json_too_deep`.
+    pub fn collect(&mut self, node: &str, schema: &JsonValue, observation: &JsonValue) -> Result<()> {
+        self.collect_with(node, schema, observation, None)
+    }
+
+    /// [`ArtifactCollector::collect`], handing artifacts over `max_inline_bytes` to `store`.
+    ///
+    /// # Errors
+    /// As `collect`, and whatever `store` returns (nothing of this observation is kept then).
+    pub fn collect_with(
+        &mut self,
+        node: &str,
+        schema: &JsonValue,
+        observation: &JsonValue,
+        store: Option<&mut ArtifactStore<'_>>,
+    ) -> Result<()> {
+        let doc = SchemaDoc::new(schema)?;
+        let mut found = Vec::new();
+        walk_artifacts(doc, observation, &mut |f| {
+            found.push((dotted(f.path), f.value.clone()));
+            Ok(())
+        })?;
+        self.keep(node, found, store)
+    }
+
+    /// Collects like [`ArtifactCollector::collect_with`] and returns the redacted observation
+    /// (as `redact_artifacts` would), moving each artifact instead of copying it: one walk
+    /// for both jobs.
+    ///
+    /// # Errors
+    /// As `collect_with`.
+    pub fn collect_and_redact(
+        &mut self,
+        node: &str,
+        schema: &JsonValue,
+        mut observation: JsonValue,
+        store: Option<&mut ArtifactStore<'_>>,
+    ) -> Result<JsonValue> {
+        let doc = SchemaDoc::new(schema)?;
+        let mut names = Vec::new();
+        let mut edits: Edits = Vec::new();
+        walk_artifacts(doc, &observation, &mut |f| {
+            names.push(dotted(f.path));
+            edits.push((f.path.iter().map(|s| s.index()).collect(), placeholder(f.value, &f.marks, f.path)));
+            Ok(())
+        })?;
+        let mut found = Vec::with_capacity(names.len());
+        for (name, (path, _)) in names.into_iter().zip(&edits) {
+            let value = super::schema::at_mut(&mut observation, path)
+                .map(|slot| std::mem::replace(slot, JsonValue::Null))
+                .unwrap_or(JsonValue::Null);
+            found.push((name, value));
+        }
+        apply(&mut observation, edits);
+        self.keep(node, found, store)?;
+        Ok(observation)
+    }
+
+    fn keep(
+        &mut self,
+        node: &str,
+        found: Vec<(String, JsonValue)>,
+        mut store: Option<&mut ArtifactStore<'_>>,
+    ) -> Result<()> {
+        if found.is_empty() {
+            return Ok(());
+        }
+        let mut kept = Vec::with_capacity(found.len());
+        let mut warnings = Vec::new();
+        for (field, value) in found {
+            let size = json_len(&value);
+            if size <= self.options.max_inline_bytes {
+                kept.push((field, value));
+                continue;
+            }
+            let max = self.options.max_inline_bytes;
+            let value = match store.as_deref_mut() {
+                Some(store) => {
+                    let reference = store(node, &field, &value)?;
+                    warnings.push(format!(
+                        "artifact_large: {node}.{field} is {size} bytes (over {max}), stored as {reference}"
+                    ));
+                    JsonValue::Object(vec![
+                        ("artifact_ref".into(), JsonValue::String(reference)),
+                        ("type".into(), JsonValue::String(type_name(&value).into())),
+                        ("size_bytes".into(), number(size as f64)),
+                    ])
+                }
+                None => {
+                    warnings.push(format!(
+                        "artifact_large: {node}.{field} is {size} bytes (over {max}), kept inline (no store)"
+                    ));
+                    value
+                }
+            };
+            kept.push((field, value));
+        }
+        let slot = match self.artifacts.iter().position(|(n, _)| n == node) {
+            Some(i) => &mut self.artifacts[i].1,
+            None => {
+                self.artifacts.push((node.to_string(), Vec::new()));
+                let last = self.artifacts.len() - 1;
+                &mut self.artifacts[last].1
+            }
+        };
+        for (field, value) in kept {
+            set(slot, &field, value);
+        }
+        self.warnings.extend(warnings);
+        Ok(())
+    }
+
+    /// Everything collected: node name to `{field: value}`.
+    pub fn all(&self) -> &Artifacts {
+        &self.artifacts
+    }
+
+    /// [`ArtifactCollector::all`] as one JSON object.
+    pub fn all_value(&self) -> JsonValue {
+        JsonValue::Object(
+            self.artifacts.iter().map(|(n, f)| (n.clone(), JsonValue::Object(f.clone()))).collect(),
+        )
+    }
+
+    /// The `artifact_large` warnings recorded so far.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> ArtifactCollectorOptions {
+        self.options
+    }
+
+    /// Forgets every artifact and warning (for a new run).
+    pub fn clear(&mut self) {
+        self.artifacts.clear();
+        self.warnings.clear();
+    }
+}
+
+/// One executed tool step, as `collect_sources` reads it.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolStep<'a> {
+    /// The tool (node) name.
+    pub node: &'a str,
+    /// The tool's output JSON Schema.
+    pub schema: &'a JsonValue,
+    /// The full observation (`null` when the step produced none).
+    pub observation: &'a JsonValue,
+}
+
+/// The sources of a run: every object of every observation whose schema declares
+/// `"produces_sources": true` (at any depth the schema describes) mapped to a [`Source`]
+/// (fields named by a property's `"source_field"`, else `title`/`url`/`snippet`/
+/// `relevance_score` by name), in order, deduplicated on `(title, url, snippet)`. Objects
+/// that do not make a valid source (no string `title`, a wrong type) are skipped.
+///
+/// # Errors
+/// `invalid_input` for a schema that is not an object or boolean; `json_too_deep`.
+pub fn collect_sources(steps: &[ToolStep<'_>]) -> Result<Vec<Source>> {
+    let mut out = Vec::new();
+    for step in steps {
+        let doc = SchemaDoc::new(step.schema)?;
+        sources_in(doc, step.observation, &doc.root(), 0, &mut out)?;
+    }
+    Ok(dedup_sources(out))
+}
+
+fn sources_in<'a>(
+    doc: SchemaDoc<'a>,
+    value: &JsonValue,
+    nodes: &[&'a JsonValue],
+    depth: usize,
+    out: &mut Vec<Source>,
+) -> Result<()> {
+    if depth >= MAX_DEPTH {
+        return Err(Error::new(ErrorKind::JsonTooDeep, "the observation is nested too deeply"));
+    }
+    match value {
+        JsonValue::Object(members) => {
+            if SchemaDoc::produces_sources(nodes) {
+                out.extend(to_source(doc, members, nodes));
+            }
+            for (k, v) in members {
+                let schema = doc.property(nodes, k);
+                if !schema.is_empty() && matches!(v, JsonValue::Object(_) | JsonValue::Array(_)) {
+                    sources_in(doc, v, &schema, depth + 1, out)?;
+                }
+            }
+        }
+        JsonValue::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                let schema = doc.item(nodes, i);
+                if !schema.is_empty() {
+                    sources_in(doc, v, &schema, depth + 1, out)?;
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn to_source<'a>(doc: SchemaDoc<'a>, members: &JsonMap, nodes: &[&'a JsonValue]) -> Option<Source> {
+    let mut mapped: JsonMap = Vec::new();
+    for (k, v) in members {
+        let marks = SchemaDoc::marks(&doc.property(nodes, k));
+        let target = marks.source_field.unwrap_or(k);
+        if matches!(target, "title" | "url" | "snippet" | "relevance_score") {
+            set(&mut mapped, target, v.clone());
+        }
+    }
+    let text = |key| match get(&mapped, key) {
+        None | Some(JsonValue::Null) => Some(None),
+        Some(JsonValue::String(s)) => Some(Some(s.clone())),
+        Some(_) => None,
+    };
+    let score = match get(&mapped, "relevance_score") {
+        None | Some(JsonValue::Null) => None,
+        Some(JsonValue::Number(n)) => Some(n.parse::<f64>().ok().filter(|x| x.is_finite())?),
+        Some(_) => return None,
+    };
+    Some(Source { title: text("title")??, url: text("url")?, snippet: text("snippet")?, relevance_score: score })
+}

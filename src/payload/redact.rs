@@ -1,0 +1,88 @@
+//! `redact_artifacts`: the observation as the model may see it, artifact values replaced by
+//! placeholders in the RFC's style.
+//!
+//! Placeholders: `<artifact:dict size=42KB>` (an object: its compact JSON size in B, KB or
+//! MB), `<artifact:list size=847 items>`, `<artifact:str size=N chars>` (Unicode scalar
+//! values, as Python's `len`), `<artifact:TYPE>` for numbers, booleans and null (`int`,
+//! `float`, `bool`, `NoneType`), and `<artifact:TYPE stream=ID>` for a streamed field (its
+//! `stream_id`, else the field name). Everything the schema does not mark passes unchanged.
+
+use super::schema::{at_mut, field_name, walk_artifacts, Marks, SchemaDoc, Seg};
+use super::types::{json_len, type_name};
+use crate::json::JsonValue;
+use crate::Result;
+
+/// The observation with every artifact-marked value (nested ones included) replaced by its
+/// placeholder. Non-object observations come back unchanged (arrays are walked when the
+/// schema describes their items).
+///
+/// # Errors
+/// `invalid_input` when `schema` is not an object or boolean; `json_too_deep` past 512 levels.
+pub fn redact_artifacts(observation: &JsonValue, schema: &JsonValue) -> Result<JsonValue> {
+    let edits = placeholders(observation, schema)?;
+    let mut out = observation.clone();
+    apply(&mut out, edits);
+    Ok(out)
+}
+
+/// [`redact_artifacts`] in place.
+///
+/// # Errors
+/// As [`redact_artifacts`]; on error the observation is unchanged.
+pub fn redact_artifacts_in_place(observation: &mut JsonValue, schema: &JsonValue) -> Result<()> {
+    let edits = placeholders(observation, schema)?;
+    apply(observation, edits);
+    Ok(())
+}
+
+/// Where each placeholder goes (member/element indices) and its text.
+pub(crate) type Edits = Vec<(Vec<usize>, String)>;
+
+fn placeholders(observation: &JsonValue, schema: &JsonValue) -> Result<Edits> {
+    let doc = SchemaDoc::new(schema)?;
+    let mut edits = Vec::new();
+    walk_artifacts(doc, observation, &mut |found| {
+        let text = placeholder(found.value, &found.marks, found.path);
+        edits.push((found.path.iter().map(|s| s.index()).collect(), text));
+        Ok(())
+    })?;
+    Ok(edits)
+}
+
+/// Puts each placeholder in place.
+pub(crate) fn apply(value: &mut JsonValue, edits: Edits) {
+    for (path, text) in edits {
+        if let Some(slot) = at_mut(value, &path) {
+            *slot = JsonValue::String(text);
+        }
+    }
+}
+
+/// The placeholder for an artifact `value` found at `path`.
+pub(crate) fn placeholder(value: &JsonValue, marks: &Marks<'_>, path: &[Seg<'_>]) -> String {
+    let ty = type_name(value);
+    if marks.stream {
+        let id = marks.stream_id.unwrap_or_else(|| field_name(path));
+        return format!("<artifact:{ty} stream={id}>");
+    }
+    match value {
+        JsonValue::Object(_) => format!("<artifact:{ty} size={}>", human_size(json_len(value))),
+        JsonValue::Array(items) => format!("<artifact:{ty} size={} items>", items.len()),
+        JsonValue::String(s) => format!("<artifact:{ty} size={} chars>", s.chars().count()),
+        _ => format!("<artifact:{ty}>"),
+    }
+}
+
+/// `512B`, `42KB`, `3MB`: bytes below 1 KiB as they are, else KiB or MiB rounded to the
+/// nearest whole unit (at least 1).
+pub fn human_size(bytes: usize) -> String {
+    const KIB: usize = 1024;
+    const MIB: usize = 1024 * 1024;
+    if bytes < KIB {
+        format!("{bytes}B")
+    } else if bytes < MIB - KIB / 2 {
+        format!("{}KB", (bytes + KIB / 2) / KIB)
+    } else {
+        format!("{}MB", (bytes + MIB / 2) / MIB)
+    }
+}

@@ -1,0 +1,311 @@
+//! Reading tool output schemas (JSON Schema as pydantic's `model_json_schema()` and
+//! zod-to-json-schema write them) and walking an observation along them.
+//!
+//! Invariants. A schema node is looked at through [`SchemaDoc::expand`]: the node, the
+//! targets of its `$ref` chain (local JSON pointers: `#/$defs/X`, `#/definitions/X`, any
+//! `#/...`) and, recursively, the members of its `anyOf`/`oneOf`/`allOf`, so `X | None`,
+//! `Optional[Model]`, unions and old-style `allOf: [{$ref}]` wrappers all reach the object or
+//! array schema inside. A ref that does not resolve is ignored; a node already expanded is not
+//! expanded again (cycles cannot loop) and expansion stops after `MAX_EXPAND` nodes. Marks
+//! (`artifact`, `stream`, `stream_id`, `source_field`, `produces_sources`) count when any
+//! expanded node carries them, so a mark is never missed because of a wrapper. The
+//! observation is walked to at most `MAX_DEPTH` levels (`json_too_deep` beyond), and only
+//! where the schema describes it: unknown keys and values without a schema pass untouched.
+
+use crate::json::JsonValue;
+use crate::{Error, ErrorKind, Result};
+
+/// Most schema nodes one expansion collects.
+const MAX_EXPAND: usize = 64;
+/// Deepest observation level walked (the strict parser's own cap).
+pub(crate) const MAX_DEPTH: usize = 512;
+
+/// The marks a property schema carries.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Marks<'a> {
+    /// `"artifact"` is truthy.
+    pub artifact: bool,
+    /// `"stream"` is truthy or a `"stream_id"` string is given.
+    pub stream: bool,
+    /// The `"stream_id"` string.
+    pub stream_id: Option<&'a str>,
+    /// The `"source_field"` string.
+    pub source_field: Option<&'a str>,
+}
+
+/// A tool output schema, with `$ref` resolution against its root.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SchemaDoc<'a> {
+    root: &'a JsonValue,
+}
+
+/// One step of a path into the observation: an object member (its index among the members
+/// and its key) or an array element.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Seg<'v> {
+    Key(usize, &'v str),
+    Index(usize),
+}
+
+impl Seg<'_> {
+    /// The index of the member or element in its container.
+    pub(crate) fn index(self) -> usize {
+        match self {
+            Seg::Key(i, _) | Seg::Index(i) => i,
+        }
+    }
+}
+
+/// JSON truthiness in Python's sense: `true`, a non-zero number, a non-empty string, array or
+/// object.
+pub(crate) fn truthy(v: Option<&JsonValue>) -> bool {
+    match v {
+        None | Some(JsonValue::Null) => false,
+        Some(JsonValue::Bool(b)) => *b,
+        Some(JsonValue::Number(n)) => !is_zero(n),
+        Some(JsonValue::String(s)) => !s.is_empty(),
+        Some(JsonValue::Array(a)) => !a.is_empty(),
+        Some(JsonValue::Object(o)) => !o.is_empty(),
+    }
+}
+
+/// A number text is zero when no mantissa digit is non-zero (`0e5`, `-0.0`).
+fn is_zero(n: &str) -> bool {
+    let mantissa = n.split(['e', 'E']).next().unwrap_or(n);
+    !mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b))
+}
+
+impl<'a> SchemaDoc<'a> {
+    /// Wraps a schema document.
+    ///
+    /// # Errors
+    /// `invalid_input` when the schema is neither an object nor a boolean.
+    pub(crate) fn new(root: &'a JsonValue) -> Result<Self> {
+        match root {
+            JsonValue::Object(_) | JsonValue::Bool(_) => Ok(SchemaDoc { root }),
+            _ => Err(Error::new(
+                ErrorKind::InvalidInput,
+                "a tool schema must be a JSON Schema object (or a boolean)",
+            )),
+        }
+    }
+
+    /// The root schema, expanded.
+    pub(crate) fn root(&self) -> Vec<&'a JsonValue> {
+        let mut out = Vec::new();
+        self.expand(self.root, &mut out);
+        out
+    }
+
+    /// Resolves a local JSON pointer (`#`, `#/a/b~1c`).
+    fn pointer(&self, reference: &str) -> Option<&'a JsonValue> {
+        let path = reference.strip_prefix('#')?;
+        let mut node = self.root;
+        if path.is_empty() {
+            return Some(node);
+        }
+        for raw in path.strip_prefix('/')?.split('/') {
+            let token = raw.replace("~1", "/").replace("~0", "~");
+            node = match node {
+                JsonValue::Object(_) => node.get(&token)?,
+                JsonValue::Array(items) => items.get(token.parse::<usize>().ok()?)?,
+                _ => return None,
+            };
+        }
+        Some(node)
+    }
+
+    /// Adds `node`, its `$ref` targets and its union/intersection members to `out`.
+    pub(crate) fn expand(&self, node: &'a JsonValue, out: &mut Vec<&'a JsonValue>) {
+        let mut queue = vec![node];
+        while let Some(n) = queue.pop() {
+            if out.len() >= MAX_EXPAND || out.iter().any(|seen| std::ptr::eq(*seen, n)) {
+                continue;
+            }
+            out.push(n);
+            if let Some(target) = n.get("$ref").and_then(JsonValue::as_str) {
+                queue.extend(self.pointer(target));
+            }
+            for key in ["allOf", "anyOf", "oneOf"] {
+                if let Some(JsonValue::Array(members)) = n.get(key) {
+                    queue.extend(members.iter().rev());
+                }
+            }
+        }
+    }
+
+    /// The marks carried by any of the expanded nodes.
+    pub(crate) fn marks(nodes: &[&'a JsonValue]) -> Marks<'a> {
+        let mut m = Marks::default();
+        for n in nodes {
+            m.artifact |= truthy(n.get("artifact"));
+            m.stream |= truthy(n.get("stream"));
+            if m.stream_id.is_none() {
+                m.stream_id = n.get("stream_id").and_then(JsonValue::as_str);
+            }
+            if m.source_field.is_none() {
+                m.source_field = n.get("source_field").and_then(JsonValue::as_str);
+            }
+        }
+        m.stream |= m.stream_id.is_some();
+        m
+    }
+
+    /// Whether any expanded node declares `produces_sources`.
+    pub(crate) fn produces_sources(nodes: &[&'a JsonValue]) -> bool {
+        nodes.iter().any(|n| truthy(n.get("produces_sources")))
+    }
+
+    /// The expanded schema of member `key` of an object described by `nodes` (its
+    /// `properties`, else a schema-valued `additionalProperties`). Empty when unknown.
+    pub(crate) fn property(&self, nodes: &[&'a JsonValue], key: &str) -> Vec<&'a JsonValue> {
+        let mut out = Vec::new();
+        for n in nodes {
+            let declared = n.get("properties").and_then(|p| p.get(key));
+            match (declared, n.get("additionalProperties")) {
+                (Some(p), _) => self.expand(p, &mut out),
+                (None, Some(extra @ JsonValue::Object(_))) => self.expand(extra, &mut out),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// The expanded schema of element `index` of an array described by `nodes`
+    /// (`prefixItems`, array-form `items`, `items`, `additionalItems`). Empty when unknown.
+    pub(crate) fn item(&self, nodes: &[&'a JsonValue], index: usize) -> Vec<&'a JsonValue> {
+        let mut out = Vec::new();
+        for n in nodes {
+            let prefix = match (n.get("prefixItems"), n.get("items")) {
+                (Some(JsonValue::Array(p)), _) | (None, Some(JsonValue::Array(p))) => Some(p),
+                _ => None,
+            };
+            let rest = match (n.get("prefixItems"), n.get("items"), n.get("additionalItems")) {
+                (Some(_), Some(i @ JsonValue::Object(_)), _) => Some(i),
+                (None, Some(i @ JsonValue::Object(_)), _) => Some(i),
+                (_, Some(JsonValue::Array(_)), Some(i @ JsonValue::Object(_))) => Some(i),
+                _ => None,
+            };
+            match prefix.and_then(|p| p.get(index)) {
+                Some(p) => self.expand(p, &mut out),
+                None => {
+                    if let Some(r) = rest {
+                        self.expand(r, &mut out)
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// An artifact found by [`walk_artifacts`].
+pub(crate) struct Found<'v, 'a> {
+    /// Where it is.
+    pub path: &'v [Seg<'v>],
+    /// Its marks.
+    pub marks: Marks<'a>,
+    /// The artifact value.
+    pub value: &'v JsonValue,
+}
+
+/// Calls `visit` for every artifact-marked value of `observation` (an object, or an array
+/// whose schema describes its items), outermost first; artifacts are not descended into.
+/// Duplicate keys are visited each time.
+///
+/// # Errors
+/// `json_too_deep` past `MAX_DEPTH` levels; whatever `visit` returns.
+pub(crate) fn walk_artifacts<'v, 'a>(
+    doc: SchemaDoc<'a>,
+    observation: &'v JsonValue,
+    visit: &mut dyn FnMut(Found<'_, 'a>) -> Result<()>,
+) -> Result<()> {
+    let root = doc.root();
+    let mut path: Vec<Seg<'v>> = Vec::new();
+    walk(doc, observation, &root, &mut path, visit)
+}
+
+fn walk<'v, 'a>(
+    doc: SchemaDoc<'a>,
+    value: &'v JsonValue,
+    nodes: &[&'a JsonValue],
+    path: &mut Vec<Seg<'v>>,
+    visit: &mut dyn FnMut(Found<'_, 'a>) -> Result<()>,
+) -> Result<()> {
+    if path.len() >= MAX_DEPTH {
+        return Err(Error::new(
+            ErrorKind::JsonTooDeep,
+            format!("the observation is nested deeper than {MAX_DEPTH} levels"),
+        ));
+    }
+    let children: Box<dyn Iterator<Item = (Seg<'v>, &'v JsonValue, Vec<&'a JsonValue>)> + '_> =
+        match value {
+            JsonValue::Object(members) => Box::new(
+                members
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (k, v))| (Seg::Key(i, k.as_str()), v, doc.property(nodes, k))),
+            ),
+            JsonValue::Array(items) => Box::new(
+                items.iter().enumerate().map(|(i, v)| (Seg::Index(i), v, doc.item(nodes, i))),
+            ),
+            _ => return Ok(()),
+        };
+    for (seg, child, schema) in children {
+        if schema.is_empty() {
+            continue;
+        }
+        path.push(seg);
+        let marks = SchemaDoc::marks(&schema);
+        let r = if marks.artifact {
+            visit(Found { path, marks, value: child })
+        } else if matches!(child, JsonValue::Object(_) | JsonValue::Array(_)) {
+            walk(doc, child, &schema, path, visit)
+        } else {
+            Ok(())
+        };
+        path.pop();
+        r?;
+    }
+    Ok(())
+}
+
+/// The name an artifact is known by: the keys and indices of its path joined with `.`
+/// (`chart_options`, `sections.0.figure`).
+pub(crate) fn dotted(path: &[Seg<'_>]) -> String {
+    let mut out = String::new();
+    for (i, seg) in path.iter().enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        match seg {
+            Seg::Key(_, k) => out.push_str(k),
+            Seg::Index(n) => out.push_str(&n.to_string()),
+        }
+    }
+    out
+}
+
+/// The key of the innermost object member on the path (the field name).
+pub(crate) fn field_name<'v>(path: &[Seg<'v>]) -> &'v str {
+    path.iter()
+        .rev()
+        .find_map(|s| match s {
+            Seg::Key(_, k) => Some(*k),
+            Seg::Index(_) => None,
+        })
+        .unwrap_or("")
+}
+
+/// The value at `path` (by member/element index), mutably.
+pub(crate) fn at_mut<'v>(value: &'v mut JsonValue, path: &[usize]) -> Option<&'v mut JsonValue> {
+    let mut v = value;
+    for &i in path {
+        v = match v {
+            JsonValue::Object(members) => &mut members.get_mut(i)?.1,
+            JsonValue::Array(items) => items.get_mut(i)?,
+            _ => return None,
+        };
+    }
+    Some(v)
+}

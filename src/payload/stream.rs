@@ -1,0 +1,125 @@
+//! `ArtifactStream`: `artifact_chunk` events with per-stream sequence numbers.
+//!
+//! Invariants: each `stream_id` counts its chunks from 0 without gaps; a stream that sent
+//! `done: true` is closed (more chunks are `invalid_state`); at most `MAX_STREAMS` distinct
+//! ids are tracked (`buffer_limit_exceeded` beyond; `reset` forgets them). Chunks are JSON
+//! values; `artifact_type` is the caller's, else the value's type name (`dict`, `list`, ...).
+
+use super::types::{number, type_name, FinalPayload};
+use crate::json::JsonValue;
+use crate::{Error, ErrorKind, Result};
+
+/// Most distinct stream ids one `ArtifactStream` tracks.
+pub const MAX_STREAMS: usize = 4096;
+
+/// One `artifact_chunk` event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArtifactChunk {
+    /// The stream it belongs to.
+    pub stream_id: String,
+    /// Its position in the stream, from 0.
+    pub seq: u64,
+    /// The chunk of artifact data.
+    pub chunk: JsonValue,
+    /// Whether this is the stream's last chunk.
+    pub done: bool,
+    /// What the artifact is (given, or the chunk's type name).
+    pub artifact_type: String,
+}
+
+impl ArtifactChunk {
+    /// `{type: "artifact_chunk", stream_id, seq, chunk, done, artifact_type}`.
+    pub fn to_value(&self) -> JsonValue {
+        JsonValue::Object(vec![
+            ("type".into(), JsonValue::String("artifact_chunk".into())),
+            ("stream_id".into(), JsonValue::String(self.stream_id.clone())),
+            ("seq".into(), number(self.seq as f64)),
+            ("chunk".into(), self.chunk.clone()),
+            ("done".into(), JsonValue::Bool(self.done)),
+            ("artifact_type".into(), JsonValue::String(self.artifact_type.clone())),
+        ])
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Stream {
+    id: String,
+    next_seq: u64,
+    done: bool,
+}
+
+/// Numbers artifact chunks per stream and turns them into events.
+#[derive(Debug, Clone, Default)]
+pub struct ArtifactStream {
+    streams: Vec<Stream>,
+}
+
+impl ArtifactStream {
+    /// A stream set with no streams yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The next chunk of `stream_id`.
+    ///
+    /// # Errors
+    /// `invalid_input` for an empty `stream_id` or `artifact_type`; `invalid_state` after the
+    /// stream's `done` chunk; `buffer_limit_exceeded` past `MAX_STREAMS` streams.
+    pub fn emit(
+        &mut self,
+        stream_id: &str,
+        chunk: JsonValue,
+        done: bool,
+        artifact_type: Option<&str>,
+    ) -> Result<ArtifactChunk> {
+        if stream_id.is_empty() {
+            return Err(Error::new(ErrorKind::InvalidInput, "stream_id must be a non-empty string"));
+        }
+        if artifact_type == Some("") {
+            return Err(Error::new(ErrorKind::InvalidInput, "artifact_type must be a non-empty string"));
+        }
+        let i = match self.streams.iter().position(|s| s.id == stream_id) {
+            Some(i) => i,
+            None if self.streams.len() >= MAX_STREAMS => {
+                return Err(Error::new(
+                    ErrorKind::BufferLimitExceeded,
+                    format!("more than {MAX_STREAMS} artifact streams; call reset()"),
+                ))
+            }
+            None => {
+                self.streams.push(Stream { id: stream_id.to_string(), next_seq: 0, done: false });
+                self.streams.len() - 1
+            }
+        };
+        let s = &mut self.streams[i];
+        if s.done {
+            return Err(Error::new(
+                ErrorKind::InvalidState,
+                format!("artifact stream {stream_id:?} already sent its done chunk"),
+            ));
+        }
+        let seq = s.next_seq;
+        s.next_seq += 1;
+        s.done = done;
+        let artifact_type = artifact_type.unwrap_or_else(|| type_name(&chunk)).to_string();
+        Ok(ArtifactChunk { stream_id: stream_id.to_string(), seq, chunk, done, artifact_type })
+    }
+
+    /// The ids of streams that have not sent their `done` chunk, in order of first chunk.
+    pub fn open_streams(&self) -> Vec<&str> {
+        self.streams.iter().filter(|s| !s.done).map(|s| s.id.as_str()).collect()
+    }
+
+    /// Forgets every stream (sequence numbers start again at 0).
+    pub fn reset(&mut self) {
+        self.streams.clear();
+    }
+}
+
+/// The `done` event that ends a run: `{type: "done", payload}`.
+pub fn done_event(payload: &FinalPayload) -> JsonValue {
+    JsonValue::Object(vec![
+        ("type".into(), JsonValue::String("done".into())),
+        ("payload".into(), payload.to_value()),
+    ])
+}

@@ -1,0 +1,96 @@
+//! BM25 (k1 = 1.2, b = 0.75) over each tool's name, description and capabilities: the
+//! fallback when there is no query vector or it comes from another model.
+//!
+//! Tokens are lowercase ASCII letter/digit runs (underscores split names), a small stop-word
+//! list is dropped and a light plural rule applied (`totals` → `total`, `categories` →
+//! `category`), the same for documents and queries.
+
+use std::collections::HashMap;
+
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+const STOP: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "get", "give",
+    "how", "i", "in", "is", "it", "me", "my", "of", "on", "or", "our", "over", "per", "please",
+    "show", "that", "the", "their", "this", "to", "we", "what", "which", "with",
+];
+
+/// Appends the tokens of `text` to `out`.
+pub(crate) fn tokenize(text: &str, out: &mut Vec<String>) {
+    for word in text.split(|c: char| !c.is_ascii_alphanumeric()) {
+        if word.is_empty() {
+            continue;
+        }
+        let mut w = word.to_ascii_lowercase();
+        if STOP.contains(&w.as_str()) {
+            continue;
+        }
+        if w.len() > 4 && w.ends_with("ies") {
+            w.truncate(w.len() - 3);
+            w.push('y');
+        } else if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") {
+            w.pop();
+        }
+        out.push(w);
+    }
+}
+
+/// The inverted index.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Bm25 {
+    /// term → (document, term frequency), documents ascending.
+    postings: HashMap<String, Vec<(u32, u32)>>,
+    /// Token count per document.
+    lengths: Vec<u32>,
+    avg_len: f64,
+}
+
+impl Bm25 {
+    pub(crate) fn new(docs: impl Iterator<Item = String>) -> Bm25 {
+        let mut index = Bm25::default();
+        let mut tokens = Vec::new();
+        for (d, text) in docs.enumerate() {
+            tokens.clear();
+            tokenize(&text, &mut tokens);
+            index.lengths.push(tokens.len() as u32);
+            let mut counts: Vec<(&str, u32)> = Vec::new();
+            for t in &tokens {
+                match counts.iter_mut().find(|(x, _)| *x == t) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((t, 1)),
+                }
+            }
+            for (t, n) in counts {
+                index.postings.entry(t.to_string()).or_default().push((d as u32, n));
+            }
+        }
+        let total: u64 = index.lengths.iter().map(|&l| u64::from(l)).sum();
+        index.avg_len = if index.lengths.is_empty() { 1.0 } else { (total as f64 / index.lengths.len() as f64).max(1.0) };
+        index
+    }
+
+    /// BM25 score of every document for `query` (0 where no term matches).
+    pub(crate) fn scores(&self, query: &str) -> Vec<f64> {
+        let n = self.lengths.len();
+        let mut scores = vec![0.0; n];
+        let mut terms = Vec::new();
+        tokenize(query, &mut terms);
+        terms.sort_unstable();
+        terms.dedup();
+        for t in &terms {
+            let Some(list) = self.postings.get(t) else { continue };
+            let df = list.len() as f64;
+            let idf = ((n as f64 - df + 0.5) / (df + 0.5) + 1.0).ln();
+            for &(d, tf) in list {
+                let tf = f64::from(tf);
+                let len = f64::from(self.lengths.get(d as usize).copied().unwrap_or(0));
+                let norm = K1 * (1.0 - B + B * len / self.avg_len);
+                if let Some(s) = scores.get_mut(d as usize) {
+                    *s += idf * tf * (K1 + 1.0) / (tf + norm);
+                }
+            }
+        }
+        scores
+    }
+}

@@ -1,0 +1,139 @@
+//! The execution-time repair policy and the auto time grain.
+//!
+//! A repair is `safe` when it only fills a missing `df`, fixes the casing of a column name or
+//! adds (or drops) a parameter that carries no analysis intent; it is `semantic` when the tool
+//! changes or a parameter that carries intent (grouping, metric, time grain, aggregation, axes)
+//! gets another value: such a repair is rejected and the plan is made again.
+
+use crate::json::JsonValue;
+use crate::{Error, ErrorKind, Result};
+
+/// Whether a repair may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RepairClass {
+    /// Allowed, with logging.
+    Safe,
+    /// Rejected: re-plan.
+    Semantic,
+}
+
+impl RepairClass {
+    /// `"safe"` or `"semantic"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RepairClass::Safe => "safe",
+            RepairClass::Semantic => "semantic",
+        }
+    }
+}
+
+/// Parameters whose value carries analysis intent.
+pub const SEMANTIC_PARAMS: &[&str] = &[
+    "group_by", "by", "metrics", "metric", "y", "x", "color", "agg_func", "agg", "aggregation",
+    "grain", "time_grain", "freq", "frequency", "period", "time_column", "date_column",
+];
+
+/// Parameters naming the input frame: filling one in is the `missing df` repair.
+const FRAME_PARAMS: &[&str] = &["df", "data", "dataframe", "input"];
+
+/// Equal, or only different in the ASCII case of strings (arrays element by element, order
+/// kept; a string and a one-string array count as equal).
+fn same_ignoring_case(a: &JsonValue, b: &JsonValue) -> bool {
+    match (a, b) {
+        (JsonValue::String(x), JsonValue::String(y)) => x.trim().eq_ignore_ascii_case(y.trim()),
+        (JsonValue::Array(x), JsonValue::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_ignoring_case(p, q))
+        }
+        (JsonValue::String(_), JsonValue::Array(y)) if y.len() == 1 => same_ignoring_case(a, &y[0]),
+        (JsonValue::Array(x), JsonValue::String(_)) if x.len() == 1 => same_ignoring_case(&x[0], b),
+        (JsonValue::Number(x), JsonValue::Number(y)) => {
+            x == y || x.parse::<f64>().ok().zip(y.parse::<f64>().ok()).is_some_and(|(p, q)| p == q)
+        }
+        _ => a == b,
+    }
+}
+
+fn empty(v: Option<&JsonValue>) -> bool {
+    match v {
+        None | Some(JsonValue::Null) => true,
+        Some(JsonValue::String(s)) => s.trim().is_empty(),
+        Some(JsonValue::Array(a)) => a.is_empty(),
+        _ => false,
+    }
+}
+
+/// `(tool, params)` of a step `{ tool?, params }`, or of a bare params object.
+/// An object's members.
+type Members = [(String, JsonValue)];
+
+fn parts(v: &JsonValue) -> Result<(Option<&str>, &Members)> {
+    let is_step = v.get("params").is_some() || v.get("tool").is_some();
+    let params = if is_step { v.get("params").unwrap_or(&JsonValue::Null) } else { v };
+    let members: &Members = match params {
+        JsonValue::Object(m) => m,
+        JsonValue::Null => &[],
+        _ => return Err(Error::new(ErrorKind::InvalidInput, "a repair compares steps { tool, params } or params objects")),
+    };
+    if !matches!(v, JsonValue::Object(_)) {
+        return Err(Error::new(ErrorKind::InvalidInput, "a repair compares steps { tool, params } or params objects"));
+    }
+    Ok((if is_step { v.get("tool").and_then(JsonValue::as_str) } else { None }, members))
+}
+
+/// Classifies the repair that turned `before` into `after` (steps or params objects), with
+/// the parameters of `semantic_params` (default [`SEMANTIC_PARAMS`]) carrying intent.
+///
+/// # Errors
+/// `invalid_input` when either side is not a step or params object.
+pub fn classify_repair(before: &JsonValue, after: &JsonValue, semantic_params: &[String]) -> Result<RepairClass> {
+    let (tool_a, pa) = parts(before)?;
+    let (tool_b, pb) = parts(after)?;
+    if let (Some(a), Some(b)) = (tool_a, tool_b) {
+        if a.trim() != b.trim() {
+            return Ok(RepairClass::Semantic);
+        }
+    }
+    let get = |m: &Members, k: &str| m.iter().rev().find(|(x, _)| x == k).map(|(_, v)| v.clone());
+    let mut keys: Vec<&str> = pa.iter().chain(pb).map(|(k, _)| k.as_str()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    for k in keys {
+        let (a, b) = (get(pa, k), get(pb, k));
+        let semantic = semantic_params.iter().any(|s| s.eq_ignore_ascii_case(k));
+        let changed = match (&a, &b) {
+            (Some(x), Some(y)) => !same_ignoring_case(x, y),
+            _ => !(empty(a.as_ref()) && empty(b.as_ref())),
+        };
+        if !changed {
+            continue;
+        }
+        if FRAME_PARAMS.contains(&k) && empty(a.as_ref()) {
+            continue; // missing df filled in
+        }
+        if semantic {
+            return Ok(RepairClass::Semantic);
+        }
+    }
+    Ok(RepairClass::Safe)
+}
+
+/// The auto time grain for data spanning `span_days` with `points` points: `"day"` below 90
+/// days or above 60 points, `"week"` from 90 to 365 days, `"month"` beyond.
+///
+/// # Errors
+/// `invalid_input` for a negative or non-finite argument.
+pub fn auto_time_grain(span_days: f64, points: f64) -> Result<&'static str> {
+    if !span_days.is_finite() || span_days < 0.0 || !points.is_finite() || points < 0.0 {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!("spanDays and points must be finite and >= 0, got {span_days} and {points}"),
+        ));
+    }
+    Ok(if span_days < 90.0 || points > 60.0 {
+        "day"
+    } else if span_days <= 365.0 {
+        "week"
+    } else {
+        "month"
+    })
+}

@@ -1,0 +1,661 @@
+//! JS API of `src/payload`: `validateFinalPayload`, `buildFinalPayload`, `redactArtifacts`
+//! (+ `redactArtifactsJson`), `collectSources`, and the classes `ArtifactCollector` and
+//! `ArtifactStream`; the TypeScript types of the contract (`FinalPayload`, `Source`,
+//! `SuggestedAction`, `PlanStep`, `PlanJoin`, `PlanArgs`, `TaskArgs`, `FinalResponseArgs`;
+//! `PlannerAction` is action.rs's).
+//!
+//! Values cross the boundary as JSON text: `JSON.stringify` on the way in, `JSON.parse` on
+//! the way out (plain objects, JS numbers), which is much cheaper for big observations than
+//! walking a JS object from wasm. The `*Json` variants take and give JSON text directly.
+
+use super::json::{json_parse, to_js_value};
+use super::js_error;
+use crate::json::JsonValue;
+use crate::{Error, ErrorKind};
+use serde::Serialize;
+use std::cell::RefCell;
+use tsify::Tsify;
+use wasm_bindgen::prelude::*;
+
+/// The standard structure of every planner answer (final-payload-and-artifacts.md §1).
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct FinalPayload {
+    /// The human-readable answer text. Always present.
+    raw_answer: String,
+    /// Heavy data from tool outputs, by tool (node) name, then field.
+    #[tsify(type = "Record<string, Record<string, unknown>>")]
+    artifacts: (),
+    /// Confidence in the answer, 0 to 1, or `null`.
+    #[tsify(type = "number | null")]
+    confidence: Option<f64>,
+    /// Citations and references used for the answer.
+    #[tsify(type = "Source[]")]
+    sources: (),
+    /// The answer's category (`"knowledge_base"`, `"calculation"`, ...), or `null`.
+    #[tsify(type = "string | null")]
+    route: Option<String>,
+    /// Recommended follow-up actions.
+    #[tsify(type = "SuggestedAction[]")]
+    suggested_actions: (),
+    /// Whether the answer needs the user's clarification or input.
+    requires_followup: bool,
+    /// Non-fatal issues (`"data_stale"`, `"partial_results"`, ...).
+    warnings: Vec<String>,
+    /// ISO 639-1 code of the answer's language (`"en"`), or `null`.
+    #[tsify(type = "string | null")]
+    language: Option<String>,
+    /// Domain-specific fields.
+    #[tsify(type = "Record<string, unknown>")]
+    extra: (),
+}
+
+/// A citation or reference used in the answer.
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct Source {
+    /// The title (required).
+    title: String,
+    /// Where it lives, or `null`.
+    #[tsify(type = "string | null")]
+    url: Option<String>,
+    /// The quoted passage, or `null`.
+    #[tsify(type = "string | null")]
+    snippet: Option<String>,
+    /// The retriever's relevance score, or `null`.
+    #[tsify(type = "number | null")]
+    relevance_score: Option<f64>,
+}
+
+/// A follow-up action the user might want to take.
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct SuggestedAction {
+    /// A stable id, e.g. `"export_csv"`.
+    action_id: String,
+    /// The human-readable label.
+    label: String,
+    /// Parameters of the action.
+    #[tsify(type = "Record<string, unknown>")]
+    params: (),
+}
+
+/// One step of a parallel plan (`next_node: "plan"`).
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct PlanStep {
+    /// The tool to call.
+    node: String,
+    /// Its arguments.
+    #[tsify(type = "Record<string, unknown>")]
+    args: (),
+}
+
+/// How the results of a parallel plan are joined.
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct PlanJoin {
+    /// The aggregation tool, or `null` to let the model combine the results.
+    #[tsify(optional, type = "string | null")]
+    node: (),
+    /// Arguments of the aggregation tool.
+    #[tsify(optional, type = "Record<string, unknown>")]
+    args: (),
+    /// Argument name to data source (`"$results"`, `"$branches"`, `"$failures"`, ...).
+    #[tsify(optional, type = "Record<string, string>")]
+    inject: (),
+}
+
+/// The args of a `plan` action.
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct PlanArgs {
+    /// The tool calls to run in parallel.
+    #[tsify(type = "PlanStep[]")]
+    steps: (),
+    /// How to join their results.
+    #[tsify(optional, type = "PlanJoin")]
+    join: (),
+}
+
+/// The args of a `task` action (a background task); every field is optional.
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct TaskArgs {
+    /// Display name.
+    #[tsify(optional, type = "string")]
+    name: (),
+    /// `"subagent"` (a background agent runs `query`) or `"job"` (one tool call).
+    #[tsify(optional, type = "\"subagent\" | \"job\"")]
+    mode: (),
+    /// The query of a subagent task.
+    #[tsify(optional, type = "string")]
+    query: (),
+    /// The tool of a job task.
+    #[tsify(optional, type = "string")]
+    tool: (),
+    /// The tool's arguments.
+    #[tsify(optional, type = "Record<string, unknown>")]
+    tool_args: (),
+    /// How the task's result is merged.
+    #[tsify(optional, type = "\"HUMAN_GATED\" | \"APPEND\" | \"REPLACE\"")]
+    merge_strategy: (),
+    /// Display name of a group to create or join in this turn.
+    #[tsify(optional, type = "string")]
+    group: (),
+    /// Stable id of an existing group to join.
+    #[tsify(optional, type = "string")]
+    group_id: (),
+    /// Seal the group after spawning this task.
+    #[tsify(optional, type = "boolean")]
+    group_sealed: (),
+    /// How the group reports.
+    #[tsify(optional, type = "\"all\" | \"any\" | \"none\"")]
+    group_report: (),
+    /// How the group's combined result is merged.
+    #[tsify(optional, type = "\"HUMAN_GATED\" | \"APPEND\" | \"REPLACE\"")]
+    group_merge_strategy: (),
+    /// Wait for the group to complete before yielding the turn.
+    #[tsify(optional, type = "boolean")]
+    retain_turn: (),
+}
+
+/// The args of a `final_response` action; every field is optional.
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct FinalResponseArgs {
+    /// The response text (streamed to the user).
+    #[tsify(optional, type = "string")]
+    answer: (),
+    /// Heavy outputs collected during execution.
+    #[tsify(optional, type = "Record<string, unknown>")]
+    artifacts: (),
+    /// Citations.
+    #[tsify(optional, type = "Record<string, unknown>[]")]
+    sources: (),
+    /// Follow-up suggestions.
+    #[tsify(optional, type = "Record<string, unknown>[]")]
+    suggested_actions: (),
+    /// Confidence score.
+    #[tsify(optional, type = "number")]
+    confidence: (),
+    /// ISO 639-1 language code.
+    #[tsify(optional, type = "string")]
+    language: (),
+}
+
+/// What `buildFinalPayload` knows besides the final args.
+#[derive(Tsify, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct FinalPayloadContext {
+    /// Collected artifacts (`ArtifactCollector.all()`), merged over the model's.
+    #[tsify(optional, type = "Record<string, Record<string, unknown>>")]
+    artifacts: (),
+    /// Collected sources (`collectSources`), merged after the model's.
+    #[tsify(optional, type = "Source[]")]
+    sources: (),
+    /// The last tool observation, for the answer fallback.
+    #[tsify(optional, type = "unknown")]
+    last_observation: (),
+    /// A reflection score in 0..1; overrides the model's confidence.
+    #[tsify(optional, type = "number")]
+    reflection_score: (),
+}
+
+/// The result of `buildFinalPayload`.
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct BuiltFinalPayload {
+    /// The payload (always valid).
+    #[tsify(type = "FinalPayload")]
+    payload: (),
+    /// What was dropped or moved, one `"<code>: <detail>"` line each.
+    warnings: Vec<String>,
+}
+
+/// One problem listed by a `payload_invalid` error (`error.problems`).
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct PayloadProblem {
+    /// Where (`"confidence"`, `"sources[0].title"`, `"$"` for the value itself).
+    path: String,
+    /// What is wrong.
+    message: String,
+}
+
+/// A large artifact replaced by a reference (what `store` returned).
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct ArtifactRef {
+    /// The reference the store returned.
+    artifact_ref: String,
+    /// The value's type name (`"dict"`, `"list"`, `"str"`, ...).
+    #[tsify(type = "string")]
+    r#type: (),
+    /// Size of its compact JSON in bytes.
+    size_bytes: f64,
+}
+
+/// Options of `new ArtifactCollector(options)`.
+#[derive(Tsify, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct ArtifactCollectorOptions {
+    /// Artifacts whose compact JSON is larger go to `store` (default 1 MiB = 1048576).
+    #[tsify(optional, type = "number")]
+    max_inline_bytes: (),
+    /// Keeps a large artifact somewhere else and returns its reference (synchronously).
+    #[tsify(optional, type = "(node: string, field: string, value: unknown) => string")]
+    store: (),
+}
+
+/// One executed tool step, for `collectSources`.
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct ToolStepInput {
+    /// The tool (node) name.
+    node: String,
+    /// The tool's output JSON Schema.
+    #[tsify(type = "Record<string, unknown> | boolean")]
+    schema: (),
+    /// The full observation (`null`/absent when none).
+    #[tsify(optional, type = "unknown")]
+    observation: (),
+}
+
+/// An `artifact_chunk` event (SSE `artifact_chunk` in the planner profile, a
+/// `data-artifact` part in the ai-sdk profile).
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct ArtifactChunkEvent {
+    /// Always `"artifact_chunk"`.
+    #[tsify(type = "\"artifact_chunk\"")]
+    r#type: (),
+    /// The stream it belongs to.
+    stream_id: String,
+    /// Its position in the stream, from 0.
+    seq: f64,
+    /// The chunk (a JSON value).
+    #[tsify(type = "unknown")]
+    chunk: (),
+    /// Whether this is the stream's last chunk.
+    done: bool,
+    /// What the artifact is: given, or the chunk's type name (`"dict"`, `"list"`, ...).
+    artifact_type: String,
+}
+
+/// The `done` event that ends a run.
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct FinalPayloadDoneEvent {
+    /// Always `"done"`.
+    #[tsify(type = "\"done\"")]
+    r#type: (),
+    /// The final payload.
+    #[tsify(type = "FinalPayload")]
+    payload: (),
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conversions
+
+fn invalid(message: impl Into<String>) -> JsValue {
+    js_error(&Error::new(ErrorKind::InvalidInput, message))
+}
+
+/// A JS value as a `JsonValue` (through `JSON.stringify`).
+fn json_in(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
+    let text = js_sys::JSON::stringify(value)
+        .ok()
+        .and_then(|s| s.as_string())
+        .ok_or_else(|| invalid(format!("{what} must be a JSON-serialisable value")))?;
+    parse_text(&text, what)
+}
+
+fn parse_text(text: &str, what: &str) -> Result<JsonValue, JsValue> {
+    crate::parse_strict(text.as_bytes()).map_err(|e| {
+        let kind = if e.kind() == ErrorKind::JsonTooDeep { e.kind() } else { ErrorKind::InvalidInput };
+        js_error(&Error::new(kind, format!("{what}: {}", e.message())))
+    })
+}
+
+/// A schema given as an object/boolean or as JSON text.
+fn schema_in(schema: &JsValue) -> Result<JsonValue, JsValue> {
+    match schema.as_string() {
+        Some(text) => parse_text(&text, "schema"),
+        None => json_in(schema, "schema"),
+    }
+}
+
+/// Whether a JS value is a primitive that redaction returns as it is.
+fn is_primitive(v: &JsValue) -> bool {
+    !v.is_object()
+}
+
+fn payload_invalid(problems: &[crate::PayloadProblem]) -> JsValue {
+    let e = js_error(&crate::payload_error(problems));
+    let list = JsonValue::Array(
+        problems
+            .iter()
+            .map(|p| {
+                JsonValue::Object(vec![
+                    ("path".into(), JsonValue::String(p.path.clone())),
+                    ("message".into(), JsonValue::String(p.message.clone())),
+                ])
+            })
+            .collect(),
+    );
+    let _ = js_sys::Reflect::set(&e, &JsValue::from_str("problems"), &to_js_value(&list));
+    e
+}
+
+// ---------------------------------------------------------------------------------------------
+// Functions
+
+/// Checks a value against the `FinalPayload` contract and returns it with every default
+/// filled. Throws `payload_invalid` listing every problem with its path (also as
+/// `error.problems`).
+#[wasm_bindgen(js_name = validateFinalPayload, unchecked_return_type = "FinalPayload")]
+pub fn validate_final_payload(
+    #[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue,
+) -> Result<JsValue, JsValue> {
+    let v = if value.is_undefined() { JsonValue::Null } else { json_in(&value, "the payload")? };
+    let p = crate::check_final_payload(&v).map_err(|p| payload_invalid(&p))?;
+    Ok(to_js_value(&p.to_value()))
+}
+
+/// Builds the `FinalPayload` of a finished run from a final action's args (or a whole
+/// `PlannerAction`, or the answer text) and what the run collected. Never throws for what the
+/// model wrote: invalid fields are dropped and listed in `warnings`. Throws `invalid_input`
+/// for a malformed `context`.
+#[wasm_bindgen(js_name = buildFinalPayload, unchecked_return_type = "BuiltFinalPayload")]
+pub fn build_final_payload(
+    #[wasm_bindgen(unchecked_param_type = "FinalResponseArgs | PlannerAction | Record<string, unknown> | string | null")]
+    args: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "FinalPayloadContext")] context: Option<JsValue>,
+) -> Result<JsValue, JsValue> {
+    let args = if args.is_undefined() { JsonValue::Null } else { json_in(&args, "args")? };
+    let ctx = match context {
+        Some(c) if !c.is_undefined() && !c.is_null() => {
+            crate::PayloadContext::from_value(&json_in(&c, "context")?).map_err(|e| js_error(&e))?
+        }
+        _ => crate::PayloadContext::default(),
+    };
+    let built = crate::build_final_payload(&args, &ctx).map_err(|e| js_error(&e))?;
+    Ok(to_js_value(&JsonValue::Object(vec![
+        ("payload".into(), built.payload.to_value()),
+        ("warnings".into(), JsonValue::Array(built.warnings.into_iter().map(JsonValue::String).collect())),
+    ])))
+}
+
+/// The observation as the model may see it: every value the schema marks `"artifact": true`
+/// (nested ones too) replaced by a placeholder such as `<artifact:dict size=42KB>`,
+/// `<artifact:list size=847 items>` or `<artifact:dict stream=sales_chart>`. Primitives come
+/// back as they are. Throws `invalid_input` for a schema that is not an object or boolean.
+#[wasm_bindgen(js_name = redactArtifacts, unchecked_return_type = "unknown")]
+pub fn redact_artifacts(
+    #[wasm_bindgen(unchecked_param_type = "unknown")] observation: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
+) -> Result<JsValue, JsValue> {
+    let schema = schema_in(&schema)?;
+    if is_primitive(&observation) {
+        crate::payload::check_schema(&schema).map_err(|e| js_error(&e))?;
+        return Ok(observation);
+    }
+    let mut obs = json_in(&observation, "the observation")?;
+    crate::redact_artifacts_in_place(&mut obs, &schema).map_err(|e| js_error(&e))?;
+    Ok(to_js_value(&obs))
+}
+
+/// `redactArtifacts` on JSON text: takes the observation as JSON and returns JSON (the cheap
+/// way across the wasm boundary for big observations).
+#[wasm_bindgen(js_name = redactArtifactsJson)]
+pub fn redact_artifacts_json(
+    observation_json: &str,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
+) -> Result<String, JsValue> {
+    let schema = schema_in(&schema)?;
+    let mut obs = parse_text(observation_json, "the observation")?;
+    crate::redact_artifacts_in_place(&mut obs, &schema).map_err(|e| js_error(&e))?;
+    Ok(obs.to_json())
+}
+
+/// The sources of a run: objects of observations whose schema declares
+/// `"produces_sources": true`, mapped through `source_field` (or the names `title`, `url`,
+/// `snippet`, `relevance_score`), deduplicated on (title, url, snippet).
+#[wasm_bindgen(js_name = collectSources, unchecked_return_type = "Source[]")]
+pub fn collect_sources(
+    #[wasm_bindgen(unchecked_param_type = "ToolStepInput[]")] steps: JsValue,
+) -> Result<JsValue, JsValue> {
+    let steps = json_in(&steps, "steps")?;
+    let JsonValue::Array(items) = &steps else {
+        return Err(invalid("collectSources expects an array of { node, schema, observation }"));
+    };
+    let null = JsonValue::Null;
+    let mut list = Vec::with_capacity(items.len());
+    for (i, step) in items.iter().enumerate() {
+        let node = step.get("node").and_then(JsonValue::as_str);
+        let schema = step.get("schema");
+        let (Some(node), Some(schema)) = (node, schema) else {
+            return Err(invalid(format!("steps[{i}] must have a string node and a schema")));
+        };
+        list.push(crate::ToolStep { node, schema, observation: step.get("observation").unwrap_or(&null) });
+    }
+    let sources = crate::collect_sources(&list).map_err(|e| js_error(&e))?;
+    Ok(to_js_value(&JsonValue::Array(sources.iter().map(crate::Source::to_value).collect())))
+}
+
+// ---------------------------------------------------------------------------------------------
+// ArtifactCollector
+
+/// Collects artifact fields from full tool observations, by tool name.
+#[wasm_bindgen(js_name = ArtifactCollector)]
+pub struct ArtifactCollector {
+    inner: crate::ArtifactCollector,
+    store: Option<js_sys::Function>,
+}
+
+#[wasm_bindgen(js_class = ArtifactCollector)]
+impl ArtifactCollector {
+    /// A collector. `maxInlineBytes` (default 1 MiB): larger artifacts are handed to `store`
+    /// and replaced by `{ artifact_ref, type, size_bytes }`; an `artifact_large` warning is
+    /// recorded either way. Throws `invalid_option` for a bad option.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_optional_param_type = "ArtifactCollectorOptions")] options: Option<JsValue>,
+    ) -> Result<ArtifactCollector, JsValue> {
+        let mut opts = crate::ArtifactCollectorOptions::default();
+        let mut store = None;
+        if let Some(o) = options.filter(|o| !o.is_undefined() && !o.is_null()) {
+            let bad = |m: &str| js_error(&Error::new(ErrorKind::InvalidOption, m));
+            if !o.is_object() {
+                return Err(bad("ArtifactCollector options must be an object"));
+            }
+            let max = js_sys::Reflect::get(&o, &JsValue::from_str("maxInlineBytes"))?;
+            if !max.is_undefined() {
+                match max.as_f64() {
+                    Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => {
+                        opts.max_inline_bytes = n as usize
+                    }
+                    _ => return Err(bad("maxInlineBytes must be a whole number >= 0")),
+                }
+            }
+            let s = js_sys::Reflect::get(&o, &JsValue::from_str("store"))?;
+            if !s.is_undefined() && !s.is_null() {
+                store = Some(s.dyn_into::<js_sys::Function>().map_err(|_| bad("store must be a function"))?);
+            }
+        }
+        Ok(ArtifactCollector { inner: crate::ArtifactCollector::new(opts), store })
+    }
+
+    /// Collects the artifact-marked fields of `observation` under `nodeName`. Call it with
+    /// the full observation, before any truncation.
+    pub fn collect(
+        &mut self,
+        #[wasm_bindgen(js_name = nodeName)] node_name: &str,
+        #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "unknown")] observation: JsValue,
+    ) -> Result<(), JsValue> {
+        let schema = schema_in(&schema)?;
+        if is_primitive(&observation) {
+            return crate::payload::check_schema(&schema).map_err(|e| js_error(&e));
+        }
+        let obs = json_in(&observation, "the observation")?;
+        self.run(node_name, &schema, obs, false).map(|_| ())
+    }
+
+    /// `collect` with the observation as JSON text.
+    #[wasm_bindgen(js_name = collectJson)]
+    pub fn collect_json(
+        &mut self,
+        #[wasm_bindgen(js_name = nodeName)] node_name: &str,
+        #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
+        #[wasm_bindgen(js_name = observationJson)] observation_json: &str,
+    ) -> Result<(), JsValue> {
+        let schema = schema_in(&schema)?;
+        let obs = parse_text(observation_json, "the observation")?;
+        self.run(node_name, &schema, obs, false).map(|_| ())
+    }
+
+    /// `collect` and `redactArtifacts` in one walk: collects, then returns the redacted
+    /// observation.
+    #[wasm_bindgen(js_name = collectAndRedact, unchecked_return_type = "unknown")]
+    pub fn collect_and_redact(
+        &mut self,
+        #[wasm_bindgen(js_name = nodeName)] node_name: &str,
+        #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "unknown")] observation: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let schema = schema_in(&schema)?;
+        if is_primitive(&observation) {
+            crate::payload::check_schema(&schema).map_err(|e| js_error(&e))?;
+            return Ok(observation);
+        }
+        let obs = json_in(&observation, "the observation")?;
+        Ok(json_parse(&self.run(node_name, &schema, obs, true)?))
+    }
+
+    /// `collectAndRedact` on JSON text in and out.
+    #[wasm_bindgen(js_name = collectAndRedactJson)]
+    pub fn collect_and_redact_json(
+        &mut self,
+        #[wasm_bindgen(js_name = nodeName)] node_name: &str,
+        #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
+        #[wasm_bindgen(js_name = observationJson)] observation_json: &str,
+    ) -> Result<String, JsValue> {
+        let schema = schema_in(&schema)?;
+        let obs = parse_text(observation_json, "the observation")?;
+        self.run(node_name, &schema, obs, true)
+    }
+
+    fn run(&mut self, node: &str, schema: &JsonValue, obs: JsonValue, redact: bool) -> Result<String, JsValue> {
+        // A JS exception thrown by `store` is kept here and rethrown as it is.
+        let thrown: RefCell<Option<JsValue>> = RefCell::new(None);
+        let mut call = |node: &str, field: &str, value: &JsonValue| -> crate::Result<String> {
+            let f = self.store.as_ref().ok_or_else(|| Error::new(ErrorKind::InvalidState, "no store"))?;
+            let r = f.call3(&JsValue::NULL, &JsValue::from_str(node), &JsValue::from_str(field), &to_js_value(value));
+            match r {
+                Ok(v) => v.as_string().ok_or_else(|| {
+                    Error::new(ErrorKind::InvalidInput, "store must return the artifact reference as a string (synchronously)")
+                }),
+                Err(e) => {
+                    *thrown.borrow_mut() = Some(e);
+                    Err(Error::new(ErrorKind::InvalidInput, "store threw"))
+                }
+            }
+        };
+        let store: Option<&mut crate::ArtifactStore<'_>> =
+            if self.store.is_some() { Some(&mut call) } else { None };
+        let r = if redact {
+            self.inner.collect_and_redact(node, schema, obs, store).map(|v| v.to_json())
+        } else {
+            self.inner.collect_with(node, schema, &obs, store).map(|()| String::new())
+        };
+        r.map_err(|e| thrown.borrow_mut().take().unwrap_or_else(|| js_error(&e)))
+    }
+
+    /// Everything collected: tool name to `{ field: value }` (a copy).
+    #[wasm_bindgen(unchecked_return_type = "Record<string, Record<string, unknown>>")]
+    pub fn all(&self) -> JsValue {
+        to_js_value(&self.inner.all_value())
+    }
+
+    /// The `artifact_large` warnings recorded so far.
+    #[wasm_bindgen(getter)]
+    pub fn warnings(&self) -> Vec<String> {
+        self.inner.warnings().to_vec()
+    }
+
+    /// The size above which artifacts go to the store.
+    #[wasm_bindgen(getter = maxInlineBytes)]
+    pub fn max_inline_bytes(&self) -> f64 {
+        self.inner.options().max_inline_bytes as f64
+    }
+
+    /// Forgets every artifact and warning.
+    pub fn clear(&mut self) {
+        self.inner.clear();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// ArtifactStream
+
+/// Numbers artifact chunks per `stream_id` and makes `artifact_chunk` events of them.
+#[wasm_bindgen(js_name = ArtifactStream)]
+#[derive(Default)]
+pub struct ArtifactStream {
+    inner: crate::ArtifactStream,
+}
+
+#[wasm_bindgen(js_class = ArtifactStream)]
+impl ArtifactStream {
+    /// A stream set with no streams yet.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> ArtifactStream {
+        ArtifactStream::default()
+    }
+
+    /// The next chunk of `streamId` as an `artifact_chunk` event (`seq` from 0 per stream).
+    /// `artifactType` defaults to the chunk's type name. Throws `invalid_state` after the
+    /// stream's `done` chunk, `invalid_input` for an empty id or a chunk that is not JSON.
+    #[wasm_bindgen(unchecked_return_type = "ArtifactChunkEvent")]
+    pub fn emit(
+        &mut self,
+        #[wasm_bindgen(js_name = streamId)] stream_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "unknown")] chunk: JsValue,
+        done: Option<bool>,
+        #[wasm_bindgen(js_name = artifactType)] artifact_type: Option<String>,
+    ) -> Result<JsValue, JsValue> {
+        let chunk = json_in(&chunk, "the chunk")?;
+        let c = self
+            .inner
+            .emit(stream_id, chunk, done.unwrap_or(false), artifact_type.as_deref())
+            .map_err(|e| js_error(&e))?;
+        Ok(to_js_value(&c.to_value()))
+    }
+
+    /// The `done` event that ends the run, carrying the payload (validated: throws
+    /// `payload_invalid`).
+    #[wasm_bindgen(unchecked_return_type = "FinalPayloadDoneEvent")]
+    pub fn finish(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "FinalPayload")] payload: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let v = json_in(&payload, "the payload")?;
+        let p = crate::check_final_payload(&v).map_err(|p| payload_invalid(&p))?;
+        Ok(to_js_value(&crate::done_event(&p)))
+    }
+
+    /// Ids of streams that have not sent their `done` chunk.
+    #[wasm_bindgen(js_name = openStreams)]
+    pub fn open_streams(&self) -> Vec<String> {
+        self.inner.open_streams().into_iter().map(String::from).collect()
+    }
+
+    /// Forgets every stream (numbering starts again at 0).
+    pub fn reset(&mut self) {
+        self.inner.reset();
+    }
+}

@@ -1,0 +1,862 @@
+//! Planning checks for JS: `validateRequirements`, `reextractionMessage`, `defaultLabels`,
+//! `retrievalQueries`, `CapabilityMap`, `ToolIndex`, `narrowTools`, `checkCoverage`,
+//! `applyRemovals`, `classifyRepair`, `autoTimeGrain`.
+//!
+//! Arguments cross as JSON text (`__sr_stringify`: typed arrays as arrays, instances through
+//! their `toJSON()`), results as JSON text through `JSON.parse`, like the rest of the package.
+//! Vectors are the exception: query vectors and contiguous embeddings are read as
+//! `Float32Array`s straight into wasm memory.
+
+use super::json::{json_parse, to_js_value};
+use super::js_error;
+use crate::json::JsonValue;
+use crate::plan::{self, CapabilityMap as CoreMap, EmbeddingModel, Mode, NarrowOptions, Narrowed, Requirements, ToolIndex as CoreIndex};
+use crate::{Error, ErrorKind};
+use js_sys::{Array, Float32Array, Function, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+#[wasm_bindgen(module = "/src/wasm/runtime.js")]
+extern "C" {
+    fn __sr_stringify(value: &JsValue) -> Option<String>;
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const PLANNING_TS: &str = r#"
+/** The requirements schema of the planning pipeline (what `validateRequirements` returns). */
+export interface Requirements {
+  metrics: string[];
+  group_by: string[];
+  /** `null` when the question names no time; `typed`: the column is already a datetime. */
+  time: { column: string | null; grain: string; typed: boolean } | null;
+  analysis: string[];
+  outputs: string[];
+  constraints: unknown[];
+}
+
+/** Requirements as an extraction step emits them: every field optional. */
+export interface RequirementsInput {
+  metrics?: string[] | null;
+  group_by?: string[] | null;
+  time?: { column?: string | null; grain?: string | null; typed?: boolean } | null;
+  analysis?: string[] | null;
+  outputs?: string[] | null;
+  constraints?: unknown[] | null;
+}
+
+/** The closed label sets (`validateRequirements` extends the defaults with these). */
+export interface RequirementLabels {
+  analysis?: string[];
+  outputs?: string[];
+  grain?: string[];
+}
+
+/** One problem of `requirements_invalid` (`error.errors`). */
+export interface RequirementIssue {
+  /** `"analysis[2]"`, `"time.grain"`, `"metrics"`; `""` for the whole value. */
+  path: string;
+  /** The label outside its set (null for shape problems). */
+  label: string | null;
+  /** The allowed labels (label problems). */
+  allowed: string[];
+  message: string;
+}
+
+/** A tool of the catalog (compact metadata). */
+export interface Tool {
+  name: string;
+  description?: string;
+  capabilities?: string[];
+  inputs?: string[];
+  params?: string[] | Record<string, unknown>;
+  outputs?: string[];
+  /** The precomputed embedding of the tool document. */
+  embedding?: number[] | Float32Array;
+  [key: string]: unknown;
+}
+
+/** A catalog: an array of tools or `{ tools }`. */
+export type Catalog = Tool[] | { tools: Tool[] };
+
+/** The model behind a set of embeddings. */
+export interface EmbeddingModel {
+  model_id: string;
+  dim: number;
+  pooling: string;
+}
+
+/** Options of `new ToolIndex(catalog, options)`. */
+export interface ToolIndexOptions {
+  model_id?: string;
+  dim?: number;
+  /** Default `"mean"`. */
+  pooling?: string;
+  /** All embeddings, contiguous (`tools × dim`, catalog order); else each tool's `embedding`. */
+  embeddings?: Float32Array | number[];
+}
+
+/** One search result. */
+export interface SearchHit {
+  name: string;
+  /** Position in the catalog. */
+  index: number;
+  /** Cosine, BM25 or fused score (by method). */
+  score: number;
+}
+
+export type RetrievalMethod = "cosine" | "bm25" | "hybrid" | "given";
+
+/** Query vectors: one `Float32Array` (one or more vectors, concatenated), several, or with their model. */
+export type QueryVectors =
+  | Float32Array
+  | Float32Array[]
+  | number[][]
+  | { model_id?: string; dim?: number; pooling?: string; vectors: Float32Array | Float32Array[] | number[][] };
+
+/** What `ToolIndex.retrieve` takes. */
+export interface RetrieveOptions {
+  vectors?: QueryVectors;
+  /** Query texts for BM25 (and hybrid). */
+  texts?: string[];
+  text?: string;
+  /** Default `"auto"`: cosine when the vectors fit the index, else BM25. */
+  mode?: "auto" | "cosine" | "bm25" | "hybrid";
+  /** Default 8. */
+  n?: number;
+}
+
+export interface Retrieval {
+  method: RetrievalMethod;
+  /** Why the asked-for method was not used (`null` when it was). */
+  fallback: string | null;
+  hits: SearchHit[];
+}
+
+/** Options of `narrowTools` / `ToolIndex.narrow`. */
+export interface NarrowOptions {
+  requirements: RequirementsInput;
+  /** Embeddings of `retrievalQueries(requirements)` (or of `queries`). */
+  queryVectors?: QueryVectors;
+  /** Template-curated tools (always in). */
+  template?: string[] | { tools: string[] };
+  /** Default `["aggregate", "plot_line", "compute_summary_stats"]`. */
+  safetySet?: string[];
+  /** Default 8. */
+  cap?: number;
+  /** The index to search (`narrowTools` only; or `catalog`). */
+  index?: ToolIndex;
+  catalog?: Catalog;
+  /** Tools ranked by a retrieval elsewhere (best first): skips the search. */
+  retrieved?: { name: string; score: number }[];
+  /** Retrieval depth N (default: the cap). */
+  n?: number;
+  /** Retrieval tools scoring below this are left out. */
+  minScore?: number;
+  mode?: "auto" | "cosine" | "bm25" | "hybrid";
+  /** Query texts (default `retrievalQueries(requirements)`). */
+  queries?: string[];
+}
+
+export interface NarrowedTool {
+  name: string;
+  reason: "template" | "retrieval" | "safety";
+  /** Retrieval score and 1-based rank, when retrieval ranked the tool. */
+  score: number | null;
+  rank: number | null;
+}
+
+export interface NarrowResult {
+  tools: NarrowedTool[];
+  /** Just the names, in order. */
+  names: string[];
+  /** The safety set: `added` false when the tool was already present. */
+  safety: { name: string; added: boolean }[];
+  /** Retrieval tools the cap left out, best first. */
+  dropped: { name: string; score: number }[];
+  method: RetrievalMethod;
+  fallback: string | null;
+  queries: string[];
+  cap: number;
+  warnings: string[];
+}
+
+/** A plan step: the tool, its params and the requirement references it satisfies. */
+export interface PlanStep {
+  tool: string;
+  params?: Record<string, unknown>;
+  /** `"analysis.<label>"`, `"outputs.<label>"`, `"metrics"`, `"group_by"`, `"time"`, `"constraints"`. */
+  satisfies?: string[] | string;
+  [key: string]: unknown;
+}
+
+export interface Plan {
+  steps: PlanStep[];
+  [key: string]: unknown;
+}
+
+export interface CoverageReport {
+  ok: boolean;
+  /** Requirement references not covered. */
+  missing: string[];
+  /** Tool names of the steps to remove. */
+  unjustified: string[];
+  /** Their positions in the plan. */
+  unjustified_steps: number[];
+  /** `Missing coverage: …` / `Remove unjustified steps: …` ("" when ok). */
+  message: string;
+  /** One line per requirement: `analysis.total -> aggregate (OK)`. */
+  lines: string[];
+  /** Labels without a rule in the map (unknown-requirement policy). */
+  unknown: string[];
+  /** Re-extract with the allowed labels. */
+  reextract: boolean;
+  warnings: string[];
+  steps: { index: number; tool: string; valid: string[]; invalid: string[] }[];
+}
+
+/** The JSON form of a capability map. */
+export interface CapabilityMapJson {
+  version: string | number;
+  requirements?: Record<string, string[] | CapabilityClause | (string[] | CapabilityClause)[]>;
+  aliases?: Record<string, string>;
+  plot?: string[];
+}
+
+export interface CapabilityClause {
+  any_of: string[];
+  grouping?: boolean;
+  group_by_columns?: boolean;
+  before_plot?: boolean;
+  unless_typed?: boolean;
+}
+"#;
+
+fn bad(msg: impl Into<String>) -> JsValue {
+    js_error(&Error::new(ErrorKind::InvalidInput, msg))
+}
+
+/// A JS value (or JSON text) as a `JsonValue`.
+fn json_arg(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
+    let text = match value.as_string() {
+        Some(s) => s,
+        None => __sr_stringify(value).ok_or_else(|| bad(format!("{what} is missing")))?,
+    };
+    crate::parse_strict(text.as_bytes()).map_err(|e| {
+        js_error(&Error::new(e.kind(), format!("{what}: {}", e.message())))
+    })
+}
+
+fn get(obj: &JsValue, key: &str) -> Option<JsValue> {
+    if !obj.is_object() {
+        return None;
+    }
+    Reflect::get(obj, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined() && !v.is_null())
+}
+
+fn requirements(value: &JsValue) -> Result<Requirements, JsValue> {
+    let v = json_arg(value, "requirements")?;
+    Requirements::from_json(&v).map_err(|e| invalid_requirements(&e))
+}
+
+/// The `requirements_invalid` error with `errors` set to the issues.
+fn invalid_requirements(e: &plan::InvalidRequirements) -> JsValue {
+    let err = js_error(&e.error());
+    let issues = JsonValue::Array(e.issues.iter().map(|i| i.to_json_value()).collect());
+    let _ = Reflect::set(&err, &JsValue::from_str("errors"), &to_js_value(&issues));
+    err
+}
+
+fn strings(v: &JsonValue, what: &str) -> Result<Vec<String>, JsValue> {
+    match v {
+        JsonValue::Null => Ok(vec![]),
+        JsonValue::Array(items) => items
+            .iter()
+            .map(|i| i.as_str().map(|s| s.trim().to_string()).ok_or_else(|| bad(format!("{what} must be an array of strings"))))
+            .collect(),
+        _ => Err(bad(format!("{what} must be an array of strings"))),
+    }
+}
+
+fn number(v: &JsValue, what: &str) -> Result<f64, JsValue> {
+    v.as_f64().filter(|x| x.is_finite()).ok_or_else(|| bad(format!("{what} must be a finite number")))
+}
+
+fn count(v: Option<JsValue>, what: &str, default: usize) -> Result<usize, JsValue> {
+    match v {
+        None => Ok(default),
+        Some(v) => {
+            let x = number(&v, what)?;
+            if x < 0.0 || x.fract() != 0.0 || x > 1e9 {
+                return Err(js_error(&Error::new(ErrorKind::InvalidOption, format!("{what} must be a whole number >= 0, got {x}"))));
+            }
+            Ok(x as usize)
+        }
+    }
+}
+
+/// Floats of one vector: a `Float32Array` (or other typed array) or an array of numbers.
+fn flat_floats(v: &JsValue, what: &str) -> Result<Vec<f32>, JsValue> {
+    if let Some(a) = v.dyn_ref::<Float32Array>() {
+        return Ok(a.to_vec());
+    }
+    if Array::is_array(v) {
+        let arr: &Array = v.unchecked_ref();
+        return arr
+            .iter()
+            .map(|x| x.as_f64().map(|f| f as f32))
+            .collect::<Option<Vec<f32>>>()
+            .ok_or_else(|| bad(format!("{what} must hold numbers")));
+    }
+    if js_sys::ArrayBuffer::is_view(v) {
+        return Ok(Float32Array::new(v).to_vec());
+    }
+    Err(bad(format!("{what} must be a Float32Array or an array of numbers")))
+}
+
+/// Floats of one vector, or of an array of vectors (concatenated).
+fn floats(v: &JsValue, what: &str) -> Result<Vec<f32>, JsValue> {
+    if Array::is_array(v) {
+        let arr: &Array = v.unchecked_ref();
+        if arr.length() > 0 && arr.get(0).as_f64().is_none() {
+            let mut out = Vec::new();
+            for item in arr.iter() {
+                out.extend(flat_floats(&item, what)?);
+            }
+            return Ok(out);
+        }
+    }
+    flat_floats(v, what)
+}
+
+/// Query vectors with their model tag (when given).
+struct Vectors {
+    floats: Vec<f32>,
+    model_id: Option<String>,
+    dim: Option<usize>,
+}
+
+fn query_vectors(v: Option<JsValue>) -> Result<Vectors, JsValue> {
+    let Some(v) = v else {
+        return Ok(Vectors { floats: vec![], model_id: None, dim: None });
+    };
+    if let Some(inner) = get(&v, "vectors") {
+        let model_id = get(&v, "model_id").or_else(|| get(&v, "modelId")).and_then(|m| m.as_string());
+        let dim = match get(&v, "dim") {
+            Some(d) => Some(count(Some(d), "queryVectors.dim", 0)?),
+            None => None,
+        };
+        return Ok(Vectors { floats: floats(&inner, "queryVectors.vectors")?, model_id, dim });
+    }
+    Ok(Vectors { floats: floats(&v, "queryVectors")?, model_id: None, dim: None })
+}
+
+fn mode(v: Option<JsValue>) -> Result<Mode, JsValue> {
+    match v.map(|m| m.as_string()) {
+        None => Ok(Mode::Auto),
+        Some(Some(s)) => Mode::parse(&s).ok_or_else(|| js_error(&Error::new(ErrorKind::InvalidOption, format!("mode must be auto, cosine, bm25 or hybrid, got \"{s}\"")))),
+        Some(None) => Err(js_error(&Error::new(ErrorKind::InvalidOption, "mode must be a string"))),
+    }
+}
+
+/// Validates extracted requirements against the closed label sets (the defaults, extended by
+/// `labels`). Returns them normalised (every field present, labels lowercased). Throws
+/// `StreamrouteError` `requirements_invalid` whose `errors` list every problem with its path.
+#[wasm_bindgen(js_name = validateRequirements, unchecked_return_type = "Requirements")]
+pub fn validate_requirements(
+    #[wasm_bindgen(unchecked_param_type = "RequirementsInput | string")] value: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "RequirementLabels")] labels: Option<JsValue>,
+) -> Result<JsValue, JsValue> {
+    let v = json_arg(&value, "requirements")?;
+    let defaults = plan::RequirementLabels::default();
+    let labels = match labels.filter(|l| !l.is_undefined() && !l.is_null()) {
+        None => defaults,
+        Some(l) => defaults.extend(&plan::RequirementLabels::from_json(&json_arg(&l, "labels")?).map_err(|e| js_error(&e))?),
+    };
+    let r = plan::validate_requirements(&v, &labels).map_err(|e| invalid_requirements(&e))?;
+    Ok(to_js_value(&r.to_json_value()))
+}
+
+/// The corrective prompt for a failed extraction, from `error.errors` of
+/// `requirements_invalid` (or the error itself).
+#[wasm_bindgen(js_name = reextractionMessage)]
+pub fn reextraction_message(
+    #[wasm_bindgen(unchecked_param_type = "RequirementIssue[] | { errors: RequirementIssue[] }")] errors: JsValue,
+) -> Result<String, JsValue> {
+    let list = get(&errors, "errors").filter(Array::is_array).unwrap_or(errors);
+    let v = json_arg(&list, "errors")?;
+    let JsonValue::Array(items) = v else {
+        return Err(bad("errors must be an array of { path, label, allowed, message }"));
+    };
+    let issues = items
+        .iter()
+        .map(|i| plan::RequirementIssue::from_json(i).ok_or_else(|| bad("each error needs a string path")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(plan::reextraction_message(&issues))
+}
+
+/// The default closed label sets.
+#[wasm_bindgen(js_name = defaultLabels, unchecked_return_type = "Required<RequirementLabels>")]
+pub fn default_labels() -> JsValue {
+    to_js_value(&plan::RequirementLabels::default().to_json_value())
+}
+
+/// The retrieval queries narrowing builds from requirements (one per requirement, then the
+/// combined one): embed these for `queryVectors`.
+#[wasm_bindgen(js_name = retrievalQueries, unchecked_return_type = "string[]")]
+pub fn retrieval_queries(
+    #[wasm_bindgen(unchecked_param_type = "RequirementsInput")] requirements_value: JsValue,
+) -> Result<JsValue, JsValue> {
+    let r = requirements(&requirements_value)?;
+    let q = plan::retrieval_queries(&r);
+    Ok(to_js_value(&JsonValue::Array(q.into_iter().map(JsonValue::String).collect())))
+}
+
+/// The versioned requirement → capability registry.
+#[wasm_bindgen(js_name = CapabilityMap)]
+pub struct JsCapabilityMap {
+    map: CoreMap,
+}
+
+fn map_arg(v: Option<JsValue>) -> Result<CoreMap, JsValue> {
+    match v.filter(|v| !v.is_undefined() && !v.is_null()) {
+        None => Ok(CoreMap::default()),
+        Some(v) => CoreMap::from_json(&json_arg(&v, "capability map")?).map_err(|e| js_error(&e)),
+    }
+}
+
+#[wasm_bindgen(js_class = CapabilityMap)]
+impl JsCapabilityMap {
+    /// Loads a map from its JSON form (object or text); without one, the design's default
+    /// mapping. Core rules a map lacks come from the default (see `warnings`). Throws
+    /// `invalid_input` for a map without `version` or with a malformed rule.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_optional_param_type = "CapabilityMapJson | string")] json: Option<JsValue>,
+    ) -> Result<JsCapabilityMap, JsValue> {
+        Ok(JsCapabilityMap { map: map_arg(json)? })
+    }
+
+    /// The map's version.
+    #[wasm_bindgen(getter)]
+    pub fn version(&self) -> String {
+        self.map.version().to_string()
+    }
+
+    /// Core rules filled in from the default map.
+    #[wasm_bindgen(getter, unchecked_return_type = "string[]")]
+    pub fn warnings(&self) -> JsValue {
+        to_js_value(&JsonValue::Array(self.map.warnings().iter().cloned().map(JsonValue::String).collect()))
+    }
+
+    /// The clauses for a requirement reference (`"analysis.total"`, `"group_by"`, …), or null.
+    #[wasm_bindgen(unchecked_return_type = "CapabilityClause[] | null")]
+    pub fn rule(&self, reference: &str) -> JsValue {
+        match self.map.to_json_value().get("requirements").and_then(|r| r.get(reference)) {
+            Some(v) => to_js_value(v),
+            None => JsValue::NULL,
+        }
+    }
+
+    /// The canonical name of a capability (aliases followed).
+    pub fn canonical(&self, capability: &str) -> String {
+        self.map.canonical(capability)
+    }
+
+    /// For CI: labels (default sets extended by `labels`) without a rule, and capabilities of
+    /// `catalog` that no rule, alias or plot pattern mentions.
+    #[wasm_bindgen(unchecked_return_type = "{ unmapped: string[]; unknown_capabilities: string[] }")]
+    pub fn audit(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Catalog | ToolIndex")] catalog: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequirementLabels")] labels: Option<JsValue>,
+    ) -> Result<JsValue, JsValue> {
+        let tools = plan::parse_catalog(&json_arg(&catalog, "catalog")?).map_err(|e| js_error(&e))?;
+        let defaults = plan::RequirementLabels::default();
+        let labels = match labels.filter(|l| !l.is_undefined() && !l.is_null()) {
+            None => defaults,
+            Some(l) => defaults.extend(&plan::RequirementLabels::from_json(&json_arg(&l, "labels")?).map_err(|e| js_error(&e))?),
+        };
+        let (unmapped, unknown) = self.map.audit(&labels, &tools);
+        let list = |l: Vec<String>| JsonValue::Array(l.into_iter().map(JsonValue::String).collect());
+        Ok(to_js_value(&JsonValue::Object(vec![
+            ("unmapped".into(), list(unmapped)),
+            ("unknown_capabilities".into(), list(unknown)),
+        ])))
+    }
+
+    /// The JSON form (loadable again).
+    #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "CapabilityMapJson")]
+    pub fn to_json(&self) -> JsValue {
+        to_js_value(&self.map.to_json_value())
+    }
+}
+
+/// The tool catalog with its embeddings (one contiguous buffer, L2-normalised, tagged with
+/// the model) and a BM25 index: exact top-N cosine search, BM25, hybrid, narrowing.
+#[wasm_bindgen(js_name = ToolIndex)]
+pub struct JsToolIndex {
+    index: CoreIndex,
+}
+
+fn hits_json(index: &CoreIndex, hits: &[plan::Hit]) -> String {
+    let mut out = String::with_capacity(hits.len() * 48 + 2);
+    out.push('[');
+    for (i, h) in hits.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"name\":");
+        crate::json::write_json_string(index.tool(h.index).map_or("", |t| t.name.as_str()), &mut out);
+        out.push_str(&format!(",\"index\":{},\"score\":{}}}", h.index, if h.score.is_finite() { h.score } else { 0.0 }));
+    }
+    out.push(']');
+    out
+}
+
+fn index_arg(catalog: &JsValue, options: Option<JsValue>) -> Result<CoreIndex, JsValue> {
+    let tools = plan::parse_catalog(&json_arg(catalog, "catalog")?).map_err(|e| js_error(&e))?;
+    let options = options.filter(|o| o.is_object());
+    let o = options.as_ref();
+    let embeddings = match o.and_then(|o| get(o, "embeddings")) {
+        Some(e) => Some(floats(&e, "embeddings")?),
+        None => None,
+    };
+    let model_id = o.and_then(|o| get(o, "model_id").or_else(|| get(o, "modelId"))).and_then(|m| m.as_string());
+    let dim = match o.and_then(|o| get(o, "dim")) {
+        Some(d) => Some(count(Some(d), "dim", 0)?),
+        None => None,
+    };
+    let pooling = o.and_then(|o| get(o, "pooling")).and_then(|p| p.as_string()).unwrap_or_else(|| "mean".into());
+    let dim = dim.or_else(|| tools.first().and_then(|t| t.embedding.as_ref().map(Vec::len)));
+    let dim = dim.or_else(|| embeddings.as_ref().map(|e| e.len() / tools.len().max(1)));
+    let model = model_id.map(|model_id| EmbeddingModel { model_id, dim: dim.unwrap_or(0), pooling });
+    CoreIndex::new(tools, model, embeddings).map_err(|e| js_error(&e))
+}
+
+fn narrowed_json(n: &Narrowed) -> JsonValue {
+    let s = |x: &str| JsonValue::String(x.to_string());
+    let num = |x: f64| JsonValue::Number(if x.is_finite() { format!("{x}") } else { "0".into() });
+    let tools = n
+        .tools
+        .iter()
+        .map(|t| {
+            JsonValue::Object(vec![
+                ("name".into(), s(&t.name)),
+                ("reason".into(), s(t.reason.as_str())),
+                ("score".into(), t.score.map_or(JsonValue::Null, num)),
+                ("rank".into(), t.rank.map_or(JsonValue::Null, |r| num(r as f64))),
+            ])
+        })
+        .collect();
+    let list = |l: &[String]| JsonValue::Array(l.iter().map(|x| s(x)).collect());
+    JsonValue::Object(vec![
+        ("tools".into(), JsonValue::Array(tools)),
+        ("names".into(), JsonValue::Array(n.tools.iter().map(|t| s(&t.name)).collect())),
+        (
+            "safety".into(),
+            JsonValue::Array(
+                n.safety
+                    .iter()
+                    .map(|(name, added)| JsonValue::Object(vec![("name".into(), s(name)), ("added".into(), JsonValue::Bool(*added))]))
+                    .collect(),
+            ),
+        ),
+        (
+            "dropped".into(),
+            JsonValue::Array(
+                n.dropped
+                    .iter()
+                    .map(|(name, score)| JsonValue::Object(vec![("name".into(), s(name)), ("score".into(), num(*score))]))
+                    .collect(),
+            ),
+        ),
+        ("method".into(), s(n.method.as_str())),
+        ("fallback".into(), n.fallback.as_deref().map_or(JsonValue::Null, s)),
+        ("queries".into(), list(&n.queries)),
+        ("cap".into(), num(n.cap as f64)),
+        ("warnings".into(), list(&n.warnings)),
+    ])
+}
+
+/// Narrowing over `index` (or, without one, over tools ranked elsewhere: `retrieved`).
+fn narrow_with(index: Option<&CoreIndex>, options: &JsValue) -> Result<JsValue, JsValue> {
+    if !options.is_object() {
+        return Err(bad("narrowTools takes an options object { requirements, template, safetySet, cap, … }"));
+    }
+    let req = requirements(&get(options, "requirements").unwrap_or(JsValue::NULL))?;
+    let mut o = NarrowOptions::default();
+    if let Some(t) = get(options, "template") {
+        let v = json_arg(&t, "template")?;
+        let list = v.get("tools").cloned().unwrap_or(v);
+        o.template = strings(&list, "template")?;
+    }
+    if let Some(s) = get(options, "safetySet") {
+        o.safety_set = strings(&json_arg(&s, "safetySet")?, "safetySet")?;
+    }
+    let cap = count(get(options, "cap"), "cap", plan::DEFAULT_CAP)?;
+    if cap == 0 {
+        return Err(js_error(&Error::new(ErrorKind::InvalidOption, "cap must be at least 1")));
+    }
+    o.cap = cap;
+    o.n = match get(options, "n") {
+        Some(n) => Some(count(Some(n), "n", 0)?),
+        None => None,
+    };
+    o.min_score = match get(options, "minScore") {
+        Some(m) => Some(number(&m, "minScore")?),
+        None => None,
+    };
+    o.mode = mode(get(options, "mode"))?;
+    let texts = match get(options, "queries") {
+        Some(q) => Some(strings(&json_arg(&q, "queries")?, "queries")?),
+        None => None,
+    };
+    if let Some(r) = get(options, "retrieved") {
+        let JsonValue::Array(items) = json_arg(&r, "retrieved")? else {
+            return Err(bad("retrieved must be an array of { name, score }"));
+        };
+        let ranked = items
+            .iter()
+            .map(|i| {
+                let name = i.get("name").and_then(JsonValue::as_str).map(str::to_string);
+                let score = match i.get("score") {
+                    Some(JsonValue::Number(n)) => n.parse::<f64>().ok(),
+                    None => Some(0.0),
+                    _ => None,
+                };
+                name.zip(score).ok_or_else(|| bad("retrieved must be an array of { name, score }"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut n = plan::narrow_ranked(index, &ranked, &o);
+        n.queries = texts.unwrap_or_else(|| plan::retrieval_queries(&req));
+        return Ok(to_js_value(&narrowed_json(&n)));
+    }
+    let Some(index) = index else {
+        return Err(bad("narrowTools needs an index, a catalog or retrieved tools"));
+    };
+    let v = query_vectors(get(options, "queryVectors"))?;
+    let n = plan::narrow_tools(index, &req, &v.floats, v.model_id.as_deref(), v.dim, texts, &o);
+    Ok(to_js_value(&narrowed_json(&n)))
+}
+
+#[wasm_bindgen(js_class = ToolIndex)]
+impl JsToolIndex {
+    /// Builds the index from a catalog. Embeddings come from `options.embeddings` (contiguous
+    /// `Float32Array`, `tools × dim`) or from each tool's `embedding`, tagged with
+    /// `options.model_id` / `dim` / `pooling`; without them the index answers with BM25 only.
+    /// Throws `invalid_input` for a malformed catalog, duplicate names or bad embeddings.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "Catalog")] catalog: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "ToolIndexOptions")] options: Option<JsValue>,
+    ) -> Result<JsToolIndex, JsValue> {
+        Ok(JsToolIndex { index: index_arg(&catalog, options)? })
+    }
+
+    /// Number of tools.
+    #[wasm_bindgen(getter)]
+    pub fn size(&self) -> usize {
+        self.index.len()
+    }
+
+    /// The model tag, or null without embeddings.
+    #[wasm_bindgen(getter, unchecked_return_type = "EmbeddingModel | null")]
+    pub fn model(&self) -> JsValue {
+        match self.index.model() {
+            None => JsValue::NULL,
+            Some(m) => to_js_value(&JsonValue::Object(vec![
+                ("model_id".into(), JsonValue::String(m.model_id.clone())),
+                ("dim".into(), JsonValue::Number(m.dim.to_string())),
+                ("pooling".into(), JsonValue::String(m.pooling.clone())),
+            ])),
+        }
+    }
+
+    /// Exact top-`n` (default 8) cosine search for one query vector: FAISS `IndexFlatIP` over
+    /// normalised vectors, ties broken by tool name. Throws `invalid_input` without
+    /// embeddings or for a query of another dimension.
+    #[wasm_bindgen(unchecked_return_type = "SearchHit[]")]
+    pub fn search(&self, query: &[f32], n: Option<u32>) -> Result<JsValue, JsValue> {
+        let n = n.map_or(8, |n| n as usize);
+        let hits = self.index.search(query, n).map_err(|e| js_error(&e))?;
+        Ok(json_parse(&hits_json(&self.index, &hits)))
+    }
+
+    /// Top-`n` (default 8) BM25 search over name, description and capabilities.
+    #[wasm_bindgen(js_name = searchText, unchecked_return_type = "SearchHit[]")]
+    pub fn search_text(&self, text: &str, n: Option<u32>) -> JsValue {
+        let hits = self.index.search_text(text, n.map_or(8, |n| n as usize));
+        json_parse(&hits_json(&self.index, &hits))
+    }
+
+    /// Retrieval with the fallback rules: cosine (or hybrid) when the query vectors fit the
+    /// index's model and dimension, BM25 over `texts` otherwise.
+    #[wasm_bindgen(unchecked_return_type = "Retrieval")]
+    pub fn retrieve(&self, #[wasm_bindgen(unchecked_param_type = "RetrieveOptions")] options: JsValue) -> Result<JsValue, JsValue> {
+        let v = query_vectors(get(&options, "vectors"))?;
+        let mut texts = match get(&options, "texts") {
+            Some(t) => strings(&json_arg(&t, "texts")?, "texts")?,
+            None => vec![],
+        };
+        if let Some(t) = get(&options, "text").and_then(|t| t.as_string()) {
+            texts.push(t);
+        }
+        let r = self.index.retrieve(&plan::Query {
+            vectors: &v.floats,
+            model_id: v.model_id.as_deref(),
+            dim: v.dim,
+            texts: &texts,
+            mode: mode(get(&options, "mode"))?,
+            n: count(get(&options, "n"), "n", 8)?,
+        });
+        let fallback = match &r.fallback {
+            None => "null".to_string(),
+            Some(f) => {
+                let mut s = String::new();
+                crate::json::write_json_string(f, &mut s);
+                s
+            }
+        };
+        Ok(json_parse(&format!(
+            "{{\"method\":\"{}\",\"fallback\":{fallback},\"hits\":{}}}",
+            r.method.as_str(),
+            hits_json(&self.index, &r.hits)
+        )))
+    }
+
+    /// `narrowTools` over this index.
+    #[wasm_bindgen(unchecked_return_type = "NarrowResult")]
+    pub fn narrow(&self, #[wasm_bindgen(unchecked_param_type = "NarrowOptions")] options: JsValue) -> Result<JsValue, JsValue> {
+        narrow_with(Some(&self.index), &options)
+    }
+
+    /// The catalog (without embeddings): what `JSON.stringify(index)` gives, so an index can be
+    /// passed wherever a catalog is expected.
+    #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "Tool[]")]
+    pub fn to_json(&self) -> JsValue {
+        to_js_value(&JsonValue::Array(self.index.tools().iter().map(|t| t.to_json_value()).collect()))
+    }
+}
+
+/// Narrows the tool list with the design's precedence: template tools always, retrieval tools
+/// until the cap, the safety set appended when missing (even past the cap), lowest-scoring
+/// retrieval tools dropped first. Searches `options.index` (a `ToolIndex`), or
+/// `options.catalog`, or takes `options.retrieved` as the ranking.
+#[wasm_bindgen(js_name = narrowTools, unchecked_return_type = "NarrowResult")]
+pub fn narrow_tools(#[wasm_bindgen(unchecked_param_type = "NarrowOptions")] options: JsValue) -> Result<JsValue, JsValue> {
+    if let Some(index) = get(&options, "index") {
+        let narrow = Reflect::get(&index, &JsValue::from_str("narrow")).ok().and_then(|f| f.dyn_into::<Function>().ok());
+        return match narrow {
+            Some(f) => f.call1(&index, &options),
+            None => Err(bad("options.index must be a ToolIndex")),
+        };
+    }
+    match get(&options, "catalog") {
+        Some(c) => narrow_with(Some(&index_arg(&c, None)?), &options),
+        None => narrow_with(None, &options),
+    }
+}
+
+fn catalog_index(catalog: &JsValue) -> Result<CoreIndex, JsValue> {
+    let tools = plan::parse_catalog(&json_arg(catalog, "catalog")?).map_err(|e| js_error(&e))?;
+    // Only names and capabilities matter here: embeddings are not kept.
+    let tools = tools.into_iter().map(|t| plan::Tool { embedding: None, ..t }).collect();
+    CoreIndex::new(tools, None, None).map_err(|e| js_error(&e))
+}
+
+fn report_json(r: &plan::CoverageReport) -> JsonValue {
+    let list = |l: &[String]| JsonValue::Array(l.iter().cloned().map(JsonValue::String).collect());
+    let nums = |l: &[usize]| JsonValue::Array(l.iter().map(|i| JsonValue::Number(i.to_string())).collect());
+    let steps = r
+        .steps
+        .iter()
+        .map(|s| {
+            JsonValue::Object(vec![
+                ("index".into(), JsonValue::Number(s.index.to_string())),
+                ("tool".into(), JsonValue::String(s.tool.clone())),
+                ("valid".into(), list(&s.valid)),
+                ("invalid".into(), list(&s.invalid)),
+            ])
+        })
+        .collect();
+    JsonValue::Object(vec![
+        ("ok".into(), JsonValue::Bool(r.ok)),
+        ("missing".into(), list(&r.missing)),
+        ("unjustified".into(), list(&r.unjustified)),
+        ("unjustified_steps".into(), nums(&r.unjustified_steps)),
+        ("message".into(), JsonValue::String(r.message.clone())),
+        ("lines".into(), list(&r.lines)),
+        ("unknown".into(), list(&r.unknown)),
+        ("reextract".into(), JsonValue::Bool(r.reextract)),
+        ("warnings".into(), list(&r.warnings)),
+        ("steps".into(), JsonValue::Array(steps)),
+    ])
+}
+
+/// The deterministic coverage check: every requirement met by a step, every step citing a
+/// requirement it can meet, grouping before plotting, time-aware steps for time. `map`
+/// defaults to the design's mapping; `catalog` is a catalog or a `ToolIndex`.
+#[wasm_bindgen(js_name = checkCoverage, unchecked_return_type = "CoverageReport")]
+pub fn check_coverage(
+    #[wasm_bindgen(unchecked_param_type = "RequirementsInput")] requirements_value: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Plan | PlanStep[]")] plan_value: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "CapabilityMap | CapabilityMapJson | null | undefined")] map: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Catalog | ToolIndex")] catalog: JsValue,
+) -> Result<JsValue, JsValue> {
+    let req = requirements(&requirements_value)?;
+    let p = plan::Plan::from_json(&json_arg(&plan_value, "plan")?).map_err(|e| js_error(&e))?;
+    let map = map_arg(Some(map))?;
+    let index = catalog_index(&catalog)?;
+    Ok(to_js_value(&report_json(&plan::check_coverage(&req, &p, &map, &index))))
+}
+
+/// The plan without the steps `report` calls unjustified (by position, else by tool name);
+/// every other field is kept.
+#[wasm_bindgen(js_name = applyRemovals, unchecked_return_type = "Plan")]
+pub fn apply_removals(
+    #[wasm_bindgen(unchecked_param_type = "Plan | PlanStep[]")] plan_value: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Pick<CoverageReport, \"unjustified\"> & Partial<CoverageReport>")] report: JsValue,
+) -> Result<JsValue, JsValue> {
+    let p = json_arg(&plan_value, "plan")?;
+    let r = json_arg(&report, "report")?;
+    let unjustified = strings(r.get("unjustified").unwrap_or(&JsonValue::Null), "report.unjustified")?;
+    let positions = match r.get("unjustified_steps") {
+        Some(JsonValue::Array(items)) => Some(
+            items
+                .iter()
+                .map(|i| match i {
+                    JsonValue::Number(n) => n.parse::<usize>().ok(),
+                    _ => None,
+                })
+                .collect::<Option<Vec<usize>>>()
+                .ok_or_else(|| bad("report.unjustified_steps must hold step positions"))?,
+        ),
+        _ => None,
+    };
+    plan::apply_removals(&p, positions.as_deref(), &unjustified).map(|v| to_js_value(&v)).map_err(|e| js_error(&e))
+}
+
+/// `"safe"` (missing df, column casing, default params) or `"semantic"` (tool, grouping,
+/// metric, time grain or another intent-carrying param changed: reject and re-plan).
+/// `options.semanticParams` replaces the list of intent-carrying params.
+#[wasm_bindgen(js_name = classifyRepair, unchecked_return_type = "\"safe\" | \"semantic\"")]
+pub fn classify_repair(
+    #[wasm_bindgen(unchecked_param_type = "PlanStep | Record<string, unknown>")] before: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "PlanStep | Record<string, unknown>")] after: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "{ semanticParams?: string[] }")] options: Option<JsValue>,
+) -> Result<String, JsValue> {
+    let a = json_arg(&before, "before")?;
+    let b = json_arg(&after, "after")?;
+    let semantic = match options.and_then(|o| get(&o, "semanticParams")) {
+        Some(s) => strings(&json_arg(&s, "semanticParams")?, "semanticParams")?,
+        None => plan::SEMANTIC_PARAMS.iter().map(|s| s.to_string()).collect(),
+    };
+    plan::classify_repair(&a, &b, &semantic).map(|c| c.as_str().to_string()).map_err(|e| js_error(&e))
+}
+
+/// The auto time grain: `"day"` below 90 days of span or above 60 points, `"week"` up to 365
+/// days, `"month"` beyond. Throws `invalid_input` for negative or non-finite numbers.
+#[wasm_bindgen(js_name = autoTimeGrain, unchecked_return_type = "\"day\" | \"week\" | \"month\"")]
+pub fn auto_time_grain(span_days: f64, points: f64) -> Result<String, JsValue> {
+    plan::auto_time_grain(span_days, points).map(str::to_string).map_err(|e| js_error(&e))
+}
