@@ -45,6 +45,12 @@ export async function* routeResponse(response, options) {
     return;
   }
   const router = new StreamRouter(rest);
+  if (!response.body) {
+    // No body (204, HEAD): an empty stream.
+    yield* router.finish();
+    router.free();
+    return;
+  }
   const reader = response.body.getReader();
   const onAbort = () => reader.cancel(signal.reason).catch(() => {});
   signal?.addEventListener('abort', onAbort, { once: true });
