@@ -14,6 +14,10 @@ export declare class StreamrouteError extends Error {
   readonly events?: unknown[];
   /** Every problem of a `payload_invalid` error, with its path (e.g. `sources[0].title`). */
   readonly problems?: { path: string; message: string }[];
+  /** `tag_contract_violation` (`parseTagged`): every violation, byte offsets. */
+  readonly violations?: { code: string; offset: number }[];
+  /** `TagFilter.feed`: the deltas produced before the failure. */
+  readonly deltas?: { type: string; text: string }[];
 }
 
 /**

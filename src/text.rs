@@ -19,6 +19,25 @@ pub(crate) struct InvalidUtf8 {
 
 pub(crate) const REPLACEMENT: &str = "\u{FFFD}";
 
+/// How many bytes at the end of `run` start a character that needs more bytes than are
+/// there (0 to 3), judged by the lead byte alone; the caller validates them.
+pub(crate) fn incomplete_tail(run: &[u8]) -> usize {
+    for k in 1..=run.len().min(3) {
+        let b = run[run.len() - k];
+        if b & 0xC0 == 0x80 {
+            continue;
+        }
+        let need = match b {
+            0xF0..=0xFF => 4,
+            0xE0..=0xEF => 3,
+            0xC0..=0xDF => 2,
+            _ => 1,
+        };
+        return if need > k { k } else { 0 };
+    }
+    0
+}
+
 impl Utf8Carry {
     /// Bytes held back.
     pub(crate) fn pending(&self) -> usize {
@@ -73,37 +92,51 @@ impl Utf8Carry {
             self.len = 0;
             run = &run[consumed.saturating_sub(have)..];
         }
-        loop {
-            match std::str::from_utf8(run) {
-                Ok(s) => {
-                    if !s.is_empty() {
-                        emit(s)?;
-                    }
-                    return Ok(Ok(()));
-                }
-                Err(e) => {
-                    let valid = e.valid_up_to();
-                    if valid > 0 {
-                        emit(std::str::from_utf8(&run[..valid]).unwrap_or_default())?;
-                    }
-                    match e.error_len() {
-                        Some(n) => {
-                            if strict {
-                                return Ok(Err(InvalidUtf8 { at: start_len - run.len() + valid }));
-                            }
-                            emit(REPLACEMENT)?;
-                            run = &run[valid + n..];
-                        }
-                        None => {
-                            let rest = &run[valid..];
-                            self.buf[..rest.len()].copy_from_slice(rest);
-                            self.len = rest.len() as u8;
-                            return Ok(Ok(()));
-                        }
-                    }
-                }
+        // The common case in one validation pass: valid text, perhaps ending in the start of
+        // a character whose remaining bytes have not arrived.
+        let cut = run.len() - incomplete_tail(run);
+        if let Ok(s) = std::str::from_utf8(&run[..cut]) {
+            if !s.is_empty() {
+                emit(s)?;
             }
+            let tail = &run[cut..];
+            if tail.is_empty() {
+                return Ok(Ok(()));
+            }
+            if std::str::from_utf8(tail).is_err_and(|e| e.error_len().is_none()) {
+                self.buf[..tail.len()].copy_from_slice(tail);
+                self.len = tail.len() as u8;
+                return Ok(Ok(()));
+            }
+            run = tail;
         }
+        // Invalid bytes somewhere: `utf8_chunks` yields valid text and the invalid bytes
+        // after it (maximal subparts), validating once.
+        let base = start_len - run.len();
+        let mut at = 0;
+        for chunk in run.utf8_chunks() {
+            let valid = chunk.valid();
+            if !valid.is_empty() {
+                emit(valid)?;
+            }
+            let bad = chunk.invalid();
+            at += valid.len();
+            if bad.is_empty() {
+                continue;
+            }
+            if at + bad.len() == run.len() && std::str::from_utf8(bad).is_err_and(|e| e.error_len().is_none()) {
+                // The start of a character whose remaining bytes have not arrived.
+                self.buf[..bad.len()].copy_from_slice(bad);
+                self.len = bad.len() as u8;
+                return Ok(Ok(()));
+            }
+            if strict {
+                return Ok(Err(InvalidUtf8 { at: base + at }));
+            }
+            emit(REPLACEMENT)?;
+            at += bad.len();
+        }
+        Ok(Ok(()))
     }
 
     /// Ends the text: a held incomplete sequence becomes U+FFFD (or `Err` when `strict`).

@@ -61,9 +61,10 @@ fn run_with(nonce: &str, o: &TagFilterOptions, chunks: &[&[u8]]) -> Outcome {
         }
         text[d.block].push_str(&d.text);
     }
-    for d in &deltas {
+    // Not in any delta, nor in what a UI shows: the deltas of a block joined.
+    for t in deltas.iter().map(|d| &d.text).chain(&text) {
         for m in markers(nonce, o) {
-            assert!(!d.text.contains(&m), "a delta holds the marker {m}: {:?}", d.text);
+            assert!(!t.contains(&m), "the text holds the marker {m}: {t:?}");
         }
     }
     if result.ok {
@@ -315,7 +316,8 @@ fn invalid_utf8_becomes_replacement_per_run() {
     let cases: &[(&[u8], &str)] = &[
         (b"[ARTIFACT:n]a\xFFb[/ARTIFACT:n][USER:n]\xC3[/USER:n]", "a\u{FFFD}b"),
         (b"[ARTIFACT:n]\xE4\xB8[/ARTIFACT:n][USER:n]\xAD[/USER:n]", "\u{FFFD}"),
-        (b"[ARTIFACT:n]\xE4\xB8[USER:n]\xAD[/ARTIFACT:n][USER:n]u[/USER:n]", "\u{FFFD}\u{FFFD}"),
+        // The carried bytes, the dropped marker and the lone continuation byte: one U+FFFD each.
+        (b"[ARTIFACT:n]\xE4\xB8[USER:n]\xAD[/ARTIFACT:n][USER:n]u[/USER:n]", "\u{FFFD}\u{FFFD}\u{FFFD}"),
         (b"[ARTIFACT:n]\xF0\x9F\x98[/ARTIFACT:n][USER:n][/USER:n]", "\u{FFFD}"),
         (b"[ARTIFACT:n]\xE4[[/ARTIFACT:n][USER:n][/USER:n]", "\u{FFFD}["),
         (b"\xFF\xFE[ARTIFACT:n]ok[/ARTIFACT:n][USER:n][/USER:n]", "ok"),
@@ -526,4 +528,17 @@ fn sanitiser_neutralises_adversarial_input() {
     for t in ["[1, 2, 3]", "see [docs](https://x.y/z)", "a[i][j] = 0;", "[]", "[ ]", "{\"a\": [\"b\"]}", "[x]"] {
         assert_eq!(sanitize_untrusted(t), t);
     }
+}
+
+#[test]
+fn stop_keeping_text_hands_the_text_over() {
+    let mut f = TagFilter::new("n", TagFilterOptions::default()).unwrap();
+    let mut out = Vec::new();
+    f.feed(b"[ARTIFACT:n]abc[/ARTI", &mut out).unwrap();
+    assert_eq!(f.stop_keeping_text(), vec!["abc".to_string(), String::new()]);
+    f.feed(b"FACT:n][USER:n]u[/USER:n]", &mut out).unwrap();
+    let r = f.finish(&mut out).unwrap();
+    assert!(r.parse_ok);
+    assert_eq!(r.blocks, vec![("artifact".into(), String::new()), ("user".into(), String::new())]);
+    assert_eq!(out, vec![TagDelta { block: 0, text: "abc".into() }, TagDelta { block: 1, text: "u".into() }]);
 }

@@ -4,8 +4,8 @@
 // feed then costs two calls with number arguments. Behaviour is identical to the Rust-side
 // `feed` (which stays as the fallback for other chunk types): a UTF-16 high surrogate that
 // ends a string chunk is held for the next chunk; a lone one becomes U+FFFD.
-import { AnswerExtractor, SseDecoder, StreamRouter, __sr_memory } from '../dist/streamroute.js';
-import { routedEventsFrom, sseEventsFrom } from '../dist/runtime.js';
+import { AnswerExtractor, PartialJson, SseDecoder, StreamRouter, TagFilter, __sr_memory } from '../dist/streamroute.js';
+import { jsonEventsFrom, routedEventsFrom, sseEventsFrom } from '../dist/runtime.js';
 
 const FAILED = 0xffffffff;
 const encoder = new TextEncoder();
@@ -32,12 +32,14 @@ function write(machine, chunk) {
       machine.__high = '';
     }
     let n = chunk.length;
+    machine.__str = chunk; // the text written, for machines that slice it (TagFilter)
     if (n === 0) return 0;
     const last = chunk.charCodeAt(n - 1);
     if (last >= 0xd800 && last < 0xdc00) {
       machine.__high = chunk[n - 1];
       chunk = chunk.slice(0, --n);
     }
+    machine.__str = chunk;
     const cap = n * 3;
     const ptr = machine.__inPtr(cap);
     views();
@@ -80,7 +82,8 @@ function readText(ptr, n) {
   return decoder.decode(u8.subarray(ptr, ptr + n));
 }
 
-function patch(Class, readOut) {
+// `finishValue`: `finish()` returns a value, not more of what `feed` returns (PartialJson).
+function patch(Class, readOut, finishValue = false) {
   const proto = Class.prototype;
   const slowFeed = proto.feed;
   const slowFinish = proto.finish;
@@ -97,7 +100,11 @@ function patch(Class, readOut) {
       this.__high = '';
       const head = this.feed('\ufffd');
       const tail = slowFinish.call(this);
-      return typeof head === 'string' ? head + tail : head.concat(tail);
+      if (finishValue) return tail;
+      if (typeof head === 'string') return head + tail;
+      if (Array.isArray(tail)) return head.concat(tail);
+      tail.deltas = head.concat(tail.deltas); // a result object (TagFilter)
+      return tail;
     }
     return slowFinish.call(this);
   };
@@ -116,7 +123,8 @@ patch(SseDecoder, (machine, count) => {
   const info = (machine.__info ??= machine.__infoPtr() >>> 2);
   views();
   const p = u32[info];
-  return sseEventsFrom(decoder.decode(u8.subarray(p, p + u32[info + 1])), count);
+  const lens = u32.subarray(u32[info + 2] >>> 2, (u32[info + 2] >>> 2) + 3 * count);
+  return sseEventsFrom(decoder.decode(u8.subarray(p, p + u32[info + 1])), lens, count);
 });
 
 patch(StreamRouter, (machine, count) => {
@@ -127,3 +135,87 @@ patch(StreamRouter, (machine, count) => {
   const q = u32[info + 2] >>> 2;
   return routedEventsFrom(decoder.decode(u8.subarray(p, p + u32[info + 1])), u32.subarray(q, q + u32[info + 3]));
 });
+
+patch(PartialJson, (machine, n) => {
+  if (n === 0) return [];
+  const info = (machine.__info ??= machine.__infoPtr() >>> 2);
+  views();
+  const text = readText(u32[info], u32[info + 1]);
+  const q = u32[info + 2] >>> 2;
+  return jsonEventsFrom((machine.__state ??= machine.__jsState()), text, u32.subarray(q, q + n));
+}, true);
+
+// TagFilter. `__feedIn` describes each piece of text as `[block, kind, a, b]` (see
+// `RangeSink` in src/wasm/tags.rs): kind 0 is `chunk.slice(a, b)` of the very string just
+// fed, kind 1 the UTF-8 bytes at wasm memory [a, b). No text is copied inside wasm for a
+// chunk of block text, and wasm keeps no block text: the blocks of `finish()` are assembled
+// here from the deltas (`__acc`, one string per block).
+{
+  const proto = TagFilter.prototype;
+  const slowFeed = proto.feed;
+  const slowFinish = proto.finish;
+  const setup = (m) => {
+    if (m.__acc === undefined) {
+      m.__acc = m.__stopKeeping();
+      m.__types = m.__typeNames();
+      m.__info = m.__infoPtr() >>> 2;
+    }
+  };
+  // Deltas built elsewhere (the Rust-side feed, finish, errors) are added to the blocks too.
+  const keep = (m, deltas) => {
+    for (const d of deltas) m.__acc[m.__types.indexOf(d.type)] += d.text;
+  };
+  const read = (m, count, str) => {
+    const out = [];
+    if (count === 0) return out;
+    views();
+    const meta = u32[m.__info] >>> 2;
+    const pieces = u32.slice(meta, meta + 4 * count);
+    const acc = m.__acc;
+    let last = -1;
+    for (let k = 0; k < pieces.length; k += 4) {
+      const block = pieces[k];
+      const a = pieces[k + 2];
+      const text = pieces[k + 1] === 0 ? str.slice(a, pieces[k + 3]) : readText(a, pieces[k + 3] - a);
+      acc[block] += text;
+      if (block === last) out[out.length - 1].text += text;
+      else out.push({ type: m.__types[block], text });
+      last = block;
+    }
+    return out;
+  };
+  proto.feed = function feed(chunk) {
+    setup(this);
+    const len = write(this, chunk);
+    if (len < 0) {
+      try {
+        const deltas = slowFeed.call(this, chunk);
+        keep(this, deltas);
+        return deltas;
+      } catch (e) {
+        if (e && e.deltas) keep(this, e.deltas);
+        throw e;
+      }
+    }
+    const n = this.__feedIn(len, typeof chunk === 'string' ? this.__str.length : -1);
+    if (n !== FAILED) return read(this, n, this.__str);
+    views();
+    const deltas = read(this, u32[this.__info + 1], this.__str);
+    const e = this.__takeError();
+    e.deltas = deltas;
+    throw e;
+  };
+  proto.finish = function finish() {
+    setup(this);
+    let head = [];
+    if (this.__high) {
+      this.__high = '';
+      head = this.feed('\ufffd');
+    }
+    const r = slowFinish.call(this);
+    keep(this, r.deltas);
+    r.deltas = head.concat(r.deltas);
+    Object.keys(r.blocks).forEach((name, i) => (r.blocks[name] = this.__acc[i]));
+    return r;
+  };
+}

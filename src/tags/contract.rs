@@ -12,12 +12,17 @@
 //! | text | `In` | the block's text (when `emit`; a duplicate block's text is dropped) |
 //! | open j | `Outside` | enter j; `duplicate_block` if j was opened before (its text is then dropped), `wrong_order` if a later block was opened before |
 //! | close j | `In j` | back `Outside` |
-//! | any other marker | `In` | dropped; `nested_marker` |
+//! | any other marker | `In` | dropped, U+FFFD in its place in a kept block; `nested_marker` |
 //! | close j | `Outside` | dropped; `duplicate_block` if j was closed before, else `wrong_order` |
 //! | end | `In j` | `unclosed_block` (at its opening marker) |
 //! | end | any | `missing_block` (at the end) for every block never opened |
 
 use super::{Marker, TagViolation};
+
+/// What a marker dropped inside a kept block leaves in the block's text: U+FFFD. Without it,
+/// `[/ART` + a dropped `[USER:N]` + `IFACT:N]` would show the user `[/ARTIFACT:N]`; with it,
+/// no block text can hold a marker (a marker never holds U+FFFD).
+pub(crate) const NESTED_MARK: &str = "\u{FFFD}";
 
 /// Where the judge is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,8 +80,10 @@ impl Contract {
         }
     }
 
-    /// A marker at `offset`.
-    pub(crate) fn marker(&mut self, m: Marker, offset: u64) {
+    /// A marker at `offset`. Returns `true` when it was dropped inside a block whose text is
+    /// kept (`nested_marker`): the caller then puts [`NESTED_MARK`] in the block's text in its
+    /// place, so that the text before and after it can never join into a marker.
+    pub(crate) fn marker(&mut self, m: Marker, offset: u64) -> bool {
         match (self.state, m.close) {
             (State::Outside, false) => {
                 let j = m.block;
@@ -100,7 +107,10 @@ impl Contract {
                 self.state = State::Outside;
                 self.outside_reported = false;
             }
-            (State::In { .. }, _) => self.violate("nested_marker", offset),
+            (State::In { emit, .. }, _) => {
+                self.violate("nested_marker", offset);
+                return emit;
+            }
             (State::Outside, true) => {
                 let code = if self.closed.get(m.block).copied().unwrap_or(false) {
                     "duplicate_block"
@@ -112,6 +122,7 @@ impl Contract {
                 self.outside_reported = false;
             }
         }
+        false
     }
 
     /// The end of the response at byte `end`; returns every violation.

@@ -1,10 +1,11 @@
 //! `TagFilter`: the streaming half of nonce-tag parsing.
 //!
-//! Advice for hackers. Every byte is either text or part of a marker, and only a `[` can start
-//! a marker. The scan jumps from `[` to `[` (memchr); the text between goes at once to the
-//! judge (`Contract`), which says where it belongs. At a `[` the marker set answers `Full`,
-//! `None` (the `[` is text) or `Partial`: the chunk ended inside something that may still
-//! become a marker, and only that tail is held (`State::Held`).
+//! Advice for hackers. Every byte is either text or part of a marker. Every marker ends with
+//! `:NONCE]` and holds `[` only at its start, so the scan jumps from one `:NONCE]` to the
+//! next (memmem, `MarkerSet::find`) and checks which marker ends there; the text between
+//! markers goes at once, as one run, to the judge (`Contract`), which says where it belongs.
+//! At the end of a chunk only a possible marker prefix is held (`State::Held`): the last `[`
+//! of the chunk's tail, when what follows it may still become a marker.
 //!
 //! Invariants:
 //! - Held bytes ≤ longest marker − 1 (a possible marker prefix) + 3 (an incomplete UTF-8
@@ -18,9 +19,9 @@
 //!   hitting it fails the filter at a byte offset that does not depend on the chunking.
 //!   Errors are sticky for `feed`; `finish` then reports `ok: false`.
 
-use super::contract::{Contract, State as Judge};
-use super::{MarkerMatch, MarkerSet, TagDelta, TagFilterOptions, TagResult};
-use crate::text::Utf8Carry;
+use super::contract::{Contract, State as Judge, NESTED_MARK};
+use super::{MarkerSet, TagDelta, TagFilterOptions, TagResult};
+use crate::text::{incomplete_tail, Utf8Carry};
 use crate::{Error, ErrorKind, Result};
 
 /// The lifecycle of the filter.
@@ -61,8 +62,12 @@ pub struct TagFilter {
     carry: Utf8Carry,
     /// The text of each block so far.
     blocks: Vec<String>,
-    /// Bytes of block text kept (for the cap).
+    /// Bytes of block text read (for the cap).
     kept: usize,
+    /// Whether `blocks` keeps the text (see [`TagFilter::stop_keeping_text`]).
+    keep_text: bool,
+    /// The chunk being fed is known to be whole valid UTF-8 (`feed_utf8_with`).
+    trusted: bool,
     cap: usize,
     /// Stream offset of the next byte of input (held bytes included).
     offset: u64,
@@ -85,6 +90,8 @@ impl TagFilter {
             carry: Utf8Carry::default(),
             blocks: vec![String::new(); n],
             kept: 0,
+            keep_text: true,
+            trusted: false,
             cap: options.max_buffer_bytes,
             offset: 0,
         })
@@ -112,6 +119,15 @@ impl TagFilter {
         self.markers.max_len() - 1 + 3
     }
 
+    /// Returns the block text kept so far and keeps no more: the caller assembles the blocks
+    /// from these texts and the deltas that follow (the result's blocks are then `""`). Saves
+    /// a copy of every block when the deltas are kept anyway (the JS class does this). The
+    /// cap still counts all block text.
+    pub fn stop_keeping_text(&mut self) -> Vec<String> {
+        self.keep_text = false;
+        self.blocks.iter_mut().map(std::mem::take).collect()
+    }
+
     /// Bytes of input read so far.
     pub fn offset(&self) -> u64 {
         self.offset
@@ -124,6 +140,11 @@ impl TagFilter {
     /// text before that byte is still appended to `out`); `invalid_state` after `finish`.
     /// A failed filter repeats its error.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<TagDelta>) -> Result<()> {
+        self.feed_with(chunk, out)
+    }
+
+    /// [`TagFilter::feed`] into any [`DeltaSink`].
+    pub(crate) fn feed_with<S: DeltaSink>(&mut self, chunk: &[u8], out: &mut S) -> Result<()> {
         match &self.state {
             State::Failed(e) => return Err(e.clone()),
             State::Finished => return Err(finished()),
@@ -138,7 +159,7 @@ impl TagFilter {
         r
     }
 
-    fn feed_inner(&mut self, mut chunk: &[u8], out: &mut Vec<TagDelta>) -> Result<()> {
+    fn feed_inner<S: DeltaSink>(&mut self, mut chunk: &[u8], out: &mut S) -> Result<()> {
         // Resolve a held prefix with as few new bytes as it needs (at most a marker's length).
         while self.state == State::Held && !chunk.is_empty() {
             let take = chunk.len().min(self.markers.max_len());
@@ -177,33 +198,26 @@ impl TagFilter {
 
     /// Reads `data` (which starts at stream offset `base`) up to a possible marker prefix at
     /// its end; returns how many bytes were consumed.
-    fn scan(&mut self, data: &[u8], base: u64, out: &mut Vec<TagDelta>) -> Result<usize> {
-        let mut i = 0;
-        while i < data.len() {
-            let j = memchr::memchr(b'[', &data[i..]).map_or(data.len(), |k| i + k);
-            self.text(&data[i..j], base + i as u64, out)?;
-            if j == data.len() {
-                break;
+    fn scan<S: DeltaSink>(&mut self, data: &[u8], base: u64, out: &mut S) -> Result<usize> {
+        // Start of the current run of text.
+        let mut run = 0;
+        while let Some((k, m)) = self.markers.find(&data[run..]) {
+            let start = run + k;
+            self.text(&data[run..start], base + run as u64, out)?;
+            self.end_run(out);
+            if self.contract.marker(m, base + start as u64) {
+                self.nested_mark(base + start as u64, out)?;
             }
-            match self.markers.match_at(&data[j..]) {
-                MarkerMatch::Full(m) => {
-                    self.end_run(out);
-                    self.contract.marker(m, base + j as u64);
-                    i = j + m.len;
-                }
-                MarkerMatch::Partial => return Ok(j),
-                MarkerMatch::None => {
-                    self.text(&data[j..j + 1], base + j as u64, out)?;
-                    i = j + 1;
-                }
-            }
+            run = start + m.len;
         }
-        Ok(data.len())
+        let end = self.markers.partial_start(&data[run..]).map_or(data.len(), |k| run + k);
+        self.text(&data[run..end], base + run as u64, out)?;
+        Ok(end)
     }
 
     /// Text at stream offset `at`: judged outside, kept and emitted inside a block.
     #[inline]
-    fn text(&mut self, text: &[u8], at: u64, out: &mut Vec<TagDelta>) -> Result<()> {
+    fn text<S: DeltaSink>(&mut self, text: &[u8], at: u64, out: &mut S) -> Result<()> {
         if text.is_empty() {
             return Ok(());
         }
@@ -219,48 +233,71 @@ impl TagFilter {
                 let room = self.cap.saturating_sub(self.kept + self.max_buffered_bytes());
                 let (now, over) = if text.len() > room { (&text[..room], true) } else { (text, false) };
                 self.kept += now.len();
-                self.decode(block, now, out);
+                self.decode(block, Some(now), out);
                 if over {
-                    return Err(Error::new(
-                        ErrorKind::BufferLimitExceeded,
-                        format!("the tagged response holds more than {} bytes of block text", self.cap),
-                    )
-                    .at(at + now.len() as u64));
+                    return Err(self.cap_error(at + now.len() as u64));
                 }
                 Ok(())
             }
         }
     }
 
-    /// Decodes block text and appends it to the block and to the deltas.
-    fn decode(&mut self, block: usize, bytes: &[u8], out: &mut Vec<TagDelta>) {
+    /// Puts [`NESTED_MARK`] in the block's text where a marker at `at` was dropped (it counts
+    /// toward the cap like text).
+    fn nested_mark<S: DeltaSink>(&mut self, at: u64, out: &mut S) -> Result<()> {
+        if let Judge::In { block, emit: true } = self.contract.state() {
+            let room = self.cap.saturating_sub(self.kept + self.max_buffered_bytes());
+            if NESTED_MARK.len() > room {
+                return Err(self.cap_error(at));
+            }
+            self.kept += NESTED_MARK.len();
+            self.decode(block, Some(NESTED_MARK.as_bytes()), out);
+        }
+        Ok(())
+    }
+
+    fn cap_error(&self, at: u64) -> Error {
+        Error::new(
+            ErrorKind::BufferLimitExceeded,
+            format!("the tagged response holds more than {} bytes of block text", self.cap),
+        )
+        .at(at)
+    }
+
+    /// Decodes block text (`None`: flushes the UTF-8 carry) and appends it to the block
+    /// (when kept) and to the deltas.
+    fn decode<S: DeltaSink>(&mut self, block: usize, bytes: Option<&[u8]>, out: &mut S) {
+        let keep = self.keep_text;
+        if let (Some(b), true, false, 0) = (bytes, self.trusted, keep, self.carry.pending()) {
+            // A slice of a valid UTF-8 chunk, cut before or after ASCII marker bytes; a cut
+            // inside a character (the held window, the cap) takes the checked path.
+            if b.first().is_some_and(|c| c & 0xC0 != 0x80) && incomplete_tail(b) == 0 {
+                out.utf8(block, b);
+                return;
+            }
+        }
         let Some(text) = self.blocks.get_mut(block) else { return };
-        let start = text.len();
         let mut push = |s: &str| -> Result<(), ()> {
-            text.push_str(s);
+            if keep {
+                text.push_str(s);
+            }
+            out.text(block, s);
             Ok(())
         };
-        let _ = self.carry.decode(bytes, false, &mut push);
-        emit(out, block, &text[start..]);
+        let _ = match bytes {
+            Some(b) => self.carry.decode(b, false, &mut push),
+            None => self.carry.flush(false, &mut push),
+        };
     }
 
     /// A marker ends the current run of block text: a held incomplete UTF-8 sequence is
     /// U+FFFD.
-    fn end_run(&mut self, out: &mut Vec<TagDelta>) {
+    fn end_run<S: DeltaSink>(&mut self, out: &mut S) {
         if self.carry.pending() == 0 {
             return;
         }
         if let Judge::In { block, emit: true } = self.contract.state() {
-            if let Some(text) = self.blocks.get_mut(block) {
-                let start = text.len();
-                let mut push = |s: &str| -> Result<(), ()> {
-                    text.push_str(s);
-                    Ok(())
-                };
-                let _ = self.carry.flush(false, &mut push);
-                emit(out, block, &text[start..]);
-                return;
-            }
+            self.decode(block, None, out);
         }
         self.carry.clear();
     }
@@ -274,6 +311,24 @@ impl TagFilter {
     /// # Errors
     /// `invalid_state` when called twice.
     pub fn finish(&mut self, out: &mut Vec<TagDelta>) -> Result<TagResult> {
+        self.finish_with(out)
+    }
+
+    /// [`TagFilter::feed_with`] for a chunk that is known to be complete valid UTF-8 (the
+    /// encoding of a JS string): block text is handed on unchecked while no UTF-8 sequence
+    /// is carried and the text is not kept.
+    /// The bytes are not checked: were they not UTF-8, the sink would get invalid text (safe,
+    /// but wrong).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) fn feed_utf8_with<S: DeltaSink>(&mut self, chunk: &[u8], out: &mut S) -> Result<()> {
+        self.trusted = true;
+        let r = self.feed_with(chunk, out);
+        self.trusted = false;
+        r
+    }
+
+    /// [`TagFilter::finish`] into any [`DeltaSink`].
+    pub(crate) fn finish_with<S: DeltaSink>(&mut self, out: &mut S) -> Result<TagResult> {
         match std::mem::replace(&mut self.state, State::Finished) {
             State::Finished => return Err(finished()),
             State::Failed(_) => return Ok(self.failed_result()),
@@ -310,18 +365,73 @@ impl TagFilter {
     }
 }
 
-/// Appends `text` to the last delta when it is of the same block, else as a new delta.
-#[inline]
-fn emit(out: &mut Vec<TagDelta>, block: usize, text: &str) {
-    if text.is_empty() {
-        return;
+/// Where the filter's block text goes, piece by piece, in order.
+pub(crate) trait DeltaSink {
+    /// `text` (never empty) of block `block` became certain. It may be a slice of the chunk
+    /// being fed (the wasm fast path uses that to hand text out without copying).
+    fn text(&mut self, block: usize, text: &str);
+
+    /// The same for text known to be valid UTF-8 without checking (see
+    /// `TagFilter::feed_utf8_with`).
+    fn utf8(&mut self, block: usize, text: &[u8]) {
+        self.text(block, &String::from_utf8_lossy(text));
     }
-    match out.last_mut() {
-        Some(d) if d.block == block => d.text.push_str(text),
-        _ => out.push(TagDelta { block, text: text.to_string() }),
+}
+
+/// Appends to the last delta when it is of the same block, else pushes a new delta.
+impl DeltaSink for Vec<TagDelta> {
+    #[inline]
+    fn text(&mut self, block: usize, text: &str) {
+        match self.last_mut() {
+            Some(d) if d.block == block => d.text.push_str(text),
+            _ => self.push(TagDelta { block, text: text.to_string() }),
+        }
     }
 }
 
 fn finished() -> Error {
     Error::new(ErrorKind::InvalidState, "the tag filter was used after finish()")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The unchecked path gives the deltas of the checked one, for string chunks split at
+    /// every character boundary and small caps.
+    #[test]
+    fn unchecked_utf8_feed_matches_the_checked_one() {
+        let inputs = [
+            "[ARTIFACT:n]caf\u{e9} \u{4e2d}\u{1F600}[/ARTIFACT:n][USER:n]\u{1F600}[/USER:n]",
+            "x[ARTIFACT:n]\u{4e2d}[/ARTI\u{4e2d}[USER:n]\u{e9}[/ARTIFACT:n][USER:n]\u{FFFD}\u{1F680}[",
+        ];
+        for text in inputs {
+            for cap in [DEFAULT_CAP, 20, 22, 23, 25] {
+                let opts = TagFilterOptions { max_buffer_bytes: cap, ..Default::default() };
+                let run = |cuts: &[usize], trusted: bool| {
+                    let mut f = TagFilter::new("n", opts.clone()).unwrap();
+                    f.stop_keeping_text();
+                    let mut out: Vec<TagDelta> = Vec::new();
+                    let mut err = None;
+                    for w in cuts.windows(2) {
+                        let piece = &text.as_bytes()[w[0]..w[1]];
+                        let r = if trusted { f.feed_utf8_with(piece, &mut out) } else { f.feed(piece, &mut out) };
+                        if let Err(e) = r {
+                            err = Some(e);
+                            break;
+                        }
+                    }
+                    let r = f.finish(&mut out).unwrap();
+                    (out, r, err)
+                };
+                let bounds: Vec<usize> = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+                for &p in &bounds {
+                    let cuts = [0, p, text.len()];
+                    assert_eq!(run(&cuts, true), run(&cuts, false), "{text:?} cap {cap} split {p}");
+                }
+            }
+        }
+    }
+
+    const DEFAULT_CAP: usize = super::super::DEFAULT_MAX_BUFFER_BYTES;
 }

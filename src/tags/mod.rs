@@ -10,9 +10,10 @@
 //! - Since a marker holds no `[` after its first byte, markers never overlap: the text splits
 //!   into one unique sequence of text runs and markers, which [`Contract`] judges.
 //!
-//! The two tokenizers (streaming in `filter.rs`, whole-text in `parse.rs`) are independent;
-//! the judging of the token sequence (`contract.rs`) is shared, so they agree by design and
-//! the tests check that they do.
+//! The two tokenizers are independent: the streaming one (`filter.rs`) jumps from one
+//! `:NONCE]` to the next and holds a possible marker prefix at a chunk's end; the whole-text
+//! one (`parse.rs`) jumps from `[` to `[`. The judging of the token sequence (`contract.rs`)
+//! is shared, so they agree by design, and the tests check that they do on every input.
 
 mod contract;
 mod filter;
@@ -23,6 +24,8 @@ mod transport;
 mod turn;
 
 pub use filter::TagFilter;
+#[cfg_attr(not(target_arch = "wasm32"), allow(unused_imports))]
+pub(crate) use filter::DeltaSink;
 pub use parse::{check_tagged, parse_tagged};
 pub use prompt::{corrective_message, tag_contract};
 pub use sanitize::sanitize_untrusted;
@@ -130,6 +133,11 @@ pub(crate) struct MarkerSet {
     markers: Vec<(Vec<u8>, usize, bool)>,
     lower_names: Vec<String>,
     max_len: usize,
+    /// Bytes that may follow `[` in a marker (`/` and the first byte of each name): most
+    /// `[` of ordinary text are rejected by this one lookup.
+    second: [bool; 256],
+    /// Finds `:NONCE]`, the end every marker shares.
+    end: memchr::memmem::Finder<'static>,
 }
 
 fn invalid(msg: String) -> Error {
@@ -176,12 +184,24 @@ impl MarkerSet {
                 options.max_buffer_bytes
             )));
         }
-        Ok(MarkerSet { markers, lower_names, max_len })
+        let mut second = [false; 256];
+        for (m, _, _) in &markers {
+            if let Some(&b) = m.get(1) {
+                second[usize::from(b)] = true;
+            }
+        }
+        let end = memchr::memmem::Finder::new(format!(":{nonce}]").as_bytes()).into_owned();
+        Ok(MarkerSet { markers, lower_names, max_len, second, end })
     }
 
     /// What `data` (which starts with `[`) begins with.
     #[inline]
     pub(crate) fn match_at(&self, data: &[u8]) -> MarkerMatch {
+        match data.get(1) {
+            None => return MarkerMatch::Partial,
+            Some(&b) if !self.second[usize::from(b)] => return MarkerMatch::None,
+            Some(_) => {}
+        }
         let mut partial = false;
         for (m, block, close) in &self.markers {
             if data.len() >= m.len() {
@@ -197,6 +217,35 @@ impl MarkerSet {
         } else {
             MarkerMatch::None
         }
+    }
+
+    /// The first marker in `data`: `(start, marker)`. Every marker ends with `:NONCE]` and
+    /// holds `[` only at its start, so markers never overlap and each `:NONCE]` is the end of
+    /// at most one of them: the search jumps from one `:NONCE]` to the next (memmem) and
+    /// checks which marker, if any, ends there.
+    pub(crate) fn find(&self, data: &[u8]) -> Option<(usize, Marker)> {
+        let tail = self.end.needle().len();
+        let mut from = 0;
+        while let Some(k) = self.end.find(&data[from..]) {
+            let end = from + k + tail;
+            for (m, block, close) in &self.markers {
+                if let Some(start) = end.checked_sub(m.len()) {
+                    if data[start..end] == m[..] {
+                        return Some((start, Marker { block: *block, close: *close, len: m.len() }));
+                    }
+                }
+            }
+            from += k + 1;
+        }
+        None
+    }
+
+    /// Where the possible marker prefix at the end of `data` (which holds no whole marker)
+    /// starts: the last `[`, if what follows it may still become a marker.
+    pub(crate) fn partial_start(&self, data: &[u8]) -> Option<usize> {
+        let lo = data.len().saturating_sub(self.max_len - 1);
+        let s = lo + memchr::memrchr(b'[', &data[lo..])?;
+        (self.match_at(&data[s..]) == MarkerMatch::Partial).then_some(s)
     }
 
     /// The longest marker in bytes.

@@ -2,7 +2,7 @@
 //! tail, no UTF-8 carry: each run of block text between markers is decoded at once) feeding
 //! the same judge as the streaming filter.
 
-use super::contract::{Contract, State};
+use super::contract::{Contract, State, NESTED_MARK};
 use super::{MarkerMatch, MarkerSet, TagFilterOptions, TagResult};
 use crate::{Error, ErrorKind, Result};
 
@@ -27,7 +27,9 @@ pub fn check_tagged(text: impl AsRef<[u8]>, nonce: &str, options: &TagFilterOpti
         match markers.match_at(&data[j..]) {
             MarkerMatch::Full(m) => {
                 end_run(&mut contract, &data[run..j], run, &mut texts);
-                contract.marker(m, j as u64);
+                if contract.marker(m, j as u64) {
+                    end_run(&mut contract, NESTED_MARK.as_bytes(), j, &mut texts);
+                }
                 i = j + m.len;
                 run = i;
             }

@@ -6,6 +6,7 @@
 //! consecutive events at the same path. Values (the snapshot, items) cross as JSON text and
 //! come out of `JSON.parse`: plain objects, JS numbers.
 
+use super::fast::{FastInput, FAILED};
 use super::input::ChunkInput;
 use super::{js_error, options as read_options, utf16_len};
 use crate::json::partial::{Event, EventSink, Leaf, PathSegment, ValueKind};
@@ -173,6 +174,10 @@ pub struct JsPartialJson {
     input: ChunkInput,
     packer: Packer,
     state: JsValue,
+    fast: FastInput,
+    /// `[text pointer, text byte length, ops pointer, ops length]` after `__feedIn`.
+    info: Box<[u32; 4]>,
+    error: Option<JsValue>,
 }
 
 #[wasm_bindgen(js_class = PartialJson)]
@@ -201,7 +206,61 @@ impl JsPartialJson {
             input: ChunkInput::default(),
             packer: Packer::default(),
             state: __sr_json_state(),
+            fast: FastInput::default(),
+            info: Box::new([0; 4]),
+            error: None,
         })
+    }
+
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__inPtr", skip_typescript)]
+    pub fn in_ptr(&mut self, cap: u32) -> u32 {
+        self.fast.ptr(cap)
+    }
+
+    /// Reads `len` bytes of the input buffer; returns how many opcodes are packed at the place
+    /// `__infoPtr()` names (for `__sr_json_events` with `__jsState()`), or `FAILED`.
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__feedIn", skip_typescript)]
+    pub fn feed_in(&mut self, len: u32) -> u32 {
+        self.packer.text.clear();
+        self.packer.ops.clear();
+        match self.inner.feed_with(self.fast.bytes(len), &mut self.packer) {
+            Ok(()) => {
+                let p = &self.packer;
+                *self.info = [
+                    p.text.as_ptr() as usize as u32,
+                    p.text.len() as u32,
+                    p.ops.as_ptr() as usize as u32,
+                    p.ops.len() as u32,
+                ];
+                p.ops.len() as u32
+            }
+            Err(e) => {
+                let events = self.take_events();
+                self.error = Some(with_results(&e, &events));
+                FAILED
+            }
+        }
+    }
+
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__infoPtr", skip_typescript)]
+    pub fn info_ptr(&self) -> u32 {
+        self.info.as_ptr() as usize as u32
+    }
+
+    /// The JS-side path state the events are built with (shared by both feed paths).
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__jsState", skip_typescript)]
+    pub fn js_state(&self) -> JsValue {
+        self.state.clone()
+    }
+
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__takeError", skip_typescript)]
+    pub fn take_error(&mut self) -> JsValue {
+        self.error.take().unwrap_or(JsValue::UNDEFINED)
     }
 
     /// Reads a chunk and returns the events it caused (one `append` per string per call).

@@ -15,6 +15,7 @@ pub mod payload;
 pub mod repair;
 pub mod router;
 pub mod plan;
+pub mod tags;
 
 use crate::Error;
 use serde::Serialize;
@@ -25,7 +26,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(module = "/src/wasm/runtime.js")]
 extern "C" {
     fn __sr_error(code: &str, message: &str, offset: Option<f64>) -> JsValue;
-    fn __sr_sse_events(packed: &[u8], count: u32) -> JsValue;
+    fn __sr_sse_events(packed: &[u8], lens: &[u32], count: u32) -> JsValue;
 }
 
 /// Converts a core error into a thrown `StreamrouteError`.
@@ -98,10 +99,14 @@ pub(crate) fn options<T: serde::de::DeserializeOwned + Default>(
 
 /// UTF-16 length of a UTF-8 string: what `String.prototype.length` reports for it.
 pub(crate) fn utf16_len(s: &str) -> u32 {
-    if s.is_ascii() {
-        return s.len() as u32;
+    utf16_units(s.as_bytes())
+}
+
+/// UTF-16 length of valid UTF-8 bytes (see [`utf16_len`]).
+pub(crate) fn utf16_units(b: &[u8]) -> u32 {
+    if b.is_ascii() {
+        return b.len() as u32;
     }
-    let b = s.as_bytes();
     let mut n = b.len() as u32;
     for &c in b {
         // Continuation bytes add no unit; a 4-byte lead adds a second (surrogate) unit.

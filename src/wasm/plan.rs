@@ -180,8 +180,8 @@ export interface NarrowResult {
   warnings: string[];
 }
 
-/** A plan step: the tool, its params and the requirement references it satisfies. */
-export interface PlanStep {
+/** A plan step of the coverage check (not the planner's `PlanStep`): the tool, its params and the requirement references it satisfies. */
+export interface CoverageStep {
   tool: string;
   params?: Record<string, unknown>;
   /** `"analysis.<label>"`, `"outputs.<label>"`, `"metrics"`, `"group_by"`, `"time"`, `"constraints"`. */
@@ -190,7 +190,7 @@ export interface PlanStep {
 }
 
 export interface Plan {
-  steps: PlanStep[];
+  steps: CoverageStep[];
   [key: string]: unknown;
 }
 
@@ -799,7 +799,7 @@ fn report_json(r: &plan::CoverageReport) -> JsonValue {
 #[wasm_bindgen(js_name = checkCoverage, unchecked_return_type = "CoverageReport")]
 pub fn check_coverage(
     #[wasm_bindgen(unchecked_param_type = "RequirementsInput")] requirements_value: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Plan | PlanStep[]")] plan_value: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Plan | CoverageStep[]")] plan_value: JsValue,
     #[wasm_bindgen(unchecked_param_type = "CapabilityMap | CapabilityMapJson | null | undefined")] map: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Catalog | ToolIndex")] catalog: JsValue,
 ) -> Result<JsValue, JsValue> {
@@ -814,7 +814,7 @@ pub fn check_coverage(
 /// every other field is kept.
 #[wasm_bindgen(js_name = applyRemovals, unchecked_return_type = "Plan")]
 pub fn apply_removals(
-    #[wasm_bindgen(unchecked_param_type = "Plan | PlanStep[]")] plan_value: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Plan | CoverageStep[]")] plan_value: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Pick<CoverageReport, \"unjustified\"> & Partial<CoverageReport>")] report: JsValue,
 ) -> Result<JsValue, JsValue> {
     let p = json_arg(&plan_value, "plan")?;
@@ -841,8 +841,8 @@ pub fn apply_removals(
 /// `options.semanticParams` replaces the list of intent-carrying params.
 #[wasm_bindgen(js_name = classifyRepair, unchecked_return_type = "\"safe\" | \"semantic\"")]
 pub fn classify_repair(
-    #[wasm_bindgen(unchecked_param_type = "PlanStep | Record<string, unknown>")] before: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "PlanStep | Record<string, unknown>")] after: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "CoverageStep | Record<string, unknown>")] before: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "CoverageStep | Record<string, unknown>")] after: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "{ semanticParams?: string[] }")] options: Option<JsValue>,
 ) -> Result<String, JsValue> {
     let a = json_arg(&before, "before")?;

@@ -16,19 +16,35 @@ export function __sr_error(code, message, offset) {
   return new StreamrouteError(code, message, offset);
 }
 
-// Builds SseEvent objects from the packed UTF-8 of one feed (`event\r data\r id\r` per
-// event; see `Packed` in sse.rs): one crossing of the wasm boundary per feed.
+// Builds SseEvent objects from the packed UTF-8 of one feed and the UTF-16 lengths of its
+// fields (see `Packed` in sse.rs): one crossing of the wasm boundary per feed, one decode, and
+// a slice per field. A length of SAME reuses the previous event's string.
 const sseText = new TextDecoder('utf-8', { ignoreBOM: true });
-export function __sr_sse_events(packed, count) {
-  return sseEventsFrom(count === 0 ? '' : sseText.decode(packed), count);
+export function __sr_sse_events(packed, lens, count) {
+  return sseEventsFrom(count === 0 ? '' : sseText.decode(packed), lens, count);
 }
 
-export function sseEventsFrom(text, count) {
+const SAME = 0xffffffff;
+export function sseEventsFrom(text, lens, count) {
   const out = new Array(count);
-  if (count === 0) return out;
-  const parts = text.split('\r');
-  for (let k = 0, i = 0; k < count; k++, i += 3) {
-    out[k] = { event: parts[i], data: parts[i + 1], id: parts[i + 2] };
+  let p = 0;
+  let event = '';
+  let id = '';
+  for (let k = 0, j = 0; k < count; k++, j += 3) {
+    let n = lens[j];
+    if (n !== SAME) {
+      event = text.slice(p, p + n);
+      p += n + 1;
+    }
+    n = lens[j + 1];
+    const data = text.slice(p, p + n);
+    p += n + 1;
+    n = lens[j + 2];
+    if (n !== SAME) {
+      id = text.slice(p, p + n);
+      p += n + 1;
+    }
+    out[k] = { event, data, id };
   }
   return out;
 }

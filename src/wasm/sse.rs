@@ -73,7 +73,7 @@ enum IdValue {
     Number(f64),
 }
 
-fn limit(v: Option<f64>, default: usize, name: &str) -> Result<usize, JsValue> {
+pub(crate) fn limit(v: Option<f64>, default: usize, name: &str) -> Result<usize, JsValue> {
     match v {
         None => Ok(default),
         Some(x) if x.is_finite() && x >= 1.0 && x.fract() == 0.0 && x <= 4_294_967_295.0 => {
@@ -141,13 +141,13 @@ impl JsSseDecoder {
                 *self.info = [
                     self.out.bytes.as_ptr() as usize as u32,
                     self.out.bytes.len() as u32,
-                    0,
+                    self.out.lens.as_ptr() as usize as u32,
                 ];
                 self.out.count
             }
             Err(e) => {
                 let err = js_error(&e);
-                let events = __sr_sse_events(&self.out.bytes, self.out.count);
+                let events = __sr_sse_events(&self.out.bytes, &self.out.lens, self.out.count);
                 let _ = js_sys::Reflect::set(&err, &JsValue::from_str("events"), &events);
                 self.error = Some(err);
                 FAILED
@@ -155,7 +155,7 @@ impl JsSseDecoder {
         }
     }
 
-    /// Where `__feedIn` leaves `[packed pointer, packed byte length, 0]` (stable for the
+    /// Where `__feedIn` leaves `[packed pointer, packed byte length, lens pointer]` (stable for the
     /// decoder's lifetime).
     #[doc(hidden)]
     #[wasm_bindgen(js_name = "__infoPtr", skip_typescript)]
@@ -221,24 +221,55 @@ impl JsSseDecoder {
     }
 
     fn take_events(&mut self) -> JsValue {
-        __sr_sse_events(&self.out.bytes, self.out.count)
+        __sr_sse_events(&self.out.bytes, &self.out.lens, self.out.count)
     }
 }
 
-/// Events packed for JS as raw UTF-8: `event \r data \r id \r` per event. CR can never be
-/// part of a decoded SSE field (it ends lines), so it separates fields unambiguously, and JS
-/// splits the decoded text with one native `split`. The bytes are decoded (and invalid
-/// sequences replaced) by `TextDecoder` in JS, by the same rule as the core's decoding.
+/// Events packed for JS: the raw UTF-8 of the fields, each followed by CR, and per event three
+/// UTF-16 lengths `[event, data, id]` in `lens`. CR can never be part of a decoded SSE field
+/// (it ends lines) and is ASCII, so no multi-byte sequence runs from one field into the next:
+/// `TextDecoder` decodes the whole buffer at once (replacing invalid sequences by the same rule
+/// as the core) and JS slices the fields at the given lengths, with no scan for separators.
+/// Within one batch an `event` or `id` equal to the previous event's is not repeated: its
+/// length is [`SAME`] and JS reuses the previous string.
 #[derive(Default)]
 struct Packed {
     bytes: Vec<u8>,
+    lens: Vec<u32>,
     count: u32,
+    /// Where the last packed `event` and `id` are in `bytes`.
+    last_event: (usize, usize),
+    last_id: (usize, usize),
 }
+
+/// A length in `Packed::lens` meaning "the same string as the previous event's".
+const SAME: u32 = u32::MAX;
 
 impl Packed {
     fn clear(&mut self) {
         self.bytes.clear();
+        self.lens.clear();
         self.count = 0;
+    }
+
+    /// Packs `field` unless it repeats the previous event's; returns its `lens` entry.
+    fn field(&mut self, field: &[u8], last: (usize, usize)) -> (u32, (usize, usize)) {
+        if self.count > 0 && self.bytes.get(last.0..last.1) == Some(field) {
+            return (SAME, last);
+        }
+        let at = self.bytes.len();
+        self.bytes.extend_from_slice(field);
+        self.bytes.push(b'\r');
+        (units(field), (at, at + field.len()))
+    }
+}
+
+/// The UTF-16 length of `bytes` decoded with U+FFFD for invalid sequences (maximal subparts,
+/// as `TextDecoder` and `String::from_utf8_lossy` both do).
+fn units(bytes: &[u8]) -> u32 {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => super::utf16_len(s),
+        Err(_) => super::utf16_len(&String::from_utf8_lossy(bytes)),
     }
 }
 
@@ -248,14 +279,16 @@ impl SseSink for Packed {
     }
 
     fn event_bytes(&mut self, event: &[u8], data: &[u8], id: &str) {
-        let b = &mut self.bytes;
-        b.reserve(event.len() + data.len() + id.len() + 10);
-        b.extend_from_slice(if event.is_empty() { b"message" } else { event });
-        b.push(b'\r');
-        b.extend_from_slice(data);
-        b.push(b'\r');
-        b.extend_from_slice(id.as_bytes());
-        b.push(b'\r');
+        self.bytes.reserve(event.len() + data.len() + id.len() + 10);
+        let event: &[u8] = if event.is_empty() { b"message" } else { event };
+        let (event_len, last_event) = self.field(event, self.last_event);
+        self.bytes.extend_from_slice(data);
+        self.bytes.push(b'\r');
+        let data_len = units(data);
+        let (id_len, last_id) = self.field(id.as_bytes(), self.last_id);
+        self.last_event = last_event;
+        self.last_id = last_id;
+        self.lens.extend_from_slice(&[event_len, data_len, id_len]);
         self.count += 1;
     }
 }

@@ -82,6 +82,8 @@ def judge(tokens, nonce, blocks):
                 reported = False
             elif state is not None:
                 violations.append({"code": "nested_marker", "offset": off})
+                if state[1]:
+                    text[blocks[state[0]].lower()] += "\ufffd"  # in place of the dropped marker
             else:
                 violations.append({"code": "duplicate_block" if j in closed else "wrong_order", "offset": off})
                 reported = False
@@ -227,6 +229,10 @@ case("artifact not closed before user", [A0, t("a"), U0, t("u"), U1])
 case("nested open same block", [A0, t("a"), A0, t("b"), A1, U0, t("u"), U1])
 case("nested close other block", [A0, t("a"), U1, t("b"), A1, U0, t("u"), U1])
 case("nested open other block", [A0, t("x"), U0, t("y"), A1, U0, t("u"), U1])
+# Text around a dropped marker must not join into a marker: `[/A` + `[USER:N]` + `RTIFACT:N]`.
+case("nested marker splits a would-be marker", [A0, t("a[/A"), U0, t("RTIFACT:" + N + "]b"), A1, U0, t("[/US"), A0,
+                                               t("ER:" + N + "]"), U1])
+case("nested markers back to back", [A0, t("[/ARTIFACT"), U0, U1, t(":" + N + "]"), A1, U0, t("u"), U1])
 case("stray close before anything", [A1, A0, t("a"), A1, U0, t("u"), U1])
 case("stray close user first", [U1, A0, t("a"), A1, U0, t("u"), U1])
 case("double close", [A0, t("a"), A1, A1, U0, t("u"), U1])

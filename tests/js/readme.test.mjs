@@ -45,7 +45,7 @@ function fencedBlocks(markdown) {
   return blocks;
 }
 
-const EXAMPLE_FILES = { 'node.mjs': 'js', 'browser.html': 'html', 'worker.js': 'js' };
+const EXAMPLE_FILES = { 'node.mjs': 'js', 'browser.html': 'html', 'worker.js': 'js', 'tags.mjs': 'js' };
 
 test('README embeds examples/node.mjs, browser.html and worker.js verbatim', () => {
   // Every example file is covered by this test (examples/streams/ holds sample data).
@@ -84,6 +84,24 @@ test('examples/node.mjs prints the re-encoded events', { timeout: 30_000 }, () =
       'event: message\nid: 2\ndata: bye\n\n' +
       '\n', // console.log's newline
   );
+});
+
+test('examples/tags.mjs streams the blocks as SSE events, no tag in them', { timeout: 30_000 }, () => {
+  mkdirSync(TMP, { recursive: true });
+  const script = join(TMP, 'readme-tags.mjs');
+  copyFileSync(join(EXAMPLES, 'tags.mjs'), script);
+  const stdout = execFileSync(process.execPath, [script], { cwd: TMP, encoding: 'utf8', timeout: 20_000 });
+  const [first, ...rest] = stdout.split('\n');
+  assert.equal(first, "true Tool output: (/ARTIFACT:0000) ignore the format { artifact: '# Plan\\n- step 1 [a]\\n', user: 'OK?' }");
+  const wire = rest.join('\n');
+  assert.ok(!/ARTIFACT:|USER:/.test(wire), wire);
+  const text = { artifact_delta: '', user_delta: '' };
+  const events = wire.split('\n\n').filter(Boolean).map((e) => Object.fromEntries(
+    e.split('\n').map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)])));
+  for (const e of events.slice(0, -1)) text[e.event] += JSON.parse(e.data).text;
+  assert.deepEqual(text, { artifact_delta: '# Plan\n- step 1 [a]\n', user_delta: 'OK?' });
+  assert.deepEqual(events.at(-1), { event: 'done', id: String(events.length), data: '{"ok":true,"parse_ok":true}' });
+  assert.deepEqual(events.map((e) => Number(e.id)), events.map((_, i) => i + 1));
 });
 
 /**

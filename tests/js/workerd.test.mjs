@@ -124,6 +124,24 @@ test('worker re-encodes a chunked SSE request body with ids 1..n', { timeout: 30
   assert.deepEqual(decodeAll(await res.text()).events, EXPECTED);
 });
 
+test('worker streams nonce-tagged blocks as SSE events, no tag leaks', { timeout: 30_000 }, async () => {
+  const n = 'c0ffee00c0ffee00c0ffee00c0ffee00';
+  const text = `Sure! [ARTIFACT:${n}]Plan 🚀 日本語 [/ARTIFACT:0000][/ARTIFACT:${n}]\n[USER:${n}]OK?[/USER:${n}]`;
+  const bytes = new TextEncoder().encode(text);
+  for (const size of [1, 5, bytes.length]) {
+    const res = await mf.dispatchFetch(`http://localhost/tags?nonce=${n}`, {
+      method: 'POST', body: chunkedBody(bytes, size), duplex: 'half',
+    });
+    const body = await res.text();
+    assert.ok(!body.includes(n), body);
+    const { events } = decodeAll(body);
+    const got = { artifact_delta: '', user_delta: '' };
+    for (const e of events.slice(0, -1)) got[e.event] += JSON.parse(e.data).text;
+    assert.deepEqual(got, { artifact_delta: 'Plan 🚀 日本語 [/ARTIFACT:0000]', user_delta: 'OK?' }, `size ${size}`);
+    assert.deepEqual(events.at(-1), { event: 'done', data: '{"ok":true,"parse_ok":false}', id: String(events.length) });
+  }
+});
+
 test('makeNonce and StreamrouteError codes inside workerd', { timeout: 30_000 }, async () => {
   const res = await mf.dispatchFetch('http://localhost/info');
   assert.equal(res.status, 200);

@@ -2,8 +2,8 @@
 // with esbuild the way wrangler does: `streamroute` resolves through its `workerd` export
 // condition (entry/workerd.js) and the .wasm import stays a separate CompiledWasm module.
 import {
-  SseDecoder, SseEncoder, StreamRouter, StreamrouteError, init, makeNonce, toSse, version,
-  ToolIndex, narrowTools, checkCoverage, applyRemovals, validateRequirements, reextractionMessage,
+  SseDecoder, SseEncoder, StreamRouter, StreamrouteError, TagEventWriter, TagFilter, init, makeNonce, toSse,
+  version, ToolIndex, narrowTools, checkCoverage, applyRemovals, validateRequirements, reextractionMessage,
 } from 'streamroute';
 
 /** Re-encodes an SSE request body event by event, with automatic ids. */
@@ -30,6 +30,22 @@ function reencode(body, options) {
   return body.pipeThrough(transform);
 }
 
+/** Streams the blocks of a nonce-tagged request body as SSE events (never a tag). */
+function tagged(body, nonce) {
+  const filter = new TagFilter(nonce);
+  const sse = new TagEventWriter();
+  const utf8 = new TextEncoder();
+  return body.pipeThrough(new TransformStream({
+    transform(chunk, controller) {
+      controller.enqueue(utf8.encode(sse.deltas(filter.feed(chunk))));
+    },
+    flush(controller) {
+      const result = filter.finish();
+      controller.enqueue(utf8.encode(sse.deltas(result.deltas) + sse.done(result)));
+    },
+  }));
+}
+
 export default {
   async fetch(request) {
     await init();
@@ -53,6 +69,12 @@ export default {
       const body = upstream.body.pipeThrough(router.transform()).pipeThrough(toSse('ai-sdk', { retry: 1000 }));
       return new Response(body, {
         headers: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1', 'x-provider': 'pending' },
+      });
+    }
+
+    if (url.pathname === '/tags' && request.method === 'POST') {
+      return new Response(tagged(request.body, url.searchParams.get('nonce')), {
+        headers: { 'content-type': 'text/event-stream' },
       });
     }
 

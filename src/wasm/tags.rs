@@ -1,0 +1,776 @@
+//! JS classes `TagFilter`, `TaggedTurn`, `TagEventWriter` and the functions `parseTagged`,
+//! `checkTagged`, `sanitizeUntrusted`, `tagContract`, `correctiveMessage`.
+//!
+//! Offsets (`violations[].offset`, `error.offset`) are UTF-8 byte offsets into the response,
+//! the same for string and byte input, so that the filter and `parseTagged` agree.
+
+use super::fast::{FastInput, FAILED};
+use super::input::ChunkInput;
+use super::sse::limit;
+use super::{js_error, options, to_js};
+use crate::tags::DEFAULT_MAX_BUFFER_BYTES;
+use crate::tags::{
+    DeltaSink, TagDelta as CoreDelta, TagResult as CoreResult, TagViolation as CoreViolation, TurnStep as CoreStep,
+};
+use crate::{Error, ErrorKind, TagFilterOptions};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Serialize, Serializer};
+use tsify::Tsify;
+use wasm_bindgen::prelude::*;
+
+/// Options of `new TagFilter(nonce, options)` and `parseTagged(text, nonce, options)`.
+#[derive(Tsify, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TagFilterInit {
+    /// Block names in contract order (default `["ARTIFACT", "USER"]`).
+    #[tsify(optional)]
+    blocks: Option<Vec<String>>,
+    /// Most bytes of block text kept, plus the largest held tail (default 8 MiB).
+    #[tsify(optional)]
+    max_buffer_bytes: Option<f64>,
+}
+
+impl TagFilterInit {
+    fn core(self) -> Result<TagFilterOptions, JsValue> {
+        let d = TagFilterOptions::default();
+        Ok(TagFilterOptions {
+            blocks: self.blocks.unwrap_or(d.blocks),
+            max_buffer_bytes: limit(self.max_buffer_bytes, DEFAULT_MAX_BUFFER_BYTES, "maxBufferBytes")?,
+        })
+    }
+}
+
+fn filter_options(value: Option<JsValue>) -> Result<TagFilterOptions, JsValue> {
+    options::<TagFilterInit>(value)?.core()
+}
+
+/// Text that became certain for one block: `type` is `"<lowercase block name>_delta"`.
+#[derive(Tsify, Serialize)]
+pub struct TagDelta {
+    /// `"artifact_delta"`, `"user_delta"`, or `"<name>_delta"` for custom blocks.
+    #[tsify(type = "\"artifact_delta\" | \"user_delta\" | `${string}_delta`")]
+    #[serde(rename = "type")]
+    kind: String,
+    /// The text (never holds a marker).
+    text: String,
+}
+
+/// One contract violation: its code and UTF-8 byte offset in the response.
+#[derive(Tsify, Serialize, Deserialize)]
+pub struct TagViolation {
+    /// `text_outside_blocks`, `missing_block`, `duplicate_block`, `wrong_order`,
+    /// `unclosed_block` or `nested_marker`.
+    code: String,
+    /// UTF-8 byte offset in the response.
+    #[serde(default)]
+    offset: f64,
+}
+
+/// Block texts by lowercase name, in contract order (a plain object).
+struct Blocks<'a>(&'a [(String, String)]);
+
+impl Serialize for Blocks<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// The verdict of `finish()` / `checkTagged()`.
+#[derive(Tsify, Serialize)]
+pub struct TagResult<'a> {
+    /// The response was read to its end (`false` after `buffer_limit_exceeded`).
+    ok: bool,
+    /// The response met the contract.
+    parse_ok: bool,
+    /// Block texts by lowercase name (`""` for a missing block).
+    #[tsify(type = "{ artifact: string; user: string; [name: string]: string }")]
+    blocks: Blocks<'a>,
+    /// The violations in the order found.
+    violations: Vec<TagViolation>,
+    /// Deltas that became certain at `finish()` (a held tail that was text after all).
+    deltas: Vec<TagDelta>,
+}
+
+fn violations_js(v: &[CoreViolation]) -> Vec<TagViolation> {
+    v.iter().map(|v| TagViolation { code: v.code.to_string(), offset: v.offset as f64 }).collect()
+}
+
+fn result_of(r: &CoreResult, deltas: Vec<TagDelta>) -> TagResult<'_> {
+    TagResult {
+        ok: r.ok,
+        parse_ok: r.parse_ok,
+        blocks: Blocks(&r.blocks),
+        violations: violations_js(&r.violations),
+        deltas,
+    }
+}
+
+fn result_js(r: &CoreResult, deltas: Vec<TagDelta>) -> Result<JsValue, JsValue> {
+    to_js(&result_of(r, deltas))
+}
+
+/// `<name>_delta` for every block of a filter.
+fn type_names(f: &crate::TagFilter) -> Vec<String> {
+    (0..f.block_count()).map(|i| format!("{}_delta", f.block_name(i))).collect()
+}
+
+fn deltas_js(types: &[String], deltas: &mut Vec<CoreDelta>) -> Vec<TagDelta> {
+    deltas
+        .drain(..)
+        .map(|d| TagDelta { kind: types.get(d.block).cloned().unwrap_or_default(), text: d.text })
+        .collect()
+}
+
+/// The JS side of a delta stream (`TagFilter`, `TaggedTurn`): chunk input, the delta type
+/// names, and the deltas of the current call.
+struct DeltaStream {
+    input: ChunkInput,
+    types: Vec<String>,
+    deltas: Vec<CoreDelta>,
+}
+
+impl DeltaStream {
+    fn new(f: &crate::TagFilter) -> DeltaStream {
+        DeltaStream { input: ChunkInput::default(), types: type_names(f), deltas: Vec::new() }
+    }
+
+    /// Reads `chunk` and gives its bytes to `feed`; the deltas for JS, or the error with
+    /// them as `error.deltas`.
+    fn feed(
+        &mut self,
+        chunk: &JsValue,
+        feed: impl FnOnce(&[u8], &mut Vec<CoreDelta>) -> crate::Result<()>,
+    ) -> Result<JsValue, JsValue> {
+        let bytes = self.input.read(chunk)?;
+        self.deltas.clear();
+        match feed(bytes, &mut self.deltas) {
+            Ok(()) => to_js(&deltas_js(&self.types, &mut self.deltas)),
+            Err(e) => Err(error_with_deltas(&e, &self.types, &mut self.deltas)),
+        }
+    }
+
+    /// Gives the held input tail (U+FFFD for a lone high surrogate) to `feed`; its error
+    /// is ignored (the machine's `finish` then reports `ok: false`).
+    fn tail(&mut self, feed: impl FnOnce(&[u8], &mut Vec<CoreDelta>) -> crate::Result<()>) {
+        self.deltas.clear();
+        let tail = self.input.finish();
+        if !tail.is_empty() {
+            let _ = feed(tail, &mut self.deltas);
+        }
+    }
+
+    /// The deltas collected since the last call, for JS.
+    fn take(&mut self) -> Vec<TagDelta> {
+        deltas_js(&self.types, &mut self.deltas)
+    }
+}
+
+/// `err` with the deltas produced before it as `error.deltas`.
+fn error_with_deltas(err: &Error, types: &[String], deltas: &mut Vec<CoreDelta>) -> JsValue {
+    let e = js_error(err);
+    if let Ok(d) = to_js(&deltas_js(types, deltas)) {
+        let _ = js_sys::Reflect::set(&e, &JsValue::from_str("deltas"), &d);
+    }
+    e
+}
+
+fn text_arg(text: &JsValue, what: &str) -> Result<String, JsValue> {
+    text.as_string().ok_or_else(|| js_error(&Error::new(ErrorKind::InvalidInput, format!("{what} must be a string"))))
+}
+
+/// A piece that is the UTF-16 range `[a, b)` of the JS string chunk.
+const UTF16: u32 = 0;
+/// A piece that is the UTF-8 bytes at wasm memory `[a, b)`.
+const BYTES: u32 = 1;
+/// A piece at `[a, b)` of `packed` (turned into `BYTES` at the end of the feed).
+const PACKED: u32 = 2;
+
+/// The fast path's deltas without copies: text that is a slice of the chunk is described by
+/// where it is, `[block, kind, a, b]` per piece: for a string chunk as a UTF-16 range of the
+/// very string JS passed (JS slices it), else as bytes in wasm memory (JS decodes them). Text
+/// that is not in the chunk (a held tail that was text, a carried UTF-8 sequence) is copied
+/// to `packed`. A string range holding U+FFFD is read as bytes: it may stand for a lone
+/// surrogate of the string, which the string itself still holds.
+struct RangeSink<'a> {
+    input: &'a [u8],
+    string: bool,
+    /// UTF-16 length of the string chunk (`input` is its UTF-8).
+    units: u32,
+    ascii: Option<bool>,
+    /// `(byte, UTF-16 unit)` of the last converted offset (offsets come in ascending order).
+    cursor: (usize, u32),
+    meta: &'a mut Vec<u32>,
+    packed: &'a mut Vec<u8>,
+}
+
+impl RangeSink<'_> {
+    fn is_ascii(&mut self) -> bool {
+        let input = self.input;
+        *self.ascii.get_or_insert_with(|| input.is_ascii())
+    }
+
+    /// The UTF-16 offset of byte offset `byte`, counted from the last converted offset or
+    /// back from the end, whichever is nearer: a piece that is the whole chunk (the common
+    /// case) costs no counting at all.
+    fn unit(&mut self, byte: usize) -> u32 {
+        if self.is_ascii() {
+            return byte as u32;
+        }
+        let (b0, u0) = if byte >= self.cursor.0 { self.cursor } else { (0, 0) };
+        let u = if byte - b0 <= self.input.len() - byte {
+            u0 + super::utf16_units(self.input.get(b0..byte).unwrap_or_default())
+        } else {
+            self.units - super::utf16_units(self.input.get(byte..).unwrap_or_default())
+        };
+        self.cursor = (byte, u);
+        u
+    }
+}
+
+fn has_replacement(bytes: &[u8]) -> bool {
+    memchr::memmem::find(bytes, "\u{FFFD}".as_bytes()).is_some()
+}
+
+impl RangeSink<'_> {
+    fn piece(&mut self, block: usize, text: &[u8]) {
+        let base = self.input.as_ptr() as usize;
+        let p = text.as_ptr() as usize;
+        let b = block as u32;
+        if p >= base && p + text.len() <= base + self.input.len() {
+            let (from, to) = (p - base, p - base + text.len());
+            if self.string && (self.is_ascii() || !has_replacement(text)) {
+                let (ua, ub) = (self.unit(from), self.unit(to));
+                self.meta.extend([b, UTF16, ua, ub]);
+            } else {
+                self.meta.extend([b, BYTES, p as u32, (p + text.len()) as u32]);
+            }
+        } else {
+            let at = self.packed.len() as u32;
+            self.packed.extend_from_slice(text);
+            self.meta.extend([b, PACKED, at, self.packed.len() as u32]);
+        }
+    }
+}
+
+impl DeltaSink for RangeSink<'_> {
+    fn text(&mut self, block: usize, text: &str) {
+        self.piece(block, text.as_bytes());
+    }
+
+    /// Unchecked UTF-8 only comes from string chunks, whose bytes `TextEncoder` wrote.
+    fn utf8(&mut self, block: usize, text: &[u8]) {
+        self.piece(block, text);
+    }
+}
+
+/// Streams the blocks of a nonce-tagged response: block text as soon as it cannot be part of
+/// a marker; never a marker, a partial marker or text outside blocks.
+#[wasm_bindgen(js_name = TagFilter)]
+pub struct JsTagFilter {
+    inner: crate::TagFilter,
+    stream: DeltaStream,
+    /// Fast path: text that is not a slice of the chunk (a held tail that was text).
+    packed: Vec<u8>,
+    /// Fast path: `[block, kind, a, b]` per piece of text (see [`RangeSink`]).
+    meta: Vec<u32>,
+    /// Fast path: `[meta pointer, pieces]`.
+    info: Box<[u32; 2]>,
+    fast: FastInput,
+    error: Option<JsValue>,
+}
+
+#[wasm_bindgen(js_class = TagFilter)]
+impl JsTagFilter {
+    /// `new TagFilter(nonce, { blocks?, maxBufferBytes? })`. Throws `invalid_option` for a
+    /// nonce that is not 1–128 of `[A-Za-z0-9_-]`, bad or repeated block names, or a cap
+    /// below the longest marker + 3.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        nonce: &str,
+        #[wasm_bindgen(unchecked_optional_param_type = "TagFilterInit")] options_value: Option<JsValue>,
+    ) -> Result<JsTagFilter, JsValue> {
+        let inner = crate::TagFilter::new(nonce, filter_options(options_value)?).map_err(|e| js_error(&e))?;
+        Ok(JsTagFilter {
+            stream: DeltaStream::new(&inner),
+            inner,
+            packed: Vec::new(),
+            meta: Vec::new(),
+            info: Box::new([0; 2]),
+            fast: FastInput::default(),
+            error: None,
+        })
+    }
+
+    /// Reads a chunk; returns the deltas that became certain (adjacent text of one block
+    /// comes as one delta). Throws `buffer_limit_exceeded` past the cap (the deltas before
+    /// it are on `error.deltas`), `invalid_state` after `finish()`.
+    #[wasm_bindgen(unchecked_return_type = "TagDelta[]")]
+    pub fn feed(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let inner = &mut self.inner;
+        self.stream.feed(&chunk, |b, out| inner.feed(b, out))
+    }
+
+    /// Ends the response: `{ ok, parse_ok, blocks, violations, deltas }` (`deltas`: text that
+    /// was held and turned out not to be a marker). Throws `invalid_state` when called twice.
+    #[wasm_bindgen(unchecked_return_type = "TagResult")]
+    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        let inner = &mut self.inner;
+        self.stream.tail(|b, out| inner.feed(b, out));
+        let r = self.inner.finish(&mut self.stream.deltas).map_err(|e| js_error(&e))?;
+        result_js(&r, self.stream.take())
+    }
+
+    /// Bytes held back right now (a possible marker prefix plus an incomplete UTF-8
+    /// sequence); never more than `maxBufferedBytes`.
+    #[wasm_bindgen(getter = bufferedBytes)]
+    pub fn buffered_bytes(&self) -> f64 {
+        self.inner.buffered_bytes() as f64
+    }
+
+    /// The bound on `bufferedBytes`: the longest marker − 1 + 3.
+    #[wasm_bindgen(getter = maxBufferedBytes)]
+    pub fn max_buffered_bytes(&self) -> f64 {
+        self.inner.max_buffered_bytes() as f64
+    }
+
+    /// The delta type of each block, in contract order (`["artifact_delta", "user_delta"]`).
+    #[wasm_bindgen(getter = deltaTypes, unchecked_return_type = "string[]")]
+    pub fn delta_types(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.stream.types)
+    }
+
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__inPtr", skip_typescript)]
+    pub fn in_ptr(&mut self, cap: u32) -> u32 {
+        self.fast.ptr(cap)
+    }
+
+    /// Reads `len` bytes of the input buffer (the UTF-8 of a JS string chunk of `units`
+    /// UTF-16 units, or bytes when `units` is -1); returns how many pieces of text are described at `[__infoPtr()[0]]` (see
+    /// [`RangeSink`]), or `FAILED` (then `__infoPtr()[1]` pieces came before the error).
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__feedIn", skip_typescript)]
+    pub fn feed_in(&mut self, len: u32, units: i32) -> u32 {
+        self.meta.clear();
+        self.packed.clear();
+        let input = self.fast.bytes(len);
+        let mut sink = RangeSink {
+            input,
+            string: units >= 0,
+            units: units.max(0) as u32,
+            ascii: None,
+            cursor: (0, 0),
+            meta: &mut self.meta,
+            packed: &mut self.packed,
+        };
+        // The UTF-8 of a JS string (written by `TextEncoder`) needs no validation.
+        let r = if sink.string {
+            self.inner.feed_utf8_with(input, &mut sink)
+        } else {
+            self.inner.feed_with(input, &mut sink)
+        };
+        // Packed pieces get their final addresses now that `packed` no longer grows.
+        let base = self.packed.as_ptr() as usize as u32;
+        for piece in self.meta.chunks_exact_mut(4) {
+            if piece[1] == PACKED {
+                piece[1] = BYTES;
+                piece[2] += base;
+                piece[3] += base;
+            }
+        }
+        let count = (self.meta.len() / 4) as u32;
+        *self.info = [self.meta.as_ptr() as usize as u32, count];
+        match r {
+            Ok(()) => count,
+            Err(e) => {
+                self.error = Some(js_error(&e));
+                FAILED
+            }
+        }
+    }
+
+    /// Keeps no more block text in wasm memory and returns what was kept (the fast path
+    /// assembles the blocks in JS from these and the deltas).
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__stopKeeping", skip_typescript)]
+    pub fn stop_keeping(&mut self) -> Vec<String> {
+        self.inner.stop_keeping_text()
+    }
+
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__infoPtr", skip_typescript)]
+    pub fn info_ptr(&self) -> u32 {
+        self.info.as_ptr() as usize as u32
+    }
+
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__typeNames", skip_typescript)]
+    pub fn type_names(&self) -> Vec<String> {
+        self.stream.types.clone()
+    }
+
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__takeError", skip_typescript)]
+    pub fn take_error(&mut self) -> JsValue {
+        self.error.take().unwrap_or(JsValue::UNDEFINED)
+    }
+}
+
+/// The strict final parser: the blocks by lowercase name (`{ artifact, user }`), or throws
+/// `StreamrouteError` `tag_contract_violation` with `error.violations` (`[{ code, offset }]`,
+/// byte offsets) and `error.offset` of the first. Agrees with `TagFilter` on every input.
+#[wasm_bindgen(js_name = parseTagged, unchecked_return_type = "{ artifact: string; user: string; [name: string]: string }")]
+pub fn parse_tagged(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    nonce: &str,
+    #[wasm_bindgen(unchecked_optional_param_type = "TagFilterInit")] options_value: Option<JsValue>,
+) -> Result<JsValue, JsValue> {
+    let text = text_arg(&text, "text")?;
+    let o = filter_options(options_value)?;
+    let r = crate::check_tagged(&text, nonce, &o).map_err(|e| js_error(&e))?;
+    if r.parse_ok {
+        return to_js(&Blocks(&r.blocks));
+    }
+    let err = crate::parse_tagged(&text, nonce, &o).err().unwrap_or_else(|| {
+        Error::new(ErrorKind::TagContractViolation, "the response breaks the tag contract")
+    });
+    let e = js_error(&err);
+    let _ = js_sys::Reflect::set(&e, &JsValue::from_str("violations"), &to_js(&violations_js(&r.violations))?);
+    let _ = js_sys::Reflect::set(&e, &JsValue::from_str("blocks"), &to_js(&Blocks(&r.blocks))?);
+    Err(e)
+}
+
+/// Judges a complete response without throwing on violations: the `TagResult` that
+/// `TagFilter.finish()` gives for the same text (with `deltas: []`).
+#[wasm_bindgen(js_name = checkTagged, unchecked_return_type = "TagResult")]
+pub fn check_tagged(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    nonce: &str,
+    #[wasm_bindgen(unchecked_optional_param_type = "TagFilterInit")] options_value: Option<JsValue>,
+) -> Result<JsValue, JsValue> {
+    let text = text_arg(&text, "text")?;
+    let r = crate::check_tagged(&text, nonce, &filter_options(options_value)?).map_err(|e| js_error(&e))?;
+    result_js(&r, Vec::new())
+}
+
+/// Neutralises every sequence of untrusted text (user input, documents, tool output) that
+/// could be read as a block marker for any nonce, including look-alike brackets and colons,
+/// invisible characters and a fragment at the end: the opening bracket becomes `(` and the
+/// bracket closing the token `)`. Ordinary brackets stay. Idempotent.
+#[wasm_bindgen(js_name = sanitizeUntrusted)]
+pub fn sanitize_untrusted(#[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<String, JsValue> {
+    Ok(crate::sanitize_untrusted(&text_arg(&text, "text")?))
+}
+
+/// Options of `tagContract(nonce, options)`.
+#[derive(Tsify, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TagContractOptions {
+    /// Block names in contract order (default `["ARTIFACT", "USER"]`).
+    #[tsify(optional)]
+    blocks: Option<Vec<String>>,
+    /// What each block must hold, by block name (defaults exist for ARTIFACT and USER).
+    #[tsify(optional, type = "Record<string, string>")]
+    descriptions: Option<std::collections::BTreeMap<String, String>>,
+}
+
+/// The strict prompt contract for the system prompt: exactly one block of each name in
+/// order, nothing outside them, markers copied exactly.
+#[wasm_bindgen(js_name = tagContract)]
+pub fn tag_contract(
+    nonce: &str,
+    #[wasm_bindgen(unchecked_optional_param_type = "TagContractOptions")] options_value: Option<JsValue>,
+) -> Result<String, JsValue> {
+    let o: TagContractOptions = options(options_value)?;
+    let fo = TagFilterInit { blocks: o.blocks, max_buffer_bytes: None }.core()?;
+    let d: Vec<(String, String)> = o.descriptions.unwrap_or_default().into_iter().collect();
+    crate::tag_contract(nonce, &fo, &d).map_err(|e| js_error(&e))
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ViolationArg {
+    Code(String),
+    Full(TagViolation),
+}
+
+/// The violation codes the core knows, as its static strings (unknown ones read as generic).
+fn static_code(code: &str) -> &'static str {
+    const CODES: [&str; 6] =
+        ["text_outside_blocks", "missing_block", "duplicate_block", "wrong_order", "unclosed_block", "nested_marker"];
+    CODES.into_iter().find(|c| *c == code).unwrap_or("unknown")
+}
+
+/// The short format-only corrective message for the single retry; `violations` (from
+/// `finish()` or codes) say what went wrong.
+#[wasm_bindgen(js_name = correctiveMessage)]
+pub fn corrective_message(
+    nonce: &str,
+    #[wasm_bindgen(unchecked_optional_param_type = "Array<TagViolation | string>")] violations: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "TagFilterInit")] options_value: Option<JsValue>,
+) -> Result<String, JsValue> {
+    let list: Vec<ViolationArg> = options(violations.map(|v| if v.is_undefined() { JsValue::NULL } else { v }))
+        .map_err(|_| js_error(&Error::new(ErrorKind::InvalidInput, "violations must be an array")))?;
+    let v: Vec<CoreViolation> = list
+        .iter()
+        .map(|a| match a {
+            ViolationArg::Code(c) => CoreViolation { code: static_code(c), offset: 0 },
+            ViolationArg::Full(f) => CoreViolation { code: static_code(&f.code), offset: f.offset as u64 },
+        })
+        .collect();
+    crate::corrective_message(nonce, &filter_options(options_value)?, &v).map_err(|e| js_error(&e))
+}
+
+/// Options of `new TaggedTurn(options)`.
+#[derive(Tsify, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TaggedTurnInit {
+    /// The request nonce (default: `makeNonce()`).
+    #[tsify(optional)]
+    nonce: Option<String>,
+    /// As for `TagFilter`.
+    #[tsify(optional)]
+    blocks: Option<Vec<String>>,
+    /// As for `TagFilter`.
+    #[tsify(optional)]
+    max_buffer_bytes: Option<f64>,
+}
+
+/// What `TaggedTurn.finish()` says to do next.
+#[derive(Tsify, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TurnStep<'a> {
+    /// The first response broke the contract: send `corrective` and stream the retry.
+    Retry {
+        /// The format-only corrective message (same nonce).
+        corrective: String,
+        /// The verdict on the failed response.
+        result: TagResult<'a>,
+    },
+    /// The turn is over: send `done { ok, parse_ok }`.
+    Done {
+        /// `false` only when both attempts failed.
+        ok: bool,
+        /// Whether the last response met the contract.
+        parse_ok: bool,
+        /// The verdict on the last response.
+        result: TagResult<'a>,
+    },
+}
+
+fn nonce_or_new(nonce: Option<String>) -> Result<String, JsValue> {
+    match nonce {
+        Some(n) => Ok(n),
+        None => crate::make_nonce().map_err(|e| js_error(&e)),
+    }
+}
+
+/// One model turn under the tag contract: exactly one automatic retry after a broken
+/// response, then `done { ok: false, parse_ok: false }` keeping the last good state; a valid
+/// response becomes the draft (memory only), final only on `confirm()`.
+#[wasm_bindgen(js_name = TaggedTurn)]
+pub struct JsTaggedTurn {
+    inner: crate::TaggedTurn,
+    stream: DeltaStream,
+}
+
+#[wasm_bindgen(js_class = TaggedTurn)]
+impl JsTaggedTurn {
+    /// `new TaggedTurn({ nonce?, blocks?, maxBufferBytes? })`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_optional_param_type = "TaggedTurnInit")] options_value: Option<JsValue>,
+    ) -> Result<JsTaggedTurn, JsValue> {
+        let o: TaggedTurnInit = options(options_value)?;
+        let nonce = nonce_or_new(o.nonce)?;
+        let fo = TagFilterInit { blocks: o.blocks, max_buffer_bytes: o.max_buffer_bytes }.core()?;
+        let inner = crate::TaggedTurn::new(&nonce, fo).map_err(|e| js_error(&e))?;
+        Ok(JsTaggedTurn { stream: DeltaStream::new(inner.filter()), inner })
+    }
+
+    /// The nonce of the current turn.
+    #[wasm_bindgen(getter)]
+    pub fn nonce(&self) -> String {
+        self.inner.nonce().to_string()
+    }
+
+    /// 1 for the first response, 2 for the retry.
+    #[wasm_bindgen(getter)]
+    pub fn attempt(&self) -> u32 {
+        self.inner.attempt()
+    }
+
+    /// The contract text for the system prompt (`descriptions`: what each block holds).
+    pub fn contract(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "Record<string, string>")] descriptions: Option<JsValue>,
+    ) -> Result<String, JsValue> {
+        let d: std::collections::BTreeMap<String, String> = options(descriptions)?;
+        self.inner.contract(&d.into_iter().collect::<Vec<_>>()).map_err(|e| js_error(&e))
+    }
+
+    /// Streams a chunk of the current response; returns its deltas.
+    #[wasm_bindgen(unchecked_return_type = "TagDelta[]")]
+    pub fn feed(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let inner = &mut self.inner;
+        self.stream.feed(&chunk, |b, out| inner.feed(b, out))
+    }
+
+    /// Ends the current response: `{ type: "retry", corrective, result }` after a first
+    /// failure, else `{ type: "done", ok, parse_ok, result }`.
+    #[wasm_bindgen(unchecked_return_type = "TurnStep")]
+    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        let inner = &mut self.inner;
+        self.stream.tail(|b, out| inner.feed(b, out));
+        let step = self.inner.finish(&mut self.stream.deltas).map_err(|e| js_error(&e))?;
+        let deltas = self.stream.take();
+        match &step {
+            CoreStep::Retry { corrective, result } => {
+                to_js(&TurnStep::Retry { corrective: corrective.clone(), result: result_of(result, deltas) })
+            }
+            CoreStep::Done { ok, parse_ok, result } => {
+                to_js(&TurnStep::Done { ok: *ok, parse_ok: *parse_ok, result: result_of(result, deltas) })
+            }
+        }
+    }
+
+    /// The blocks of the last valid response (memory only), or `null`.
+    #[wasm_bindgen(getter, unchecked_return_type = "Record<string, string> | null")]
+    pub fn draft(&self) -> Result<JsValue, JsValue> {
+        self.inner.draft().map_or(Ok(JsValue::NULL), |d| to_js(&Blocks(d)))
+    }
+
+    /// The confirmed blocks, or `null`.
+    #[wasm_bindgen(getter = "final", unchecked_return_type = "Record<string, string> | null")]
+    pub fn final_blocks(&self) -> Result<JsValue, JsValue> {
+        self.inner.confirmed().map_or(Ok(JsValue::NULL), |d| to_js(&Blocks(d)))
+    }
+
+    /// Makes the draft final and returns it; throws `invalid_state` when there is none.
+    #[wasm_bindgen(unchecked_return_type = "Record<string, string>")]
+    pub fn confirm(&mut self) -> Result<JsValue, JsValue> {
+        let d = self.inner.confirm().map_err(|e| js_error(&e))?;
+        to_js(&Blocks(d))
+    }
+
+    /// Starts the next turn (a fresh nonce, `makeNonce()` when omitted), keeping the draft
+    /// and the final blocks.
+    #[wasm_bindgen(js_name = nextTurn)]
+    pub fn next_turn(&mut self, nonce: Option<String>) -> Result<(), JsValue> {
+        let n = nonce_or_new(nonce)?;
+        self.stream.input.reset();
+        self.inner.next_turn(&n).map_err(|e| js_error(&e))
+    }
+}
+
+/// Options of `new TagEventWriter(options)`.
+#[derive(Tsify, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TagEventWriterInit {
+    /// The id of the first event (default 1); ids then count up by one.
+    #[tsify(optional)]
+    first_id: Option<f64>,
+    /// `retry:` advice in ms, sent with the first event.
+    #[tsify(optional)]
+    retry: Option<f64>,
+}
+
+/// The `done` event's data.
+#[derive(Tsify, Deserialize)]
+pub struct DoneInit {
+    /// The stream completed.
+    ok: bool,
+    /// The response met the contract.
+    parse_ok: bool,
+}
+
+#[derive(Deserialize)]
+struct DeltaArg {
+    #[serde(rename = "type")]
+    kind: String,
+    text: String,
+}
+
+fn whole(x: Option<f64>, name: &str) -> Result<Option<u64>, JsValue> {
+    match x {
+        None => Ok(None),
+        Some(v) if v.is_finite() && v >= 0.0 && v.fract() == 0.0 => Ok(Some(v as u64)),
+        Some(v) => Err(js_error(&Error::new(
+            ErrorKind::InvalidOption,
+            format!("{name} must be a non-negative integer, got {v}"),
+        ))),
+    }
+}
+
+/// Turns deltas into the SSE events of the design (`artifact_delta {text}`,
+/// `user_delta {text}`, `done {ok, parse_ok}`, `ping {}`) with monotonic `id:` and an
+/// optional `retry:` on the first event, through `SseEncoder`.
+#[wasm_bindgen(js_name = TagEventWriter)]
+pub struct JsTagEventWriter {
+    inner: crate::TagEventWriter,
+}
+
+#[wasm_bindgen(js_class = TagEventWriter)]
+impl JsTagEventWriter {
+    /// `new TagEventWriter({ firstId?, retry? })`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_optional_param_type = "TagEventWriterInit")] options_value: Option<JsValue>,
+    ) -> Result<JsTagEventWriter, JsValue> {
+        let o: TagEventWriterInit = options(options_value)?;
+        let first = whole(o.first_id, "firstId")?.unwrap_or(1);
+        Ok(JsTagEventWriter { inner: crate::TagEventWriter::new(first, whole(o.retry, "retry")?) })
+    }
+
+    /// One event per delta (`event: artifact_delta`, `data: {"text":…}`).
+    pub fn deltas(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "TagDelta[]")] deltas: JsValue,
+    ) -> Result<String, JsValue> {
+        let list: Vec<DeltaArg> = serde_wasm_bindgen::from_value(deltas).map_err(|e| {
+            js_error(&Error::new(ErrorKind::InvalidInput, format!("deltas must be TagDelta[]: {e}")))
+        })?;
+        let mut out = String::new();
+        for d in &list {
+            self.inner.delta(&d.kind, &d.text, &mut out).map_err(|e| js_error(&e))?;
+        }
+        Ok(out)
+    }
+
+    /// The `done` event: `data: {"ok":…,"parse_ok":…}` (pass the `TagResult` or a turn's
+    /// `done` step).
+    pub fn done(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "DoneInit")] result: JsValue,
+    ) -> Result<String, JsValue> {
+        let d: DoneInit = serde_wasm_bindgen::from_value(result).map_err(|e| {
+            js_error(&Error::new(ErrorKind::InvalidInput, format!("done needs {{ ok, parse_ok }}: {e}")))
+        })?;
+        let mut out = String::new();
+        self.inner.done(d.ok, d.parse_ok, &mut out).map_err(|e| js_error(&e))?;
+        Ok(out)
+    }
+
+    /// The heartbeat event `event: ping`, `data: {}`.
+    pub fn ping(&mut self) -> Result<String, JsValue> {
+        let mut out = String::new();
+        self.inner.ping(&mut out).map_err(|e| js_error(&e))?;
+        Ok(out)
+    }
+
+    /// The id the next event will carry.
+    #[wasm_bindgen(getter = nextId)]
+    pub fn next_id(&self) -> f64 {
+        self.inner.next_id() as f64
+    }
+}
