@@ -120,25 +120,35 @@ function jsFlat(flat, names, query, k) {
   return top;
 }
 
-/** Median time per call (ms) over `iterations` rounds of all queries, with the range. */
-function time(fn, queries, o) {
+/**
+ * Median time per call (ms) of each variant, with the range: rounds are interleaved (one
+ * round of every variant per iteration) so that load on a shared machine hits all alike; a
+ * round runs all queries until at least --min-ms has passed.
+ */
+function timeAll(fns, queries, o) {
   // Warm-up: enough calls for V8 to tier up both JS and wasm.
-  const t0 = performance.now();
-  while (performance.now() - t0 < 300) for (const q of queries) fn(q);
-  const samples = [];
-  for (let it = 0; it < o.iterations; it++) {
-    let calls = 0;
-    const start = performance.now();
-    let now = start;
-    do {
-      for (const q of queries) fn(q);
-      calls += queries.length;
-      now = performance.now();
-    } while (now - start < o.minMs);
-    samples.push((now - start) / calls);
+  for (const fn of fns) {
+    const t0 = performance.now();
+    while (performance.now() - t0 < 300) for (const q of queries) fn(q);
   }
-  samples.sort((a, b) => a - b);
-  return { median: samples[samples.length >> 1], min: samples[0], max: samples[samples.length - 1] };
+  const samples = fns.map(() => []);
+  for (let it = 0; it < o.iterations; it++) {
+    fns.forEach((fn, v) => {
+      let calls = 0;
+      const start = performance.now();
+      let now = start;
+      do {
+        for (const q of queries) fn(q);
+        calls += queries.length;
+        now = performance.now();
+      } while (now - start < o.minMs);
+      samples[v].push((now - start) / calls);
+    });
+  }
+  return samples.map((s) => {
+    s.sort((a, b) => a - b);
+    return { median: s[s.length >> 1], min: s[0], max: s[s.length - 1] };
+  });
 }
 
 const fmt = (ms) => (ms < 1 ? `${(ms * 1000).toFixed(1)} µs` : `${ms.toFixed(3)} ms`);
@@ -148,7 +158,7 @@ export async function runPlanningBench(argv = []) {
   const rand = mulberry32(PLANNING_SEED);
   let ok = true;
   const results = [];
-  console.log(`top-8 exact cosine, ${o.dim} dims, ${o.queries} random queries, median of ${o.iterations} rounds (range)`);
+  console.log(`top-8 exact cosine, ${o.dim} dims, ${o.queries} random queries, median time per search over ${o.iterations} interleaved rounds (range)`);
   console.log('');
   console.log('| tools | (1) streamroute search | (2) JS rows loop | (3) JS flat loop | (1) vs (2) | (1) vs (3) |');
   console.log('| ---: | ---: | ---: | ---: | ---: | ---: |');
@@ -176,9 +186,11 @@ export async function runPlanningBench(argv = []) {
         }
       }
     }
-    const wasm = time((q) => index.search(q, 8), queries, o);
-    const rows = time((q) => jsRows(cat.rows, cat.names, q, 8), queries, o);
-    const flat = time((q) => jsFlat(cat.normFlat, cat.names, q, 8), queries, o);
+    const [wasm, rows, flat] = timeAll(
+      [(q) => index.search(q, 8), (q) => jsRows(cat.rows, cat.names, q, 8), (q) => jsFlat(cat.normFlat, cat.names, q, 8)],
+      queries,
+      o,
+    );
     const range = (t) => `${fmt(t.median)} (${fmt(t.min)}–${fmt(t.max)})`;
     console.log(
       `| ${n.toLocaleString('en')} | ${range(wasm)} | ${range(rows)} | ${range(flat)} | ` +

@@ -18,6 +18,8 @@ export declare class StreamrouteError extends Error {
   readonly violations?: { code: string; offset: number }[];
   /** `TagFilter.feed`: the deltas produced before the failure. */
   readonly deltas?: { type: string; text: string }[];
+  /** `requirements_invalid`: every problem with its path (see `reextractionMessage`). */
+  readonly errors?: import('./dist/streamroute.js').RequirementIssue[];
 }
 
 /**

@@ -338,6 +338,10 @@ fn per_tool_embeddings_and_bad_embeddings() {
     let index = ToolIndex::new(vec![tool("x", &[]), tool("y", &[])], model(2), Some(vec![0.0, 0.0, 1.0, 0.0])).unwrap();
     let hits = index.search(&[1.0, 0.0], 2).unwrap();
     assert_eq!((hits[0].index, hits[0].score, hits[1].score), (1, 1.0, 0.0));
+    // Subnormal vectors normalise without overflow (found by the fuzzer).
+    let tiny = ToolIndex::new(vec![tool("x", &[]), tool("y", &[])], model(1), Some(vec![2.938736e-39, 6.1629876e-33])).unwrap();
+    assert_eq!(tiny.vectors(), [1.0, 1.0]);
+    assert_eq!(tiny.search(&[1e-40], 2).unwrap().iter().map(|h| h.score).collect::<Vec<_>>(), [1.0, 1.0]);
     // Wrong query length or values.
     assert_eq!(index.search(&[1.0], 2).unwrap_err().code(), "invalid_input");
     assert_eq!(index.search(&[1.0, f32::INFINITY], 2).unwrap_err().code(), "invalid_input");
@@ -536,6 +540,15 @@ fn walkthrough_narrowing_with_the_real_model() {
     // Depth 6: three template tools are among the top six, three new ones come in.
     let n6 = narrow_tools(&index, &req, &f.query_vectors(), None, None, None, &NarrowOptions { n: Some(6), ..opts.clone() });
     assert_eq!(names(&n6)[4..], ["plot_scatter", "plot_area", "plot_dual_axis"]);
+    // Hybrid: both rankings fused; template first, cap kept.
+    let h = narrow_tools(&index, &req, &f.query_vectors(), None, None, None, &NarrowOptions { mode: Mode::Hybrid, ..opts.clone() });
+    assert_eq!((h.method, h.fallback.as_deref()), (Method::Hybrid, None));
+    assert_eq!(names(&h)[..4], names(&n)[..4]);
+    assert_eq!(h.tools.len(), 8);
+    assert!(h.tools[4..].iter().all(|t| t.reason == Reason::Retrieval && t.score.is_some()));
+    // A declared dimension that differs from the index: BM25.
+    let d = narrow_tools(&index, &req, &f.query_vectors(), None, Some(768), None, &opts);
+    assert_eq!(d.method, Method::Bm25);
     // Without vectors: BM25 over the same queries.
     let b = narrow_tools(&index, &req, &[], None, None, None, &opts);
     assert_eq!(b.method, Method::Bm25);
@@ -870,4 +883,41 @@ fn auto_time_grain_policy() {
     for (span, points) in [(-1.0, 1.0), (1.0, -1.0), (f64::NAN, 1.0), (1.0, f64::INFINITY)] {
         assert_eq!(auto_time_grain(span, points).unwrap_err().code(), "invalid_input");
     }
+}
+
+#[test]
+fn large_inputs_stay_linear() {
+    // Quadratic work on any of these would take minutes.
+    let n = 200_000;
+    let list = |prefix: &str| (0..n).map(|i| format!("\"{prefix}{i}\"")).collect::<Vec<_>>().join(",");
+    let v = json(&format!(r#"{{"metrics":[{}],"group_by":[{}],"analysis":[{}]}}"#, list("m"), list("g"), list("a")));
+    let r = Requirements::from_json(&v).unwrap();
+    assert_eq!((r.metrics.len(), r.analysis.len()), (n, n));
+    let err = validate_requirements(&v, &RequirementLabels::default()).unwrap_err();
+    assert_eq!(err.issues.len(), n);
+    let extra = RequirementLabels { analysis: r.analysis.clone(), outputs: vec![], grain: vec![] };
+    assert_eq!(RequirementLabels::default().extend(&extra).analysis.len(), n + RequirementLabels::default().analysis.len());
+    // Narrowing over a long ranking with a deep N.
+    let ranked: Vec<(String, f64)> = (0..n).map(|i| (format!("t{i}"), 1.0 - i as f64 / n as f64)).collect();
+    let templ: Vec<String> = (0..n).step_by(2).map(|i| format!("t{i}")).collect();
+    let o = NarrowOptions { template: templ, n: Some(n), cap: n, ..Default::default() };
+    let out = narrow_ranked(None, &ranked, &o);
+    assert_eq!(out.tools.len(), n); // template, the three missing safety tools, retrieval up to the cap
+    assert_eq!(out.dropped.len(), 3);
+    // Removals by position and by name over a long plan.
+    let steps = (0..n).map(|i| format!(r#"{{"tool":"t{}"}}"#, i % 1000)).collect::<Vec<_>>().join(",");
+    let plan = json(&format!(r#"{{"steps":[{steps}]}}"#));
+    let positions: Vec<usize> = (0..n).step_by(2).collect();
+    let names: Vec<String> = (0..500).map(|i| format!("t{i}")).collect();
+    let by_pos = apply_removals(&plan, Some(&positions), &[]).unwrap();
+    assert_eq!(fx::items(by_pos.get("steps").unwrap()).len(), n / 2);
+    let by_name = apply_removals(&plan, None, &names).unwrap();
+    assert_eq!(fx::items(by_name.get("steps").unwrap()).len(), n / 2);
+    // A long tool description and a large alias table.
+    let long = "word ".repeat(n) + "histogram";
+    let index = ToolIndex::new(vec![Tool { name: "x".into(), description: long, ..Tool::default() }], None, None).unwrap();
+    assert_eq!(index.search_text("histogram", 1).len(), 1);
+    let aliases = (0..n).map(|i| format!(r#""a{i}":"c{i}""#)).collect::<Vec<_>>().join(",");
+    let m = CapabilityMap::from_json(&json(&format!(r#"{{"version":"1","aliases":{{{aliases}}}}}"#))).unwrap();
+    assert_eq!(m.canonical("a77"), "c77");
 }

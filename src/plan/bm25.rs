@@ -54,14 +54,18 @@ impl Bm25 {
             tokens.clear();
             tokenize(&text, &mut tokens);
             index.lengths.push(tokens.len() as u32);
-            let mut counts: Vec<(&str, u32)> = Vec::new();
+            // Term counts in first-seen order (postings stay in document order).
+            let mut counts: HashMap<&str, u32> = HashMap::new();
+            let mut order: Vec<&str> = Vec::new();
             for t in &tokens {
-                match counts.iter_mut().find(|(x, _)| *x == t) {
-                    Some((_, n)) => *n += 1,
-                    None => counts.push((t, 1)),
+                let n = counts.entry(t.as_str()).or_insert(0);
+                if *n == 0 {
+                    order.push(t);
                 }
+                *n += 1;
             }
-            for (t, n) in counts {
+            for t in order {
+                let n = counts.get(t).copied().unwrap_or(1);
                 index.postings.entry(t.to_string()).or_default().push((d as u32, n));
             }
         }

@@ -22,6 +22,7 @@
 use super::requirements::string_list;
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
+use std::collections::HashMap;
 
 /// One clause of a rule: any of `any_of`, on a step that meets the conditions.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -95,6 +96,8 @@ pub struct CapabilityMap {
     version: String,
     rules: Vec<Rule>,
     aliases: Vec<(String, String)>,
+    /// alias → position in `aliases`.
+    alias_index: HashMap<String, usize>,
     plot: Vec<String>,
     warnings: Vec<String>,
 }
@@ -175,6 +178,7 @@ impl Default for CapabilityMap {
             version: "1".into(),
             rules: vec![],
             aliases: vec![],
+            alias_index: HashMap::new(),
             plot: vec!["plot".into(), "*_plot".into()],
             warnings: vec![],
         })
@@ -198,9 +202,11 @@ impl CapabilityMap {
             version: String::new(),
             rules: vec![],
             aliases: vec![],
+            alias_index: HashMap::new(),
             plot: vec!["plot".into(), "*_plot".into()],
             warnings: vec![],
         };
+        let mut rule_index: HashMap<String, usize> = HashMap::new();
         let mut has_version = false;
         for (k, v) in members {
             match k.as_str() {
@@ -219,8 +225,14 @@ impl CapabilityMap {
                     for (r, v) in rules {
                         let r = r.trim();
                         let rule = rule(r, v)?;
-                        map.rules.retain(|x| x.reference != r);
-                        map.rules.push(rule);
+                        // A repeated reference: the last one wins, in the first one's place.
+                        match rule_index.get(r) {
+                            Some(&i) => map.rules[i] = rule,
+                            None => {
+                                rule_index.insert(r.to_string(), map.rules.len());
+                                map.rules.push(rule);
+                            }
+                        }
                     }
                 }
                 "aliases" => {
@@ -230,8 +242,14 @@ impl CapabilityMap {
                     for (a, c) in pairs {
                         let c = c.as_str().ok_or_else(|| bad(format!("aliases[\"{a}\"] must be a string")))?;
                         let a = a.trim().to_ascii_lowercase();
-                        map.aliases.retain(|(x, _)| *x != a);
-                        map.aliases.push((a, c.trim().to_ascii_lowercase()));
+                        let c = c.trim().to_ascii_lowercase();
+                        match map.alias_index.get(&a) {
+                            Some(&i) => map.aliases[i].1 = c,
+                            None => {
+                                map.alias_index.insert(a.clone(), map.aliases.len());
+                                map.aliases.push((a, c));
+                            }
+                        }
                     }
                 }
                 "plot" => map.plot = capability_list(v, "plot")?,
@@ -244,7 +262,7 @@ impl CapabilityMap {
         if fill_core {
             let builtin = CapabilityMap::default();
             for r in CORE_REFERENCES {
-                if map.rule(r).is_none() {
+                if !rule_index.contains_key(*r) {
                     if let Some(rule) = builtin.rule(r) {
                         map.rules.push(rule.clone());
                         map.warnings.push(format!("no rule for core requirement {r}: using the built-in one"));
@@ -279,7 +297,7 @@ impl CapabilityMap {
     pub fn canonical(&self, capability: &str) -> String {
         let mut c = capability.trim().to_ascii_lowercase();
         for _ in 0..8 {
-            match self.aliases.iter().find(|(a, _)| *a == c) {
+            match self.alias_index.get(&c).and_then(|&i| self.aliases.get(i)) {
                 Some((_, to)) if *to != c => c = to.clone(),
                 _ => break,
             }

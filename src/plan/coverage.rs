@@ -14,6 +14,7 @@ use super::index::ToolIndex;
 use super::requirements::{string_list, Requirements};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
+use std::collections::HashSet;
 
 /// One plan step.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -342,12 +343,14 @@ pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, cata
 /// `invalid_input` when `plan` is not a plan.
 pub fn apply_removals(plan: &JsonValue, unjustified_steps: Option<&[usize]>, unjustified: &[String]) -> Result<JsonValue> {
     let steps = steps_of(plan)?;
+    let positions: Option<HashSet<usize>> = unjustified_steps.map(|idx| idx.iter().copied().collect());
+    let names: HashSet<&str> = unjustified.iter().map(|u| u.trim()).collect();
     let keep: Vec<JsonValue> = steps
         .iter()
         .enumerate()
-        .filter(|(i, s)| match unjustified_steps {
+        .filter(|(i, s)| match &positions {
             Some(idx) => !idx.contains(i),
-            None => !s.get("tool").and_then(JsonValue::as_str).is_some_and(|t| unjustified.iter().any(|u| u == t.trim())),
+            None => !s.get("tool").and_then(JsonValue::as_str).is_some_and(|t| names.contains(t.trim())),
         })
         .map(|(_, s)| s.clone())
         .collect();

@@ -163,9 +163,9 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 pub fn l2_normalize(v: &mut [f32]) {
     let norm = v.iter().map(|&x| f64::from(x) * f64::from(x)).sum::<f64>().sqrt();
     if norm > 0.0 && norm.is_finite() {
-        let inv = (1.0 / norm) as f32;
+        // Divide in f64: 1/norm of a subnormal vector does not fit an f32.
         for x in v {
-            *x *= inv;
+            *x = (f64::from(*x) / norm) as f32;
         }
     }
 }

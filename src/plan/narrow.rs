@@ -7,6 +7,7 @@
 
 use super::index::{Method, Mode, Query, ToolIndex};
 use super::requirements::Requirements;
+use std::collections::{HashMap, HashSet};
 
 /// Why a tool is in the subset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,10 +205,14 @@ pub fn narrow_ranked(index: Option<&ToolIndex>, ranked: &[(String, f64)], opts: 
     let ranked = &ranked[..ranked.len().min(n)];
     let mut warnings = Vec::new();
     let mut tools: Vec<NarrowedTool> = Vec::new();
-    let scored = |name: &str| {
-        ranked.iter().enumerate().find_map(|(r, (t, score))| (t == name).then_some((*score, r + 1)))
-    };
-    let has = |tools: &[NarrowedTool], name: &str| tools.iter().any(|t| t.name == name);
+    // Score and 1-based rank by name (the first occurrence counts).
+    let mut by_name: HashMap<&str, (f64, usize)> = HashMap::with_capacity(ranked.len());
+    for (r, (name, score)) in ranked.iter().enumerate() {
+        by_name.entry(name.as_str()).or_insert((*score, r + 1));
+    }
+    let scored = |name: &str| by_name.get(name).copied();
+    // Names already in the subset or among the candidates.
+    let mut seen: HashSet<String> = HashSet::new();
     let mut add = |tools: &mut Vec<NarrowedTool>, name: &str, reason: Reason| {
         if index.is_some_and(|i| i.position(name).is_none()) {
             warnings.push(format!("{} tool \"{name}\" is not in the catalog", reason.as_str()));
@@ -216,25 +221,26 @@ pub fn narrow_ranked(index: Option<&ToolIndex>, ranked: &[(String, f64)], opts: 
         tools.push(NarrowedTool { name: name.into(), reason, score: s.map(|x| x.0), rank: s.map(|x| x.1) });
     };
     for t in &opts.template {
-        if !has(&tools, t) {
+        if seen.insert(t.clone()) {
             add(&mut tools, t, Reason::Template);
         }
     }
     // Candidate retrieval tools, best first.
     let mut candidates: Vec<(String, f64, usize)> = Vec::new();
     for (r, (name, score)) in ranked.iter().enumerate() {
-        if has(&tools, name) || candidates.iter().any(|c| &c.0 == name) || opts.min_score.is_some_and(|m| *score < m) {
+        if opts.min_score.is_some_and(|m| *score < m) || !seen.insert(name.clone()) {
             continue;
         }
         candidates.push((name.clone(), *score, r + 1));
     }
     let mut safety = Vec::new();
     let mut safety_missing = Vec::new();
+    let mut listed: HashSet<&str> = HashSet::new();
     for s in &opts.safety_set {
-        if safety.iter().any(|(x, _): &(String, bool)| x == s) {
+        if !listed.insert(s.as_str()) {
             continue;
         }
-        let present = has(&tools, s) || candidates.iter().any(|c| &c.0 == s);
+        let present = seen.contains(s);
         safety.push((s.clone(), !present));
         if !present {
             safety_missing.push(s.clone());
@@ -242,7 +248,7 @@ pub fn narrow_ranked(index: Option<&ToolIndex>, ranked: &[(String, f64)], opts: 
     }
     // Retrieval fills what template and safety tools leave of the cap; a safety tool that
     // retrieval found comes in as retrieval and counts as a fixed tool.
-    let is_safety = |name: &str| opts.safety_set.iter().any(|s| s == name);
+    let is_safety = |name: &str| listed.contains(name);
     let fixed = tools.len()
         + safety_missing.len()
         + candidates.iter().filter(|c| is_safety(&c.0)).count();

@@ -9,6 +9,7 @@
 
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind};
+use std::collections::HashSet;
 
 /// The closed label sets of the schema. Callers extend them (see [`RequirementLabels::extend`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,9 +41,10 @@ impl RequirementLabels {
     pub fn extend(&self, extra: &RequirementLabels) -> RequirementLabels {
         let union = |a: &[String], b: &[String]| {
             let mut out = a.to_vec();
+            let mut seen: HashSet<String> = a.iter().cloned().collect();
             for l in b {
                 let l = l.trim().to_ascii_lowercase();
-                if !l.is_empty() && !out.contains(&l) {
+                if !l.is_empty() && seen.insert(l.clone()) {
                     out.push(l);
                 }
             }
@@ -223,13 +225,14 @@ fn read(value: &JsonValue, labels: Option<&RequirementLabels>) -> Result<Require
 
 fn names(key: &str, v: &JsonValue, issues: &mut Vec<RequirementIssue>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
     match v {
         JsonValue::Null => {}
         JsonValue::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 match item.as_str().map(str::trim) {
                     Some(s) if !s.is_empty() => {
-                        if !out.iter().any(|o| o == s) {
+                        if seen.insert(s) {
                             out.push(s.to_string());
                         }
                     }
@@ -249,6 +252,7 @@ fn label_list(
     issues: &mut Vec<RequirementIssue>,
 ) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     let JsonValue::Array(items) = v else {
         if !matches!(v, JsonValue::Null) {
             issues.push(RequirementIssue::shape(key, "must be an array of labels"));
@@ -262,7 +266,7 @@ fn label_list(
             continue;
         };
         if let Some(label) = check_label(&path, label, allowed, issues) {
-            if !out.contains(&label) {
+            if seen.insert(label.clone()) {
                 out.push(label);
             }
         }

@@ -180,7 +180,7 @@ export interface NarrowResult {
   warnings: string[];
 }
 
-/** A plan step of the coverage check (not the planner's `PlanStep`): the tool, its params and the requirement references it satisfies. */
+/** A plan step of the coverage check (not the planner's `CoverageStep`): the tool, its params and the requirement references it satisfies. */
 export interface CoverageStep {
   tool: string;
   params?: Record<string, unknown>;
@@ -404,7 +404,7 @@ pub fn default_labels() -> JsValue {
 /// combined one): embed these for `queryVectors`.
 #[wasm_bindgen(js_name = retrievalQueries, unchecked_return_type = "string[]")]
 pub fn retrieval_queries(
-    #[wasm_bindgen(unchecked_param_type = "RequirementsInput")] requirements_value: JsValue,
+    #[wasm_bindgen(js_name = "requirements", unchecked_param_type = "RequirementsInput")] requirements_value: JsValue,
 ) -> Result<JsValue, JsValue> {
     let r = requirements(&requirements_value)?;
     let q = plan::retrieval_queries(&r);
@@ -659,6 +659,12 @@ impl JsToolIndex {
         self.index.len()
     }
 
+    /// A copy of the normalised embeddings (`size × dim`, catalog order; empty without a model).
+    #[wasm_bindgen(getter)]
+    pub fn embeddings(&self) -> Vec<f32> {
+        self.index.vectors().to_vec()
+    }
+
     /// The model tag, or null without embeddings.
     #[wasm_bindgen(getter, unchecked_return_type = "EmbeddingModel | null")]
     pub fn model(&self) -> JsValue {
@@ -798,8 +804,8 @@ fn report_json(r: &plan::CoverageReport) -> JsonValue {
 /// defaults to the design's mapping; `catalog` is a catalog or a `ToolIndex`.
 #[wasm_bindgen(js_name = checkCoverage, unchecked_return_type = "CoverageReport")]
 pub fn check_coverage(
-    #[wasm_bindgen(unchecked_param_type = "RequirementsInput")] requirements_value: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Plan | CoverageStep[]")] plan_value: JsValue,
+    #[wasm_bindgen(js_name = "requirements", unchecked_param_type = "RequirementsInput")] requirements_value: JsValue,
+    #[wasm_bindgen(js_name = "plan", unchecked_param_type = "Plan | CoverageStep[]")] plan_value: JsValue,
     #[wasm_bindgen(unchecked_param_type = "CapabilityMap | CapabilityMapJson | null | undefined")] map: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Catalog | ToolIndex")] catalog: JsValue,
 ) -> Result<JsValue, JsValue> {
@@ -814,7 +820,7 @@ pub fn check_coverage(
 /// every other field is kept.
 #[wasm_bindgen(js_name = applyRemovals, unchecked_return_type = "Plan")]
 pub fn apply_removals(
-    #[wasm_bindgen(unchecked_param_type = "Plan | CoverageStep[]")] plan_value: JsValue,
+    #[wasm_bindgen(js_name = "plan", unchecked_param_type = "Plan | CoverageStep[]")] plan_value: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Pick<CoverageReport, \"unjustified\"> & Partial<CoverageReport>")] report: JsValue,
 ) -> Result<JsValue, JsValue> {
     let p = json_arg(&plan_value, "plan")?;
@@ -857,6 +863,6 @@ pub fn classify_repair(
 /// The auto time grain: `"day"` below 90 days of span or above 60 points, `"week"` up to 365
 /// days, `"month"` beyond. Throws `invalid_input` for negative or non-finite numbers.
 #[wasm_bindgen(js_name = autoTimeGrain, unchecked_return_type = "\"day\" | \"week\" | \"month\"")]
-pub fn auto_time_grain(span_days: f64, points: f64) -> Result<String, JsValue> {
+pub fn auto_time_grain(#[wasm_bindgen(js_name = "spanDays")] span_days: f64, points: f64) -> Result<String, JsValue> {
     plan::auto_time_grain(span_days, points).map(str::to_string).map_err(|e| js_error(&e))
 }

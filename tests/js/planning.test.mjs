@@ -130,6 +130,9 @@ function bruteForce(q, n) {
 
 test('ToolIndex.search: exact top-8 cosine equals a JS brute force for every fixture question', () => {
   assert.equal(index.size, 48);
+  const stored = index.embeddings;
+  assert.ok(stored instanceof Float32Array && stored.length === 48 * 384);
+  assert.ok(Math.abs(Math.hypot(...stored.subarray(0, 384)) - 1) < 1e-5);
   assert.deepEqual(index.model, { model_id: MODEL, dim: 384, pooling: 'mean' });
   assert.ok(emb.questions.length >= 60);
   for (const q of emb.questions) {
@@ -151,6 +154,47 @@ test('ToolIndex.search: exact top-8 cosine equals a JS brute force for every fix
   assert.throws(() => new ToolIndex([{ name: 'a' }, { name: 'a' }]), isError('invalid_input'));
   assert.throws(() => new ToolIndex([{ name: 'a' }], { model_id: 'm', dim: 2, embeddings: new Float32Array(3) }), isError('invalid_input'));
   assert.throws(() => new ToolIndex([{ name: 'a', embedding: [1, 2] }]), isError('invalid_input'));
+  assert.throws(() => new ToolIndex(3), isError('invalid_input'));
+  assert.throws(() => new ToolIndex('[{"name":'), isError('json_invalid'));
+  assert.throws(() => new ToolIndex([{ name: 'a' }], { model_id: 'm', embeddings: 'x' }), isError('invalid_input'));
+  assert.throws(() => index.retrieve({ n: -1 }), isError('invalid_option'));
+  assert.throws(() => index.retrieve({ vectors: ['x'] }), isError('invalid_input'));
+  assert.throws(() => checkCoverage({}, { steps: [] }, null, undefined), isError('invalid_input'));
+});
+
+/** The core's arithmetic in JS: f64 norm, f32 division, eight f32 lanes summed in a fixed order. */
+function normalizeF32(v) {
+  let s = 0;
+  for (const x of v) s += x * x;
+  const norm = Math.sqrt(s);
+  return norm > 0 ? v.map((x) => Math.fround(x / norm)) : v.map(() => 0);
+}
+function dotF32(a, b) {
+  const f = Math.fround;
+  const acc = new Array(8).fill(0);
+  const full = a.length - (a.length % 8);
+  for (let i = 0; i < full; i += 8) for (let j = 0; j < 8; j++) acc[j] = f(acc[j] + f(a[i + j] * b[i + j]));
+  let tail = 0;
+  for (let i = full; i < a.length; i++) tail = f(tail + f(a[i] * b[i]));
+  return f(f(f(f(acc[0] + acc[4]) + f(acc[1] + acc[5])) + f(f(acc[2] + acc[6]) + f(acc[3] + acc[7]))) + tail);
+}
+
+test('ToolIndex scores are bit-exact: the same f32 lane order in wasm (simd128) as specified', () => {
+  const rows = emb.tools.map((t) => normalizeF32(Array.from(Float32Array.from(t.embedding))));
+  const stored = index.embeddings;
+  rows.forEach((r, i) => r.forEach((x, d) => assert.equal(stored[i * 384 + d], x)));
+  for (const q of emb.questions.slice(0, 16)) {
+    const qn = normalizeF32(Array.from(Float32Array.from(q.embedding)));
+    for (const h of index.search(Float32Array.from(q.embedding), 8)) assert.equal(h.score, dotF32(qn, rows[h.index]), q.q);
+  }
+  // A dimension that is not a multiple of 8 exercises the tail.
+  const odd = new ToolIndex([{ name: 'a' }, { name: 'b' }], { model_id: 'm', dim: 11, embeddings: Float32Array.from({ length: 22 }, (_, i) => Math.sin(i + 1)) });
+  const q = Float32Array.from({ length: 11 }, (_, i) => Math.cos(i));
+  const qn = normalizeF32(Array.from(q));
+  for (const h of odd.search(q, 2)) {
+    const row = normalizeF32(Array.from(Float32Array.from({ length: 11 }, (_, d) => Math.sin(h.index * 11 + d + 1))));
+    assert.equal(h.score, dotF32(qn, row));
+  }
 });
 
 test('ToolIndex: ties break by tool name, not catalog order', () => {
@@ -374,11 +418,11 @@ test('TypeScript: the planning exports type-check, and a misuse is reported', ()
     const grain: 'day' | 'week' | 'month' = autoTimeGrain(10, 10);
     const kind: 'safe' | 'semantic' = classifyRepair({ x: 1 }, { x: 2 });
     try { validateRequirements({}); } catch (e) {
-      if (e instanceof StreamrouteError) { const msg: string = reextractionMessage(e as unknown as { errors: RequirementIssue[] }); void msg; }
+      if (e instanceof StreamrouteError && e.errors) { const first: RequirementIssue | undefined = e.errors[0]; const msg: string = reextractionMessage(e.errors); void [msg, first]; }
     }
     const qs: string[] = retrievalQueries(req);
     const labels: string[] = defaultLabels().analysis;
-    void [hits[0]?.score, r.method, n.names, rep.ok, rep.missing, rep.unjustified, rep.message, fixed, grain, kind, qs, labels, index.model?.dim];
+    void [hits[0]?.score, r.method, n.names, rep.ok, rep.missing, rep.unjustified, rep.message, fixed, grain, kind, qs, labels, index.model?.dim, index.embeddings.length];
   `);
   const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
   const ok = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
@@ -392,4 +436,26 @@ test('TypeScript: the planning exports type-check, and a misuse is reported', ()
     join(dir, 'bad.mts')], { encoding: 'utf8' });
   assert.notEqual(bad.status, 0);
   assert.match(bad.stdout, /TS2322/);
+});
+
+test("README: the Planning checks example runs as written", () => {
+  const readme = readFileSync(join(here, '..', '..', 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Planning checks'), readme.indexOf('## Repository'));
+  const code = /```js\n([\s\S]*?)```/.exec(section)[1];
+  const file = join(here, '.tmp', 'consumer', 'readme-planning.mjs');
+  writeFileSync(file, code);
+  const out = spawnSync(process.execPath, [file], { encoding: 'utf8' });
+  assert.equal(out.status, 0, out.stderr);
+  assert.equal(out.stdout, [
+    'requirements_invalid analysis[0]',
+    '- analysis[0]: "totals" is not an allowed label; use one of: total, compare, trend, distribution, anomaly, correlation, ranking, forecast, summary',
+    'parse_datetime:template aggregate:template plot_line:template plot_bar:retrieval compute_summary_stats:safety',
+    'Remove unjustified steps: detect_anomalies',
+    'analysis.total -> aggregate (OK)',
+    'analysis.trend -> plot_line (OK)',
+    'outputs.chart -> plot_line (OK)',
+    'group_by -> aggregate with group_by (OK)',
+    'time -> parse_datetime + plot_line (OK)',
+    '',
+  ].join('\n'));
 });
