@@ -3,9 +3,10 @@
 // npm parsers), the repair comparison (repair.mjs: repairJson against jsonrepair,
 // normalizeAction against strip-fence + JSON.parse), artifact redaction and collection of a
 // 5 MB observation (payload.mjs: against a JS implementation of the same walk), the planning
-// tool search (planning.mjs: ToolIndex.search against JS loops), then the size of the shipped
-// .wasm (scripts/size.mjs). Arguments go to sse.mjs (see there); the other sections run with
-// their defaults. Exits 1 only when a variant decoded something
+// tool search (planning.mjs: ToolIndex.search against JS loops), the stream router (router.mjs:
+// StreamRouter against TextDecoder + eventsource-parser + JSON.parse, with and without the regex
+// extractor), then the size of the shipped .wasm (scripts/size.mjs). Arguments go to sse.mjs
+// (see there); the other sections run with their defaults. Exits 1 only when a variant decoded something
 // wrongly; speed is reported, never asserted.
 //
 //   node run.mjs [--iterations N] [--warmup-ms MS] [--sizes 64,4096] [--json FILE]
@@ -19,6 +20,7 @@ import { runJsonBench } from './json.mjs';
 import { runRepairBench } from './repair.mjs';
 import { runPayloadBench } from './payload.mjs';
 import { runPlanningBench } from './planning.mjs';
+import { runRouterBench } from './router.mjs';
 
 const cpu = cpus();
 console.log(`# streamroute bench, ${new Date().toISOString()}`);
@@ -56,7 +58,13 @@ console.log('## Planning: exact top-8 tool search');
 console.log('');
 
 const { ok: planningOk } = await runPlanningBench([]);
-const ok = sseOk && jsonOk && repairOk && payloadOk && planningOk;
+
+console.log('');
+console.log('## Stream router: provider bytes to answer text');
+console.log('');
+
+const { ok: routerOk } = await runRouterBench([]);
+const ok = sseOk && jsonOk && repairOk && payloadOk && planningOk && routerOk;
 
 console.log('');
 console.log('## Size');

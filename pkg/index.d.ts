@@ -30,7 +30,9 @@ export declare function init(
   input?: string | URL | Request | Response | BufferSource | WebAssembly.Module,
 ): Promise<void>;
 
-import type { RoutedEvent, SseEvent, StreamRouterInit } from './dist/streamroute.js';
+import type {
+  ArtifactChunkEvent, FinalPayload, FinalPayloadDoneEvent, RoutedEvent, SseEvent, StreamRouterInit,
+} from './dist/streamroute.js';
 
 declare module './dist/streamroute.js' {
   interface StreamRouter {
@@ -71,22 +73,15 @@ export interface ToSseOptions {
   messageId?: string;
 }
 
-/** A streamed artifact chunk (produced by the artifact stream of the final-payload issue). */
-export interface ArtifactChunkEvent {
-  type: 'artifact_chunk';
-  stream_id: string;
-  seq: number;
-  chunk: unknown;
-  done: boolean;
-  artifact_type: string;
-  meta?: Record<string, unknown>;
-}
-
-/** What `toSse` accepts: routed events, artifact chunks, and a `done` that may carry the final payload. */
+/**
+ * What `toSse` accepts: routed events, `ArtifactStream`'s artifact chunks and final `done`, and
+ * a routed `done` that carries the final payload.
+ */
 export type SseInputEvent =
   | Exclude<RoutedEvent, { type: 'done' }>
-  | (Extract<RoutedEvent, { type: 'done' }> & { payload?: unknown })
-  | ArtifactChunkEvent;
+  | (Extract<RoutedEvent, { type: 'done' }> & { payload?: FinalPayload })
+  | ArtifactChunkEvent
+  | FinalPayloadDoneEvent;
 
 /**
  * Encodes events as `text/event-stream` bytes in one of three vocabularies, with `id:` on

@@ -43,6 +43,10 @@ pub enum ErrorKind {
     /// Extracted planning requirements break the schema or use labels outside the closed
     /// sets (every problem is listed with its path).
     RequirementsInvalid,
+    /// `connectSse` could not connect or reconnect (an HTTP 4xx, or more failed attempts in
+    /// a row than allowed). Raised by the JS client; listed here so every code lives in one
+    /// place.
+    SseConnectionFailed,
 }
 
 impl ErrorKind {
@@ -63,6 +67,7 @@ impl ErrorKind {
             ErrorKind::TagContractViolation => "tag_contract_violation",
             ErrorKind::PayloadInvalid => "payload_invalid",
             ErrorKind::RequirementsInvalid => "requirements_invalid",
+            ErrorKind::SseConnectionFailed => "sse_connection_failed",
         }
     }
 }

@@ -54,6 +54,7 @@ pub use router::{
     ContentMode, DeltaSink, ModelDelta, Provider, ProviderDecoder, ProviderDecoderOptions, RoutedEvent, StreamRouter,
     StreamRouterOptions, ThinkingSource, Usage,
 };
+pub use router::{structured_modes, structured_request, StructuredMode, StructuredRequest};
 pub use tags::{
     check_tagged, corrective_message, parse_tagged, sanitize_untrusted, tag_contract, TagBlocks, TagDelta,
     TagEventWriter, TagFilter, TagFilterOptions, TagResult, TagViolation, TaggedTurn, TurnStep,

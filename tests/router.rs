@@ -405,22 +405,41 @@ fn caps_and_state_are_typed_errors() {
 }
 
 #[test]
-fn garbage_never_panics() {
+fn garbage_never_panics_and_is_chunk_invariant() {
     let mut rng = common::Rng::new(common::seed());
-    let pieces: [&[u8]; 12] = [
+    let pieces: &[&[u8]] = &[
+        b"[ARTIFACT:5f0c9a2be4d1487fa3c6b8e2d9f17a40]", b"[/USER:5f0c9a2be4d1487fa3c6b8e2d9f17a40]", b"{\"next_node\":\"final_response\",\"args\":{\"answer\":\"",
         b"data: ", b"{\"choices\":[", b"{\"delta\":{\"content\":\"", b"\\u00", b"\"}}]}", b"\n\n", b"event: content_block_delta\n",
         b"{\"type\":\"content_block_start\",\"index\":", b"\xff\xfe", b"[DONE]", b"{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"", b"\r\n",
     ];
-    for _ in 0..400 {
+    for _ in 0..150 {
         let mut input = Vec::new();
         for _ in 0..rng.below(40) {
             input.extend_from_slice(pieces[rng.below(pieces.len())]);
         }
-        for content in [ContentMode::Text, ContentMode::ActionJson] {
-            let mut r = StreamRouter::new(StreamRouterOptions { content, ..StreamRouterOptions::default() }).unwrap();
-            let mut out = Vec::new();
-            let _ = r.feed(&input, &mut out);
-            let _ = r.finish(&mut out);
+        for content in [ContentMode::Text, ContentMode::ActionJson, ContentMode::Tagged] {
+            // Whole, bytewise and random splits agree (or fail with the same code).
+            let run = |chunks: &[&[u8]]| {
+                let mut r = StreamRouter::new(StreamRouterOptions {
+                    content,
+                    nonce: Some("5f0c9a2be4d1487fa3c6b8e2d9f17a40".into()),
+                    ..StreamRouterOptions::default()
+                })
+                .unwrap();
+                let mut out = Vec::new();
+                for c in chunks {
+                    if let Err(e) = r.feed(c, &mut out) {
+                        return Err(e.code());
+                    }
+                }
+                r.finish(&mut out).map_err(|e| e.code())?;
+                Ok(coalesce(out))
+            };
+            let whole = run(&[&input]);
+            let bytewise: Vec<&[u8]> = input.chunks(1).collect();
+            assert_eq!(run(&bytewise), whole, "{:?}", String::from_utf8_lossy(&input));
+            let split = common::random_split(&input, &mut rng, 7);
+            assert_eq!(run(&split), whole, "{:?}", String::from_utf8_lossy(&input));
         }
     }
 }
@@ -445,4 +464,68 @@ fn extractor_reports_where_the_action_closed() {
     let mut x = streamroute::AnswerExtractor::default();
     x.feed(b"{\"next_node\": \"x\", \"args\": {").unwrap();
     assert_eq!(x.action_end(), None);
+}
+
+#[test]
+fn tagged_content_through_the_tag_filter() {
+    let e = events_of("openai-chat-tagged.sse");
+    let text = |f: fn(&RoutedEvent) -> Option<&str>| e.iter().filter_map(f).collect::<String>();
+    let artifact = text(|e| if let RoutedEvent::ArtifactDelta { text } = e { Some(text) } else { None });
+    let user = text(|e| if let RoutedEvent::UserDelta { text } = e { Some(text) } else { None });
+    assert_eq!(artifact, "\n# Release notes\n\n- Faster SSE decoding\n- New router: données → événements\n");
+    assert_eq!(user, "\nShall I save this draft? 🙂\n");
+    assert_eq!(answer(&e), "");
+    assert_eq!(done(&e), (true, true, Some("stop".into())));
+    // No marker text ever reaches an event.
+    assert!(!format!("{e:?}").contains("5f0c9a2be4d1487fa3c6b8e2d9f17a40"));
+
+    // Outside the contract: parse_ok false, the stream itself ok.
+    let (nonce, _) = manifest();
+    let input = format!("Sure!\n[USER:{nonce}]hi[/USER:{nonce}]");
+    let e = assert_chunk_invariant("tagged violation", input.as_bytes(), |chunks| {
+        route(Provider::Text, ContentMode::Tagged, &nonce, chunks)
+    });
+    assert_eq!(e[0], RoutedEvent::UserDelta { text: "hi".into() });
+    assert_eq!(done(&e), (true, false, None));
+
+    // No nonce, or a bad one: invalid_option.
+    for nonce in [None, Some("")] {
+        let r = StreamRouter::new(StreamRouterOptions { content: ContentMode::Tagged, nonce: nonce.map(String::from), ..StreamRouterOptions::default() });
+        assert_eq!(r.unwrap_err().code(), "invalid_option");
+    }
+}
+
+/// An OpenAI Chat stream whose content deltas are `pieces`.
+fn chat_stream(pieces: &[&str]) -> String {
+    let mut s = String::new();
+    for p in pieces {
+        let content = serde_json::to_string(p).unwrap();
+        s.push_str(&format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":{content}}}}}]}}\n\n"));
+    }
+    s.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
+    s
+}
+
+#[test]
+fn thought_and_answer_keep_the_action_order() {
+    for (pieces, thought_first) in [
+        (vec!["{\"thought\": \"T", "1\", \"next_node\": \"final_response\", \"args\": {\"answer\": \"A", "1\"}}"], true),
+        (vec!["{\"next_node\": \"final_response\", \"args\": {\"answer\": \"A", "1\"}, \"thought\": \"T", "1\"}"], false),
+        (vec!["{\"next_node\": \"final_response\", \"args\": {\"answer\": \"A1\"}, \"thought\": \"T1\"}"], false),
+    ] {
+        let input = chat_stream(&pieces);
+        let e = route_str(Provider::Auto, ContentMode::ActionJson, &input);
+        let kinds: Vec<&str> = e
+            .iter()
+            .map(|e| match e {
+                RoutedEvent::AnswerDelta { text } if text == "A1" => "A",
+                RoutedEvent::ThinkingDelta { text, .. } if text == "T1" => "T",
+                RoutedEvent::Action { .. } => "action",
+                RoutedEvent::Done { .. } => "done",
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let want = if thought_first { ["T", "A", "action", "done"] } else { ["A", "T", "action", "done"] };
+        assert_eq!(kinds, want, "{pieces:?}");
+    }
 }

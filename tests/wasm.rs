@@ -106,3 +106,40 @@ fn nonce_and_maps_as_plain_objects() {
     assert!(!limits.is_instance_of::<js_sys::Map>());
     assert_eq!(get(&limits, "sseMaxLineBytes").as_f64(), Some(1048576.0));
 }
+
+#[wasm_bindgen_test]
+fn stream_router_takes_string_units_and_bytes_alike() {
+    use streamroute::wasm::router::JsStreamRouter;
+    let text = "data: {\"choices\":[{\"delta\":{\"content\":\"caf\u{e9} \u{1F600}\"},\"finish_reason\":\"stop\"}]}\n\n";
+    let collect = |r: &mut JsStreamRouter, chunks: Vec<JsValue>| {
+        let mut answer = String::new();
+        let mut types = Vec::new();
+        let mut all: Vec<JsValue> = Vec::new();
+        for c in chunks {
+            let a: Array = r.feed(c).unwrap().unchecked_into();
+            all.extend(a.iter());
+        }
+        let a: Array = r.finish().unwrap().unchecked_into();
+        all.extend(a.iter());
+        for e in all {
+            let t = get(&e, "type").as_string().unwrap();
+            if t == "answer_delta" {
+                answer.push_str(&get(&e, "text").as_string().unwrap());
+            }
+            types.push(t);
+        }
+        (answer, types.last().cloned())
+    };
+    let js = js_sys::JsString::from(text);
+    let units: Vec<JsValue> = (0..js.length()).map(|i| js.slice(i, i + 1).into()).collect();
+    let mut r = JsStreamRouter::new(None).unwrap();
+    let by_unit = collect(&mut r, units);
+    let mut r = JsStreamRouter::new(None).unwrap();
+    let bytes: Vec<JsValue> = text.as_bytes().chunks(3).map(|c| Uint8Array::from(c).into()).collect();
+    let by_bytes = collect(&mut r, bytes);
+    assert_eq!(by_unit, ("caf\u{e9} \u{1F600}".to_string(), Some("done".to_string())));
+    assert_eq!(by_bytes, by_unit);
+    assert_eq!(r.provider(), "openai-chat");
+    let err = JsStreamRouter::new(Some(js_sys::JSON::parse("{\"content\":\"yaml\"}").unwrap())).err().unwrap();
+    assert_eq!(get(&err, "code").as_string().unwrap(), "invalid_option");
+}

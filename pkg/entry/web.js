@@ -45,6 +45,12 @@ export async function* routeResponse(response, options) {
     return;
   }
   const router = new StreamRouter(rest);
+  if (!response.body) {
+    // No body (204, HEAD): an empty stream.
+    yield* router.finish();
+    router.free();
+    return;
+  }
   const reader = response.body.getReader();
   const onAbort = () => reader.cancel(signal.reason).catch(() => {});
   signal?.addEventListener('abort', onAbort, { once: true });
@@ -303,6 +309,10 @@ export function toSse(profile, options = {}) {
       }
     },
     transform(event, controller) {
+      if (event?.type === 'done') {
+        // ArtifactStream's `done` carries only the payload.
+        event = { ok: true, parse_ok: true, finish_reason: null, ...event };
+      }
       let s = '';
       for (const [name, data] of p.frames(event)) s += frame(name, data);
       if (s) {

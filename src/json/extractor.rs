@@ -126,6 +126,8 @@ struct Action {
     in_top_answer: bool,
     in_thought: bool,
     thought: String,
+    /// The untaken thought began after answer text of the same call.
+    thought_late: bool,
     /// Text to return from this call.
     out: String,
     closed: bool,
@@ -155,6 +157,7 @@ impl Action {
             in_top_answer: false,
             in_thought: false,
             thought: String::new(),
+            thought_late: false,
             out: String::new(),
             closed: false,
         }
@@ -165,7 +168,8 @@ impl Action {
     fn clear_object(&mut self) {
         let out = std::mem::take(&mut self.out);
         let thought = std::mem::take(&mut self.thought);
-        *self = Action { out, thought, ..Action::new(self.max) };
+        let thought_late = self.thought_late;
+        *self = Action { out, thought, thought_late, ..Action::new(self.max) };
     }
 
     fn cap(&self, len: usize) -> Result<()> {
@@ -332,6 +336,9 @@ impl Action {
             TopKey::Thought => match tok {
                 Token::StringStart => self.in_thought = true,
                 Token::StringPart(t) if self.in_thought => {
+                    if self.thought.is_empty() && !self.out.is_empty() {
+                        self.thought_late = true;
+                    }
                     self.thought.push_str(t);
                     self.cap(self.thought.len())?;
                 }
@@ -478,8 +485,16 @@ impl AnswerExtractor {
         self.emitted
     }
 
+    /// Whether the thought that [`take_thought`](Self::take_thought) would return began
+    /// after answer text returned by the same `feed` (the action's `args` came first), so a
+    /// caller showing both keeps their order.
+    pub fn thought_follows_answer(&self) -> bool {
+        self.action.thought_late
+    }
+
     /// The top-level `thought` text decoded since the last call.
     pub fn take_thought(&mut self) -> String {
+        self.action.thought_late = false;
         std::mem::take(&mut self.action.thought)
     }
 

@@ -258,6 +258,14 @@ fn sniff(held: &[u8]) -> Option<bool> {
     }
 }
 
+/// The text of `b`, invalid sequences replaced by U+FFFD.
+fn lossy(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(b) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(b),
+    }
+}
+
 /// Hands each SSE event to the format's reader.
 struct Dispatch<'a> {
     f: &'a mut Formats,
@@ -270,8 +278,9 @@ impl SseSink for Dispatch<'_> {
     }
 
     fn event_bytes(&mut self, event: &[u8], data: &[u8], _id: &str) {
-        let data = String::from_utf8_lossy(data);
-        let event = String::from_utf8_lossy(event);
+        // Valid UTF-8 is the rule: checked once, without the lossy decoder's per-chunk walk.
+        let data = lossy(data);
+        let event = lossy(event);
         self.route(&event, &data);
     }
 }

@@ -40,6 +40,11 @@ impl<'a> Json<'a> {
         Json { s, i: 0 }
     }
 
+    /// The byte offset of the cursor.
+    pub(crate) fn pos(&self) -> usize {
+        self.i
+    }
+
     fn b(&self) -> &'a [u8] {
         self.s.as_bytes()
     }
@@ -158,6 +163,18 @@ impl<'a> Json<'a> {
         self.eat(b'"')?;
         let start = self.i;
         let b = self.b();
+        // Keys and short values end within a few bytes: look there before calling memchr.
+        let short = b.get(start..).unwrap_or_default();
+        for (k, &c) in short.iter().take(16).enumerate() {
+            if c == b'"' {
+                let raw = self.s.get(start..start + k).ok_or(Bad(start))?;
+                self.i = start + k + 1;
+                return Ok(raw);
+            }
+            if c == b'\\' {
+                break;
+            }
+        }
         loop {
             let rest = b.get(self.i..).unwrap_or_default();
             let Some(p) = memchr::memchr2(b'"', b'\\', rest) else {
@@ -320,6 +337,48 @@ pub(crate) fn index_of(raw: Option<&str>) -> u32 {
 /// Where an object or array is in its members.
 pub(crate) struct Members {
     first: bool,
+}
+
+impl Members {
+    /// Inside an object, after at least one member key.
+    pub(crate) fn after_key() -> Members {
+        Members { first: false }
+    }
+}
+
+/// Longest document prefix a [`SkipCache`] keeps.
+const MAX_SKIP_PREFIX: usize = 512;
+
+/// The beginning of the last document that a reader only skipped through (members it does
+/// not read) up to the member it reads. Streams repeat it byte for byte (OpenAI's `id`,
+/// `object`, `created`, `model` before `choices`), and the parse of a prefix depends on its
+/// bytes alone, so when the next document starts with the same bytes the cursor jumps past
+/// them with one comparison instead of scanning every key again.
+#[derive(Debug, Default)]
+pub(crate) struct SkipCache {
+    prefix: Vec<u8>,
+}
+
+impl SkipCache {
+    /// Jumps past the cached prefix if the input at the cursor starts with it (the cursor is
+    /// then on the value of the member the prefix ends with).
+    pub(crate) fn jump(&self, j: &mut Json<'_>) -> bool {
+        let rest = j.b().get(j.i..).unwrap_or_default();
+        let hit = !self.prefix.is_empty() && rest.starts_with(&self.prefix);
+        if hit {
+            j.i += self.prefix.len();
+        }
+        hit
+    }
+
+    /// Remembers the input from `start` (where [`jump`](Self::jump) will be tried) to the
+    /// cursor (on the value of a member, after only skipped members).
+    pub(crate) fn remember(&mut self, j: &Json<'_>, start: usize) {
+        self.prefix.clear();
+        if let Some(p) = j.b().get(start..j.i).filter(|p| p.len() <= MAX_SKIP_PREFIX) {
+            self.prefix.extend_from_slice(p);
+        }
+    }
 }
 
 fn hex4(b: &[u8]) -> Option<u32> {

@@ -17,9 +17,11 @@ mod jscan;
 mod openai_chat;
 mod openai_responses;
 mod route;
+mod structured;
 mod tagged;
 mod tools;
 
 pub use decoder::{Provider, ProviderDecoder, ProviderDecoderOptions};
 pub use delta::{DeltaSink, ModelDelta, Usage};
 pub use route::{ContentMode, RoutedEvent, StreamRouter, StreamRouterOptions, ThinkingSource};
+pub use structured::{structured_modes, structured_request, StructuredMode, StructuredRequest};

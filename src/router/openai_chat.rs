@@ -11,13 +11,17 @@
 //! `[DONE]`, or at the end of the stream.
 
 use super::delta::{DeltaSink, Usage};
-use super::jscan::{Json, Kind, R};
+use super::jscan::{Json, Kind, Members, SkipCache, R};
 use super::tools::OpenCalls;
 
 /// The decoder state.
 #[derive(Debug, Default)]
 pub(crate) struct OpenAiChat {
     calls: OpenCalls,
+    /// The chunks' repeated beginning, up to the `choices` value.
+    prefix: SkipCache,
+    /// The first choice's repeated beginning (`{"index":0,`), up to the `delta` value.
+    choice_prefix: SkipCache,
     scratch: String,
     args: String,
     /// `[DONE]` or a finish reason was seen.
@@ -33,15 +37,36 @@ impl OpenAiChat {
             return Ok(());
         }
         let mut j = Json::new(data);
-        let mut m = j.object()?;
         let mut finish: Option<String> = None;
+        // Chunks repeat `{"id":...,"object":...,"created":...,"model":...,"choices":` byte for
+        // byte: after the first, the cursor jumps straight to the choices.
+        let (mut m, mut skipped_only) = if self.prefix.jump(&mut j) {
+            if j.kind()? == Kind::Array {
+                j.first_item(|j| self.choice(j, &mut finish, sink))?;
+            } else {
+                j.skip()?;
+            }
+            (Members::after_key(), false)
+        } else {
+            (j.object()?, true)
+        };
         while let Some(key) = j.next_key(&mut m)? {
             match key {
                 "choices" if j.kind()? == Kind::Array => {
+                    if skipped_only {
+                        self.prefix.remember(&j, 0);
+                    }
+                    skipped_only = false;
                     j.first_item(|j| self.choice(j, &mut finish, sink))?;
                 }
-                "usage" if j.kind()? == Kind::Object => emit_usage(&mut j, sink)?,
-                "error" if j.kind()? == Kind::Object => emit_error(&mut j, &mut self.scratch, sink)?,
+                "usage" if j.kind()? == Kind::Object => {
+                    skipped_only = false;
+                    emit_usage(&mut j, sink)?
+                }
+                "error" if j.kind()? == Kind::Object => {
+                    skipped_only = false;
+                    emit_error(&mut j, &mut self.scratch, sink)?
+                }
                 _ => j.skip()?,
             }
         }
@@ -59,13 +84,30 @@ impl OpenAiChat {
         if j.kind()? != Kind::Object {
             return j.skip();
         }
-        let mut m = j.object()?;
+        let start = j.pos();
+        let (mut m, mut skipped_only) = if self.choice_prefix.jump(j) {
+            if j.kind()? == Kind::Object {
+                self.delta(j, sink)?;
+            } else {
+                j.skip()?;
+            }
+            (Members::after_key(), false)
+        } else {
+            (j.object()?, true)
+        };
         while let Some(key) = j.next_key(&mut m)? {
             match key {
-                "delta" | "message" if j.kind()? == Kind::Object => self.delta(j, sink)?,
+                "delta" | "message" if j.kind()? == Kind::Object => {
+                    if skipped_only {
+                        self.choice_prefix.remember(j, start);
+                    }
+                    skipped_only = false;
+                    self.delta(j, sink)?
+                }
                 "finish_reason" => {
                     if let Some(r) = j.str_value(&mut self.scratch)? {
                         *finish = Some(r.into_owned());
+                        skipped_only = false;
                     }
                 }
                 _ => j.skip()?,

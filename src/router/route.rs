@@ -201,8 +201,7 @@ impl StreamRouter {
     /// A router.
     ///
     /// # Errors
-    /// `invalid_option` for `content: Tagged` without the tag filter available or with a
-    /// bad nonce.
+    /// `invalid_option` for `content: Tagged` without a nonce or with a bad one.
     pub fn new(options: StreamRouterOptions) -> Result<StreamRouter> {
         let content = match options.content {
             ContentMode::Text => Content::Text,
@@ -223,6 +222,7 @@ impl StreamRouter {
                 usage: None,
                 failure: None,
                 answer: String::new(),
+                pending: String::new(),
                 scratch: String::new(),
             },
             state: State::Running,
@@ -273,6 +273,7 @@ impl StreamRouter {
     }
 
     fn settle(&mut self, r: Result<()>, out: &mut Vec<RoutedEvent>) -> Result<()> {
+        self.route.flush_pending();
         self.route.flush_answer();
         out.append(&mut self.route.out);
         let r = match (r, self.route.failure.take()) {
@@ -341,11 +342,16 @@ struct Route {
     failure: Option<Error>,
     /// Answer text not yet pushed as an event (coalesced across deltas).
     answer: String,
+    /// Model text not yet given to the content machine (action-json, tagged): the text
+    /// deltas of one call go in at once, which spares a machine call per delta.
+    pending: String,
     scratch: String,
 }
 
+/// Most text batched for the content machine before it is fed.
+const MAX_PENDING: usize = 64 << 10;
+
 /// Which text event kind a piece of text belongs to.
-#[allow(dead_code)] // `Artifact` and `User` come from the tag filter
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TextKind {
     Thinking(ThinkingSource),
@@ -357,6 +363,16 @@ impl Route {
     fn fail(&mut self, e: Error) {
         if self.failure.is_none() {
             self.failure = Some(e);
+        }
+    }
+
+    /// Feeds the batched text to the content machine.
+    fn flush_pending(&mut self) {
+        if !self.pending.is_empty() {
+            let text = std::mem::take(&mut self.pending);
+            self.content_text(&text);
+            self.pending = text;
+            self.pending.clear();
         }
     }
 
@@ -428,14 +444,20 @@ impl Route {
         let mut fresh = std::mem::take(&mut self.scratch);
         fresh.clear();
         let r = a.extractor.feed_into(text.as_bytes(), &mut fresh);
+        let late = a.extractor.thought_follows_answer();
         let thought = a.extractor.take_thought();
         let closed = if a.emitted { None } else { a.extractor.action_end() };
         if let Err(e) = r {
             self.fail(e);
         }
-        // The thought is written before the answer in the same text.
-        self.push_text(TextKind::Thinking(ThinkingSource::Thought), &thought);
-        self.answer.push_str(&fresh);
+        // Thought and answer in the order the action wrote them.
+        if late {
+            self.answer.push_str(&fresh);
+            self.push_text(TextKind::Thinking(ThinkingSource::Thought), &thought);
+        } else {
+            self.push_text(TextKind::Thinking(ThinkingSource::Thought), &thought);
+            self.answer.push_str(&fresh);
+        }
         self.scratch = fresh;
         if let Some(end) = closed {
             self.action_closed(end as usize);
@@ -466,6 +488,7 @@ impl Route {
 
     /// The end of the stream (`terminated`: the provider's end marker came, or plain text).
     fn end(&mut self, terminated: bool) -> Result<()> {
+        self.flush_pending();
         while !self.calls.is_empty() {
             self.call_done(0);
         }
@@ -539,14 +562,23 @@ fn parse_arguments(args: &str) -> (JsonValue, bool) {
 
 impl DeltaSink for Route {
     fn text(&mut self, text: &str) {
-        self.content_text(text);
+        if matches!(self.content, Content::Text) {
+            self.answer.push_str(text);
+            return;
+        }
+        self.pending.push_str(text);
+        if self.pending.len() >= MAX_PENDING {
+            self.flush_pending();
+        }
     }
 
     fn reasoning(&mut self, text: &str) {
+        self.flush_pending();
         self.push_text(TextKind::Thinking(ThinkingSource::Reasoning), text);
     }
 
     fn tool_call_start(&mut self, index: u32, id: &str, name: &str) {
+        self.flush_pending();
         if let Some(pos) = self.calls.iter().position(|c| c.index == index) {
             self.call_done(pos); // a reused index: the earlier call is complete
         }
@@ -555,6 +587,7 @@ impl DeltaSink for Route {
     }
 
     fn tool_call_delta(&mut self, index: u32, arguments: &str) {
+        self.flush_pending();
         let Some(c) = self.calls.iter_mut().find(|c| c.index == index) else { return };
         if c.args.len() + arguments.len() > MAX_BUFFER_BYTES {
             let e = Error::new(
@@ -574,12 +607,14 @@ impl DeltaSink for Route {
     }
 
     fn tool_call_end(&mut self, index: u32) {
+        self.flush_pending();
         if let Some(pos) = self.calls.iter().position(|c| c.index == index) {
             self.call_done(pos);
         }
     }
 
     fn usage(&mut self, usage: &Usage) {
+        self.flush_pending();
         if self.usage.as_ref() != Some(usage) {
             self.usage = Some(*usage);
             self.push(RoutedEvent::Usage(*usage));
@@ -587,10 +622,12 @@ impl DeltaSink for Route {
     }
 
     fn finish(&mut self, reason: &str) {
+        self.flush_pending();
         self.finish_reason = Some(reason.to_string());
     }
 
     fn error(&mut self, code: &str, message: &str) {
+        self.flush_pending();
         self.errors += 1;
         self.push(RoutedEvent::Error { code: code.to_string(), message: message.to_string() });
     }

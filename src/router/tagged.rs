@@ -1,28 +1,45 @@
-//! The `tagged` content mode: text through the nonce tag filter (`src/tags/`, issue 5).
-//!
-//! Until the tag filter is part of the crate, `content: "tagged"` is refused with
-//! `invalid_option`.
+//! The `tagged` content mode: the model's text through the nonce [`TagFilter`] (blocks
+//! `ARTIFACT` then `USER`), as `artifact_delta` / `user_delta` text; `finish` gives the
+//! contract verdict (`parse_ok`).
 
 use super::route::TextKind;
-use crate::{Error, ErrorKind, Result};
+use crate::{Error, ErrorKind, Result, TagDelta, TagFilter, TagFilterOptions};
 
 /// The tag filter, adapted to the router's text kinds.
 #[derive(Debug)]
 pub(crate) struct Tagged {
-    _private: (),
+    filter: TagFilter,
+    deltas: Vec<TagDelta>,
 }
 
 impl Tagged {
-    pub(crate) fn new(_nonce: Option<&str>) -> Result<Tagged> {
-        Err(Error::new(ErrorKind::InvalidOption, "content 'tagged' not available"))
+    /// # Errors
+    /// `invalid_option` without a nonce, or with one the filter refuses.
+    pub(crate) fn new(nonce: Option<&str>) -> Result<Tagged> {
+        let Some(nonce) = nonce else {
+            return Err(Error::new(ErrorKind::InvalidOption, "content 'tagged' needs the nonce of the tag contract"));
+        };
+        Ok(Tagged { filter: TagFilter::new(nonce, TagFilterOptions::default())?, deltas: Vec::new() })
     }
 
-    pub(crate) fn feed(&mut self, _text: &[u8], _out: &mut Vec<(TextKind, String)>) -> Result<()> {
-        Ok(())
+    /// Feeds text; appends the block text that became certain.
+    pub(crate) fn feed(&mut self, text: &[u8], out: &mut Vec<(TextKind, String)>) -> Result<()> {
+        let r = self.filter.feed(text, &mut self.deltas);
+        self.drain(out);
+        r
     }
 
-    /// Returns `parse_ok`.
-    pub(crate) fn finish(&mut self, _out: &mut Vec<(TextKind, String)>) -> Result<bool> {
-        Ok(false)
+    /// Ends the text; returns `parse_ok` (the response met the contract).
+    pub(crate) fn finish(&mut self, out: &mut Vec<(TextKind, String)>) -> Result<bool> {
+        let r = self.filter.finish(&mut self.deltas);
+        self.drain(out);
+        r.map(|result| result.parse_ok)
+    }
+
+    fn drain(&mut self, out: &mut Vec<(TextKind, String)>) {
+        for d in self.deltas.drain(..) {
+            let kind = if self.filter.block_name(d.block) == "artifact" { TextKind::Artifact } else { TextKind::User };
+            out.push((kind, d.text));
+        }
     }
 }

@@ -420,3 +420,62 @@ fn usage_json(u: &Usage, out: &mut String) {
     }
     out.push('}');
 }
+
+/// Options of `structuredRequest(provider, options)`.
+#[derive(Tsify, Serialize)]
+#[allow(dead_code)]
+pub struct StructuredRequestInit {
+    /// The conversation: `{ role, content }` messages.
+    #[tsify(type = "{ role: string; content: unknown }[]")]
+    messages: (),
+    /// The JSON schema of the output.
+    #[tsify(type = "Record<string, unknown>")]
+    schema: (),
+    /// The tool / schema name (1-64 letters, digits, `_`, `-`).
+    name: String,
+    /// Ask for a streamed response (default `true`).
+    #[tsify(optional)]
+    stream: Option<bool>,
+    /// A weaker layer than the provider's strongest.
+    #[tsify(optional, type = "\"tool\" | \"json_schema\" | \"json_object\" | \"prompt\"")]
+    mode: Option<String>,
+}
+
+fn provider_of(name: &str) -> Result<Provider, JsValue> {
+    Provider::parse(name).map_err(|e| js_error(&e))
+}
+
+/// The request body that asks `provider` for output matching `options.schema`, in the
+/// strongest way it supports (forced tool call, JSON-schema response format, JSON mode, or
+/// prompt-only; see `structuredModes`). Throws `invalid_option`.
+#[wasm_bindgen(js_name = structuredRequest, unchecked_return_type = "Record<string, unknown>")]
+pub fn structured_request(
+    #[wasm_bindgen(unchecked_param_type = "\"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"text\"")] provider: &str,
+    #[wasm_bindgen(unchecked_param_type = "StructuredRequestInit")] options: JsValue,
+) -> Result<JsValue, JsValue> {
+    let provider = provider_of(provider)?;
+    let text = js_sys::JSON::stringify(&options).ok().and_then(|s| s.as_string()).unwrap_or_default();
+    let v = crate::parse_strict(text.as_bytes())
+        .map_err(|_| bad_option("structuredRequest options must be a JSON-serialisable object".into()))?;
+    let messages = match v.get("messages") {
+        Some(crate::JsonValue::Array(m)) => m.clone(),
+        _ => return Err(bad_option("options.messages must be an array".into())),
+    };
+    let schema = v.get("schema").cloned().ok_or_else(|| bad_option("options.schema is required".into()))?;
+    let name = v.get("name").and_then(crate::JsonValue::as_str).unwrap_or("output").to_string();
+    let stream = !matches!(v.get("stream"), Some(crate::JsonValue::Bool(false)));
+    let mode = match v.get("mode").and_then(crate::JsonValue::as_str) {
+        Some(m) => Some(crate::StructuredMode::parse(m).map_err(|e| js_error(&e))?),
+        None => None,
+    };
+    let req = crate::StructuredRequest { messages, schema, name, stream, mode };
+    let (body, _) = crate::structured_request(provider, &req).map_err(|e| js_error(&e))?;
+    Ok(super::json::to_js_value(&body))
+}
+
+/// The structured-output modes `provider` supports, strongest first (the capability table).
+#[wasm_bindgen(js_name = structuredModes, unchecked_return_type = "(\"tool\" | \"json_schema\" | \"json_object\" | \"prompt\")[]")]
+pub fn structured_modes(provider: &str) -> Result<Vec<String>, JsValue> {
+    let provider = provider_of(provider)?;
+    Ok(crate::structured_modes(provider).iter().map(|m| m.as_str().to_string()).collect())
+}

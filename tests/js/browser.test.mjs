@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JS_DIR, PKG_DIR, fileUnder, launchChromium, listen, mimeOf, sendFile } from './helpers/runtimes.mjs';
-import { SAMPLES, aiSdkParts, replay } from './helpers/streams.mjs';
+import { NONCE, SAMPLES, aiSdkParts, replay } from './helpers/streams.mjs';
 import { SseDecoder, StreamRouter, toSse } from 'streamroute';
 
 const PAGE_DIR = join(JS_DIR, 'browser');
@@ -141,12 +141,13 @@ test('browser entry decodes, encodes and throws StreamrouteError in Chromium', {
 
 test('the router pipeline (StreamRouter → toSse("ai-sdk")) runs in a page on fetched streams', { timeout: 60_000 }, async () => {
   const streams = [['openai-chat-tools.sse', 'text'], ['anthropic-tools.sse', 'text'], ['openai-responses-tools.sse', 'text'],
-    ['gemini-tools.sse', 'text'], ['openai-chat-action.sse', 'action-json'], ['anthropic-action.sse', 'action-json']];
+    ['gemini-tools.sse', 'text'], ['openai-chat-action.sse', 'action-json'], ['anthropic-action.sse', 'action-json'],
+    ['openai-chat-tagged.sse', 'tagged']];
   const page = await context.newPage();
   const pageErrors = [];
   page.on('pageerror', (err) => pageErrors.push(String(err?.stack ?? err)));
   try {
-    await page.goto(`${origin}/router.html?streams=${encodeURIComponent(JSON.stringify(streams))}`, { waitUntil: 'load', timeout: 20_000 });
+    await page.goto(`${origin}/router.html?nonce=${NONCE}&streams=${encodeURIComponent(JSON.stringify(streams))}`, { waitUntil: 'load', timeout: 20_000 });
     await page.waitForFunction(() => typeof window.__result === 'string', null, { timeout: 30_000 });
     const r = JSON.parse(await page.evaluate(() => window.__result));
     assert.deepEqual(pageErrors, []);
@@ -159,7 +160,7 @@ test('the router pipeline (StreamRouter → toSse("ai-sdk")) runs in a page on f
       const s = SAMPLES.find((x) => x.file === file);
       assert.ok(r.chunks[file] > 1, `${file} arrived in pieces`);
       const want = await new Response(new Response(s.bytes).body
-        .pipeThrough(new StreamRouter({ content }).transform()).pipeThrough(toSse('ai-sdk', { retry: 1000 }))).text();
+        .pipeThrough(new StreamRouter({ content, nonce: NONCE }).transform()).pipeThrough(toSse('ai-sdk', { retry: 1000 }))).text();
       const frames = decode(r.streams[file]);
       assert.equal(frames.at(-1).data, '[DONE]', file);
       frames.slice(0, -1).forEach((f, i) => assert.equal(f.id, String(i + 1), file));

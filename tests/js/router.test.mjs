@@ -3,20 +3,11 @@
 // adapters (transform, routeResponse, toSse, connectSse) on top of it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StreamRouter, SseDecoder, StreamrouteError, connectSse, routeResponse, toSse } from 'streamroute';
+import { StreamRouter, SseDecoder, StreamrouteError, connectSse, routeResponse, structuredModes, structuredRequest, toSse } from 'streamroute';
 import { feedAll, splitings } from './helpers/chunking.mjs';
 import { NONCE, SAMPLES, coalesce, textOf } from './helpers/streams.mjs';
 import { listen } from './helpers/runtimes.mjs';
 
-const TAGGED = (() => {
-  try {
-    new StreamRouter({ content: 'tagged', nonce: NONCE }).free();
-    return true;
-  } catch (e) {
-    assert.equal(e.code, 'invalid_option');
-    return false;
-  }
-})();
 
 const route = (sample, chunks, provider = 'auto') =>
   coalesce(feedAll(new StreamRouter({ provider, content: sample.content, nonce: NONCE }), chunks));
@@ -24,7 +15,6 @@ const route = (sample, chunks, provider = 'auto') =>
 test('every sample stream gives the same events for every chunking, auto or explicit', () => {
   let n = 0;
   for (const s of SAMPLES) {
-    if (s.content === 'tagged' && !TAGGED) continue;
     const want = route(s, [s.bytes]);
     assert.equal(want.at(-1).type, 'done', s.file);
     for (const [label, chunks] of splitings(s.text)) {
@@ -68,6 +58,11 @@ test('what the samples say: text, reasoning, tool calls, usage, errors, actions'
   assert.deepEqual(e.filter((x) => x.type === 'error'), [{ type: 'error', code: 'overloaded_error', message: 'Overloaded' }]);
   assert.deepEqual(e.at(-1), { type: 'done', ok: false, parse_ok: false, finish_reason: null });
 
+  e = eventsOf('openai-chat-tagged.sse');
+  assert.equal(textOf(e, 'artifact_delta'), '\n# Release notes\n\n- Faster SSE decoding\n- New router: données → événements\n');
+  assert.equal(textOf(e, 'user_delta'), '\nShall I save this draft? 🙂\n');
+  assert.deepEqual(e.at(-1), { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop' });
+
   e = eventsOf('gemini-tools.sse');
   assert.equal(textOf(e, 'answer_delta'), 'Looking up São Paulo and Reykjavík.');
   assert.deepEqual(e.filter((x) => x.type === 'tool_call').map((x) => x.arguments), [{ city: 'São Paulo' }, { city: 'Reykjavík', days: 3 }]);
@@ -92,9 +87,7 @@ test('options are checked; caps and misuse throw StreamrouteError', () => {
   const done = new StreamRouter();
   done.finish();
   assert.throws(() => done.feed('x'), (e) => e.code === 'invalid_state');
-  if (!TAGGED) {
-    assert.throws(() => new StreamRouter({ content: 'tagged', nonce: NONCE }), (e) => e.code === 'invalid_option' && /not available/.test(e.message));
-  }
+  assert.throws(() => new StreamRouter({ content: 'tagged' }), (e) => e.code === 'invalid_option');
 });
 
 function bodyOf(bytes, size, { delayMs = 0 } = {}) {
@@ -116,7 +109,7 @@ async function collect(iterable) {
 }
 
 test('router.transform() and routeResponse() give the same events as feed/finish', async () => {
-  for (const s of SAMPLES.filter((x) => x.content !== 'tagged' || TAGGED)) {
+  for (const s of SAMPLES) {
     const want = route(s, [s.bytes]);
     const piped = bodyOf(s.bytes, 7).pipeThrough(new StreamRouter({ content: s.content, nonce: NONCE }).transform());
     assert.deepEqual(coalesce(await collect(piped)), want, `${s.file} transform`);
@@ -321,4 +314,118 @@ test('connectSse with router options yields the routed events of a resumed provi
   } finally {
     await server.close();
   }
+});
+
+test('the streamroute bin routes a file or stdin: readable by default, NDJSON with --json', async () => {
+  const { execFileSync, spawnSync } = await import('node:child_process');
+  const { join, dirname } = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const consumer = join(dirname(fileURLToPath(import.meta.url)), '.tmp', 'consumer');
+  const bin = join(consumer, 'node_modules', '.bin', 'streamroute');
+  const s = SAMPLES.find((x) => x.file === 'openai-chat-tools.sse');
+  const file = join(consumer, '..', '..', '..', '..', 'examples', 'streams', s.file);
+  const lines = execFileSync(bin, ['route', file, '--json'], { encoding: 'utf8' }).trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(coalesce(lines), route(s, [s.bytes]));
+  const human = execFileSync(bin, ['route', '-', '--provider', 'openai-chat'], { input: s.bytes, encoding: 'utf8' });
+  assert.match(human, /^── thinking \(reasoning\)\nTwo cities, so two weather calls in parallel\.\n── answer\nLet me check both\.\n/);
+  assert.match(human, /── tool call 1 complete: get_weather\(\{"city":"Tōkyō","unit":"celsius"\}\)\n/);
+  assert.match(human, /── done: ok · parse_ok true · finish_reason tool_calls\n {3}\(provider: openai-chat, content: text\)\n$/);
+  const a = SAMPLES.find((x) => x.file === 'openai-chat-action.sse');
+  const action = execFileSync(bin, ['route', '--content', 'action-json', '-'], { input: a.bytes, encoding: 'utf8' });
+  assert.match(action, /── answer\nBonjour ! Voilà "la" réponse :\n— café ☕, naïve 😀 \\o\/ \{ok\}\n── action: \{"next_node":"final_response"/);
+  const bad = spawnSync(bin, ['route', '--content', 'yaml', file], { encoding: 'utf8' });
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /invalid_option/);
+});
+
+test('TypeScript: the router API type-checks', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  const { join, dirname } = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const here = dirname(fileURLToPath(import.meta.url));
+  const dir = join(here, '.tmp', 'consumer', 'ts-router');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022',
+      lib: ['es2022', 'dom', 'esnext.disposable'], skipLibCheck: false, types: [] },
+    files: ['ok.mts'],
+  }));
+  writeFileSync(join(dir, 'ok.mts'), `
+    import { StreamRouter, toSse, routeResponse, connectSse, type RoutedEvent, type StreamRouterInit, type SseEvent } from 'streamroute';
+    const o: StreamRouterInit = { provider: 'anthropic', content: 'action-json', maxEventBytes: 1 << 20 };
+    const r = new StreamRouter(o);
+    const events: RoutedEvent[] = r.feed(new Uint8Array(0)).concat(r.finish());
+    for (const e of events) {
+      if (e.type === 'answer_delta') { const t: string = e.text; void t; }
+      if (e.type === 'tool_call') { const n: number = e.index; const rep: boolean = e.repaired; void [n, rep, e.arguments]; }
+      if (e.type === 'done') { const f: string | null | undefined = e.finish_reason; void [f, e.ok, e.parse_ok]; }
+      if (e.type === 'action') { const node: string = e.action.next_node; void node; }
+    }
+    const ts: TransformStream<Uint8Array | string, RoutedEvent> = r.transform();
+    const body: ReadableStream<Uint8Array> = new ReadableStream<Uint8Array>().pipeThrough(ts).pipeThrough(toSse('ai-sdk', { retry: 10 }));
+    const provider: string = r.provider;
+    async function f(res: Response) {
+      for await (const e of routeResponse(res, { content: 'text', signal: AbortSignal.timeout(10) })) { const t: string = e.type; void t; }
+      for await (const e of connectSse('http://x', { method: 'POST' })) { const ev: SseEvent = e; void ev; }
+      for await (const e of connectSse('http://x', {}, { router: { provider: 'gemini' } })) { const ev: RoutedEvent = e; void ev; }
+    }
+    void [body, provider, f];
+  `);
+  const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
+  const ok = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
+  assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+});
+
+test('structuredRequest builds the strongest supported request body; structuredModes is the table', () => {
+  const schema = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] };
+  const messages = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Quiz me' }];
+  assert.deepEqual(structuredRequest('anthropic', { messages, schema, name: 'quiz', stream: true }), {
+    max_tokens: 4096,
+    messages: [{ role: 'user', content: 'Quiz me' }],
+    system: 'Be brief.',
+    tools: [{ name: 'quiz', input_schema: schema }],
+    tool_choice: { type: 'tool', name: 'quiz' },
+    stream: true,
+  });
+  const chat = structuredRequest('openai-chat', { messages, schema, name: 'quiz' });
+  assert.deepEqual(chat.tool_choice, { type: 'function', function: { name: 'quiz' } });
+  assert.equal(chat.stream, true);
+  assert.deepEqual(structuredRequest('openai-chat', { messages, schema, name: 'quiz', stream: false, mode: 'json_schema' }).response_format,
+    { type: 'json_schema', json_schema: { name: 'quiz', schema, strict: true } });
+  assert.deepEqual(structuredRequest('gemini', { messages, schema, name: 'quiz' }).toolConfig,
+    { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['quiz'] } });
+  assert.deepEqual(structuredModes('anthropic'), ['tool', 'prompt']);
+  assert.deepEqual(structuredModes('openai-responses'), ['tool', 'json_schema', 'json_object', 'prompt']);
+  assert.deepEqual(structuredModes('text'), ['prompt']);
+  for (const [p, o] of [['anthropic', { messages, schema, name: 'q', mode: 'json_object' }], ['nope', { messages, schema, name: 'q' }],
+    ['gemini', { messages: 'hi', schema, name: 'q' }], ['gemini', { messages, schema, name: 'a b' }]]) {
+    assert.throws(() => structuredRequest(p, o), (e) => e instanceof StreamrouteError && e.code === 'invalid_option', p);
+  }
+});
+
+test('toSse takes ArtifactStream events: artifact chunks and the final done with its payload', async () => {
+  const { ArtifactStream, buildFinalPayload } = await import('streamroute');
+  const stream = new ArtifactStream();
+  const { payload } = buildFinalPayload({ answer: 'Revenue grew 15%.' });
+  const events = [
+    { type: 'answer_delta', text: 'Revenue grew 15%.' },
+    stream.emit('sales_chart', { series: [1, 2] }, true),
+    stream.finish(payload),
+  ];
+  const planner = (await sse(events, 'planner')).frames;
+  assert.deepEqual(planner.map((f) => f.event), ['llm_stream_chunk', 'artifact_chunk', 'llm_stream_chunk', 'done']);
+  assert.deepEqual(JSON.parse(planner[1].data), { stream_id: 'sales_chart', seq: 0, chunk: { series: [1, 2] }, done: true,
+    artifact_type: 'dict', meta: {}, event: 'artifact_chunk' });
+  const done = JSON.parse(planner[3].data);
+  assert.equal(done.answer, 'Revenue grew 15%.');
+  assert.equal(done.payload.raw_answer, 'Revenue grew 15%.');
+  assert.deepEqual(done.metadata, { ok: true, parse_ok: true, finish_reason: null });
+  const parts = (await sse(events, 'ai-sdk')).frames.slice(0, -1).map((f) => JSON.parse(f.data));
+  assert.deepEqual(parts.find((p) => p.type === 'data-artifact'), { type: 'data-artifact', id: 'sales_chart-0',
+    data: { stream_id: 'sales_chart', seq: 0, chunk: { series: [1, 2] }, done: true, artifact_type: 'dict' } });
+  assert.equal(parts.at(-1).messageMetadata.payload.raw_answer, 'Revenue grew 15%.');
+  const tagged = (await sse(events, 'tagged')).frames;
+  assert.deepEqual(tagged.map((f) => f.event), ['user_delta', 'artifact_delta', 'done']);
+  assert.equal(JSON.parse(tagged[2].data).payload.raw_answer, 'Revenue grew 15%.');
 });

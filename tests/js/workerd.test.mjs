@@ -177,10 +177,11 @@ test('makeNonce and StreamrouteError codes inside workerd', { timeout: 30_000 },
 });
 
 test('worker proxies an upstream provider stream through StreamRouter and toSse("ai-sdk")', { timeout: 60_000 }, async () => {
-  const { SAMPLES, aiSdkParts, replay } = await import('./helpers/streams.mjs');
+  const { NONCE, SAMPLES, aiSdkParts, replay } = await import('./helpers/streams.mjs');
   const { listen } = await import('./helpers/runtimes.mjs');
   const { StreamRouter, toSse } = await import('streamroute');
-  const files = ['openai-chat-tools.sse', 'anthropic-tools.sse', 'gemini-tools.sse', 'openai-chat-action.sse'];
+  const files = ['openai-chat-tools.sse', 'anthropic-tools.sse', 'gemini-tools.sse', 'openai-responses-tools.sse',
+    'openai-chat-action.sse', 'openai-chat-tagged.sse', 'anthropic-error.sse'];
   const upstream = await listen((req, res) => {
     const s = SAMPLES.find((x) => `/${x.file}` === new URL(req.url, 'http://x').pathname);
     if (!s) return res.writeHead(404).end();
@@ -191,12 +192,12 @@ test('worker proxies an upstream provider stream through StreamRouter and toSse(
       const s = SAMPLES.find((x) => x.file === file);
       // What the browser must receive: the same pipeline in Node, on the whole stream.
       const want = new Response(new Response(s.bytes).body
-        .pipeThrough(new StreamRouter({ content: s.content }).transform())
+        .pipeThrough(new StreamRouter({ content: s.content, nonce: NONCE }).transform())
         .pipeThrough(toSse('ai-sdk', { retry: 1000 })));
       const dec = new SseDecoder();
       const expected = aiSdkParts([...dec.feed(await want.text()), ...dec.finish()]);
 
-      const res = await mf.dispatchFetch(`http://localhost/route?content=${s.content}&upstream=${encodeURIComponent(`${upstream.origin}/${file}`)}`);
+      const res = await mf.dispatchFetch(`http://localhost/route?content=${s.content}&nonce=${NONCE}&upstream=${encodeURIComponent(`${upstream.origin}/${file}`)}`);
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), 'text/event-stream');
       assert.equal(res.headers.get('x-vercel-ai-ui-message-stream'), 'v1');

@@ -62,7 +62,10 @@ export default {
     // for the browser as an AI SDK UI message stream.
     if (url.pathname === '/route') {
       const upstream = await fetch(url.searchParams.get('upstream'));
-      const router = new StreamRouter({ content: url.searchParams.get('content') ?? 'text' });
+      const router = new StreamRouter({
+        content: url.searchParams.get('content') ?? 'text',
+        nonce: url.searchParams.get('nonce') ?? undefined,
+      });
       const body = upstream.body.pipeThrough(router.transform()).pipeThrough(toSse('ai-sdk', { retry: 1000 }));
       return new Response(body, {
         headers: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1', 'x-provider': 'pending' },

@@ -1,0 +1,265 @@
+//! `structured_request`: the request body that asks a provider for output matching a JSON
+//! schema, in the strongest way it supports (../shared/spec/structured-output-layers.md §2–3).
+//!
+//! The layers, strongest first: a forced tool call (the model must call the one tool whose
+//! parameters are the schema; its arguments are the output), a JSON-schema response format,
+//! JSON mode (valid JSON, schema given in a system message), prompt-only (the schema in a
+//! system message; the answer is repaired and parsed afterwards). The capability table:
+//!
+//! | provider | tool | json_schema | json_object | default |
+//! |---|---|---|---|---|
+//! | `openai-chat` (and compatible servers) | yes | yes | yes | tool |
+//! | `openai-responses` | yes | yes | yes | tool |
+//! | `anthropic` | yes | no | no | tool |
+//! | `gemini` | yes | yes | yes | tool |
+//! | `text` (any other model) | no | no | no | prompt |
+//!
+//! Every layer works with the router: a forced tool call streams as `tool_call_*` events (the
+//! arguments are the structured output), the other layers stream as text.
+
+use super::decoder::Provider;
+use crate::json::JsonValue;
+use crate::{Error, ErrorKind, Result};
+
+/// How the output is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StructuredMode {
+    /// A forced call of one tool whose parameters are the schema.
+    Tool,
+    /// A JSON-schema response format.
+    JsonSchema,
+    /// JSON mode, the schema in a system message.
+    JsonObject,
+    /// The schema in a system message only.
+    Prompt,
+}
+
+impl StructuredMode {
+    /// `tool`, `json_schema`, `json_object` or `prompt`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StructuredMode::Tool => "tool",
+            StructuredMode::JsonSchema => "json_schema",
+            StructuredMode::JsonObject => "json_object",
+            StructuredMode::Prompt => "prompt",
+        }
+    }
+
+    /// Parses a mode name.
+    ///
+    /// # Errors
+    /// `invalid_option` for any other name.
+    pub fn parse(name: &str) -> Result<StructuredMode> {
+        Ok(match name {
+            "tool" => StructuredMode::Tool,
+            "json_schema" => StructuredMode::JsonSchema,
+            "json_object" => StructuredMode::JsonObject,
+            "prompt" => StructuredMode::Prompt,
+            _ => return Err(bad(format!("mode must be tool, json_schema, json_object or prompt; got {name:?}"))),
+        })
+    }
+}
+
+/// The modes `provider` supports, strongest first (the capability table).
+pub fn structured_modes(provider: Provider) -> &'static [StructuredMode] {
+    use StructuredMode::*;
+    match provider {
+        Provider::OpenAiChat | Provider::OpenAiResponses | Provider::Gemini => &[Tool, JsonSchema, JsonObject, Prompt],
+        Provider::Anthropic => &[Tool, Prompt],
+        Provider::Text | Provider::Auto => &[Prompt],
+    }
+}
+
+/// What to ask for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructuredRequest {
+    /// The conversation: `{role, content}` objects (`system`, `user`, `assistant`).
+    pub messages: Vec<JsonValue>,
+    /// The JSON schema of the output (an object schema for the tool layer).
+    pub schema: JsonValue,
+    /// The tool / schema name (`[A-Za-z0-9_-]{1,64}`).
+    pub name: String,
+    /// Ask for a streamed response (where the body says so; Gemini streams by URL).
+    pub stream: bool,
+    /// A weaker layer than the provider's strongest (`None`: the strongest).
+    pub mode: Option<StructuredMode>,
+}
+
+fn bad(msg: String) -> Error {
+    Error::new(ErrorKind::InvalidOption, msg)
+}
+
+fn s(v: &str) -> JsonValue {
+    JsonValue::String(v.to_string())
+}
+
+fn obj(members: Vec<(&str, JsonValue)>) -> JsonValue {
+    JsonValue::Object(members.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+}
+
+/// The instruction that carries the schema for the JSON-mode and prompt-only layers.
+fn schema_instruction(name: &str, schema: &JsonValue) -> String {
+    format!(
+        "Respond with a single JSON value only (no prose, no code fences) named {name}, matching this JSON schema:\n{}",
+        schema.to_json()
+    )
+}
+
+/// Builds the request body (see the module docs for the table).
+///
+/// # Errors
+/// `invalid_option`: a bad name, a message that is not an object with a string `role`, a
+/// `mode` the provider does not support, or a provider of `auto`.
+pub fn structured_request(provider: Provider, req: &StructuredRequest) -> Result<(JsonValue, StructuredMode)> {
+    if provider == Provider::Auto {
+        return Err(bad("structuredRequest needs a concrete provider, not auto".into()));
+    }
+    let name_ok = !req.name.is_empty()
+        && req.name.len() <= 64
+        && req.name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if !name_ok {
+        return Err(bad(format!("name must be 1-64 letters, digits, '_' or '-'; got {:?}", req.name)));
+    }
+    let modes = structured_modes(provider);
+    let mode = req.mode.unwrap_or(modes[0]);
+    if !modes.contains(&mode) {
+        return Err(bad(format!("provider {} does not support mode {}", provider.as_str(), mode.as_str())));
+    }
+    let mut messages = Vec::with_capacity(req.messages.len() + 1);
+    for m in &req.messages {
+        if m.get("role").and_then(JsonValue::as_str).is_none() {
+            return Err(bad("every message must be an object with a string role".into()));
+        }
+        messages.push(m.clone());
+    }
+    if matches!(mode, StructuredMode::JsonObject | StructuredMode::Prompt) {
+        let text = schema_instruction(&req.name, &req.schema);
+        messages.insert(0, obj(vec![("role", s("system")), ("content", s(&text))]));
+    }
+    let (name, schema) = (s(&req.name), req.schema.clone());
+    let body = match provider {
+        Provider::OpenAiChat => {
+            let mut b = vec![("messages", JsonValue::Array(messages))];
+            match mode {
+                StructuredMode::Tool => {
+                    let function = obj(vec![("name", name.clone()), ("parameters", schema), ("strict", JsonValue::Bool(true))]);
+                    b.push(("tools", JsonValue::Array(vec![obj(vec![("type", s("function")), ("function", function)])])));
+                    b.push(("tool_choice", obj(vec![("type", s("function")), ("function", obj(vec![("name", name)]))])));
+                    b.push(("parallel_tool_calls", JsonValue::Bool(false)));
+                }
+                StructuredMode::JsonSchema => {
+                    let js = obj(vec![("name", name), ("schema", schema), ("strict", JsonValue::Bool(true))]);
+                    b.push(("response_format", obj(vec![("type", s("json_schema")), ("json_schema", js)])));
+                }
+                StructuredMode::JsonObject => b.push(("response_format", obj(vec![("type", s("json_object"))]))),
+                StructuredMode::Prompt => {}
+            }
+            b.push(("stream", JsonValue::Bool(req.stream)));
+            if req.stream {
+                b.push(("stream_options", obj(vec![("include_usage", JsonValue::Bool(true))])));
+            }
+            obj(b)
+        }
+        Provider::OpenAiResponses => {
+            let mut b = vec![("input", JsonValue::Array(messages))];
+            match mode {
+                StructuredMode::Tool => {
+                    let tool = obj(vec![
+                        ("type", s("function")),
+                        ("name", name.clone()),
+                        ("parameters", schema),
+                        ("strict", JsonValue::Bool(true)),
+                    ]);
+                    b.push(("tools", JsonValue::Array(vec![tool])));
+                    b.push(("tool_choice", obj(vec![("type", s("function")), ("name", name)])));
+                    b.push(("parallel_tool_calls", JsonValue::Bool(false)));
+                }
+                StructuredMode::JsonSchema => {
+                    let format = obj(vec![("type", s("json_schema")), ("name", name), ("schema", schema), ("strict", JsonValue::Bool(true))]);
+                    b.push(("text", obj(vec![("format", format)])));
+                }
+                StructuredMode::JsonObject => {
+                    b.push(("text", obj(vec![("format", obj(vec![("type", s("json_object"))]))])));
+                }
+                StructuredMode::Prompt => {}
+            }
+            b.push(("stream", JsonValue::Bool(req.stream)));
+            obj(b)
+        }
+        Provider::Anthropic => {
+            let (system, rest) = split_system(messages);
+            let mut b = vec![("max_tokens", JsonValue::Number("4096".into())), ("messages", JsonValue::Array(rest))];
+            if !system.is_empty() {
+                b.push(("system", s(&system)));
+            }
+            if mode == StructuredMode::Tool {
+                let tool = obj(vec![("name", name.clone()), ("input_schema", schema)]);
+                b.push(("tools", JsonValue::Array(vec![tool])));
+                b.push(("tool_choice", obj(vec![("type", s("tool")), ("name", name)])));
+            }
+            b.push(("stream", JsonValue::Bool(req.stream)));
+            obj(b)
+        }
+        Provider::Gemini => {
+            let (system, rest) = split_system(messages);
+            let contents = rest.into_iter().map(gemini_content).collect();
+            let mut b = vec![("contents", JsonValue::Array(contents))];
+            if !system.is_empty() {
+                let part = obj(vec![("text", s(&system))]);
+                b.push(("systemInstruction", obj(vec![("parts", JsonValue::Array(vec![part]))])));
+            }
+            match mode {
+                StructuredMode::Tool => {
+                    let decl = obj(vec![("name", name.clone()), ("parameters", schema)]);
+                    b.push(("tools", JsonValue::Array(vec![obj(vec![("functionDeclarations", JsonValue::Array(vec![decl]))])])));
+                    let config = obj(vec![("mode", s("ANY")), ("allowedFunctionNames", JsonValue::Array(vec![name]))]);
+                    b.push(("toolConfig", obj(vec![("functionCallingConfig", config)])));
+                }
+                StructuredMode::JsonSchema => b.push((
+                    "generationConfig",
+                    obj(vec![("responseMimeType", s("application/json")), ("responseJsonSchema", schema)]),
+                )),
+                StructuredMode::JsonObject => {
+                    b.push(("generationConfig", obj(vec![("responseMimeType", s("application/json"))])))
+                }
+                StructuredMode::Prompt => {}
+            }
+            obj(b)
+        }
+        Provider::Text | Provider::Auto => obj(vec![("messages", JsonValue::Array(messages)), ("stream", JsonValue::Bool(req.stream))]),
+    };
+    Ok((body, mode))
+}
+
+/// System messages' string contents joined (Anthropic and Gemini take them apart).
+fn split_system(messages: Vec<JsonValue>) -> (String, Vec<JsonValue>) {
+    let mut system = Vec::new();
+    let mut rest = Vec::new();
+    for m in messages {
+        if m.get("role").and_then(JsonValue::as_str) == Some("system") {
+            match m.get("content") {
+                Some(JsonValue::String(t)) => system.push(t.clone()),
+                Some(other) => system.push(other.to_json()),
+                None => {}
+            }
+        } else {
+            rest.push(m);
+        }
+    }
+    (system.join("\n\n"), rest)
+}
+
+/// `{role, content: string}` → Gemini's `{role: "user" | "model", parts: [{text}]}`.
+fn gemini_content(m: JsonValue) -> JsonValue {
+    let role = match m.get("role").and_then(JsonValue::as_str) {
+        Some("assistant" | "model") => "model",
+        _ => "user",
+    };
+    let parts = match m.get("content") {
+        Some(JsonValue::String(t)) => JsonValue::Array(vec![obj(vec![("text", s(t))])]),
+        Some(JsonValue::Array(items)) => JsonValue::Array(items.clone()),
+        Some(other) => JsonValue::Array(vec![obj(vec![("text", s(&other.to_json()))])]),
+        None => JsonValue::Array(Vec::new()),
+    };
+    obj(vec![("role", s(role)), ("parts", parts)])
+}

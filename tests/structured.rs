@@ -1,0 +1,91 @@
+//! `structured_request`: the request bodies of the capability table, per provider and mode.
+
+use streamroute::{parse_strict, structured_modes, structured_request, JsonValue, Provider, StructuredMode, StructuredRequest};
+
+fn json(s: &str) -> JsonValue {
+    parse_strict(s.as_bytes()).unwrap()
+}
+
+fn req(mode: Option<StructuredMode>, stream: bool) -> StructuredRequest {
+    StructuredRequest {
+        messages: vec![json(r#"{"role":"system","content":"Be brief."}"#), json(r#"{"role":"user","content":"Quiz me"}"#)],
+        schema: json(r#"{"type":"object","properties":{"q":{"type":"string"}},"required":["q"],"additionalProperties":false}"#),
+        name: "make_quiz".into(),
+        stream,
+        mode,
+    }
+}
+
+const SCHEMA: &str = r#"{"type":"object","properties":{"q":{"type":"string"}},"required":["q"],"additionalProperties":false}"#;
+
+fn body(p: Provider, mode: Option<StructuredMode>, stream: bool) -> (String, StructuredMode) {
+    let (b, m) = structured_request(p, &req(mode, stream)).unwrap();
+    (b.to_json(), m)
+}
+
+#[test]
+fn the_strongest_layer_by_default() {
+    let (b, m) = body(Provider::OpenAiChat, None, true);
+    assert_eq!(m, StructuredMode::Tool);
+    assert_eq!(
+        b,
+        format!(
+            r#"{{"messages":[{{"role":"system","content":"Be brief."}},{{"role":"user","content":"Quiz me"}}],"tools":[{{"type":"function","function":{{"name":"make_quiz","parameters":{SCHEMA},"strict":true}}}}],"tool_choice":{{"type":"function","function":{{"name":"make_quiz"}}}},"parallel_tool_calls":false,"stream":true,"stream_options":{{"include_usage":true}}}}"#
+        )
+    );
+    let (b, _) = body(Provider::OpenAiResponses, None, false);
+    assert_eq!(
+        b,
+        format!(
+            r#"{{"input":[{{"role":"system","content":"Be brief."}},{{"role":"user","content":"Quiz me"}}],"tools":[{{"type":"function","name":"make_quiz","parameters":{SCHEMA},"strict":true}}],"tool_choice":{{"type":"function","name":"make_quiz"}},"parallel_tool_calls":false,"stream":false}}"#
+        )
+    );
+    let (b, _) = body(Provider::Anthropic, None, true);
+    assert_eq!(
+        b,
+        format!(
+            r#"{{"max_tokens":4096,"messages":[{{"role":"user","content":"Quiz me"}}],"system":"Be brief.","tools":[{{"name":"make_quiz","input_schema":{SCHEMA}}}],"tool_choice":{{"type":"tool","name":"make_quiz"}},"stream":true}}"#
+        )
+    );
+    let (b, _) = body(Provider::Gemini, None, true);
+    assert_eq!(
+        b,
+        format!(
+            r#"{{"contents":[{{"role":"user","parts":[{{"text":"Quiz me"}}]}}],"systemInstruction":{{"parts":[{{"text":"Be brief."}}]}},"tools":[{{"functionDeclarations":[{{"name":"make_quiz","parameters":{SCHEMA}}}]}}],"toolConfig":{{"functionCallingConfig":{{"mode":"ANY","allowedFunctionNames":["make_quiz"]}}}}}}"#
+        )
+    );
+    let (b, m) = body(Provider::Text, None, true);
+    assert_eq!(m, StructuredMode::Prompt);
+    let v = json(&b);
+    let first = &v.get("messages").and_then(|m| if let JsonValue::Array(a) = m { a.first() } else { None }).cloned().unwrap();
+    assert_eq!(first.get("role").and_then(JsonValue::as_str), Some("system"));
+    assert!(first.get("content").and_then(JsonValue::as_str).unwrap().contains(SCHEMA));
+}
+
+#[test]
+fn weaker_layers_on_request() {
+    let (b, _) = body(Provider::OpenAiChat, Some(StructuredMode::JsonSchema), false);
+    assert!(b.contains(&format!(r#""response_format":{{"type":"json_schema","json_schema":{{"name":"make_quiz","schema":{SCHEMA},"strict":true}}}}"#)), "{b}");
+    let (b, _) = body(Provider::OpenAiChat, Some(StructuredMode::JsonObject), false);
+    assert!(b.contains(r#""response_format":{"type":"json_object"}"#) && b.contains("matching this JSON schema"), "{b}");
+    let (b, _) = body(Provider::OpenAiResponses, Some(StructuredMode::JsonSchema), false);
+    assert!(b.contains(r#""text":{"format":{"type":"json_schema","name":"make_quiz""#), "{b}");
+    let (b, _) = body(Provider::Gemini, Some(StructuredMode::JsonSchema), false);
+    assert!(b.contains(&format!(r#""generationConfig":{{"responseMimeType":"application/json","responseJsonSchema":{SCHEMA}}}"#)), "{b}");
+    let (b, _) = body(Provider::Anthropic, Some(StructuredMode::Prompt), false);
+    assert!(!b.contains("tools") && b.contains(r#""system":"Respond with a single JSON value"#), "{b}");
+}
+
+#[test]
+fn the_capability_table_and_errors() {
+    use StructuredMode::*;
+    assert_eq!(structured_modes(Provider::Anthropic), &[Tool, Prompt]);
+    assert_eq!(structured_modes(Provider::OpenAiChat), &[Tool, JsonSchema, JsonObject, Prompt]);
+    assert_eq!(structured_modes(Provider::Text), &[Prompt]);
+    let err = |p, r: StructuredRequest| structured_request(p, &r).unwrap_err().code();
+    assert_eq!(err(Provider::Anthropic, req(Some(JsonSchema), true)), "invalid_option");
+    assert_eq!(err(Provider::Auto, req(None, true)), "invalid_option");
+    assert_eq!(err(Provider::OpenAiChat, StructuredRequest { name: "bad name".into(), ..req(None, true) }), "invalid_option");
+    assert_eq!(err(Provider::OpenAiChat, StructuredRequest { messages: vec![json("3")], ..req(None, true) }), "invalid_option");
+    assert_eq!(StructuredMode::parse("xml").unwrap_err().code(), "invalid_option");
+}
