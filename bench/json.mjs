@@ -42,13 +42,12 @@
 
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { parse as partialJsonParse } from 'partial-json';
 import { parsePartialJson } from 'ai';
 import { JSONParser } from '@streamparser/json';
 import { mulberry32, chunkStream } from './gen.mjs';
 import { StreamingArgsExtractor, StreamingThoughtExtractor } from './regex-extractor.mjs';
+import { fullGc, median } from './timing.mjs';
 
 const ENTRY = process.env.STREAMROUTE_ENTRY
   ? new URL(process.env.STREAMROUTE_ENTRY, `file://${process.cwd()}/`).href
@@ -385,17 +384,6 @@ function parseArgs(argv) {
   return o;
 }
 
-function fullGc() {
-  if (typeof globalThis.gc === 'function') return globalThis.gc;
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc');
-}
-
-const median = (xs) => {
-  const s = [...xs].sort((x, y) => x - y);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const now = () => process.hrtime.bigint();
 
 /**

@@ -23,10 +23,9 @@
 
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { mulberry32 } from './gen.mjs';
 import { jsCollect, jsCollectAndRedact, jsRedact } from './payload-walk.mjs';
+import { fullGc, median } from './timing.mjs';
 
 const ENTRY = process.env.STREAMROUTE_ENTRY
   ? new URL(process.env.STREAMROUTE_ENTRY, `file://${process.cwd()}/`).href
@@ -118,17 +117,6 @@ function parseArgs(argv) {
   }
   return opts;
 }
-
-function fullGc() {
-  if (typeof globalThis.gc === 'function') return globalThis.gc;
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc');
-}
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 export async function runPayloadBench(argv = []) {
   const opts = parseArgs(argv);

@@ -27,10 +27,9 @@
 
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { jsonrepair } from 'jsonrepair';
 import { mulberry32 } from './gen.mjs';
+import { fullGc, median } from './timing.mjs';
 
 const ENTRY = process.env.STREAMROUTE_ENTRY
   ? new URL(process.env.STREAMROUTE_ENTRY, `file://${process.cwd()}/`).href
@@ -168,15 +167,9 @@ export function baselineParse(text) {
 // Timing
 
 function minorGc() {
-  if (typeof globalThis.gc !== 'function') setFlagsFromString('--expose-gc');
-  const gc = globalThis.gc ?? runInNewContext('gc');
+  const gc = fullGc();
   return () => gc({ type: 'minor' });
 }
-const median = (xs) => {
-  const s = [...xs].sort((x, y) => x - y);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 
 /** Times `fn` `iterations` times (interleaving is done by the caller); median ms per call. */

@@ -21,11 +21,10 @@
 
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { createParser } from 'eventsource-parser';
 import { generateStream, mulberry32 } from './gen.mjs';
 import { StreamingArgsExtractor, StreamingThoughtExtractor } from './regex-extractor.mjs';
+import { fullGc, median } from './timing.mjs';
 
 const ENTRY = process.env.STREAMROUTE_ENTRY
   ? new URL(process.env.STREAMROUTE_ENTRY, `file://${process.cwd()}/`).href
@@ -117,18 +116,6 @@ function jsRun(extract) {
     return answer;
   };
 }
-
-function fullGc() {
-  if (typeof globalThis.gc === 'function') return globalThis.gc;
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc');
-}
-
-const median = (xs) => {
-  const s = [...xs].sort((x, y) => x - y);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 /**
  * Runs the router comparison and prints a markdown table.

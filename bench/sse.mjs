@@ -19,8 +19,6 @@
 
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { createParser } from 'eventsource-parser';
 
 // The built package by default; STREAMROUTE_ENTRY=/path/to/entry/node.js measures another
@@ -30,6 +28,7 @@ const ENTRY = process.env.STREAMROUTE_ENTRY
   : new URL('../pkg/entry/node.js', import.meta.url).href;
 const { SseDecoder } = await import(ENTRY);
 import { generateStream, chunkStream } from './gen.mjs';
+import { fullGc, median } from './timing.mjs';
 
 function parseArgs(argv) {
   const o = { iterations: 15, warmupMs: 1500, sizes: [64, 4096], json: null };
@@ -98,19 +97,6 @@ const VARIANTS = [
   { key: 'c', input: 'bytes', lib: 'streamroute', label: 'streamroute feed(Uint8Array)', fn: streamrouteRun },
   { key: 'd', input: 'bytes', lib: 'peer', label: 'TextDecoder + eventsource-parser', fn: textDecoderParserRun },
 ];
-
-// A full, synchronous GC between timed runs, without needing `node --expose-gc`.
-function fullGc() {
-  if (typeof globalThis.gc === 'function') return globalThis.gc;
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc');
-}
-
-const median = (xs) => {
-  const s = [...xs].sort((x, y) => x - y);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 /**
  * Runs the SSE comparison and prints a markdown table.

@@ -1,5 +1,5 @@
 // Timing helpers for the benches: a synchronous full GC without `node --expose-gc`, and the
-// median. (sse.mjs and json.mjs keep their own copies for now.)
+// median, shared by every bench.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 

@@ -1,6 +1,6 @@
 //! JS classes `AnswerExtractor` and `LlmStreamChunker`.
 
-use super::fast::{FastInput, FAILED};
+use super::fast::{fast_io, FastInput, FAILED};
 use super::input::ChunkInput;
 use super::{js_error, options, to_js};
 use crate::{AnswerExtractorOptions, Error, ErrorKind};
@@ -42,6 +42,8 @@ pub struct JsAnswerExtractor {
     error: Option<JsValue>,
 }
 
+fast_io!(JsAnswerExtractor, AnswerExtractor);
+
 #[wasm_bindgen(js_class = AnswerExtractor)]
 impl JsAnswerExtractor {
     /// `new AnswerExtractor({ maxBufferBytes? })`.
@@ -60,12 +62,6 @@ impl JsAnswerExtractor {
             fast: FastInput::default(),
             error: None,
         })
-    }
-
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__inPtr", skip_typescript)]
-    pub fn in_ptr(&mut self, cap: u32) -> u32 {
-        self.fast.ptr(cap)
     }
 
     /// Reads `len` bytes from the input buffer; returns the UTF-8 length of the answer text
@@ -87,12 +83,6 @@ impl JsAnswerExtractor {
     #[wasm_bindgen(js_name = "__outPtr", skip_typescript)]
     pub fn out_ptr(&self) -> u32 {
         self.out.as_ptr() as usize as u32
-    }
-
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__takeError", skip_typescript)]
-    pub fn take_error(&mut self) -> JsValue {
-        self.error.take().unwrap_or(JsValue::UNDEFINED)
     }
 
     /// Reads a chunk; returns the newly decoded answer text (`""` when none).

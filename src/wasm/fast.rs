@@ -32,6 +32,43 @@ impl FastInput {
     }
 }
 
+/// The plumbing every fast-path class shares, as a second `impl` block of its JS class:
+/// `__inPtr(cap)` (where JS writes the chunk, from the `fast: FastInput` field),
+/// `__takeError()` (the error a failed `__feedIn` left in `error: Option<JsValue>`) and, with
+/// `info`, `__infoPtr()` (where `__feedIn` leaves the location of its result, the `info`
+/// field). Each class writes its own `__feedIn`.
+macro_rules! fast_io {
+    ($ty:ty, $class:ident) => {
+        #[wasm_bindgen::prelude::wasm_bindgen(js_class = $class)]
+        impl $ty {
+            #[doc(hidden)]
+            #[wasm_bindgen(js_name = "__inPtr", skip_typescript)]
+            pub fn in_ptr(&mut self, cap: u32) -> u32 {
+                self.fast.ptr(cap)
+            }
+
+            #[doc(hidden)]
+            #[wasm_bindgen(js_name = "__takeError", skip_typescript)]
+            pub fn take_error(&mut self) -> wasm_bindgen::JsValue {
+                self.error.take().unwrap_or(wasm_bindgen::JsValue::UNDEFINED)
+            }
+        }
+    };
+    ($ty:ty, $class:ident, info) => {
+        $crate::wasm::fast::fast_io!($ty, $class);
+
+        #[wasm_bindgen::prelude::wasm_bindgen(js_class = $class)]
+        impl $ty {
+            #[doc(hidden)]
+            #[wasm_bindgen(js_name = "__infoPtr", skip_typescript)]
+            pub fn info_ptr(&self) -> u32 {
+                self.info.as_ptr() as usize as u32
+            }
+        }
+    };
+}
+pub(crate) use fast_io;
+
 /// The wasm memory, for the JS half of the fast path.
 #[wasm_bindgen(js_name = "__sr_memory", skip_typescript)]
 pub fn memory() -> JsValue {

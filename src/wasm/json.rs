@@ -6,7 +6,7 @@
 //! consecutive events at the same path. Values (the snapshot, items) cross as JSON text and
 //! come out of `JSON.parse`: plain objects, JS numbers.
 
-use super::fast::{FastInput, FAILED};
+use super::fast::{fast_io, FastInput, FAILED};
 use super::input::ChunkInput;
 use super::{js_error, options as read_options, utf16_len};
 use crate::json::partial::{Event, EventSink, Leaf, PathSegment, ValueKind};
@@ -180,6 +180,8 @@ pub struct JsPartialJson {
     error: Option<JsValue>,
 }
 
+fast_io!(JsPartialJson, PartialJson, info);
+
 #[wasm_bindgen(js_class = PartialJson)]
 impl JsPartialJson {
     /// `new PartialJson({ strict?, maxDepth?, maxBufferBytes? })`.
@@ -212,12 +214,6 @@ impl JsPartialJson {
         })
     }
 
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__inPtr", skip_typescript)]
-    pub fn in_ptr(&mut self, cap: u32) -> u32 {
-        self.fast.ptr(cap)
-    }
-
     /// Reads `len` bytes of the input buffer; returns how many opcodes are packed at the place
     /// `__infoPtr()` names (for `__sr_json_events` with `__jsState()`), or `FAILED`.
     #[doc(hidden)]
@@ -244,23 +240,11 @@ impl JsPartialJson {
         }
     }
 
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__infoPtr", skip_typescript)]
-    pub fn info_ptr(&self) -> u32 {
-        self.info.as_ptr() as usize as u32
-    }
-
     /// The JS-side path state the events are built with (shared by both feed paths).
     #[doc(hidden)]
     #[wasm_bindgen(js_name = "__jsState", skip_typescript)]
     pub fn js_state(&self) -> JsValue {
         self.state.clone()
-    }
-
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__takeError", skip_typescript)]
-    pub fn take_error(&mut self) -> JsValue {
-        self.error.take().unwrap_or(JsValue::UNDEFINED)
     }
 
     /// Reads a chunk and returns the events it caused (one `append` per string per call).

@@ -7,7 +7,7 @@
 //! path (`__inPtr` / `__feedIn` / `__infoPtr`, see fast.rs) lets JS write the chunk into wasm
 //! memory and read the packed result straight out of it.
 
-use super::fast::{FastInput, FAILED};
+use super::fast::{fast_io, FastInput, FAILED};
 use super::input::ChunkInput;
 use super::{js_error, options, utf16_len};
 use crate::json::write_json_string;
@@ -174,6 +174,10 @@ pub struct JsStreamRouter {
     error: Option<JsValue>,
 }
 
+// `__infoPtr()`: where `__feedIn` leaves
+// `[text pointer, text byte length, ops pointer, ops count]`.
+fast_io!(JsStreamRouter, StreamRouter, info);
+
 #[wasm_bindgen(js_class = StreamRouter)]
 impl JsStreamRouter {
     /// `new StreamRouter({ provider?, content?, nonce?, maxEventBytes? })`.
@@ -242,12 +246,6 @@ impl JsStreamRouter {
         self.inner.provider().as_str().to_string()
     }
 
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__inPtr", skip_typescript)]
-    pub fn in_ptr(&mut self, cap: u32) -> u32 {
-        self.fast.ptr(cap)
-    }
-
     /// Routes `len` bytes of the input buffer; returns how many events are packed at the
     /// place `__infoPtr()` names, or `FAILED`.
     #[doc(hidden)]
@@ -271,19 +269,6 @@ impl JsStreamRouter {
                 FAILED
             }
         }
-    }
-
-    /// Where `__feedIn` leaves `[text pointer, text byte length, ops pointer, ops count]`.
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__infoPtr", skip_typescript)]
-    pub fn info_ptr(&self) -> u32 {
-        self.info.as_ptr() as usize as u32
-    }
-
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__takeError", skip_typescript)]
-    pub fn take_error(&mut self) -> JsValue {
-        self.error.take().unwrap_or(JsValue::UNDEFINED)
     }
 
     fn error_with_events(&self, e: &Error) -> JsValue {

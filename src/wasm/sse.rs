@@ -1,6 +1,6 @@
 //! JS classes `SseDecoder` and `SseEncoder`.
 
-use super::fast::{FastInput, FAILED};
+use super::fast::{fast_io, FastInput, FAILED};
 use super::input::ChunkInput;
 use super::{__sr_sse_events, js_error, options};
 use crate::{Error, ErrorKind, SseMessage, SseSink};
@@ -99,6 +99,10 @@ pub struct JsSseDecoder {
     error: Option<JsValue>,
 }
 
+// `__infoPtr()`: where `__feedIn` leaves `[packed pointer, packed byte length, lens pointer]`
+// (stable for the decoder's lifetime).
+fast_io!(JsSseDecoder, SseDecoder, info);
+
 #[wasm_bindgen(js_class = SseDecoder)]
 impl JsSseDecoder {
     /// `new SseDecoder({ flushOnFinish?, maxLineBytes?, maxEventBytes? })`.
@@ -121,12 +125,6 @@ impl JsSseDecoder {
             fast: FastInput::default(),
             error: None,
         })
-    }
-
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__inPtr", skip_typescript)]
-    pub fn in_ptr(&mut self, cap: u32) -> u32 {
-        self.fast.ptr(cap)
     }
 
     /// Decodes `len` bytes of the input buffer; returns how many events are packed (see
@@ -153,20 +151,6 @@ impl JsSseDecoder {
                 FAILED
             }
         }
-    }
-
-    /// Where `__feedIn` leaves `[packed pointer, packed byte length, lens pointer]` (stable for the
-    /// decoder's lifetime).
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__infoPtr", skip_typescript)]
-    pub fn info_ptr(&self) -> u32 {
-        self.info.as_ptr() as usize as u32
-    }
-
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__takeError", skip_typescript)]
-    pub fn take_error(&mut self) -> JsValue {
-        self.error.take().unwrap_or(JsValue::UNDEFINED)
     }
 
     /// Decodes a chunk and returns the events it completed (possibly none).

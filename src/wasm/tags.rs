@@ -4,7 +4,7 @@
 //! Offsets (`violations[].offset`, `error.offset`) are UTF-8 byte offsets into the response,
 //! the same for string and byte input, so that the filter and `parseTagged` agree.
 
-use super::fast::{FastInput, FAILED};
+use super::fast::{fast_io, FastInput, FAILED};
 use super::input::ChunkInput;
 use super::sse::limit;
 use super::{js_error, options, to_js};
@@ -283,6 +283,8 @@ pub struct JsTagFilter {
     error: Option<JsValue>,
 }
 
+fast_io!(JsTagFilter, TagFilter, info);
+
 #[wasm_bindgen(js_class = TagFilter)]
 impl JsTagFilter {
     /// `new TagFilter(nonce, { blocks?, maxBufferBytes? })`. Throws `invalid_option` for a
@@ -346,12 +348,6 @@ impl JsTagFilter {
         to_js(&self.stream.types)
     }
 
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__inPtr", skip_typescript)]
-    pub fn in_ptr(&mut self, cap: u32) -> u32 {
-        self.fast.ptr(cap)
-    }
-
     /// Reads `len` bytes of the input buffer (the UTF-8 of a JS string chunk of `units`
     /// UTF-16 units, or bytes when `units` is -1); returns how many pieces of text are described at `[__infoPtr()[0]]` (see
     /// [`RangeSink`]), or `FAILED` (then `__infoPtr()[1]` pieces came before the error).
@@ -405,22 +401,11 @@ impl JsTagFilter {
     }
 
     #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__infoPtr", skip_typescript)]
-    pub fn info_ptr(&self) -> u32 {
-        self.info.as_ptr() as usize as u32
-    }
-
-    #[doc(hidden)]
     #[wasm_bindgen(js_name = "__typeNames", skip_typescript)]
     pub fn type_names(&self) -> Vec<String> {
         self.stream.types.clone()
     }
 
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__takeError", skip_typescript)]
-    pub fn take_error(&mut self) -> JsValue {
-        self.error.take().unwrap_or(JsValue::UNDEFINED)
-    }
 }
 
 /// The strict final parser: the blocks by lowercase name (`{ artifact, user }`), or throws
