@@ -3,7 +3,6 @@
 //! Each submodule wraps one core machine in a JS class with the public names of the issues
 //! (`SseDecoder`, `SseEncoder`, ...). Conversions to and from JS live here and nowhere else.
 
-#[cfg(not(streamroute_without_repair))]
 pub mod action;
 pub mod extractor;
 mod fast;
@@ -11,7 +10,6 @@ mod input;
 pub mod sse;
 pub mod json;
 pub mod payload;
-#[cfg(not(streamroute_without_repair))]
 pub mod repair;
 pub mod router;
 pub mod plan;

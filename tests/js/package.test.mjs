@@ -205,6 +205,33 @@ test('invalid UTF-8 becomes U+FFFD exactly as the Rust core decodes it', () => {
   }
 });
 
+test('one feed of many events: names and ids that repeat, change and hold invalid UTF-8', () => {
+  // The fast path packs an event name or id only when it differs from the previous event's in
+  // the same feed; the others reuse the previous string. Every field here is checked.
+  const enc = (s) => [...Buffer.from(s)];
+  const bytes = Uint8Array.from([
+    ...enc('event: a\ndata: 1\n\nevent: a\ndata: 2\n\ndata: 3\n\nid: x\ndata: 4\n\ndata: 5\n\n'),
+    ...enc('event: b'), 0xe2, 0x82, ...enc('\nid: y'), 0xff, ...enc('\ndata: 6\u00e9\n\n'),
+    ...enc('event: b'), 0xe2, 0x82, ...enc('\ndata: 7\n\nid\ndata: 8\n\n'),
+  ]);
+  const want = [
+    { event: 'a', data: '1', id: '' },
+    { event: 'a', data: '2', id: '' },
+    { event: 'message', data: '3', id: '' },
+    { event: 'message', data: '4', id: 'x' },
+    { event: 'message', data: '5', id: 'x' },
+    { event: 'b\uFFFD', data: '6\u00e9', id: 'y\uFFFD' },
+    { event: 'b\uFFFD', data: '7', id: 'y\uFFFD' },
+    { event: 'message', data: '8', id: '' },
+  ];
+  for (const split of [bytes.length, 1, 5, 13]) {
+    const d = new sr.SseDecoder();
+    const out = [];
+    for (let i = 0; i < bytes.length; i += split) out.push(...d.feed(bytes.subarray(i, i + split)));
+    assert.deepEqual(out, want, `split ${split}`);
+  }
+});
+
 test('LlmStreamChunker: action_seq null when omitted, reset() starts a fresh attempt', () => {
   const c = new sr.LlmStreamChunker();
   assert.deepEqual(c.feed('{"next_node":"final_response","args":{"answer":"Hel'), [
