@@ -23,9 +23,20 @@ function views() {
   }
 }
 
+// Where the machine's input buffer takes `cap` bytes. The buffer only moves when it grows
+// (in `__inPtr`), so its address is kept and asked for again only for a larger chunk.
+function inPtr(machine, cap) {
+  if (cap <= machine.__cap) return machine.__ptr;
+  machine.__ptr = machine.__inPtr(cap);
+  machine.__cap = cap;
+  return machine.__ptr;
+}
+
 // Writes `chunk` into the machine's input buffer; returns the byte length, or -1 when the
-// chunk is not a string or Uint8Array (the caller then takes the Rust-side path).
+// chunk is not a string or Uint8Array, or the machine was freed (the caller then takes the
+// Rust-side path, which throws for a freed machine: nothing is written to freed memory).
 function write(machine, chunk) {
+  if (machine.__wbg_ptr === 0) return -1;
   if (typeof chunk === 'string') {
     if (machine.__high !== undefined && machine.__high !== '') {
       chunk = machine.__high + chunk;
@@ -41,7 +52,7 @@ function write(machine, chunk) {
     }
     machine.__str = chunk;
     const cap = n * 3;
-    const ptr = machine.__inPtr(cap);
+    const ptr = inPtr(machine, cap);
     views();
     if (n > 32) return encoder.encodeInto(chunk, u8.subarray(ptr, ptr + cap)).written;
     let i = 0;
@@ -59,7 +70,7 @@ function write(machine, chunk) {
       machine.__high = '';
       pre = 3; // the held high surrogate had no low half: U+FFFD
     }
-    const ptr = machine.__inPtr(chunk.length + pre);
+    const ptr = inPtr(machine, chunk.length + pre);
     views();
     if (pre) u8.set([0xef, 0xbf, 0xbd], ptr);
     u8.set(chunk, ptr + pre);
@@ -116,7 +127,11 @@ function patch(Class, readOut, finishValue = false) {
   }
 }
 
-patch(AnswerExtractor, (machine, n) => (n === 0 ? '' : readText(machine.__outPtr(), n)));
+patch(AnswerExtractor, (machine, n) => {
+  if (n === 0) return '';
+  views();
+  return readText(u32[(machine.__info ??= machine.__infoPtr() >>> 2)], n);
+});
 
 patch(SseDecoder, (machine, count) => {
   if (count === 0) return [];

@@ -131,6 +131,8 @@ struct Action {
     /// Text to return from this call.
     out: String,
     closed: bool,
+    /// Containers nobody reads are read quietly (off only in tests, to compare).
+    quiet_ok: bool,
 }
 
 impl Action {
@@ -160,6 +162,7 @@ impl Action {
             thought_late: false,
             out: String::new(),
             closed: false,
+            quiet_ok: true,
         }
     }
 
@@ -169,7 +172,8 @@ impl Action {
         let out = std::mem::take(&mut self.out);
         let thought = std::mem::take(&mut self.thought);
         let thought_late = self.thought_late;
-        *self = Action { out, thought, thought_late, ..Action::new(self.max) };
+        let quiet_ok = self.quiet_ok;
+        *self = Action { out, thought, thought_late, quiet_ok, ..Action::new(self.max) };
     }
 
     fn cap(&self, len: usize) -> Result<()> {
@@ -267,6 +271,12 @@ impl Sink for Action {
             _ => {}
         }
         Ok(())
+    }
+
+    /// Only tokens at depth 1, and at depth 2 inside `args`, are read (see `token`): once
+    /// the object is confirmed, a container whose insides are deeper is read quietly.
+    fn skip_inside(&self, depth: usize) -> bool {
+        self.quiet_ok && self.confirmed && (depth >= 2 || (depth == 1 && self.top != TopKey::Args))
     }
 }
 
@@ -760,4 +770,111 @@ impl AnswerExtractor {
 enum Step {
     Used(usize),
     Abandon { replay: Vec<u8>, used: usize },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a run shows to the caller, after every call.
+    fn observe(input: &[u8], chunk: usize, quiet_ok: bool) -> Vec<String> {
+        let mut x = AnswerExtractor::default();
+        x.action.quiet_ok = quiet_ok;
+        let mut seen = Vec::new();
+        let state = |x: &mut AnswerExtractor, r: Result<String>| {
+            let r = r.map_err(|e| format!("{}@{:?}: {}", e.code(), e.offset(), e));
+            let thought = x.take_thought();
+            format!(
+                "{r:?} finish={:?} node={:?} count={} thought={thought:?} end={:?}",
+                x.is_finish_action(),
+                x.next_node(),
+                x.emitted_count(),
+                x.action_end()
+            )
+        };
+        for c in input.chunks(chunk.max(1)) {
+            let r = x.feed(c);
+            let s = state(&mut x, r);
+            seen.push(s);
+        }
+        let r = x.finish();
+        let s = state(&mut x, r);
+        seen.push(s);
+        seen
+    }
+
+    fn next(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    /// Reading unread containers quietly changes nothing a caller can see: the corpus, the
+    /// corpus with nested junk (broken numbers, escapes, literals, brackets) spliced in, and
+    /// every truncation of some of them, whole and at several chunkings.
+    #[test]
+    fn quiet_reading_is_invisible() {
+        let corpus: serde_json::Value =
+            serde_json::from_str(include_str!("../../tests/corpus/answer_extractor.json")).unwrap_or_default();
+        let mut inputs: Vec<Vec<u8>> = corpus
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["input"].as_str().map(|s| s.as_bytes().to_vec()))
+            .collect();
+        assert!(inputs.len() > 100, "the corpus is there");
+        const JUNK: &[&str] = &[
+            r#""x":[1,2,{"a":"\"}"],3.5e7],"#,
+            r#""x":{"y":[true,false,null,-0.5,"\u12\"",{"z":"\ud83d\"q"}]},"#,
+            r#""x":[1,2},"#,
+            r#""x":[01],"#,
+            r#""x":[tru],"#,
+            r#""x":{"a" 1},"#,
+            r#""x":["\"],"#,
+            "\"x\":[\"\u{e9}\u{1F600}\\\\\",\"\t\n\"],",
+            r#""x":[1.],"#,
+            r#""x":[-],"#,
+            r#""x":[{"answer":"no"}],"args":{"answer":"twice"},"#,
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let base = inputs.clone();
+        for input in &base {
+            let input = input.clone();
+            // Junk after a `{` or `,` at a random place (inside or outside the action).
+            for _ in 0..4 {
+                let marks: Vec<usize> = input
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &b)| b == b'{' || b == b',')
+                    .map(|(k, _)| k + 1)
+                    .collect();
+                if marks.is_empty() {
+                    break;
+                }
+                let at = marks[(next(&mut seed) as usize) % marks.len()];
+                let junk = JUNK[(next(&mut seed) as usize) % JUNK.len()].as_bytes();
+                let mut v = input[..at].to_vec();
+                v.extend_from_slice(junk);
+                v.extend_from_slice(&input[at..]);
+                inputs.push(v);
+            }
+        }
+        let mut failures = Vec::new();
+        for (k, input) in inputs.iter().enumerate() {
+            let mut cuts = vec![input.len()];
+            if k % 7 == 0 {
+                cuts.extend((0..input.len()).step_by(3));
+            }
+            for cut in cuts {
+                let input = &input[..cut];
+                for chunk in [input.len().max(1), 1, 3, 7] {
+                    if observe(input, chunk, true) != observe(input, chunk, false) {
+                        failures.push(format!("{:?} at {chunk} B chunks", String::from_utf8_lossy(input)));
+                    }
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{} differ, e.g. {:?}", failures.len(), &failures[..failures.len().min(3)]);
+    }
 }

@@ -44,6 +44,14 @@ pub(crate) enum Token<'a> {
 /// `ObjectEnd` the same depth).
 pub(crate) trait Sink {
     fn token(&mut self, tok: Token<'_>, depth: usize) -> Result<()>;
+
+    /// Asked right after a container's start token at `depth`: `true` when no token inside
+    /// it matters to the sink. The tokenizer then reads the container as before (every byte
+    /// checked, the same errors at the same offsets) but reports nothing until its end token,
+    /// which is reported as usual; in tolerant mode its strings are skipped without decoding.
+    fn skip_inside(&self, _depth: usize) -> bool {
+        false
+    }
 }
 
 /// What happens after a complete top-level value.
@@ -135,6 +143,9 @@ pub(crate) struct Tokenizer {
     key_start: u64,
     /// Stream offset of the first error, kept for `finish` after a failure.
     failure: Option<Error>,
+    /// Tokens at this depth or deeper are not reported (see [`Sink::skip_inside`]);
+    /// `usize::MAX` when everything is reported.
+    quiet: usize,
 }
 
 enum Flow {
@@ -154,6 +165,7 @@ impl Tokenizer {
             pos: 0,
             key_start: 0,
             failure: None,
+            quiet: usize::MAX,
         }
     }
 
@@ -166,6 +178,22 @@ impl Tokenizer {
         self.utf8.clear();
         self.pos = 0;
         self.failure = None;
+        self.quiet = usize::MAX;
+    }
+
+    /// Tokens at the current depth reach the sink.
+    #[inline]
+    fn loud(&self) -> bool {
+        self.stack.len() < self.quiet
+    }
+
+    /// Closes the innermost container; reporting resumes when it was the quiet one.
+    #[inline]
+    fn pop(&mut self) {
+        self.stack.pop();
+        if self.stack.len() < self.quiet {
+            self.quiet = usize::MAX;
+        }
     }
 
     /// Bytes consumed so far.
@@ -263,21 +291,54 @@ impl Tokenizer {
         // and end at ASCII bytes, so at char boundaries) are copied without a second check.
         // The part before `valid_from` may complete a sequence carried from the last chunk;
         // everything outside the valid part goes through the UTF-8 carry as before.
+        // Validated when first needed: a chunk read quietly (see `Sink::skip_inside`) never is.
         let valid_from = chunk.iter().take(3).take_while(|&&c| (c & 0xC0) == 0x80).count();
-        let valid = match std::str::from_utf8(&chunk[valid_from..]) {
-            Ok(v) => v,
-            Err(e) => std::str::from_utf8(&chunk[valid_from..valid_from + e.valid_up_to()]).unwrap_or_default(),
-        };
-        let valid_to = valid_from + valid.len();
+        let mut checked: Option<&str> = None;
         while i < n {
             let b = chunk[i];
             match self.state {
+                State::InString(Str::Value) if !self.opts.strict && !self.loud() => {
+                    // Quiet and tolerant: the content is not decoded, only its end found. A
+                    // backslash takes the next byte with it; whatever that escape turns out
+                    // to be in full, no byte of it can end the string except an escaped
+                    // quote's own (a broken `\u` re-reads its byte as content: `\u12"` ends
+                    // at the `"` here too). No error is possible in tolerant content.
+                    let end = i + string_run_len(&chunk[i..]);
+                    if end == n {
+                        i = n;
+                        continue;
+                    }
+                    if chunk[end] == b'\\' {
+                        if end + 1 < n {
+                            i = end + 2;
+                        } else {
+                            self.state = State::Escape(Str::Value);
+                            i = n;
+                        }
+                        continue;
+                    }
+                    i = end;
+                    self.flush_utf8(Str::Value, i, base)?;
+                    i += 1;
+                    self.pos = base + i as u64;
+                    self.text.clear();
+                    if let Flow::Stop = self.value_done(sink)? {
+                        return Ok(i);
+                    }
+                    continue;
+                }
                 State::InString(s) => {
                     // The hot loop: a run of plain bytes goes out in one piece.
                     let rest = &chunk[i..];
                     let end = string_run_len(rest);
                     let run = &rest[..end];
                     if end > 0 {
+                        let valid = *checked.get_or_insert_with(|| match std::str::from_utf8(&chunk[valid_from..]) {
+                            Ok(v) => v,
+                            Err(e) => std::str::from_utf8(&chunk[valid_from..valid_from + e.valid_up_to()])
+                                .unwrap_or_default(),
+                        });
+                        let valid_to = valid_from + valid.len();
                         let control = if self.opts.strict {
                             run.iter().position(|&c| c < 0x20)
                         } else {
@@ -316,7 +377,9 @@ impl Tokenizer {
                         match s {
                             Str::Value => {
                                 self.flush_text(sink)?;
-                                sink.token(Token::StringEnd, self.stack.len())?;
+                                if self.loud() {
+                                    sink.token(Token::StringEnd, self.stack.len())?;
+                                }
                                 if let Flow::Stop = self.value_done(sink)? {
                                     return Ok(i);
                                 }
@@ -325,13 +388,25 @@ impl Tokenizer {
                                 if self.scratch.len() > self.opts.max_token_bytes {
                                     return Err(self.too_long(self.key_start));
                                 }
-                                let key = std::str::from_utf8(&self.scratch).unwrap_or_default();
-                                sink.token(Token::Key(key), self.stack.len())?;
+                                if self.loud() {
+                                    let key = std::str::from_utf8(&self.scratch).unwrap_or_default();
+                                    sink.token(Token::Key(key), self.stack.len())?;
+                                }
                                 self.scratch.clear();
                                 self.state = State::Colon;
                             }
                         }
                         continue;
+                    }
+                    // A one-character escape of a value, when its second byte is here, is
+                    // decoded on the spot (what the `Escape` state would do, two dispatches
+                    // sooner).
+                    if s == Str::Value {
+                        if let Some(c) = chunk.get(i + 1).copied().and_then(simple_escape) {
+                            self.text.push(char::from(c));
+                            i += 2;
+                            continue;
+                        }
                     }
                     self.state = State::Escape(s);
                 }
@@ -396,11 +471,17 @@ impl Tokenizer {
                     }
                 }
                 State::Number => {
-                    if matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') {
-                        self.scratch.push(b);
-                        if self.scratch.len() > self.opts.max_token_bytes {
-                            return Err(self.too_long(base + i as u64));
+                    if is_number_byte(b) {
+                        // The whole run of number bytes in this chunk at once.
+                        let run = chunk[i..].iter().position(|&c| !is_number_byte(c)).unwrap_or(n - i);
+                        let room = self.opts.max_token_bytes.saturating_sub(self.scratch.len());
+                        if run > room {
+                            // The byte that made the number one byte too long.
+                            return Err(self.too_long(base + (i + room) as u64));
                         }
+                        self.scratch.extend_from_slice(&chunk[i..i + run]);
+                        i += run;
+                        continue;
                     } else {
                         self.pos = base + i as u64;
                         self.end_number(sink)?;
@@ -423,7 +504,9 @@ impl Tokenizer {
                         };
                         i += 1;
                         self.pos = base + i as u64;
-                        sink.token(tok, self.stack.len())?;
+                        if self.loud() {
+                            sink.token(tok, self.stack.len())?;
+                        }
                         if let Flow::Stop = self.value_done(sink)? {
                             return Ok(i);
                         }
@@ -438,10 +521,12 @@ impl Tokenizer {
                     }
                     self.pos = base + i as u64;
                     if b == b']' && self.state == State::ValueOrArrayEnd {
-                        self.stack.pop();
+                        self.pop();
                         i += 1;
                         self.pos += 1;
-                        sink.token(Token::ArrayEnd, self.stack.len())?;
+                        if self.loud() {
+                            sink.token(Token::ArrayEnd, self.stack.len())?;
+                        }
                         if let Flow::Stop = self.value_done(sink)? {
                             return Ok(i);
                         }
@@ -459,10 +544,12 @@ impl Tokenizer {
                         self.key_start = base + i as u64;
                         self.state = State::InString(Str::Key);
                     } else if b == b'}' && self.state == State::KeyOrObjectEnd {
-                        self.stack.pop();
+                        self.pop();
                         i += 1;
                         self.pos = base + i as u64;
-                        sink.token(Token::ObjectEnd, self.stack.len())?;
+                        if self.loud() {
+                            sink.token(Token::ObjectEnd, self.stack.len())?;
+                        }
                         if let Flow::Stop = self.value_done(sink)? {
                             return Ok(i);
                         }
@@ -491,11 +578,13 @@ impl Tokenizer {
                         (b',', true) => self.state = State::Key,
                         (b',', false) => self.state = State::Value,
                         (b'}', true) | (b']', false) => {
-                            self.stack.pop();
+                            self.pop();
                             i += 1;
                             self.pos = base + i as u64;
                             let tok = if in_object { Token::ObjectEnd } else { Token::ArrayEnd };
-                            sink.token(tok, self.stack.len())?;
+                            if self.loud() {
+                                sink.token(tok, self.stack.len())?;
+                            }
                             if let Flow::Stop = self.value_done(sink)? {
                                 return Ok(i);
                             }
@@ -554,15 +643,21 @@ impl Tokenizer {
                     .at(base + i as u64));
                 }
                 let object = b == b'{';
-                sink.token(
-                    if object { Token::ObjectStart } else { Token::ArrayStart },
-                    self.stack.len(),
-                )?;
+                let depth = self.stack.len();
+                let loud = self.loud();
+                if loud {
+                    sink.token(if object { Token::ObjectStart } else { Token::ArrayStart }, depth)?;
+                }
                 self.stack.push(object);
+                if loud && sink.skip_inside(depth) {
+                    self.quiet = depth + 1;
+                }
                 self.state = if object { State::KeyOrObjectEnd } else { State::ValueOrArrayEnd };
             }
             b'"' => {
-                sink.token(Token::StringStart, self.stack.len())?;
+                if self.loud() {
+                    sink.token(Token::StringStart, self.stack.len())?;
+                }
                 self.state = State::InString(Str::Value);
             }
             b'-' | b'0'..=b'9' => {
@@ -583,8 +678,10 @@ impl Tokenizer {
             let start = self.pos - self.scratch.len() as u64;
             return Err(Error::new(ErrorKind::JsonInvalid, "invalid number").at(start));
         }
-        let text = std::str::from_utf8(&self.scratch).unwrap_or_default();
-        sink.token(Token::Number(text), self.stack.len())?;
+        if self.loud() {
+            let text = std::str::from_utf8(&self.scratch).unwrap_or_default();
+            sink.token(Token::Number(text), self.stack.len())?;
+        }
         self.scratch.clear();
         Ok(())
     }
@@ -675,6 +772,10 @@ impl Tokenizer {
         if self.text.is_empty() {
             return Ok(());
         }
+        if !self.loud() {
+            self.text.clear();
+            return Ok(());
+        }
         let r = sink.token(Token::StringPart(&self.text), self.stack.len());
         self.text.clear();
         r
@@ -716,6 +817,11 @@ impl Tokenizer {
         let c = if is_low { '\u{FFFD}' } else { char::from_u32(u32::from(cp)).unwrap_or('\u{FFFD}') };
         self.char(s, c)
     }
+}
+
+#[inline]
+fn is_number_byte(b: u8) -> bool {
+    matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
 }
 
 #[inline]
@@ -775,17 +881,54 @@ pub(crate) fn valid_number(s: &[u8]) -> bool {
     i == n
 }
 
+/// The byte a one-character escape (`\\"` `\\\\` `\\/` `\\b` `\\f` `\\n` `\\r` `\\t`) stands for.
+#[inline]
+fn simple_escape(b: u8) -> Option<u8> {
+    match b {
+        b'"' | b'\\' | b'/' => Some(b),
+        b'b' => Some(0x08),
+        b'f' => Some(0x0c),
+        b'n' => Some(b'\n'),
+        b'r' => Some(b'\r'),
+        b't' => Some(b'\t'),
+        _ => None,
+    }
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// Bit 7 of each byte of `v` that equals the byte of `splat` (a byte times `LO`); bits above
+/// the lowest match may be false positives, so only the lowest set bit is to be trusted.
+#[inline]
+fn bytes_equal(v: u64, splat: u64) -> u64 {
+    let x = v ^ splat;
+    x.wrapping_sub(LO) & !x & HI
+}
+
 /// Length of the plain string content at the start of `rest`: up to the first `"` or `\\`.
-/// Most runs are short (a word between escapes), so the first bytes are checked one by one
-/// and memchr, whose set-up costs more than a short loop, takes only long runs.
+/// Most runs are short (a word between escapes): the first 32 bytes are checked eight at a
+/// time in a word, and memchr, whose set-up costs more than that, takes only long runs.
 #[inline]
 fn string_run_len(rest: &[u8]) -> usize {
-    const SHORT: usize = 16;
+    const SHORT: usize = 32;
     let head = rest.len().min(SHORT);
-    for (k, &c) in rest[..head].iter().enumerate() {
+    let mut k = 0;
+    for w in rest[..head].chunks_exact(8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(w);
+        let v = u64::from_le_bytes(word);
+        let m = bytes_equal(v, LO * u64::from(b'"')) | bytes_equal(v, LO * u64::from(b'\\'));
+        if m != 0 {
+            return k + (m.trailing_zeros() / 8) as usize;
+        }
+        k += 8;
+    }
+    for &c in &rest[k..head] {
         if c == b'"' || c == b'\\' {
             return k;
         }
+        k += 1;
     }
     if head == rest.len() {
         return head;

@@ -38,11 +38,13 @@ pub struct JsAnswerExtractor {
     inner: crate::AnswerExtractor,
     input: ChunkInput,
     out: String,
+    /// Fast path: `[answer text pointer, its UTF-8 length]` after each `__feedIn`.
+    info: Box<[u32; 2]>,
     fast: FastInput,
     error: Option<JsValue>,
 }
 
-fast_io!(JsAnswerExtractor, AnswerExtractor);
+fast_io!(JsAnswerExtractor, AnswerExtractor, info);
 
 #[wasm_bindgen(js_class = AnswerExtractor)]
 impl JsAnswerExtractor {
@@ -59,18 +61,21 @@ impl JsAnswerExtractor {
             )?),
             input: ChunkInput::default(),
             out: String::new(),
+            info: Box::new([0; 2]),
             fast: FastInput::default(),
             error: None,
         })
     }
 
     /// Reads `len` bytes from the input buffer; returns the UTF-8 length of the answer text
-    /// now at `__outPtr()`, or `FAILED`.
+    /// now at `__infoPtr()[0]` (also `__outPtr()`), or `FAILED`.
     #[doc(hidden)]
     #[wasm_bindgen(js_name = "__feedIn", skip_typescript)]
     pub fn feed_in(&mut self, len: u32) -> u32 {
         self.out.clear();
-        match self.inner.feed_into(self.fast.bytes(len), &mut self.out) {
+        let r = self.inner.feed_into(self.fast.bytes(len), &mut self.out);
+        *self.info = [self.out.as_ptr() as usize as u32, self.out.len() as u32];
+        match r {
             Ok(()) => self.out.len() as u32,
             Err(e) => {
                 self.error = Some(js_error(&e));
@@ -192,6 +197,7 @@ impl JsLlmStreamChunker {
                 inner: crate::AnswerExtractor::new(opts),
                 input: ChunkInput::default(),
                 out: String::new(),
+                info: Box::new([0; 2]),
                 fast: FastInput::default(),
                 error: None,
             },

@@ -311,3 +311,17 @@ test('errors carry a code: caps, lifecycle, options, input', () => {
   f.finish();
   assert.throws(() => f.feed('x'), { code: 'invalid_state' });
 });
+
+test('a freed extractor throws on feed and writes nothing into memory another one uses', () => {
+  const keep = new sr.AnswerExtractor();
+  const gone = new sr.AnswerExtractor();
+  const doc = '{"next_node":"final_response","args":{"answer":"Hello, wörld: 你好 😀"}}';
+  let out = keep.feed(doc.slice(0, 30));
+  gone.feed(doc.slice(0, 30));
+  gone.free();
+  assert.throws(() => gone.feed('x'.repeat(4096)));
+  assert.throws(() => gone.feed(new Uint8Array(4096).fill(0x41)));
+  out += keep.feed(doc.slice(30)) + keep.finish();
+  assert.equal(out, 'Hello, wörld: 你好 😀');
+  assert.equal(keep.isFinishAction, true);
+});
