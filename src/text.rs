@@ -162,8 +162,68 @@ impl Utf8Carry {
     }
 }
 
+/// Appends the UTF-16 code units of UTF-8 `bytes` to `out` (what JS holds for the text):
+/// ASCII eight bytes at a time, other characters one by one. Valid UTF-8 is expected; a
+/// malformed sequence (which valid input never has) becomes U+FFFD for its first byte, so
+/// no input can make this panic. Returns `true` when every byte was ASCII.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) fn push_utf16(bytes: &[u8], out: &mut Vec<u16>) -> bool {
+    out.reserve(bytes.len());
+    let mut ascii = true;
+    let mut i = 0;
+    let n = bytes.len();
+    while i < n {
+        if let Some(w) = bytes.get(i..i + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(w);
+            if u64::from_le_bytes(word) & 0x8080_8080_8080_8080 == 0 {
+                out.extend(word.iter().map(|&c| u16::from(c)));
+                i += 8;
+                continue;
+            }
+        }
+        let c = bytes[i];
+        let at = |k: usize| u32::from(bytes.get(i + k).copied().unwrap_or(0) & 0x3F);
+        let (cp, len) = match c {
+            0x00..=0x7F => (u32::from(c), 1),
+            0xC2..=0xDF => ((u32::from(c & 0x1F) << 6) | at(1), 2),
+            0xE0..=0xEF => ((u32::from(c & 0x0F) << 12) | (at(1) << 6) | at(2), 3),
+            0xF0..=0xF4 => ((u32::from(c & 0x07) << 18) | (at(1) << 12) | (at(2) << 6) | at(3), 4),
+            _ => (0xFFFD, 1),
+        };
+        if len > 1 {
+            ascii = false;
+        }
+        let len = if i + len <= n { len } else { 1 };
+        if cp >= 0x1_0000 {
+            let v = cp - 0x1_0000;
+            out.push(0xD800 | (v >> 10) as u16);
+            out.push(0xDC00 | (v & 0x3FF) as u16);
+        } else {
+            out.push(cp as u16);
+        }
+        i += len;
+    }
+    ascii
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn push_utf16_is_encode_utf16() {
+        for s in ["", "abc", "abcdefghijklmnop", "héllo wörld 你好 😀 ok", "😀😀😀😀😀😀😀😀😀", "a\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}z"] {
+            let mut out = vec![7u16];
+            let ascii = super::push_utf16(s.as_bytes(), &mut out);
+            let want: Vec<u16> = std::iter::once(7).chain(s.encode_utf16()).collect();
+            assert_eq!(out, want, "{s:?}");
+            assert_eq!(ascii, s.is_ascii());
+        }
+        // Malformed input: no panic, one unit per bad byte at most.
+        let mut out = Vec::new();
+        super::push_utf16(&[0xff, 0xe4, 0xbd, b'a', 0xf0], &mut out);
+        assert!(out.len() <= 5);
+    }
+
     use super::*;
 
     fn lossy_chunked(bytes: &[u8], split: usize) -> String {

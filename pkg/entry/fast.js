@@ -11,16 +11,51 @@ const FAILED = 0xffffffff;
 const encoder = new TextEncoder();
 // ignoreBOM: a U+FEFF at the start of the text is content, not a byte order mark.
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+// Text with characters beyond ASCII comes out of wasm as UTF-16 code units: turning those
+// into a string is several times faster than decoding UTF-8 (in Node 20 on CJK-heavy text,
+// TextDecoder: UTF-8 ~240 MB/s, UTF-16LE ~1 GB/s; Buffer#toString('utf16le') ~6 GB/s).
+let decoder16 = null;
+try {
+  decoder16 = new TextDecoder('utf-16le', { ignoreBOM: true });
+} catch {
+  // A runtime without UTF-16 decoding: String.fromCharCode below.
+}
+// Node's (and Deno's, Bun's) own Buffer, not a bundler's polyfill.
+const NodeBuffer =
+  typeof globalThis.process === 'object' && globalThis.process?.versions?.node && typeof globalThis.Buffer === 'function'
+    ? globalThis.Buffer
+    : null;
 let memory;
 let u8 = new Uint8Array(0);
+let u16 = new Uint16Array(0);
 let u32 = new Uint32Array(0);
+let nodeBuf = null;
 
 function views() {
   memory ??= __sr_memory();
   if (u8.buffer !== memory.buffer) {
     u8 = new Uint8Array(memory.buffer);
+    u16 = new Uint16Array(memory.buffer);
     u32 = new Uint32Array(memory.buffer);
+    nodeBuf = NodeBuffer ? NodeBuffer.from(memory.buffer) : null;
   }
+}
+
+// The string of `units` UTF-16 code units at `ptr` (2-aligned) in wasm memory.
+function readText16(ptr, units) {
+  views();
+  if (units <= 16) {
+    let s = '';
+    for (let i = ptr >>> 1, end = i + units; i < end; i++) s += String.fromCharCode(u16[i]);
+    return s;
+  }
+  if (nodeBuf) return nodeBuf.toString('utf16le', ptr, ptr + 2 * units);
+  if (decoder16) return decoder16.decode(u8.subarray(ptr, ptr + 2 * units));
+  let s = '';
+  for (let i = ptr >>> 1, end = i + units; i < end; i += 4096) {
+    s += String.fromCharCode.apply(null, u16.subarray(i, Math.min(i + 4096, end)));
+  }
+  return s;
 }
 
 // Where the machine's input buffer takes `cap` bytes. The buffer only moves when it grows
@@ -130,7 +165,8 @@ function patch(Class, readOut, finishValue = false) {
 patch(AnswerExtractor, (machine, n) => {
   if (n === 0) return '';
   views();
-  return readText(u32[(machine.__info ??= machine.__infoPtr() >>> 2)], n);
+  const info = (machine.__info ??= machine.__infoPtr() >>> 2);
+  return u32[info + 2] ? readText16(u32[info], n) : readText(u32[info], n);
 });
 
 patch(SseDecoder, (machine, count) => {
