@@ -168,42 +168,59 @@ impl Utf8Carry {
 /// no input can make this panic. Returns `true` when every byte was ASCII.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub(crate) fn push_utf16(bytes: &[u8], out: &mut Vec<u16>) -> bool {
-    out.reserve(bytes.len());
-    let mut ascii = true;
-    let mut i = 0;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let start = out.len();
     let n = bytes.len();
+    // Never more code units than bytes: `j <= i` throughout, so `dst[j..]` has room.
+    out.resize(start + n, 0);
+    let dst = &mut out[start..];
+    let (mut i, mut j) = (0, 0);
+    let mut ascii = true;
     while i < n {
-        if let Some(w) = bytes.get(i..i + 8) {
+        while let Some(w) = bytes.get(i..i + 8) {
             let mut word = [0u8; 8];
             word.copy_from_slice(w);
-            if u64::from_le_bytes(word) & 0x8080_8080_8080_8080 == 0 {
-                out.extend(word.iter().map(|&c| u16::from(c)));
-                i += 8;
-                continue;
+            if u64::from_le_bytes(word) & HI != 0 {
+                break;
             }
+            for (d, &c) in dst[j..j + 8].iter_mut().zip(word.iter()) {
+                *d = u16::from(c);
+            }
+            i += 8;
+            j += 8;
         }
-        let c = bytes[i];
+        let Some(&c) = bytes.get(i) else { break };
+        if c < 0x80 {
+            dst[j] = u16::from(c);
+            i += 1;
+            j += 1;
+            continue;
+        }
+        ascii = false;
         let at = |k: usize| u32::from(bytes.get(i + k).copied().unwrap_or(0) & 0x3F);
         let (cp, len) = match c {
-            0x00..=0x7F => (u32::from(c), 1),
             0xC2..=0xDF => ((u32::from(c & 0x1F) << 6) | at(1), 2),
             0xE0..=0xEF => ((u32::from(c & 0x0F) << 12) | (at(1) << 6) | at(2), 3),
             0xF0..=0xF4 => ((u32::from(c & 0x07) << 18) | (at(1) << 12) | (at(2) << 6) | at(3), 4),
             _ => (0xFFFD, 1),
         };
-        if len > 1 {
-            ascii = false;
-        }
-        let len = if i + len <= n { len } else { 1 };
-        if cp >= 0x1_0000 {
+        if i + len > n {
+            dst[j] = 0xFFFD;
+            i += 1;
+            j += 1;
+        } else if cp >= 0x1_0000 {
             let v = cp - 0x1_0000;
-            out.push(0xD800 | (v >> 10) as u16);
-            out.push(0xDC00 | (v & 0x3FF) as u16);
+            dst[j] = 0xD800 | (v >> 10) as u16;
+            dst[j + 1] = 0xDC00 | (v & 0x3FF) as u16;
+            i += 4;
+            j += 2;
         } else {
-            out.push(cp as u16);
+            dst[j] = cp as u16;
+            i += len;
+            j += 1;
         }
-        i += len;
     }
+    out.truncate(start + j);
     ascii
 }
 

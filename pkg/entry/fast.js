@@ -174,8 +174,10 @@ patch(SseDecoder, (machine, count) => {
   const info = (machine.__info ??= machine.__infoPtr() >>> 2);
   views();
   const p = u32[info];
+  const n = u32[info + 1];
   const lens = u32.subarray(u32[info + 2] >>> 2, (u32[info + 2] >>> 2) + 3 * count);
-  return sseEventsFrom(decoder.decode(u8.subarray(p, p + u32[info + 1])), lens, count);
+  // The packed text: UTF-16 code units (flag 1) or all-ASCII UTF-8 bytes.
+  return sseEventsFrom(u32[info + 3] ? readText16(p, n) : decoder.decode(u8.subarray(p, p + n)), lens, count);
 });
 
 patch(StreamRouter, (machine, count) => {
@@ -198,7 +200,7 @@ patch(PartialJson, (machine, n) => {
 
 // TagFilter. `__feedIn` describes each piece of text as `[block, kind, a, b]` (see
 // `RangeSink` in src/wasm/tags.rs): kind 0 is `chunk.slice(a, b)` of the very string just
-// fed, kind 1 the UTF-8 bytes at wasm memory [a, b). No text is copied inside wasm for a
+// fed, kind 1 the UTF-8 bytes at wasm memory [a, b), kind 3 UTF-16 code units there. No text is copied inside wasm for a
 // chunk of block text, and wasm keeps no block text: the blocks of `finish()` are assembled
 // here from the deltas (`__acc`, one string per block).
 {
@@ -227,7 +229,11 @@ patch(PartialJson, (machine, n) => {
       const block = u32[k];
       const a = u32[k + 2];
       const b = u32[k + 3];
-      const text = u32[k + 1] !== 0 ? readText(a, b - a) : a === 0 && b === str.length ? str : str.slice(a, b);
+      const kind = u32[k + 1];
+      const text =
+        kind === 0 ? (a === 0 && b === str.length ? str : str.slice(a, b))
+        : kind === 3 ? readText16(a, (b - a) >>> 1)
+        : readText(a, b - a);
       acc[block] += text;
       if (block === last) out[out.length - 1].text += text;
       else out.push({ type: m.__types[block], text });

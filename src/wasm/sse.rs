@@ -93,8 +93,9 @@ pub struct JsSseDecoder {
     inner: crate::SseDecoder,
     input: ChunkInput,
     out: Packed,
-    /// After `__feedIn`: packed text pointer, its byte length, lens pointer.
-    info: Box<[u32; 3]>,
+    /// After `__feedIn`: packed text pointer, its length, lens pointer, and 0 when the text
+    /// is the UTF-8 `bytes` (all ASCII), 1 when it is the UTF-16 `wide` (length in units).
+    info: Box<[u32; 4]>,
     fast: FastInput,
     error: Option<JsValue>,
 }
@@ -121,7 +122,7 @@ impl JsSseDecoder {
             inner: crate::SseDecoder::new(opts),
             input: ChunkInput::default(),
             out: Packed::default(),
-            info: Box::new([0; 3]),
+            info: Box::new([0; 4]),
             fast: FastInput::default(),
             error: None,
         })
@@ -136,11 +137,12 @@ impl JsSseDecoder {
         let r = self.inner.feed(self.fast.bytes(len), &mut self.out);
         match r {
             Ok(()) => {
-                *self.info = [
-                    self.out.bytes.as_ptr() as usize as u32,
-                    self.out.bytes.len() as u32,
-                    self.out.lens.as_ptr() as usize as u32,
-                ];
+                let out = &self.out;
+                *self.info = if !out.widened {
+                    [out.bytes.as_ptr() as usize as u32, out.bytes.len() as u32, out.lens.as_ptr() as usize as u32, 0]
+                } else {
+                    [out.wide.as_ptr() as usize as u32, out.wide.len() as u32, out.lens.as_ptr() as usize as u32, 1]
+                };
                 self.out.count
             }
             Err(e) => {
@@ -215,10 +217,17 @@ impl JsSseDecoder {
 /// `TextDecoder` decodes the whole buffer at once (replacing invalid sequences by the same rule
 /// as the core) and JS slices the fields at the given lengths, with no scan for separators.
 /// Within one batch an `event` or `id` equal to the previous event's is not repeated: its
-/// length is [`SAME`] and JS reuses the previous string.
+/// length is [`SAME`] and JS reuses the previous string. The fast path hands JS the UTF-16
+/// form (`wide`) instead when the batch is not all ASCII.
 #[derive(Default)]
 struct Packed {
     bytes: Vec<u8>,
+    /// The same text as UTF-16 code units (invalid UTF-8 replaced as `TextDecoder` does), the
+    /// fast path's output when some of it is not ASCII: JS turns UTF-16 into a string several
+    /// times faster than it decodes non-ASCII UTF-8.
+    wide: Vec<u16>,
+    /// Whether `wide` holds the batch (some field was not ASCII).
+    widened: bool,
     lens: Vec<u32>,
     count: u32,
     /// Where the last packed `event` and `id` are in `bytes`.
@@ -232,8 +241,34 @@ const SAME: u32 = u32::MAX;
 impl Packed {
     fn clear(&mut self) {
         self.bytes.clear();
+        self.wide.clear();
+        self.widened = false;
         self.lens.clear();
         self.count = 0;
+    }
+
+    /// Appends `field` and its separator to `bytes` (and to `wide` once the batch stopped
+    /// being all ASCII); returns its UTF-16 length.
+    fn push(&mut self, field: &[u8]) -> u32 {
+        let at = self.bytes.len();
+        self.bytes.extend_from_slice(field);
+        self.bytes.push(b'\r');
+        if !self.widened {
+            if field.is_ascii() {
+                return field.len() as u32;
+            }
+            // First non-ASCII field: everything before it is ASCII, one unit per byte.
+            self.widened = true;
+            self.wide.extend(self.bytes[..at].iter().map(|&b| u16::from(b)));
+        }
+        let before = self.wide.len();
+        match std::str::from_utf8(field) {
+            Ok(s) => crate::text::push_utf16(s.as_bytes(), &mut self.wide),
+            Err(_) => crate::text::push_utf16(String::from_utf8_lossy(field).as_bytes(), &mut self.wide),
+        };
+        let n = (self.wide.len() - before) as u32;
+        self.wide.push(u16::from(b'\r'));
+        n
     }
 
     /// Packs `field` unless it repeats the previous event's; returns its `lens` entry.
@@ -242,20 +277,10 @@ impl Packed {
             return (SAME, last);
         }
         let at = self.bytes.len();
-        self.bytes.extend_from_slice(field);
-        self.bytes.push(b'\r');
-        (units(field), (at, at + field.len()))
+        (self.push(field), (at, at + field.len()))
     }
 }
 
-/// The UTF-16 length of `bytes` decoded with U+FFFD for invalid sequences (maximal subparts,
-/// as `TextDecoder` and `String::from_utf8_lossy` both do).
-fn units(bytes: &[u8]) -> u32 {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => super::utf16_len(s),
-        Err(_) => super::utf16_len(&String::from_utf8_lossy(bytes)),
-    }
-}
 
 impl SseSink for Packed {
     fn event(&mut self, event: &str, data: &str, id: &str) {
@@ -266,9 +291,7 @@ impl SseSink for Packed {
         self.bytes.reserve(event.len() + data.len() + id.len() + 10);
         let event: &[u8] = if event.is_empty() { b"message" } else { event };
         let (event_len, last_event) = self.field(event, self.last_event);
-        self.bytes.extend_from_slice(data);
-        self.bytes.push(b'\r');
-        let data_len = units(data);
+        let data_len = self.push(data);
         let (id_len, last_id) = self.field(id.as_bytes(), self.last_id);
         self.last_event = last_event;
         self.last_id = last_id;

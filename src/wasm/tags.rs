@@ -188,6 +188,10 @@ const UTF16: u32 = 0;
 const BYTES: u32 = 1;
 /// A piece at `[a, b)` of `packed` (turned into `BYTES` at the end of the feed).
 const PACKED: u32 = 2;
+/// A piece of a byte chunk with characters beyond ASCII, as UTF-16 code units at `[a, b)`
+/// of `wide` (byte offsets until the end of the feed, then addresses): JS turns UTF-16 into
+/// a string several times faster than it decodes such UTF-8.
+const WIDE: u32 = 3;
 
 /// The fast path's deltas without copies: text that is a slice of the chunk is described by
 /// where it is, `[block, kind, a, b]` per piece: for a string chunk as a UTF-16 range of the
@@ -205,6 +209,7 @@ struct RangeSink<'a> {
     cursor: (usize, u32),
     meta: &'a mut Vec<u32>,
     packed: &'a mut Vec<u8>,
+    wide: &'a mut Vec<u16>,
 }
 
 impl RangeSink<'_> {
@@ -245,8 +250,12 @@ impl RangeSink<'_> {
             if self.string && (self.is_ascii() || !has_replacement(text)) {
                 let (ua, ub) = (self.unit(from), self.unit(to));
                 self.meta.extend([b, UTF16, ua, ub]);
-            } else {
+            } else if self.string || text.is_ascii() {
                 self.meta.extend([b, BYTES, p as u32, (p + text.len()) as u32]);
+            } else {
+                let at = 2 * self.wide.len() as u32;
+                crate::text::push_utf16(text, self.wide);
+                self.meta.extend([b, WIDE, at, 2 * self.wide.len() as u32]);
             }
         } else {
             let at = self.packed.len() as u32;
@@ -277,6 +286,8 @@ pub struct JsTagFilter {
     packed: Vec<u8>,
     /// Fast path: `[block, kind, a, b]` per piece of text (see [`RangeSink`]).
     meta: Vec<u32>,
+    /// Fast path: UTF-16 of pieces of a byte chunk (see [`WIDE`]).
+    wide: Vec<u16>,
     /// Fast path: `[meta pointer, pieces]`.
     info: Box<[u32; 2]>,
     fast: FastInput,
@@ -300,6 +311,7 @@ impl JsTagFilter {
             stream: DeltaStream::new(&inner),
             inner,
             packed: Vec::new(),
+            wide: Vec::new(),
             meta: Vec::new(),
             info: Box::new([0; 2]),
             fast: FastInput::default(),
@@ -356,6 +368,7 @@ impl JsTagFilter {
     pub fn feed_in(&mut self, len: u32, units: i32) -> u32 {
         self.meta.clear();
         self.packed.clear();
+        self.wide.clear();
         let input = self.fast.bytes(len);
         let mut sink = RangeSink {
             input,
@@ -365,6 +378,7 @@ impl JsTagFilter {
             cursor: (0, 0),
             meta: &mut self.meta,
             packed: &mut self.packed,
+            wide: &mut self.wide,
         };
         // The UTF-8 of a JS string (written by `TextEncoder`) needs no validation.
         let r = if sink.string {
@@ -374,11 +388,15 @@ impl JsTagFilter {
         };
         // Packed pieces get their final addresses now that `packed` no longer grows.
         let base = self.packed.as_ptr() as usize as u32;
+        let wide = self.wide.as_ptr() as usize as u32;
         for piece in self.meta.chunks_exact_mut(4) {
             if piece[1] == PACKED {
                 piece[1] = BYTES;
                 piece[2] += base;
                 piece[3] += base;
+            } else if piece[1] == WIDE {
+                piece[2] += wide;
+                piece[3] += wide;
             }
         }
         let count = (self.meta.len() / 4) as u32;
