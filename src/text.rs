@@ -162,6 +162,158 @@ impl Utf8Carry {
     }
 }
 
+/// The bytes of a UTF-16 *skeleton* (see [`utf16_skeleton`]) that stand for non-ASCII code
+/// units: each says how many UTF-8 bytes its unit takes.
+pub(crate) mod skeleton {
+    /// A unit below U+0800 (2 UTF-8 bytes).
+    pub(crate) const TWO: u8 = 0x80;
+    /// Any other unit of the Basic Multilingual Plane (3 bytes).
+    pub(crate) const THREE: u8 = 0x81;
+    /// The high half of a surrogate pair (the pair takes 4 bytes: 2 for each half).
+    pub(crate) const HIGH: u8 = 0x82;
+    /// The low half of a surrogate pair.
+    pub(crate) const LOW: u8 = 0x83;
+}
+
+/// Writes the skeleton of the UTF-16LE code units `units_le` to `out` (replacing its
+/// contents): one byte per unit, ASCII as itself and any other unit as one of the
+/// [`skeleton`] bytes. Returns the UTF-8 length of the text (equal to the number of units
+/// when it is all ASCII), or `None` (with `out` unspecified) when it holds a lone surrogate,
+/// whose UTF-8 form would be U+FFFD, not a skeleton of it; an odd trailing byte counts as
+/// that too.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) fn utf16_skeleton(units_le: &[u8], out: &mut Vec<u8>) -> Option<u64> {
+    if units_le.len() % 2 != 0 {
+        return None;
+    }
+    out.clear();
+    out.resize(units_le.len() / 2, 0);
+    // Blocks of 16 units with SIMD where there is, then one unit at a time.
+    let mut st = SkeletonState::default();
+    let done = simd::skeleton_blocks(units_le, out, &mut st);
+    for (o, p) in out[done..].iter_mut().zip(units_le[2 * done..].chunks_exact(2)) {
+        let u = u16::from_le_bytes([p[0], p[1]]);
+        let (high, low) = (u & 0xFC00 == 0xD800, u & 0xFC00 == 0xDC00);
+        st.bad |= st.prev_high != low;
+        st.prev_high = high;
+        st.len8 += 1 + u64::from(u >= 0x80) + u64::from(u >= 0x800) - u64::from(high | low);
+        *o = match u {
+            0..=0x7F => u as u8,
+            0x80..=0x7FF => skeleton::TWO,
+            0xD800..=0xDBFF => skeleton::HIGH,
+            0xDC00..=0xDFFF => skeleton::LOW,
+            _ => skeleton::THREE,
+        };
+    }
+    (!st.bad && !st.prev_high).then_some(st.len8)
+}
+
+/// What [`utf16_skeleton`] carries from one unit (or block) to the next.
+#[derive(Default)]
+struct SkeletonState {
+    /// UTF-8 length so far.
+    len8: u64,
+    /// The last unit was a high surrogate.
+    prev_high: bool,
+    /// A surrogate without its other half was seen.
+    bad: bool,
+}
+
+/// UTF-8 length of the text a skeleton stands for (see [`utf16_skeleton`]): its length plus
+/// one per byte ≥ 0x80 and one more per `THREE`.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) fn skeleton_len8(s: &[u8]) -> u64 {
+    let done = simd::skeleton_len8_blocks(s);
+    let mut n = done.1;
+    for &b in &s[done.0..] {
+        n += 1;
+        if b >= 0x80 {
+            n += if b == skeleton::THREE { 2 } else { 1 };
+        }
+    }
+    n
+}
+
+/// The SIMD halves of [`utf16_skeleton`] and [`skeleton_len8`] (wasm with `simd128`, as the
+/// package is built); elsewhere they do nothing and the scalar loops do all the work.
+mod simd {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    use core::arch::wasm32::*;
+
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    fn load(b: &[u8]) -> v128 {
+        let (mut lo, mut hi) = ([0u8; 8], [0u8; 8]);
+        lo.copy_from_slice(&b[..8]);
+        hi.copy_from_slice(&b[8..16]);
+        u64x2(u64::from_le_bytes(lo), u64::from_le_bytes(hi))
+    }
+
+    /// The skeleton bytes of eight units, and the bitmasks of units ≥ 0x80, ≥ 0x800, high
+    /// and low surrogates.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    fn classify(v: v128) -> (v128, [u32; 4]) {
+        use super::skeleton as sk;
+        let ge80 = u16x8_ge(v, u16x8_splat(0x80));
+        let ge800 = u16x8_ge(v, u16x8_splat(0x800));
+        let top = v128_and(v, u16x8_splat(0xFC00));
+        let high = u16x8_eq(top, u16x8_splat(0xD800));
+        let low = u16x8_eq(top, u16x8_splat(0xDC00));
+        let wide = v128_bitselect(u16x8_splat(sk::THREE.into()), u16x8_splat(sk::TWO.into()), ge800);
+        let wide = v128_bitselect(u16x8_splat(sk::HIGH.into()), wide, high);
+        let wide = v128_bitselect(u16x8_splat(sk::LOW.into()), wide, low);
+        let bits = |m: v128| u32::from(i16x8_bitmask(m));
+        (v128_bitselect(wide, v, ge80), [bits(ge80), bits(ge800), bits(high), bits(low)])
+    }
+
+    /// Sixteen units at a time; returns how many units were done.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    pub(super) fn skeleton_blocks(units_le: &[u8], out: &mut [u8], st: &mut super::SkeletonState) -> usize {
+        let mut done = 0;
+        for (src, dst) in units_le.chunks_exact(32).zip(out.chunks_exact_mut(16)) {
+            let (a, ma) = classify(load(&src[..16]));
+            let (b, mb) = classify(load(&src[16..]));
+            let m = |k: usize| ma[k] | (mb[k] << 8);
+            let bytes = u8x16_narrow_i16x8(a, b);
+            dst[..8].copy_from_slice(&u64x2_extract_lane::<0>(bytes).to_le_bytes());
+            dst[8..].copy_from_slice(&u64x2_extract_lane::<1>(bytes).to_le_bytes());
+            let (high, low) = (m(2), m(3));
+            st.len8 += u64::from(16 + m(0).count_ones() + m(1).count_ones() - (high | low).count_ones());
+            // Each low surrogate right after a high one, and nothing else after a high one.
+            st.bad |= ((high << 1) | u32::from(st.prev_high)) & 0xFFFF != low;
+            st.prev_high = high & 0x8000 != 0;
+            done += 16;
+        }
+        done
+    }
+
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    pub(super) fn skeleton_blocks(_: &[u8], _: &mut [u8], _: &mut super::SkeletonState) -> usize {
+        0
+    }
+
+    /// Sixteen skeleton bytes at a time: `(bytes done, their UTF-8 length)`.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    pub(super) fn skeleton_len8_blocks(s: &[u8]) -> (usize, u64) {
+        let three = u8x16_splat(super::skeleton::THREE);
+        let (mut done, mut n) = (0, 0u64);
+        for b in s.chunks_exact(16) {
+            let v = load(b);
+            let m = i8x16_bitmask(v);
+            n += 16;
+            if m != 0 {
+                n += u64::from(m.count_ones() + i8x16_bitmask(i8x16_eq(v, three)).count_ones());
+            }
+            done += 16;
+        }
+        (done, n)
+    }
+
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    pub(super) fn skeleton_len8_blocks(_: &[u8]) -> (usize, u64) {
+        (0, 0)
+    }
+}
+
 /// Appends the UTF-16 code units of UTF-8 `bytes` to `out` (what JS holds for the text):
 /// ASCII eight bytes at a time, other characters one by one. Valid UTF-8 is expected; a
 /// malformed sequence (which valid input never has) becomes U+FFFD for its first byte, so

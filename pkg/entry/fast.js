@@ -72,33 +72,7 @@ function inPtr(machine, cap) {
 // Rust-side path, which throws for a freed machine: nothing is written to freed memory).
 function write(machine, chunk) {
   if (machine.__wbg_ptr === 0) return -1;
-  if (typeof chunk === 'string') {
-    if (machine.__high !== undefined && machine.__high !== '') {
-      chunk = machine.__high + chunk;
-      machine.__high = '';
-    }
-    let n = chunk.length;
-    machine.__str = chunk; // the text written, for machines that slice it (TagFilter)
-    if (n === 0) return 0;
-    const last = chunk.charCodeAt(n - 1);
-    if (last >= 0xd800 && last < 0xdc00) {
-      machine.__high = chunk[n - 1];
-      chunk = chunk.slice(0, --n);
-    }
-    machine.__str = chunk;
-    const cap = n * 3;
-    const ptr = inPtr(machine, cap);
-    views();
-    if (n > 32) return encoder.encodeInto(chunk, u8.subarray(ptr, ptr + cap)).written;
-    let i = 0;
-    for (; i < n; i++) {
-      const c = chunk.charCodeAt(i);
-      if (c > 0x7f) break;
-      u8[ptr + i] = c;
-    }
-    if (i === n) return n;
-    return i + encoder.encodeInto(chunk.slice(i), u8.subarray(ptr + i, ptr + cap)).written;
-  }
+  if (typeof chunk === 'string') return writeUtf8(machine, takeString(machine, chunk));
   if (chunk instanceof Uint8Array) {
     let pre = 0;
     if (machine.__high) {
@@ -112,6 +86,44 @@ function write(machine, chunk) {
     return chunk.length + pre;
   }
   return -1;
+}
+
+// The text of string `chunk` to write now: after a high surrogate held from the last chunk,
+// without a high surrogate that ends it (held for the next one). Kept as `machine.__str`
+// (machines that slice it: TagFilter).
+function takeString(machine, chunk) {
+  if (machine.__high !== undefined && machine.__high !== '') {
+    chunk = machine.__high + chunk;
+    machine.__high = '';
+  }
+  const n = chunk.length;
+  if (n > 0) {
+    const last = chunk.charCodeAt(n - 1);
+    if (last >= 0xd800 && last < 0xdc00) {
+      machine.__high = chunk[n - 1];
+      chunk = chunk.slice(0, n - 1);
+    }
+  }
+  machine.__str = chunk;
+  return chunk;
+}
+
+// Writes the UTF-8 of `chunk` (from takeString) into the input buffer; returns its length.
+function writeUtf8(machine, chunk) {
+  const n = chunk.length;
+  if (n === 0) return 0;
+  const cap = n * 3;
+  const ptr = inPtr(machine, cap);
+  views();
+  if (n > 32) return encoder.encodeInto(chunk, u8.subarray(ptr, ptr + cap)).written;
+  let i = 0;
+  for (; i < n; i++) {
+    const c = chunk.charCodeAt(i);
+    if (c > 0x7f) break;
+    u8[ptr + i] = c;
+  }
+  if (i === n) return n;
+  return i + encoder.encodeInto(chunk.slice(i), u8.subarray(ptr + i, ptr + cap)).written;
 }
 
 function readText(ptr, n) {
@@ -204,6 +216,10 @@ patch(PartialJson, (machine, n) => {
 // chunk of block text, and wasm keeps no block text: the blocks of `finish()` are assembled
 // here from the deltas (`__acc`, one string per block).
 {
+  const NOT_UNITS = 0xfffffffe;
+  // Strings at least this long go in as UTF-16 where the runtime has Node's Buffer.
+  const UNITS_MIN = 64;
+  const nodeUtf16 = NodeBuffer !== null;
   const proto = TagFilter.prototype;
   const slowFeed = proto.feed;
   const slowFinish = proto.finish;
@@ -243,6 +259,24 @@ patch(PartialJson, (machine, n) => {
   };
   proto.feed = function feed(chunk) {
     setup(this);
+    if (nodeUtf16 && typeof chunk === 'string' && chunk.length >= UNITS_MIN && this.__wbg_ptr !== 0 && !this.__asciiRun) {
+      // Node writes a string as UTF-16 several times faster than as UTF-8 (when it has
+      // characters beyond Latin-1); wasm reads its skeleton (see `__feedUnits`). After an
+      // all-ASCII chunk the next goes in as UTF-8 (faster for ASCII) until one is not.
+      const str = takeString(this, chunk);
+      const n = str.length;
+      const ptr = inPtr(this, 3 * n);
+      views();
+      nodeBuf.write(str, ptr, 2 * n, 'utf16le');
+      const r = this.__feedUnits(n);
+      if (r !== NOT_UNITS) {
+        views();
+        this.__asciiRun = u32[this.__info + 2] === 1;
+        return done(this, r);
+      }
+      // A lone surrogate (U+FFFD in UTF-8) or a carried UTF-8 sequence: as UTF-8.
+      return done(this, this.__feedIn(writeUtf8(this, str), n));
+    }
     const len = write(this, chunk);
     if (len < 0) {
       try {
@@ -254,11 +288,16 @@ patch(PartialJson, (machine, n) => {
         throw e;
       }
     }
-    const n = this.__feedIn(len, typeof chunk === 'string' ? this.__str.length : -1);
-    if (n !== FAILED) return read(this, n, this.__str);
+    const units = typeof chunk === 'string' ? this.__str.length : -1;
+    if (units >= 0) this.__asciiRun = len === units;
+    return done(this, this.__feedIn(len, units));
+  };
+  // `__feedIn`/`__feedUnits` returned `n`: the deltas, or the error with the deltas before it.
+  const done = (m, n) => {
+    if (n !== FAILED) return read(m, n, m.__str);
     views();
-    const deltas = read(this, u32[this.__info + 1], this.__str);
-    const e = this.__takeError();
+    const deltas = read(m, u32[m.__info + 1], m.__str);
+    const e = m.__takeError();
     e.deltas = deltas;
     throw e;
   };

@@ -75,8 +75,22 @@ impl Contract {
             return;
         }
         if let Some(k) = text.iter().position(|b| !b.is_ascii_whitespace()) {
+            self.outside_text_at(offset + k as u64);
+        }
+    }
+
+    /// Whether text outside the blocks still matters (its first non-whitespace byte since
+    /// the last marker is reported once).
+    #[inline]
+    pub(crate) fn wants_outside_text(&self) -> bool {
+        !self.outside_reported
+    }
+
+    /// Non-whitespace text outside the blocks at `offset`.
+    pub(crate) fn outside_text_at(&mut self, offset: u64) {
+        if !self.outside_reported {
             self.outside_reported = true;
-            self.violate("text_outside_blocks", offset + k as u64);
+            self.violate("text_outside_blocks", offset);
         }
     }
 

@@ -68,6 +68,10 @@ pub struct TagFilter {
     keep_text: bool,
     /// The chunk being fed is known to be whole valid UTF-8 (`feed_utf8_with`).
     trusted: bool,
+    /// The chunk being fed is a skeleton of UTF-16 text (`feed_units_with`).
+    units: bool,
+    /// The UTF-8 length of the skeleton being fed (`feed_units_with`).
+    units_len8: u64,
     cap: usize,
     /// Stream offset of the next byte of input (held bytes included).
     offset: u64,
@@ -92,6 +96,8 @@ impl TagFilter {
             kept: 0,
             keep_text: true,
             trusted: false,
+            units: false,
+            units_len8: 0,
             cap: options.max_buffer_bytes,
             offset: 0,
         })
@@ -160,16 +166,25 @@ impl TagFilter {
     }
 
     fn feed_inner<S: DeltaSink>(&mut self, mut chunk: &[u8], out: &mut S) -> Result<()> {
+        // The UTF-8 length of what is left of a skeleton chunk (known, so never counted).
+        let mut rest8 = self.units.then_some(self.units_len8);
         // Resolve a held prefix with as few new bytes as it needs (at most a marker's length).
         while self.state == State::Held && !chunk.is_empty() {
-            let take = chunk.len().min(self.markers.max_len());
+            let mut take = chunk.len().min(self.markers.max_len());
+            if self.units && take < chunk.len() && chunk[take - 1] == crate::text::skeleton::HIGH {
+                // Never between the halves of a surrogate pair.
+                take += 1;
+            }
             let mut window = std::mem::take(&mut self.held);
             let held_len = window.len();
             window.extend_from_slice(&chunk[..take]);
+            // Held bytes are a marker prefix: ASCII, one byte each in every mode.
             let base = self.offset - held_len as u64;
-            let done = self.scan(&window, base, out)?;
+            let done = self.scan(&window, Some((held_len, &chunk[..take])), base, None, out)?;
+            let taken8 = self.len8(&chunk[..take]);
+            self.offset += taken8;
+            rest8 = rest8.map(|r| r - taken8);
             chunk = &chunk[take..];
-            self.offset += take as u64;
             if done < window.len() {
                 // Still (or again) a possible marker prefix at the end of the window.
                 self.held.extend_from_slice(&window[done..]);
@@ -187,8 +202,9 @@ impl TagFilter {
             return Ok(());
         }
         let base = self.offset;
-        self.offset += chunk.len() as u64;
-        let done = self.scan(chunk, base, out)?;
+        let len8 = rest8.unwrap_or_else(|| self.len8(chunk));
+        self.offset += len8;
+        let done = self.scan(chunk, None, base, Some(len8), out)?;
         if done < chunk.len() {
             self.held.extend_from_slice(&chunk[done..]);
             self.state = State::Held;
@@ -197,33 +213,109 @@ impl TagFilter {
     }
 
     /// Reads `data` (which starts at stream offset `base`) up to a possible marker prefix at
-    /// its end; returns how many bytes were consumed.
-    fn scan<S: DeltaSink>(&mut self, data: &[u8], base: u64, out: &mut S) -> Result<usize> {
-        // Start of the current run of text.
+    /// its end; returns how many bytes were consumed. `window: Some((h, chunk))` says that
+    /// `data[h..]` is `chunk`, the start of the chunk being fed (`data` is then the held
+    /// window): text there is handed on as a slice of the chunk itself. `len8`, when known,
+    /// is the UTF-8 length of `data`.
+    fn scan<S: DeltaSink>(
+        &mut self,
+        data: &[u8],
+        window: Option<(usize, &[u8])>,
+        base: u64,
+        len8: Option<u64>,
+        out: &mut S,
+    ) -> Result<usize> {
+        // Start of the current run of text, and the stream offset of `data[at.0]`.
         let mut run = 0;
+        let mut at = (0, base);
         while let Some((k, m)) = self.markers.find(&data[run..]) {
             let start = run + k;
-            self.text(&data[run..start], base + run as u64, out)?;
+            let o = self.offset_at(&mut at, data, run);
+            self.text_of(data, window, len8, run..start, o, out)?;
             self.end_run(out);
-            if self.contract.marker(m, base + start as u64) {
-                self.nested_mark(base + start as u64, out)?;
+            let o = self.offset_at(&mut at, data, start);
+            if self.contract.marker(m, o) {
+                self.nested_mark(o, out)?;
             }
             run = start + m.len;
         }
         let end = self.markers.partial_start(&data[run..]).map_or(data.len(), |k| run + k);
-        self.text(&data[run..end], base + run as u64, out)?;
+        let o = self.offset_at(&mut at, data, run);
+        self.text_of(data, window, len8, run..end, o, out)?;
         Ok(end)
+    }
+
+    /// The stream offset (in UTF-8 bytes) of `data[k]`, moving the cursor `at` (offsets are
+    /// asked for in ascending order, so each byte is counted once).
+    #[inline]
+    fn offset_at(&self, at: &mut (usize, u64), data: &[u8], k: usize) -> u64 {
+        if k > at.0 {
+            at.1 += self.len8(&data[at.0..k]);
+            at.0 = k;
+        }
+        at.1
+    }
+
+    /// UTF-8 length of input bytes: their number, or for a skeleton (`feed_units_with`) the
+    /// UTF-8 length of the text it stands for.
+    #[inline]
+    fn len8(&self, bytes: &[u8]) -> u64 {
+        if self.units {
+            crate::text::skeleton_len8(bytes)
+        } else {
+            bytes.len() as u64
+        }
+    }
+
+    /// [`TagFilter::text`] for `data[range]`, taking the part beyond a held window's head
+    /// from the chunk itself (see [`TagFilter::scan`]).
+    fn text_of<S: DeltaSink>(
+        &mut self,
+        data: &[u8],
+        window: Option<(usize, &[u8])>,
+        len8: Option<u64>,
+        range: std::ops::Range<usize>,
+        at: u64,
+        out: &mut S,
+    ) -> Result<()> {
+        match window {
+            Some((h, chunk)) if range.end > h => {
+                let mut at = at;
+                if range.start < h {
+                    let head = &data[range.start..h];
+                    let n8 = self.len8(head);
+                    self.text(head, n8, at, out)?;
+                    at += n8;
+                }
+                let rest = &chunk[range.start.max(h) - h..range.end - h];
+                self.text(rest, self.len8(rest), at, out)
+            }
+            _ => {
+                // Most of `data` (the common case: all of it): count what is outside.
+                let n8 = match len8 {
+                    Some(total) if 2 * range.len() > data.len() => {
+                        total - self.len8(&data[..range.start]) - self.len8(&data[range.end..])
+                    }
+                    _ => self.len8(&data[range.clone()]),
+                };
+                self.text(&data[range], n8, at, out)
+            }
+        }
     }
 
     /// Text at stream offset `at`: judged outside, kept and emitted inside a block.
     #[inline]
-    fn text<S: DeltaSink>(&mut self, text: &[u8], at: u64, out: &mut S) -> Result<()> {
+    fn text<S: DeltaSink>(&mut self, text: &[u8], n8: u64, at: u64, out: &mut S) -> Result<()> {
         if text.is_empty() {
             return Ok(());
         }
         match self.contract.state() {
             Judge::Outside => {
-                self.contract.outside_text(text, at);
+                if self.contract.wants_outside_text() {
+                    if let Some(k) = text.iter().position(|b| !b.is_ascii_whitespace()) {
+                        self.contract.outside_text_at(at + self.len8(&text[..k]));
+                    }
+                }
                 Ok(())
             }
             Judge::In { emit: false, .. } => Ok(()),
@@ -231,11 +323,18 @@ impl TagFilter {
                 // The largest possible held tail is reserved, so the cap does not depend on
                 // how much happens to be held at this chunking.
                 let room = self.cap.saturating_sub(self.kept + self.max_buffered_bytes());
-                let (now, over) = if text.len() > room { (&text[..room], true) } else { (text, false) };
-                self.kept += now.len();
+                let n8 = n8 as usize;
+                let (now, over) = if n8 <= room {
+                    (text, false)
+                } else if !self.units {
+                    (&text[..room], true)
+                } else {
+                    skeleton_fit(text, room)
+                };
+                self.kept += if over { room } else { n8 };
                 self.decode(block, Some(now), out);
                 if over {
-                    return Err(self.cap_error(at + now.len() as u64));
+                    return Err(self.cap_error(at + room as u64));
                 }
                 Ok(())
             }
@@ -268,6 +367,15 @@ impl TagFilter {
     /// (when kept) and to the deltas.
     fn decode<S: DeltaSink>(&mut self, block: usize, bytes: Option<&[u8]>, out: &mut S) {
         let keep = self.keep_text;
+        if self.units {
+            // A skeleton holds no partial characters (see `feed_units_with`); the sink knows
+            // which text a slice of it stands for.
+            match bytes {
+                Some(b) if !b.is_empty() => out.utf8(block, b),
+                _ => {}
+            }
+            return;
+        }
         if let (Some(b), true, false, 0) = (bytes, self.trusted, keep, self.carry.pending()) {
             // A slice of a valid UTF-8 chunk, cut before or after ASCII marker bytes; a cut
             // inside a character (the held window, the cap) takes the checked path.
@@ -327,6 +435,37 @@ impl TagFilter {
         r
     }
 
+    /// Whether [`TagFilter::feed_units_with`] may be used now: the block text is not kept and
+    /// no UTF-8 sequence of a byte chunk is carried.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) fn accepts_units(&self) -> bool {
+        !self.keep_text && self.carry.pending() == 0
+    }
+
+    /// [`TagFilter::feed_with`] for a *skeleton* of UTF-16 text (see [`utf16_skeleton`]): one
+    /// byte per code unit, ASCII as itself, any other unit as a byte ≥ 0x80 that says how
+    /// many UTF-8 bytes it stands for. Markers are ASCII, so the filter finds exactly the
+    /// markers of the text; offsets and the cap count the UTF-8 bytes of the text; block
+    /// text goes to the sink as slices of the skeleton ([`DeltaSink::utf8`]), which stand
+    /// for the same code units of the text (any other text the sink gets is real UTF-8).
+    /// The deltas, violations and errors are those of feeding the UTF-8 of the text, whose
+    /// length `len8` is (as [`utf16_skeleton`] returns it).
+    ///
+    /// Only when [`TagFilter::accepts_units`]; otherwise (a bug of the caller) nothing is
+    /// read and `invalid_state` is returned.
+    /// [`utf16_skeleton`]: crate::text::utf16_skeleton
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) fn feed_units_with<S: DeltaSink>(&mut self, skeleton: &[u8], len8: u64, out: &mut S) -> Result<()> {
+        if !self.accepts_units() {
+            return Err(Error::new(ErrorKind::InvalidState, "a skeleton feed needs unkept text and no carried UTF-8"));
+        }
+        self.units = true;
+        self.units_len8 = len8;
+        let r = self.feed_with(skeleton, out);
+        self.units = false;
+        r
+    }
+
     /// [`TagFilter::finish`] into any [`DeltaSink`].
     pub(crate) fn finish_with<S: DeltaSink>(&mut self, out: &mut S) -> Result<TagResult> {
         match std::mem::replace(&mut self.state, State::Finished) {
@@ -336,7 +475,7 @@ impl TagFilter {
         }
         let held = std::mem::take(&mut self.held);
         let at = self.offset - held.len() as u64;
-        if self.text(&held, at, out).is_err() {
+        if self.text(&held, held.len() as u64, at, out).is_err() {
             return Ok(self.failed_result());
         }
         self.end_run(out);
@@ -389,6 +528,26 @@ impl DeltaSink for Vec<TagDelta> {
     }
 }
 
+/// The longest prefix of skeleton `text` whose text fits in `room` UTF-8 bytes, never
+/// ending between the halves of a surrogate pair; `true` when that is not all of it.
+fn skeleton_fit(text: &[u8], room: usize) -> (&[u8], bool) {
+    use crate::text::skeleton as sk;
+    let mut used = 0;
+    for (k, &b) in text.iter().enumerate() {
+        let w = match b {
+            sk::THREE => 3,
+            0x80.. => 2,
+            _ => 1,
+        };
+        if used + w > room {
+            let k = if k > 0 && text[k - 1] == sk::HIGH { k - 1 } else { k };
+            return (&text[..k], true);
+        }
+        used += w;
+    }
+    (text, false)
+}
+
 fn finished() -> Error {
     Error::new(ErrorKind::InvalidState, "the tag filter was used after finish()")
 }
@@ -430,6 +589,136 @@ mod tests {
                     assert_eq!(run(&cuts, true), run(&cuts, false), "{text:?} cap {cap} split {p}");
                 }
             }
+        }
+    }
+
+    /// Block text as UTF-16 (a skeleton slice stands for units of the chunk's text).
+    struct UnitSink<'a> {
+        skeleton: &'a [u8],
+        units: &'a [u16],
+        out: &'a mut Vec<(usize, Vec<u16>)>,
+    }
+
+    impl UnitSink<'_> {
+        fn push(&mut self, block: usize, units: &[u16]) {
+            match self.out.last_mut() {
+                Some((b, t)) if *b == block => t.extend_from_slice(units),
+                _ => self.out.push((block, units.to_vec())),
+            }
+        }
+    }
+
+    impl DeltaSink for UnitSink<'_> {
+        fn text(&mut self, block: usize, text: &str) {
+            self.push(block, &text.encode_utf16().collect::<Vec<_>>());
+        }
+
+        fn utf8(&mut self, block: usize, text: &[u8]) {
+            let (base, p) = (self.skeleton.as_ptr() as usize, text.as_ptr() as usize);
+            if p >= base && p + text.len() <= base + self.skeleton.len() {
+                let units = self.units;
+                self.push(block, &units[p - base..p - base + text.len()]);
+            } else {
+                let s = std::str::from_utf8(text).expect("text beside the skeleton is UTF-8");
+                self.text(block, s);
+            }
+        }
+    }
+
+    type Run = (Vec<(usize, String)>, TagResult, Option<Error>);
+
+    /// Feeds `text` cut at the character offsets `cuts` as skeletons, or as UTF-8.
+    fn run_cut(text: &str, cuts: &[usize], opts: &TagFilterOptions, units: bool) -> Run {
+        let mut f = TagFilter::new("n", opts.clone()).unwrap();
+        f.stop_keeping_text();
+        let chars: Vec<char> = text.chars().collect();
+        let mut pieces: Vec<(usize, Vec<u16>)> = Vec::new();
+        let mut deltas: Vec<TagDelta> = Vec::new();
+        let mut err = None;
+        for w in cuts.windows(2) {
+            let piece: String = chars[w[0]..w[1]].iter().collect();
+            let r = if units {
+                let utf16: Vec<u16> = piece.encode_utf16().collect();
+                let le: Vec<u8> = utf16.iter().flat_map(|u| u.to_le_bytes()).collect();
+                let mut skeleton = Vec::new();
+                let len8 = crate::text::utf16_skeleton(&le, &mut skeleton).unwrap();
+                assert_eq!(len8, piece.len() as u64);
+                assert_eq!(crate::text::skeleton_len8(&skeleton), piece.len() as u64);
+                let mut sink = UnitSink { skeleton: &skeleton, units: &utf16, out: &mut pieces };
+                f.feed_units_with(&skeleton, len8, &mut sink)
+            } else {
+                f.feed(piece.as_bytes(), &mut deltas)
+            };
+            if let Err(e) = r {
+                err = Some(e);
+                break;
+            }
+        }
+        let r = if units {
+            let mut sink = UnitSink { skeleton: &[], units: &[], out: &mut pieces };
+            f.finish_with(&mut sink).unwrap()
+        } else {
+            f.finish(&mut deltas).unwrap()
+        };
+        let out = if units {
+            pieces.into_iter().map(|(b, u)| (b, String::from_utf16(&u).unwrap())).collect()
+        } else {
+            deltas.into_iter().map(|d| (d.block, d.text)).collect()
+        };
+        (out, r, err)
+    }
+
+    /// Feeding the skeleton of UTF-16 text gives the deltas, violations and errors of
+    /// feeding its UTF-8, at every split, with caps that cut inside characters.
+    #[test]
+    fn skeleton_feed_matches_the_utf8_one() {
+        let inputs = [
+            "[ARTIFACT:n]caf\u{e9} \u{4e2d}\u{1F600}[/ARTIFACT:n][USER:n]\u{1F600}[/USER:n]",
+            "x[ARTIFACT:n]\u{4e2d}[/ARTI\u{4e2d}[USER:n]\u{e9}[/ARTIFACT:n][USER:n]\u{FFFD}\u{1F680}[",
+            "\u{e9} [ARTIFACT:n]\u{1F600}\u{1F600}\u{1F600}\u{1F600}\u{1F600}[USER:n]\u{4e2d}\u{4e2d}\u{4e2d}[/ARTIFACT:n]\u{3000}[USER:n]\u{7ff}\u{800}[/USER:n] \u{4e2d}",
+            "[ARTIFACT:n][ARTIFACT:n]\u{1F680}[/ARTIFACT:n\u{e9}][/ARTIFACT:n]\n\u{e9}[/USER:n][USER:n]x[/USER:n][ARTI",
+        ];
+        for text in inputs {
+            let n = text.chars().count();
+            for cap in [DEFAULT_CAP, 20, 22, 23, 24, 25, 26, 27, 30, 33, 40] {
+                let opts = TagFilterOptions { max_buffer_bytes: cap, ..Default::default() };
+                let mut cuts_list = vec![vec![0, n]];
+                for p in 0..=n {
+                    cuts_list.push(vec![0, p, n]);
+                    cuts_list.push(vec![0, p / 2, p, n]);
+                }
+                cuts_list.push((0..=n).collect());
+                for cuts in &cuts_list {
+                    assert_eq!(
+                        run_cut(text, cuts, &opts, true),
+                        run_cut(text, cuts, &opts, false),
+                        "{text:?} cap {cap} cuts {cuts:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn skeletons_refuse_lone_surrogates() {
+        let le = |u: &[u16]| u.iter().flat_map(|u| u.to_le_bytes()).collect::<Vec<u8>>();
+        let mut out = Vec::new();
+        assert_eq!(crate::text::utf16_skeleton(&le(&[0x61, 0xD83D, 0xDE00, 0x4E2D, 0xE9, 0x62]), &mut out), Some(11));
+        assert_eq!(out, [0x61, 0x82, 0x83, 0x81, 0x80, 0x62]);
+        for bad in [&[0xD83D][..], &[0xDE00], &[0x61, 0xD83D, 0x62], &[0xDE00, 0xD83D], &[0xD83D, 0xD83D, 0xDE00], &[0xD83D, 0x61, 0xDE00]] {
+            assert_eq!(crate::text::utf16_skeleton(&le(bad), &mut out), None, "{bad:x?}");
+        }
+        assert_eq!(crate::text::utf16_skeleton(&[0x61, 0, 0x62], &mut out), None);
+        let long: Vec<u16> = "abcdefghijklmnop\u{e9}qrstuvwxyz0123456789".encode_utf16().collect();
+        assert_eq!(crate::text::utf16_skeleton(&le(&long), &mut out), Some(38));
+        assert_eq!(out, "abcdefghijklmnop\u{80}qrstuvwxyz0123456789".bytes().filter(|&b| b != 0xC2).collect::<Vec<_>>());
+        // The UTF-8 length of every mix, word by word and in the tail.
+        let pieces = ["a", "\u{e9}", "\u{7ff}", "\u{800}", "\u{4e2d}", "\u{ffff}", "\u{1F600}", "\u{10FFFF}", " "];
+        for len in 0..200 {
+            let text: String = (0..len).map(|i| pieces[(i * 7 + len) % pieces.len()]).collect();
+            let units: Vec<u16> = text.encode_utf16().collect();
+            assert_eq!(crate::text::utf16_skeleton(&le(&units), &mut out), Some(text.len() as u64));
+            assert_eq!(crate::text::skeleton_len8(&out), text.len() as u64, "{text:?}");
         }
     }
 

@@ -192,6 +192,8 @@ const PACKED: u32 = 2;
 /// of `wide` (byte offsets until the end of the feed, then addresses): JS turns UTF-16 into
 /// a string several times faster than it decodes such UTF-8.
 const WIDE: u32 = 3;
+/// `__feedUnits` did not read the chunk: feed it as UTF-8.
+const NOT_UNITS: u32 = u32::MAX - 1;
 
 /// The fast path's deltas without copies: text that is a slice of the chunk is described by
 /// where it is, `[block, kind, a, b]` per piece: for a string chunk as a UTF-16 range of the
@@ -288,8 +290,10 @@ pub struct JsTagFilter {
     meta: Vec<u32>,
     /// Fast path: UTF-16 of pieces of a byte chunk (see [`WIDE`]).
     wide: Vec<u16>,
-    /// Fast path: `[meta pointer, pieces]`.
-    info: Box<[u32; 2]>,
+    /// Fast path: the skeleton of a UTF-16 chunk (see `__feedUnits`).
+    skeleton: Vec<u8>,
+    /// Fast path: `[meta pointer, pieces, last __feedUnits chunk was all ASCII]`.
+    info: Box<[u32; 3]>,
     fast: FastInput,
     error: Option<JsValue>,
 }
@@ -312,8 +316,9 @@ impl JsTagFilter {
             inner,
             packed: Vec::new(),
             wide: Vec::new(),
+            skeleton: Vec::new(),
             meta: Vec::new(),
-            info: Box::new([0; 2]),
+            info: Box::new([0; 3]),
             fast: FastInput::default(),
             error: None,
         })
@@ -386,6 +391,12 @@ impl JsTagFilter {
         } else {
             self.inner.feed_with(input, &mut sink)
         };
+        self.finish_pieces(r)
+    }
+
+    /// [`RangeSink`] is done: packed and wide pieces get their final addresses (their
+    /// buffers no longer grow); returns the piece count, or `FAILED` with the error kept.
+    fn finish_pieces(&mut self, r: crate::Result<()>) -> u32 {
         // Packed pieces get their final addresses now that `packed` no longer grows.
         let base = self.packed.as_ptr() as usize as u32;
         let wide = self.wide.as_ptr() as usize as u32;
@@ -400,7 +411,8 @@ impl JsTagFilter {
             }
         }
         let count = (self.meta.len() / 4) as u32;
-        *self.info = [self.meta.as_ptr() as usize as u32, count];
+        self.info[0] = self.meta.as_ptr() as usize as u32;
+        self.info[1] = count;
         match r {
             Ok(()) => count,
             Err(e) => {
@@ -408,6 +420,50 @@ impl JsTagFilter {
                 FAILED
             }
         }
+    }
+
+    /// Reads a string chunk of `units` UTF-16 code units written to the input buffer as
+    /// UTF-16LE (Node writes that several times faster than UTF-8 when the string has
+    /// characters beyond Latin-1): the filter reads its skeleton (`feed_units_with`) and every
+    /// piece of text is a UTF-16 range of the string. Returns what `__feedIn` returns, or
+    /// `NOT_UNITS` without reading anything when the chunk has a lone surrogate or UTF-8 of
+    /// a byte chunk is carried: JS then feeds the chunk as UTF-8.
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__feedUnits", skip_typescript)]
+    pub fn feed_units(&mut self, units: u32) -> u32 {
+        if !self.inner.accepts_units() {
+            return NOT_UNITS;
+        }
+        let Some(len8) = crate::text::utf16_skeleton(self.fast.bytes(units.saturating_mul(2)), &mut self.skeleton)
+        else {
+            return NOT_UNITS;
+        };
+        self.meta.clear();
+        self.packed.clear();
+        self.wide.clear();
+        let input = &self.skeleton[..];
+        let mut sink = RangeSink {
+            input,
+            string: true,
+            units,
+            // Skeleton offsets are UTF-16 offsets: no conversion.
+            ascii: Some(true),
+            cursor: (0, 0),
+            meta: &mut self.meta,
+            packed: &mut self.packed,
+            wide: &mut self.wide,
+        };
+        // All ASCII: the skeleton is the text's UTF-8 itself.
+        let ascii = len8 == u64::from(units);
+        // Tells JS that this chunk was all ASCII: the next may go in as UTF-8 (`TextEncoder`
+        // writes ASCII faster than this reads UTF-16).
+        self.info[2] = u32::from(ascii);
+        let r = if ascii {
+            self.inner.feed_utf8_with(input, &mut sink)
+        } else {
+            self.inner.feed_units_with(input, len8, &mut sink)
+        };
+        self.finish_pieces(r)
     }
 
     /// Keeps no more block text in wasm memory and returns what was kept (the fast path

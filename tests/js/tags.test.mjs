@@ -152,6 +152,59 @@ test('cap: buffer_limit_exceeded with the deltas before it, then finish says ok:
   assert.throws(() => f.finish(), { code: 'invalid_state' });
 });
 
+// Long string chunks take a faster route in Node (UTF-16 written into wasm, read through a
+// one-byte-per-unit skeleton); it must agree with the UTF-8 bytes of the same text exactly:
+// deltas, violations, cap errors and their offsets, for every kind of character, lone
+// surrogates (U+FFFD) and markers split anywhere.
+test(`long string chunks agree with the UTF-8 bytes of the text (seed ${SEED})`, () => {
+  let s = SEED >>> 0 || 1;
+  const next = (n) => {
+    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    return s % n;
+  };
+  const N = 'q9';
+  const parts = ['a', ' ', '\n', 'xyz ', '\u00e9', '\u07ff', '\u0800', '\u4e2d\u6587', '\uffff', '\u{1F600}',
+    '\u{10FFFF}', '\ud800', '\udfff', '[', ']', ':', `:${N}]`, `[ARTIFACT:${N}]`, `[/ARTIFACT:${N}]`,
+    `[USER:${N}]`, `[/USER:${N}]`, `[USER:x${N}]`, '[/ARTI', `FACT:${N}]`, '\u3000'];
+  const feedAllOf = (chunks, options) => {
+    const f = new sr.TagFilter(N, options);
+    const texts = {};
+    const take = (ds) => { for (const d of ds) texts[d.type] = (texts[d.type] ?? '') + d.text; };
+    let error = null;
+    for (const c of chunks) {
+      try {
+        take(f.feed(c));
+      } catch (e) {
+        take(e.deltas);
+        error = { code: e.code, offset: e.offset };
+        break;
+      }
+    }
+    const r = f.finish();
+    take(r.deltas);
+    delete r.deltas;
+    return { texts, r, error };
+  };
+  for (let round = 0; round < 300; round++) {
+    let text = round % 3 === 0 ? `[ARTIFACT:${N}]` : '';
+    const len = 20 + next(400);
+    while (text.length < len) text += parts[next(parts.length)];
+    if (round % 3 === 0) text += `[/ARTIFACT:${N}][USER:${N}]ok[/USER:${N}]`;
+    const options = round % 4 === 1 ? { maxBufferBytes: 30 + next(200) } : undefined;
+    const bytes = Buffer.from(text, 'utf8'); // lone surrogates become U+FFFD, as in TextEncoder
+    const want = feedAllOf([bytes], options);
+    const pieces = [];
+    for (let i = 0; i < text.length;) {
+      const end = Math.min(text.length, i + 64 + next(200));
+      pieces.push(text.slice(i, end));
+      i = end;
+    }
+    const label = `round ${round} (seed ${SEED}): ${JSON.stringify(text)} ${JSON.stringify(options)}`;
+    assert.deepEqual(feedAllOf([text], options), want, `whole: ${label}`);
+    assert.deepEqual(feedAllOf(pieces, options), want, `pieces: ${label}`);
+  }
+});
+
 test('invalid options and arguments throw with codes', () => {
   for (const [nonce, o] of [['', {}], ['a b', {}], ['x'.repeat(129), {}], ['n', { blocks: [] }],
     ['n', { blocks: ['A', 'a'] }], ['n', { blocks: ['A:B'] }], ['n', { maxBufferBytes: 3 }],
