@@ -305,10 +305,19 @@ patch(PartialJson, (machine, n) => {
     setup(this);
     let head = [];
     if (this.__high) {
+      // A high surrogate ended the text: U+FFFD. Should that pass the cap, finish reports
+      // ok: false with the text before it, as the Rust-side finish does.
       this.__high = '';
-      head = this.feed('\ufffd');
+      try {
+        head = this.feed('\ufffd');
+      } catch (e) {
+        if (!e?.deltas) throw e;
+        head = e.deltas;
+      }
     }
     const r = slowFinish.call(this);
+    // The input buffer was given back (see `finish` in src/wasm/tags.rs).
+    this.__cap = 0;
     keep(this, r.deltas);
     r.deltas = head.concat(r.deltas);
     Object.keys(r.blocks).forEach((name, i) => (r.blocks[name] = this.__acc[i]));

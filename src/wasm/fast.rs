@@ -30,6 +30,12 @@ impl FastInput {
     pub(crate) fn bytes(&self, len: u32) -> &[u8] {
         &self.buf[..(len as usize).min(self.buf.len())]
     }
+
+    /// Gives the buffer back to the allocator (a finished machine that JS has not freed yet
+    /// then holds no scratch memory). JS must ask `__inPtr` again before writing.
+    pub(crate) fn release(&mut self) {
+        self.buf = Vec::new();
+    }
 }
 
 /// The plumbing every fast-path class shares, as a second `impl` block of its JS class:

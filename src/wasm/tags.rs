@@ -343,6 +343,14 @@ impl JsTagFilter {
         let inner = &mut self.inner;
         self.stream.tail(|b, out| inner.feed(b, out));
         let r = self.inner.finish(&mut self.stream.deltas).map_err(|e| js_error(&e))?;
+        // Nothing more can be fed: the fast path's scratch memory goes back now, not when JS
+        // gets round to freeing the object (fast.js forgets the input address).
+        self.fast.release();
+        for v in [&mut self.packed, &mut self.skeleton] {
+            *v = Vec::new();
+        }
+        self.meta = Vec::new();
+        self.wide = Vec::new();
         result_js(&r, self.stream.take())
     }
 

@@ -205,6 +205,51 @@ test(`long string chunks agree with the UTF-8 bytes of the text (seed ${SEED})`,
   }
 });
 
+test('after finish(): feed throws invalid_state for every input kind; other filters are untouched', () => {
+  const N = 'fin';
+  const long = `[ARTIFACT:${N}]${'\u4e2d\u6587 text '.repeat(40)}[/ARTIFACT:${N}][USER:${N}]u[/USER:${N}]`;
+  const f = new sr.TagFilter(N);
+  const other = new sr.TagFilter(N);
+  const texts = (ds) => ds.map((d) => d.text).join('');
+  let a = texts(other.feed(long.slice(0, 200)));
+  assert.equal(texts(f.feed(long)), `${'\u4e2d\u6587 text '.repeat(40)}u`);
+  const r = f.finish();
+  assert.equal(r.parse_ok, true);
+  // The finished filter gave its scratch memory back; writing to it again must not happen.
+  for (const c of [long, 'x', new TextEncoder().encode(long), '']) {
+    assert.throws(() => f.feed(c), { code: 'invalid_state' });
+  }
+  a += texts(other.feed(long.slice(200)));
+  const ro = other.finish();
+  a += texts(ro.deltas);
+  assert.equal(ro.parse_ok, true);
+  assert.equal(ro.blocks.artifact, r.blocks.artifact);
+  assert.equal(a, r.blocks.artifact + 'u');
+});
+
+test('a lone high surrogate at the very end that passes the cap: finish() says ok: false, as for bytes', () => {
+  const N = 'hs';
+  const text = `[ARTIFACT:${N}]${'x'.repeat(10)}\ud83d`;
+  const cap = `[/ARTIFACT:${N}]`.length + 2 + 12; // room for 12 bytes of block text: 10 + 3 passes it
+  for (const chunks of [[text], [text.slice(0, 20), text.slice(20)], [Buffer.from(text, 'utf8')]]) {
+    const f = new sr.TagFilter(N, { maxBufferBytes: cap });
+    let got = '';
+    for (const c of chunks) {
+      try {
+        got += f.feed(c).map((d) => d.text).join('');
+      } catch (e) {
+        assert.equal(e.code, 'buffer_limit_exceeded'); // the bytes hold U+FFFD already
+        got += e.deltas.map((d) => d.text).join('');
+      }
+    }
+    const r = f.finish();
+    got += r.deltas.map((d) => d.text).join('');
+    assert.equal(got, 'x'.repeat(10), JSON.stringify(chunks));
+    assert.equal(r.ok, false);
+    assert.equal(r.parse_ok, false);
+  }
+});
+
 test('invalid options and arguments throw with codes', () => {
   for (const [nonce, o] of [['', {}], ['a b', {}], ['x'.repeat(129), {}], ['n', { blocks: [] }],
     ['n', { blocks: ['A', 'a'] }], ['n', { blocks: ['A:B'] }], ['n', { maxBufferBytes: 3 }],
