@@ -26,6 +26,7 @@ mod payload;
 pub mod plan;
 mod repair;
 mod router;
+mod sort;
 mod sse;
 mod tags;
 

@@ -220,7 +220,7 @@ fn choose(cands: &[Candidate]) -> Result<(PlannerAction, usize)> {
         })
         .collect();
     // Stable: equal ranks (the items of one array) keep their order.
-    ranked.sort_by_key(|&(_, r)| r);
+    crate::sort::sort_by_key(&mut ranked, |&(_, r)| r);
     let mut first_err = None;
     for (i, _) in ranked {
         match normalize_mapping(&cands[i].mapping, None) {

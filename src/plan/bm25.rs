@@ -80,9 +80,10 @@ impl Bm25 {
         let mut scores = vec![0.0; n];
         let mut terms = Vec::new();
         tokenize(query, &mut terms);
-        terms.sort_unstable();
+        let mut terms: Vec<&str> = terms.iter().map(String::as_str).collect();
+        crate::sort::sort_by(&mut terms, |a, b| a < b);
         terms.dedup();
-        for t in &terms {
+        for t in terms {
             let Some(list) = self.postings.get(t) else { continue };
             let df = list.len() as f64;
             let idf = ((n as f64 - df + 0.5) / (df + 0.5) + 1.0).ln();

@@ -137,7 +137,7 @@ pub fn parse_catalog(value: &JsonValue) -> Result<Vec<Tool>> {
         .map(|(i, t)| Tool::from_json(t, &format!("tools[{i}]")))
         .collect::<Result<Vec<Tool>>>()?;
     let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-    names.sort_unstable();
+    crate::sort::sort_by(&mut names, |a, b| a < b);
     if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
         return Err(bad(format!("duplicate tool name \"{}\"", w[0])));
     }

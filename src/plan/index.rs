@@ -283,7 +283,7 @@ impl ToolIndex {
         };
         let model = if vectors.is_empty() { None } else { model };
         let mut order: Vec<usize> = (0..tools.len()).collect();
-        order.sort_by(|&a, &b| tools[a].name.cmp(&tools[b].name));
+        crate::sort::sort_by(&mut order, |&a, &b| tools[a].name < tools[b].name);
         let mut name_rank = vec![0u32; tools.len()];
         for (r, &i) in order.iter().enumerate() {
             name_rank[i] = r as u32;

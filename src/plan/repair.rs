@@ -95,7 +95,7 @@ pub fn classify_repair(before: &JsonValue, after: &JsonValue, semantic_params: &
     }
     let get = |m: &Members, k: &str| m.iter().rev().find(|(x, _)| x == k).map(|(_, v)| v.clone());
     let mut keys: Vec<&str> = pa.iter().chain(pb).map(|(k, _)| k.as_str()).collect();
-    keys.sort_unstable();
+    crate::sort::sort_by(&mut keys, |a, b| a < b);
     keys.dedup();
     for k in keys {
         let (a, b) = (get(pa, k), get(pb, k));

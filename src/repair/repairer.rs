@@ -838,7 +838,7 @@ impl<'a> Repairer<'a> {
             self.out.push(']');
         }
         // Cuts log at an earlier position than the text read after them: restore input order.
-        self.log.sort_by_key(|r| r.offset);
+        crate::sort::sort_by_key(&mut self.log, |r| r.offset);
         Ok((self.out, self.log))
     }
 
