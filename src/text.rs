@@ -321,33 +321,29 @@ mod simd {
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub(crate) fn push_utf16(bytes: &[u8], out: &mut Vec<u16>) -> bool {
     const HI: u64 = 0x8080_8080_8080_8080;
-    let start = out.len();
     let n = bytes.len();
-    // Never more code units than bytes: `j <= i` throughout, so `dst[j..]` has room.
-    out.resize(start + n, 0);
-    let dst = &mut out[start..];
-    let (mut i, mut j) = (0, 0);
-    let mut ascii = true;
+    out.reserve(n);
+    let (mut i, mut ascii) = (0, true);
     while i < n {
-        while let Some(w) = bytes.get(i..i + 8) {
+        // The ASCII run from `i`: found a word at a time, copied in one widening pass.
+        let mut end = i;
+        while let Some(w) = bytes.get(end..end + 8) {
             let mut word = [0u8; 8];
             word.copy_from_slice(w);
-            if u64::from_le_bytes(word) & HI != 0 {
+            let hi = u64::from_le_bytes(word) & HI;
+            if hi != 0 {
+                end += (hi.trailing_zeros() / 8) as usize;
                 break;
             }
-            for (d, &c) in dst[j..j + 8].iter_mut().zip(word.iter()) {
-                *d = u16::from(c);
-            }
-            i += 8;
-            j += 8;
+            end += 8;
         }
+        while bytes.get(end).is_some_and(|&c| c < 0x80) {
+            end += 1;
+        }
+        out.extend(bytes[i..end].iter().map(|&c| u16::from(c)));
+        i = end;
+        // A character beyond ASCII (the run ended at one, or at the end).
         let Some(&c) = bytes.get(i) else { break };
-        if c < 0x80 {
-            dst[j] = u16::from(c);
-            i += 1;
-            j += 1;
-            continue;
-        }
         ascii = false;
         let at = |k: usize| u32::from(bytes.get(i + k).copied().unwrap_or(0) & 0x3F);
         let (cp, len) = match c {
@@ -357,22 +353,17 @@ pub(crate) fn push_utf16(bytes: &[u8], out: &mut Vec<u16>) -> bool {
             _ => (0xFFFD, 1),
         };
         if i + len > n {
-            dst[j] = 0xFFFD;
+            out.push(0xFFFD);
             i += 1;
-            j += 1;
         } else if cp >= 0x1_0000 {
             let v = cp - 0x1_0000;
-            dst[j] = 0xD800 | (v >> 10) as u16;
-            dst[j + 1] = 0xDC00 | (v & 0x3FF) as u16;
+            out.extend([0xD800 | (v >> 10) as u16, 0xDC00 | (v & 0x3FF) as u16]);
             i += 4;
-            j += 2;
         } else {
-            dst[j] = cp as u16;
+            out.push(cp as u16);
             i += len;
-            j += 1;
         }
     }
-    out.truncate(start + j);
     ascii
 }
 
@@ -380,10 +371,21 @@ pub(crate) fn push_utf16(bytes: &[u8], out: &mut Vec<u16>) -> bool {
 mod tests {
     #[test]
     fn push_utf16_is_encode_utf16() {
-        for s in ["", "abc", "abcdefghijklmnop", "héllo wörld 你好 😀 ok", "😀😀😀😀😀😀😀😀😀", "a\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}z"] {
+        for s in ["", "abc", "abcdefghijklmnop", "abcdefghijklmnopqrstuvwxyz0123456789é01234567890123456789", "héllo wörld 你好 😀 ok", "😀😀😀😀😀😀😀😀😀", "a\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}z"] {
             let mut out = vec![7u16];
             let ascii = super::push_utf16(s.as_bytes(), &mut out);
             let want: Vec<u16> = std::iter::once(7).chain(s.encode_utf16()).collect();
+            assert_eq!(out, want, "{s:?}");
+            assert_eq!(ascii, s.is_ascii());
+        }
+        // Every mix of character widths at every length and offset (ASCII runs that end at
+        // every position of an eight-byte word).
+        let pieces = ["a", "bcdefgh", "\u{e9}", "\u{4e2d}", "\u{1F600}", "0123456789abcdefXYZ", "\u{7ff}"];
+        for len in 0..120 {
+            let s: String = (0..len).map(|k| pieces[(k * 5 + len * 3) % pieces.len()]).collect();
+            let mut out = vec![1u16, 2];
+            let ascii = super::push_utf16(s.as_bytes(), &mut out);
+            let want: Vec<u16> = [1, 2].into_iter().chain(s.encode_utf16()).collect();
             assert_eq!(out, want, "{s:?}");
             assert_eq!(ascii, s.is_ascii());
         }
