@@ -79,6 +79,17 @@ function runStreamroute(chunks) {
   return { acc, parseOk: r.parse_ok };
 }
 
+// The same for byte chunks: a separate function, as the peer has (runJs / runJsBytes), so
+// that neither side's call sites see both input kinds.
+function runStreamrouteBytes(chunks) {
+  const f = new TagFilter(NONCE);
+  const acc = { a: [], u: [] };
+  for (let i = 0; i < chunks.length; i++) collect(f.feed(chunks[i]), acc);
+  const r = f.finish();
+  collect(r.deltas, acc);
+  return { acc, parseOk: r.parse_ok };
+}
+
 function runJs(chunks) {
   const f = new JsTagFilter(NONCE);
   const acc = { a: [], u: [] };
@@ -102,7 +113,7 @@ function runJsBytes(chunks) {
 const VARIANTS = [
   { key: 'a', input: 'string', lib: 'streamroute', label: 'streamroute TagFilter.feed(string)', fn: runStreamroute },
   { key: 'b', input: 'string', lib: 'peer', label: 'JS indexOf feed(string)', fn: runJs },
-  { key: 'c', input: 'bytes', lib: 'streamroute', label: 'streamroute TagFilter.feed(Uint8Array)', fn: runStreamroute },
+  { key: 'c', input: 'bytes', lib: 'streamroute', label: 'streamroute TagFilter.feed(Uint8Array)', fn: runStreamrouteBytes },
   { key: 'd', input: 'bytes', lib: 'peer', label: 'TextDecoder + JS indexOf', fn: runJsBytes },
 ];
 
