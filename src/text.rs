@@ -335,10 +335,11 @@ mod simd {
     }
 }
 
-/// Appends the UTF-16 code units of UTF-8 `bytes` to `out` (what JS holds for the text):
-/// ASCII eight bytes at a time, other characters one by one. Valid UTF-8 is expected; a
-/// malformed sequence (which valid input never has) becomes U+FFFD for its first byte, so
-/// no input can make this panic. Returns `true` when every byte was ASCII.
+/// Appends the UTF-16 code units of the UTF-8 `bytes` to `out` (what JS holds for the text):
+/// ASCII eight bytes at a time, other characters one by one, each checked as it is decoded.
+/// A malformed sequence becomes one U+FFFD per maximal subpart, exactly as
+/// `String::from_utf8_lossy` (and `TextDecoder`) decode it, so `bytes` need not be validated
+/// first and no input can make this panic. Returns `true` when every byte was ASCII.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub(crate) fn push_utf16(bytes: &[u8], out: &mut Vec<u16>) -> bool {
     const HI: u64 = 0x8080_8080_8080_8080;
@@ -363,29 +364,56 @@ pub(crate) fn push_utf16(bytes: &[u8], out: &mut Vec<u16>) -> bool {
         }
         out.extend(bytes[i..end].iter().map(|&c| u16::from(c)));
         i = end;
-        // A character beyond ASCII (the run ended at one, or at the end).
+        // A byte beyond ASCII (the run ended at one, or at the end).
         let Some(&c) = bytes.get(i) else { break };
         ascii = false;
-        let at = |k: usize| u32::from(bytes.get(i + k).copied().unwrap_or(0) & 0x3F);
-        let (cp, len) = match c {
-            0xC2..=0xDF => ((u32::from(c & 0x1F) << 6) | at(1), 2),
-            0xE0..=0xEF => ((u32::from(c & 0x0F) << 12) | (at(1) << 6) | at(2), 3),
-            0xF0..=0xF4 => ((u32::from(c & 0x07) << 18) | (at(1) << 12) | (at(2) << 6) | at(3), 4),
-            _ => (0xFFFD, 1),
-        };
-        if i + len > n {
-            out.push(0xFFFD);
-            i += 1;
-        } else if cp >= 0x1_0000 {
-            let v = cp - 0x1_0000;
-            out.extend([0xD800 | (v >> 10) as u16, 0xDC00 | (v & 0x3FF) as u16]);
-            i += 4;
-        } else {
-            out.push(cp as u16);
-            i += len;
+        let (unit, len) = decode_one(c, &bytes[i + 1..]);
+        match unit {
+            Ok(cp) if cp >= 0x1_0000 => {
+                let v = cp - 0x1_0000;
+                out.extend([0xD800 | (v >> 10) as u16, 0xDC00 | (v & 0x3FF) as u16]);
+            }
+            Ok(cp) => out.push(cp as u16),
+            Err(()) => out.push(0xFFFD),
         }
+        i += len;
     }
     ascii
+}
+
+/// The character whose UTF-8 starts with lead byte `c` (not ASCII) followed by `rest`, and
+/// how many bytes it takes; or `Err` and the length of the maximal subpart of a valid
+/// sequence there (at least 1), which decodes to one U+FFFD (the Unicode "best practice"
+/// that `from_utf8_lossy` and `TextDecoder` follow).
+#[inline]
+fn decode_one(c: u8, rest: &[u8]) -> (Result<u32, ()>, usize) {
+    let at = |k: usize| rest.get(k).copied().unwrap_or(0);
+    let tail = |b: u8| b & 0xC0 == 0x80;
+    // The range of the second byte, which alone rules out overlongs, surrogates and code
+    // points beyond U+10FFFF.
+    let (need, lo, hi) = match c {
+        0xC2..=0xDF => (1, 0x80, 0xBF),
+        0xE0 => (2, 0xA0, 0xBF),
+        0xED => (2, 0x80, 0x9F),
+        0xE1..=0xEF => (2, 0x80, 0xBF),
+        0xF0 => (3, 0x90, 0xBF),
+        0xF4 => (3, 0x80, 0x8F),
+        0xF1..=0xF3 => (3, 0x80, 0xBF),
+        _ => return (Err(()), 1),
+    };
+    let b1 = at(0);
+    if !(lo..=hi).contains(&b1) {
+        return (Err(()), 1);
+    }
+    let bits = |b: u8| u32::from(b & 0x3F);
+    match need {
+        1 => (Ok((u32::from(c & 0x1F) << 6) | bits(b1)), 2),
+        2 if tail(at(1)) => (Ok((u32::from(c & 0x0F) << 12) | (bits(b1) << 6) | bits(at(1))), 3),
+        2 => (Err(()), 2),
+        _ if !tail(at(1)) => (Err(()), 2),
+        _ if !tail(at(2)) => (Err(()), 3),
+        _ => (Ok((u32::from(c & 0x07) << 18) | (bits(b1) << 12) | (bits(at(1)) << 6) | bits(at(2))), 4),
+    }
 }
 
 #[cfg(test)]
@@ -410,10 +438,54 @@ mod tests {
             assert_eq!(out, want, "{s:?}");
             assert_eq!(ascii, s.is_ascii());
         }
-        // Malformed input: no panic, one unit per bad byte at most.
-        let mut out = Vec::new();
-        super::push_utf16(&[0xff, 0xe4, 0xbd, b'a', 0xf0], &mut out);
-        assert!(out.len() <= 5);
+    }
+
+    /// Any bytes at all give what `String::from_utf8_lossy` gives: one U+FFFD per maximal
+    /// subpart of a malformed sequence (overlongs, surrogates, beyond U+10FFFF, truncated).
+    #[test]
+    fn push_utf16_is_from_utf8_lossy_for_any_bytes() {
+        let check = |b: &[u8]| {
+            let mut out = vec![9u16];
+            let ascii = super::push_utf16(b, &mut out);
+            let want: Vec<u16> = std::iter::once(9).chain(String::from_utf8_lossy(b).encode_utf16()).collect();
+            assert_eq!(out, want, "{b:x?}");
+            assert_eq!(ascii, b.is_ascii(), "{b:x?}");
+        };
+        // Every sequence of up to 3 bytes from the bytes that matter at each boundary.
+        let edge = [
+            0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC,
+            0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
+        ];
+        for &a in &edge {
+            check(&[a]);
+            for &b in &edge {
+                check(&[a, b]);
+                for &c in &edge {
+                    check(&[a, b, c]);
+                    check(&[a, b, c, 0x80, 0x41]);
+                    check(&[0xF0, 0x9F, a, b, c]);
+                }
+            }
+        }
+        // Random bytes biased to UTF-8 shapes.
+        let mut s = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        for _ in 0..20_000 {
+            let len = (next() % 40) as usize;
+            let b: Vec<u8> = (0..len)
+                .map(|_| match next() % 4 {
+                    0 => (next() % 0x80) as u8,
+                    1 => 0x80 | (next() % 0x40) as u8,
+                    _ => edge[(next() % edge.len() as u64) as usize],
+                })
+                .collect();
+            check(&b);
+        }
     }
 
     use super::*;

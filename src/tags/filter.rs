@@ -376,11 +376,18 @@ impl TagFilter {
             }
             return;
         }
-        if let (Some(b), true, false, 0) = (bytes, self.trusted, keep, self.carry.pending()) {
-            // A slice of a valid UTF-8 chunk, cut before or after ASCII marker bytes; a cut
-            // inside a character (the held window, the cap) takes the checked path.
-            if b.first().is_some_and(|c| c & 0xC0 != 0x80) && incomplete_tail(b) == 0 {
-                out.utf8(block, b);
+        if let (Some(b), false, 0) = (bytes, keep, self.carry.pending()) {
+            if self.trusted {
+                // A slice of a valid UTF-8 chunk, cut before or after ASCII marker bytes; a
+                // cut inside a character (the held window, the cap) takes the checked path.
+                if b.first().is_some_and(|c| c & 0xC0 != 0x80) && incomplete_tail(b) == 0 {
+                    out.utf8(block, b);
+                    return;
+                }
+            } else if incomplete_tail(b) == 0 {
+                // Nothing carried in and nothing to carry out: the text is what
+                // `from_utf8_lossy` makes of the bytes, which the sink may decode itself.
+                out.lossy(block, b);
                 return;
             }
         }
@@ -514,6 +521,12 @@ pub(crate) trait DeltaSink {
     /// `TagFilter::feed_utf8_with`).
     fn utf8(&mut self, block: usize, text: &[u8]) {
         self.text(block, &String::from_utf8_lossy(text));
+    }
+
+    /// The same for bytes that may not be UTF-8: the text is `String::from_utf8_lossy` of
+    /// them (a sink may decode them in its own way, to the same text).
+    fn lossy(&mut self, block: usize, bytes: &[u8]) {
+        self.text(block, &String::from_utf8_lossy(bytes));
     }
 }
 

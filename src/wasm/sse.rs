@@ -262,10 +262,8 @@ impl Packed {
             self.wide.extend(self.bytes[..at].iter().map(|&b| u16::from(b)));
         }
         let before = self.wide.len();
-        match std::str::from_utf8(field) {
-            Ok(s) => crate::text::push_utf16(s.as_bytes(), &mut self.wide),
-            Err(_) => crate::text::push_utf16(String::from_utf8_lossy(field).as_bytes(), &mut self.wide),
-        };
+        // push_utf16 decodes any bytes as from_utf8_lossy does: no validation pass first.
+        crate::text::push_utf16(field, &mut self.wide);
         let n = (self.wide.len() - before) as u32;
         self.wide.push(u16::from(b'\r'));
         n

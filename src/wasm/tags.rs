@@ -276,6 +276,13 @@ impl DeltaSink for RangeSink<'_> {
     fn utf8(&mut self, block: usize, text: &[u8]) {
         self.piece(block, text);
     }
+
+    /// Byte chunks: `piece` leaves them as bytes (ASCII, read by JS as such; or copied,
+    /// decoded by JS's `TextDecoder`) or decodes them with `push_utf16`: both make of
+    /// malformed bytes what `from_utf8_lossy` makes (no validation pass first).
+    fn lossy(&mut self, block: usize, bytes: &[u8]) {
+        self.piece(block, bytes);
+    }
 }
 
 /// Streams the blocks of a nonce-tagged response: block text as soon as it cannot be part of

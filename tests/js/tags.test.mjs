@@ -213,6 +213,58 @@ test(`long string chunks agree with the UTF-8 bytes of the text (seed ${SEED})`,
   }
 });
 
+// Byte chunks may hold malformed UTF-8: wasm decodes block text itself (no validation pass
+// first); the text must be what TextDecoder makes of the same bytes (one U+FFFD per maximal
+// subpart), whatever the chunking, with the markers around it intact.
+test(`malformed UTF-8 in byte chunks decodes as TextDecoder does, at every chunking (seed ${SEED})`, () => {
+  let s = (SEED ^ 0x5bd1e995) >>> 0 || 1;
+  const next = (n) => {
+    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    return s % n;
+  };
+  const N = 'u8';
+  const enc = new TextEncoder();
+  const edge = [0x41, 0x20, 0x5b, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1,
+    0xed, 0xef, 0xf0, 0xf1, 0xf4, 0xf5, 0xff];
+  const valid = ['\u00e9', '\u4e2d', '\u{1F600}', 'plain text ', '\u0800'].map((t) => enc.encode(t));
+  const decode = (b) => new TextDecoder().decode(b);
+  for (let round = 0; round < 300; round++) {
+    const parts = [];
+    const len = round < 250 ? 1 + next(60) : 3000 + next(6000);
+    for (let n = 0; n < len;) {
+      const k = next(3);
+      const p = k === 0 ? Uint8Array.of(edge[next(edge.length)]) : k === 1 ? Uint8Array.of(0x80 | next(64)) : valid[next(valid.length)];
+      parts.push(p);
+      n += p.length;
+    }
+    const body = Buffer.concat(parts);
+    const bytes = Buffer.concat([enc.encode(`[ARTIFACT:${N}]`), body, enc.encode(`[/ARTIFACT:${N}][USER:${N}]u[/USER:${N}]`)]);
+    const want = decode(body);
+    const cuts = [[bytes], Array.from(bytes, (_, i) => bytes.subarray(i, i + 1))];
+    for (const max of [3, 64, 4096]) {
+      const pieces = [];
+      for (let i = 0; i < bytes.length;) {
+        const end = Math.min(bytes.length, i + 1 + next(max));
+        pieces.push(bytes.subarray(i, end));
+        i = end;
+      }
+      cuts.push(pieces);
+    }
+    for (const chunks of cuts) {
+      const f = new sr.TagFilter(N);
+      let artifact = '';
+      const take = (ds) => { for (const d of ds) if (d.type === 'artifact_delta') artifact += d.text; };
+      for (const c of chunks) take(f.feed(c));
+      const r = f.finish();
+      take(r.deltas);
+      const label = `round ${round} (seed ${SEED}), ${chunks.length} chunks: ${body.toString('hex').slice(0, 400)}`;
+      assert.equal(artifact, want, label);
+      assert.equal(r.blocks.artifact, want, label);
+      assert.equal(r.parse_ok, true, label);
+    }
+  }
+});
+
 test('after finish(): feed throws invalid_state for every input kind; other filters are untouched', () => {
   const N = 'fin';
   const long = `[ARTIFACT:${N}]${'\u4e2d\u6587 text '.repeat(40)}[/ARTIFACT:${N}][USER:${N}]u[/USER:${N}]`;
