@@ -737,7 +737,7 @@ fn long_next_node_is_cut_the_same_for_every_chunking() {
     }
     // Invalid UTF-8 (each byte one U+FFFD of 3 bytes) crossing the cut, as the fuzzer found.
     let mut input = br#"{"next_node":"F"#.to_vec();
-    input.extend(std::iter::repeat(0xFF).take(3000));
+    input.extend(std::iter::repeat_n(0xFF, 3000));
     input.extend_from_slice(br#"","args":{}}"#);
     let got = assert_chunk_invariant("long invalid next_node", &input, run);
     assert_eq!(got.next_node.map(|n| n.len()), Some(1 + 1365 * 3));

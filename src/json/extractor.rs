@@ -381,12 +381,10 @@ impl Action {
             (ArgsKind::Object, Token::Key(k)) => {
                 self.arg_is_answer = matches!(k, "answer" | "raw_answer");
             }
-            (ArgsKind::Object, Token::StringStart) => {
-                if self.arg_is_answer && !self.args_latched {
-                    self.args_latched = true;
-                    self.streaming = true;
-                    self.current_len = 0;
-                }
+            (ArgsKind::Object, Token::StringStart) if self.arg_is_answer && !self.args_latched => {
+                self.args_latched = true;
+                self.streaming = true;
+                self.current_len = 0;
             }
             (ArgsKind::Array, Token::StringStart) => {
                 if self.array_items > 0 {

@@ -46,26 +46,22 @@ impl OpenAiResponses {
                     self.item(item, index, false, sink)?;
                 }
             }
-            "response.function_call_arguments.delta" => {
-                if self.calls.is_open(index) {
-                    if let Some(raw) = delta {
-                        let mut j = Json::new(raw);
-                        if let Some(t) = j.str_value(&mut self.scratch)? {
-                            if !t.is_empty() {
-                                if !self.had_args.contains(&index) {
-                                    self.had_args.push(index);
-                                }
-                                sink.tool_call_delta(index, &t);
+            "response.function_call_arguments.delta" if self.calls.is_open(index) => {
+                if let Some(raw) = delta {
+                    let mut j = Json::new(raw);
+                    if let Some(t) = j.str_value(&mut self.scratch)? {
+                        if !t.is_empty() {
+                            if !self.had_args.contains(&index) {
+                                self.had_args.push(index);
                             }
+                            sink.tool_call_delta(index, &t);
                         }
                     }
                 }
             }
-            "response.function_call_arguments.done" => {
-                if self.calls.is_open(index) && !self.had_args.contains(&index) {
-                    if let Some(raw) = arguments {
-                        self.whole_arguments(raw, index, sink)?;
-                    }
+            "response.function_call_arguments.done" if self.calls.is_open(index) && !self.had_args.contains(&index) => {
+                if let Some(raw) = arguments {
+                    self.whole_arguments(raw, index, sink)?;
                 }
             }
             "response.output_item.done" => {

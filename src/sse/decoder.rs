@@ -314,20 +314,14 @@ impl SseDecoder {
                 self.event_type.clear();
                 self.event_type.extend_from_slice(value);
             }
-            b"id" => {
-                if !value.contains(&0) {
-                    self.id_buffer.clear();
-                    self.id_buffer.extend_from_slice(value);
-                    self.id_dirty = true;
-                }
+            b"id" if !value.contains(&0) => {
+                self.id_buffer.clear();
+                self.id_buffer.extend_from_slice(value);
+                self.id_dirty = true;
             }
-            b"retry" => {
-                if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
-                    let ms = value.iter().fold(0u64, |acc, &d| {
-                        acc.saturating_mul(10).saturating_add(u64::from(d - b'0'))
-                    });
-                    self.retry = Some(ms);
-                }
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                let ms = value.iter().fold(0u64, |acc, &d| acc.saturating_mul(10).saturating_add(u64::from(d - b'0')));
+                self.retry = Some(ms);
             }
             _ => {}
         }

@@ -46,7 +46,7 @@ impl ChunkInput {
                 let last = js.char_code_at(n - 1) as u16;
                 // A lone high surrogate at the very end: keep it for the next chunk (unless
                 // it is also the low half just combined above, which cannot be high).
-                if (0xD800..0xDC00).contains(&last) && !(n == 1 && !head.is_empty()) {
+                if (0xD800..0xDC00).contains(&last) && (n != 1 || head.is_empty()) {
                     self.high = Some(last);
                     let cut = self.text.len() - REPLACEMENT.len();
                     self.text.truncate(cut);
