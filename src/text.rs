@@ -186,7 +186,7 @@ pub(crate) fn utf16_skeleton(units_le: &[u8], out: &mut Vec<u8>) -> Option<u64> 
     if units_le.len() % 2 != 0 {
         return None;
     }
-    out.clear();
+    // Every byte is written below: only bytes beyond the last length are zeroed first.
     out.resize(units_le.len() / 2, 0);
     // Blocks of 16 units with SIMD where there is, then one unit at a time.
     let mut st = SkeletonState::default();

@@ -32,6 +32,9 @@ let u32 = new Uint32Array(0);
 let nodeBuf = null;
 
 function views() {
+  // Growing wasm memory detaches the old buffer (its views get length 0): only then are the
+  // views made again (reading `memory.buffer` on every call costs more than this test).
+  if (u8.length !== 0) return;
   memory ??= __sr_memory();
   if (u8.buffer !== memory.buffer) {
     u8 = new Uint8Array(memory.buffer);
