@@ -219,6 +219,66 @@ struct SkeletonState {
     bad: bool,
 }
 
+/// Transcodes in place: `buf[units..3 * units]` holds `units` UTF-16LE code units (as JS's
+/// `Buffer#write(s, 'utf16le')` writes a string); their UTF-8 is written from `buf[0]` on and
+/// its length returned. Lone surrogates become U+FFFD, as `TextEncoder` makes them. The
+/// output never overtakes the input: after `k` units at most `3k` bytes are written, and the
+/// next unit starts at `units + 2k`. All-ASCII blocks of eight units go eight at a time
+/// (SIMD in wasm). A `buf` shorter than `3 * units` transcodes nothing (returns 0).
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) fn utf16_to_utf8_in_place(buf: &mut [u8], units: usize) -> usize {
+    let end = units.saturating_mul(3);
+    let Some(buf) = buf.get_mut(..end) else { return 0 };
+    let unit = |buf: &[u8], r: usize| u32::from(u16::from_le_bytes([buf[r], buf[r + 1]]));
+    let (mut r, mut o) = (units, 0);
+    while r + 1 < end {
+        (r, o) = simd::ascii_units(buf, r, end, o);
+        // The block with a unit beyond ASCII (or the tail) one unit at a time, then blocks
+        // again.
+        let stop = (r + 16).min(end);
+        while r + 1 < stop {
+            let u = unit(buf, r);
+            r += 2;
+            if u < 0x80 {
+                buf[o] = u as u8;
+                o += 1;
+                continue;
+            }
+            if u < 0x800 {
+                buf[o..o + 2].copy_from_slice(&[0xC0 | (u >> 6) as u8, 0x80 | (u & 0x3F) as u8]);
+                o += 2;
+                continue;
+            }
+            let cp = match u {
+                0xD800..=0xDBFF if r + 1 < end && (0xDC00..0xE000).contains(&unit(buf, r)) => {
+                    let low = unit(buf, r);
+                    r += 2;
+                    0x1_0000 + ((u - 0xD800) << 10) + (low - 0xDC00)
+                }
+                0xD800..=0xDFFF => 0xFFFD,
+                _ => u,
+            };
+            if cp < 0x1_0000 {
+                buf[o..o + 3].copy_from_slice(&[
+                    0xE0 | (cp >> 12) as u8,
+                    0x80 | ((cp >> 6) & 0x3F) as u8,
+                    0x80 | (cp & 0x3F) as u8,
+                ]);
+                o += 3;
+            } else {
+                buf[o..o + 4].copy_from_slice(&[
+                    0xF0 | (cp >> 18) as u8,
+                    0x80 | ((cp >> 12) & 0x3F) as u8,
+                    0x80 | ((cp >> 6) & 0x3F) as u8,
+                    0x80 | (cp & 0x3F) as u8,
+                ]);
+                o += 4;
+            }
+        }
+    }
+    o
+}
+
 /// UTF-8 length of the text a skeleton stands for (see [`utf16_skeleton`]): its length plus
 /// one per byte ≥ 0x80 and one more per `THREE`.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
@@ -333,6 +393,31 @@ mod simd {
     pub(super) fn skeleton_len8_blocks(_: &[u8]) -> (usize, u64) {
         (0, 0)
     }
+
+    /// The all-ASCII blocks of eight UTF-16LE units at `buf[r..end]`, narrowed to bytes at
+    /// `buf[o..]` (`o <= r`: each block is read before its bytes are stored, which never
+    /// reach past it); returns `(r, o)` after the last such block.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    pub(super) fn ascii_units(buf: &mut [u8], mut r: usize, end: usize, mut o: usize) -> (usize, usize) {
+        while r + 16 <= end {
+            let Some(src) = buf.get(r..r + 16) else { break };
+            let v = load(src);
+            if v128_any_true(v128_and(v, u16x8_splat(0xFF80))) {
+                break;
+            }
+            let bytes = u8x16_narrow_i16x8(v, v);
+            let Some(dst) = buf.get_mut(o..o + 8) else { break };
+            dst.copy_from_slice(&u64x2_extract_lane::<0>(bytes).to_le_bytes());
+            r += 16;
+            o += 8;
+        }
+        (r, o)
+    }
+
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    pub(super) fn ascii_units(_: &mut [u8], r: usize, _: usize, o: usize) -> (usize, usize) {
+        (r, o)
+    }
 }
 
 /// Appends the UTF-16 code units of the UTF-8 `bytes` to `out` (what JS holds for the text):
@@ -438,6 +523,36 @@ mod tests {
             assert_eq!(out, want, "{s:?}");
             assert_eq!(ascii, s.is_ascii());
         }
+    }
+
+    /// In-place UTF-16 to UTF-8 gives what `String::from_utf16_lossy` then UTF-8 gives (lone
+    /// surrogates as U+FFFD), for every mix of widths and lengths.
+    #[test]
+    fn utf16_to_utf8_in_place_is_from_utf16_lossy() {
+        let pieces: [&[u16]; 9] = [
+            &[0x61], &[0x7F, 0x80], &[0x7FF, 0x800], &[0x4E2D, 0x6587], &[0xD83D, 0xDE00], &[0xFFFF],
+            &[0xD800], &[0xDC00], &[0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38],
+        ];
+        let mut s = 0x9E37_79B9_7F4A_7C15u64;
+        for round in 0..3000 {
+            let mut units: Vec<u16> = Vec::new();
+            let len = round % 70;
+            while units.len() < len {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                units.extend_from_slice(pieces[(s % pieces.len() as u64) as usize]);
+            }
+            let n = units.len();
+            let mut buf = vec![0xAAu8; 3 * n];
+            for (k, u) in units.iter().enumerate() {
+                buf[n + 2 * k..n + 2 * k + 2].copy_from_slice(&u.to_le_bytes());
+            }
+            let len8 = super::utf16_to_utf8_in_place(&mut buf, n);
+            let want = String::from_utf16_lossy(&units);
+            assert_eq!(&buf[..len8], want.as_bytes(), "{units:x?}");
+        }
+        assert_eq!(super::utf16_to_utf8_in_place(&mut [0u8; 5], 2), 0);
     }
 
     /// Any bytes at all give what `String::from_utf8_lossy` gives: one U+FFFD per maximal

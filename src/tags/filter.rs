@@ -384,7 +384,7 @@ impl TagFilter {
                     out.utf8(block, b);
                     return;
                 }
-            } else if incomplete_tail(b) == 0 {
+            } else if !b.is_empty() && incomplete_tail(b) == 0 {
                 // Nothing carried in and nothing to carry out: the text is what
                 // `from_utf8_lossy` makes of the bytes, which the sink may decode itself.
                 out.lossy(block, b);

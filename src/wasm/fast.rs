@@ -31,6 +31,13 @@ impl FastInput {
         &self.buf[..(len as usize).min(self.buf.len())]
     }
 
+    /// JS wrote a string's `units` UTF-16 code units at offset `units` of the buffer (it
+    /// asked for `3 * units` bytes): turns them into UTF-8 at its start and returns the
+    /// UTF-8 length (see `text::utf16_to_utf8_in_place`).
+    pub(crate) fn units_to_utf8(&mut self, units: u32) -> u32 {
+        crate::text::utf16_to_utf8_in_place(&mut self.buf, units as usize) as u32
+    }
+
     /// Gives the buffer back to the allocator (a finished machine that JS has not freed yet
     /// then holds no scratch memory). JS must ask `__inPtr` again before writing.
     pub(crate) fn release(&mut self) {
@@ -40,6 +47,7 @@ impl FastInput {
 
 /// The plumbing every fast-path class shares, as a second `impl` block of its JS class:
 /// `__inPtr(cap)` (where JS writes the chunk, from the `fast: FastInput` field),
+/// `__fromUnits(units)` (a string chunk written as UTF-16, made UTF-8 in place),
 /// `__takeError()` (the error a failed `__feedIn` left in `error: Option<JsValue>`) and, with
 /// `info`, `__infoPtr()` (where `__feedIn` leaves the location of its result, the `info`
 /// field). Each class writes its own `__feedIn`.
@@ -51,6 +59,12 @@ macro_rules! fast_io {
             #[wasm_bindgen(js_name = "__inPtr", skip_typescript)]
             pub fn in_ptr(&mut self, cap: u32) -> u32 {
                 self.fast.ptr(cap)
+            }
+
+            #[doc(hidden)]
+            #[wasm_bindgen(js_name = "__fromUnits", skip_typescript)]
+            pub fn from_units(&mut self, units: u32) -> u32 {
+                self.fast.units_to_utf8(units)
             }
 
             #[doc(hidden)]

@@ -232,6 +232,45 @@ test('one feed of many events: names and ids that repeat, change and hold invali
   }
 });
 
+// In Node a string chunk of 64+ units may go into wasm as UTF-16 and be made UTF-8 there
+// (fast.js `writeString`), by a route each chunk picks from the one before (sparse or dense
+// characters beyond ASCII, or none). Whatever the route, the text must be the UTF-8 the
+// string stands for (a lone surrogate as U+FFFD, as TextEncoder makes it).
+test('long string chunks decode as their UTF-8 bytes, on every route and switch between routes', () => {
+  let s = 0x2f6b1d3 >>> 0;
+  const next = (n) => {
+    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    return s % n;
+  };
+  const wide = ['\u00e9', '\u07ff', '\u0800', '\u4e2d\u6587', '\uffff', '\u{1F600}', '\u{10FFFF}', '\ud800', '\udfff', '\ud83d'];
+  const plain = ['a', 'bc ', 'xyz 0123456789', '[]{}', '"'];
+  for (let round = 0; round < 200; round++) {
+    // Chunks of 60..600 units, each ASCII-only, sparse or dense beyond ASCII.
+    const chunks = [];
+    for (let c = 0, count = 1 + next(8); c < count; c++) {
+      const density = [0, 2, 30, 90][next(4)];
+      let t = '';
+      const len = 60 + next(540);
+      while (t.length < len) t += next(100) < density ? wide[next(wide.length)] : plain[next(plain.length)];
+      chunks.push(t);
+    }
+    const text = chunks.join('');
+    const label = `round ${round}: ${JSON.stringify(text.slice(0, 200))}`;
+    // SSE: one event whose data is the whole text (no line breaks in it).
+    const sse = (parts) => feedAll(new sr.SseDecoder({ flushOnFinish: true }), parts);
+    const sseChunks = ['data: ', ...chunks, '\n\n'];
+    assert.deepEqual(sse(sseChunks), sse([Buffer.from(sseChunks.join(''))]), `SSE ${label}`);
+    // PartialJson: a string value.
+    const pj = (parts) => {
+      const p = new sr.PartialJson();
+      for (const c of parts) p.feed(c);
+      return p.finish();
+    };
+    const jsonChunks = ['["', ...chunks.map((c) => c.replaceAll('"', "'")), '"]'];
+    assert.deepEqual(pj(jsonChunks), pj([Buffer.from(jsonChunks.join(''))]), `PartialJson ${label}`);
+  }
+});
+
 test('LlmStreamChunker: action_seq null when omitted, reset() starts a fresh attempt', () => {
   const c = new sr.LlmStreamChunker();
   assert.deepEqual(c.feed('{"next_node":"final_response","args":{"answer":"Hel'), [
