@@ -36,12 +36,10 @@ function views() {
   // views made again (reading `memory.buffer` on every call costs more than this test).
   if (u8.length !== 0) return;
   memory ??= __sr_memory();
-  if (u8.buffer !== memory.buffer) {
-    u8 = new Uint8Array(memory.buffer);
-    u16 = new Uint16Array(memory.buffer);
-    u32 = new Uint32Array(memory.buffer);
-    nodeBuf = NodeBuffer ? NodeBuffer.from(memory.buffer) : null;
-  }
+  u8 = new Uint8Array(memory.buffer);
+  u16 = new Uint16Array(memory.buffer);
+  u32 = new Uint32Array(memory.buffer);
+  nodeBuf = NodeBuffer ? NodeBuffer.from(memory.buffer) : null;
 }
 
 // The string of `units` UTF-16 code units at `ptr` (2-aligned) in wasm memory.
@@ -306,7 +304,8 @@ patch(PartialJson, (machine, n) => {
       // A lone surrogate (U+FFFD in UTF-8) or a carried UTF-8 sequence: as UTF-8.
       return done(this, this.__feedIn(writeUtf8(this, str), n));
     }
-    const len = write(this, chunk);
+    // A string not read as UTF-16 here: short, or after an all-ASCII chunk (TextEncoder).
+    const len = typeof chunk === 'string' && this.__wbg_ptr !== 0 ? writeUtf8(this, takeString(this, chunk)) : write(this, chunk);
     if (len < 0) {
       try {
         const deltas = slowFeed.call(this, chunk);

@@ -138,7 +138,7 @@ impl JsSseDecoder {
         match r {
             Ok(()) => {
                 let out = &self.out;
-                *self.info = if !out.widened {
+                *self.info = if out.wide.is_empty() {
                     [out.bytes.as_ptr() as usize as u32, out.bytes.len() as u32, out.lens.as_ptr() as usize as u32, 0]
                 } else {
                     [out.wide.as_ptr() as usize as u32, out.wide.len() as u32, out.lens.as_ptr() as usize as u32, 1]
@@ -224,10 +224,8 @@ struct Packed {
     bytes: Vec<u8>,
     /// The same text as UTF-16 code units (invalid UTF-8 replaced as `TextDecoder` does), the
     /// fast path's output when some of it is not ASCII: JS turns UTF-16 into a string several
-    /// times faster than it decodes non-ASCII UTF-8.
+    /// times faster than it decodes non-ASCII UTF-8. Empty while the batch is all ASCII.
     wide: Vec<u16>,
-    /// Whether `wide` holds the batch (some field was not ASCII).
-    widened: bool,
     lens: Vec<u32>,
     count: u32,
     /// Where the last packed `event` and `id` are in `bytes`.
@@ -242,7 +240,6 @@ impl Packed {
     fn clear(&mut self) {
         self.bytes.clear();
         self.wide.clear();
-        self.widened = false;
         self.lens.clear();
         self.count = 0;
     }
@@ -253,12 +250,11 @@ impl Packed {
         let at = self.bytes.len();
         self.bytes.extend_from_slice(field);
         self.bytes.push(b'\r');
-        if !self.widened {
+        if self.wide.is_empty() {
             if field.is_ascii() {
                 return field.len() as u32;
             }
             // First non-ASCII field: everything before it is ASCII, one unit per byte.
-            self.widened = true;
             self.wide.extend(self.bytes[..at].iter().map(|&b| u16::from(b)));
         }
         let before = self.wide.len();
