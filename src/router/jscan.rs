@@ -45,10 +45,12 @@ impl<'a> Json<'a> {
         self.i
     }
 
+    #[inline]
     fn b(&self) -> &'a [u8] {
         self.s.as_bytes()
     }
 
+    #[inline]
     fn ws(&mut self) {
         let b = self.b();
         while let Some(&c) = b.get(self.i) {
@@ -59,11 +61,13 @@ impl<'a> Json<'a> {
         }
     }
 
+    #[inline]
     fn byte(&mut self) -> Option<u8> {
         self.ws();
         self.b().get(self.i).copied()
     }
 
+    #[inline]
     fn eat(&mut self, c: u8) -> R<()> {
         if self.byte() == Some(c) {
             self.i += 1;
@@ -74,6 +78,7 @@ impl<'a> Json<'a> {
     }
 
     /// The kind of the next value (after whitespace).
+    #[inline]
     pub(crate) fn kind(&mut self) -> R<Kind> {
         Ok(match self.byte() {
             Some(b'{') => Kind::Object,
@@ -87,6 +92,7 @@ impl<'a> Json<'a> {
     }
 
     /// Only whitespace is left.
+    #[inline]
     pub(crate) fn end(&mut self) -> R<()> {
         match self.byte() {
             None => Ok(()),
@@ -95,12 +101,14 @@ impl<'a> Json<'a> {
     }
 
     /// Enters an object (`{`); then call [`next_key`](Self::next_key) until it returns `None`.
+    #[inline]
     pub(crate) fn object(&mut self) -> R<Members> {
         self.eat(b'{')?;
         Ok(Members { first: true })
     }
 
     /// Enters an array (`[`); then call [`next_item`](Self::next_item) until it is `false`.
+    #[inline]
     pub(crate) fn array(&mut self) -> R<Members> {
         self.eat(b'[')?;
         Ok(Members { first: true })
@@ -108,6 +116,7 @@ impl<'a> Json<'a> {
 
     /// The next key of the object (raw: escapes are kept, which never matters for the ASCII
     /// names compared against), with the cursor on its value; `None` after the closing `}`.
+    #[inline]
     pub(crate) fn next_key(&mut self, m: &mut Members) -> R<Option<&'a str>> {
         match self.byte() {
             Some(b'}') => {
@@ -128,6 +137,7 @@ impl<'a> Json<'a> {
     }
 
     /// Moves to the next array item: `true` with the cursor on it, `false` after the `]`.
+    #[inline]
     pub(crate) fn next_item(&mut self, m: &mut Members) -> R<bool> {
         match self.byte() {
             Some(b']') => {
@@ -159,6 +169,7 @@ impl<'a> Json<'a> {
     }
 
     /// A string's raw content (between the quotes, escapes not decoded).
+    #[inline]
     pub(crate) fn string_raw(&mut self) -> R<&'a str> {
         self.eat(b'"')?;
         let start = self.i;
@@ -204,6 +215,7 @@ impl<'a> Json<'a> {
 
     /// A string value without escapes borrowed as it is; with escapes decoded into `scratch`.
     /// `None` for `null` or any other non-string (skipped).
+    #[inline]
     pub(crate) fn str_value<'s>(&mut self, scratch: &'s mut String) -> R<Option<std::borrow::Cow<'s, str>>>
     where
         'a: 's,
@@ -362,6 +374,7 @@ pub(crate) struct SkipCache {
 impl SkipCache {
     /// Jumps past the cached prefix if the input at the cursor starts with it (the cursor is
     /// then on the value of the member the prefix ends with).
+    #[inline]
     pub(crate) fn jump(&self, j: &mut Json<'_>) -> bool {
         let rest = j.b().get(j.i..).unwrap_or_default();
         let hit = !self.prefix.is_empty() && rest.starts_with(&self.prefix);
