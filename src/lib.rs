@@ -22,6 +22,7 @@ mod error;
 mod json;
 mod text;
 mod nonce;
+mod num;
 mod payload;
 pub mod plan;
 mod repair;

@@ -407,7 +407,7 @@ fn to_source<'a>(doc: SchemaDoc<'a>, members: &JsonMap, nodes: &[&'a JsonValue])
     };
     let score = match get(&mapped, "relevance_score") {
         None | Some(JsonValue::Null) => None,
-        Some(JsonValue::Number(n)) => Some(n.parse::<f64>().ok().filter(|x| x.is_finite())?),
+        Some(JsonValue::Number(n)) => Some(crate::num::parse_f64(n).filter(|x| x.is_finite())?),
         Some(_) => return None,
     };
     Some(Source {

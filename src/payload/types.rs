@@ -172,11 +172,7 @@ impl FinalPayload {
 
 /// A finite `f64` as a JSON number (shortest text that reads back the same).
 pub(crate) fn number(x: f64) -> JsonValue {
-    JsonValue::Number(if x.is_finite() {
-        format!("{x}")
-    } else {
-        "null".into()
-    })
+    crate::num::f64_text(x).map_or(JsonValue::Null, JsonValue::Number)
 }
 
 fn opt_str(s: &Option<String>) -> JsonValue {

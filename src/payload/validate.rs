@@ -238,7 +238,7 @@ fn dedup(m: &JsonMap) -> JsonMap {
 /// A finite number, as `f64`.
 pub(crate) fn finite(v: &JsonValue) -> Option<f64> {
     match v {
-        JsonValue::Number(n) => n.parse::<f64>().ok().filter(|x| x.is_finite()),
+        JsonValue::Number(n) => crate::num::parse_f64(n).filter(|x| x.is_finite()),
         _ => None,
     }
 }

@@ -102,9 +102,9 @@ fn embedding(v: &JsonValue, at: &str) -> Result<Option<Vec<f32>>> {
         JsonValue::Array(items) => items
             .iter()
             .map(|x| match x {
-                JsonValue::Number(n) => n
-                    .parse::<f32>()
-                    .ok()
+                // Read as f64, then rounded to f32 (the float code is shared with the rest).
+                JsonValue::Number(n) => crate::num::parse_f64(n)
+                    .map(|f| f as f32)
                     .filter(|f| f.is_finite())
                     .ok_or_else(|| bad(format!("{at}: {n} is not a finite 32-bit float"))),
                 _ => Err(bad(format!("{at} must be an array of numbers"))),

@@ -6,6 +6,7 @@
 //! gets another value: such a repair is rejected and the plan is made again.
 
 use crate::json::JsonValue;
+use crate::num::parse_f64;
 use crate::{Error, ErrorKind, Result};
 
 /// Whether a repair may run.
@@ -47,7 +48,7 @@ fn same_ignoring_case(a: &JsonValue, b: &JsonValue) -> bool {
         (JsonValue::String(_), JsonValue::Array(y)) if y.len() == 1 => same_ignoring_case(a, &y[0]),
         (JsonValue::Array(x), JsonValue::String(_)) if x.len() == 1 => same_ignoring_case(&x[0], b),
         (JsonValue::Number(x), JsonValue::Number(y)) => {
-            x == y || x.parse::<f64>().ok().zip(y.parse::<f64>().ok()).is_some_and(|(p, q)| p == q)
+            x == y || parse_f64(x).zip(parse_f64(y)).is_some_and(|(p, q)| p == q)
         }
         _ => a == b,
     }

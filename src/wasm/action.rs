@@ -106,7 +106,7 @@ pub fn normalize_action_with_diagnostics(
 }
 
 fn diagnostics_value(text: &str, d: &crate::ActionDiagnostics) -> JsonValue {
-    let num = |n: f64| JsonValue::Number(format!("{n}"));
+    let num = |n: u64| JsonValue::Number(n.to_string());
     // Repairs come in input order: one forward walk turns their offsets into UTF-16 units.
     let mut units = Utf16Offsets::new(text);
     let repairs = d
@@ -115,7 +115,7 @@ fn diagnostics_value(text: &str, d: &crate::ActionDiagnostics) -> JsonValue {
         .map(|r| {
             JsonValue::Object(vec![
                 ("kind".into(), JsonValue::String(r.kind.to_string())),
-                ("offset".into(), num(units.at(r.offset) as f64)),
+                ("offset".into(), num(units.at(r.offset))),
             ])
         })
         .collect();
@@ -130,9 +130,9 @@ fn diagnostics_value(text: &str, d: &crate::ActionDiagnostics) -> JsonValue {
         })
         .collect();
     let mut units = Utf16Offsets::new(text);
-    let prefix = units.at(d.ignored_prefix_len) as f64;
-    let suffix_start = units.at(text.len() - d.ignored_suffix_len) as f64;
-    let suffix = units.at(text.len()) as f64 - suffix_start;
+    let prefix = units.at(d.ignored_prefix_len);
+    let suffix_start = units.at(text.len() - d.ignored_suffix_len);
+    let suffix = units.at(text.len()).saturating_sub(suffix_start);
     JsonValue::Object(vec![
         ("source".into(), JsonValue::String(d.source.as_str().into())),
         ("repairs".into(), JsonValue::Array(repairs)),

@@ -20,6 +20,8 @@ extern "C" {
     fn __sr_json_state() -> JsValue;
     fn __sr_json_events(state: &JsValue, text: &str, ops: &[u32]) -> JsValue;
     fn __sr_json_parse(text: &str) -> JsValue;
+    fn __sr_number_text(x: f64) -> String;
+    fn __sr_number(text: &str) -> f64;
 }
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -158,6 +160,17 @@ fn with_results(err: &Error, results: &JsValue) -> JsValue {
 
 pub(crate) fn to_js_value(v: &JsonValue) -> JsValue {
     json_parse(&v.to_json())
+}
+
+/// A finite `x` as number text, by JS (`String(x)`: the shortest text that reads back as `x`),
+/// for `crate::num`: the wasm carries no float formatter of its own.
+pub(crate) fn host_number_text(x: f64) -> String {
+    __sr_number_text(x)
+}
+
+/// The value of JSON number text, by JS (`Number(text)`), for `crate::num`.
+pub(crate) fn host_number(text: &str) -> f64 {
+    __sr_number(text)
 }
 
 /// The package's one JSON-text-to-value conversion (`JSON.parse`: plain objects, JS numbers).

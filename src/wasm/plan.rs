@@ -535,7 +535,7 @@ fn index_arg(catalog: &JsValue, options: Option<JsValue>) -> Result<CoreIndex, J
 
 fn narrowed_json(n: &Narrowed) -> JsonValue {
     let s = |x: &str| JsonValue::String(x.to_string());
-    let num = |x: f64| JsonValue::Number(if x.is_finite() { format!("{x}") } else { "0".into() });
+    let num = |x: f64| JsonValue::Number(crate::num::f64_text(x).unwrap_or_else(|| "0".into()));
     let tools = n
         .tools
         .iter()
@@ -544,7 +544,7 @@ fn narrowed_json(n: &Narrowed) -> JsonValue {
                 ("name".into(), s(&t.name)),
                 ("reason".into(), s(t.reason.as_str())),
                 ("score".into(), t.score.map_or(JsonValue::Null, num)),
-                ("rank".into(), t.rank.map_or(JsonValue::Null, |r| num(r as f64))),
+                ("rank".into(), t.rank.map_or(JsonValue::Null, |r| JsonValue::Number(r.to_string()))),
             ])
         })
         .collect();
@@ -573,7 +573,7 @@ fn narrowed_json(n: &Narrowed) -> JsonValue {
         ("method".into(), s(n.method.as_str())),
         ("fallback".into(), n.fallback.as_deref().map_or(JsonValue::Null, s)),
         ("queries".into(), list(&n.queries)),
-        ("cap".into(), num(n.cap as f64)),
+        ("cap".into(), JsonValue::Number(n.cap.to_string())),
         ("warnings".into(), list(&n.warnings)),
     ])
 }
@@ -620,7 +620,7 @@ fn narrow_with(index: Option<&CoreIndex>, options: &JsValue) -> Result<JsValue, 
             .map(|i| {
                 let name = i.get("name").and_then(JsonValue::as_str).map(str::to_string);
                 let score = match i.get("score") {
-                    Some(JsonValue::Number(n)) => n.parse::<f64>().ok(),
+                    Some(JsonValue::Number(n)) => crate::num::parse_f64(n),
                     None => Some(0.0),
                     _ => None,
                 };

@@ -99,6 +99,15 @@ export function __sr_json_parse(text) {
   return JSON.parse(text);
 }
 
+// Number text both ways for the wasm side, which has no float formatter or parser of its own
+// (src/num.rs): `x` is finite, `text` is JSON number text.
+export function __sr_number_text(x) {
+  return String(x);
+}
+export function __sr_number(text) {
+  return Number(text);
+}
+
 // RoutedEvent objects from the packed form of one StreamRouter call (see `Packed` in
 // router.rs): the strings of every event follow one another in `text`; `ops` holds, per
 // event, an opcode and then indices and UTF-16 lengths. Values (tool call arguments, the
