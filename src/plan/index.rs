@@ -141,22 +141,56 @@ fn bad(msg: impl Into<String>) -> Error {
 /// The inner product, summed in eight lanes (vectorised by the compiler).
 #[inline]
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0.0f32; 8];
-    let ca = a.chunks_exact(8);
-    let cb = b.chunks_exact(8);
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        if let (Ok(x), Ok(y)) = (<&[f32; 8]>::try_from(x), <&[f32; 8]>::try_from(y)) {
-            for j in 0..8 {
-                acc[j] += x[j] * y[j];
-            }
-        }
-    }
+    let n = a.len().min(b.len());
+    let whole = n - n % 8;
+    let acc = dot_lanes(&a[..whole], &b[..whole]);
     let mut tail = 0.0f32;
-    for (x, y) in ra.iter().zip(rb) {
+    for (x, y) in a[whole..n].iter().zip(&b[whole..n]) {
         tail += x * y;
     }
     ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail
+}
+
+/// Eight running sums over slices of the same length, a multiple of 8: lane `j` sums
+/// `a[8k + j] * b[8k + j]`, a multiply then an add per element in both versions, so they
+/// give the same bits. The wasm version is written with SIMD instead of left to LLVM's
+/// vectoriser, which the size-optimised release build does not run.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn dot_lanes(a: &[f32], b: &[f32]) -> [f32; 8] {
+    use core::arch::wasm32::*;
+    // Four floats as one v128, from two 64-bit halves (this compiles to two loads).
+    let load = |x: &[f32; 8], i: usize| {
+        let pair = |k: usize| u64::from(x[k].to_bits()) | (u64::from(x[k + 1].to_bits()) << 32);
+        u64x2(pair(i), pair(i + 2))
+    };
+    let (mut lo, mut hi) = (f32x4_splat(0.0), f32x4_splat(0.0));
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        if let (Ok(x), Ok(y)) = (<&[f32; 8]>::try_from(x), <&[f32; 8]>::try_from(y)) {
+            lo = f32x4_add(lo, f32x4_mul(load(x, 0), load(y, 0)));
+            hi = f32x4_add(hi, f32x4_mul(load(x, 4), load(y, 4)));
+        }
+    }
+    [
+        f32x4_extract_lane::<0>(lo),
+        f32x4_extract_lane::<1>(lo),
+        f32x4_extract_lane::<2>(lo),
+        f32x4_extract_lane::<3>(lo),
+        f32x4_extract_lane::<0>(hi),
+        f32x4_extract_lane::<1>(hi),
+        f32x4_extract_lane::<2>(hi),
+        f32x4_extract_lane::<3>(hi),
+    ]
+}
+
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+fn dot_lanes(a: &[f32], b: &[f32]) -> [f32; 8] {
+    let mut acc = [0.0f32; 8];
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        for j in 0..8 {
+            acc[j] += x[j] * y[j];
+        }
+    }
+    acc
 }
 
 /// Scales `v` to unit L2 norm (a zero vector stays zero).
