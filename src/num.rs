@@ -18,6 +18,19 @@ pub(crate) fn f64_text(x: f64) -> Option<String> {
     x.is_finite().then(|| host::format(x))
 }
 
+/// Any `f64` for a message: its number text, or `NaN`, `Infinity`, `-Infinity` as JS writes them.
+pub(crate) fn show(x: f64) -> String {
+    f64_text(x).unwrap_or_else(|| {
+        if x.is_nan() {
+            "NaN".into()
+        } else if x > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        }
+    })
+}
+
 fn is_json_number(b: &[u8]) -> bool {
     let digits = |i: usize| b[i.min(b.len())..].iter().take_while(|c| c.is_ascii_digit()).count();
     let mut i = usize::from(b.first() == Some(&b'-'));
@@ -89,5 +102,6 @@ mod tests {
         assert_eq!(f64_text(3.0).as_deref(), Some("3"));
         assert_eq!(f64_text(f64::NAN), None);
         assert_eq!(f64_text(f64::NEG_INFINITY), None);
+        assert_eq!([show(1.5), show(f64::NAN), show(f64::INFINITY), show(f64::NEG_INFINITY)], ["1.5", "NaN", "Infinity", "-Infinity"]);
     }
 }

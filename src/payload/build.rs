@@ -134,7 +134,7 @@ pub fn build_final_payload(args: &JsonValue, context: &PayloadContext) -> Result
         if !(0.0..=1.0).contains(&s) {
             return Err(Error::new(
                 ErrorKind::InvalidInput,
-                format!("reflectionScore must be between 0 and 1 (got {s})"),
+                format!("reflectionScore must be between 0 and 1 (got {})", crate::num::show(s)),
             ));
         }
     }

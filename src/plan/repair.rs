@@ -127,7 +127,11 @@ pub fn auto_time_grain(span_days: f64, points: f64) -> Result<&'static str> {
     if !span_days.is_finite() || span_days < 0.0 || !points.is_finite() || points < 0.0 {
         return Err(Error::new(
             ErrorKind::InvalidInput,
-            format!("spanDays and points must be finite and >= 0, got {span_days} and {points}"),
+            format!(
+                "spanDays and points must be finite and >= 0, got {} and {}",
+                crate::num::show(span_days),
+                crate::num::show(points)
+            ),
         ));
     }
     Ok(if span_days < 90.0 || points > 60.0 {

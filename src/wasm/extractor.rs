@@ -25,7 +25,7 @@ fn extractor_options(max: Option<f64>) -> Result<AnswerExtractorOptions, JsValue
         Some(x) => {
             return Err(js_error(&Error::new(
                 ErrorKind::InvalidOption,
-                format!("maxBufferBytes must be a positive integer, got {x}"),
+                format!("maxBufferBytes must be a positive integer, got {}", crate::num::show(x)),
             )))
         }
     };

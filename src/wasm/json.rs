@@ -82,7 +82,7 @@ fn whole(v: Option<f64>, default: usize, max: usize, name: &str) -> Result<usize
         }
         Some(x) => Err(js_error(&Error::new(
             ErrorKind::InvalidOption,
-            format!("{name} must be an integer from 1 to {max}, got {x}"),
+            format!("{name} must be an integer from 1 to {max}, got {}", crate::num::show(x)),
         ))),
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod action;
 pub mod extractor;
+mod de;
 mod fast;
 mod input;
 pub mod sse;
@@ -89,7 +90,7 @@ pub(crate) fn options<T: serde::de::DeserializeOwned + Default>(
     match value {
         None => Ok(T::default()),
         Some(v) if v.is_undefined() || v.is_null() => Ok(T::default()),
-        Some(v) => serde_wasm_bindgen::from_value(v).map_err(|e| {
+        Some(v) => de::from_js(v).map_err(|e| {
             js_error(&Error::new(crate::ErrorKind::InvalidOption, format!("invalid options: {e}")))
         }),
     }

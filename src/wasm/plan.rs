@@ -287,7 +287,7 @@ fn count(v: Option<JsValue>, what: &str, default: usize) -> Result<usize, JsValu
         Some(v) => {
             let x = number(&v, what)?;
             if x < 0.0 || x.fract() != 0.0 || x > 1e9 {
-                return Err(js_error(&Error::new(ErrorKind::InvalidOption, format!("{what} must be a whole number >= 0, got {x}"))));
+                return Err(js_error(&Error::new(ErrorKind::InvalidOption, format!("{what} must be a whole number >= 0, got {}", crate::num::show(x)))));
             }
             Ok(x as usize)
         }
@@ -507,7 +507,9 @@ fn hits_json(index: &CoreIndex, hits: &[plan::Hit]) -> String {
         }
         out.push_str("{\"name\":");
         crate::json::write_json_string(index.tool(h.index).map_or("", |t| t.name.as_str()), &mut out);
-        out.push_str(&format!(",\"index\":{},\"score\":{}}}", h.index, if h.score.is_finite() { h.score } else { 0.0 }));
+        out.push_str(&format!(",\"index\":{},\"score\":", h.index));
+        out.push_str(crate::num::f64_text(h.score).as_deref().unwrap_or("0"));
+        out.push('}');
     }
     out.push(']');
     out

@@ -198,7 +198,7 @@ impl JsStreamRouter {
         let max_event_bytes = match o.max_event_bytes {
             None => d.max_event_bytes,
             Some(x) if x.is_finite() && x >= 1.0 && x.fract() == 0.0 && x <= 4_294_967_295.0 => x as usize,
-            Some(x) => return Err(bad_option(format!("maxEventBytes must be a positive integer, got {x}"))),
+            Some(x) => return Err(bad_option(format!("maxEventBytes must be a positive integer, got {}", crate::num::show(x)))),
         };
         let inner = crate::StreamRouter::new(StreamRouterOptions { provider, content, nonce: o.nonce, max_event_bytes })
             .map_err(|e| js_error(&e))?;

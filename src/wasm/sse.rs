@@ -81,7 +81,7 @@ pub(crate) fn limit(v: Option<f64>, default: usize, name: &str) -> Result<usize,
         }
         Some(x) => Err(js_error(&Error::new(
             ErrorKind::InvalidOption,
-            format!("{name} must be a positive integer, got {x}"),
+            format!("{name} must be a positive integer, got {}", crate::num::show(x)),
         ))),
     }
 }
@@ -314,7 +314,7 @@ impl JsSseEncoder {
             Some(x) => {
                 return Err(js_error(&Error::new(
                     ErrorKind::InvalidOption,
-                    format!("firstId must be a non-negative integer, got {x}"),
+                    format!("firstId must be a non-negative integer, got {}", crate::num::show(x)),
                 )))
             }
         };
@@ -328,7 +328,7 @@ impl JsSseEncoder {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "SseMessageInit")] message: JsValue,
     ) -> Result<String, JsValue> {
-        let m: SseMessageInit = serde_wasm_bindgen::from_value(message).map_err(|e| {
+        let m: SseMessageInit = super::de::from_js(message).map_err(|e| {
             js_error(&Error::new(ErrorKind::InvalidInput, format!("invalid SSE message: {e}")))
         })?;
         let id = m.id.map(|v| match v {
@@ -343,7 +343,7 @@ impl JsSseEncoder {
             Some(x) => {
                 return Err(js_error(&Error::new(
                     ErrorKind::InvalidInput,
-                    format!("retry must be a non-negative integer, got {x}"),
+                    format!("retry must be a non-negative integer, got {}", crate::num::show(x)),
                 )))
             }
         };

@@ -781,7 +781,7 @@ fn whole(x: Option<f64>, name: &str) -> Result<Option<u64>, JsValue> {
         Some(v) if v.is_finite() && v >= 0.0 && v.fract() == 0.0 => Ok(Some(v as u64)),
         Some(v) => Err(js_error(&Error::new(
             ErrorKind::InvalidOption,
-            format!("{name} must be a non-negative integer, got {v}"),
+            format!("{name} must be a non-negative integer, got {}", crate::num::show(v)),
         ))),
     }
 }
@@ -811,7 +811,7 @@ impl JsTagEventWriter {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "TagDelta[]")] deltas: JsValue,
     ) -> Result<String, JsValue> {
-        let list: Vec<DeltaArg> = serde_wasm_bindgen::from_value(deltas).map_err(|e| {
+        let list: Vec<DeltaArg> = super::de::from_js(deltas).map_err(|e| {
             js_error(&Error::new(ErrorKind::InvalidInput, format!("deltas must be TagDelta[]: {e}")))
         })?;
         let mut out = String::new();
@@ -827,7 +827,7 @@ impl JsTagEventWriter {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "DoneInit")] result: JsValue,
     ) -> Result<String, JsValue> {
-        let d: DoneInit = serde_wasm_bindgen::from_value(result).map_err(|e| {
+        let d: DoneInit = super::de::from_js(result).map_err(|e| {
             js_error(&Error::new(ErrorKind::InvalidInput, format!("done needs {{ ok, parse_ok }}: {e}")))
         })?;
         let mut out = String::new();

@@ -74,6 +74,32 @@ test('errors are StreamrouteError with code, message, offset and the events befo
   assert.throws(() => new sr.SseEncoder().encode({ event: 'x' }), { code: 'invalid_input' });
 });
 
+test('options objects: absent, null and undefined fields take defaults; wrong types are invalid_option', () => {
+  const lines = (d) => d.feed('data: 123456789\n\n').map((e) => e.data);
+  for (const o of [undefined, null, {}, { maxLineBytes: undefined }, { maxLineBytes: null }, { unknownKey: 1, flushOnFinish: null }]) {
+    assert.deepEqual(lines(new sr.SseDecoder(o)), ['123456789'], JSON.stringify(o));
+  }
+  assert.deepEqual(new sr.SseDecoder({ flushOnFinish: true }).feed('data: x').concat(new sr.SseDecoder({ flushOnFinish: true }).finish()), []);
+  const bad = [
+    [{ maxLineBytes: '8' }, /invalid type: a string, expected f64/],
+    [{ flushOnFinish: 1 }, /invalid type: a number, expected/],
+    [{ maxLineBytes: [8] }, /invalid type: an array, expected/],
+    [{ maxLineBytes: Number.NaN }, /got NaN/],
+    [{ maxLineBytes: Number.POSITIVE_INFINITY }, /got Infinity/],
+    [{ maxLineBytes: 1.5 }, /got 1\.5/],
+    ['options', /invalid type: a string, expected struct SseDecoderOptions/],
+  ];
+  for (const [o, message] of bad) {
+    assert.throws(() => new sr.SseDecoder(o), (e) => e instanceof sr.StreamrouteError && e.code === 'invalid_option' && message.test(e.message), JSON.stringify(o));
+  }
+  // Arrays of objects and of either strings or objects (untagged) read the same way.
+  const w = new sr.TagEventWriter();
+  assert.equal(w.deltas([{ type: 'user_delta', text: 'hi' }]), 'event: user_delta\nid: 1\ndata: {"text":"hi"}\n\n');
+  assert.throws(() => w.deltas([{ type: 'user_delta' }]), { code: 'invalid_input', message: /missing field `text`/ });
+  const nonce = sr.makeNonce();
+  assert.equal(sr.correctiveMessage(nonce, ['missing_block', { code: 'wrong_order', offset: 3 }]), sr.correctiveMessage(nonce, [{ code: 'missing_block', offset: 0 }, 'wrong_order']));
+});
+
 test('maps cross into JS as plain objects, not Map', () => {
   const info = sr.buildInfo();
   assert.equal(Object.getPrototypeOf(info.limits), Object.prototype);

@@ -1,0 +1,362 @@
+//! Options and small argument objects from JS values, with serde.
+//!
+//! The bindings' own deserializer instead of serde-wasm-bindgen's: it reads only what they
+//! take (booleans, numbers, strings, arrays, plain objects, `null`/`undefined` as absent),
+//! and its error messages never format a number, so no float formatter is linked for them
+//! (with core's float parser gone too, ~20 KB less `.wasm`). Serialisation to JS still goes
+//! through serde-wasm-bindgen (`super::to_js`).
+
+use js_sys::{Array, Object, Reflect};
+use serde::de::{self, DeserializeOwned, DeserializeSeed, Expected, IntoDeserializer, Unexpected, Visitor};
+use std::fmt;
+use wasm_bindgen::{JsCast, JsValue};
+
+/// Deserialises `value` into `T`; the error is a message for the caller to wrap.
+pub(crate) fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, DeError> {
+    T::deserialize(JsDe(value))
+}
+
+/// What went wrong, as text.
+#[derive(Debug)]
+pub(crate) struct DeError(String);
+
+impl fmt::Display for DeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DeError {}
+
+/// A value's kind in messages: never its number, so no float is formatted.
+fn kind(u: &Unexpected<'_>) -> String {
+    match u {
+        Unexpected::Bool(b) => format!("boolean `{b}`"),
+        Unexpected::Str(s) => format!("string \"{s}\""),
+        Unexpected::Unsigned(_) | Unexpected::Signed(_) | Unexpected::Float(_) => "a number".into(),
+        Unexpected::Unit | Unexpected::Option => "null".into(),
+        Unexpected::Seq => "an array".into(),
+        Unexpected::Map => "an object".into(),
+        Unexpected::Other(what) => (*what).into(),
+        _ => "another kind of value".into(),
+    }
+}
+
+impl de::Error for DeError {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        DeError(msg.to_string())
+    }
+    fn invalid_type(unexp: Unexpected<'_>, exp: &dyn Expected) -> Self {
+        DeError(format!("invalid type: {}, expected {exp}", kind(&unexp)))
+    }
+    fn invalid_value(unexp: Unexpected<'_>, exp: &dyn Expected) -> Self {
+        DeError(format!("invalid value: {}, expected {exp}", kind(&unexp)))
+    }
+    fn invalid_length(len: usize, exp: &dyn Expected) -> Self {
+        DeError(format!("invalid length {len}, expected {exp}"))
+    }
+    fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
+        DeError(format!("unknown variant \"{variant}\", expected one of {}", expected.join(", ")))
+    }
+    fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
+        DeError(format!("unknown field \"{field}\", expected one of {}", expected.join(", ")))
+    }
+    fn missing_field(field: &'static str) -> Self {
+        DeError(format!("missing field `{field}`"))
+    }
+    fn duplicate_field(field: &'static str) -> Self {
+        DeError(format!("duplicate field `{field}`"))
+    }
+}
+
+struct JsDe(JsValue);
+
+impl JsDe {
+    fn nullish(&self) -> bool {
+        self.0.is_null() || self.0.is_undefined()
+    }
+
+    fn unexpected(&self) -> Unexpected<'static> {
+        if self.nullish() {
+            Unexpected::Unit
+        } else if let Some(b) = self.0.as_bool() {
+            Unexpected::Bool(b)
+        } else if self.0.as_f64().is_some() {
+            Unexpected::Float(0.0)
+        } else if self.0.is_string() {
+            Unexpected::Other("a string")
+        } else if Array::is_array(&self.0) {
+            Unexpected::Seq
+        } else if self.0.is_object() {
+            Unexpected::Map
+        } else {
+            Unexpected::Other("another kind of value")
+        }
+    }
+
+    fn invalid<'de, V: Visitor<'de>>(&self, v: V) -> Result<V::Value, DeError> {
+        Err(de::Error::invalid_type(self.unexpected(), &v))
+    }
+
+    /// A JS number that is a safe integer.
+    fn integer(&self) -> Option<i64> {
+        let x = self.0.as_f64()?;
+        (x.fract() == 0.0 && x.abs() <= 9_007_199_254_740_991.0).then_some(x as i64)
+    }
+
+    /// A plain object (not an array, not a function).
+    fn object(&self) -> Option<&Object> {
+        (self.0.is_object() && !Array::is_array(&self.0)).then(|| self.0.unchecked_ref::<Object>())
+    }
+}
+
+impl<'de> de::Deserializer<'de> for JsDe {
+    type Error = DeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        if self.nullish() {
+            v.visit_unit()
+        } else if let Some(b) = self.0.as_bool() {
+            v.visit_bool(b)
+        } else if let Some(x) = self.0.as_f64() {
+            v.visit_f64(x)
+        } else if let Some(s) = self.0.as_string() {
+            v.visit_string(s)
+        } else if Array::is_array(&self.0) {
+            self.deserialize_seq(v)
+        } else if self.object().is_some() {
+            self.deserialize_map(v)
+        } else {
+            self.invalid(v)
+        }
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        match self.0.as_bool() {
+            Some(b) => v.visit_bool(b),
+            None => self.invalid(v),
+        }
+    }
+
+    fn deserialize_f64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        match self.0.as_f64() {
+            Some(x) => v.visit_f64(x),
+            None => self.invalid(v),
+        }
+    }
+
+    fn deserialize_f32<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_f64(v)
+    }
+
+    fn deserialize_i64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        match self.integer() {
+            Some(i) => v.visit_i64(i),
+            None => self.invalid(v),
+        }
+    }
+
+    fn deserialize_u64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        match self.integer() {
+            Some(i) if i >= 0 => v.visit_u64(i as u64),
+            _ => self.invalid(v),
+        }
+    }
+
+    fn deserialize_i8<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_i64(v)
+    }
+    fn deserialize_i16<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_i64(v)
+    }
+    fn deserialize_i32<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_i64(v)
+    }
+    fn deserialize_u8<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_u64(v)
+    }
+    fn deserialize_u16<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_u64(v)
+    }
+    fn deserialize_u32<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_u64(v)
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        match self.0.as_string() {
+            Some(s) => v.visit_string(s),
+            None => self.invalid(v),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_string(v)
+    }
+
+    fn deserialize_char<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_string(v)
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_string(v)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        if self.nullish() {
+            v.visit_none()
+        } else {
+            v.visit_some(self)
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        if self.nullish() {
+            v.visit_unit()
+        } else {
+            self.invalid(v)
+        }
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(self, _name: &'static str, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_unit(v)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, v: V) -> Result<V::Value, DeError> {
+        v.visit_newtype_struct(self)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        match self.0.dyn_ref::<Array>() {
+            Some(a) => v.visit_seq(Items { array: a.clone(), next: 0 }),
+            None => self.invalid(v),
+        }
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_seq(v)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(self, _name: &'static str, _len: usize, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_seq(v)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        match self.object() {
+            Some(o) => v.visit_map(Entries { entries: Object::entries(o), next: 0, value: None }),
+            None => self.invalid(v),
+        }
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, DeError> {
+        match self.object() {
+            Some(o) => v.visit_map(Fields { object: o.clone(), fields: fields.iter(), value: None }),
+            None => self.invalid(v),
+        }
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, DeError> {
+        // Unit variants by name: the only enums the bindings read this way.
+        match self.0.as_string() {
+            Some(s) => v.visit_enum(s.into_deserializer()),
+            None => self.invalid(v),
+        }
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_seq(v)
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_seq(v)
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        v.visit_unit()
+    }
+}
+
+/// An array's elements in order.
+struct Items {
+    array: Array,
+    next: u32,
+}
+
+impl<'de> de::SeqAccess<'de> for Items {
+    type Error = DeError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, DeError> {
+        if self.next >= self.array.length() {
+            return Ok(None);
+        }
+        let item = self.array.get(self.next);
+        self.next += 1;
+        seed.deserialize(JsDe(item)).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.array.length().saturating_sub(self.next) as usize)
+    }
+}
+
+/// A plain object's own enumerable `[key, value]` pairs (a map such as `descriptions`).
+struct Entries {
+    entries: Array,
+    next: u32,
+    value: Option<JsValue>,
+}
+
+impl<'de> de::MapAccess<'de> for Entries {
+    type Error = DeError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, DeError> {
+        if self.next >= self.entries.length() {
+            return Ok(None);
+        }
+        let pair: Array = self.entries.get(self.next).unchecked_into();
+        self.next += 1;
+        self.value = Some(pair.get(1));
+        seed.deserialize(JsDe(pair.get(0))).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
+        seed.deserialize(JsDe(self.value.take().unwrap_or(JsValue::UNDEFINED)))
+    }
+}
+
+/// A struct's declared fields read off an object by name (other keys are never looked at;
+/// a field that is `undefined` counts as absent).
+struct Fields {
+    object: Object,
+    fields: std::slice::Iter<'static, &'static str>,
+    value: Option<JsValue>,
+}
+
+impl<'de> de::MapAccess<'de> for Fields {
+    type Error = DeError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, DeError> {
+        for field in self.fields.by_ref() {
+            let value = Reflect::get(&self.object, &JsValue::from_str(field)).unwrap_or(JsValue::UNDEFINED);
+            if !value.is_undefined() {
+                self.value = Some(value);
+                let key: de::value::StrDeserializer<'_, DeError> = field.into_deserializer();
+                return seed.deserialize(key).map(Some);
+            }
+        }
+        Ok(None)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
+        seed.deserialize(JsDe(self.value.take().unwrap_or(JsValue::UNDEFINED)))
+    }
+}
