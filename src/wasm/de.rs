@@ -7,13 +7,41 @@
 //! through serde-wasm-bindgen (`super::to_js`).
 
 use js_sys::{Array, Object, Reflect};
-use serde::de::{self, DeserializeOwned, DeserializeSeed, Expected, IntoDeserializer, Unexpected, Visitor};
+use serde::de::{self, Deserialize, DeserializeOwned, DeserializeSeed, Expected, IntoDeserializer, Unexpected, Visitor};
 use std::fmt;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// Deserialises `value` into `T`; the error is a message for the caller to wrap.
 pub(crate) fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, DeError> {
     T::deserialize(JsDe(value))
+}
+
+/// A JS object of strings as `(key, value)` pairs sorted by key: what a `BTreeMap` gave,
+/// without a B-tree's code in the `.wasm`.
+#[derive(Default)]
+pub(crate) struct StringPairs(pub(crate) Vec<(String, String)>);
+
+impl<'de> Deserialize<'de> for StringPairs {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Pairs;
+        impl<'de> Visitor<'de> for Pairs {
+            type Value = StringPairs;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of strings")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut m: A) -> Result<StringPairs, A::Error> {
+                let mut v: Vec<(String, String)> = Vec::new();
+                while let Some((k, x)) = m.next_entry::<String, String>()? {
+                    match v.binary_search_by(|(key, _)| key.as_str().cmp(&k)) {
+                        Ok(i) => v[i].1 = x,
+                        Err(i) => v.insert(i, (k, x)),
+                    }
+                }
+                Ok(StringPairs(v))
+            }
+        }
+        d.deserialize_map(Pairs)
+    }
 }
 
 /// What went wrong, as text.

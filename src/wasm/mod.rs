@@ -18,7 +18,6 @@ pub mod tags;
 
 use crate::Error;
 use serde::Serialize;
-use std::collections::BTreeMap;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
@@ -52,17 +51,21 @@ pub struct BuildInfo {
     version: String,
     /// Default caps in bytes, by name (`sseMaxLineBytes`, `sseMaxEventBytes`).
     #[tsify(type = "Record<string, number>")]
-    limits: BTreeMap<&'static str, f64>,
+    limits: Limits,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Limits {
+    sse_max_line_bytes: f64,
+    sse_max_event_bytes: f64,
 }
 
 /// The version and the default limits of this build.
 #[wasm_bindgen(js_name = buildInfo, unchecked_return_type = "BuildInfo")]
 pub fn build_info() -> Result<JsValue, JsValue> {
     let d = crate::SseDecoderOptions::default();
-    let limits = BTreeMap::from([
-        ("sseMaxLineBytes", d.max_line_bytes as f64),
-        ("sseMaxEventBytes", d.max_event_bytes as f64),
-    ]);
+    let limits = Limits { sse_max_line_bytes: d.max_line_bytes as f64, sse_max_event_bytes: d.max_event_bytes as f64 };
     to_js(&BuildInfo { version: crate::VERSION.to_string(), limits })
 }
 

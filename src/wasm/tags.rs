@@ -552,7 +552,7 @@ pub struct TagContractOptions {
     blocks: Option<Vec<String>>,
     /// What each block must hold, by block name (defaults exist for ARTIFACT and USER).
     #[tsify(optional, type = "Record<string, string>")]
-    descriptions: Option<std::collections::BTreeMap<String, String>>,
+    descriptions: Option<super::de::StringPairs>,
 }
 
 /// The strict prompt contract for the system prompt: exactly one block of each name in
@@ -564,7 +564,7 @@ pub fn tag_contract(
 ) -> Result<String, JsValue> {
     let o: TagContractOptions = options(options_value)?;
     let fo = TagFilterInit { blocks: o.blocks, max_buffer_bytes: None }.core()?;
-    let d: Vec<(String, String)> = o.descriptions.unwrap_or_default().into_iter().collect();
+    let d = o.descriptions.unwrap_or_default().0;
     crate::tag_contract(nonce, &fo, &d).map_err(|e| js_error(&e))
 }
 
@@ -686,8 +686,8 @@ impl JsTaggedTurn {
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "Record<string, string>")] descriptions: Option<JsValue>,
     ) -> Result<String, JsValue> {
-        let d: std::collections::BTreeMap<String, String> = options(descriptions)?;
-        self.inner.contract(&d.into_iter().collect::<Vec<_>>()).map_err(|e| js_error(&e))
+        let d: super::de::StringPairs = options(descriptions)?;
+        self.inner.contract(&d.0).map_err(|e| js_error(&e))
     }
 
     /// Streams a chunk of the current response; returns its deltas.

@@ -398,6 +398,13 @@ test('tagContract and correctiveMessage', () => {
   assert.deepEqual(Object.keys(sr.parseTagged(skeleton, n)), ['artifact', 'user']);
   const custom = sr.tagContract('n', { blocks: ['PLAN'], descriptions: { PLAN: 'the plan' } });
   assert.ok(custom.includes('[PLAN:n]\n(the plan)\n[/PLAN:n]'));
+  // Several descriptions, matched by name without case; a key differing only in case loses to
+  // the one that sorts first (uppercase), whatever the object's key order; other keys are unused.
+  for (const descriptions of [{ plan: 'lower', PLAN: 'upper', NOTES: 'notes', unused: 'x' }, { NOTES: 'notes', PLAN: 'upper', plan: 'lower' }]) {
+    const two = sr.tagContract('n', { blocks: ['PLAN', 'NOTES'], descriptions });
+    assert.ok(two.includes('[PLAN:n]\n(upper)\n[/PLAN:n]\n[NOTES:n]\n(notes)\n[/NOTES:n]'), two);
+  }
+  assert.throws(() => sr.tagContract('n', { descriptions: { PLAN: 1 } }), { code: 'invalid_option' });
   const msg = sr.correctiveMessage(n, [{ code: 'text_outside_blocks', offset: 0 }, 'wrong_order']);
   assert.match(msg, /Return only in the required format, no extra text/);
   assert.match(msg, /outside the blocks; the blocks were in the wrong order/);
