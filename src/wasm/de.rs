@@ -8,7 +8,9 @@
 
 use js_sys::{Array, Object, Reflect};
 use serde::de::{self, Deserialize, DeserializeOwned, DeserializeSeed, Expected, IntoDeserializer, Unexpected, Visitor};
+use std::cell::RefCell;
 use std::fmt;
+use std::rc::Rc;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// Deserialises `value` into `T`; the error is a message for the caller to wrap.
@@ -282,7 +284,7 @@ impl<'de> de::Deserializer<'de> for JsDe {
         v: V,
     ) -> Result<V::Value, DeError> {
         match self.object() {
-            Some(o) => v.visit_map(Fields { object: o.clone(), fields: fields.iter(), value: None }),
+            Some(o) => v.visit_map(Fields { object: o.clone(), fields, keys: field_keys(fields), next: 0, value: None }),
             None => self.invalid(v),
         }
     }
@@ -361,11 +363,33 @@ impl<'de> de::MapAccess<'de> for Entries {
     }
 }
 
+thread_local! {
+    /// Each struct's field names as JS strings, made on its first read (keyed by the address
+    /// of serde's field list): per-call arguments such as `SseEncoder.encode`'s message then
+    /// cost no string conversions.
+    static FIELD_KEYS: RefCell<Vec<(usize, Rc<[JsValue]>)>> = const { RefCell::new(Vec::new()) };
+}
+
+fn field_keys(fields: &'static [&'static str]) -> Rc<[JsValue]> {
+    let id = fields.as_ptr() as usize;
+    FIELD_KEYS.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if let Some((_, keys)) = cache.iter().find(|(at, keys)| *at == id && keys.len() == fields.len()) {
+            return keys.clone();
+        }
+        let keys: Rc<[JsValue]> = fields.iter().map(|f| JsValue::from_str(f)).collect();
+        cache.push((id, keys.clone()));
+        keys
+    })
+}
+
 /// A struct's declared fields read off an object by name (other keys are never looked at;
 /// a field that is `undefined` counts as absent).
 struct Fields {
     object: Object,
-    fields: std::slice::Iter<'static, &'static str>,
+    fields: &'static [&'static str],
+    keys: Rc<[JsValue]>,
+    next: usize,
     value: Option<JsValue>,
 }
 
@@ -373,8 +397,9 @@ impl<'de> de::MapAccess<'de> for Fields {
     type Error = DeError;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, DeError> {
-        for field in self.fields.by_ref() {
-            let value = Reflect::get(&self.object, &JsValue::from_str(field)).unwrap_or(JsValue::UNDEFINED);
+        while let (Some(field), Some(key)) = (self.fields.get(self.next), self.keys.get(self.next)) {
+            self.next += 1;
+            let value = Reflect::get(&self.object, key).unwrap_or(JsValue::UNDEFINED);
             if !value.is_undefined() {
                 self.value = Some(value);
                 let key: de::value::StrDeserializer<'_, DeError> = field.into_deserializer();
