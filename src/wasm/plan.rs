@@ -19,6 +19,7 @@ use wasm_bindgen::JsCast;
 #[wasm_bindgen(module = "/src/wasm/runtime.js")]
 extern "C" {
     fn __sr_stringify(value: &JsValue) -> Option<String>;
+    fn __sr_catalog_split(catalog: &JsValue) -> JsValue;
 }
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -470,7 +471,7 @@ impl JsCapabilityMap {
         #[wasm_bindgen(unchecked_param_type = "Catalog | ToolIndex")] catalog: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequirementLabels")] labels: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
-        let tools = plan::parse_catalog(&json_arg(&catalog, "catalog")?).map_err(|e| js_error(&e))?;
+        let tools = catalog_tools(&catalog)?;
         let defaults = plan::RequirementLabels::default();
         let labels = match labels.filter(|l| !l.is_undefined() && !l.is_null()) {
             None => defaults,
@@ -515,8 +516,38 @@ fn hits_json(index: &CoreIndex, hits: &[plan::Hit]) -> String {
     out
 }
 
+/// The catalog's tools. Embeddings given as arrays of numbers are read as numbers, not as JSON
+/// text (`__sr_catalog_split`): the same values, without a text round trip per float.
+fn catalog_tools(catalog: &JsValue) -> Result<Vec<plan::Tool>, JsValue> {
+    let split = if catalog.is_object() { __sr_catalog_split(catalog) } else { JsValue::NULL };
+    if split.is_null() {
+        return plan::parse_catalog(&json_arg(catalog, "catalog")?).map_err(|e| js_error(&e));
+    }
+    let part = |k: &str| Reflect::get(&split, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED);
+    let mut tools = plan::parse_catalog(&json_arg(&part("json"), "catalog")?).map_err(|e| js_error(&e))?;
+    let vectors = js_sys::Float64Array::new(&part("vectors")).to_vec();
+    let lens = js_sys::Int32Array::new(&part("lens")).to_vec();
+    let mut at = 0usize;
+    for (i, (tool, &len)) in tools.iter_mut().zip(&lens).enumerate() {
+        let Ok(len) = usize::try_from(len) else { continue };
+        let row = vectors.get(at..at + len).unwrap_or_default();
+        at += len;
+        let mut e = Vec::with_capacity(row.len());
+        for &x in row {
+            let f = x as f32;
+            if !f.is_finite() {
+                let why = format!("tools[{i}].embedding: {} is not a finite 32-bit float", crate::num::show(x));
+                return Err(js_error(&Error::new(ErrorKind::InvalidInput, why)));
+            }
+            e.push(f);
+        }
+        tool.embedding = Some(e);
+    }
+    Ok(tools)
+}
+
 fn index_arg(catalog: &JsValue, options: Option<JsValue>) -> Result<CoreIndex, JsValue> {
-    let tools = plan::parse_catalog(&json_arg(catalog, "catalog")?).map_err(|e| js_error(&e))?;
+    let tools = catalog_tools(catalog)?;
     let options = options.filter(|o| o.is_object());
     let o = options.as_ref();
     let embeddings = match o.and_then(|o| get(o, "embeddings")) {
@@ -766,7 +797,7 @@ pub fn narrow_tools(#[wasm_bindgen(unchecked_param_type = "NarrowOptions")] opti
 }
 
 fn catalog_index(catalog: &JsValue) -> Result<CoreIndex, JsValue> {
-    let tools = plan::parse_catalog(&json_arg(catalog, "catalog")?).map_err(|e| js_error(&e))?;
+    let tools = catalog_tools(catalog)?;
     // Only names and capabilities matter here: embeddings are not kept.
     let tools = tools.into_iter().map(|t| plan::Tool { embedding: None, ..t }).collect();
     CoreIndex::new(tools, None, None).map_err(|e| js_error(&e))

@@ -175,3 +175,42 @@ function typedArraysAsArrays(_key, value) {
 export function __sr_stringify(value) {
   return value === undefined ? undefined : JSON.stringify(value, typedArraysAsArrays);
 }
+
+// A catalog's per-tool embeddings read as numbers instead of JSON text: `{ json, vectors,
+// lens }` with the catalog's JSON minus the tools' `embedding` members, every embedding in
+// one Float64Array, and each tool's embedding length (-1: none). `null` (the caller then
+// takes the whole catalog as JSON) when there are none or any is not an array of finite
+// numbers, so that the JSON path reports it.
+export function __sr_catalog_split(catalog) {
+  const tools = Array.isArray(catalog) ? catalog
+    : catalog !== null && typeof catalog === 'object' && Array.isArray(catalog.tools) ? catalog.tools : null;
+  if (tools === null) return null;
+  const lens = new Int32Array(tools.length).fill(-1);
+  const holders = new Set();
+  let total = 0;
+  for (let i = 0; i < tools.length; i++) {
+    const t = tools[i];
+    if (t === null || typeof t !== 'object' || Array.isArray(t) || typeof t.toJSON === 'function') return null;
+    const e = t.embedding;
+    if (e === undefined || e === null) continue;
+    if (!Array.isArray(e) && !(ArrayBuffer.isView(e) && !(e instanceof DataView))) return null;
+    for (let j = 0; j < e.length; j++) if (typeof e[j] !== 'number' || !Number.isFinite(e[j])) return null;
+    lens[i] = e.length;
+    total += e.length;
+    holders.add(t);
+  }
+  if (holders.size === 0) return null;
+  const vectors = new Float64Array(total);
+  let at = 0;
+  for (let i = 0; i < tools.length; i++) {
+    if (lens[i] > 0) {
+      vectors.set(tools[i].embedding, at);
+      at += lens[i];
+    }
+  }
+  const json = JSON.stringify(catalog, function (key, value) {
+    if (key === 'embedding' && holders.has(this)) return undefined;
+    return typedArraysAsArrays(key, value);
+  });
+  return { json, vectors, lens };
+}

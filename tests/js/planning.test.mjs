@@ -197,6 +197,37 @@ test('ToolIndex scores are bit-exact: the same f32 lane order in wasm (simd128) 
   }
 });
 
+test('ToolIndex from per-tool embeddings: arrays, typed arrays and JSON text read the same', () => {
+  const withEmb = catalog.map((t, i) => ({ ...t, embedding: Array.from(Float32Array.from(emb.tools[i].embedding)) }));
+  const model = { model_id: MODEL, dim: emb.dim, pooling: emb.pooling };
+  const q = Float32Array.from(emb.questions[3].embedding);
+  const want = index.search(q, 8);
+  const forms = [
+    withEmb,
+    { tools: withEmb },
+    withEmb.map((t) => ({ ...t, embedding: Float32Array.from(t.embedding) })),
+    JSON.stringify(withEmb),
+  ];
+  for (const c of forms) {
+    const ix = new ToolIndex(c, model);
+    assert.deepEqual(ix.search(q, 8), want, typeof c);
+    // (JSON text cannot hold -0, so compare with -0 as 0.)
+    assert.deepEqual(Array.from(ix.embeddings, (x) => x + 0), Array.from(index.embeddings, (x) => x + 0));
+  }
+  // Errors and their messages are the same on both paths (numbers read as numbers, or as text).
+  const two = [{ name: 'a', embedding: [1, 2] }, { name: 'b', embedding: [3, 1e39] }];
+  const m2 = { model_id: 'm', dim: 2 };
+  for (const c of [two, JSON.stringify(two)]) {
+    assert.throws(() => new ToolIndex(c, m2), (e) => isError('invalid_input')(e) && /tools\[1\]\.embedding: 1e\+?39 is not a finite 32-bit float/.test(e.message), typeof c);
+  }
+  for (const bad of [[1, '2'], [1, null], [1, Number.NaN], { 0: 1 }]) {
+    assert.throws(() => new ToolIndex([{ name: 'a', embedding: bad }], { model_id: 'm', dim: 2 }), isError('invalid_input'), JSON.stringify(bad));
+  }
+  // No embedding, null, and an empty one (a dimension error, not "no embedding").
+  assert.equal(new ToolIndex([{ name: 'a', embedding: null }, { name: 'b' }]).embeddings.length, 0);
+  assert.throws(() => new ToolIndex([{ name: 'a', embedding: [] }, { name: 'b', embedding: [1, 2] }], m2), (e) => /embedding has 0 dimensions/.test(e.message));
+});
+
 test('ToolIndex: ties break by tool name, not catalog order', () => {
   const tools = ['zeta', 'alpha', 'mid', 'beta'].map((name) => ({ name }));
   const vecs = new Float32Array([1, 2, 0, 2, 4, 0, 0.5, 1, 0, 3, 6, 0]);
