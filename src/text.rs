@@ -244,11 +244,6 @@ pub(crate) fn utf16_to_utf8_in_place(buf: &mut [u8], units: usize) -> usize {
                 o += 1;
                 continue;
             }
-            if u < 0x800 {
-                buf[o..o + 2].copy_from_slice(&[0xC0 | (u >> 6) as u8, 0x80 | (u & 0x3F) as u8]);
-                o += 2;
-                continue;
-            }
             let cp = match u {
                 0xD800..=0xDBFF if r + 1 < end && (0xDC00..0xE000).contains(&unit(buf, r)) => {
                     let low = unit(buf, r);
@@ -258,22 +253,8 @@ pub(crate) fn utf16_to_utf8_in_place(buf: &mut [u8], units: usize) -> usize {
                 0xD800..=0xDFFF => 0xFFFD,
                 _ => u,
             };
-            if cp < 0x1_0000 {
-                buf[o..o + 3].copy_from_slice(&[
-                    0xE0 | (cp >> 12) as u8,
-                    0x80 | ((cp >> 6) & 0x3F) as u8,
-                    0x80 | (cp & 0x3F) as u8,
-                ]);
-                o += 3;
-            } else {
-                buf[o..o + 4].copy_from_slice(&[
-                    0xF0 | (cp >> 18) as u8,
-                    0x80 | ((cp >> 12) & 0x3F) as u8,
-                    0x80 | ((cp >> 6) & 0x3F) as u8,
-                    0x80 | (cp & 0x3F) as u8,
-                ]);
-                o += 4;
-            }
+            let c = char::from_u32(cp).unwrap_or(char::REPLACEMENT_CHARACTER);
+            o += c.encode_utf8(&mut buf[o..o + c.len_utf8()]).len();
         }
     }
     o

@@ -138,7 +138,8 @@ fn bad(msg: impl Into<String>) -> Error {
     Error::new(ErrorKind::InvalidInput, msg)
 }
 
-/// The inner product, summed in eight lanes (vectorised by the compiler).
+/// The inner product, summed in eight lanes (with wasm SIMD in the wasm build, see
+/// `dot_lanes`) plus the tail.
 #[inline]
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     let n = a.len().min(b.len());
