@@ -585,3 +585,106 @@ fn events_are_returned_by_the_feed_that_completes_them() {
     dec.feed(b"\n", &mut out).unwrap();
     assert_eq!(out.len(), 2);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Random streams against a plain model of the standard
+// ---------------------------------------------------------------------------------------------
+
+/// The standard's algorithm written as plainly as possible over the whole input (decode,
+/// strip one BOM, split into lines, process each line), with none of the decoder's streaming
+/// machinery. An unterminated last line and block are discarded; with `flush` the line is
+/// processed and the block dispatched.
+fn model(input: &[u8], flush: bool) -> Outcome {
+    let text = String::from_utf8_lossy(input);
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
+    let mut lines: Vec<&str> = Vec::new();
+    let mut rest = text;
+    while let Some(p) = rest.find(['\r', '\n']) {
+        lines.push(&rest[..p]);
+        let skip = if rest[p..].starts_with("\r\n") { 2 } else { 1 };
+        rest = &rest[p + skip..];
+    }
+    let tail = (flush && !rest.is_empty()).then_some(rest);
+    let (mut data, mut event_type, mut id_buffer) = (String::new(), String::new(), String::new());
+    let (mut last_event_id, mut retry, mut events) = (String::new(), None, Vec::new());
+    let mut dispatch = |data: &mut String, event_type: &mut String, id_buffer: &String, last: &mut String| {
+        *last = id_buffer.clone();
+        if !data.is_empty() {
+            data.pop();
+            let event = if event_type.is_empty() { "message".to_string() } else { event_type.clone() };
+            events.push(SseEvent { event, data: data.clone(), id: last.clone() });
+        }
+        data.clear();
+        event_type.clear();
+    };
+    for line in lines.iter().copied().chain(tail) {
+        if line.is_empty() {
+            dispatch(&mut data, &mut event_type, &id_buffer, &mut last_event_id);
+            continue;
+        }
+        if line.starts_with(':') {
+            continue;
+        }
+        let (name, value) = match line.split_once(':') {
+            Some((n, v)) => (n, v.strip_prefix(' ').unwrap_or(v)),
+            None => (line, ""),
+        };
+        match name {
+            "event" => event_type = value.to_string(),
+            "data" => {
+                data.push_str(value);
+                data.push('\n');
+            }
+            "id" if !value.contains('\0') => id_buffer = value.to_string(),
+            "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
+                retry = value.parse::<u64>().ok().or(Some(u64::MAX));
+            }
+            _ => {}
+        }
+    }
+    if flush {
+        dispatch(&mut data, &mut event_type, &id_buffer, &mut last_event_id);
+    }
+    Outcome { events, last_event_id, retry, error: None }
+}
+
+/// A random stream made of the pieces the standard's rules turn on: field names with and
+/// without colons and spaces, every line ending, comments, NUL, partial and whole BOMs,
+/// multi-byte and invalid UTF-8, digits for `retry`.
+fn random_stream(rng: &mut common::Rng) -> Vec<u8> {
+    const PIECES: &[&[u8]] = &[
+        b"data", b"data:", b"data: ", b"event:", b"event: ", b"id:", b"id: ", b"retry:", b"retry: ",
+        b":", b": comment", b" ", b"  ", b"\n", b"\r", b"\r\n", b"\n\n", b"\r\r", b"x", b"hello",
+        b"12", b"0", b"7a", b"\0", "é".as_bytes(), "😀".as_bytes(), b"\xF0\x9F", b"\x80", b"\xFF",
+        b"\xEF\xBB\xBF", b"\xEF\xBB", b"Data:", b"dat", b"a:", b"ping", b"message",
+    ];
+    let mut out = Vec::new();
+    if rng.below(4) == 0 {
+        out.extend_from_slice(if rng.below(2) == 0 { b"\xEF\xBB\xBF" } else { b"\xEF\xBB" });
+    }
+    for _ in 0..rng.below(40) {
+        out.extend_from_slice(PIECES[rng.below(PIECES.len())]);
+    }
+    out
+}
+
+#[test]
+fn random_streams_match_a_plain_model_of_the_standard() {
+    let mut rng = common::Rng::new(common::seed());
+    for n in 0..2000 {
+        let input = random_stream(&mut rng);
+        for flush in [false, true] {
+            let opts = SseDecoderOptions { flush_on_finish: flush, ..SseDecoderOptions::default() };
+            let name = format!("random stream #{n} (flush {flush})");
+            let got = assert_chunk_invariant(&name, &input, |chunks| run(opts, None, chunks));
+            let want = model(&input, flush);
+            assert_eq!(
+                got,
+                want,
+                "{name}: decoder and model differ on {:?} (STREAMROUTE_SEED={})",
+                String::from_utf8_lossy(&input),
+                common::seed()
+            );
+        }
+    }
+}

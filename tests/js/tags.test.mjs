@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as sr from 'streamroute';
-import { SEED, splitings } from './helpers/chunking.mjs';
+import { SEED, byteSplitings, splitings } from './helpers/chunking.mjs';
 
 const corpus = JSON.parse(readFileSync(new URL('../corpus/tags.json', import.meta.url), 'utf8'));
 
@@ -248,16 +248,7 @@ test(`malformed UTF-8 in byte chunks decodes as TextDecoder does, at every chunk
     const body = Buffer.concat(parts);
     const bytes = Buffer.concat([enc.encode(`[ARTIFACT:${N}]`), body, enc.encode(`[/ARTIFACT:${N}][USER:${N}]u[/USER:${N}]`)]);
     const want = decode(body);
-    const cuts = [[bytes], Array.from(bytes, (_, i) => bytes.subarray(i, i + 1))];
-    for (const max of [3, 64, 4096]) {
-      const pieces = [];
-      for (let i = 0; i < bytes.length;) {
-        const end = Math.min(bytes.length, i + 1 + next(max));
-        pieces.push(bytes.subarray(i, end));
-        i = end;
-      }
-      cuts.push(pieces);
-    }
+    const cuts = byteSplitings(bytes, SEED + round, [3, 64, 4096]).map(([, chunks]) => chunks);
     for (const chunks of cuts) {
       const f = new sr.TagFilter(N);
       let artifact = '';

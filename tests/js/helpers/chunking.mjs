@@ -41,6 +41,20 @@ export function splitings(text, seed = SEED) {
   return out;
 }
 
+/**
+ * [label, chunks] pairs for raw bytes that need not be UTF-8 (invalid sequences, lone
+ * continuation bytes): whole, one byte at a time, and random pieces of at most each `max`.
+ */
+export function byteSplitings(bytes, seed = SEED, maxes = [2, 3, 7, 64]) {
+  const next = rng(seed);
+  const out = [['whole bytes', [bytes]], ['single bytes', Array.from(bytes, (_, i) => bytes.subarray(i, i + 1))]];
+  for (const max of maxes) {
+    out.push([`random byte pieces <=${max} (seed ${seed})`,
+      randomPieces(bytes.length, next, max).map(([a, b]) => bytes.subarray(a, b))]);
+  }
+  return out;
+}
+
 /** Feeds every chunk, then finishes; returns everything the machine returned, in order. */
 export function feedAll(machine, chunks) {
   const out = [];

@@ -1,0 +1,104 @@
+// SseDecoder from the packed package against a plain model of the WHATWG "interpreting an
+// event stream" algorithm, on random streams (every field form, every line ending, comments,
+// NUL, partial and whole BOMs, multi-byte, invalid UTF-8 and lone surrogates), each fed under
+// every chunking of helpers/chunking.mjs: bytes and strings, whole, one unit or byte at a
+// time, random pieces that cut UTF-8 sequences, surrogate pairs and CRLF pairs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as sr from 'streamroute';
+import { SEED, byteSplitings, feedAll, splitings } from './helpers/chunking.mjs';
+
+/**
+ * The standard's algorithm over the whole decoded text (its one leading BOM already stripped
+ * by TextDecoder): { events, lastEventId, retry }.
+ */
+function model(text, flush) {
+  const lines = text.split(/\r\n|\r|\n/);
+  const tail = lines.pop(); // unterminated ('' when the text ends with a line break)
+  if (flush && tail !== '') lines.push(tail);
+  let data = '';
+  let type = '';
+  let idBuffer = '';
+  let lastEventId = '';
+  let retry;
+  const events = [];
+  const dispatch = () => {
+    lastEventId = idBuffer;
+    if (data !== '') events.push({ event: type || 'message', data: data.slice(0, -1), id: lastEventId });
+    data = '';
+    type = '';
+  };
+  for (const line of lines) {
+    if (line === '') { dispatch(); continue; }
+    if (line.startsWith(':')) continue;
+    const c = line.indexOf(':');
+    const name = c < 0 ? line : line.slice(0, c);
+    let value = c < 0 ? '' : line.slice(c + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (name === 'data') data += value + '\n';
+    else if (name === 'event') type = value;
+    else if (name === 'id' && !value.includes('\0')) idBuffer = value;
+    else if (name === 'retry' && /^[0-9]+$/.test(value)) retry = Number(value);
+  }
+  if (flush) dispatch();
+  return { events, lastEventId, retry };
+}
+
+function rng(seed) {
+  let s = seed >>> 0 || 1;
+  return (n) => {
+    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    return s % n;
+  };
+}
+
+const PIECES = [
+  'data', 'data:', 'data: ', 'event:', 'event: ', 'id:', 'id: ', 'retry:', 'retry: ', ':',
+  ': comment', ' ', '  ', '\n', '\r', '\r\n', '\n\n', '\r\r', 'x', 'hello', '12', '0', '7a', '\0',
+  '\u00e9', '\u4e16', '\u{1F600}', '\uFEFF', 'Data:', 'dat', 'a:', 'ping', 'message',
+];
+// Bytes only a byte stream can hold: invalid UTF-8, a truncated sequence, a partial BOM.
+const BAD_BYTES = [[0xf0, 0x9f], [0x80], [0xff], [0xef, 0xbb]];
+// What only a string can hold: lone surrogates (they reach the decoder as U+FFFD).
+const LONE = ['\uD83D', '\uDE00'];
+
+function randomStream(next, withBadBytes) {
+  const parts = [];
+  if (next(4) === 0) parts.push(next(2) ? '\uFEFF' : [0xef, 0xbb]);
+  for (let n = next(40); n > 0; n--) {
+    const k = next(PIECES.length + 2);
+    if (k < PIECES.length) parts.push(PIECES[k]);
+    else if (withBadBytes) parts.push(BAD_BYTES[next(BAD_BYTES.length)]);
+    else parts.push(LONE[next(LONE.length)]);
+  }
+  if (!withBadBytes) return parts.map((p) => (typeof p === 'string' ? p : '\uFFFD')).join('');
+  const enc = new TextEncoder();
+  const bytes = parts.flatMap((p) => (typeof p === 'string' ? [...enc.encode(p)] : p));
+  return Uint8Array.from(bytes);
+}
+
+function decodeAll(chunks, flush) {
+  const d = new sr.SseDecoder({ flushOnFinish: flush });
+  const events = feedAll(d, chunks);
+  return { events, lastEventId: d.lastEventId, retry: d.retry };
+}
+
+test('random streams: the decoder matches a plain model of the standard at every chunking', async () => {
+  await sr.init();
+  const next = rng(SEED ^ 0x55e);
+  for (let n = 0; n < 300; n++) {
+    const withBadBytes = n % 2 === 1;
+    const input = randomStream(next, withBadBytes);
+    // The text the standard's decoding step gives: TextDecoder replaces invalid sequences as
+    // the standard's UTF-8 decode does, and (like the standard) strips one leading BOM.
+    const text = withBadBytes ? new TextDecoder().decode(input) : new TextDecoder().decode(new TextEncoder().encode(input));
+    for (const flush of [false, true]) {
+      const want = model(text, flush);
+      const cases = withBadBytes ? byteSplitings(input, SEED + n) : splitings(input, SEED + n);
+      for (const [label, chunks] of cases) {
+        assert.deepEqual(decodeAll(chunks, flush), want,
+          `stream #${n} ${JSON.stringify(typeof input === 'string' ? input : Array.from(input))}, ${label}, flush ${flush} (STREAMROUTE_SEED=${SEED})`);
+      }
+    }
+  }
+});
