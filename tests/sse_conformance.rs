@@ -14,7 +14,7 @@ mod common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use common::assert_chunk_invariant;
+use common::{assert_chunk_invariant, TextPiece};
 use streamroute::{Error, SseDecoder, SseDecoderOptions, SseEvent};
 
 // ---------------------------------------------------------------------------------------------
@@ -127,6 +127,13 @@ impl ErrorTracker {
 /// After the first error, every further `feed`/`finish` must return the very same error and
 /// add no event.
 fn run(opts: SseDecoderOptions, previous: Option<&[u8]>, chunks: &[&[u8]]) -> Outcome {
+    let pieces: Vec<TextPiece> = chunks.iter().map(|c| TextPiece::Utf8(c.to_vec())).collect();
+    run_text(opts, previous, &pieces)
+}
+
+/// `run` with the chunks given as text pieces: UTF-16 ones through `feed_utf16le` (and, as the
+/// JS binding does, as UTF-8 when it declines them).
+fn run_text(opts: SseDecoderOptions, previous: Option<&[u8]>, pieces: &[TextPiece]) -> Outcome {
     let mut dec = SseDecoder::new(opts);
     let mut events = Vec::new();
     let mut err = ErrorTracker::default();
@@ -135,8 +142,19 @@ fn run(opts: SseDecoderOptions, previous: Option<&[u8]>, chunks: &[&[u8]]) -> Ou
         err.see(dec.finish(&mut events), "finish");
     }
     let mut events_at_failure = None;
-    for chunk in chunks {
-        err.see(dec.feed(chunk, &mut events), "feed");
+    for piece in pieces {
+        let r = match piece {
+            TextPiece::Utf8(b) => dec.feed(b, &mut events),
+            TextPiece::Utf16le(u) => match dec.feed_utf16le(u, &mut events) {
+                Ok(true) => Ok(()),
+                Ok(false) => {
+                    let units: Vec<u16> = u.chunks_exact(2).map(|p| u16::from_le_bytes([p[0], p[1]])).collect();
+                    dec.feed(String::from_utf16_lossy(&units).as_bytes(), &mut events)
+                }
+                Err(e) => Err(e),
+            },
+        };
+        err.see(r, "feed");
         events_at_failure = events_at_failure.or(err.0.as_ref().map(|_| events.len()));
     }
     err.see(dec.finish(&mut events), "finish");
@@ -144,19 +162,26 @@ fn run(opts: SseDecoderOptions, previous: Option<&[u8]>, chunks: &[&[u8]]) -> Ou
     if err.0.is_some() {
         // A failed decoder stays failed: more input and another finish change nothing.
         err.see(dec.feed(b"data: more\n\n", &mut events), "feed");
+        err.see(dec.feed_utf16le(&[b'\n', 0], &mut events).map(|_| ()), "feed_utf16le");
         err.see(dec.finish(&mut events), "finish");
         assert_eq!(Some(events.len()), events_at_failure, "a failed decoder emitted events");
     }
-    Outcome {
-        events,
-        last_event_id: dec.last_event_id().to_owned(),
-        retry: dec.retry(),
-        error: err.0,
+    Outcome { events, last_event_id: dec.last_event_id().to_owned(), retry: dec.retry(), error: err.0 }
+}
+
+/// Runs a valid UTF-8 input under every text chunking (UTF-16 and mixed) and asserts the
+/// outcome of the byte chunkings.
+fn assert_text_chunkings(name: &str, input: &[u8], opts: SseDecoderOptions, previous: Option<&[u8]>, want: &Outcome) {
+    let Ok(text) = std::str::from_utf8(input) else { return };
+    for (label, pieces) in common::text_chunkings(text, common::case_seed(name)) {
+        let got = run_text(opts, previous, &pieces);
+        assert_eq!(&got, want, "case {name:?}: {label} differs from the bytes (STREAMROUTE_SEED={})", common::seed());
     }
 }
 
 fn check_case(c: &Case) {
     let got = assert_chunk_invariant(c.name, c.input, |chunks| run(c.opts, c.previous, chunks));
+    assert_text_chunkings(c.name, c.input, c.opts, c.previous, &got);
     let want_events: Vec<SseEvent> = c
         .events
         .iter()
@@ -455,6 +480,19 @@ fn cases() -> Vec<Case> {
             .caps(16, 32)
             .error(25),
         case("line too long after partial bom", b"\xEF\xBBxxxxxxxxxxxxxxxx", &[]).caps(16, 32).error(16),
+        // Caps and offsets count UTF-8 bytes, whatever form the text arrives in.
+        case("line cap counts UTF-8 bytes", "data: \u{e9}\u{20ac}\u{1F600}x\n\n", &[msg("\u{e9}\u{20ac}\u{1F600}x")])
+            .caps(16, 32),
+        case("line over the cap by UTF-8 bytes", "data: \u{e9}\u{20ac}\u{1F600}xy\n\n", &[]).caps(16, 32).error(16),
+        case("offset after multi-byte text", "data: \u{1F600}\n\ndata: 0123456789A\n\n", &[msg("\u{1F600}")])
+            .caps(16, 32)
+            .error(28),
+        case("event cap counts UTF-8 bytes", "data: \u{20ac}\u{20ac}\u{20ac}\u{20ac}\u{20ac}\ndata: \u{20ac}\u{20ac}\u{20ac}\u{20ac}\u{20ac}\n\n",
+            &[msg("\u{20ac}\u{20ac}\u{20ac}\u{20ac}\u{20ac}\n\u{20ac}\u{20ac}\u{20ac}\u{20ac}\u{20ac}")])
+            .caps(64, 32),
+        case("event over the cap by UTF-8 bytes", "data: \u{20ac}\u{20ac}\u{20ac}\u{20ac}\u{20ac}\ndata: \u{20ac}\u{20ac}\u{20ac}\u{20ac}\u{20ac}\ndata: \u{20ac}\n\n", &[])
+            .caps(64, 32)
+            .error(44),
         // The event cap counts the data buffer: each data line's value plus its LF.
         case(
             "event data of exactly max_event_bytes",
@@ -677,6 +715,7 @@ fn random_streams_match_a_plain_model_of_the_standard() {
             let opts = SseDecoderOptions { flush_on_finish: flush, ..SseDecoderOptions::default() };
             let name = format!("random stream #{n} (flush {flush})");
             let got = assert_chunk_invariant(&name, &input, |chunks| run(opts, None, chunks));
+            assert_text_chunkings(&name, &input, opts, None, &got);
             let want = model(&input, flush);
             assert_eq!(
                 got,

@@ -137,6 +137,17 @@ function writeString(machine, str) {
   return len;
 }
 
+// Node only: writes `str` (from takeString) into the input buffer as UTF-16LE code units
+// (room is made for its UTF-8 too, which a declined chunk is then written as); returns the
+// number of units.
+function writeUnits(machine, str) {
+  const n = str.length;
+  const ptr = inPtr(machine, 3 * n);
+  views();
+  nodeBuf.write(str, ptr, 2 * n, 'utf16le');
+  return n;
+}
+
 // Writes the UTF-8 of `chunk` (from takeString) into the input buffer; returns its length.
 function writeUtf8(machine, chunk) {
   const n = chunk.length;
@@ -170,12 +181,16 @@ function readText(ptr, n) {
 }
 
 // `finishValue`: `finish()` returns a value, not more of what `feed` returns (PartialJson).
-function patch(Class, readOut, finishValue = false) {
+// `longString`: a route of its own for a string chunk of at least `longMin` code units.
+function patch(Class, readOut, finishValue = false, longString = null, longMin = 0) {
   const proto = Class.prototype;
   const slowFeed = proto.feed;
   const slowFinish = proto.finish;
   const slowReset = proto.reset;
   proto.feed = function feed(chunk) {
+    if (longString !== null && typeof chunk === 'string' && chunk.length >= longMin && this.__wbg_ptr !== 0) {
+      return longString(this, chunk);
+    }
     const len = write(this, chunk);
     if (len < 0) return slowFeed.call(this, chunk);
     const n = this.__feedIn(len);
@@ -210,16 +225,48 @@ patch(AnswerExtractor, (machine, n) => {
   return u32[info + 2] ? readText16(u32[info], n) : readText(u32[info], n);
 });
 
-patch(SseDecoder, (machine, count) => {
+// SseDecoder with a long string in Node: written as UTF-16 (`Buffer#write`), read by wasm
+// through its skeleton, and an event whose data is one line of the chunk comes back as a
+// range that is sliced from the string (no copy, no decoding). A chunk wasm declines (a lone
+// surrogate, a byte order mark begun by bytes) goes in as UTF-8. Shorter strings take the
+// UTF-8 route: below SSE_UNITS_MIN the per-call cost of this one (the skeleton, the UTF-8
+// offsets worked out per chunk) outweighs what slicing saves.
+const SSE_UNITS_MIN = 256;
+const NOT_UNITS = 0xfffffffe;
+function sseLongString(machine, chunk) {
+  const str = takeString(machine, chunk);
+  const count = machine.__feedUnits(writeUnits(machine, str));
+  if (count === NOT_UNITS) {
+    const k = machine.__feedIn(writeUtf8(machine, str));
+    if (k === FAILED) throw machine.__takeError();
+    return sseEvents(machine, k, null);
+  }
+  if (count === FAILED) {
+    views();
+    const e = machine.__takeError();
+    e.events = sseEvents(machine, u32[(machine.__info ??= machine.__infoPtr() >>> 2) + 5], str);
+    throw e;
+  }
+  return sseEvents(machine, count, str);
+}
+
+patch(SseDecoder, (machine, count) => sseEvents(machine, count, null), false,
+  NodeBuffer !== null ? sseLongString : null, SSE_UNITS_MIN);
+
+// The events `__feedIn`/`__feedUnits` packed (see `Packed` in src/wasm/sse.rs); `str` is the
+// string chunk whose ranges are event data (`__feedUnits`), else null.
+function sseEvents(machine, count, str) {
   if (count === 0) return [];
   const info = (machine.__info ??= machine.__infoPtr() >>> 2);
   views();
   const p = u32[info];
   const n = u32[info + 1];
   const lens = u32.subarray(u32[info + 2] >>> 2, (u32[info + 2] >>> 2) + 3 * count);
+  const ranges = str === null ? null : u32.subarray(u32[info + 4] >>> 2);
   // The packed text: UTF-16 code units (flag 1) or all-ASCII UTF-8 bytes.
-  return sseEventsFrom(u32[info + 3] ? readText16(p, n) : decoder.decode(u8.subarray(p, p + n)), lens, count);
-});
+  const text = n === 0 ? '' : u32[info + 3] ? readText16(p, n) : decoder.decode(u8.subarray(p, p + n));
+  return sseEventsFrom(text, lens, count, str, ranges);
+}
 
 patch(StreamRouter, (machine, count) => {
   if (count === 0) return [];
@@ -245,7 +292,6 @@ patch(PartialJson, (machine, n) => {
 // chunk of block text, and wasm keeps no block text: the blocks of `finish()` are assembled
 // here from the deltas (`__acc`, one string per block).
 {
-  const NOT_UNITS = 0xfffffffe;
   const nodeUtf16 = NodeBuffer !== null;
   const proto = TagFilter.prototype;
   const slowFeed = proto.feed;
@@ -291,10 +337,7 @@ patch(PartialJson, (machine, n) => {
       // characters beyond Latin-1); wasm reads its skeleton (see `__feedUnits`). After an
       // all-ASCII chunk the next goes in as UTF-8 (faster for ASCII) until one is not.
       const str = takeString(this, chunk);
-      const n = str.length;
-      const ptr = inPtr(this, 3 * n);
-      views();
-      nodeBuf.write(str, ptr, 2 * n, 'utf16le');
+      const n = writeUnits(this, str);
       const r = this.__feedUnits(n);
       if (r !== NOT_UNITS) {
         views();

@@ -13,6 +13,12 @@
 //! - A CR ends its line at once; an LF right after it, even in the next chunk, is skipped.
 //! - Every byte is looked at a constant number of times: `memchr` finds line ends, and a
 //!   complete line inside a chunk is processed straight from the chunk without copying.
+//! - Text may also arrive as UTF-16 code units ([`SseDecoder::feed_utf16le`], the wasm fast
+//!   path for JS strings). The line loop then reads the units' *skeleton* (one byte per
+//!   unit, ASCII as itself: lines and fields are ASCII-delimited, so they are found exactly
+//!   as in the UTF-8), copies field values out as UTF-8 only when it keeps them, and counts
+//!   offsets and caps in UTF-8 bytes, so every outcome is the one the UTF-8 would give. What
+//!   the decoder keeps between chunks is always UTF-8, so bytes and text may be mixed.
 
 use crate::{Error, ErrorKind, Result};
 
@@ -85,6 +91,116 @@ enum State {
     Failed,
 }
 
+/// What `field` found: nothing to keep, a `data` value (where it starts) to append, or a
+/// `data` line that would take the event over its cap.
+enum Field {
+    Done,
+    Data { from: usize },
+    TooLarge,
+}
+
+/// What the line loop reads: a chunk of bytes, or the skeleton of UTF-16 text.
+pub(crate) trait LineInput {
+    /// Events may leave as ranges of this input (see [`Emit::range`]).
+    const RANGES: bool;
+    /// The bytes lines and fields are found in: the chunk, or one byte per UTF-16 unit.
+    fn scan(&self) -> &[u8];
+    /// The UTF-8 length of `scan()[a..b]`'s text.
+    fn len8(&self, a: usize, b: usize) -> usize;
+    /// An upper bound of `len8(a, b)` that takes no pass over the text.
+    fn bound8(&self, a: usize, b: usize) -> usize;
+    /// Appends the UTF-8 of `scan()[a..b]`'s text to `out`.
+    fn copy(&self, a: usize, b: usize, out: &mut Vec<u8>);
+}
+
+/// A chunk of bytes.
+struct Bytes<'a>(&'a [u8]);
+
+impl LineInput for Bytes<'_> {
+    const RANGES: bool = false;
+    #[inline]
+    fn scan(&self) -> &[u8] {
+        self.0
+    }
+    #[inline]
+    fn len8(&self, a: usize, b: usize) -> usize {
+        b - a
+    }
+    #[inline]
+    fn bound8(&self, a: usize, b: usize) -> usize {
+        b - a
+    }
+    #[inline]
+    fn copy(&self, a: usize, b: usize, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0[a..b]);
+    }
+}
+
+/// A chunk of text as UTF-16LE code units (no lone surrogate) and its skeleton
+/// (`text::utf16_skeleton`): offsets are unit offsets.
+pub(crate) struct Utf16Text<'a> {
+    pub(crate) units_le: &'a [u8],
+    pub(crate) skeleton: &'a [u8],
+}
+
+impl Utf16Text<'_> {
+    fn unit(&self, k: usize) -> u16 {
+        u16::from_le_bytes([self.units_le[2 * k], self.units_le[2 * k + 1]])
+    }
+}
+
+impl LineInput for Utf16Text<'_> {
+    const RANGES: bool = true;
+    fn scan(&self) -> &[u8] {
+        self.skeleton
+    }
+    fn len8(&self, a: usize, b: usize) -> usize {
+        crate::text::skeleton_len8(&self.skeleton[a..b]) as usize
+    }
+    /// A unit takes at most three UTF-8 bytes (a surrogate pair four for two units).
+    fn bound8(&self, a: usize, b: usize) -> usize {
+        3 * (b - a)
+    }
+    fn copy(&self, a: usize, b: usize, out: &mut Vec<u8>) {
+        // Runs of ASCII are the skeleton's own bytes; the units between them are decoded.
+        let mut k = a;
+        while k < b {
+            let ascii = self.skeleton[k..b].iter().position(|&c| c >= 0x80).map_or(b, |n| k + n);
+            out.extend_from_slice(&self.skeleton[k..ascii]);
+            let other = self.skeleton[ascii..b].iter().position(|&c| c < 0x80).map_or(b, |n| ascii + n);
+            let units = (ascii..other).map(|j| self.unit(j));
+            for c in char::decode_utf16(units) {
+                out.extend_from_slice(c.unwrap_or(char::REPLACEMENT_CHARACTER).encode_utf8(&mut [0; 4]).as_bytes());
+            }
+            k = other;
+        }
+    }
+}
+
+/// Where the line loop's events go. [`Plain`] hands every event to an [`SseSink`] as bytes;
+/// the wasm binding takes events whose data is a range of the text fed as that range.
+pub(crate) trait Emit<I: ?Sized> {
+    /// An event with its data as UTF-8 bytes (`event` empty when unnamed).
+    fn bytes(&mut self, event: &[u8], data: &[u8], id: &str);
+    /// An event whose data is the text of `[from, to)` of `input` (the chunk being fed).
+    fn range(&mut self, event: &[u8], from: usize, to: usize, id: &str, input: &I);
+}
+
+/// Every event as bytes to an [`SseSink`].
+struct Plain<'s, S: ?Sized>(&'s mut S);
+
+impl<S: SseSink + ?Sized, I: LineInput> Emit<I> for Plain<'_, S> {
+    #[inline]
+    fn bytes(&mut self, event: &[u8], data: &[u8], id: &str) {
+        self.0.event_bytes(event, data, id);
+    }
+    fn range(&mut self, event: &[u8], from: usize, to: usize, id: &str, input: &I) {
+        let mut data = Vec::new();
+        input.copy(from, to, &mut data);
+        self.0.event_bytes(event, &data, id);
+    }
+}
+
 /// An incremental `text/event-stream` decoder.
 ///
 /// Feed it chunks of bytes as they arrive; each call appends the events that became complete
@@ -102,6 +218,10 @@ pub struct SseDecoder {
     /// Stream offset at which `line` starts.
     line_start: u64,
     data: Vec<u8>,
+    /// Units mode: the event's data so far is exactly one line of the current chunk, not
+    /// copied into `data` (`[from, to)` of the chunk): see `data_line`.
+    /// Never outlives the chunk (`feed_utf16le_with` copies it out at the end).
+    data_range: Option<(usize, usize)>,
     event_type: Vec<u8>,
     id_buffer: Vec<u8>,
     id_dirty: bool,
@@ -126,6 +246,7 @@ impl SseDecoder {
             line: Vec::new(),
             line_start: 0,
             data: Vec::new(),
+            data_range: None,
             event_type: Vec::new(),
             id_buffer: Vec::new(),
             id_dirty: false,
@@ -167,7 +288,7 @@ impl SseDecoder {
                         // Not a BOM: the held bytes are ordinary (invalid) content.
                         self.state = State::Lines;
                         self.pos -= u64::from(held);
-                        self.lines(&BOM[..held as usize], out)?;
+                        self.lines(&Bytes(&BOM[..held as usize]), 0, &mut Plain(out))?;
                     }
                 }
                 State::AfterCr => {
@@ -178,9 +299,66 @@ impl SseDecoder {
                         chunk = rest;
                     }
                 }
-                State::Lines => return self.lines(chunk, out),
+                State::Lines => return self.lines(&Bytes(chunk), 0, &mut Plain(out)),
             }
         }
+    }
+
+    /// Decodes a chunk of text given as UTF-16 code units in little-endian byte order (as
+    /// JS's `Buffer#write(s, 'utf16le')` writes a string), appending every event it completes
+    /// to `out`: the same events, offsets and errors as feeding the text's UTF-8.
+    ///
+    /// Returns `Ok(false)`, having read nothing, when the chunk holds a lone surrogate (or an
+    /// odd byte), or when the stream began with part of a byte order mark fed as bytes: feed
+    /// the text's UTF-8 instead (a lone surrogate is U+FFFD there).
+    ///
+    /// # Errors
+    /// As [`feed`](Self::feed).
+    pub fn feed_utf16le<S: SseSink + ?Sized>(&mut self, units_le: &[u8], out: &mut S) -> Result<bool> {
+        self.feed_utf16le_with(units_le, &mut Vec::new(), &mut Plain(out))
+    }
+
+    /// [`feed_utf16le`](Self::feed_utf16le) with a scratch buffer for the skeleton and any
+    /// [`Emit`].
+    pub(crate) fn feed_utf16le_with<E: for<'a> Emit<Utf16Text<'a>>>(
+        &mut self,
+        units_le: &[u8],
+        skeleton: &mut Vec<u8>,
+        out: &mut E,
+    ) -> Result<bool> {
+        match self.state {
+            State::Failed => return Err(self.failed()),
+            State::StartOfStream(held) if held > 0 => return Ok(false),
+            _ => {}
+        }
+        if crate::text::utf16_skeleton(units_le, skeleton).is_none() {
+            return Ok(false);
+        }
+        let text = Utf16Text { units_le, skeleton };
+        if text.skeleton.is_empty() {
+            return Ok(true);
+        }
+        let mut from = 0;
+        match self.state {
+            State::StartOfStream(_) => {
+                if text.unit(0) == 0xFEFF {
+                    self.pos += 3;
+                    from = 1;
+                }
+                self.state = State::Lines;
+            }
+            State::AfterCr => {
+                if text.skeleton[0] == b'\n' {
+                    self.pos += 1;
+                    from = 1;
+                }
+                self.state = State::Lines;
+            }
+            _ => {}
+        }
+        let r = self.lines(&text, from, out);
+        self.materialize(&text);
+        r.map(|()| true)
     }
 
     /// Ends the stream. An unterminated last event is discarded (as the standard requires),
@@ -193,7 +371,7 @@ impl SseDecoder {
             if held > 0 {
                 self.state = State::Lines;
                 self.pos -= u64::from(held);
-                self.lines(&BOM[..held as usize], out)?;
+                self.lines(&Bytes(&BOM[..held as usize]), 0, &mut Plain(&mut *out))?;
             }
         }
         if self.state == State::Failed {
@@ -201,11 +379,15 @@ impl SseDecoder {
         }
         if self.opts.flush_on_finish {
             let line = std::mem::take(&mut self.line);
-            if !line.is_empty() {
-                self.process_line(&line, out)?;
+            let r = if line.is_empty() { Ok(Field::Done) } else { self.field(&Bytes(&line), 0, line.len()) };
+            if let Ok(Field::Data { from }) = r {
+                self.data_line(&Bytes(&line), from, line.len());
             }
             self.line = line;
-            self.dispatch(out);
+            if let Field::TooLarge = r? {
+                return Err(self.event_too_large());
+            }
+            self.dispatch(&Bytes(&[]), &mut Plain(out));
         }
         // An `id` of a discarded (unterminated) block never takes effect.
         self.id_dirty = false;
@@ -238,34 +420,70 @@ impl SseDecoder {
         )
     }
 
-    /// The line loop: `chunk` starts in state `Lines`.
-    fn lines<S: SseSink + ?Sized>(&mut self, chunk: &[u8], out: &mut S) -> Result<()> {
-        let mut i = 0;
+    /// The line loop from `from` of `input`, in state `Lines`.
+    ///
+    /// Stream offsets are UTF-8 offsets. For text given as UTF-16 the UTF-8 length of a range
+    /// takes a pass over it, so offsets are worked out only when needed: once per chunk (for
+    /// the next one), for a line carried over, and for an error. The caps are checked against
+    /// an upper bound first (`bound8`) and exactly only when that bound passes them.
+    fn lines<I: LineInput, E: Emit<I>>(&mut self, input: &I, from: usize, out: &mut E) -> Result<()> {
+        let chunk = input.scan();
+        let base = self.pos;
+        // The stream offset of `chunk[k]`.
+        let at = |k: usize| base + input.len8(from, k) as u64;
+        let max_line = self.opts.max_line_bytes;
+        let over = |carried: usize, a: usize, b: usize| {
+            carried + input.bound8(a, b) > max_line && carried + input.len8(a, b) > max_line
+        };
+        let mut i = from;
         while i < chunk.len() {
-            if self.line.is_empty() {
-                self.line_start = self.pos;
-            }
             let rest = &chunk[i..];
             let Some(p) = memchr::memchr2(b'\n', b'\r', rest) else {
-                if self.line.len() + rest.len() > self.opts.max_line_bytes {
+                if self.line.is_empty() {
+                    self.line_start = at(i);
+                }
+                if over(self.line.len(), i, chunk.len()) {
                     return Err(self.line_too_long());
                 }
-                self.line.extend_from_slice(rest);
-                self.pos += rest.len() as u64;
+                input.copy(i, chunk.len(), &mut self.line);
+                self.pos = at(chunk.len());
                 return Ok(());
             };
-            if self.line.len() + p > self.opts.max_line_bytes {
-                return Err(self.line_too_long());
-            }
             if self.line.is_empty() {
-                self.process_line(&rest[..p], out)?;
+                if over(0, i, i + p) {
+                    self.line_start = at(i);
+                    return Err(self.line_too_long());
+                }
+                if p == 0 {
+                    self.dispatch(input, out);
+                } else {
+                    match self.field(input, i, i + p)? {
+                        Field::Done => {}
+                        Field::Data { from } => self.data_line(input, from, i + p),
+                        Field::TooLarge => {
+                            self.line_start = at(i);
+                            return Err(self.event_too_large());
+                        }
+                    }
+                }
             } else {
+                // The end of a line carried from earlier chunks (`line_start` is set): the
+                // whole line as UTF-8.
+                if over(self.line.len(), i, i + p) {
+                    return Err(self.line_too_long());
+                }
+                self.materialize(input);
                 let mut line = std::mem::take(&mut self.line);
-                line.extend_from_slice(&rest[..p]);
-                let r = self.process_line(&line, out);
+                input.copy(i, i + p, &mut line);
+                let r = self.field(&Bytes(&line), 0, line.len());
+                if let Ok(Field::Data { from }) = r {
+                    self.data_line(&Bytes(&line), from, line.len());
+                }
                 line.clear();
                 self.line = line;
-                r?;
+                if let Field::TooLarge = r? {
+                    return Err(self.event_too_large());
+                }
             }
             let mut used = p + 1;
             if rest[p] == b'\r' {
@@ -275,63 +493,97 @@ impl SseDecoder {
                     None => self.state = State::AfterCr,
                 }
             }
-            self.pos += used as u64;
             i += used;
         }
+        self.pos = at(chunk.len());
         Ok(())
     }
 
-    fn process_line<S: SseSink + ?Sized>(&mut self, line: &[u8], out: &mut S) -> Result<()> {
-        if line.is_empty() {
-            self.dispatch(out);
-            return Ok(());
-        }
+    /// The event cap was hit by the line starting at `line_start`.
+    fn event_too_large(&mut self) -> Error {
+        let limit = self.opts.max_event_bytes;
+        let err = Error::new(ErrorKind::SseEventTooLarge, format!("SSE event data longer than {limit} bytes"))
+            .at(self.line_start);
+        self.fail(err)
+    }
+
+    /// Reads the non-empty line `[a, b)` of `input`. A `data` line is checked against the cap
+    /// and handed back (where its value starts) for [`data_line`](Self::data_line).
+    fn field<J: LineInput>(&mut self, input: &J, a: usize, b: usize) -> Result<Field> {
+        let scan = input.scan();
+        let line = &scan[a..b];
         if line[0] == b':' {
-            return Ok(());
+            return Ok(Field::Done);
         }
-        let (name, value) = match memchr::memchr(b':', line) {
-            Some(c) => {
-                let v = &line[c + 1..];
-                (&line[..c], v.strip_prefix(b" ").unwrap_or(v))
-            }
-            None => (line, &[][..]),
+        let (name, from) = match memchr::memchr(b':', line) {
+            Some(c) => (&line[..c], a + c + 1 + usize::from(line.get(c + 1) == Some(&b' '))),
+            None => (line, b),
         };
+        let value = &scan[from..b];
         match name {
             b"data" => {
-                if self.data.len() + value.len() + 1 > self.opts.max_event_bytes {
-                    let limit = self.opts.max_event_bytes;
-                    let err = Error::new(
-                        ErrorKind::SseEventTooLarge,
-                        format!("SSE event data longer than {limit} bytes"),
-                    )
-                    .at(self.line_start);
-                    return Err(self.fail(err));
+                // A pending range is of this same input: a carried line (`Bytes`) is read
+                // only after `materialize`.
+                let max = self.opts.max_event_bytes;
+                let pending = self.data_range;
+                let bound = self.data.len() + input.bound8(from, b) + 1 + pending.map_or(0, |(f, t)| input.bound8(f, t) + 1);
+                if bound > max {
+                    let exact = self.data.len() + input.len8(from, b) + 1 + pending.map_or(0, |(f, t)| input.len8(f, t) + 1);
+                    if exact > max {
+                        return Ok(Field::TooLarge);
+                    }
                 }
-                self.data.extend_from_slice(value);
-                self.data.push(b'\n');
+                return Ok(Field::Data { from });
             }
             b"event" => {
                 self.event_type.clear();
-                self.event_type.extend_from_slice(value);
+                input.copy(from, b, &mut self.event_type);
             }
             b"id" if !value.contains(&0) => {
                 self.id_buffer.clear();
-                self.id_buffer.extend_from_slice(value);
+                input.copy(from, b, &mut self.id_buffer);
                 self.id_dirty = true;
             }
+            // Digits are ASCII, so the skeleton of units has them as themselves.
             b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
                 let ms = value.iter().fold(0u64, |acc, &d| acc.saturating_mul(10).saturating_add(u64::from(d - b'0')));
                 self.retry = Some(ms);
             }
             _ => {}
         }
-        Ok(())
+        Ok(Field::Done)
     }
 
-    fn dispatch<S: SseSink + ?Sized>(&mut self, out: &mut S) {
+    /// Appends the value `[from, to)` of `input` (checked by `field`) and a line feed to the
+    /// data buffer. In units mode the first data line of an event stays a range of the chunk
+    /// (an event whose data is one line then leaves as a slice of the string fed).
+    fn data_line<J: LineInput>(&mut self, input: &J, from: usize, to: usize) {
+        if J::RANGES && self.data.is_empty() && self.data_range.is_none() {
+            self.data_range = Some((from, to));
+            return;
+        }
+        self.materialize(input);
+        input.copy(from, to, &mut self.data);
+        self.data.push(b'\n');
+    }
+
+    /// Copies a pending data range of `input` (the current chunk) into the data buffer.
+    fn materialize<I: LineInput>(&mut self, input: &I) {
+        if let Some((from, to)) = self.data_range.take() {
+            input.copy(from, to, &mut self.data);
+            self.data.push(b'\n');
+        }
+    }
+
+    fn dispatch<I: LineInput, E: Emit<I>>(&mut self, input: &I, out: &mut E) {
         if self.id_dirty {
             self.id_dirty = false;
             self.last_event_id = String::from_utf8_lossy(&self.id_buffer).into_owned();
+        }
+        if let Some((from, to)) = self.data_range.take() {
+            out.range(&self.event_type, from, to, &self.last_event_id, input);
+            self.event_type.clear();
+            return;
         }
         if self.data.is_empty() {
             self.event_type.clear();
@@ -339,7 +591,7 @@ impl SseDecoder {
         }
         self.data.pop();
         // The buffers are reused: no allocation per event.
-        out.event_bytes(&self.event_type, &self.data, &self.last_event_id);
+        out.bytes(&self.event_type, &self.data, &self.last_event_id);
         self.data.clear();
         self.event_type.clear();
     }

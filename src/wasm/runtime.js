@@ -25,9 +25,15 @@ export function __sr_sse_events(packed, lens, count) {
 }
 
 const SAME = 0xffffffff;
-export function sseEventsFrom(text, lens, count) {
+const RANGE = 0xfffffffe;
+// Events packed by src/wasm/sse.rs (`Packed`): `text` holds the fields, each followed by CR;
+// `lens` has [event, data, id] UTF-16 lengths per event (SAME: the previous event's string;
+// RANGE: the data is `str.slice(from, to)` of the string chunk just fed, with [from, to] the
+// next pair of `ranges`).
+export function sseEventsFrom(text, lens, count, str, ranges) {
   const out = new Array(count);
   let p = 0;
+  let r = 0;
   let event = '';
   let id = '';
   for (let k = 0, j = 0; k < count; k++, j += 3) {
@@ -37,8 +43,14 @@ export function sseEventsFrom(text, lens, count) {
       p += n + 1;
     }
     n = lens[j + 1];
-    const data = text.slice(p, p + n);
-    p += n + 1;
+    let data;
+    if (n === RANGE) {
+      data = str.slice(ranges[r], ranges[r + 1]);
+      r += 2;
+    } else {
+      data = text.slice(p, p + n);
+      p += n + 1;
+    }
     n = lens[j + 2];
     if (n !== SAME) {
       id = text.slice(p, p + n);

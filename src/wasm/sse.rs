@@ -3,6 +3,7 @@
 use super::fast::{fast_io, FastInput, FAILED};
 use super::input::ChunkInput;
 use super::{__sr_sse_events, js_error, options};
+use crate::sse::{Emit, Utf16Text};
 use crate::{Error, ErrorKind, SseMessage, SseSink};
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
@@ -93,10 +94,13 @@ pub struct JsSseDecoder {
     inner: crate::SseDecoder,
     input: ChunkInput,
     out: Packed,
-    /// After `__feedIn`: packed text pointer, its length, lens pointer, and 0 when the text
-    /// is the UTF-8 `bytes` (all ASCII), 1 when it is the UTF-16 `wide` (length in units).
-    info: Box<[u32; 4]>,
+    /// After `__feedIn`/`__feedUnits`: packed text pointer, its length, lens pointer, 0 when
+    /// the text is the UTF-8 `bytes` (all ASCII) or 1 when it is the UTF-16 `wide` (length in
+    /// units), the `ranges` pointer and the number of events (also when the call failed).
+    info: Box<[u32; 6]>,
     fast: FastInput,
+    /// `__feedUnits`: the skeleton of the chunk.
+    skeleton: Vec<u8>,
     error: Option<JsValue>,
 }
 
@@ -122,8 +126,9 @@ impl JsSseDecoder {
             inner: crate::SseDecoder::new(opts),
             input: ChunkInput::default(),
             out: Packed::default(),
-            info: Box::new([0; 4]),
+            info: Box::new([0; 6]),
             fast: FastInput::default(),
+            skeleton: Vec::new(),
             error: None,
         })
     }
@@ -137,12 +142,7 @@ impl JsSseDecoder {
         let r = self.inner.feed(self.fast.bytes(len), &mut self.out);
         match r {
             Ok(()) => {
-                let out = &self.out;
-                *self.info = if out.wide.is_empty() {
-                    [out.bytes.as_ptr() as usize as u32, out.bytes.len() as u32, out.lens.as_ptr() as usize as u32, 0]
-                } else {
-                    [out.wide.as_ptr() as usize as u32, out.wide.len() as u32, out.lens.as_ptr() as usize as u32, 1]
-                };
+                self.set_info();
                 self.out.count
             }
             Err(e) => {
@@ -153,6 +153,47 @@ impl JsSseDecoder {
                 FAILED
             }
         }
+    }
+
+    /// Decodes a string chunk of `units` UTF-16 code units that JS wrote to the input buffer
+    /// as UTF-16LE (`SseDecoder::feed_utf16le`): an event whose data is one line of the chunk
+    /// comes back as a range of it (`ranges`), which JS slices from the string it fed.
+    /// Returns the number of events, `FAILED` (the events before the error are described as
+    /// usual; `__takeError()` has the error), or `NOT_UNITS` having read nothing (a lone
+    /// surrogate, or a byte order mark begun by bytes): JS then feeds the UTF-8.
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = "__feedUnits", skip_typescript)]
+    pub fn feed_units(&mut self, units: u32) -> u32 {
+        self.out.clear();
+        let input = self.fast.bytes(units.saturating_mul(2));
+        let r = self.inner.feed_utf16le_with(input, &mut self.skeleton, &mut self.out);
+        self.set_info();
+        match r {
+            Ok(true) => self.out.count,
+            Ok(false) => NOT_UNITS,
+            Err(e) => {
+                self.error = Some(js_error(&e));
+                FAILED
+            }
+        }
+    }
+
+    /// Describes the packed events for JS (see `info`).
+    fn set_info(&mut self) {
+        let out = &self.out;
+        let (text, len, wide) = if out.wide.is_empty() {
+            (out.bytes.as_ptr() as usize, out.bytes.len(), 0)
+        } else {
+            (out.wide.as_ptr() as usize, out.wide.len(), 1)
+        };
+        *self.info = [
+            text as u32,
+            len as u32,
+            out.lens.as_ptr() as usize as u32,
+            wide,
+            out.ranges.as_ptr() as usize as u32,
+            out.count,
+        ];
     }
 
     /// Decodes a chunk and returns the events it completed (possibly none).
@@ -227,6 +268,9 @@ struct Packed {
     /// times faster than it decodes non-ASCII UTF-8. Empty while the batch is all ASCII.
     wide: Vec<u16>,
     lens: Vec<u32>,
+    /// For each event whose data length is [`RANGE`]: the UTF-16 range `[from, to)` of the
+    /// string chunk that is its data.
+    ranges: Vec<u32>,
     count: u32,
     /// Where the last packed `event` and `id` are in `bytes`.
     last_event: (usize, usize),
@@ -235,12 +279,18 @@ struct Packed {
 
 /// A length in `Packed::lens` meaning "the same string as the previous event's".
 const SAME: u32 = u32::MAX;
+/// A data length in `Packed::lens` meaning "the next range of `ranges`, sliced from the string
+/// chunk just fed".
+const RANGE: u32 = u32::MAX - 1;
+/// `__feedUnits` read nothing: feed the chunk as UTF-8.
+const NOT_UNITS: u32 = u32::MAX - 1;
 
 impl Packed {
     fn clear(&mut self) {
         self.bytes.clear();
         self.wide.clear();
         self.lens.clear();
+        self.ranges.clear();
         self.count = 0;
     }
 
@@ -283,14 +333,36 @@ impl SseSink for Packed {
 
     fn event_bytes(&mut self, event: &[u8], data: &[u8], id: &str) {
         self.bytes.reserve(event.len() + data.len() + id.len() + 10);
+        self.pack(event, Some(data), id);
+    }
+}
+
+impl Packed {
+    /// Packs one event; `data` `None` is the next entry of `ranges`.
+    #[inline]
+    fn pack(&mut self, event: &[u8], data: Option<&[u8]>, id: &str) {
         let event: &[u8] = if event.is_empty() { b"message" } else { event };
         let (event_len, last_event) = self.field(event, self.last_event);
-        let data_len = self.push(data);
+        let data_len = match data {
+            Some(data) => self.push(data),
+            None => RANGE,
+        };
         let (id_len, last_id) = self.field(id.as_bytes(), self.last_id);
         self.last_event = last_event;
         self.last_id = last_id;
         self.lens.extend_from_slice(&[event_len, data_len, id_len]);
         self.count += 1;
+    }
+}
+
+impl<'a> Emit<Utf16Text<'a>> for Packed {
+    fn bytes(&mut self, event: &[u8], data: &[u8], id: &str) {
+        self.event_bytes(event, data, id);
+    }
+
+    fn range(&mut self, event: &[u8], from: usize, to: usize, id: &str, _input: &Utf16Text<'a>) {
+        self.ranges.extend_from_slice(&[from as u32, to as u32]);
+        self.pack(event, None, id);
     }
 }
 

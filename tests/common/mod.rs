@@ -57,6 +57,47 @@ pub fn random_split<'a>(input: &'a [u8], rng: &mut Rng, max_piece: usize) -> Vec
     out
 }
 
+/// A piece of text as a streaming machine may be given it from JS: as UTF-8 bytes or as
+/// UTF-16 code units (little-endian bytes, as `Buffer#write(s, 'utf16le')` writes a string).
+#[derive(Debug, Clone)]
+pub enum TextPiece {
+    Utf8(Vec<u8>),
+    Utf16le(Vec<u8>),
+}
+
+fn text_piece(text: &str, units: bool) -> TextPiece {
+    if units {
+        TextPiece::Utf16le(text.encode_utf16().flat_map(u16::to_le_bytes).collect())
+    } else {
+        TextPiece::Utf8(text.as_bytes().to_vec())
+    }
+}
+
+/// The text chunkings of a valid UTF-8 input (the ones JS strings allow: cuts at character
+/// boundaries), for machines that also read UTF-16: whole as units, one character at a time
+/// as units, and random cuts with each piece randomly UTF-8 or UTF-16, so representations mix
+/// within one stream. Labelled for failure messages; every one must give the outcome of the
+/// byte chunkings.
+pub fn text_chunkings(text: &str, case_seed: u64) -> Vec<(String, Vec<TextPiece>)> {
+    let mut v = vec![
+        ("whole as UTF-16".to_string(), vec![text_piece(text, true)]),
+        ("characters as UTF-16".to_string(), text.chars().map(|c| text_piece(c.encode_utf8(&mut [0; 4]), true)).collect()),
+    ];
+    let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
+    let mut rng = Rng::new(case_seed ^ 0x7E57);
+    for (k, max_chars) in [1usize, 3, 8, 40].into_iter().enumerate() {
+        let mut pieces = Vec::new();
+        let mut at = 0;
+        while at + 1 < bounds.len() {
+            let next = (at + 1 + rng.below(max_chars)).min(bounds.len() - 1);
+            pieces.push(text_piece(&text[bounds[at]..bounds[next]], rng.below(2) == 0));
+            at = next;
+        }
+        v.push((format!("mixed UTF-8/UTF-16 #{k}(max {max_chars} chars)"), pieces));
+    }
+    v
+}
+
 /// Every chunking a test input is run under, with a label for failure messages.
 pub fn chunkings(input: &[u8], case_seed: u64) -> Vec<(String, Vec<&[u8]>)> {
     let mut v: Vec<(String, Vec<&[u8]>)> = vec![
@@ -80,7 +121,7 @@ pub fn chunkings(input: &[u8], case_seed: u64) -> Vec<(String, Vec<&[u8]>)> {
     v
 }
 
-fn case_seed(name: &str) -> u64 {
+pub fn case_seed(name: &str) -> u64 {
     // Mix the session seed with the case name so cases differ but stay reproducible.
     name.bytes().fold(seed(), |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01B3))
 }

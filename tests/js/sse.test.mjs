@@ -65,7 +65,7 @@ const LONE = ['\uD83D', '\uDE00'];
 function randomStream(next, withBadBytes) {
   const parts = [];
   if (next(4) === 0) parts.push(next(2) ? '\uFEFF' : [0xef, 0xbb]);
-  for (let n = next(40); n > 0; n--) {
+  for (let n = next(withBadBytes ? 40 : 160); n > 0; n--) {
     const k = next(PIECES.length + 2);
     if (k < PIECES.length) parts.push(PIECES[k]);
     else if (withBadBytes) parts.push(BAD_BYTES[next(BAD_BYTES.length)]);
@@ -94,7 +94,7 @@ test('random streams: the decoder matches a plain model of the standard at every
     const text = withBadBytes ? new TextDecoder().decode(input) : new TextDecoder().decode(new TextEncoder().encode(input));
     for (const flush of [false, true]) {
       const want = model(text, flush);
-      const cases = withBadBytes ? byteSplitings(input, SEED + n) : splitings(input, SEED + n);
+      const cases = withBadBytes ? byteSplitings(input, SEED + n) : [...splitings(input, SEED + n), ...mixed(input, next)];
       for (const [label, chunks] of cases) {
         assert.deepEqual(decodeAll(chunks, flush), want,
           `stream #${n} ${JSON.stringify(typeof input === 'string' ? input : Array.from(input))}, ${label}, flush ${flush} (STREAMROUTE_SEED=${SEED})`);
@@ -102,3 +102,22 @@ test('random streams: the decoder matches a plain model of the standard at every
     }
   }
 });
+
+/** Strings and bytes in one stream: long string pieces (the UTF-16 route) between byte pieces. */
+function mixed(text, next) {
+  const enc = new TextEncoder();
+  const out = [];
+  for (const max of [8, 100, 300]) {
+    const chunks = [];
+    for (let i = 0; i < text.length; ) {
+      let end = Math.min(text.length, i + 1 + next(max));
+      // A piece that goes in as bytes must not cut a surrogate pair.
+      while (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1])) end++;
+      const piece = text.slice(i, end);
+      chunks.push(next(2) ? piece : enc.encode(piece));
+      i = end;
+    }
+    out.push([`mixed string and byte pieces <=${max}`, chunks]);
+  }
+  return out;
+}
