@@ -532,6 +532,37 @@ fn b14_surrogate_pairs_combine() {
     assert_eq!(got.answer, "x\u{FFFD} \u{FFFD} y\u{4e16}");
 }
 
+/// Malformed UTF-8 anywhere in the answer (lone continuation bytes, truncated sequences,
+/// overlongs, surrogates, bytes that are never UTF-8, sequences cut by an escape or by the
+/// string's end, in the answer and in a thought) decodes as `from_utf8_lossy` decodes the
+/// same bytes, at every chunking: the answer's bytes are never validated as a whole, so this
+/// pins that nothing malformed survives and nothing valid is lost.
+#[test]
+fn malformed_utf8_in_the_answer_decodes_as_lossy() {
+    const PIECES: &[&[u8]] = &[
+        b"a", b" ", b"\x80", b"\xBF", b"\xC2", b"\xC0\xAF", b"\xE0\x80", b"\xE2\x82", b"\xE2\x82\xAC", b"\xED\xA0\x80",
+        b"\xF0\x9F", b"\xF0\x9F\x98\x80", b"\xF4\x90\x80\x80", b"\xFF", b"\xC3\xA9", b"\xE4\xB8\x96", b"\\n",
+    ];
+    let mut rng = common::Rng::new(common::seed() ^ 0xBAD);
+    for round in 0..300 {
+        let mut content = Vec::new();
+        for _ in 0..1 + rng.below(30) {
+            content.extend_from_slice(PIECES[rng.below(PIECES.len())]);
+        }
+        let decoded = String::from_utf8_lossy(&content).replace("\\n", "\n");
+        let mut input = br#"{"thought":""#.to_vec();
+        input.extend_from_slice(&content);
+        input.extend_from_slice(br#"","next_node":"final_response","args":{"answer":""#);
+        input.extend_from_slice(&content);
+        input.extend_from_slice(b"\"}}");
+        let name = format!("malformed UTF-8 #{round}");
+        let got = assert_chunk_invariant(&name, &input, run);
+        assert_eq!(got.answer, decoded, "{name}: {content:?}");
+        assert_eq!(got.thought, decoded, "{name}: {content:?}");
+        assert_eq!(got.emitted_count, decoded.chars().count() as u64, "{name}");
+    }
+}
+
 /// B15: `reset()` between attempts: the retry's answer alone, even when the first attempt
 /// stopped inside a string, an escape or a UTF-8 sequence.
 #[test]

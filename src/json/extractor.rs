@@ -119,8 +119,8 @@ struct Action {
     /// `nn_buf` was cut at `MAX_NEXT_NODE`: the rest of the name is not kept.
     nn_full: bool,
     in_next_node: bool,
-    /// Args answer text held while undecided.
-    held: String,
+    /// Args answer text held while undecided (raw tokenizer bytes, see `Sink::raw_part`).
+    held: Vec<u8>,
     /// A top-level `answer`/`raw_answer` string, held until the object closes.
     top_answer: Option<String>,
     in_top_answer: bool,
@@ -128,8 +128,8 @@ struct Action {
     thought: String,
     /// The untaken thought began after answer text of the same call.
     thought_late: bool,
-    /// Text to return from this call.
-    out: String,
+    /// Text to return from this call (raw tokenizer bytes, see `Sink::raw_part`).
+    out: Vec<u8>,
     closed: bool,
     /// Containers nobody reads are read quietly (off only in tests, to compare).
     quiet_ok: bool,
@@ -154,13 +154,13 @@ impl Action {
             nn_buf: String::new(),
             nn_full: false,
             in_next_node: false,
-            held: String::new(),
+            held: Vec::new(),
             top_answer: None,
             in_top_answer: false,
             in_thought: false,
             thought: String::new(),
             thought_late: false,
-            out: String::new(),
+            out: Vec::new(),
             closed: false,
             quiet_ok: true,
         }
@@ -186,12 +186,12 @@ impl Action {
         Ok(())
     }
 
-    fn answer_text(&mut self, t: &str) -> Result<()> {
+    fn answer_text(&mut self, t: &[u8]) -> Result<()> {
         match self.decision {
-            Decision::Terminal => self.out.push_str(t),
+            Decision::Terminal => self.out.extend_from_slice(t),
             Decision::NonTerminal => {}
             Decision::Unknown => {
-                self.held.push_str(t);
+                self.held.extend_from_slice(t);
                 self.cap(self.held.len())?;
             }
         }
@@ -205,7 +205,7 @@ impl Action {
         self.decision = d;
         let held = std::mem::take(&mut self.held);
         if d == Decision::Terminal {
-            self.out.push_str(&held);
+            self.out.extend_from_slice(&held);
         }
     }
 
@@ -218,7 +218,7 @@ impl Action {
             Decision::Terminal => {
                 if !self.args_latched {
                     if let Some(t) = self.top_answer.take() {
-                        self.out.push_str(&t);
+                        self.out.extend_from_slice(t.as_bytes());
                     }
                 }
             }
@@ -229,7 +229,7 @@ impl Action {
                 if let Some(t) = top {
                     self.decision = Decision::Terminal;
                     self.held.clear();
-                    self.out.push_str(&t);
+                    self.out.extend_from_slice(t.as_bytes());
                 } else if self.args_latched || !self.held.is_empty() {
                     self.decide(Decision::Terminal);
                 } else {
@@ -271,6 +271,25 @@ impl Sink for Action {
             _ => {}
         }
         Ok(())
+    }
+
+    /// Answer text stays bytes from the tokenizer to the caller (no validation pass: the
+    /// caller's own decoding, to a `String` or to UTF-16, replaces what is malformed); any
+    /// other string content is decoded and read as `StringPart`.
+    fn raw_part(&mut self, bytes: &[u8], depth: usize) -> Result<()> {
+        let answer = self.top == TopKey::Args && self.streaming && match depth {
+            1 => self.args_kind == ArgsKind::String,
+            2 => true,
+            _ => false,
+        };
+        if !answer {
+            return self.token(Token::StringPart(&String::from_utf8_lossy(bytes)), depth);
+        }
+        self.confirmed = true;
+        if depth == 2 {
+            self.current_len += bytes.len();
+        }
+        self.answer_text(bytes)
     }
 
     /// Only tokens at depth 1, and at depth 2 inside `args`, are read (see `token`): once
@@ -333,7 +352,7 @@ impl Action {
                     self.args_latched = true;
                     self.streaming = true;
                 }
-                Token::StringPart(t) if self.streaming => self.answer_text(t)?,
+                Token::StringPart(t) if self.streaming => self.answer_text(t.as_bytes())?,
                 Token::StringEnd => self.streaming = false,
                 Token::ObjectStart | Token::ArrayStart | Token::StringStart => {}
                 Token::ObjectEnd | Token::ArrayEnd => {}
@@ -388,7 +407,7 @@ impl Action {
             }
             (ArgsKind::Array, Token::StringStart) => {
                 if self.array_items > 0 {
-                    self.answer_text("\n")?;
+                    self.answer_text(b"\n")?;
                 }
                 self.array_items += 1;
                 self.args_latched = true;
@@ -396,7 +415,7 @@ impl Action {
             }
             (_, Token::StringPart(t)) if self.streaming => {
                 self.current_len += t.len();
-                self.answer_text(t)?;
+                self.answer_text(t.as_bytes())?;
             }
             (kind, Token::StringEnd) if self.streaming => {
                 self.streaming = false;
@@ -450,6 +469,7 @@ impl AnswerExtractor {
                 strict: false,
                 after_value: AfterValue::Stop,
                 max_token_bytes: 1 << 20,
+                raw_text: true,
                 ..TokenizerOptions::default()
             }),
             action: Action::new(opts.max_buffer_bytes),
@@ -523,6 +543,14 @@ impl AnswerExtractor {
     /// # Errors
     /// As [`feed`](Self::feed).
     pub fn feed_into(&mut self, chunk: &[u8], out: &mut String) -> Result<()> {
+        let r = self.step(chunk);
+        self.drain(out);
+        r
+    }
+
+    /// Reads `chunk` into `action.out` (nothing after an error or `finish`, which have
+    /// already drained it).
+    fn step(&mut self, chunk: &[u8]) -> Result<()> {
         if let Some(e) = &self.failure {
             return Err(e.clone());
         }
@@ -531,7 +559,6 @@ impl AnswerExtractor {
         }
         let r = self.scan(chunk);
         self.consumed += chunk.len() as u64;
-        self.drain(out);
         if let Err(e) = &r {
             self.failure = Some(e.clone());
         }
@@ -559,10 +586,34 @@ impl AnswerExtractor {
 
     fn drain(&mut self, out: &mut String) {
         if !self.action.out.is_empty() {
-            self.emitted += self.action.out.chars().count() as u64;
-            out.push_str(&self.action.out);
+            let text = String::from_utf8_lossy(&self.action.out);
+            self.emitted += text.chars().count() as u64;
+            out.push_str(&text);
             self.action.out.clear();
         }
+    }
+
+    /// [`feed_into`](Self::feed_into) for a caller that decodes the text itself: appends it
+    /// to `out` as UTF-8 in which a malformed sequence may remain (each decodes to U+FFFD
+    /// alone, as `from_utf8_lossy` and `TextDecoder` decode it, wherever the text is cut).
+    /// The caller counts the Unicode scalar values of its decoding and reports them with
+    /// [`count_emitted`](Self::count_emitted).
+    ///
+    /// # Errors
+    /// As [`feed`](Self::feed).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) fn feed_raw(&mut self, chunk: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        let r = self.step(chunk);
+        out.extend_from_slice(&self.action.out);
+        self.action.out.clear();
+        r
+    }
+
+    /// Adds scalar values emitted through [`feed_raw`](Self::feed_raw) to
+    /// [`emitted_count`](Self::emitted_count).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) fn count_emitted(&mut self, scalars: u64) {
+        self.emitted += scalars;
     }
 
     fn scan(&mut self, mut input: &[u8]) -> Result<()> {

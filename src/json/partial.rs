@@ -135,6 +135,7 @@ pub(crate) fn tokenizer_options(
         max_depth: max_depth.min(MAX_DEPTH),
         max_token_bytes: max_bytes.clamp(1, 1 << 20),
         after_value,
+        raw_text: false,
     }
 }
 

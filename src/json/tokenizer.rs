@@ -45,6 +45,15 @@ pub(crate) enum Token<'a> {
 pub(crate) trait Sink {
     fn token(&mut self, tok: Token<'_>, depth: usize) -> Result<()>;
 
+    /// String-value content as raw bytes, for a tokenizer with `raw_text` (tolerant only): the
+    /// bytes are UTF-8 except for malformed sequences that no later byte can complete (each
+    /// decodes to U+FFFD on its own, so decoding pieces one by one or joined gives the same
+    /// text), and they were not validated. The default decodes them and reports a
+    /// `StringPart`.
+    fn raw_part(&mut self, bytes: &[u8], depth: usize) -> Result<()> {
+        self.token(Token::StringPart(&String::from_utf8_lossy(bytes)), depth)
+    }
+
     /// Asked right after a container's start token at `depth`: `true` when no token inside
     /// it matters to the sink. The tokenizer then reads the container as before (every byte
     /// checked, the same errors at the same offsets) but reports nothing until its end token,
@@ -72,6 +81,10 @@ pub(crate) struct TokenizerOptions {
     pub max_depth: usize,
     pub max_token_bytes: usize,
     pub after_value: AfterValue,
+    /// Tolerant mode only: string-value content goes to [`Sink::raw_part`] as bytes that were
+    /// never validated as a whole (runs are copied as they are; only a sequence cut by the end
+    /// of a run is decoded), instead of as checked `StringPart` text.
+    pub raw_text: bool,
 }
 
 impl Default for TokenizerOptions {
@@ -81,6 +94,7 @@ impl Default for TokenizerOptions {
             max_depth: 512,
             max_token_bytes: 1 << 20,
             after_value: AfterValue::End,
+            raw_text: false,
         }
     }
 }
@@ -136,6 +150,9 @@ pub(crate) struct Tokenizer {
     /// at the end of every `feed`, so the sink sees one `StringPart` per string per call
     /// instead of one per run between escapes. Never longer than the chunk.
     text: String,
+    /// What `text` is with `raw_text`: string-value content as unvalidated bytes (see
+    /// [`Sink::raw_part`]).
+    raw: Vec<u8>,
     utf8: Utf8Carry,
     /// Bytes consumed since the start.
     pos: u64,
@@ -161,6 +178,7 @@ impl Tokenizer {
             stack: Vec::new(),
             scratch: Vec::new(),
             text: String::new(),
+            raw: Vec::new(),
             utf8: Utf8Carry::default(),
             pos: 0,
             key_start: 0,
@@ -175,6 +193,7 @@ impl Tokenizer {
         self.stack.clear();
         self.scratch.clear();
         self.text.clear();
+        self.raw.clear();
         self.utf8.clear();
         self.pos = 0;
         self.failure = None;
@@ -293,6 +312,7 @@ impl Tokenizer {
         // everything outside the valid part goes through the UTF-8 carry as before.
         // Validated when first needed: a chunk read quietly (see `Sink::skip_inside`) never is.
         let valid_from = chunk.iter().take(3).take_while(|&&c| (c & 0xC0) == 0x80).count();
+        let raw = self.opts.raw_text && !self.opts.strict;
         let mut checked: Option<&str> = None;
         while i < n {
             let b = chunk[i];
@@ -322,6 +342,7 @@ impl Tokenizer {
                     i += 1;
                     self.pos = base + i as u64;
                     self.text.clear();
+                    self.raw.clear();
                     if let Flow::Stop = self.value_done(sink)? {
                         return Ok(i);
                     }
@@ -332,6 +353,19 @@ impl Tokenizer {
                     let rest = &chunk[i..];
                     let end = string_run_len(rest);
                     let run = &rest[..end];
+                    if end > 0 && raw && s == Str::Value && self.utf8.pending() == 0 {
+                        // Copied as it is, but for a character the run's end cuts, which is
+                        // decoded (held when it may go on in the next chunk, U+FFFD when
+                        // the string or an escape follows). Any other malformed sequence is
+                        // closed inside the run: it decodes to U+FFFD wherever it is cut.
+                        let tail = crate::text::incomplete_tail(run);
+                        self.raw.extend_from_slice(&run[..end - tail]);
+                        if tail > 0 {
+                            self.text(s, &run[end - tail..])?;
+                        }
+                        i += end;
+                        continue;
+                    }
                     if end > 0 {
                         let valid = *checked.get_or_insert_with(|| match std::str::from_utf8(&chunk[valid_from..]) {
                             Ok(v) => v,
@@ -403,7 +437,11 @@ impl Tokenizer {
                     // sooner).
                     if s == Str::Value {
                         if let Some(c) = chunk.get(i + 1).copied().and_then(simple_escape) {
-                            self.text.push(char::from(c));
+                            if raw {
+                                self.raw.push(c);
+                            } else {
+                                self.text.push(char::from(c));
+                            }
                             i += 2;
                             continue;
                         }
@@ -724,9 +762,11 @@ impl Tokenizer {
         let strict = self.opts.strict;
         let cap = self.opts.max_token_bytes;
         let key_start = self.key_start;
-        let (text, scratch) = (&mut self.text, &mut self.scratch);
+        let raw = self.opts.raw_text && !strict;
+        let (text, raw_text, scratch) = (&mut self.text, &mut self.raw, &mut self.scratch);
         let mut emit = |t: &str| -> Result<()> {
             match s {
+                Str::Value if raw => raw_text.extend_from_slice(t.as_bytes()),
                 Str::Value => text.push_str(t),
                 Str::Key => {
                     scratch.extend_from_slice(t.as_bytes());
@@ -750,7 +790,7 @@ impl Tokenizer {
     /// Appends already validated string text to the value's pending text or the key (capped).
     fn push_valid(&mut self, s: Str, t: &str) -> Result<()> {
         match s {
-            Str::Value => self.text.push_str(t),
+            Str::Value => self.push_value(t),
             Str::Key => {
                 self.scratch.extend_from_slice(t.as_bytes());
                 let cap = self.opts.max_token_bytes;
@@ -767,8 +807,26 @@ impl Tokenizer {
         Ok(())
     }
 
+    /// Appends decoded text to the string value's pending text.
+    fn push_value(&mut self, t: &str) {
+        if self.opts.raw_text && !self.opts.strict {
+            self.raw.extend_from_slice(t.as_bytes());
+        } else {
+            self.text.push_str(t);
+        }
+    }
+
     /// Hands buffered string-value text to the sink.
     fn flush_text(&mut self, sink: &mut dyn Sink) -> Result<()> {
+        if !self.raw.is_empty() {
+            if !self.loud() {
+                self.raw.clear();
+                return Ok(());
+            }
+            let r = sink.raw_part(&self.raw, self.stack.len());
+            self.raw.clear();
+            return r;
+        }
         if self.text.is_empty() {
             return Ok(());
         }
@@ -786,7 +844,7 @@ impl Tokenizer {
         let t = c.encode_utf8(&mut buf);
         match s {
             Str::Value => {
-                self.text.push_str(t);
+                self.push_value(t);
                 Ok(())
             }
             Str::Key => {

@@ -42,6 +42,9 @@ pub struct JsAnswerExtractor {
     /// UTF-8 bytes (`wide` 0) when it is ASCII, else its UTF-16 code units in `out16`
     /// (`wide` 1; JS decodes those several times faster than non-ASCII UTF-8).
     info: Box<[u32; 3]>,
+    /// Fast path: the answer text of a `__feedIn` as the extractor hands it out (see
+    /// `AnswerExtractor::feed_raw`), not yet decoded.
+    raw: Vec<u8>,
     out16: Vec<u16>,
     fast: FastInput,
     error: Option<JsValue>,
@@ -65,6 +68,7 @@ impl JsAnswerExtractor {
             input: ChunkInput::default(),
             out: String::new(),
             info: Box::new([0; 3]),
+            raw: Vec::new(),
             out16: Vec::new(),
             fast: FastInput::default(),
             error: None,
@@ -76,17 +80,22 @@ impl JsAnswerExtractor {
     #[doc(hidden)]
     #[wasm_bindgen(js_name = "__feedIn", skip_typescript)]
     pub fn feed_in(&mut self, len: u32) -> u32 {
-        self.out.clear();
-        let r = self.inner.feed_into(self.fast.bytes(len), &mut self.out);
-        let n = if self.out.is_ascii() {
-            *self.info = [self.out.as_ptr() as usize as u32, self.out.len() as u32, 0];
-            self.out.len()
+        self.raw.clear();
+        // The text is decoded once, here: to UTF-16 (replacing what is malformed, as
+        // `TextDecoder` would) unless it is all ASCII.
+        let r = self.inner.feed_raw(self.fast.bytes(len), &mut self.raw);
+        let (n, scalars) = if self.raw.is_ascii() {
+            *self.info = [self.raw.as_ptr() as usize as u32, self.raw.len() as u32, 0];
+            (self.raw.len(), self.raw.len())
         } else {
             self.out16.clear();
-            crate::text::push_utf16(self.out.as_bytes(), &mut self.out16);
+            crate::text::push_utf16(&self.raw, &mut self.out16);
             *self.info = [self.out16.as_ptr() as usize as u32, self.out16.len() as u32, 1];
-            self.out16.len()
+            // A surrogate pair is one scalar value: count the units but low surrogates.
+            let lows = self.out16.iter().filter(|&&u| u & 0xFC00 == 0xDC00).count();
+            (self.out16.len(), self.out16.len() - lows)
         };
+        self.inner.count_emitted(scalars as u64);
         match r {
             Ok(()) => n as u32,
             Err(e) => {
@@ -94,12 +103,6 @@ impl JsAnswerExtractor {
                 FAILED
             }
         }
-    }
-
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__outPtr", skip_typescript)]
-    pub fn out_ptr(&self) -> u32 {
-        self.out.as_ptr() as usize as u32
     }
 
     /// Reads a chunk; returns the newly decoded answer text (`""` when none).
@@ -210,7 +213,8 @@ impl JsLlmStreamChunker {
                 input: ChunkInput::default(),
                 out: String::new(),
                 info: Box::new([0; 3]),
-            out16: Vec::new(),
+                raw: Vec::new(),
+                out16: Vec::new(),
                 fast: FastInput::default(),
                 error: None,
             },

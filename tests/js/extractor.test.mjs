@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as sr from 'streamroute';
-import { SEED, splitings } from './helpers/chunking.mjs';
+import { SEED, byteSplitings, splitings } from './helpers/chunking.mjs';
 
 const corpus = JSON.parse(
   readFileSync(new URL('../corpus/answer_extractor.json', import.meta.url), 'utf8'),
@@ -324,4 +324,36 @@ test('a freed extractor throws on feed and writes nothing into memory another on
   out += keep.feed(doc.slice(30)) + keep.finish();
   assert.equal(out, 'Hello, wörld: 你好 😀');
   assert.equal(keep.isFinishAction, true);
+});
+
+// The answer's bytes are not validated as they stream (the text is decoded once, on its way
+// to JS): malformed UTF-8 anywhere in it (lone continuation bytes, truncated sequences,
+// overlongs, surrogates, bytes never in UTF-8, sequences cut by an escape or the string's end)
+// must still come out as TextDecoder decodes the same bytes, with emittedCount to match, at
+// every byte chunking.
+test('malformed UTF-8 in the answer decodes as TextDecoder does, at every chunking', () => {
+  const pieces = [[0x61], [0x20], [0x80], [0xbf], [0xc2], [0xc0, 0xaf], [0xe0, 0x80], [0xe2, 0x82],
+    [0xe2, 0x82, 0xac], [0xed, 0xa0, 0x80], [0xf0, 0x9f], [0xf0, 0x9f, 0x98, 0x80], [0xf4, 0x90, 0x80, 0x80],
+    [0xff], [0xc3, 0xa9], [0xe4, 0xb8, 0x96], [0x5c, 0x6e]];
+  let s = (SEED ^ 0xbad) >>> 0 || 1;
+  const next = (n) => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s % n; };
+  const enc = new TextEncoder();
+  for (let round = 0; round < 150; round++) {
+    const content = [];
+    for (let n = 1 + next(30); n > 0; n--) content.push(...pieces[next(pieces.length)]);
+    // Long answers too, so that chunks of 4 KiB cut the text in many places.
+    const reps = round % 10 === 9 ? 200 : 1;
+    const body = Array.from({ length: reps }, () => content).flat();
+    const want = new TextDecoder().decode(Uint8Array.from(body)).replaceAll('\\n', '\n');
+    const bytes = Uint8Array.from([...enc.encode('{"next_node":"final_response","args":{"answer":"'), ...body, ...enc.encode('"}}')]);
+    for (const [label, chunks] of byteSplitings(bytes, SEED + round, [3, 64, 4096])) {
+      const x = new sr.AnswerExtractor();
+      let answer = '';
+      for (const c of chunks) answer += x.feed(c);
+      answer += x.finish();
+      const where = `round ${round}, ${label} (seed ${SEED}): ${JSON.stringify(content)}`;
+      assert.equal(answer, want, where);
+      assert.equal(x.emittedCount, scalarCount(want), where);
+    }
+  }
 });
