@@ -560,6 +560,18 @@ fn malformed_utf8_in_the_answer_decodes_as_lossy() {
         assert_eq!(got.answer, decoded, "{name}: {content:?}");
         assert_eq!(got.thought, decoded, "{name}: {content:?}");
         assert_eq!(got.emitted_count, decoded.chars().count() as u64, "{name}");
+        // Held before `next_node` decides, against a small cap: the cap counts decoded
+        // bytes, so it is hit (or not) at every chunking alike.
+        let mut held = br#"{"args":{"answer":""#.to_vec();
+        held.extend_from_slice(&content);
+        held.extend_from_slice(br#""},"next_node":"final_response"}"#);
+        let opts = AnswerExtractorOptions { max_buffer_bytes: 24 };
+        let got = assert_chunk_invariant(&format!("{name} held"), &held, |c| run_opts(opts, c));
+        if decoded.len() <= 24 {
+            assert_eq!(got.answer, decoded, "{name} held: {content:?}");
+        } else {
+            assert_eq!(got.error, Some("buffer_limit_exceeded"), "{name} held: {content:?}");
+        }
     }
 }
 

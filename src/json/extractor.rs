@@ -121,6 +121,9 @@ struct Action {
     in_next_node: bool,
     /// Args answer text held while undecided (raw tokenizer bytes, see `Sink::raw_part`).
     held: Vec<u8>,
+    /// The length of `held` decoded (what the cap counts: a malformed sequence is U+FFFD
+    /// whether it reached `held` raw or decoded, which depends on where chunks were cut).
+    held_len: usize,
     /// A top-level `answer`/`raw_answer` string, held until the object closes.
     top_answer: Option<String>,
     in_top_answer: bool,
@@ -155,6 +158,7 @@ impl Action {
             nn_full: false,
             in_next_node: false,
             held: Vec::new(),
+            held_len: 0,
             top_answer: None,
             in_top_answer: false,
             in_thought: false,
@@ -192,7 +196,12 @@ impl Action {
             Decision::NonTerminal => {}
             Decision::Unknown => {
                 self.held.extend_from_slice(t);
-                self.cap(self.held.len())?;
+                // A validation pass, only for text held before `next_node` decides.
+                self.held_len += match std::str::from_utf8(t) {
+                    Ok(_) => t.len(),
+                    Err(_) => String::from_utf8_lossy(t).len(),
+                };
+                self.cap(self.held_len)?;
             }
         }
         Ok(())
@@ -204,6 +213,7 @@ impl Action {
         }
         self.decision = d;
         let held = std::mem::take(&mut self.held);
+        self.held_len = 0;
         if d == Decision::Terminal {
             self.out.extend_from_slice(&held);
         }
@@ -229,6 +239,7 @@ impl Action {
                 if let Some(t) = top {
                     self.decision = Decision::Terminal;
                     self.held.clear();
+                    self.held_len = 0;
                     self.out.extend_from_slice(t.as_bytes());
                 } else if self.args_latched || !self.held.is_empty() {
                     self.decide(Decision::Terminal);
