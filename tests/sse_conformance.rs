@@ -727,3 +727,31 @@ fn random_streams_match_a_plain_model_of_the_standard() {
         }
     }
 }
+
+/// `feed_utf16le` declines (reads nothing, returns `false`) a chunk with a lone surrogate and
+/// a chunk after a byte order mark begun by bytes; fed as UTF-8 instead, the outcome is the
+/// bytes' outcome.
+#[test]
+fn utf16_chunks_it_declines() {
+    let units = |s: &[u16]| -> Vec<u8> { s.iter().flat_map(|u| u.to_le_bytes()).collect() };
+    let mut dec = SseDecoder::default();
+    let mut out = Vec::new();
+    let lone: Vec<u16> = "data: a".encode_utf16().chain([0xD800]).chain("\n\n".encode_utf16()).collect();
+    assert_eq!(dec.feed_utf16le(&units(&lone), &mut out), Ok(false));
+    assert!(out.is_empty());
+    dec.feed("data: a\u{FFFD}\n\n".as_bytes(), &mut out).unwrap();
+    assert_eq!(out, vec![SseEvent { event: "message".into(), data: "a\u{FFFD}".into(), id: String::new() }]);
+
+    let mut dec = SseDecoder::default();
+    let mut out = Vec::new();
+    dec.feed(b"\xEF\xBB", &mut out).unwrap();
+    let text: Vec<u16> = "data: b\n\ndata: c\n\n".encode_utf16().collect();
+    assert_eq!(dec.feed_utf16le(&units(&text), &mut out), Ok(false));
+    dec.feed("data: b\n\ndata: c\n\n".as_bytes(), &mut out).unwrap();
+    // The held bytes were not a byte order mark: they start the first line, whose field name
+    // is then not `data`.
+    assert_eq!(out, vec![SseEvent { event: "message".into(), data: "c".into(), id: String::new() }]);
+    // Once past the start, text is read as UTF-16 again.
+    assert_eq!(dec.feed_utf16le(&units(&"data: d\n\n".encode_utf16().collect::<Vec<_>>()), &mut out), Ok(true));
+    assert_eq!(out.len(), 2);
+}
