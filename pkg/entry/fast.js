@@ -262,10 +262,10 @@ function sseEvents(machine, count, str) {
   const p = u32[info];
   const n = u32[info + 1];
   const lens = u32.subarray(u32[info + 2] >>> 2, (u32[info + 2] >>> 2) + 3 * count);
-  const ranges = str === null ? null : u32.subarray(u32[info + 4] >>> 2);
-  // The packed text: UTF-16 code units (flag 1) or all-ASCII UTF-8 bytes.
+  // The packed text: UTF-16 code units (flag 1) or all-ASCII UTF-8 bytes. Data ranges are
+  // read from `u32` itself (readText16 and decode never grow the memory).
   const text = n === 0 ? '' : u32[info + 3] ? readText16(p, n) : decoder.decode(u8.subarray(p, p + n));
-  return sseEventsFrom(text, lens, count, str, ranges);
+  return sseEventsFrom(text, lens, count, str, u32, u32[info + 4] >>> 2);
 }
 
 patch(StreamRouter, (machine, count) => {

@@ -288,12 +288,9 @@ impl Sink for Action {
     /// caller's own decoding, to a `String` or to UTF-16, replaces what is malformed); any
     /// other string content is decoded and read as `StringPart`.
     fn raw_part(&mut self, bytes: &[u8], depth: usize) -> Result<()> {
-        let answer = self.top == TopKey::Args && self.streaming && match depth {
-            1 => self.args_kind == ArgsKind::String,
-            2 => true,
-            _ => false,
-        };
-        if !answer {
+        // What `token` does with a `StringPart` of the answer (`top_value` at depth 1 for a
+        // string `args`, `args_member` at depth 2).
+        if self.top != TopKey::Args || !self.streaming || !matches!(depth, 1 | 2) {
             return self.token(Token::StringPart(&String::from_utf8_lossy(bytes)), depth);
         }
         self.confirmed = true;

@@ -171,7 +171,9 @@ enum Flow {
 }
 
 impl Tokenizer {
-    pub(crate) fn new(opts: TokenizerOptions) -> Self {
+    pub(crate) fn new(mut opts: TokenizerOptions) -> Self {
+        // Strict mode checks every string byte: it has no raw text.
+        opts.raw_text &= !opts.strict;
         Tokenizer {
             opts,
             state: State::Value,
@@ -312,7 +314,7 @@ impl Tokenizer {
         // everything outside the valid part goes through the UTF-8 carry as before.
         // Validated when first needed: a chunk read quietly (see `Sink::skip_inside`) never is.
         let valid_from = chunk.iter().take(3).take_while(|&&c| (c & 0xC0) == 0x80).count();
-        let raw = self.opts.raw_text && !self.opts.strict;
+        let raw = self.opts.raw_text;
         let mut checked: Option<&str> = None;
         while i < n {
             let b = chunk[i];
@@ -762,7 +764,7 @@ impl Tokenizer {
         let strict = self.opts.strict;
         let cap = self.opts.max_token_bytes;
         let key_start = self.key_start;
-        let raw = self.opts.raw_text && !strict;
+        let raw = self.opts.raw_text;
         let (text, raw_text, scratch) = (&mut self.text, &mut self.raw, &mut self.scratch);
         let mut emit = |t: &str| -> Result<()> {
             match s {
@@ -809,7 +811,7 @@ impl Tokenizer {
 
     /// Appends decoded text to the string value's pending text.
     fn push_value(&mut self, t: &str) {
-        if self.opts.raw_text && !self.opts.strict {
+        if self.opts.raw_text {
             self.raw.extend_from_slice(t.as_bytes());
         } else {
             self.text.push_str(t);

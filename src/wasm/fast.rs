@@ -10,6 +10,10 @@ use wasm_bindgen::prelude::*;
 /// Sentinel `__feedIn` result: the call failed; `__takeError()` has the error.
 pub(crate) const FAILED: u32 = u32::MAX;
 
+/// Sentinel `__feedUnits` result: the UTF-16 chunk was not read (a lone surrogate, or state
+/// that needs bytes); JS feeds it as UTF-8 instead.
+pub(crate) const NOT_UNITS: u32 = u32::MAX - 1;
+
 /// The input buffer JS writes chunks into.
 #[derive(Default)]
 pub(crate) struct FastInput {

@@ -29,11 +29,10 @@ const RANGE = 0xfffffffe;
 // Events packed by src/wasm/sse.rs (`Packed`): `text` holds the fields, each followed by CR;
 // `lens` has [event, data, id] UTF-16 lengths per event (SAME: the previous event's string;
 // RANGE: the data is `str.slice(from, to)` of the string chunk just fed, with [from, to] the
-// next pair of `ranges`).
-export function sseEventsFrom(text, lens, count, str, ranges) {
+// next pair of `ranges`, read from index `r`).
+export function sseEventsFrom(text, lens, count, str, ranges, r) {
   const out = new Array(count);
   let p = 0;
-  let r = 0;
   let event = '';
   let id = '';
   for (let k = 0, j = 0; k < count; k++, j += 3) {

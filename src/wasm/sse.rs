@@ -1,6 +1,6 @@
 //! JS classes `SseDecoder` and `SseEncoder`.
 
-use super::fast::{fast_io, FastInput, FAILED};
+use super::fast::{fast_io, FastInput, FAILED, NOT_UNITS};
 use super::input::ChunkInput;
 use super::{__sr_sse_events, js_error, options};
 use crate::sse::{Emit, Utf16Text};
@@ -282,8 +282,7 @@ const SAME: u32 = u32::MAX;
 /// A data length in `Packed::lens` meaning "the next range of `ranges`, sliced from the string
 /// chunk just fed".
 const RANGE: u32 = u32::MAX - 1;
-/// `__feedUnits` read nothing: feed the chunk as UTF-8.
-const NOT_UNITS: u32 = u32::MAX - 1;
+
 
 impl Packed {
     fn clear(&mut self) {

@@ -4,7 +4,7 @@
 //! Offsets (`violations[].offset`, `error.offset`) are UTF-8 byte offsets into the response,
 //! the same for string and byte input, so that the filter and `parseTagged` agree.
 
-use super::fast::{fast_io, FastInput, FAILED};
+use super::fast::{fast_io, FastInput, FAILED, NOT_UNITS};
 use super::input::ChunkInput;
 use super::sse::limit;
 use super::{js_error, options, to_js};
@@ -192,8 +192,6 @@ const PACKED: u32 = 2;
 /// of `wide` (byte offsets until the end of the feed, then addresses): JS turns UTF-16 into
 /// a string several times faster than it decodes such UTF-8.
 const WIDE: u32 = 3;
-/// `__feedUnits` did not read the chunk: feed it as UTF-8.
-const NOT_UNITS: u32 = u32::MAX - 1;
 
 /// The fast path's deltas without copies: text that is a slice of the chunk is described by
 /// where it is, `[block, kind, a, b]` per piece: for a string chunk as a UTF-16 range of the

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as sr from 'streamroute';
-import { SEED, byteSplitings, splitings } from './helpers/chunking.mjs';
+import { SEED, byteSplitings, rng, splitings } from './helpers/chunking.mjs';
 
 const corpus = JSON.parse(
   readFileSync(new URL('../corpus/answer_extractor.json', import.meta.url), 'utf8'),
@@ -335,8 +335,7 @@ test('malformed UTF-8 in the answer decodes as TextDecoder does, at every chunki
   const pieces = [[0x61], [0x20], [0x80], [0xbf], [0xc2], [0xc0, 0xaf], [0xe0, 0x80], [0xe2, 0x82],
     [0xe2, 0x82, 0xac], [0xed, 0xa0, 0x80], [0xf0, 0x9f], [0xf0, 0x9f, 0x98, 0x80], [0xf4, 0x90, 0x80, 0x80],
     [0xff], [0xc3, 0xa9], [0xe4, 0xb8, 0x96], [0x5c, 0x6e]];
-  let s = (SEED ^ 0xbad) >>> 0 || 1;
-  const next = (n) => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s % n; };
+  const next = rng(SEED ^ 0xbad);
   const enc = new TextEncoder();
   for (let round = 0; round < 150; round++) {
     const content = [];

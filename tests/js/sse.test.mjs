@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as sr from 'streamroute';
-import { SEED, byteSplitings, feedAll, splitings } from './helpers/chunking.mjs';
+import { SEED, byteSplitings, feedAll, rng, splitings } from './helpers/chunking.mjs';
 
 /**
  * The standard's algorithm over the whole decoded text (its one leading BOM already stripped
@@ -42,14 +42,6 @@ function model(text, flush) {
   }
   if (flush) dispatch();
   return { events, lastEventId, retry };
-}
-
-function rng(seed) {
-  let s = seed >>> 0 || 1;
-  return (n) => {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
-    return s % n;
-  };
 }
 
 const PIECES = [

@@ -4,7 +4,8 @@
 
 export const SEED = Number(process.env.STREAMROUTE_SEED ?? Date.now() % 2 ** 31);
 
-function rng(seed) {
+/** A seeded xorshift32: `next(n)` is uniform-ish in 0..n. */
+export function rng(seed) {
   let s = seed >>> 0 || 1;
   return (n) => {
     s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
