@@ -12,6 +12,7 @@
 //! - The whole input must still be valid JSON (strict by default): after the target array
 //!   the rest is read and checked.
 
+use crate::json::Quoted;
 use super::partial::{cap_error, cost, feed_metered, finish_metered, tokenizer_options, Metered};
 use super::tokenizer::{AfterValue, Sink, Token, Tokenizer};
 use super::value::{JsonValue, ValueBuilder};
@@ -47,7 +48,7 @@ enum Step {
 /// `.*`), or `$*`. `None` stands for `$*`.
 fn parse_path(path: &str) -> Result<Option<Vec<Step>>> {
     let bad = |why: &str| {
-        Error::new(ErrorKind::InvalidOption, format!("invalid item path {path:?}: {why}"))
+        Error::new(ErrorKind::InvalidOption, format!("invalid item path {}: {why}", Quoted(path)))
     };
     let Some(mut rest) = path.strip_prefix('$') else {
         return Err(bad("it must start with '$'"));

@@ -8,7 +8,7 @@ mod value;
 
 pub use extractor::{AnswerExtractor, AnswerExtractorOptions};
 pub use value::{write_json_string, JsonValue};
-pub(crate) use value::write_json_escaped;
+pub(crate) use value::{write_json_escaped, Quoted};
 pub use partial::{JsonEvent, PartialJson, PartialJsonOptions, PathSegment, ValueKind};
 pub use items::{JsonItemStream, JsonItemStreamOptions};
 pub(crate) use value::ValueBuilder;

@@ -116,6 +116,19 @@ pub(crate) fn write_json_escaped(s: &str, out: &mut String) {
     out.push_str(&s[start..]);
 }
 
+/// Shows a string in messages as a JSON string literal: `format!("got {}", Quoted(name))`.
+/// Error messages use this instead of `{:?}` so the `.wasm` carries no `str`/`char` `Debug`
+/// code and Unicode printability tables (bench/README "Size").
+pub(crate) struct Quoted<'a>(pub &'a str);
+
+impl std::fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut s = String::new();
+        write_json_string(self.0, &mut s);
+        f.write_str(&s)
+    }
+}
+
 #[derive(Debug, Clone)]
 enum Frame {
     Array(Vec<JsonValue>),

@@ -25,6 +25,7 @@
 //! `key_ignored`, `answer_conflict`, `extra_conflict`, `raw_answer_missing`,
 //! `not_final_response`.
 
+use crate::json::Quoted;
 use super::types::{dedup_sources, get, set, Artifacts, FinalPayload, JsonMap, Source};
 use super::validate::{self as check, PayloadProblem, FIELDS};
 use crate::json::JsonValue;
@@ -297,7 +298,8 @@ fn unwrap_action<'v>(input: &'v JsonValue, warnings: &mut Vec<String>) -> &'v Js
         JsonValue::Null => args,
         JsonValue::String(n) => {
             warnings.push(format!(
-                "not_final_response: the action's next_node is {n:?}; its args are used"
+                "not_final_response: the action's next_node is {}; its args are used",
+                Quoted(n)
             ));
             args
         }

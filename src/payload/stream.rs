@@ -5,6 +5,7 @@
 //! ids are tracked (`buffer_limit_exceeded` beyond; `reset` forgets them). Chunks are JSON
 //! values; `artifact_type` is the caller's, else the value's type name (`dict`, `list`, ...).
 
+use crate::json::Quoted;
 use super::types::{number, type_name, FinalPayload};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
@@ -111,7 +112,7 @@ impl ArtifactStream {
         if s.done {
             return Err(Error::new(
                 ErrorKind::InvalidState,
-                format!("artifact stream {stream_id:?} already sent its done chunk"),
+                format!("artifact stream {} already sent its done chunk", Quoted(stream_id)),
             ));
         }
         let seq = s.next_seq;

@@ -4,6 +4,7 @@
 //! The field checkers are shared with the builder (`build.rs`), which drops what they reject
 //! instead of failing: one set of rules for both.
 
+use crate::json::Quoted;
 use super::iso639::is_iso639_1;
 use super::types::{get, Artifacts, FinalPayload, JsonMap, Source, SuggestedAction};
 use crate::json::JsonValue;
@@ -264,7 +265,7 @@ pub(crate) fn language(v: &JsonValue, path: &str) -> Result<Option<String>, Payl
         JsonValue::String(s) if is_iso639_1(s) => Ok(Some(s.clone())),
         JsonValue::String(s) => Err(PayloadProblem::new(
             path,
-            format!("must be an ISO 639-1 code such as \"en\" (got {:?})", s),
+            format!("must be an ISO 639-1 code such as \"en\" (got {})", Quoted(s)),
         )),
         _ => Err(PayloadProblem::new(
             path,

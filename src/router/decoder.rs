@@ -15,6 +15,7 @@
 //! A malformed event is an `error` delta (`provider_event_invalid`), an event of no known
 //! format one with `provider_event_unknown`; decoding goes on with the next event.
 
+use crate::json::Quoted;
 use super::anthropic::Anthropic;
 use super::delta::DeltaSink;
 use super::gemini::Gemini;
@@ -73,7 +74,8 @@ impl Provider {
                 return Err(Error::new(
                     ErrorKind::InvalidOption,
                     format!(
-                        "provider must be one of auto, openai-chat, openai-responses, anthropic, gemini, text; got {name:?}"
+                        "provider must be one of auto, openai-chat, openai-responses, anthropic, gemini, text; got {}",
+                        Quoted(name)
                     ),
                 ))
             }
@@ -330,7 +332,7 @@ impl Dispatch<'_> {
                     }
                     self.sink.error(
                         "provider_event_unknown",
-                        &format!("an event of no known provider format: {shown:?}"),
+                        &format!("an event of no known provider format: {}", Quoted(&shown)),
                     );
                     return;
                 }

@@ -21,6 +21,7 @@
 //! arguments (`MAX_BUFFER_BYTES`); hitting one is a thrown error, after which the router
 //! stays failed.
 
+use crate::json::Quoted;
 use super::decoder::{Provider, ProviderDecoder, ProviderDecoderOptions};
 use super::delta::{DeltaSink, Usage};
 use crate::json::JsonValue;
@@ -53,7 +54,7 @@ impl ContentMode {
             "text" => Ok(ContentMode::Text),
             _ => Err(Error::new(
                 ErrorKind::InvalidOption,
-                format!("content must be one of action-json, tagged, text; got {name:?}"),
+                format!("content must be one of action-json, tagged, text; got {}", Quoted(name)),
             )),
         }
     }

@@ -17,6 +17,7 @@
 //! Every layer works with the router: a forced tool call streams as `tool_call_*` events (the
 //! arguments are the structured output), the other layers stream as text.
 
+use crate::json::Quoted;
 use super::decoder::Provider;
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
@@ -55,7 +56,7 @@ impl StructuredMode {
             "json_schema" => StructuredMode::JsonSchema,
             "json_object" => StructuredMode::JsonObject,
             "prompt" => StructuredMode::Prompt,
-            _ => return Err(bad(format!("mode must be tool, json_schema, json_object or prompt; got {name:?}"))),
+            _ => return Err(bad(format!("mode must be tool, json_schema, json_object or prompt; got {}", Quoted(name)))),
         })
     }
 }
@@ -118,7 +119,7 @@ pub fn structured_request(provider: Provider, req: &StructuredRequest) -> Result
         && req.name.len() <= 64
         && req.name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     if !name_ok {
-        return Err(bad(format!("name must be 1-64 letters, digits, '_' or '-'; got {:?}", req.name)));
+        return Err(bad(format!("name must be 1-64 letters, digits, '_' or '-'; got {}", Quoted(&req.name))));
     }
     let modes = structured_modes(provider);
     let mode = req.mode.unwrap_or(modes[0]);

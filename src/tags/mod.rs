@@ -32,6 +32,7 @@ pub use sanitize::sanitize_untrusted;
 pub use transport::TagEventWriter;
 pub use turn::{TagBlocks, TaggedTurn, TurnStep};
 
+use crate::json::Quoted;
 use crate::{Error, ErrorKind, Result};
 
 /// Options of [`TagFilter`], [`check_tagged`] and [`parse_tagged`].
@@ -163,12 +164,13 @@ impl MarkerSet {
             let name_ok = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
             if name.is_empty() || name.len() > MAX_NAME_BYTES || !name.bytes().all(name_ok) {
                 return Err(invalid(format!(
-                    "block name {name:?} must be 1 to {MAX_NAME_BYTES} ASCII letters, digits or '_'"
+                    "block name {} must be 1 to {MAX_NAME_BYTES} ASCII letters, digits or '_'",
+                    Quoted(name)
                 )));
             }
             let lower = name.to_ascii_lowercase();
             if lower_names.contains(&lower) {
-                return Err(invalid(format!("block name {name:?} is given twice")));
+                return Err(invalid(format!("block name {} is given twice", Quoted(name))));
             }
             lower_names.push(lower);
             for close in [false, true] {
