@@ -36,6 +36,9 @@ function routerOptions(options) {
  * signal's reason).
  */
 export async function* routeResponse(response, options) {
+  if (response === null || typeof response !== 'object') {
+    throw new StreamrouteError('invalid_input', 'response must be a fetch Response');
+  }
   const { signal, rest } = routerOptions(options);
   if (signal?.aborted) throw abortError(signal);
   if (!response.ok) {
@@ -80,7 +83,15 @@ const AI_SDK_FINISH = {
   refusal: 'content-filter', failed: 'error',
 };
 
-const json = (v) => JSON.stringify(v);
+// JSON text of event data. A value JSON cannot hold (a BigInt, a cycle) is the caller's
+// `invalid_input`, like everywhere else, not a bare TypeError.
+const json = (v) => {
+  try {
+    return JSON.stringify(v);
+  } catch (e) {
+    throw new StreamrouteError('invalid_input', `an event holds a value JSON cannot encode: ${e?.message ?? e}`);
+  }
+};
 
 /** The planner vocabulary (reference-behaviour.md §7): named frames, JSON data. */
 function plannerProfile(o) {
@@ -269,10 +280,12 @@ const PROFILES = { planner: plannerProfile, tagged: taggedProfile, 'ai-sdk': aiS
  * (a `: ping` comment, or a `ping` event for `"tagged"`) goes out after `options.heartbeatMs`
  * (default 15000; 0 disables) without a frame.
  */
-export function toSse(profile, options = {}) {
-  const make = PROFILES[profile];
+export function toSse(profile, options) {
+  options = options ?? {};
+  const make = typeof profile === 'string' && Object.hasOwn(PROFILES, profile) ? PROFILES[profile] : undefined;
   if (!make) {
-    throw new StreamrouteError('invalid_option', `profile must be "planner", "tagged" or "ai-sdk", got ${json(profile)}`);
+    const got = typeof profile === 'string' ? JSON.stringify(profile) : `a ${typeof profile}`;
+    throw new StreamrouteError('invalid_option', `profile must be "planner", "tagged" or "ai-sdk", got ${got}`);
   }
   const p = make(options);
   let id = options.firstId ?? 1;
@@ -357,7 +370,9 @@ const wire = (e) => `event: ${e.event}\ndata: ${e.data.split('\n').join('\ndata:
  * `options.maxRetries` times in a row (default 3), then throws `sse_connection_failed`.
  * A stream the server ends cleanly is the end (no reconnection).
  */
-export async function* connectSse(url, init = {}, options = {}) {
+export async function* connectSse(url, init, options) {
+  init = init ?? {};
+  options = options ?? {};
   const signal = init.signal;
   const maxRetries = options.maxRetries ?? 3;
   const doFetch = options.fetch ?? globalThis.fetch;

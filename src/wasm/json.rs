@@ -332,11 +332,12 @@ impl JsJsonItemStream {
     /// `$.a.b`, `$['key']`, `$.a[2].b` or `$*`. Throws `invalid_option` for another path.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        path: &str,
+        #[wasm_bindgen(unchecked_param_type = "string")] path: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "JsonItemStreamOptions")] options: Option<
             JsValue,
         >,
     ) -> Result<JsJsonItemStream, JsValue> {
+        let path = &super::text_arg(&path, "path")?;
         let o: JsonItemStreamOptions = read_options(options)?;
         let d = crate::JsonItemStreamOptions::default();
         let opts = crate::JsonItemStreamOptions {

@@ -16,7 +16,7 @@ pub mod router;
 pub mod plan;
 pub mod tags;
 
-use crate::Error;
+use crate::{Error, ErrorKind};
 use serde::Serialize;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
@@ -25,6 +25,23 @@ use wasm_bindgen::prelude::*;
 extern "C" {
     fn __sr_error(code: &str, message: &str, offset: Option<f64>) -> JsValue;
     fn __sr_sse_events(packed: &[u8], lens: &[u32], count: u32) -> JsValue;
+}
+
+/// A string argument from JS, or `invalid_input` ("`what` must be a string").
+///
+/// Exported functions take their string parameters as `JsValue` and read them here. A `&str`
+/// parameter would let wasm-bindgen's glue copy a non-string (a number, an object with a
+/// bogus `length`) into wasm memory, which traps and leaves a borrowed object locked.
+pub(crate) fn text_arg(v: &JsValue, what: &str) -> Result<String, JsValue> {
+    v.as_string().ok_or_else(|| js_error(&Error::new(ErrorKind::InvalidInput, format!("{what} must be a string"))))
+}
+
+/// [`text_arg`] for an optional parameter: `undefined` and `null` are `None`.
+pub(crate) fn opt_text_arg(v: Option<JsValue>, what: &str) -> Result<Option<String>, JsValue> {
+    match v {
+        Some(v) if !v.is_undefined() && !v.is_null() => text_arg(&v, what).map(Some),
+        _ => Ok(None),
+    }
 }
 
 /// Converts a core error into a thrown `StreamrouteError`.

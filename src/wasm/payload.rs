@@ -8,7 +8,7 @@
 //! the way out (plain objects, JS numbers), which is much cheaper for big observations than
 //! walking a JS object from wasm. The `*Json` variants take and give JSON text directly.
 
-use super::js_error;
+use super::{js_error, opt_text_arg, text_arg};
 use super::json::{json_parse, to_js_value};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind};
@@ -464,10 +464,11 @@ pub fn redact_artifacts(
 /// way across the wasm boundary for big observations).
 #[wasm_bindgen(js_name = redactArtifactsJson)]
 pub fn redact_artifacts_json(
-    observation_json: &str,
+    #[wasm_bindgen(unchecked_param_type = "string")] observation_json: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")]
     schema: JsValue,
 ) -> Result<String, JsValue> {
+    let observation_json = &text_arg(&observation_json, "observation_json")?;
     let schema = schema_in(&schema)?;
     crate::redact_artifacts_json(observation_json, &schema).map_err(|e| observation_error(&e))
 }
@@ -569,10 +570,11 @@ impl ArtifactCollector {
     /// read as JSON text; other primitives hold no artifacts.
     pub fn collect(
         &mut self,
-        #[wasm_bindgen(js_name = nodeName)] node_name: &str,
+        #[wasm_bindgen(js_name = nodeName, unchecked_param_type = "string")] node_name: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
         #[wasm_bindgen(unchecked_param_type = "unknown")] observation: JsValue,
     ) -> Result<(), JsValue> {
+        let node_name = &text_arg(&node_name, "nodeName")?;
         let schema = schema_in(&schema)?;
         if let Some(text) = json_container_text(&observation) {
             return self
@@ -590,10 +592,12 @@ impl ArtifactCollector {
     #[wasm_bindgen(js_name = collectJson)]
     pub fn collect_json(
         &mut self,
-        #[wasm_bindgen(js_name = nodeName)] node_name: &str,
+        #[wasm_bindgen(js_name = nodeName, unchecked_param_type = "string")] node_name: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
-        #[wasm_bindgen(js_name = observationJson)] observation_json: &str,
+        #[wasm_bindgen(js_name = observationJson, unchecked_param_type = "string")] observation_json: JsValue,
     ) -> Result<(), JsValue> {
+        let node_name = &text_arg(&node_name, "nodeName")?;
+        let observation_json = &text_arg(&observation_json, "observationJson")?;
         let schema = schema_in(&schema)?;
         self.run(node_name, &schema, observation_json).map(|_| ())
     }
@@ -603,10 +607,11 @@ impl ArtifactCollector {
     #[wasm_bindgen(js_name = collectAndRedact, unchecked_return_type = "unknown")]
     pub fn collect_and_redact(
         &mut self,
-        #[wasm_bindgen(js_name = nodeName)] node_name: &str,
+        #[wasm_bindgen(js_name = nodeName, unchecked_param_type = "string")] node_name: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
         #[wasm_bindgen(unchecked_param_type = "unknown")] observation: JsValue,
     ) -> Result<JsValue, JsValue> {
+        let node_name = &text_arg(&node_name, "nodeName")?;
         let schema = schema_in(&schema)?;
         if let Some(text) = json_container_text(&observation) {
             return Ok(self
@@ -643,10 +648,12 @@ impl ArtifactCollector {
     #[wasm_bindgen(js_name = collectAndRedactJson)]
     pub fn collect_and_redact_json(
         &mut self,
-        #[wasm_bindgen(js_name = nodeName)] node_name: &str,
+        #[wasm_bindgen(js_name = nodeName, unchecked_param_type = "string")] node_name: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
-        #[wasm_bindgen(js_name = observationJson)] observation_json: &str,
+        #[wasm_bindgen(js_name = observationJson, unchecked_param_type = "string")] observation_json: JsValue,
     ) -> Result<String, JsValue> {
+        let node_name = &text_arg(&node_name, "nodeName")?;
+        let observation_json = &text_arg(&observation_json, "observationJson")?;
         let schema = schema_in(&schema)?;
         self.run(node_name, &schema, observation_json)
     }
@@ -754,11 +761,14 @@ impl ArtifactStream {
     #[wasm_bindgen(unchecked_return_type = "ArtifactChunkEvent")]
     pub fn emit(
         &mut self,
-        #[wasm_bindgen(js_name = streamId)] stream_id: &str,
+        #[wasm_bindgen(js_name = streamId, unchecked_param_type = "string")] stream_id: JsValue,
         #[wasm_bindgen(unchecked_param_type = "unknown")] chunk: JsValue,
-        done: Option<bool>,
-        #[wasm_bindgen(js_name = artifactType)] artifact_type: Option<String>,
+        #[wasm_bindgen(unchecked_optional_param_type = "boolean | null")] done: Option<bool>,
+        #[wasm_bindgen(js_name = artifactType, unchecked_optional_param_type = "string | null")]
+        artifact_type: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
+        let stream_id = &text_arg(&stream_id, "streamId")?;
+        let artifact_type = opt_text_arg(artifact_type, "artifactType")?;
         let chunk = json_in(&chunk, "the chunk")?;
         let c = self
             .inner

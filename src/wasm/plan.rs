@@ -18,7 +18,10 @@ use wasm_bindgen::JsCast;
 
 #[wasm_bindgen(module = "/src/wasm/runtime.js")]
 extern "C" {
-    fn __sr_stringify(value: &JsValue) -> Option<String>;
+    // `catch`: a JS exception must not unwind through wasm frames (their destructors would
+    // not run, leaving this object borrowed); JSON.stringify throws on BigInt and cycles.
+    #[wasm_bindgen(catch)]
+    fn __sr_stringify(value: &JsValue) -> Result<Option<String>, JsValue>;
     fn __sr_catalog_split(catalog: &JsValue) -> JsValue;
 }
 
@@ -240,7 +243,9 @@ fn bad(msg: impl Into<String>) -> JsValue {
 fn json_arg(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
     let text = match value.as_string() {
         Some(s) => s,
-        None => __sr_stringify(value).ok_or_else(|| bad(format!("{what} is missing")))?,
+        None => __sr_stringify(value)
+            .map_err(|_| bad(format!("{what} must be a JSON-serialisable value")))?
+            .ok_or_else(|| bad(format!("{what} is missing")))?,
     };
     crate::parse_strict(text.as_bytes()).map_err(|e| {
         js_error(&Error::new(e.kind(), format!("{what}: {}", e.message())))
@@ -451,16 +456,17 @@ impl JsCapabilityMap {
 
     /// The clauses for a requirement reference (`"analysis.total"`, `"group_by"`, …), or null.
     #[wasm_bindgen(unchecked_return_type = "CapabilityClause[] | null")]
-    pub fn rule(&self, reference: &str) -> JsValue {
-        match self.map.to_json_value().get("requirements").and_then(|r| r.get(reference)) {
+    pub fn rule(&self, #[wasm_bindgen(unchecked_param_type = "string")] reference: JsValue) -> Result<JsValue, JsValue> {
+        let reference = super::text_arg(&reference, "reference")?;
+        Ok(match self.map.to_json_value().get("requirements").and_then(|r| r.get(&reference)) {
             Some(v) => to_js_value(v),
             None => JsValue::NULL,
-        }
+        })
     }
 
     /// The canonical name of a capability (aliases followed).
-    pub fn canonical(&self, capability: &str) -> String {
-        self.map.canonical(capability)
+    pub fn canonical(&self, #[wasm_bindgen(unchecked_param_type = "string")] capability: JsValue) -> Result<String, JsValue> {
+        Ok(self.map.canonical(&super::text_arg(&capability, "capability")?))
     }
 
     /// For CI: labels (default sets extended by `labels`) without a rule, and capabilities of
@@ -715,17 +721,25 @@ impl JsToolIndex {
     /// normalised vectors, ties broken by tool name. Throws `invalid_input` without
     /// embeddings or for a query of another dimension.
     #[wasm_bindgen(unchecked_return_type = "SearchHit[]")]
-    pub fn search(&self, query: &[f32], n: Option<u32>) -> Result<JsValue, JsValue> {
-        let n = n.map_or(8, |n| n as usize);
-        let hits = self.index.search(query, n).map_err(|e| js_error(&e))?;
+    pub fn search(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Float32Array")] query: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "number | null")] n: Option<JsValue>,
+    ) -> Result<JsValue, JsValue> {
+        let query = flat_floats(&query, "query")?;
+        let n = count(n, "n", 8)?;
+        let hits = self.index.search(&query, n).map_err(|e| js_error(&e))?;
         Ok(json_parse(&hits_json(&self.index, &hits)))
     }
 
     /// Top-`n` (default 8) BM25 search over name, description and capabilities.
     #[wasm_bindgen(js_name = searchText, unchecked_return_type = "SearchHit[]")]
-    pub fn search_text(&self, text: &str, n: Option<u32>) -> JsValue {
-        let hits = self.index.search_text(text, n.map_or(8, |n| n as usize));
-        json_parse(&hits_json(&self.index, &hits))
+    pub fn search_text(&self, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "number | null")] n: Option<JsValue>,
+    ) -> Result<JsValue, JsValue> {
+        let text = super::text_arg(&text, "text")?;
+        let hits = self.index.search_text(&text, count(n, "n", 8)?);
+        Ok(json_parse(&hits_json(&self.index, &hits)))
     }
 
     /// Retrieval with the fallback rules: cosine (or hybrid) when the query vectors fit the
@@ -896,6 +910,10 @@ pub fn classify_repair(
 /// The auto time grain: `"day"` below 90 days of span or above 60 points, `"week"` up to 365
 /// days, `"month"` beyond. Throws `invalid_input` for negative or non-finite numbers.
 #[wasm_bindgen(js_name = autoTimeGrain, unchecked_return_type = "\"day\" | \"week\" | \"month\"")]
-pub fn auto_time_grain(#[wasm_bindgen(js_name = "spanDays")] span_days: f64, points: f64) -> Result<String, JsValue> {
-    plan::auto_time_grain(span_days, points).map(str::to_string).map_err(|e| js_error(&e))
+pub fn auto_time_grain(
+    #[wasm_bindgen(js_name = "spanDays", unchecked_param_type = "number")] span_days: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "number")] points: JsValue,
+) -> Result<String, JsValue> {
+    let as_number = |v: &JsValue, what: &str| v.as_f64().ok_or_else(|| bad(format!("{what} must be a number")));
+    plan::auto_time_grain(as_number(&span_days, "spanDays")?, as_number(&points, "points")?).map(str::to_string).map_err(|e| js_error(&e))
 }

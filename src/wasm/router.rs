@@ -435,10 +435,10 @@ fn provider_of(name: &str) -> Result<Provider, JsValue> {
 /// prompt-only; see `structuredModes`). Throws `invalid_option`.
 #[wasm_bindgen(js_name = structuredRequest, unchecked_return_type = "Record<string, unknown>")]
 pub fn structured_request(
-    #[wasm_bindgen(unchecked_param_type = "\"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"text\"")] provider: &str,
+    #[wasm_bindgen(unchecked_param_type = "\"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"text\"")] provider: JsValue,
     #[wasm_bindgen(unchecked_param_type = "StructuredRequestInit")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let provider = provider_of(provider)?;
+    let provider = provider_of(&super::text_arg(&provider, "provider")?)?;
     let text = js_sys::JSON::stringify(&options).ok().and_then(|s| s.as_string()).unwrap_or_default();
     let v = crate::parse_strict(text.as_bytes())
         .map_err(|_| bad_option("structuredRequest options must be a JSON-serialisable object".into()))?;
@@ -460,7 +460,7 @@ pub fn structured_request(
 
 /// The structured-output modes `provider` supports, strongest first (the capability table).
 #[wasm_bindgen(js_name = structuredModes, unchecked_return_type = "(\"tool\" | \"json_schema\" | \"json_object\" | \"prompt\")[]")]
-pub fn structured_modes(provider: &str) -> Result<Vec<String>, JsValue> {
-    let provider = provider_of(provider)?;
+pub fn structured_modes(#[wasm_bindgen(unchecked_param_type = "string")] provider: JsValue) -> Result<Vec<String>, JsValue> {
+    let provider = provider_of(&super::text_arg(&provider, "provider")?)?;
     Ok(crate::structured_modes(provider).iter().map(|m| m.as_str().to_string()).collect())
 }

@@ -16,6 +16,18 @@ export function __sr_error(code, message, offset) {
   return new StreamrouteError(code, message, offset);
 }
 
+// What wasm-bindgen's own checks say, in the words of this API. scripts/build points the
+// glue's `__wbindgen_throw` here, so these are StreamrouteErrors (`invalid_state`) too.
+const MISUSE = {
+  'null pointer passed to rust': 'this object was freed (free() or the end of its `using` block); create a new one',
+  'recursive use of an object detected which would lead to unsafe aliasing in rust':
+    'this object is already in a call (a callback called back into it)',
+  'attempted to take ownership of Rust value while it was borrowed': 'this object is in a call and cannot be freed now',
+};
+export function __sr_misuse(message) {
+  return new StreamrouteError('invalid_state', MISUSE[message] ?? message);
+}
+
 // Builds SseEvent objects from the packed UTF-8 of one feed and the UTF-16 lengths of its
 // fields (see `Packed` in sse.rs): one crossing of the wasm boundary per feed, one decode, and
 // a slice per field. A length of SAME reuses the previous event's string.
@@ -191,8 +203,18 @@ export function __sr_stringify(value) {
 // lens }` with the catalog's JSON minus the tools' `embedding` members, every embedding in
 // one Float64Array, and each tool's embedding length (-1: none). `null` (the caller then
 // takes the whole catalog as JSON) when there are none or any is not an array of finite
-// numbers, so that the JSON path reports it.
+// numbers, so that the JSON path reports it. `null` too when reading the catalog throws (a
+// BigInt or a cycle makes JSON.stringify throw): the JSON path then reports that as a
+// StreamrouteError, and no JS exception unwinds through wasm frames.
 export function __sr_catalog_split(catalog) {
+  try {
+    return catalogSplit(catalog);
+  } catch {
+    return null;
+  }
+}
+
+function catalogSplit(catalog) {
   const tools = Array.isArray(catalog) ? catalog
     : catalog !== null && typeof catalog === 'object' && Array.isArray(catalog.tools) ? catalog.tools : null;
   if (tools === null) return null;

@@ -424,8 +424,8 @@ impl JsSseEncoder {
     }
 
     /// A comment block (`: text`), ignored by readers.
-    pub fn comment(&self, text: &str) -> String {
-        self.inner.comment(text)
+    pub fn comment(&self, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<String, JsValue> {
+        Ok(self.inner.comment(&super::text_arg(&text, "text")?))
     }
 
     /// The heartbeat comment `: ping`.

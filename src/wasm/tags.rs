@@ -7,7 +7,7 @@
 use super::fast::{fast_io, FastInput, FAILED, NOT_UNITS};
 use super::input::ChunkInput;
 use super::sse::limit;
-use super::{js_error, options, to_js};
+use super::{js_error, opt_text_arg, options, text_arg, to_js};
 use crate::tags::DEFAULT_MAX_BUFFER_BYTES;
 use crate::tags::{
     DeltaSink, TagDelta as CoreDelta, TagResult as CoreResult, TagViolation as CoreViolation, TurnStep as CoreStep,
@@ -178,10 +178,6 @@ fn error_with_deltas(err: &Error, types: &[String], deltas: &mut Vec<CoreDelta>)
     e
 }
 
-fn text_arg(text: &JsValue, what: &str) -> Result<String, JsValue> {
-    text.as_string().ok_or_else(|| js_error(&Error::new(ErrorKind::InvalidInput, format!("{what} must be a string"))))
-}
-
 /// A piece that is the UTF-16 range `[a, b)` of the JS string chunk.
 const UTF16: u32 = 0;
 /// A piece that is the UTF-8 bytes at wasm memory `[a, b)`.
@@ -312,10 +308,11 @@ impl JsTagFilter {
     /// below the longest marker + 3.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        nonce: &str,
+        #[wasm_bindgen(unchecked_param_type = "string")] nonce: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "TagFilterInit")] options_value: Option<JsValue>,
     ) -> Result<JsTagFilter, JsValue> {
-        let inner = crate::TagFilter::new(nonce, filter_options(options_value)?).map_err(|e| js_error(&e))?;
+        let nonce = text_arg(&nonce, "nonce")?;
+        let inner = crate::TagFilter::new(&nonce, filter_options(options_value)?).map_err(|e| js_error(&e))?;
         Ok(JsTagFilter {
             stream: DeltaStream::new(&inner),
             inner,
@@ -501,10 +498,11 @@ impl JsTagFilter {
 #[wasm_bindgen(js_name = parseTagged, unchecked_return_type = "{ artifact: string; user: string; [name: string]: string }")]
 pub fn parse_tagged(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-    nonce: &str,
+    #[wasm_bindgen(unchecked_param_type = "string")] nonce: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "TagFilterInit")] options_value: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let text = text_arg(&text, "text")?;
+    let nonce = &text_arg(&nonce, "nonce")?;
     let o = filter_options(options_value)?;
     let r = crate::check_tagged(&text, nonce, &o).map_err(|e| js_error(&e))?;
     if r.parse_ok {
@@ -524,10 +522,11 @@ pub fn parse_tagged(
 #[wasm_bindgen(js_name = checkTagged, unchecked_return_type = "TagResult")]
 pub fn check_tagged(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-    nonce: &str,
+    #[wasm_bindgen(unchecked_param_type = "string")] nonce: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "TagFilterInit")] options_value: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let text = text_arg(&text, "text")?;
+    let nonce = &text_arg(&nonce, "nonce")?;
     let r = crate::check_tagged(&text, nonce, &filter_options(options_value)?).map_err(|e| js_error(&e))?;
     result_js(&r, Vec::new())
 }
@@ -557,9 +556,10 @@ pub struct TagContractOptions {
 /// order, nothing outside them, markers copied exactly.
 #[wasm_bindgen(js_name = tagContract)]
 pub fn tag_contract(
-    nonce: &str,
+    #[wasm_bindgen(unchecked_param_type = "string")] nonce: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "TagContractOptions")] options_value: Option<JsValue>,
 ) -> Result<String, JsValue> {
+    let nonce = &text_arg(&nonce, "nonce")?;
     let o: TagContractOptions = options(options_value)?;
     let fo = TagFilterInit { blocks: o.blocks, max_buffer_bytes: None }.core()?;
     let d = o.descriptions.unwrap_or_default().0;
@@ -584,10 +584,11 @@ fn static_code(code: &str) -> &'static str {
 /// `finish()` or codes) say what went wrong.
 #[wasm_bindgen(js_name = correctiveMessage)]
 pub fn corrective_message(
-    nonce: &str,
+    #[wasm_bindgen(unchecked_param_type = "string")] nonce: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "Array<TagViolation | string>")] violations: Option<JsValue>,
     #[wasm_bindgen(unchecked_optional_param_type = "TagFilterInit")] options_value: Option<JsValue>,
 ) -> Result<String, JsValue> {
+    let nonce = &text_arg(&nonce, "nonce")?;
     let list: Vec<ViolationArg> = options(violations.map(|v| if v.is_undefined() { JsValue::NULL } else { v }))
         .map_err(|_| js_error(&Error::new(ErrorKind::InvalidInput, "violations must be an array")))?;
     let v: Vec<CoreViolation> = list
@@ -738,8 +739,11 @@ impl JsTaggedTurn {
     /// Starts the next turn (a fresh nonce, `makeNonce()` when omitted), keeping the draft
     /// and the final blocks.
     #[wasm_bindgen(js_name = nextTurn)]
-    pub fn next_turn(&mut self, nonce: Option<String>) -> Result<(), JsValue> {
-        let n = nonce_or_new(nonce)?;
+    pub fn next_turn(
+        &mut self,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null")] nonce: Option<JsValue>,
+    ) -> Result<(), JsValue> {
+        let n = nonce_or_new(opt_text_arg(nonce, "nonce")?)?;
         self.stream.input.reset();
         self.inner.next_turn(&n).map_err(|e| js_error(&e))
     }

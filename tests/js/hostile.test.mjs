@@ -1,0 +1,146 @@
+// Hostile arguments from JS, on the packed package: every export and every method, called
+// with values of the wrong type (numbers for strings, objects with a bogus `length`, BigInt,
+// symbols, cycles, throwing `toString`s, freed objects). Each call either works or throws a
+// StreamrouteError with a code; none traps the wasm instance, and an object stays usable
+// after a call on it failed (no borrow left locked by a JS exception unwinding through wasm).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as sr from 'streamroute';
+
+const { StreamrouteError } = sr;
+
+const cycle = {};
+cycle.self = cycle;
+const HOSTILE = [
+  undefined, null, 42, -1, NaN, 1e300, 'x', '', true, 1n, Symbol('s'), {}, [], cycle, { big: 1n },
+  new Uint8Array([0xff, 0xfe, 0x41]), new Float32Array(3), () => 1, { length: -1 }, { length: 1e12 },
+  { toString() { throw new Error('boom'); } }, Object.create(null), new Map([[1, 2]]),
+];
+const show = (v) => (typeof v === 'symbol' ? 'Symbol()' : typeof v === 'bigint' ? `${v}n`
+  : typeof v === 'function' ? 'fn' : v === cycle ? 'cycle' : ArrayBuffer.isView(v) ? v.constructor.name
+    : (() => { try { return JSON.stringify(v) ?? String(v); } catch { return '?'; } })());
+
+// Constructor arguments that work, so the sweep reaches each class's methods.
+const NONCE = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+const GOOD_CTOR = {
+  TagFilter: [NONCE],
+  JsonItemStream: ['$.items'],
+  ToolIndex: [[{ name: 'search', description: 'finds things' }]],
+};
+const SKIP = new Set(['init', 'initSync', 'StreamrouteError', 'connectSse', 'routeResponse']);
+
+function argLists() {
+  const lists = [[]];
+  for (const a of HOSTILE) lists.push([a], ['x', a], [{}, a], [a, {}], [NONCE, a]);
+  return lists;
+}
+
+const misfires = new Map();
+function expectTyped(where, f) {
+  try {
+    const r = f();
+    if (r && typeof r.next === 'function' && typeof r[Symbol.asyncIterator] === 'function') r.return?.();
+  } catch (e) {
+    if (!(e instanceof StreamrouteError) || typeof e.code !== 'string' || e.code === '') {
+      const key = `${where.split('(')[0]}: ${e?.constructor?.name}: ${e?.message}`;
+      if (!misfires.has(key)) misfires.set(key, where);
+    }
+  }
+  // A trap would leave the instance unusable; this call would then fail.
+  assert.match(sr.makeNonce(), /^[0-9a-f]{32}$/, `the instance works after ${where}`);
+}
+
+test('every export and method throws only StreamrouteErrors on hostile arguments', () => {
+  const lists = argLists();
+  for (const [name, value] of Object.entries(sr)) {
+    if (SKIP.has(name) || name.startsWith('__') || typeof value !== 'function') continue;
+    if (!/^[A-Z]/.test(name)) {
+      for (const args of lists) expectTyped(`${name}(${args.map(show)})`, () => value(...args));
+      continue;
+    }
+    const instances = [];
+    for (const args of [GOOD_CTOR[name] ?? [], ...lists]) {
+      try {
+        instances.push(new value(...args));
+      } catch (e) {
+        expectTyped(`new ${name}(${args.map(show)})`, () => { throw e; });
+      }
+    }
+    assert.ok(instances.length > 0, `some ${name} was constructed`);
+    const obj = instances[0];
+    const proto = value.prototype;
+    for (const meth of Object.getOwnPropertyNames(proto)) {
+      if (meth === 'constructor' || meth === 'free' || meth.startsWith('__') || typeof meth !== 'string') continue;
+      const d = Object.getOwnPropertyDescriptor(proto, meth);
+      if (d.get) {
+        expectTyped(`${name}.${meth}`, () => obj[meth]);
+        continue;
+      }
+      if (typeof d.value !== 'function') continue;
+      for (const args of lists) expectTyped(`${name}.${meth}(${args.map(show)})`, () => obj[meth](...args));
+    }
+    // Every failed call above released the object: free() takes it.
+    for (const o of instances) o.free();
+  }
+  assert.deepEqual([...misfires].map(([k, w]) => `${k}\n    e.g. ${w}`), []);
+});
+
+test('string parameters given a non-string are invalid_input, not a wasm trap', () => {
+  const cases = [
+    () => new sr.TagFilter(42),
+    () => new sr.TagFilter({ length: -1 }),
+    () => sr.parseTagged('text', 42),
+    () => sr.tagContract(7),
+    () => sr.structuredModes(1),
+    () => sr.redactArtifactsJson({ length: 1e12 }, true),
+    () => new sr.SseEncoder().comment(5),
+    () => new sr.JsonItemStream(0),
+    () => new sr.ArtifactCollector().collectJson(1, true, '{}'),
+    () => new sr.ArtifactStream().emit(3, 'chunk'),
+    () => new sr.TaggedTurn().nextTurn(12),
+  ];
+  for (const f of cases) {
+    assert.throws(f, (e) => e instanceof StreamrouteError && e.code === 'invalid_input' && /must be a string/.test(e.message), String(f));
+  }
+  const index = new sr.ToolIndex(GOOD_CTOR.ToolIndex[0]);
+  assert.throws(() => index.search(42), (e) => e instanceof StreamrouteError && e.code === 'invalid_input');
+  assert.throws(() => index.searchText('find', 'many'), (e) => e instanceof StreamrouteError && e.code === 'invalid_input');
+  assert.throws(() => sr.autoTimeGrain(1n, 3), (e) => e instanceof StreamrouteError && e.code === 'invalid_input');
+  index.free();
+});
+
+test('a value JSON.stringify throws on (BigInt, cycle) is invalid_input, and the object stays usable', () => {
+  const map = new sr.CapabilityMap();
+  for (const bad of [{ big: 1n }, cycle]) {
+    assert.throws(() => map.audit(bad), (e) => e instanceof StreamrouteError && e.code === 'invalid_input');
+    assert.throws(() => sr.validateRequirements(bad), (e) => e instanceof StreamrouteError && e.code === 'invalid_input');
+    assert.throws(() => new sr.ToolIndex(bad), (e) => e instanceof StreamrouteError && e.code === 'invalid_input');
+    assert.throws(() => new sr.ToolIndex({ tools: [{ name: 'a', description: 'b', embedding: [1, 2], n: 1n }] }),
+      (e) => e instanceof StreamrouteError && e.code === 'invalid_input');
+  }
+  assert.equal(typeof map.canonical('total'), 'string');
+  map.free();
+});
+
+test('a freed object throws invalid_state', () => {
+  const d = new sr.SseDecoder();
+  d.free();
+  assert.throws(() => d.feed('data: x\n\n'), (e) => e instanceof StreamrouteError && e.code === 'invalid_state' && /freed/.test(e.message));
+  const f = new sr.TagFilter(NONCE);
+  f.free();
+  assert.throws(() => f.finish(), (e) => e instanceof StreamrouteError && e.code === 'invalid_state');
+});
+
+test('toSse: a profile that is not a known name, or data JSON cannot encode, is a StreamrouteError', async () => {
+  for (const p of ['constructor', 'toString', 42, { toString() { throw new Error('boom'); } }, Object.create(null)]) {
+    assert.throws(() => sr.toSse(p), (e) => e instanceof StreamrouteError && e.code === 'invalid_option');
+  }
+  const ts = sr.toSse('planner', null);
+  const writer = ts.writable.getWriter();
+  const reader = ts.readable.getReader();
+  const wrote = writer.write({ type: 'usage', tokens: 1n }).catch((e) => e);
+  const read = reader.read().catch((e) => e);
+  const [w, r] = await Promise.all([wrote, read]);
+  const err = w instanceof Error ? w : r;
+  assert.ok(err instanceof StreamrouteError && err.code === 'invalid_input', String(err));
+});
