@@ -153,8 +153,10 @@ impl<'de> de::Deserializer<'de> for JsDe {
         } else if let Some(s) = self.0.as_string() {
             v.visit_string(s)
         } else if Array::is_array(&self.0) {
+            let _depth = AnyDepth::enter()?;
             self.deserialize_seq(v)
         } else if self.object().is_some() {
+            let _depth = AnyDepth::enter()?;
             self.deserialize_map(v)
         } else {
             self.invalid(v)
@@ -360,6 +362,37 @@ impl<'de> de::MapAccess<'de> for Entries {
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
         seed.deserialize(JsDe(self.value.take().unwrap_or(JsValue::UNDEFINED)))
+    }
+}
+
+/// The deepest nesting of arrays and objects read through `deserialize_any`.
+const MAX_ANY_DEPTH: u32 = 64;
+
+thread_local! {
+    /// How many arrays and objects `deserialize_any` is inside (an untagged enum reads its
+    /// value that way). Typed reads end with their types; this one would recurse through a
+    /// cyclic object until the wasm stack overflowed.
+    static ANY_DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// One level of `deserialize_any` nesting, given back when dropped.
+struct AnyDepth;
+
+impl AnyDepth {
+    fn enter() -> Result<AnyDepth, DeError> {
+        let depth = ANY_DEPTH.with(|d| d.get());
+        if depth >= MAX_ANY_DEPTH {
+            // The number is written out: these messages never format one (ARCHITECTURE.md).
+            return Err(de::Error::custom("nested more than 64 levels deep (a cyclic object?)"));
+        }
+        ANY_DEPTH.with(|d| d.set(depth + 1));
+        Ok(AnyDepth)
+    }
+}
+
+impl Drop for AnyDepth {
+    fn drop(&mut self) {
+        ANY_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
     }
 }
 

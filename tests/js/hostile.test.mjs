@@ -144,3 +144,44 @@ test('toSse: a profile that is not a known name, or data JSON cannot encode, is 
   const err = w instanceof Error ? w : r;
   assert.ok(err instanceof StreamrouteError && err.code === 'invalid_input', String(err));
 });
+
+test('every option field given a hostile value: a StreamrouteError or a working object', () => {
+  const FIELDS = {
+    SseDecoder: ['flushOnFinish', 'maxLineBytes', 'maxEventBytes'], SseEncoder: ['autoId', 'firstId'],
+    AnswerExtractor: ['maxBufferBytes'], ArtifactCollector: ['maxInlineBytes', 'store'],
+    JsonItemStream: ['strict', 'maxDepth', 'maxItemBytes'], LlmStreamChunker: ['actionSeq', 'maxBufferBytes'],
+    PartialJson: ['strict', 'maxDepth', 'maxBufferBytes'], StreamRouter: ['provider', 'content', 'nonce', 'maxEventBytes'],
+    TagEventWriter: ['firstId', 'retry'], TagFilter: ['blocks', 'maxBufferBytes'], TaggedTurn: ['nonce', 'blocks', 'maxBufferBytes'],
+  };
+  const values = [...HOSTILE, 0, 1.5, Infinity, 2 ** 53, [1n], ['x', 1], [cycle]];
+  for (const [cls, fields] of Object.entries(FIELDS)) {
+    for (const f of fields) {
+      for (const v of values) {
+        let obj;
+        expectTyped(`new ${cls}({ ${f}: ${show(v)} })`, () => { obj = new sr[cls](...(GOOD_CTOR[cls] ?? []), { [f]: v }); });
+        if (!obj) continue;
+        for (const m of ['feed', 'finish']) {
+          if (typeof obj[m] === 'function') expectTyped(`${cls}.${m} with { ${f}: ${show(v)} }`, () => obj[m]('data: {"a":[1,2]}\n\n'));
+        }
+        obj.free();
+      }
+    }
+  }
+  const index = new sr.ToolIndex(GOOD_CTOR.ToolIndex[0]);
+  for (const v of values) {
+    for (const f of ['event', 'data', 'id', 'retry']) expectTyped(`SseEncoder.encode({ ${f}: ${show(v)} })`, () => new sr.SseEncoder().encode({ data: 'd', [f]: v }));
+    for (const f of ['vectors', 'texts', 'text', 'mode', 'n']) expectTyped(`ToolIndex.retrieve({ ${f}: ${show(v)} })`, () => index.retrieve({ [f]: v }));
+    for (const f of ['model_id', 'dim', 'pooling', 'embeddings']) expectTyped(`new ToolIndex(tools, { ${f}: ${show(v)} })`, () => new sr.ToolIndex(GOOD_CTOR.ToolIndex[0], { [f]: v }).free());
+    for (const f of ['messages', 'schema', 'name', 'stream', 'mode']) expectTyped(`structuredRequest({ ${f}: ${show(v)} })`, () => sr.structuredRequest('openai-chat', { [f]: v }));
+    for (const f of ['blocks', 'descriptions']) expectTyped(`tagContract({ ${f}: ${show(v)} })`, () => sr.tagContract(NONCE, { [f]: v }));
+    expectTyped(`parseJson({ repair: ${show(v)} })`, () => sr.parseJson('{"a":1}', { repair: v }));
+  }
+  index.free();
+  assert.deepEqual([...misfires].map(([k, w]) => `${k}\n    e.g. ${w}`), []);
+});
+
+test('a cyclic value where an option takes any JSON is invalid_input, not a stack overflow', () => {
+  assert.throws(() => new sr.SseEncoder().encode({ data: 'd', id: cycle }),
+    (e) => e instanceof StreamrouteError && e.code === 'invalid_input' && /nested more than 64 levels/.test(e.message));
+  assert.match(new sr.SseEncoder().encode({ data: 'd', id: 7 }), /^id: 7$/m);
+});
