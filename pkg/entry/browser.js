@@ -12,8 +12,19 @@ export { connectSse, routeResponse, toSse } from './web.js';
 let ready;
 /** Loads the WebAssembly module (idempotent). `input` overrides where the .wasm comes from. */
 export function init(input) {
-  ready ??= initWasm({
-    module_or_path: input ?? new URL('../dist/streamroute_bg.wasm', import.meta.url),
-  }).then(() => undefined);
+  ready ??= initWasm({ module_or_path: input ?? wasmUrl() }).then(() => undefined);
   return ready;
+}
+
+// The package's .wasm. Bundlers see the literal `new URL('../dist/…', import.meta.url)` and
+// emit the file as an asset. Vite's dev server instead pre-bundles dependencies into
+// `node_modules/.vite/deps/`, where that relative URL points nowhere; the package's own copy
+// is then `node_modules/streamroute/dist/`. (That path is built from a variable so that
+// bundlers leave it alone.)
+function wasmUrl() {
+  if (/\/node_modules\/\.vite\/deps\/[^/]*$/.test(import.meta.url.split(/[?#]/)[0])) {
+    const fromDeps = '../../streamroute/dist/streamroute_bg.wasm';
+    return new URL(fromDeps, import.meta.url);
+  }
+  return new URL('../dist/streamroute_bg.wasm', import.meta.url);
 }
