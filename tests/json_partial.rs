@@ -321,6 +321,26 @@ fn corpus_is_large_enough() {
     assert!(corpus().len() >= 60, "{}", corpus().len());
 }
 
+/// One long chunk whose string runs are cut again and again by escapes and invalid UTF-8:
+/// each run after an invalid byte needs a fresh window of checked text (the fuzzer found the
+/// window length overflowing after many of them). Every chunking agrees, in both modes.
+#[test]
+fn many_invalid_bytes_between_escapes_in_one_chunk() {
+    let mut doc = b"{\"k\": [\"".to_vec();
+    for i in 0..3000u32 {
+        doc.extend_from_slice(b"\\n\xffab\xe6\x97");
+        doc.extend_from_slice(if i % 7 == 0 { b"\", \"" } else { b"cd" });
+    }
+    doc.extend_from_slice(b"\"]}");
+    for strict in [false, true] {
+        let opts = PartialJsonOptions { strict, ..PartialJsonOptions::default() };
+        let whole = run_partial(opts, &[&doc]);
+        let pieces: Vec<&[u8]> = doc.chunks(97).collect();
+        assert_eq!(run_partial(opts, &pieces), whole, "strict: {strict}");
+        assert_eq!(whole.1.is_ok(), !strict, "strict: {strict}: {:?}", whole.1);
+    }
+}
+
 #[test]
 fn corpus_events_and_values_are_chunk_invariant() {
     for doc in corpus() {

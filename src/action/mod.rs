@@ -708,3 +708,29 @@ fn find_ci(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::normalize_action_text;
+    use crate::json::tokenizer::WINDOW_BYTES;
+
+    /// UTF-8 checking while looking for an action in `text`, in bytes.
+    fn checked(text: &str) -> usize {
+        WINDOW_BYTES.with(|w| w.set(0));
+        let _ = normalize_action_text(text);
+        WINDOW_BYTES.with(|w| w.get())
+    }
+
+    /// Every `{` of prose starts a candidate that stops after a few bytes; each candidate
+    /// once had the whole rest of the text checked as UTF-8 (quadratic: 400 KB took seconds).
+    /// Doubling the text may at most double the checking (give or take 5%).
+    #[test]
+    fn candidates_check_only_what_they_read() {
+        for unit in ["{\"", "{", "x{", "{\"a\"", "[{\"k\":\"", "\"{\"next_node\":"] {
+            let small = checked(&unit.repeat(20_000));
+            let large = checked(&unit.repeat(40_000));
+            assert!(large * 10 <= small * 21 + 40_960, "{unit}: {small} B checked for 20k units, {large} B for 40k");
+        }
+    }
+}
+

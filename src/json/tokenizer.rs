@@ -18,6 +18,12 @@
 use crate::text::{InvalidUtf8, Utf8Carry};
 use crate::{Error, ErrorKind, Result};
 
+#[cfg(test)]
+thread_local! {
+    /// Bytes checked as UTF-8 by string-run windows (tests assert it grows linearly).
+    pub(crate) static WINDOW_BYTES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// One lexical event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Token<'a> {
@@ -308,14 +314,18 @@ impl Tokenizer {
         let base = self.pos;
         let mut i = 0;
         let n = chunk.len();
-        // The chunk is validated as UTF-8 once: string runs inside the valid part (which start
-        // and end at ASCII bytes, so at char boundaries) are copied without a second check.
-        // The part before `valid_from` may complete a sequence carried from the last chunk;
-        // everything outside the valid part goes through the UTF-8 carry as before.
-        // Validated when first needed: a chunk read quietly (see `Sink::skip_inside`) never is.
+        // String runs (which start and end at ASCII bytes, so at char boundaries) are copied
+        // out of a validated window of the chunk without a second check. A window is checked
+        // as UTF-8 once, from the start of the first run it has to hold, as far as that run
+        // and at least `FIRST_WINDOW` bytes or as far again as it is into the chunk. The
+        // checking done is then proportional to the bytes actually read: a value that stops
+        // early in a long chunk (`AfterValue::Stop`) never checks the rest. The part before `valid_from` may complete a sequence carried
+        // from the last chunk; a run outside any valid window goes through the UTF-8 carry.
+        const FIRST_WINDOW: usize = 64;
         let valid_from = chunk.iter().take(3).take_while(|&&c| (c & 0xC0) == 0x80).count();
         let raw = self.opts.raw_text;
-        let mut checked: Option<&str> = None;
+        let mut window: &str = "";
+        let mut window_at = 0;
         while i < n {
             let b = chunk[i];
             match self.state {
@@ -369,20 +379,25 @@ impl Tokenizer {
                         continue;
                     }
                     if end > 0 {
-                        let valid = *checked.get_or_insert_with(|| match std::str::from_utf8(&chunk[valid_from..]) {
-                            Ok(v) => v,
-                            Err(e) => std::str::from_utf8(&chunk[valid_from..valid_from + e.valid_up_to()])
-                                .unwrap_or_default(),
-                        });
-                        let valid_to = valid_from + valid.len();
                         let control = if self.opts.strict {
                             run.iter().position(|&c| c < 0x20)
                         } else {
                             None
                         };
                         let stop = control.unwrap_or(end);
-                        if i >= valid_from && i + stop <= valid_to && self.utf8.pending() == 0 {
-                            if let Some(t) = valid.get(i - valid_from..i + stop - valid_from) {
+                        let inside = |at: usize, w: &str| i >= at && i + stop <= at + w.len();
+                        if i >= valid_from && self.utf8.pending() == 0 && !inside(window_at, window) {
+                            let to = i + stop.max(FIRST_WINDOW.max(i)).min(n - i);
+                            #[cfg(test)]
+                            WINDOW_BYTES.with(|w| w.set(w.get() + (to - i)));
+                            window = match std::str::from_utf8(&chunk[i..to]) {
+                                Ok(v) => v,
+                                Err(e) => std::str::from_utf8(&chunk[i..i + e.valid_up_to()]).unwrap_or_default(),
+                            };
+                            window_at = i;
+                        }
+                        if i >= valid_from && inside(window_at, window) && self.utf8.pending() == 0 {
+                            if let Some(t) = window.get(i - window_at..i + stop - window_at) {
                                 self.push_valid(s, t)?;
                                 if let Some(k) = control {
                                     return Err(self.error_at("control character in string", i + k, base));
