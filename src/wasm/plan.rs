@@ -734,7 +734,9 @@ impl JsToolIndex {
 
     /// Top-`n` (default 8) BM25 search over name, description and capabilities.
     #[wasm_bindgen(js_name = searchText, unchecked_return_type = "SearchHit[]")]
-    pub fn search_text(&self, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    pub fn search_text(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "number | null")] n: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         let text = super::text_arg(&text, "text")?;
@@ -915,5 +917,6 @@ pub fn auto_time_grain(
     #[wasm_bindgen(unchecked_param_type = "number")] points: JsValue,
 ) -> Result<String, JsValue> {
     let as_number = |v: &JsValue, what: &str| v.as_f64().ok_or_else(|| bad(format!("{what} must be a number")));
-    plan::auto_time_grain(as_number(&span_days, "spanDays")?, as_number(&points, "points")?).map(str::to_string).map_err(|e| js_error(&e))
+    let (span_days, points) = (as_number(&span_days, "spanDays")?, as_number(&points, "points")?);
+    plan::auto_time_grain(span_days, points).map(str::to_string).map_err(|e| js_error(&e))
 }
