@@ -67,11 +67,34 @@ pub struct SseMessageInit {
     retry: Option<f64>,
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
+/// An explicit id: a string, or a number written as JS writes it.
 enum IdValue {
     Text(String),
     Number(f64),
+}
+
+impl<'de> Deserialize<'de> for IdValue {
+    // By hand rather than `#[serde(untagged)]`: the message names what an id may be, and a
+    // value of another kind is not buffered (nor walked) first.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Id;
+        impl serde::de::Visitor<'_> for Id {
+            type Value = IdValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an `id` that is a string or a number")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<IdValue, E> {
+                Ok(IdValue::Text(v.to_owned()))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<IdValue, E> {
+                Ok(IdValue::Text(v))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<IdValue, E> {
+                Ok(IdValue::Number(v))
+            }
+        }
+        d.deserialize_any(Id)
+    }
 }
 
 pub(crate) fn limit(v: Option<f64>, default: usize, name: &str) -> Result<usize, JsValue> {
