@@ -589,8 +589,15 @@ pub fn corrective_message(
     #[wasm_bindgen(unchecked_optional_param_type = "TagFilterInit")] options_value: Option<JsValue>,
 ) -> Result<String, JsValue> {
     let nonce = &text_arg(&nonce, "nonce")?;
-    let list: Vec<ViolationArg> = options(violations.map(|v| if v.is_undefined() { JsValue::NULL } else { v }))
-        .map_err(|_| js_error(&Error::new(ErrorKind::InvalidInput, "violations must be an array")))?;
+    let list: Vec<ViolationArg> = match violations {
+        Some(v) if !v.is_undefined() && !v.is_null() => super::de::from_js(v).map_err(|e| {
+            js_error(&Error::new(
+                ErrorKind::InvalidInput,
+                format!("violations must be an array of violation codes or {{ code, … }} objects: {e}"),
+            ))
+        })?,
+        _ => Vec::new(),
+    };
     let v: Vec<CoreViolation> = list
         .iter()
         .map(|a| match a {
