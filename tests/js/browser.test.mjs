@@ -130,6 +130,7 @@ test('browser entry decodes, encodes and throws StreamrouteError in Chromium', {
     assert.equal(r.error.name, 'StreamrouteError');
     assert.equal(r.error.code, 'sse_event_too_large');
     assert.deepEqual(r.error.events, [{ event: 'message', data: 'ok', id: '' }]);
+    assert.deepEqual(r.misuse, { numberAsString: 'invalid_input', bogusLength: 'invalid_input', bigint: 'invalid_input', freed: 'invalid_state' });
 
     assert.match(r.nonce, /^[0-9a-f]{32}$/);
     assert.match(r.nonce2, /^[0-9a-f]{32}$/);

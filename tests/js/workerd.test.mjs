@@ -161,6 +161,7 @@ test('makeNonce and StreamrouteError codes inside workerd', { timeout: 30_000 },
   });
   assert.equal(typeof info.error.message, 'string');
   assert.deepEqual(info.invalid, { code: 'sse_invalid_field', isStreamrouteError: true });
+  assert.deepEqual(info.misuse, { numberAsString: 'invalid_input', bigint: 'invalid_input', freed: 'invalid_state' });
 
   // The error thrown by feed() inside the TransformStream reaches the worker's reader as the
   // same StreamrouteError, carrying the events that feed() completed before the cap.

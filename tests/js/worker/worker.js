@@ -99,7 +99,23 @@ export default {
       } catch (err) {
         invalid = { code: err.code, isStreamrouteError: err instanceof StreamrouteError };
       }
-      return Response.json({ version: version(), nonces, error, invalid });
+      // Wrong-typed arguments and a freed object are StreamrouteErrors in workerd too.
+      const codeOf = (f) => {
+        try {
+          f();
+          return 'no error';
+        } catch (err) {
+          return err instanceof StreamrouteError ? err.code : `${err?.constructor?.name}: ${err?.message}`;
+        }
+      };
+      const freed = new SseDecoder();
+      freed.free();
+      const misuse = {
+        numberAsString: codeOf(() => new TagFilter(42)),
+        bigint: codeOf(() => new SseEncoder().encode({ data: 1n })),
+        freed: codeOf(() => freed.feed('data: x\n\n')),
+      };
+      return Response.json({ version: version(), nonces, error, invalid, misuse });
     }
 
     // An error escaping a feed() inside the stream: the client sees it as a failed body.
