@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JS_DIR, PKG_DIR, fileUnder, launchChromium, listen, mimeOf, sendFile } from './helpers/runtimes.mjs';
 import { NONCE, SAMPLES, aiSdkParts, replay } from './helpers/streams.mjs';
+import { MISUSE_CODES } from './helpers/misuse.mjs';
 import { SseDecoder, StreamRouter, toSse } from 'streamroute';
 
 const PAGE_DIR = join(JS_DIR, 'browser');
@@ -26,6 +27,7 @@ function serve(req, res) {
   if (path === '/' || path === '/index.html') file = join(PAGE_DIR, 'index.html');
   else if (path === '/router.html') file = join(PAGE_DIR, 'router.html');
   else if (path.startsWith('/streamroute/')) file = fileUnder(PKG_DIR, path.slice('/streamroute/'.length));
+  else if (path === '/helpers/misuse.mjs') file = join(JS_DIR, 'helpers', 'misuse.mjs');
   requests.push({ path, status: file ? 200 : 404, type: file ? mimeOf(file) : undefined });
   sendFile(res, file);
 }
@@ -130,7 +132,7 @@ test('browser entry decodes, encodes and throws StreamrouteError in Chromium', {
     assert.equal(r.error.name, 'StreamrouteError');
     assert.equal(r.error.code, 'sse_event_too_large');
     assert.deepEqual(r.error.events, [{ event: 'message', data: 'ok', id: '' }]);
-    assert.deepEqual(r.misuse, { numberAsString: 'invalid_input', bogusLength: 'invalid_input', bigint: 'invalid_input', freed: 'invalid_state' });
+    assert.deepEqual(r.misuse, MISUSE_CODES);
 
     assert.match(r.nonce, /^[0-9a-f]{32}$/);
     assert.match(r.nonce2, /^[0-9a-f]{32}$/);

@@ -12,6 +12,7 @@ import { join, relative, resolve } from 'node:path';
 import { Miniflare } from 'miniflare';
 import { SseDecoder, SseEncoder } from 'streamroute';
 import { JS_DIR, PKG_DIR, bundleWorker } from './helpers/runtimes.mjs';
+import { MISUSE_CODES } from './helpers/misuse.mjs';
 
 const WORKER = join(JS_DIR, 'worker', 'worker.js');
 // Where the bundled modules live for workerd: names are paths relative to this root. Nothing
@@ -161,7 +162,7 @@ test('makeNonce and StreamrouteError codes inside workerd', { timeout: 30_000 },
   });
   assert.equal(typeof info.error.message, 'string');
   assert.deepEqual(info.invalid, { code: 'sse_invalid_field', isStreamrouteError: true });
-  assert.deepEqual(info.misuse, { numberAsString: 'invalid_input', bigint: 'invalid_input', freed: 'invalid_state' });
+  assert.deepEqual(info.misuse, MISUSE_CODES);
 
   // The error thrown by feed() inside the TransformStream reaches the worker's reader as the
   // same StreamrouteError, carrying the events that feed() completed before the cap.

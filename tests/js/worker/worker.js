@@ -5,6 +5,7 @@ import {
   SseDecoder, SseEncoder, StreamRouter, StreamrouteError, TagEventWriter, TagFilter, init, makeNonce, toSse,
   version, ToolIndex, narrowTools, checkCoverage, applyRemovals, validateRequirements, reextractionMessage,
 } from 'streamroute';
+import { misuseCodes } from '../helpers/misuse.mjs';
 
 /** Re-encodes an SSE request body event by event, with automatic ids. */
 function reencode(body, options) {
@@ -100,21 +101,7 @@ export default {
         invalid = { code: err.code, isStreamrouteError: err instanceof StreamrouteError };
       }
       // Wrong-typed arguments and a freed object are StreamrouteErrors in workerd too.
-      const codeOf = (f) => {
-        try {
-          f();
-          return 'no error';
-        } catch (err) {
-          return err instanceof StreamrouteError ? err.code : `${err?.constructor?.name}: ${err?.message}`;
-        }
-      };
-      const freed = new SseDecoder();
-      freed.free();
-      const misuse = {
-        numberAsString: codeOf(() => new TagFilter(42)),
-        bigint: codeOf(() => new SseEncoder().encode({ data: 1n })),
-        freed: codeOf(() => freed.feed('data: x\n\n')),
-      };
+      const misuse = misuseCodes({ SseDecoder, SseEncoder, TagFilter, StreamrouteError });
       return Response.json({ version: version(), nonces, error, invalid, misuse });
     }
 
