@@ -316,11 +316,12 @@ impl Tokenizer {
         let n = chunk.len();
         // String runs (which start and end at ASCII bytes, so at char boundaries) are copied
         // out of a validated window of the chunk without a second check. A window is checked
-        // as UTF-8 once, from the start of the first run it has to hold, as far as that run
-        // and at least `FIRST_WINDOW` bytes or as far again as it is into the chunk. The
+        // as UTF-8 once, from the start of the first run it has to hold: as far as that run,
+        // and at least `FIRST_WINDOW` bytes or as far again as the run is into the chunk. The
         // checking done is then proportional to the bytes actually read: a value that stops
-        // early in a long chunk (`AfterValue::Stop`) never checks the rest. The part before `valid_from` may complete a sequence carried
-        // from the last chunk; a run outside any valid window goes through the UTF-8 carry.
+        // early in a long chunk (`AfterValue::Stop`) never checks the rest. The part before
+        // `valid_from` may complete a sequence carried from the last chunk; a run outside any
+        // valid window goes through the UTF-8 carry.
         const FIRST_WINDOW: usize = 64;
         let valid_from = chunk.iter().take(3).take_while(|&&c| (c & 0xC0) == 0x80).count();
         let raw = self.opts.raw_text;
