@@ -36,13 +36,13 @@ function routerOptions(options) {
  * signal's reason).
  */
 export async function* routeResponse(response, options) {
-  if (response === null || typeof response !== 'object') {
+  if (response === null || typeof response !== 'object' || typeof response.ok !== 'boolean') {
     throw new StreamrouteError('invalid_input', 'response must be a fetch Response');
   }
   const { signal, rest } = routerOptions(options);
   if (signal?.aborted) throw abortError(signal);
   if (!response.ok) {
-    const body = await response.text().catch(() => '');
+    const body = typeof response.text === 'function' ? await response.text().catch(() => '') : '';
     yield { type: 'error', code: 'http_error', message: `HTTP ${response.status}: ${body.slice(0, 2000)}` };
     yield { type: 'done', ok: false, parse_ok: false, finish_reason: null };
     return;

@@ -190,3 +190,19 @@ test('a cyclic value where an argument takes one of several shapes is invalid_in
   assert.match(new sr.SseEncoder().encode({ data: 'd', id: 7 }), /^id: 7$/m);
   assert.match(sr.correctiveMessage(NONCE, ['missing_block']), /./);
 });
+
+test('routeResponse and connectSse: a wrong argument is a StreamrouteError when the iterator runs', async () => {
+  const drain = async (it) => {
+    try {
+      for await (const event of it) void event;
+      return 'ended';
+    } catch (e) {
+      return e instanceof StreamrouteError ? e.code : `${e?.constructor?.name}: ${e?.message}`;
+    }
+  };
+  for (const r of [null, 42, 'x', {}, { ok: 'yes' }]) assert.equal(await drain(sr.routeResponse(r)), 'invalid_input', show(r));
+  assert.equal(await drain(sr.routeResponse({ ok: false, status: 500 })), 'ended', 'an error response without text()');
+  assert.equal(await drain(sr.routeResponse(new Response('x'), { provider: 42 })), 'invalid_option');
+  assert.equal(await drain(sr.connectSse('not a url', null, { maxRetries: 0 })), 'sse_connection_failed');
+});
+
