@@ -7,8 +7,8 @@
 //! plain objects, JS numbers.
 
 use super::json::json_parse;
-use super::{js_error, options as read_options, Utf16Offsets};
-use crate::{Error, ErrorKind};
+use super::{js_error, options as read_options, text_arg, Utf16Offsets};
+use crate::Error;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use tsify::Tsify;
@@ -45,16 +45,6 @@ pub struct ParseJsonOptions {
     repair: Option<bool>,
 }
 
-fn input(text: &JsValue) -> Result<String, JsValue> {
-    let err = || {
-        js_error(&Error::new(
-            ErrorKind::InvalidInput,
-            "text must be a string",
-        ))
-    };
-    text.as_string().ok_or_else(err)
-}
-
 /// `err` for JS, with its byte offset in `text` turned into UTF-16 units.
 fn error_in(text: &str, err: &Error) -> JsValue {
     let mut e = Error::new(err.kind(), err.message());
@@ -71,7 +61,7 @@ fn error_in(text: &str, err: &Error) -> JsValue {
 pub fn repair_json(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
 ) -> Result<String, JsValue> {
-    let text = input(&text)?;
+    let text = text_arg(&text, "text")?;
     crate::repair_json(&text).map_err(|e| error_in(&text, &e))
 }
 
@@ -81,7 +71,7 @@ pub fn repair_json(
 pub fn repair_json_with_log(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let text = input(&text)?;
+    let text = text_arg(&text, "text")?;
     let (json, log) = crate::repair_json_with_log(&text).map_err(|e| error_in(&text, &e))?;
     // A large document can have a repair every few bytes: the entries cross as one JSON
     // text (one `JSON.parse`), not as one object built field by field each.
@@ -113,7 +103,7 @@ pub fn parse_json(
     #[wasm_bindgen(unchecked_optional_param_type = "ParseJsonOptions")] options: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let o: ParseJsonOptions = read_options(options)?;
-    let text = input(&text)?;
+    let text = text_arg(&text, "text")?;
     let json = if o.repair.unwrap_or(false) {
         crate::repair_json(&text)
     } else {

@@ -38,8 +38,7 @@ function argLists() {
 const misfires = new Map();
 function expectTyped(where, f) {
   try {
-    const r = f();
-    if (r && typeof r.next === 'function' && typeof r[Symbol.asyncIterator] === 'function') r.return?.();
+    f();
   } catch (e) {
     if (!(e instanceof StreamrouteError) || typeof e.code !== 'string' || e.code === '') {
       const key = `${where.split('(')[0]}: ${e?.constructor?.name}: ${e?.message}`;
@@ -51,6 +50,7 @@ function expectTyped(where, f) {
 }
 
 test('every export and method throws only StreamrouteErrors on hostile arguments', () => {
+  misfires.clear();
   const lists = argLists();
   for (const [name, value] of Object.entries(sr)) {
     if (SKIP.has(name) || name.startsWith('__') || typeof value !== 'function') continue;
@@ -70,7 +70,7 @@ test('every export and method throws only StreamrouteErrors on hostile arguments
     const obj = instances[0];
     const proto = value.prototype;
     for (const meth of Object.getOwnPropertyNames(proto)) {
-      if (meth === 'constructor' || meth === 'free' || meth.startsWith('__') || typeof meth !== 'string') continue;
+      if (meth === 'constructor' || meth === 'free' || meth.startsWith('__')) continue;
       const d = Object.getOwnPropertyDescriptor(proto, meth);
       if (d.get) {
         expectTyped(`${name}.${meth}`, () => obj[meth]);
@@ -146,6 +146,7 @@ test('toSse: a profile that is not a known name, or data JSON cannot encode, is 
 });
 
 test('every option field given a hostile value: a StreamrouteError or a working object', () => {
+  misfires.clear();
   const FIELDS = {
     SseDecoder: ['flushOnFinish', 'maxLineBytes', 'maxEventBytes'], SseEncoder: ['autoId', 'firstId'],
     AnswerExtractor: ['maxBufferBytes'], ArtifactCollector: ['maxInlineBytes', 'store'],
