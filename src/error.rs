@@ -47,6 +47,17 @@ pub enum ErrorKind {
     /// a row than allowed). Raised by the JS client; listed here so every code lives in one
     /// place.
     SseConnectionFailed,
+    /// Growing a buffer inside the machine failed because the process (the wasm instance)
+    /// ran out of memory. Only the machine that asked fails; every other machine goes on.
+    MemoryLimitExceeded,
+    /// The argument of a one-shot function is longer than its documented cap.
+    InputTooLarge,
+    /// A JSON Schema is too large or too deeply linked to expand within the caps; nothing
+    /// was left unmarked because of it.
+    SchemaTooComplex,
+    /// A frame of a wire vocabulary (`fromSse`) could not be read. Raised by the JS client;
+    /// listed here so every code lives in one place.
+    WireInvalid,
 }
 
 impl ErrorKind {
@@ -68,6 +79,10 @@ impl ErrorKind {
             ErrorKind::PayloadInvalid => "payload_invalid",
             ErrorKind::RequirementsInvalid => "requirements_invalid",
             ErrorKind::SseConnectionFailed => "sse_connection_failed",
+            ErrorKind::MemoryLimitExceeded => "memory_limit_exceeded",
+            ErrorKind::InputTooLarge => "input_too_large",
+            ErrorKind::SchemaTooComplex => "schema_too_complex",
+            ErrorKind::WireInvalid => "wire_invalid",
         }
     }
 }
