@@ -58,6 +58,9 @@ pub enum ErrorKind {
     /// A frame of a wire vocabulary (`fromSse`) could not be read. Raised by the JS client;
     /// listed here so every code lives in one place.
     WireInvalid,
+    /// A binary event-stream frame (Amazon Bedrock) is corrupt: a CRC mismatch, impossible
+    /// lengths, a malformed header, or a frame cut by the end of the stream.
+    EventStreamInvalid,
 }
 
 impl ErrorKind {
@@ -83,6 +86,7 @@ impl ErrorKind {
             ErrorKind::InputTooLarge => "input_too_large",
             ErrorKind::SchemaTooComplex => "schema_too_complex",
             ErrorKind::WireInvalid => "wire_invalid",
+            ErrorKind::EventStreamInvalid => "eventstream_invalid",
         }
     }
 }

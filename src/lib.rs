@@ -19,6 +19,7 @@
 
 mod action;
 mod error;
+mod eventstream;
 mod json;
 mod text;
 mod nonce;
@@ -41,6 +42,9 @@ pub use action::{
     ActionSource, PlannerAction,
 };
 pub use error::{Error, ErrorKind, Result};
+pub use eventstream::{
+    encode_eventstream_message, EventStreamDecoder, EventStreamDecoderOptions, EventStreamMessage, EventStreamSink,
+};
 pub use json::{parse_strict, parse_strict_chunks, AnswerExtractor, AnswerExtractorOptions, JsonValue};
 pub use json::{JsonEvent, JsonItemStream, JsonItemStreamOptions, PartialJson, PartialJsonOptions, PathSegment, ValueKind};
 pub use nonce::make_nonce;

@@ -529,3 +529,139 @@ fn thought_and_answer_keep_the_action_order() {
         assert_eq!(kinds, want, "{pieces:?}");
     }
 }
+
+// ---- NDJSON (Ollama) and the binary event-stream framing (Bedrock) --------------------------
+
+#[test]
+fn ollama_chat_generate_tools_and_errors() {
+    let e = events_of("ollama-chat.ndjson");
+    assert_eq!(answer(&e), "こんにちは, café 😀!");
+    assert_eq!(thinking(&e, ThinkingSource::Reasoning), "The user wants a greeting in Japanese.");
+    assert_eq!(done(&e), (true, true, Some("stop".into())));
+    assert_eq!(
+        last_usage(&e),
+        Usage { input_tokens: Some(18), output_tokens: Some(11), total_tokens: Some(29), ..Usage::default() }
+    );
+
+    let e = events_of("ollama-tools.ndjson");
+    let calls = tool_calls(&e);
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0], (0, "call_0".into(), "get_weather".into(), r#"{"city":"Zürich","unit":"celsius"}"#.into(), false));
+    assert_eq!(calls[1], (1, "call_1".into(), "get_time".into(), r#"{"timezone":"Europe/Zurich"}"#.into(), false));
+
+    let e = events_of("ollama-generate.ndjson");
+    assert_eq!(answer(&e), "Rust is fast.");
+    assert_eq!(done(&e), (true, true, Some("length".into())));
+
+    let e = events_of("ollama-error.ndjson");
+    assert_eq!(answer(&e), "Partial");
+    assert_eq!(errors(&e)[0], "provider_error");
+    assert!(e.iter().any(|e| matches!(e, RoutedEvent::Error { message, .. } if message.contains("unexpected EOF"))));
+    assert!(!done(&e).0, "an errored stream is not ok");
+}
+
+#[test]
+fn bedrock_text_reasoning_tools_usage_and_exceptions() {
+    let e = events_of("bedrock-text.bin");
+    assert_eq!(answer(&e), "Hello from Bedrock — naïve café 😀");
+    assert_eq!(thinking(&e, ThinkingSource::Reasoning), "A short greeting will do.");
+    assert_eq!(done(&e), (true, true, Some("end_turn".into())));
+    assert_eq!(
+        last_usage(&e),
+        Usage {
+            input_tokens: Some(21),
+            output_tokens: Some(14),
+            total_tokens: Some(35),
+            cached_input_tokens: Some(4),
+            ..Usage::default()
+        }
+    );
+
+    let e = events_of("bedrock-tools.bin");
+    assert_eq!(answer(&e), "Checking the weather.");
+    let calls = tool_calls(&e);
+    assert_eq!(calls.len(), 2);
+    assert_eq!(
+        calls[0],
+        (1, "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q".into(), "get_weather".into(), r#"{"city":"Lisboa","unit":"celsius"}"#.into(), false)
+    );
+    assert_eq!(calls[1].2, "get_time");
+    assert_eq!(done(&e), (true, true, Some("tool_use".into())));
+
+    let e = events_of("bedrock-error.bin");
+    assert_eq!(answer(&e), "Partial answer");
+    assert_eq!(errors(&e), vec!["throttlingException".to_string()]);
+    assert!(!done(&e).0, "an errored stream is not ok");
+    assert!(e.iter().any(|e| matches!(e, RoutedEvent::Error { message, .. } if message.starts_with("Too many requests"))));
+}
+
+fn bedrock_bytes(file: &str) -> Vec<u8> {
+    std::fs::read(format!("{STREAMS}{file}")).expect("sample")
+}
+
+#[test]
+fn bedrock_corrupt_and_truncated_frames_are_typed_errors_at_an_offset() {
+    let good = bedrock_bytes("bedrock-tools.bin");
+    let first_len = u32::from_be_bytes([good[0], good[1], good[2], good[3]]) as usize;
+    let feed_all = |bytes: &[u8]| -> (Vec<RoutedEvent>, streamroute::Error) {
+        let mut r = StreamRouter::new(StreamRouterOptions { provider: Provider::Bedrock, ..StreamRouterOptions::default() })
+            .expect("router");
+        let mut out = Vec::new();
+        let e = r.feed(bytes, &mut out).and_then(|()| r.finish(&mut out)).expect_err("corrupt");
+        (out, e)
+    };
+    // A flipped payload byte in the second message: its message CRC fails; the first
+    // message's events stand.
+    let mut bad = good.clone();
+    bad[first_len + 20] ^= 0x40;
+    let (_, e) = feed_all(&bad);
+    assert_eq!(e.code(), "eventstream_invalid");
+    assert!(e.offset().unwrap() >= first_len as u64, "{e}");
+    // A flipped prelude byte: the prelude CRC fails at the message's offset.
+    let mut bad = good.clone();
+    bad[first_len + 5] ^= 0x01;
+    let (_, e) = feed_all(&bad);
+    assert_eq!((e.code(), e.offset()), ("eventstream_invalid", Some(first_len as u64)));
+    // Cut in the middle of the third message: everything before it is routed, then the error
+    // at the third message's offset.
+    let second_len = u32::from_be_bytes(good[first_len..first_len + 4].try_into().unwrap()) as usize;
+    let third = first_len + second_len;
+    let (out, e) = feed_all(&good[..third + 30]);
+    assert_eq!((e.code(), e.offset()), ("eventstream_invalid", Some(third as u64)));
+    assert_eq!(answer(&out), "Checking the weather.");
+    // Any truncation point, any chunking: never a panic, always a typed error or a clean end.
+    for end in 0..good.len() {
+        common::assert_chunk_invariant(&format!("bedrock cut at {end}"), &good[..end], |chunks| {
+            let mut r = StreamRouter::new(StreamRouterOptions { provider: Provider::Bedrock, ..StreamRouterOptions::default() })
+                .expect("router");
+            let mut out = Vec::new();
+            let mut res = Ok(());
+            for c in chunks {
+                res = res.and_then(|()| r.feed(c, &mut out));
+            }
+            let res = res.and_then(|()| r.finish(&mut out));
+            (coalesce(out), res.err().map(|e| (e.code(), e.offset())))
+        });
+    }
+}
+
+#[test]
+fn auto_tells_ndjson_and_event_streams_from_plain_text() {
+    // Plain text that is JSON but not an Ollama line stays text, and streams at once.
+    let mut r = StreamRouter::new(StreamRouterOptions { content: ContentMode::Text, ..StreamRouterOptions::default() })
+        .expect("router");
+    let mut out = Vec::new();
+    r.feed(br#"{"next_node": "final_response", "args""#, &mut out).unwrap();
+    assert_eq!(r.provider(), Provider::Text);
+    assert_eq!(answer(&out), r#"{"next_node": "final_response", "args""#);
+    // A stream that ends before a newline: a whole Ollama line still counts.
+    let line = br#"{"model":"m","created_at":"t","response":"hi","done":true}"#;
+    let e = route(Provider::Auto, ContentMode::Text, "", &[line]);
+    assert_eq!(answer(&e), "hi");
+    // A lone Ollama error line.
+    let e = route(Provider::Auto, ContentMode::Text, "", &[b"{\"error\":\"model \\\"x\\\" not found\"}\n"]);
+    assert_eq!(errors(&e)[0], "provider_error");
+    // Bytes that start with a zero but carry no valid prelude are text.
+    let e = route(Provider::Auto, ContentMode::Text, "", &[b"\0\0\0\x10not a prelude at all"]);
+    assert_eq!(answer(&e).len(), 24);
+}

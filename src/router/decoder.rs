@@ -22,6 +22,10 @@ use super::gemini::Gemini;
 use super::jscan::{Json, Kind};
 use super::openai_chat::{read_error, OpenAiChat};
 use super::openai_responses::OpenAiResponses;
+use super::bedrock::Bedrock;
+use super::ollama::Ollama;
+use crate::eventstream::grow;
+use crate::{EventStreamDecoder, EventStreamDecoderOptions, EventStreamMessage, EventStreamSink};
 use crate::text::Utf8Carry;
 use crate::{Error, ErrorKind, Result, SseDecoder, SseDecoderOptions, SseSink};
 
@@ -41,12 +45,17 @@ pub enum Provider {
     Anthropic,
     /// Gemini `streamGenerateContent?alt=sse`.
     Gemini,
+    /// Ollama's NDJSON `/api/chat` and `/api/generate` streams.
+    Ollama,
+    /// Amazon Bedrock `ConverseStream` (binary `application/vnd.amazon.eventstream`).
+    Bedrock,
     /// Plain text (not an event stream).
     Text,
 }
 
 impl Provider {
-    /// The option name: `auto`, `openai-chat`, `openai-responses`, `anthropic`, `gemini`, `text`.
+    /// The option name: `auto`, `openai-chat`, `openai-responses`, `anthropic`, `gemini`,
+    /// `ollama`, `bedrock`, `text`.
     pub fn as_str(self) -> &'static str {
         match self {
             Provider::Auto => "auto",
@@ -54,6 +63,8 @@ impl Provider {
             Provider::OpenAiResponses => "openai-responses",
             Provider::Anthropic => "anthropic",
             Provider::Gemini => "gemini",
+            Provider::Ollama => "ollama",
+            Provider::Bedrock => "bedrock",
             Provider::Text => "text",
         }
     }
@@ -69,12 +80,14 @@ impl Provider {
             "openai-responses" => Provider::OpenAiResponses,
             "anthropic" => Provider::Anthropic,
             "gemini" => Provider::Gemini,
+            "ollama" => Provider::Ollama,
+            "bedrock" => Provider::Bedrock,
             "text" => Provider::Text,
             _ => {
                 return Err(Error::new(
                     ErrorKind::InvalidOption,
                     format!(
-                        "provider must be one of auto, openai-chat, openai-responses, anthropic, gemini, text; got {}",
+                        "provider must be one of auto, openai-chat, openai-responses, anthropic, gemini, ollama, bedrock, text; got {}",
                         Quoted(name)
                     ),
                 ))
@@ -102,6 +115,10 @@ impl Default for ProviderDecoderOptions {
 enum State {
     Sniff,
     Sse,
+    /// Newline-delimited JSON (Ollama).
+    Ndjson,
+    /// The binary event-stream framing (Bedrock).
+    EventStream,
     Text,
 }
 
@@ -114,6 +131,8 @@ struct Formats {
     responses: OpenAiResponses,
     anthropic: Anthropic,
     gemini: Gemini,
+    ollama: Ollama,
+    bedrock: Bedrock,
     /// `data: [DONE]` was seen.
     done_marker: bool,
 }
@@ -122,8 +141,12 @@ struct Formats {
 #[derive(Debug)]
 pub struct ProviderDecoder {
     state: State,
+    /// `Sniff`: the first bytes; `Ndjson`: the unterminated last line.
     held: Vec<u8>,
+    /// Most bytes of one NDJSON line.
+    max_line: usize,
     sse: SseDecoder,
+    frames: EventStreamDecoder,
     formats: Formats,
     utf8: Utf8Carry,
 }
@@ -140,12 +163,16 @@ impl ProviderDecoder {
         let (state, active) = match options.provider {
             Provider::Auto => (State::Sniff, None),
             Provider::Text => (State::Text, Some(Provider::Text)),
+            Provider::Ollama => (State::Ndjson, Some(Provider::Ollama)),
+            Provider::Bedrock => (State::EventStream, Some(Provider::Bedrock)),
             p => (State::Sse, Some(p)),
         };
         ProviderDecoder {
             state,
             held: Vec::new(),
+            max_line: max,
             sse,
+            frames: EventStreamDecoder::new(EventStreamDecoderOptions { max_message_bytes: max.saturating_add(1 << 16) }),
             formats: Formats { active, ..Formats::default() },
             utf8: Utf8Carry::default(),
         }
@@ -160,7 +187,7 @@ impl ProviderDecoder {
     /// `response.*` event).
     pub fn ended(&self) -> bool {
         let f = &self.formats;
-        f.done_marker || f.chat.ended || f.responses.ended || f.anthropic.ended
+        f.done_marker || f.chat.ended || f.responses.ended || f.anthropic.ended || f.ollama.ended || f.bedrock.ended
     }
 
     /// Decodes a chunk, handing every delta it completes to `sink`.
@@ -175,14 +202,51 @@ impl ProviderDecoder {
                 self.text(chunk, sink);
                 Ok(())
             }
+            State::Ndjson => self.ndjson(chunk, sink),
+            State::EventStream => {
+                let formats = &mut self.formats;
+                self.frames.feed(chunk, &mut Frames { f: formats, sink })
+            }
             State::Sniff => {
-                self.held.extend_from_slice(chunk);
+                grow(&mut self.held, chunk)?;
                 match sniff(&self.held) {
                     None => Ok(()),
-                    Some(sse) => self.decide(sse, sink),
+                    Some(state) => self.decide(state, sink),
                 }
             }
         }
+    }
+
+    /// Complete lines go to the Ollama reader; the unterminated last one is held.
+    fn ndjson(&mut self, chunk: &[u8], sink: &mut dyn DeltaSink) -> Result<()> {
+        let mut rest = chunk;
+        while let Some(nl) = memchr::memchr(b'\n', rest) {
+            let (line, after) = (&rest[..nl], &rest[nl + 1..]);
+            if self.held.is_empty() {
+                self.check_line(line.len())?;
+                ndjson_line(&mut self.formats, line, sink);
+            } else {
+                self.check_line(self.held.len() + line.len())?;
+                grow(&mut self.held, line)?;
+                let held = std::mem::take(&mut self.held);
+                ndjson_line(&mut self.formats, &held, sink);
+                self.held = held;
+                self.held.clear();
+            }
+            rest = after;
+        }
+        self.check_line(self.held.len() + rest.len())?;
+        grow(&mut self.held, rest)
+    }
+
+    fn check_line(&self, len: usize) -> Result<()> {
+        if len > self.max_line {
+            return Err(Error::new(
+                ErrorKind::SseEventTooLarge,
+                format!("an NDJSON line longer than {} bytes", self.max_line),
+            ));
+        }
+        Ok(())
     }
 
     /// Ends the stream: an unterminated last event is still decoded, open tool calls end.
@@ -191,11 +255,19 @@ impl ProviderDecoder {
     /// As [`feed`](Self::feed).
     pub fn finish(&mut self, sink: &mut dyn DeltaSink) -> Result<()> {
         if self.state == State::Sniff {
-            let sse = !self.held.is_empty() && sniff(&self.held) == Some(true);
-            self.decide(sse, sink)?;
+            let state = match sniff(&self.held) {
+                Some(s) => s,
+                None => sniff_at_end(&self.held),
+            };
+            self.decide(state, sink)?;
         }
         match self.state {
             State::Sse => self.sse.finish(&mut Dispatch { f: &mut self.formats, sink })?,
+            State::Ndjson => {
+                let held = std::mem::take(&mut self.held);
+                ndjson_line(&mut self.formats, &held, sink);
+            }
+            State::EventStream => self.frames.finish()?,
             _ => {
                 let _ = self.utf8.flush(false, &mut |s: &str| {
                     sink.text(s);
@@ -207,16 +279,19 @@ impl ProviderDecoder {
         f.chat.finish(sink);
         f.responses.finish(sink);
         f.anthropic.finish(sink);
+        f.ollama.finish(sink);
+        f.bedrock.finish(sink);
         Ok(())
     }
 
-    fn decide(&mut self, sse: bool, sink: &mut dyn DeltaSink) -> Result<()> {
+    fn decide(&mut self, state: State, sink: &mut dyn DeltaSink) -> Result<()> {
         let held = std::mem::take(&mut self.held);
-        if sse {
-            self.state = State::Sse;
-        } else {
-            self.state = State::Text;
-            self.formats.active = Some(Provider::Text);
+        self.state = state;
+        match state {
+            State::Text => self.formats.active = Some(Provider::Text),
+            State::Ndjson => self.formats.active = Some(Provider::Ollama),
+            State::EventStream => self.formats.active = Some(Provider::Bedrock),
+            _ => {}
         }
         self.feed(&held, sink)
     }
@@ -229,8 +304,21 @@ impl ProviderDecoder {
     }
 }
 
-/// `Some(true)`: an event stream; `Some(false)`: plain text; `None`: not known yet.
-fn sniff(held: &[u8]) -> Option<bool> {
+/// The framing the first bytes show: `Some(State::Sse)` for an event stream (an SSE field
+/// after an optional BOM and blank lines), `Some(State::EventStream)` for a binary
+/// event-stream prelude whose CRC checks, `Some(State::Ndjson)` for an Ollama line (an object
+/// whose first members are `model` and `created_at`, or a lone `{"error": "..."}` line),
+/// `Some(State::Text)` for anything else; `None`: not known yet.
+fn sniff(held: &[u8]) -> Option<State> {
+    let full = held.len() >= MAX_SNIFF;
+    if held.first() == Some(&0) {
+        // A message length below 16 MiB starts with a zero byte; text never does.
+        if held.len() < 12 {
+            return None;
+        }
+        let prelude = crate::eventstream::crc32(&held[..8]).to_be_bytes() == held[8..12];
+        return Some(if prelude { State::EventStream } else { State::Text });
+    }
     let mut b = held;
     let bom = [0xEF, 0xBB, 0xBF];
     let n = b.len().min(3);
@@ -242,21 +330,108 @@ fn sniff(held: &[u8]) -> Option<bool> {
     }
     let start = b.iter().position(|&c| c != b'\r' && c != b'\n');
     let Some(start) = start else {
-        return if held.len() >= MAX_SNIFF { Some(false) } else { None };
+        return if full { Some(State::Text) } else { None };
     };
     let b = &b[start..];
+    if b[0] == b'{' {
+        return match ollama_line(b) {
+            Some(true) => Some(State::Ndjson),
+            None if !full => None,
+            _ => Some(State::Text),
+        };
+    }
     const FIELDS: [&[u8]; 5] = [b":", b"data:", b"event:", b"id:", b"retry:"];
     let mut maybe = false;
     for f in FIELDS {
         if b.starts_with(f) {
-            return Some(true);
+            return Some(State::Sse);
         }
         maybe |= f.starts_with(b);
     }
-    if maybe && held.len() < MAX_SNIFF {
+    if maybe && !full {
         None
     } else {
-        Some(false)
+        Some(State::Text)
+    }
+}
+
+/// What `sniff` decides when the stream ends before it could: the whole of it is known, so a
+/// complete Ollama line or a binary prelude still counts.
+fn sniff_at_end(held: &[u8]) -> State {
+    if held.is_empty() {
+        return State::Text;
+    }
+    let mut padded = held.to_vec();
+    if held[0] == b'{' || held.iter().any(|&c| !c.is_ascii_whitespace()) {
+        padded.push(b'\n');
+    }
+    match sniff(&padded) {
+        Some(State::EventStream) | None => State::Text,
+        Some(s) => s,
+    }
+}
+
+/// Does a text starting with `{` begin an Ollama line? `None`: not known yet.
+fn ollama_line(b: &[u8]) -> Option<bool> {
+    let valid = match std::str::from_utf8(b) {
+        Ok(s) => s,
+        Err(e) => std::str::from_utf8(&b[..e.valid_up_to()]).unwrap_or(""),
+    };
+    let mut j = Json::new(valid);
+    let r = (|| -> super::jscan::R<bool> {
+        let mut m = j.object()?;
+        let first = j.next_key(&mut m)?;
+        match first {
+            Some("model") => {
+                j.skip()?;
+                Ok(j.next_key(&mut m)? == Some("created_at"))
+            }
+            Some("error") if j.kind()? == Kind::String => {
+                j.skip()?;
+                Ok(j.next_key(&mut m)?.is_none())
+            }
+            _ => Ok(false),
+        }
+    })();
+    match r {
+        Ok(yes) => Some(yes),
+        // Ran off the end of what has arrived: wait for more.
+        Err(bad) if bad.0 >= valid.len() => None,
+        Err(_) => Some(false),
+    }
+}
+
+/// One NDJSON line to the Ollama reader (blank lines skipped; a malformed one is an error
+/// delta, and reading goes on).
+fn ndjson_line(f: &mut Formats, line: &[u8], sink: &mut dyn DeltaSink) {
+    let line = lossy(line);
+    let line = line.trim();
+    if line.is_empty() {
+        return;
+    }
+    if let Err(bad) = f.ollama.line(line, sink) {
+        sink.error(
+            "provider_event_invalid",
+            &format!("malformed ollama line: bad JSON at byte {} of it", bad.0),
+        );
+    }
+}
+
+/// Hands each event-stream message to the Bedrock reader.
+struct Frames<'a> {
+    f: &'a mut Formats,
+    sink: &'a mut dyn DeltaSink,
+}
+
+impl EventStreamSink for Frames<'_> {
+    fn message(&mut self, m: &EventStreamMessage<'_>) {
+        let data = lossy(m.payload);
+        if let Err(bad) = self.f.bedrock.message(m, &data, self.sink) {
+            self.sink.error(
+                "provider_event_invalid",
+                &format!("malformed bedrock {} event: bad JSON at byte {} of its payload", Quoted(m.event_type), bad.0),
+            );
+        }
     }
 }
 
@@ -345,7 +520,9 @@ impl Dispatch<'_> {
             Provider::OpenAiResponses => f.responses.event(data, sink),
             Provider::Anthropic => f.anthropic.event(data, sink),
             Provider::Gemini => f.gemini.event(data, sink),
-            Provider::Text | Provider::Auto => {
+            // NDJSON and binary framings never reach the SSE dispatcher; an SSE stream named
+            // one of them is read as plain event data.
+            Provider::Ollama | Provider::Bedrock | Provider::Text | Provider::Auto => {
                 sink.text(data);
                 Ok(())
             }

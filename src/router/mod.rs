@@ -3,17 +3,20 @@
 //!
 //! - `decoder.rs`: `ProviderDecoder` (SSE or plain text, `auto` format detection) over the
 //!   per-format readers `openai_chat.rs`, `openai_responses.rs`, `anthropic.rs`, `gemini.rs`,
-//!   which read each event's JSON on known paths with the `jscan.rs` cursor (no tree).
+//!   `ollama.rs` (NDJSON lines) and `bedrock.rs` (binary event-stream messages, framed by
+//!   `crate::eventstream`), which read each event's JSON on known paths with the `jscan.rs` cursor (no tree).
 //! - `route.rs`: `StreamRouter`, the content modes (text, action-json, tagged) and tool call
 //!   assembly.
 //! - `structured.rs`: `structured_request`, the provider request bodies that ask for
 //!   structured output.
 
 mod anthropic;
+mod bedrock;
 mod decoder;
 mod delta;
 mod gemini;
 mod jscan;
+mod ollama;
 mod openai_chat;
 mod openai_responses;
 mod route;

@@ -12,6 +12,8 @@
 //! | `openai-responses` | yes | yes | yes | tool |
 //! | `anthropic` | yes | no | no | tool |
 //! | `gemini` | yes | yes | yes | tool |
+//! | `ollama` (`/api/chat`) | yes (not forced: Ollama has no tool choice) | yes (`format`) | yes (`format: "json"`) | json_schema |
+//! | `bedrock` (`Converse`) | yes | no | no | tool |
 //! | `text` (any other model) | no | no | no | prompt |
 //!
 //! Every layer works with the router: a forced tool call streams as `tool_call_*` events (the
@@ -66,7 +68,8 @@ pub fn structured_modes(provider: Provider) -> &'static [StructuredMode] {
     use StructuredMode::*;
     match provider {
         Provider::OpenAiChat | Provider::OpenAiResponses | Provider::Gemini => &[Tool, JsonSchema, JsonObject, Prompt],
-        Provider::Anthropic => &[Tool, Prompt],
+        Provider::Anthropic | Provider::Bedrock => &[Tool, Prompt],
+        Provider::Ollama => &[JsonSchema, Tool, JsonObject, Prompt],
         Provider::Text | Provider::Auto => &[Prompt],
     }
 }
@@ -227,6 +230,37 @@ pub fn structured_request(provider: Provider, req: &StructuredRequest) -> Result
             }
             obj(b)
         }
+        Provider::Ollama => {
+            let mut b = vec![("messages", JsonValue::Array(messages))];
+            match mode {
+                StructuredMode::Tool => {
+                    let function = obj(vec![("name", name), ("parameters", schema)]);
+                    b.push(("tools", JsonValue::Array(vec![obj(vec![("type", s("function")), ("function", function)])])));
+                }
+                StructuredMode::JsonSchema => b.push(("format", schema)),
+                StructuredMode::JsonObject => b.push(("format", s("json"))),
+                StructuredMode::Prompt => {}
+            }
+            b.push(("stream", JsonValue::Bool(req.stream)));
+            obj(b)
+        }
+        Provider::Bedrock => {
+            let (system, rest) = split_system(messages);
+            let messages = rest.into_iter().map(bedrock_message).collect();
+            let mut b = vec![("messages", JsonValue::Array(messages))];
+            if !system.is_empty() {
+                b.push(("system", JsonValue::Array(vec![obj(vec![("text", s(&system))])])));
+            }
+            if mode == StructuredMode::Tool {
+                let spec = obj(vec![("name", name.clone()), ("inputSchema", obj(vec![("json", schema)]))]);
+                let choice = obj(vec![("tool", obj(vec![("name", name)]))]);
+                b.push((
+                    "toolConfig",
+                    obj(vec![("tools", JsonValue::Array(vec![obj(vec![("toolSpec", spec)])])), ("toolChoice", choice)]),
+                ));
+            }
+            obj(b)
+        }
         Provider::Text | Provider::Auto => obj(vec![("messages", JsonValue::Array(messages)), ("stream", JsonValue::Bool(req.stream))]),
     };
     Ok((body, mode))
@@ -250,17 +284,30 @@ fn split_system(messages: Vec<JsonValue>) -> (String, Vec<JsonValue>) {
     (system.join("\n\n"), rest)
 }
 
+/// `{role, content: string}` → Bedrock Converse's `{role, content: [{text}]}`.
+fn bedrock_message(m: JsonValue) -> JsonValue {
+    let role = match m.get("role").and_then(JsonValue::as_str) {
+        Some("assistant") => "assistant",
+        _ => "user",
+    };
+    obj(vec![("role", s(role)), ("content", text_parts(&m))])
+}
+
+/// A message's `content` as a list of `{text}` parts (a list is kept as it is).
+fn text_parts(m: &JsonValue) -> JsonValue {
+    match m.get("content") {
+        Some(JsonValue::String(t)) => JsonValue::Array(vec![obj(vec![("text", s(t))])]),
+        Some(JsonValue::Array(items)) => JsonValue::Array(items.clone()),
+        Some(other) => JsonValue::Array(vec![obj(vec![("text", s(&other.to_json()))])]),
+        None => JsonValue::Array(Vec::new()),
+    }
+}
+
 /// `{role, content: string}` → Gemini's `{role: "user" | "model", parts: [{text}]}`.
 fn gemini_content(m: JsonValue) -> JsonValue {
     let role = match m.get("role").and_then(JsonValue::as_str) {
         Some("assistant" | "model") => "model",
         _ => "user",
     };
-    let parts = match m.get("content") {
-        Some(JsonValue::String(t)) => JsonValue::Array(vec![obj(vec![("text", s(t))])]),
-        Some(JsonValue::Array(items)) => JsonValue::Array(items.clone()),
-        Some(other) => JsonValue::Array(vec![obj(vec![("text", s(&other.to_json()))])]),
-        None => JsonValue::Array(Vec::new()),
-    };
-    obj(vec![("role", s(role)), ("parts", parts)])
+    obj(vec![("role", s(role)), ("parts", text_parts(&m))])
 }

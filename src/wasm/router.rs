@@ -26,7 +26,7 @@ extern "C" {
 #[serde(rename_all = "camelCase", default)]
 pub struct StreamRouterInit {
     /// The stream format (default `"auto"`: detected from the first bytes and events).
-    #[tsify(optional, type = "\"auto\" | \"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"text\"")]
+    #[tsify(optional, type = "\"auto\" | \"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"ollama\" | \"bedrock\" | \"text\"")]
     provider: Option<String>,
     /// How the model's text is routed (default `"text"`).
     #[tsify(optional, type = "\"action-json\" | \"tagged\" | \"text\"")]
@@ -241,7 +241,7 @@ impl JsStreamRouter {
 
     /// The provider format in force: the configured one, or what `"auto"` detected
     /// (`"auto"` until an event showed it).
-    #[wasm_bindgen(getter, unchecked_return_type = "\"auto\" | \"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"text\"")]
+    #[wasm_bindgen(getter, unchecked_return_type = "\"auto\" | \"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"ollama\" | \"bedrock\" | \"text\"")]
     pub fn provider(&self) -> String {
         self.inner.provider().as_str().to_string()
     }
@@ -435,7 +435,7 @@ fn provider_of(name: &str) -> Result<Provider, JsValue> {
 /// prompt-only; see `structuredModes`). Throws `invalid_option`.
 #[wasm_bindgen(js_name = structuredRequest, unchecked_return_type = "Record<string, unknown>")]
 pub fn structured_request(
-    #[wasm_bindgen(unchecked_param_type = "\"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"text\"")] provider: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "\"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"ollama\" | \"bedrock\" | \"text\"")] provider: JsValue,
     #[wasm_bindgen(unchecked_param_type = "StructuredRequestInit")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
     let provider = provider_of(&super::text_arg(&provider, "provider")?)?;

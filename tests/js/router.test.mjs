@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StreamRouter, SseDecoder, StreamrouteError, connectSse, routeResponse, structuredModes, structuredRequest, toSse } from 'streamroute';
-import { feedAll, splitings } from './helpers/chunking.mjs';
+import { byteSplitings, feedAll, splitings } from './helpers/chunking.mjs';
 import { NONCE, SAMPLES, coalesce, textOf } from './helpers/streams.mjs';
 import { listen } from './helpers/runtimes.mjs';
 
@@ -17,10 +17,10 @@ test('every sample stream gives the same events for every chunking, auto or expl
   for (const s of SAMPLES) {
     const want = route(s, [s.bytes]);
     assert.equal(want.at(-1).type, 'done', s.file);
-    for (const [label, chunks] of splitings(s.text)) {
+    for (const [label, chunks] of s.binary ? byteSplitings(s.bytes) : splitings(s.text)) {
       assert.deepEqual(route(s, chunks), want, `${s.file}: ${label}`);
     }
-    assert.deepEqual(route(s, [s.text], s.provider), want, `${s.file}: provider ${s.provider}`);
+    assert.deepEqual(route(s, [s.binary ? s.bytes : s.text], s.provider), want, `${s.file}: provider ${s.provider}`);
     const r = new StreamRouter({ content: s.content, nonce: NONCE });
     feedAll(r, [s.bytes]);
     assert.equal(r.provider, s.provider, s.file);

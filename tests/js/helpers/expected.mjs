@@ -19,8 +19,33 @@ function sseEvents(text) {
   return out;
 }
 
+/**
+ * The messages of a binary event stream (Bedrock): [{ headers: { name: value }, payload }]
+ * (string headers only; CRCs not checked: the fixtures are written by a script).
+ */
+function eventStream(bytes) {
+  const out = [];
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const dec = new TextDecoder();
+  for (let at = 0; at + 16 <= bytes.length;) {
+    const total = view.getUint32(at);
+    const hlen = view.getUint32(at + 4);
+    const headers = {};
+    for (let h = at + 12; h < at + 12 + hlen;) {
+      const n = bytes[h];
+      const name = dec.decode(bytes.subarray(h + 1, h + 1 + n));
+      const len = view.getUint16(h + 2 + n);
+      headers[name] = dec.decode(bytes.subarray(h + 4 + n, h + 4 + n + len));
+      h += 4 + n + len;
+    }
+    out.push({ headers, payload: dec.decode(bytes.subarray(at + 12 + hlen, at + total - 4)) });
+    at += total;
+  }
+  return out;
+}
+
 /** The raw reading: model text, reasoning, tool calls, errors. */
-function read(provider, text) {
+function read(provider, text, bytes) {
   const r = { text: '', reasoning: '', tools: new Map(), errors: [] };
   if (provider === 'text') {
     r.text = text;
@@ -30,6 +55,29 @@ function read(provider, text) {
     if (!r.tools.has(key)) r.tools.set(key, { name: '', args: '', ...init });
     return r.tools.get(key);
   };
+  if (provider === 'ollama') {
+    for (const line of text.split('\n').filter((l) => l.trim())) {
+      const d = JSON.parse(line);
+      if (d.error) r.errors.push({ code: 'provider_error', message: d.error });
+      r.text += d.message?.content ?? d.response ?? '';
+      r.reasoning += d.message?.thinking ?? d.thinking ?? '';
+      for (const t of d.message?.tool_calls ?? []) tool(r.tools.size, { name: t.function.name, args: JSON.stringify(t.function.arguments) });
+    }
+    return r;
+  }
+  if (provider === 'bedrock') {
+    for (const { headers, payload } of eventStream(bytes)) {
+      const d = JSON.parse(payload);
+      if (headers[':message-type'] === 'exception') r.errors.push({ code: headers[':exception-type'], message: d.message });
+      if (headers[':event-type'] === 'contentBlockStart' && d.start?.toolUse) tool(d.contentBlockIndex, { name: d.start.toolUse.name });
+      if (headers[':event-type'] === 'contentBlockDelta') {
+        r.text += d.delta.text ?? '';
+        r.reasoning += d.delta.reasoningContent?.text ?? '';
+        if (d.delta.toolUse) tool(d.contentBlockIndex).args += d.delta.toolUse.input;
+      }
+    }
+    return r;
+  }
   for (const { data } of sseEvents(text)) {
     if (data === '[DONE]') continue;
     const d = JSON.parse(data);
@@ -97,7 +145,7 @@ const block = (text, name, nonce) => {
  *    nextNode, final: null | { raw_answer, confidence, sources, suggested_actions, warnings, artifacts } }`.
  */
 export function expectedPanels(sample, nonce) {
-  const r = read(sample.provider, sample.text);
+  const r = read(sample.provider, sample.text, sample.bytes);
   const out = {
     answer: '', reasoning: r.reasoning, thought: '', artifact: '', user: '', errors: r.errors,
     tools: [...r.tools.values()].map((t) => ({ name: t.name, args: JSON.parse(t.args || '{}') })),

@@ -10,10 +10,13 @@ export const STREAMS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..'
 const manifest = JSON.parse(readFileSync(join(STREAMS_DIR, 'manifest.json'), 'utf8'));
 export const NONCE = manifest.nonce;
 
-/** [{ file, provider, content, bytes, text }] */
+/**
+ * [{ file, provider, content, bytes, text, binary }]: `binary` streams (Bedrock's event-stream
+ * framing) are fed as bytes only; their `text` is a lossy decoding, not a chunk to feed.
+ */
 export const SAMPLES = manifest.streams.map((s) => {
   const bytes = new Uint8Array(readFileSync(join(STREAMS_DIR, s.file)));
-  return { ...s, bytes, text: new TextDecoder().decode(bytes) };
+  return { ...s, bytes, text: new TextDecoder().decode(bytes), binary: s.provider === 'bedrock' };
 });
 
 export function coalesce(events) {
