@@ -13,6 +13,7 @@ fn req(mode: Option<StructuredMode>, stream: bool) -> StructuredRequest {
         name: "make_quiz".into(),
         stream,
         mode,
+        model: None,
     }
 }
 
@@ -51,7 +52,7 @@ fn the_strongest_layer_by_default() {
     assert_eq!(
         b,
         format!(
-            r#"{{"contents":[{{"role":"user","parts":[{{"text":"Quiz me"}}]}}],"systemInstruction":{{"parts":[{{"text":"Be brief."}}]}},"tools":[{{"functionDeclarations":[{{"name":"make_quiz","parameters":{SCHEMA}}}]}}],"toolConfig":{{"functionCallingConfig":{{"mode":"ANY","allowedFunctionNames":["make_quiz"]}}}}}}"#
+            r#"{{"contents":[{{"role":"user","parts":[{{"text":"Quiz me"}}]}}],"systemInstruction":{{"parts":[{{"text":"Be brief."}}]}},"tools":[{{"functionDeclarations":[{{"name":"make_quiz","description":"Returns the structured output make_quiz as its arguments.","parametersJsonSchema":{SCHEMA}}}]}}],"toolConfig":{{"functionCallingConfig":{{"mode":"ANY","allowedFunctionNames":["make_quiz"]}}}}}}"#
         )
     );
     let (b, m) = body(Provider::Text, None, true);
@@ -79,13 +80,61 @@ fn weaker_layers_on_request() {
 #[test]
 fn the_capability_table_and_errors() {
     use StructuredMode::*;
-    assert_eq!(structured_modes(Provider::Anthropic), &[Tool, Prompt]);
+    assert_eq!(structured_modes(Provider::Anthropic), &[Tool, JsonSchema, Prompt]);
+    assert_eq!(structured_modes(Provider::Bedrock), &[Tool, Prompt]);
     assert_eq!(structured_modes(Provider::OpenAiChat), &[Tool, JsonSchema, JsonObject, Prompt]);
     assert_eq!(structured_modes(Provider::Text), &[Prompt]);
     let err = |p, r: StructuredRequest| structured_request(p, &r).unwrap_err().code();
-    assert_eq!(err(Provider::Anthropic, req(Some(JsonSchema), true)), "invalid_option");
+    assert_eq!(err(Provider::Anthropic, req(Some(JsonObject), true)), "invalid_option");
     assert_eq!(err(Provider::Auto, req(None, true)), "invalid_option");
     assert_eq!(err(Provider::OpenAiChat, StructuredRequest { name: "bad name".into(), ..req(None, true) }), "invalid_option");
     assert_eq!(err(Provider::OpenAiChat, StructuredRequest { messages: vec![json("3")], ..req(None, true) }), "invalid_option");
     assert_eq!(StructuredMode::parse("xml").unwrap_err().code(), "invalid_option");
+}
+
+fn with(schema: &str, mode: Option<StructuredMode>, model: Option<&str>) -> StructuredRequest {
+    StructuredRequest { schema: json(schema), model: model.map(str::to_string), ..req(mode, false) }
+}
+
+#[test]
+fn openai_strict_form_or_not_strict() {
+    // Optional fields become required and nullable; objects are closed, through $defs.
+    let schema = r##"{"type":"object","properties":{"title":{"type":"string"},"tags":{"type":"array","items":{"$ref":"#/$defs/Tag"}}},"required":["title"],"$defs":{"Tag":{"type":"object","properties":{"name":{"type":"string"},"weight":{"type":"number"}},"required":["name"]}}}"##;
+    let strict = r##"{"type":"object","$defs":{"Tag":{"type":"object","properties":{"name":{"type":"string"},"weight":{"type":["number","null"]}},"required":["name","weight"],"additionalProperties":false}},"properties":{"title":{"type":"string"},"tags":{"type":["array","null"],"items":{"$ref":"#/$defs/Tag"}}},"required":["title","tags"],"additionalProperties":false}"##;
+    for provider in [Provider::OpenAiChat, Provider::OpenAiResponses] {
+        for mode in [StructuredMode::Tool, StructuredMode::JsonSchema] {
+            let (b, _) = structured_request(provider, &with(schema, Some(mode), None)).unwrap();
+            let b = b.to_json();
+            assert!(b.contains(strict) && b.contains(r#""strict":true"#), "{provider:?} {mode:?}: {b}");
+        }
+    }
+    // A map (open object) cannot be made strict exactly: sent as it is, not strict.
+    let open = r#"{"type":"object","properties":{"scores":{"type":"object","additionalProperties":{"type":"number"}}}}"#;
+    let (b, _) = structured_request(Provider::OpenAiChat, &with(open, None, None)).unwrap();
+    let b = b.to_json();
+    assert!(b.contains(&format!(r#""parameters":{open},"strict":false"#)), "{b}");
+}
+
+#[test]
+fn model_goes_where_the_api_takes_it() {
+    for p in [Provider::OpenAiChat, Provider::OpenAiResponses, Provider::Anthropic, Provider::Ollama, Provider::Text] {
+        let (b, _) = structured_request(p, &with(SCHEMA, None, Some("m-1"))).unwrap();
+        assert_eq!(b.get("model").and_then(JsonValue::as_str), Some("m-1"), "{p:?}");
+    }
+    for p in [Provider::Gemini, Provider::Bedrock] {
+        let (b, _) = structured_request(p, &with(SCHEMA, None, Some("m-1"))).unwrap();
+        assert_eq!(b.get("model"), None, "{p:?}: the model is in the URL");
+    }
+}
+
+#[test]
+fn anthropic_json_schema_output_format_and_gemini_json_schema_tools() {
+    let (b, m) = structured_request(Provider::Anthropic, &with(SCHEMA, Some(StructuredMode::JsonSchema), None)).unwrap();
+    assert_eq!(m, StructuredMode::JsonSchema);
+    let b = b.to_json();
+    assert!(b.contains(&format!(r#""output_config":{{"format":{{"type":"json_schema","schema":{SCHEMA}}}}}"#)) && !b.contains("tools"), "{b}");
+    let described = r##"{"description":"A quiz.","type":"object","properties":{"q":{"$ref":"#/$defs/Q"}},"$defs":{"Q":{"type":"string"}},"additionalProperties":false}"##;
+    let (b, _) = structured_request(Provider::Gemini, &with(described, None, None)).unwrap();
+    let b = b.to_json();
+    assert!(b.contains(&format!(r#""description":"A quiz.","parametersJsonSchema":{described}"#)) && !b.contains(r#""parameters""#), "{b}");
 }

@@ -20,6 +20,7 @@ mod ollama;
 mod openai_chat;
 mod openai_responses;
 mod route;
+mod strict;
 mod structured;
 mod tagged;
 mod tools;

@@ -10,11 +10,15 @@
 //! |---|---|---|---|---|
 //! | `openai-chat` (and compatible servers) | yes | yes | yes | tool |
 //! | `openai-responses` | yes | yes | yes | tool |
-//! | `anthropic` | yes | no | no | tool |
+//! | `anthropic` | yes | yes (`output_config.format`) | no | tool |
 //! | `gemini` | yes | yes | yes | tool |
 //! | `ollama` (`/api/chat`) | yes (not forced: Ollama has no tool choice) | yes (`format`) | yes (`format: "json"`) | json_schema |
 //! | `bedrock` (`Converse`) | yes | no | no | tool |
 //! | `text` (any other model) | no | no | no | prompt |
+//!
+//! OpenAI's `strict: true` asks for a closed, complete schema: the schema goes out in that
+//! form (`strict.rs`: every property required, optional ones nullable, objects closed) when
+//! the conversion is exact, and unchanged with `strict: false` when it is not.
 //!
 //! Every layer works with the router: a forced tool call streams as `tool_call_*` events (the
 //! arguments are the structured output), the other layers stream as text.
@@ -22,6 +26,7 @@
 use crate::json::Quoted;
 use super::decoder::Provider;
 use crate::json::JsonValue;
+use super::strict::openai_strict;
 use crate::{Error, ErrorKind, Result};
 
 /// How the output is asked for.
@@ -68,7 +73,8 @@ pub fn structured_modes(provider: Provider) -> &'static [StructuredMode] {
     use StructuredMode::*;
     match provider {
         Provider::OpenAiChat | Provider::OpenAiResponses | Provider::Gemini => &[Tool, JsonSchema, JsonObject, Prompt],
-        Provider::Anthropic | Provider::Bedrock => &[Tool, Prompt],
+        Provider::Anthropic => &[Tool, JsonSchema, Prompt],
+        Provider::Bedrock => &[Tool, Prompt],
         Provider::Ollama => &[JsonSchema, Tool, JsonObject, Prompt],
         Provider::Text | Provider::Auto => &[Prompt],
     }
@@ -87,6 +93,9 @@ pub struct StructuredRequest {
     pub stream: bool,
     /// A weaker layer than the provider's strongest (`None`: the strongest).
     pub mode: Option<StructuredMode>,
+    /// The model, put in the body where the API takes it there (OpenAI, Anthropic, Ollama,
+    /// text); Gemini and Bedrock name the model in the URL, so their bodies carry none.
+    pub model: Option<String>,
 }
 
 fn bad(msg: String) -> Error {
@@ -141,18 +150,25 @@ pub fn structured_request(provider: Provider, req: &StructuredRequest) -> Result
         messages.insert(0, obj(vec![("role", s("system")), ("content", s(&text))]));
     }
     let (name, schema) = (s(&req.name), req.schema.clone());
-    let body = match provider {
+    // OpenAI's strict form where it is exact; else the schema as it is, not strict.
+    let openai = || match openai_strict(&req.schema) {
+        Some(strict) => (strict, JsonValue::Bool(true)),
+        None => (req.schema.clone(), JsonValue::Bool(false)),
+    };
+    let mut body = match provider {
         Provider::OpenAiChat => {
             let mut b = vec![("messages", JsonValue::Array(messages))];
             match mode {
                 StructuredMode::Tool => {
-                    let function = obj(vec![("name", name.clone()), ("parameters", schema), ("strict", JsonValue::Bool(true))]);
+                    let (schema, strict) = openai();
+                    let function = obj(vec![("name", name.clone()), ("parameters", schema), ("strict", strict)]);
                     b.push(("tools", JsonValue::Array(vec![obj(vec![("type", s("function")), ("function", function)])])));
                     b.push(("tool_choice", obj(vec![("type", s("function")), ("function", obj(vec![("name", name)]))])));
                     b.push(("parallel_tool_calls", JsonValue::Bool(false)));
                 }
                 StructuredMode::JsonSchema => {
-                    let js = obj(vec![("name", name), ("schema", schema), ("strict", JsonValue::Bool(true))]);
+                    let (schema, strict) = openai();
+                    let js = obj(vec![("name", name), ("schema", schema), ("strict", strict)]);
                     b.push(("response_format", obj(vec![("type", s("json_schema")), ("json_schema", js)])));
                 }
                 StructuredMode::JsonObject => b.push(("response_format", obj(vec![("type", s("json_object"))]))),
@@ -168,18 +184,15 @@ pub fn structured_request(provider: Provider, req: &StructuredRequest) -> Result
             let mut b = vec![("input", JsonValue::Array(messages))];
             match mode {
                 StructuredMode::Tool => {
-                    let tool = obj(vec![
-                        ("type", s("function")),
-                        ("name", name.clone()),
-                        ("parameters", schema),
-                        ("strict", JsonValue::Bool(true)),
-                    ]);
+                    let (schema, strict) = openai();
+                    let tool = obj(vec![("type", s("function")), ("name", name.clone()), ("parameters", schema), ("strict", strict)]);
                     b.push(("tools", JsonValue::Array(vec![tool])));
                     b.push(("tool_choice", obj(vec![("type", s("function")), ("name", name)])));
                     b.push(("parallel_tool_calls", JsonValue::Bool(false)));
                 }
                 StructuredMode::JsonSchema => {
-                    let format = obj(vec![("type", s("json_schema")), ("name", name), ("schema", schema), ("strict", JsonValue::Bool(true))]);
+                    let (schema, strict) = openai();
+                    let format = obj(vec![("type", s("json_schema")), ("name", name), ("schema", schema), ("strict", strict)]);
                     b.push(("text", obj(vec![("format", format)])));
                 }
                 StructuredMode::JsonObject => {
@@ -196,10 +209,17 @@ pub fn structured_request(provider: Provider, req: &StructuredRequest) -> Result
             if !system.is_empty() {
                 b.push(("system", s(&system)));
             }
-            if mode == StructuredMode::Tool {
-                let tool = obj(vec![("name", name.clone()), ("input_schema", schema)]);
-                b.push(("tools", JsonValue::Array(vec![tool])));
-                b.push(("tool_choice", obj(vec![("type", s("tool")), ("name", name)])));
+            match mode {
+                StructuredMode::Tool => {
+                    let tool = obj(vec![("name", name.clone()), ("input_schema", schema)]);
+                    b.push(("tools", JsonValue::Array(vec![tool])));
+                    b.push(("tool_choice", obj(vec![("type", s("tool")), ("name", name)])));
+                }
+                StructuredMode::JsonSchema => {
+                    let format = obj(vec![("type", s("json_schema")), ("schema", schema)]);
+                    b.push(("output_config", obj(vec![("format", format)])));
+                }
+                _ => {}
             }
             b.push(("stream", JsonValue::Bool(req.stream)));
             obj(b)
@@ -214,7 +234,17 @@ pub fn structured_request(provider: Provider, req: &StructuredRequest) -> Result
             }
             match mode {
                 StructuredMode::Tool => {
-                    let decl = obj(vec![("name", name.clone()), ("parameters", schema)]);
+                    // `parameters` takes only Google's restricted schema (no `$ref`, `$defs`,
+                    // `additionalProperties`); `parametersJsonSchema` takes JSON Schema.
+                    let description = match req.schema.get("description").and_then(JsonValue::as_str) {
+                        Some(d) if !d.trim().is_empty() => d.to_string(),
+                        _ => format!("Returns the structured output {} as its arguments.", req.name),
+                    };
+                    let decl = obj(vec![
+                        ("name", name.clone()),
+                        ("description", s(&description)),
+                        ("parametersJsonSchema", schema),
+                    ]);
                     b.push(("tools", JsonValue::Array(vec![obj(vec![("functionDeclarations", JsonValue::Array(vec![decl]))])])));
                     let config = obj(vec![("mode", s("ANY")), ("allowedFunctionNames", JsonValue::Array(vec![name]))]);
                     b.push(("toolConfig", obj(vec![("functionCallingConfig", config)])));
@@ -263,6 +293,11 @@ pub fn structured_request(provider: Provider, req: &StructuredRequest) -> Result
         }
         Provider::Text | Provider::Auto => obj(vec![("messages", JsonValue::Array(messages)), ("stream", JsonValue::Bool(req.stream))]),
     };
+    if let (Some(model), JsonValue::Object(members)) = (&req.model, &mut body) {
+        if !matches!(provider, Provider::Gemini | Provider::Bedrock) {
+            members.insert(0, ("model".to_string(), s(model)));
+        }
+    }
     Ok((body, mode))
 }
 

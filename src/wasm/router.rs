@@ -424,6 +424,10 @@ pub struct StructuredRequestInit {
     /// A weaker layer than the provider's strongest.
     #[tsify(optional, type = "\"tool\" | \"json_schema\" | \"json_object\" | \"prompt\"")]
     mode: Option<String>,
+    /// The model, put in the body where the API takes it there (not Gemini's or Bedrock's:
+    /// they name it in the URL).
+    #[tsify(optional)]
+    model: Option<String>,
 }
 
 fn provider_of(name: &str) -> Result<Provider, JsValue> {
@@ -453,7 +457,12 @@ pub fn structured_request(
         Some(m) => Some(crate::StructuredMode::parse(m).map_err(|e| js_error(&e))?),
         None => None,
     };
-    let req = crate::StructuredRequest { messages, schema, name, stream, mode };
+    let model = match v.get("model") {
+        None | Some(crate::JsonValue::Null) => None,
+        Some(crate::JsonValue::String(m)) => Some(m.clone()),
+        Some(_) => return Err(bad_option("options.model must be a string".into())),
+    };
+    let req = crate::StructuredRequest { messages, schema, name, stream, mode, model };
     let (body, _) = crate::structured_request(provider, &req).map_err(|e| js_error(&e))?;
     Ok(super::json::to_js_value(&body))
 }

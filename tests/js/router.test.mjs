@@ -392,10 +392,10 @@ test('structuredRequest builds the strongest supported request body; structuredM
   assert.deepEqual(chat.tool_choice, { type: 'function', function: { name: 'quiz' } });
   assert.equal(chat.stream, true);
   assert.deepEqual(structuredRequest('openai-chat', { messages, schema, name: 'quiz', stream: false, mode: 'json_schema' }).response_format,
-    { type: 'json_schema', json_schema: { name: 'quiz', schema, strict: true } });
+    { type: 'json_schema', json_schema: { name: 'quiz', schema: { ...schema, additionalProperties: false }, strict: true } });
   assert.deepEqual(structuredRequest('gemini', { messages, schema, name: 'quiz' }).toolConfig,
     { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['quiz'] } });
-  assert.deepEqual(structuredModes('anthropic'), ['tool', 'prompt']);
+  assert.deepEqual(structuredModes('anthropic'), ['tool', 'json_schema', 'prompt']);
   assert.deepEqual(structuredModes('openai-responses'), ['tool', 'json_schema', 'json_object', 'prompt']);
   assert.deepEqual(structuredModes('text'), ['prompt']);
   for (const [p, o] of [['anthropic', { messages, schema, name: 'q', mode: 'json_object' }], ['nope', { messages, schema, name: 'q' }],
