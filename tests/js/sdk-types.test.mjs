@@ -38,8 +38,10 @@ test('every structuredRequest body type-checks against the official SDK request 
   const lines = [
     "import OpenAI from 'openai';",
     "import Anthropic from '@anthropic-ai/sdk';",
-    "import type { Content, Tool, ToolConfig, GenerationConfig } from '@google/genai';",
-    'type GeminiRestBody = { contents: Content[]; systemInstruction?: Content; tools?: Tool[]; toolConfig?: ToolConfig; generationConfig?: GenerationConfig };',
+    "import type { Content, Tool, ToolConfig, FunctionCallingConfig, FunctionCallingConfigMode, GenerationConfig } from '@google/genai';",
+    // The SDK types enums as TS enums; on the wire they are their string values.
+    'type WireToolConfig = Omit<ToolConfig, "functionCallingConfig"> & { functionCallingConfig?: Omit<FunctionCallingConfig, "mode"> & { mode?: `${FunctionCallingConfigMode}` } };',
+    'type GeminiRestBody = { contents: Content[]; systemInstruction?: Content; tools?: Tool[]; toolConfig?: WireToolConfig; generationConfig?: GenerationConfig };',
   ];
   let n = 0;
   for (const provider of Object.keys(TYPES)) {
@@ -61,7 +63,7 @@ test('every structuredRequest body type-checks against the official SDK request 
     '--module', 'esnext', '--moduleResolution', 'bundler', join(dir, 'bodies.ts')], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stdout + r.stderr);
   // The check can fail: a body with a property the SDK does not know is rejected.
-  writeFileSync(join(dir, 'bad.ts'), `${lines.slice(0, 4).join('\n')}\nexport const bad: ${TYPES['openai-chat'](true)} = { model: 'm', messages: [], stream: true, bogus: 1 };\n`);
+  writeFileSync(join(dir, 'bad.ts'), `${lines.slice(0, 5).join('\n')}\nexport const bad: ${TYPES['openai-chat'](true)} = { model: 'm', messages: [], stream: true, bogus: 1 };\n`);
   const bad = spawnSync(process.execPath, [tsc, '--strict', '--noEmit', '--skipLibCheck', '--target', 'es2022',
     '--module', 'esnext', '--moduleResolution', 'bundler', join(dir, 'bad.ts')], { encoding: 'utf8' });
   assert.notEqual(bad.status, 0);
