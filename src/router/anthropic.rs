@@ -6,12 +6,14 @@
 //! `signature_delta` and `citations_delta` are dropped), `content_block_stop` (ends a tool
 //! call), `message_delta` (stop reason and cumulative usage), `message_stop`, `ping` and
 //! `error`. Unknown event types are ignored, as Anthropic's versioning policy asks of clients.
+//! A content block event whose `index` is not a whole number from 0 to 2^32 - 1 is a
+//! `provider_error` and is dropped. Nothing after `message_stop` is read (decoder.rs).
 //! The `type` field of the data decides (the `event:` name is the same by the format).
 
 use super::delta::{DeltaSink, Usage};
-use super::jscan::{index_of, members, string_of, Json, Kind, R};
+use super::jscan::{members, string_of, Json, Kind, R};
 use super::openai_chat::read_error;
-use super::tools::OpenCalls;
+use super::tools::{event_index, OpenCalls};
 
 /// The decoder state.
 #[derive(Debug, Default)]
@@ -29,7 +31,8 @@ impl Anthropic {
         let [kind, index, delta, block, usage, message, error] =
             members(data, ["type", "index", "delta", "content_block", "usage", "message", "error"])?;
         let kind = string_of(kind)?;
-        let index = index_of(index);
+        let block_event = matches!(kind.as_str(), "content_block_start" | "content_block_delta" | "content_block_stop");
+        let Some(index) = event_index(index, block_event, sink) else { return Ok(()) };
         match kind.as_str() {
             "message_start" => {
                 if let Some(msg) = message {

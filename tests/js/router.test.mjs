@@ -429,3 +429,42 @@ test('toSse takes ArtifactStream events: artifact chunks and the final done with
   assert.deepEqual(tagged.map((f) => f.event), ['user_delta', 'artifact_delta', 'done']);
   assert.equal(JSON.parse(tagged[2].data).payload.raw_answer, 'Revenue grew 15%.');
 });
+
+test('nothing after the end marker, choice 0 only, tool call indices that are not indices are provider_error', () => {
+  const sse = (...events) => events.map((e) => `data: ${typeof e === 'string' ? e : JSON.stringify(e)}\n\n`).join('');
+  const chunk = (choices, extra = {}) => ({ object: 'chat.completion.chunk', choices, ...extra });
+  const routeAll = (text) => {
+    const want = coalesce(feedAll(new StreamRouter({ provider: 'openai-chat' }), [text]));
+    for (const [label, chunks] of splitings(text)) {
+      assert.deepEqual(coalesce(feedAll(new StreamRouter({ provider: 'openai-chat' }), chunks)), want, label);
+    }
+    return want;
+  };
+  // n = 2 interleaved; content after choice 0's finish reason and after [DONE] is dropped; the
+  // usage chunk after the finish reason counts.
+  let e = routeAll(sse(
+    chunk([{ index: 0, delta: { content: 'Zero ' } }]),
+    chunk([{ index: 1, delta: { content: 'One ' } }]),
+    chunk([{ delta: { content: 'uno ' }, index: 1 }, { index: 0, delta: { content: 'first' } }]),
+    chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]),
+    chunk([{ index: 0, delta: { content: ' AFTER FINISH' } }]),
+    chunk([], { usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }),
+    '[DONE]',
+    chunk([{ index: 0, delta: { content: ' AFTER DONE' } }]),
+  ));
+  assert.equal(textOf(e, 'answer_delta'), 'Zero first');
+  assert.equal(e.filter((x) => x.type === 'usage').length, 1);
+  assert.deepEqual(e.at(-1), { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop' });
+  // -1, "0" and 2^32 used to be coerced and merged into call 0.
+  const call = (index, args, more = {}) => chunk([{ index: 0, delta: { tool_calls: [{ index, ...more, function: { arguments: args, ...more.function } }] } }]);
+  e = routeAll(sse(
+    call(0, '{"a":', { id: 'c0', function: { name: 'f' } }),
+    call(-1, '9'), call('0', '8'), call(2 ** 32, '7'),
+    call(0, '1}'),
+    chunk([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]),
+    '[DONE]',
+  ));
+  assert.deepEqual(e.filter((x) => x.type === 'error').map((x) => x.code), ['provider_error', 'provider_error', 'provider_error']);
+  assert.deepEqual(e.filter((x) => x.type === 'tool_call').map((x) => [x.index, x.id, x.arguments]), [[0, 'c0', { a: 1 }]]);
+  assert.equal(e.at(-1).ok, false);
+});
