@@ -238,7 +238,7 @@ function aiSdkReader() {
           return [{ type: 'usage', ...p.data }];
         case 'error': {
           const text = String(p.errorText ?? '');
-          const m = /^([a-z][a-z0-9_]*): ([\s\S]*)$/.exec(text);
+          const m = /^([^\s:]+): ([\s\S]*)$/.exec(text);
           return [{ type: 'error', code: m ? m[1] : 'server_error', message: m ? m[2] : text }];
         }
         case 'finish': {
@@ -292,36 +292,75 @@ export function wireReader(profile) {
   };
 }
 
+const utf8 = new TextEncoder();
+
+// The UTF-8 length of a string (the decoder's offsets count UTF-8 bytes).
+function utf8Length(s) {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) n += c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 1 : 2; // a surrogate pair is 4 bytes
+  }
+  return n;
+}
+
+// The index just past the first line end (CR or LF) at or after `from`, or -1.
+function pastLineEnd(bytes, from) {
+  for (let i = Math.max(0, from); i < bytes.length; i++) {
+    if (bytes[i] === 0x0a) return i + 1;
+    if (bytes[i] === 0x0d) return i + 1 < bytes.length && bytes[i + 1] === 0x0a ? i + 2 : i + 1;
+  }
+  return -1;
+}
+
 /**
  * A TransformStream<Uint8Array | string, WireEvent>: the inverse of `toSse(profile)`. Gives
  * routed events, artifact chunks and a `done` carrying `payload`; a frame it cannot read is an
- * `error {code: "wire_invalid"}` and reading goes on. `options.maxEventBytes` caps one frame.
+ * `error {code: "wire_invalid"}` and reading goes on. `options.maxEventBytes` caps one frame
+ * (default 8 MiB): a longer one is reported and skipped to the end of the line that broke the
+ * cap, where a fresh decoder takes over.
  */
 export function fromSse(profile, options) {
   const reader = wireReader(profile);
   const decoderOptions = options?.maxEventBytes === undefined ? undefined : { maxEventBytes: options.maxEventBytes };
   let decoder = new SseDecoder(decoderOptions);
+  let offset = 0; // UTF-8 bytes the current decoder has been fed
+  let skipping = false; // dropping input up to the next line end
   const read = (frames, controller) => {
     for (const f of frames) for (const e of reader.frame(f)) controller.enqueue(e);
   };
-  // A frame the decoder refuses (too large) is reported and reading starts over after it.
-  const guarded = (controller, step) => {
+  const feed = (chunk, controller) => {
+    if (skipping) {
+      const bytes = typeof chunk === 'string' ? utf8.encode(chunk) : chunk;
+      const at = pastLineEnd(bytes, 0);
+      if (at < 0) return;
+      skipping = false;
+      chunk = bytes.subarray(at);
+    }
+    const start = offset;
+    offset += typeof chunk === 'string' ? utf8Length(chunk) : chunk.byteLength;
     try {
-      read(step(), controller);
+      read(decoder.feed(chunk), controller);
     } catch (err) {
       if (!(err instanceof StreamrouteError)) throw err;
       read(err.events ?? [], controller);
       controller.enqueue({ type: 'error', code: 'wire_invalid', message: `${err.code}: ${err.message}` });
       decoder.free();
       decoder = new SseDecoder(decoderOptions);
+      offset = 0;
+      // Go on after the line the decoder stopped at (it starts at `err.offset`).
+      const bytes = typeof chunk === 'string' ? utf8.encode(chunk) : chunk;
+      const at = pastLineEnd(bytes, (err.offset ?? start) - start);
+      if (at < 0) skipping = true;
+      else if (at < bytes.length) feed(bytes.subarray(at), controller);
     }
   };
   return new TransformStream({
     transform(chunk, controller) {
-      guarded(controller, () => decoder.feed(chunk));
+      feed(chunk, controller);
     },
     flush(controller) {
-      guarded(controller, () => decoder.finish());
+      if (!skipping) read(decoder.finish(), controller);
       decoder.free();
     },
   });
@@ -669,12 +708,10 @@ export class StreamState {
   }
 
   #artifactsSnapshot() {
-    const out = {};
-    for (const [id, a] of this.#artifacts) {
-      out[id] = a.snap ?? (a.snap = Object.freeze({ chunks: Object.freeze(a.chunks.slice()), seq: a.max, done: a.done,
-        artifact_type: a.artifact_type, gaps: Object.freeze([...a.gaps].sort((x, y) => x - y)) }));
-    }
-    return Object.freeze(out);
+    // fromEntries: a stream called `__proto__` is an own key like any other.
+    return Object.freeze(Object.fromEntries(Array.from(this.#artifacts, ([id, a]) => [id, a.snap ?? (a.snap = Object.freeze({
+      chunks: Object.freeze(a.chunks.slice()), seq: a.max, done: a.done, artifact_type: a.artifact_type,
+      gaps: Object.freeze([...a.gaps].sort((x, y) => x - y)) }))])));
   }
 
   /** Whether a `done` arrived. */

@@ -148,7 +148,7 @@ function plannerProfile(o) {
           const payload = e.payload ?? null;
           const final = payload && typeof payload.raw_answer === 'string' ? payload.raw_answer : answer;
           const out = [];
-          if (answer !== null) out.push(['llm_stream_chunk', chunk('', true, true)]);
+          if (answer !== null) out.push(['llm_stream_chunk', chunk('', 'answer', true)]);
           out.push(['done', { ...base, answer: final, metadata: { ok: e.ok, parse_ok: e.parse_ok,
             finish_reason: e.finish_reason ?? null, ...(e.finish !== undefined ? { finish: e.finish } : {}) },
             pause: null, answer_action_seq: seq,
