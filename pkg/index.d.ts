@@ -189,8 +189,8 @@ export declare class StreamState {
   /** The current snapshot: the same object until something changes. */
   snapshot(): StreamSnapshot;
   subscribe(listener: () => void): () => void;
-  /** Frees the argument parsers of tool calls still streaming. */
-  dispose(): void;
+  /** Frees the wasm argument parsers of tool calls still streaming (`done` frees them too). */
+  free(): void;
   /** Whether a `done` arrived. */
   readonly ended: boolean;
 }
@@ -212,4 +212,6 @@ export declare class StreamMux {
   /** Whether a stream has ended (done, failed, or all its artifacts complete). */
   ended(key: unknown): boolean;
   subscribe(listener: (change: StreamMuxChange) => void): () => void;
+  /** Frees every stream's wasm argument parsers. */
+  free(): void;
 }

@@ -19,6 +19,19 @@ export const EXTRA_TYPES = new Set(['tool_result', 'source', 'refusal_delta']);
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+// Text of a field that should be a string: anything else (a hostile object included) is ''.
+const textOf = (v) => (typeof v === 'string' ? v : '');
+
+// A field as a string for a message or code, whatever the value (a throwing toString too).
+function str(v) {
+  if (typeof v === 'string') return v;
+  try {
+    return v == null ? '' : String(v);
+  } catch {
+    return '';
+  }
+}
+
 function wireFields(data) {
   const out = {};
   for (const k of WIRE_FIELDS) if (data[k] !== undefined && data[k] !== null) out[k] = data[k];
@@ -503,9 +516,15 @@ export class StreamState {
     return () => this.#listeners.delete(entry);
   }
 
-  /** Frees the argument parsers of tool calls still streaming (they are also freed at `done`). */
-  dispose() {
-    for (const t of this.#tools) this.#closeParser(t);
+  /**
+   * Frees the wasm argument parsers of tool calls still streaming (`done` frees them too). The
+   * state stays readable; a later argument delta only grows `argumentsText`.
+   */
+  free() {
+    for (const t of this.#tools) {
+      this.#closeParser(t);
+      t.pjFailed = true;
+    }
   }
 
   #mark(field) {
@@ -516,19 +535,19 @@ export class StreamState {
   #fold(e) {
     switch (e.type) {
       case 'answer_delta':
-        if (this.#answer.push(String(e.text ?? ''))) this.#mark('answer');
+        if (this.#answer.push(textOf(e.text))) this.#mark('answer');
         break;
       case 'user_delta':
-        if (this.#userText.push(String(e.text ?? ''))) this.#mark('userText');
+        if (this.#userText.push(textOf(e.text))) this.#mark('userText');
         break;
       case 'artifact_delta':
-        if (this.#artifactText.push(String(e.text ?? ''))) this.#mark('artifactText');
+        if (this.#artifactText.push(textOf(e.text))) this.#mark('artifactText');
         break;
       case 'refusal_delta':
-        if (this.#refusal.push(String(e.text ?? ''))) this.#mark('refusal');
+        if (this.#refusal.push(textOf(e.text))) this.#mark('refusal');
         break;
       case 'thinking_delta':
-        if ((e.source === 'thought' ? this.#thought : this.#reasoning).push(String(e.text ?? ''))) this.#mark('thinking');
+        if ((e.source === 'thought' ? this.#thought : this.#reasoning).push(textOf(e.text))) this.#mark('thinking');
         break;
       case 'tool_call_start': {
         const t = newTool(e.index, e.id ?? null, e.name ?? null);
@@ -599,7 +618,7 @@ export class StreamState {
           for (const s of Array.isArray(e.payload.sources) ? e.payload.sources : []) if (isObject(s)) added = this.#addSource(s) || added;
           if (added) this.#mark('sources');
         }
-        this.dispose();
+        this.free();
         this.#mark('done');
         break;
       }
@@ -609,7 +628,7 @@ export class StreamState {
   }
 
   #error(code, message) {
-    this.#errors.push(Object.freeze({ code: String(code ?? 'error'), message: String(message ?? '') }));
+    this.#errors.push(Object.freeze({ code: str(code) || 'error', message: str(message) }));
     this.#status = 'error';
     this.#mark('errors');
   }
@@ -646,7 +665,7 @@ export class StreamState {
   }
 
   #artifact(e) {
-    const id = String(e.stream_id);
+    const id = str(e.stream_id);
     let a = this.#artifacts.get(id);
     if (!a) this.#artifacts.set(id, (a = newArtifact(e.artifact_type)));
     const seq = e.seq === undefined || e.seq === null ? a.max + 1 : e.seq;
@@ -804,6 +823,11 @@ export class StreamMux {
   /** The stream keys in order of arrival (the same array until a stream is added). */
   keys() {
     return this.#keys;
+  }
+
+  /** Frees every stream's wasm argument parsers (see `StreamState.free`). */
+  free() {
+    for (const state of this.#states.values()) state.free();
   }
 
   /** Whether a stream has ended. */
