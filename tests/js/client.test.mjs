@@ -6,13 +6,13 @@ import assert from 'node:assert/strict';
 import * as sr from 'streamroute';
 import { SEED, splitings } from './helpers/chunking.mjs';
 import { NONCE, SAMPLES, coalesce } from './helpers/streams.mjs';
-import { EXTRA_EVENTS, PROFILES, fold, readWire, roundTrips, routed, wireText } from './helpers/client-roundtrip.mjs';
+import { EXTRA_EVENTS, PROFILES, casesOf, fold, readWire, roundTrips, wireText } from './helpers/client-roundtrip.mjs';
 import { listen } from './helpers/runtimes.mjs';
 import { typecheck } from './helpers/typecheck.mjs';
 
 const { StreamMux, StreamState, StreamrouteError, connectSse, fromSse, toSse } = sr;
 
-const CASES = [...SAMPLES.map((s) => [s.file, routed(sr, s.bytes, s.content, NONCE)]), ['extra events', EXTRA_EVENTS]];
+const CASES = casesOf(sr, SAMPLES, NONCE);
 
 test('every sample and every profile: toSse → fromSse → StreamState is StreamState of the routed events, at every chunking', async () => {
   const { compared, mismatches } = await roundTrips(sr, CASES, { seed: SEED });

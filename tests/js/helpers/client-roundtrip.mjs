@@ -74,12 +74,15 @@ export function canonical(v) {
 export const differences = (want, got) => FIELDS.filter((f) => canonical(want[f]) !== canonical(got[f]))
   .map((field) => ({ field, want: canonical(want[field]), got: canonical(got[field]) }));
 
+/** The chunkings cheap enough for a browser page or a worker: whole, and random pieces. */
+export const QUICK = (label) => label.startsWith('whole') || /<=(7|64) /.test(label);
+
 /**
  * For every `[name, events]` case and every profile, at every chunking of the wire text
- * (`splitings`, or only the first `chunkings` of them): the mismatches, and how many
- * snapshots were compared.
+ * (`splitings`, or those whose label `pick` accepts): the mismatches, and how many snapshots
+ * were compared.
  */
-export async function roundTrips(sr, cases, { seed, chunkings } = {}) {
+export async function roundTrips(sr, cases, { seed, pick = () => true } = {}) {
   const mismatches = [];
   let compared = 0;
   for (const [name, events] of cases) {
@@ -87,7 +90,7 @@ export async function roundTrips(sr, cases, { seed, chunkings } = {}) {
     for (const profile of PROFILES) {
       const text = await wireText(sr, events, profile);
       const cuts = splitings(text, seed);
-      for (const [label, chunks] of chunkings ? cuts.slice(0, chunkings) : cuts) {
+      for (const [label, chunks] of cuts.filter(([label]) => pick(label))) {
         const got = fold(sr, await readWire(sr, profile, chunks));
         compared++;
         for (const d of differences(want, got)) mismatches.push({ name, profile, label, ...d });
@@ -104,3 +107,7 @@ export function routed(sr, text, content, nonce) {
   router.free();
   return events;
 }
+
+/** The round-trip cases of the bundled samples (`{file, content, text}`) and the extra events. */
+export const casesOf = (sr, samples, nonce) => [...samples.map((s) => [s.file, routed(sr, s.text, s.content, nonce)]),
+  ['extra events', EXTRA_EVENTS]];
