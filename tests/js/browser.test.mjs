@@ -29,6 +29,7 @@ function serve(req, res) {
   else if (path === '/router.html') file = join(PAGE_DIR, 'router.html');
   else if (path.startsWith('/streamroute/')) file = fileUnder(PKG_DIR, path.slice('/streamroute/'.length));
   else if (path === '/client.html') file = join(PAGE_DIR, 'client.html');
+  else if (path === '/browser/publish.mjs') file = join(PAGE_DIR, 'publish.mjs');
   else if (['/helpers/misuse.mjs', '/helpers/client-roundtrip.mjs', '/helpers/chunking.mjs'].includes(path)) file = join(JS_DIR, path);
   else if (path === '/samples.json') {
     requests.push({ path, status: 200, type: 'application/json' });
