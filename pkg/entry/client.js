@@ -447,8 +447,8 @@ function freezeNode(node) {
 
 const sourceKey = (s) => (s.url != null ? `u:${s.url}` : s.id != null ? `i:${s.id}` : `j:${JSON.stringify(s)}`);
 
-// The most `seq` numbers an artifact may skip at once (bounded memory for its gap list).
-const MAX_SEQ_JUMP = 1 << 16;
+// The most missing `seq` numbers an artifact may wait for at once (bounds its gap list).
+const MAX_GAPS = 1 << 16;
 
 function newTool(index, id, name) {
   return { index, id, name, text: new Text(), partial: new PartialValue(), pj: null, pjFailed: false, arguments: undefined,
@@ -669,8 +669,8 @@ export class StreamState {
     let a = this.#artifacts.get(id);
     if (!a) this.#artifacts.set(id, (a = newArtifact(e.artifact_type)));
     const seq = e.seq === undefined || e.seq === null ? a.max + 1 : e.seq;
-    if (!Number.isInteger(seq) || seq < 0 || seq > a.max + MAX_SEQ_JUMP) {
-      this.#error('wire_invalid', `artifact ${JSON.stringify(id)}: seq ${JSON.stringify(e.seq)} is not a sequence number within ${MAX_SEQ_JUMP} of the last`);
+    if (!Number.isInteger(seq) || seq < 0 || seq - a.max - 1 + a.gaps.size > MAX_GAPS) {
+      this.#error('wire_invalid', `artifact ${JSON.stringify(id)}: seq ${JSON.stringify(e.seq)} is not a sequence number, or leaves more than ${MAX_GAPS} missing`);
       return;
     }
     if (seq <= a.max && !a.gaps.has(seq)) return; // a repeat

@@ -225,7 +225,7 @@ test('StreamState: bound methods, the same snapshot while nothing changes, struc
   assert.throws(() => subscribe(1), (e) => e.code === 'invalid_input');
 });
 
-test('StreamState artifacts: out-of-order seq fills gaps, repeats are ignored, a wild seq is an error', () => {
+test('StreamState artifacts: out-of-order seq fills gaps, repeats are ignored, a wild seq or too many missing is an error', () => {
   const state = new StreamState();
   const chunk = (seq, c, done = false) => ({ type: 'artifact_chunk', stream_id: 'x', seq, chunk: c, done, artifact_type: 'str' });
   state.apply([chunk(0, 'a'), chunk(3, 'd', true), chunk(0, 'A')]);
@@ -236,6 +236,10 @@ test('StreamState artifacts: out-of-order seq fills gaps, repeats are ignored, a
   state.apply([chunk(1e12, 'far'), chunk(-1, 'neg'), chunk(1.5, 'frac')]);
   assert.deepEqual(state.snapshot().errors.map((e) => e.code), ['wire_invalid', 'wire_invalid', 'wire_invalid']);
   assert.equal(state.snapshot().artifacts.x.chunks.length, 4);
+  // The gap list is bounded in total, not per jump: jumps that add up past the cap are refused.
+  state.apply([chunk(40_003, 'j1'), chunk(80_003, 'j2')]);
+  assert.equal(state.snapshot().artifacts.x.gaps.length, 39_999);
+  assert.equal(state.snapshot().errors.length, 4);
   const proto = new StreamState();
   proto.apply({ type: 'artifact_chunk', stream_id: '__proto__', seq: 0, chunk: 1, done: true, artifact_type: 'int' });
   assert.deepEqual(Object.keys(proto.snapshot().artifacts), ['__proto__']);
