@@ -355,7 +355,9 @@ export function fromSse(profile, options) {
     try {
       read(decoder.feed(chunk), controller);
     } catch (err) {
-      if (!(err instanceof StreamrouteError)) throw err;
+      // Only a frame over the cap is the wire's fault; a chunk that is neither text nor bytes
+      // is the caller's (`invalid_input`) and errors the stream.
+      if (!(err instanceof StreamrouteError) || err.code !== 'sse_event_too_large') throw err;
       read(err.events ?? [], controller);
       controller.enqueue({ type: 'error', code: 'wire_invalid', message: `${err.code}: ${err.message}` });
       decoder.free();

@@ -169,6 +169,9 @@ test('a frame over maxEventBytes is wire_invalid and reading goes on after it, a
     assert.deepEqual(events.map((e) => e.text ?? e.code ?? e.type), ['wire_invalid', 'ok', 'wire_invalid', 'done'], label);
     assert.match(events[0].message, /sse_event_too_large/);
   }
+  // A chunk that is neither text nor bytes is the caller's mistake: the stream errors.
+  await assert.rejects(collect(new ReadableStream({ start(c) { c.enqueue(42); c.close(); } }).pipeThrough(fromSse('planner'))),
+    (e) => e instanceof StreamrouteError && e.code === 'invalid_input');
 });
 
 test('StreamState: bound methods, the same snapshot while nothing changes, structure shared, listeners', () => {
