@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 mod action;
+mod budget;
 mod error;
 mod json;
 mod text;
@@ -40,6 +41,7 @@ pub use action::{
     normalize_action_text, normalize_action_value, normalize_action_with_diagnostics, ActionDiagnostics,
     ActionSource, PlannerAction,
 };
+pub use budget::MAX_INPUT_BYTES;
 pub use error::{Error, ErrorKind, Result};
 pub use json::{parse_strict, parse_strict_chunks, AnswerExtractor, AnswerExtractorOptions, JsonValue};
 pub use json::{JsonEvent, JsonItemStream, JsonItemStreamOptions, PartialJson, PartialJsonOptions, PathSegment, ValueKind};
