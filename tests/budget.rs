@@ -152,10 +152,15 @@ fn a_failed_router_stays_failed() {
 }
 
 #[test]
-#[ignore]
-fn one_shot_inputs_are_capped_tmp() {
+fn one_shot_inputs_are_capped() {
     let big = " ".repeat(streamroute::MAX_INPUT_BYTES + 1);
     assert_eq!(streamroute::repair_json(&big).unwrap_err().code(), "input_too_large");
     assert_eq!(streamroute::parse_json(&big, true).unwrap_err().code(), "input_too_large");
     assert_eq!(streamroute::normalize_action_text(&big).unwrap_err().code(), "input_too_large");
+    assert_eq!(streamroute::repair_json_with_log(&big).unwrap_err().code(), "input_too_large");
+    let schema = streamroute::JsonValue::Bool(true);
+    assert_eq!(streamroute::redact_artifacts_json(&big, &schema).unwrap_err().code(), "input_too_large");
+    // At the cap the input is read (here: blank, so nothing to repair).
+    let at_cap = &big[1..];
+    assert_eq!(streamroute::repair_json(at_cap).unwrap_err().code(), "json_unrepairable");
 }

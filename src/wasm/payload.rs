@@ -311,8 +311,8 @@ fn invalid(message: impl Into<String>) -> JsValue {
 fn json_text(value: &JsValue, what: &str) -> Result<String, JsValue> {
     js_sys::JSON::stringify(value)
         .ok()
-        .and_then(|s| s.as_string())
-        .ok_or_else(|| invalid(format!("{what} must be a JSON-serialisable value")))
+        .and_then(|s| super::js_text(&s, what))
+        .unwrap_or_else(|| Err(invalid(format!("{what} must be a JSON-serialisable value"))))
 }
 
 /// A JS value as a `JsonValue` (through `JSON.stringify`).
@@ -342,8 +342,8 @@ fn parse_text(text: &str, what: &str) -> Result<JsonValue, JsValue> {
 
 /// A schema given as an object/boolean or as JSON text.
 fn schema_in(schema: &JsValue) -> Result<JsonValue, JsValue> {
-    match schema.as_string() {
-        Some(text) => parse_text(&text, "schema"),
+    match super::js_text(schema, "the schema") {
+        Some(text) => parse_text(&text?, "schema"),
         None => json_in(schema, "schema"),
     }
 }
@@ -355,9 +355,9 @@ fn is_primitive(v: &JsValue) -> bool {
 
 /// A string observation that holds a JSON object or array (a tool's raw JSON output): it is
 /// redacted and collected as JSON text. Any other string is a plain-text observation.
-fn json_container_text(v: &JsValue) -> Option<String> {
-    v.as_string()
-        .filter(|s| matches!(s.trim_start().as_bytes().first(), Some(b'{' | b'[')))
+fn json_container_text(v: &JsValue) -> Result<Option<String>, JsValue> {
+    let text = super::js_text(v, "the observation").transpose()?;
+    Ok(text.filter(|s| matches!(s.trim_start().as_bytes().first(), Some(b'{' | b'['))))
 }
 
 fn payload_invalid(problems: &[crate::PayloadProblem]) -> JsValue {
@@ -443,7 +443,7 @@ pub fn redact_artifacts(
     schema: JsValue,
 ) -> Result<JsValue, JsValue> {
     let schema = schema_in(&schema)?;
-    if let Some(text) = json_container_text(&observation) {
+    if let Some(text) = json_container_text(&observation)? {
         return match crate::payload::redact_text_counted(&text, &schema) {
             Ok((_, 0)) => Ok(observation),
             Ok((out, _)) => Ok(JsValue::from_str(&out)),
@@ -576,7 +576,7 @@ impl ArtifactCollector {
     ) -> Result<(), JsValue> {
         let node_name = &text_arg(&node_name, "nodeName")?;
         let schema = schema_in(&schema)?;
-        if let Some(text) = json_container_text(&observation) {
+        if let Some(text) = json_container_text(&observation)? {
             return self
                 .run_text_observation(node_name, &schema, &text)
                 .map(|_| ());
@@ -613,7 +613,7 @@ impl ArtifactCollector {
     ) -> Result<JsValue, JsValue> {
         let node_name = &text_arg(&node_name, "nodeName")?;
         let schema = schema_in(&schema)?;
-        if let Some(text) = json_container_text(&observation) {
+        if let Some(text) = json_container_text(&observation)? {
             return Ok(self
                 .run_text_observation(node_name, &schema, &text)?
                 .map_or(observation, |out| JsValue::from_str(&out)));
