@@ -41,11 +41,8 @@ impl Budget {
         Budget { limit, used: 0 }
     }
 
-    pub(crate) fn limit(&self) -> usize {
-        self.limit
-    }
-
     /// Bytes charged now.
+    #[cfg(test)]
     pub(crate) fn used(&self) -> usize {
         self.used
     }
@@ -106,6 +103,8 @@ pub(crate) fn try_to_string(text: &str) -> Result<String> {
     Ok(s)
 }
 
+// Used by the wasm input buffer (`src/wasm/fast.rs`).
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 /// Makes `buf` at least `len` bytes long (new bytes are 0), or `memory_limit_exceeded`.
 pub(crate) fn try_grow_to(buf: &mut Vec<u8>, len: usize) -> Result<()> {
     if let Some(more) = len.checked_sub(buf.len()).filter(|&n| n > 0) {

@@ -206,7 +206,7 @@ impl Action {
             Decision::Terminal => self.out.extend_from_slice(t),
             Decision::NonTerminal => {}
             Decision::Unknown => {
-                self.held.extend_from_slice(t);
+                crate::budget::try_extend(&mut self.held, t)?;
                 // A validation pass, only for text held before `next_node` decides.
                 self.held_len += match std::str::from_utf8(t) {
                     Ok(_) => t.len(),

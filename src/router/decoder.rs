@@ -176,7 +176,7 @@ impl ProviderDecoder {
                 Ok(())
             }
             State::Sniff => {
-                self.held.extend_from_slice(chunk);
+                crate::budget::try_extend(&mut self.held, chunk)?;
                 match sniff(&self.held) {
                     None => Ok(()),
                     Some(sse) => self.decide(sse, sink),
