@@ -121,6 +121,15 @@ fn action_text_and_an_open_tool_call_count_together() {
 }
 
 #[test]
+fn text_after_the_action_closes_is_not_charged() {
+    // Prose after the action (in the next delta, so one feed may batch both) is not kept: a
+    // budget of exactly the action's length is enough under every chunking.
+    let action = r#"{"next_node": "search", "args": {"q": "cats"}}"#;
+    let s = start() + &text_start(0) + &text(0, action) + &text(0, " and some words after it") + &block_stop(0) + &stop();
+    assert_eq!(outcome("prose after the action", &s, ContentMode::ActionJson, action.len()), Ok((0, 1)));
+}
+
+#[test]
 fn held_answer_counts_with_the_action_text() {
     // The answer comes before `next_node`: it is held back until the action says it is final.
     let answer = "y".repeat(300);

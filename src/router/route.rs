@@ -455,10 +455,10 @@ impl Route {
             Content::Action(a) => a,
         };
         if !a.emitted {
-            // The charge is settled after the batch; first refuse a batch that alone would
-            // pass the budget (so a hostile delta is never copied).
-            let grown = self.budget.check(text.len(), "the action text").and_then(|()| try_push_str(&mut a.text, text));
-            if let Err(e) = grown {
+            // Charged after the batch (`charge_action`), when it is known where the action
+            // closed: what comes after its end is not the action's. A batch is at most 64 KiB
+            // plus one SSE event's text, so this never outgrows the budget by more.
+            if let Err(e) = try_push_str(&mut a.text, text) {
                 self.fail(e);
                 return;
             }
