@@ -65,7 +65,7 @@ pub(crate) fn opt_text_arg(v: Option<JsValue>, what: &str) -> Result<Option<Stri
 /// The glue copies a string of `units` UTF-16 units with `malloc(units)` grown in place up to
 /// `3 * units` bytes, and traps when wasm memory cannot hold them: that much is reserved and
 /// given back first, so running out of memory is `memory_limit_exceeded` instead.
-fn room_for_copy(units: usize) -> crate::Result<()> {
+pub(crate) fn room_for_copy(units: usize) -> crate::Result<()> {
     let n = units.saturating_mul(3);
     let mut room: Vec<u8> = Vec::new();
     room.try_reserve_exact(n).map_err(|_| crate::budget::out_of_memory(n))
