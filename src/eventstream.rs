@@ -18,6 +18,7 @@
 //!   which the decoder stays failed: past a broken frame there is no telling where the next
 //!   begins.
 
+use crate::budget::try_extend as grow;
 use crate::{Error, ErrorKind, Result};
 
 /// The smallest message: the prelude and the message CRC.
@@ -204,14 +205,6 @@ impl EventStreamDecoder {
 
 fn invalid(message: String, offset: u64) -> Error {
     Error::new(ErrorKind::EventStreamInvalid, message).at(offset)
-}
-
-/// Appends `bytes`, failing (not aborting) when memory cannot grow.
-pub(crate) fn grow(held: &mut Vec<u8>, bytes: &[u8]) -> Result<()> {
-    held.try_reserve(bytes.len())
-        .map_err(|_| Error::new(ErrorKind::MemoryLimitExceeded, "out of memory holding stream bytes"))?;
-    held.extend_from_slice(bytes);
-    Ok(())
 }
 
 fn be32(b: &[u8], at: usize) -> u32 {

@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 mod action;
+mod budget;
 mod error;
 mod eventstream;
 mod json;
@@ -41,6 +42,7 @@ pub use action::{
     normalize_action_text, normalize_action_value, normalize_action_with_diagnostics, ActionDiagnostics,
     ActionSource, PlannerAction,
 };
+pub use budget::MAX_INPUT_BYTES;
 pub use error::{Error, ErrorKind, Result};
 pub use eventstream::{
     encode_eventstream_message, EventStreamDecoder, EventStreamDecoderOptions, EventStreamMessage, EventStreamSink,

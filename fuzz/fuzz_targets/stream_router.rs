@@ -63,6 +63,9 @@ fuzz_target!(|input: &[u8]| {
         content,
         nonce: Some("5f0c9a2be4d1487fa3c6b8e2d9f17a40".into()),
         max_event_bytes: 4096,
+        // Small enough that fuzzed tool calls and actions reach it: whether it is hit must
+        // not depend on the chunking either.
+        max_buffer_bytes: 4096,
     };
     let whole = run(&opts, std::iter::once(stream));
     let split = run(&opts, stream.chunks(size));

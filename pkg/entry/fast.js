@@ -60,12 +60,16 @@ function readText16(ptr, units) {
 }
 
 // Where the machine's input buffer takes `cap` bytes. The buffer only moves when it grows
-// (in `__inPtr`), so its address is kept and asked for again only for a larger chunk.
+// (in `__inPtr`), so its address is kept and asked for again only for a larger chunk. When
+// wasm memory cannot hold the chunk, `__inPtr` gives 0 and the machine's error
+// (`memory_limit_exceeded`) is thrown; nothing was fed.
 function inPtr(machine, cap) {
   if (cap <= machine.__cap) return machine.__ptr;
-  machine.__ptr = machine.__inPtr(cap);
+  const ptr = machine.__inPtr(cap);
+  if (ptr === 0) throw machine.__takeError();
+  machine.__ptr = ptr;
   machine.__cap = cap;
-  return machine.__ptr;
+  return ptr;
 }
 
 // Writes `chunk` into the machine's input buffer; returns the byte length, or -1 when the

@@ -141,7 +141,7 @@ pub fn normalize_action_value(value: &JsonValue) -> Result<PlannerAction> {
 /// # Errors
 /// `action_payload_unparseable` when no action can be found; `action_missing_next_node`
 /// when the chosen object names no usable `next_node` (an empty or non-string one, or none
-/// and no answer).
+/// and no answer); `input_too_large` past [`MAX_INPUT_BYTES`](crate::MAX_INPUT_BYTES) (64 MiB).
 pub fn normalize_action_text(text: &str) -> Result<PlannerAction> {
     normalize_action_with_diagnostics(text).map(|(a, _)| a)
 }
@@ -153,6 +153,7 @@ pub fn normalize_action_text(text: &str) -> Result<PlannerAction> {
 pub fn normalize_action_with_diagnostics(
     text: &str,
 ) -> Result<(PlannerAction, ActionDiagnostics)> {
+    crate::budget::check_input(text.len(), "the action text")?;
     if blank(text) {
         return Err(unparseable("empty input"));
     }

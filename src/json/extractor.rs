@@ -136,6 +136,9 @@ struct Action {
     closed: bool,
     /// Containers nobody reads are read quietly (off only in tests, to compare).
     quiet_ok: bool,
+    /// The most answer bytes held at once (`held_len` plus the top-level answer) since the
+    /// extractor began: what a caller's memory budget charges for it.
+    peak_held: usize,
 }
 
 impl Action {
@@ -167,6 +170,7 @@ impl Action {
             out: Vec::new(),
             closed: false,
             quiet_ok: true,
+            peak_held: 0,
         }
     }
 
@@ -177,7 +181,14 @@ impl Action {
         let thought = std::mem::take(&mut self.thought);
         let thought_late = self.thought_late;
         let quiet_ok = self.quiet_ok;
-        *self = Action { out, thought, thought_late, quiet_ok, ..Action::new(self.max) };
+        let peak_held = self.peak_held;
+        *self = Action { out, thought, thought_late, quiet_ok, peak_held, ..Action::new(self.max) };
+    }
+
+    /// Notes how much answer text is held now (for [`AnswerExtractor::peak_held_bytes`]).
+    fn note_held(&mut self) {
+        let held = self.held_len + self.top_answer.as_ref().map_or(0, String::len);
+        self.peak_held = self.peak_held.max(held);
     }
 
     fn cap(&self, len: usize) -> Result<()> {
@@ -195,12 +206,13 @@ impl Action {
             Decision::Terminal => self.out.extend_from_slice(t),
             Decision::NonTerminal => {}
             Decision::Unknown => {
-                self.held.extend_from_slice(t);
+                crate::budget::try_extend(&mut self.held, t)?;
                 // A validation pass, only for text held before `next_node` decides.
                 self.held_len += match std::str::from_utf8(t) {
                     Ok(_) => t.len(),
                     Err(_) => String::from_utf8_lossy(t).len(),
                 };
+                self.note_held();
                 self.cap(self.held_len)?;
             }
         }
@@ -391,6 +403,7 @@ impl Action {
                     if let Some(s) = &mut self.top_answer {
                         s.push_str(t);
                         let n = s.len();
+                        self.note_held();
                         self.cap(n)?;
                     }
                 }
@@ -514,6 +527,13 @@ impl AnswerExtractor {
     /// The trimmed `next_node` string, once read.
     pub fn next_node(&self) -> Option<&str> {
         self.action.next_node.as_deref()
+    }
+
+    /// The most answer bytes this extractor has held back at once while undecided (the
+    /// args answer and a top-level answer together); it never decreases until `reset()`.
+    /// A caller that counts the extractor against a memory budget charges this.
+    pub fn peak_held_bytes(&self) -> usize {
+        self.action.peak_held
     }
 
     /// Unicode scalar values emitted so far.

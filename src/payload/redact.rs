@@ -52,8 +52,10 @@ pub fn redact_artifacts_in_place(observation: &mut JsonValue, schema: &JsonValue
 ///
 /// # Errors
 /// `json_invalid` (with the byte offset) for text that is not JSON, `json_too_deep` past 512
-/// levels, `invalid_input` for a bad schema, `schema_too_complex`.
+/// levels, `invalid_input` for a bad schema, `schema_too_complex`, `input_too_large` past
+/// [`MAX_INPUT_BYTES`](crate::MAX_INPUT_BYTES) (64 MiB).
 pub fn redact_artifacts_json(observation_json: &str, schema: &JsonValue) -> Result<String> {
+    crate::budget::check_input(observation_json.len(), "the observation")?;
     super::text::redact_text(observation_json.as_bytes(), schema, false).map(|w| w.text)
 }
 

@@ -113,8 +113,10 @@ pub struct Repair {
 ///
 /// # Errors
 /// `json_unrepairable` when the text holds no JSON value at all (empty, or only prose and
-/// comments); `json_too_deep` (with the offset) past 512 levels of nesting.
+/// comments); `json_too_deep` (with the offset) past 512 levels of nesting;
+/// `input_too_large` past [`MAX_INPUT_BYTES`](crate::MAX_INPUT_BYTES) (64 MiB) of text.
 pub fn repair_json(text: &str) -> Result<String> {
+    crate::budget::check_input(text.len(), "the text")?;
     repairer::Repairer::new(text, false)
         .run()
         .map(|(json, _)| json)
@@ -125,6 +127,7 @@ pub fn repair_json(text: &str) -> Result<String> {
 /// # Errors
 /// As [`repair_json`].
 pub fn repair_json_with_log(text: &str) -> Result<(String, Vec<Repair>)> {
+    crate::budget::check_input(text.len(), "the text")?;
     repairer::Repairer::new(text, true).run()
 }
 
@@ -141,8 +144,9 @@ pub fn repair_json_value(text: &str) -> Result<JsonValue> {
 ///
 /// # Errors
 /// Strict: `json_invalid` with the byte offset, `json_too_deep`. Repairing: as
-/// [`repair_json`].
+/// [`repair_json`]. Both: `input_too_large` past [`MAX_INPUT_BYTES`](crate::MAX_INPUT_BYTES).
 pub fn parse_json(text: &str, repair: bool) -> Result<JsonValue> {
+    crate::budget::check_input(text.len(), "the text")?;
     if repair {
         repair_json_value(text)
     } else {

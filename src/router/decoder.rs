@@ -26,7 +26,7 @@ use super::openai_chat::{read_error, OpenAiChat};
 use super::openai_responses::OpenAiResponses;
 use super::bedrock::Bedrock;
 use super::ollama::Ollama;
-use crate::eventstream::grow;
+use crate::budget::try_extend as grow;
 use crate::{EventStreamDecoder, EventStreamDecoderOptions, EventStreamMessage, EventStreamSink};
 use crate::text::Utf8Carry;
 use crate::{Error, ErrorKind, Result, SseDecoder, SseDecoderOptions, SseSink};
@@ -217,7 +217,7 @@ impl ProviderDecoder {
                 self.frames.feed(chunk, &mut Frames { f: formats, sink })
             }
             State::Sniff => {
-                grow(&mut self.held, chunk)?;
+                crate::budget::try_extend(&mut self.held, chunk)?;
                 match sniff(&self.held) {
                     None => Ok(()),
                     Some(state) => self.decide(state, sink),

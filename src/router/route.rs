@@ -17,19 +17,24 @@
 //! Adjacent text events of the same kind are coalesced within one call, so a feed that
 //! covers many provider events returns few events. Which call returns an event depends on
 //! the chunking; the events and (for text) their concatenation do not. Caps: one SSE event
-//! (`max_event_bytes`), the action text until the action closes and each tool call's
-//! arguments (`MAX_BUFFER_BYTES`); hitting one is a thrown error, after which the router
-//! stays failed.
+//! (`max_event_bytes`), and one budget (`max_buffer_bytes`) for everything kept between
+//! events: every open tool call (id, name, arguments), the action text until the action
+//! closes and the answer text the extractor holds back (its peak). The budget is checked
+//! where a tool call grows and at the end of each batch of text (batches never span a tool
+//! event, and the action charge only grows until the action closes), so whether it is hit
+//! does not depend on the chunking. Hitting a cap is a thrown `buffer_limit_exceeded`;
+//! running out of memory while a kept buffer grows is `memory_limit_exceeded`. After
+//! either the router stays failed.
 
 use crate::json::Quoted;
 use super::decoder::{Provider, ProviderDecoder, ProviderDecoderOptions};
 use super::delta::{DeltaSink, Usage};
 use crate::json::JsonValue;
+use crate::budget::{try_push_str, try_to_string, Budget};
 use crate::{AnswerExtractor, AnswerExtractorOptions, Error, ErrorKind, PlannerAction, Result};
 
-/// Most bytes held for the action text (until the action closes) and for one tool call's
-/// arguments: 8 MiB.
-pub const MAX_BUFFER_BYTES: usize = 8 << 20;
+/// The default budget of bytes a router keeps (`max_buffer_bytes`): 16 MiB.
+pub const DEFAULT_MAX_BUFFER_BYTES: usize = 16 << 20;
 
 /// How text is routed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,6 +76,9 @@ pub struct StreamRouterOptions {
     pub nonce: Option<String>,
     /// The most data bytes of one SSE event (default 8 MiB).
     pub max_event_bytes: usize,
+    /// The most bytes kept between events, all together: open tool calls, the action text
+    /// until it closes and held answer text (default 16 MiB, `buffer_limit_exceeded`).
+    pub max_buffer_bytes: usize,
 }
 
 impl Default for StreamRouterOptions {
@@ -80,6 +88,7 @@ impl Default for StreamRouterOptions {
             content: ContentMode::Text,
             nonce: None,
             max_event_bytes: ProviderDecoderOptions::default().max_event_bytes,
+            max_buffer_bytes: DEFAULT_MAX_BUFFER_BYTES,
         }
     }
 }
@@ -206,7 +215,7 @@ impl StreamRouter {
     pub fn new(options: StreamRouterOptions) -> Result<StreamRouter> {
         let content = match options.content {
             ContentMode::Text => Content::Text,
-            ContentMode::ActionJson => Content::Action(Box::new(ActionState::new())),
+            ContentMode::ActionJson => Content::Action(Box::new(ActionState::new(options.max_buffer_bytes))),
             ContentMode::Tagged => Content::tagged(options.nonce.as_deref())?,
         };
         Ok(StreamRouter {
@@ -225,6 +234,8 @@ impl StreamRouter {
                 answer: String::new(),
                 pending: String::new(),
                 scratch: String::new(),
+                budget: Budget::new(options.max_buffer_bytes),
+                action_charge: 0,
             },
             state: State::Running,
             failure: None,
@@ -239,9 +250,9 @@ impl StreamRouter {
     /// Routes a chunk, appending the events it completes to `out`.
     ///
     /// # Errors
-    /// `sse_event_too_large`, `buffer_limit_exceeded` (caps), `invalid_state` after
-    /// `finish()`. Events produced before the error are still appended; the router then
-    /// stays failed.
+    /// `sse_event_too_large`, `buffer_limit_exceeded` (caps), `memory_limit_exceeded` (a
+    /// kept buffer could not grow), `invalid_state` after `finish()`. Events produced before
+    /// the error are still appended; the router then stays failed.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<RoutedEvent>) -> Result<()> {
         self.check()?;
         let r = self.decoder.feed(chunk, &mut self.route);
@@ -298,6 +309,13 @@ struct Call {
     args: String,
 }
 
+impl Call {
+    /// The bytes this call keeps (what the budget charges for it).
+    fn kept(&self) -> usize {
+        self.id.len() + self.name.len() + self.args.len()
+    }
+}
+
 /// The action-json machine: the extractor and the text it has read (until the action closes).
 #[derive(Debug)]
 struct ActionState {
@@ -308,9 +326,9 @@ struct ActionState {
 }
 
 impl ActionState {
-    fn new() -> Self {
+    fn new(max_buffer_bytes: usize) -> Self {
         ActionState {
-            extractor: AnswerExtractor::new(AnswerExtractorOptions { max_buffer_bytes: MAX_BUFFER_BYTES }),
+            extractor: AnswerExtractor::new(AnswerExtractorOptions { max_buffer_bytes }),
             text: String::new(),
             emitted: false,
             parse_ok: false,
@@ -347,6 +365,10 @@ struct Route {
     /// deltas of one call go in at once, which spares a machine call per delta.
     pending: String,
     scratch: String,
+    /// Everything kept between events: open calls and `action_charge`.
+    budget: Budget,
+    /// What the open action is charged: its text plus the extractor's peak held answer.
+    action_charge: usize,
 }
 
 /// Most text batched for the content machine before it is fed.
@@ -433,14 +455,13 @@ impl Route {
             Content::Action(a) => a,
         };
         if !a.emitted {
-            if a.text.len() + text.len() > MAX_BUFFER_BYTES {
-                self.fail(Error::new(
-                    ErrorKind::BufferLimitExceeded,
-                    format!("more than {MAX_BUFFER_BYTES} bytes of text before the action closed"),
-                ));
+            // Charged after the batch (`charge_action`), when it is known where the action
+            // closed: what comes after its end is not the action's. A batch is at most 64 KiB
+            // plus one SSE event's text, so this never outgrows the budget by more.
+            if let Err(e) = try_push_str(&mut a.text, text) {
+                self.fail(e);
                 return;
             }
-            a.text.push_str(text);
         }
         let mut fresh = std::mem::take(&mut self.scratch);
         fresh.clear();
@@ -460,9 +481,27 @@ impl Route {
             self.answer.push_str(&fresh);
         }
         self.scratch = fresh;
-        if let Some(end) = closed {
+        if let Err(e) = self.charge_action(closed) {
+            self.fail(e);
+        } else if let Some(end) = closed {
             self.action_closed(end as usize);
         }
+    }
+
+    /// Charges the open action (its text, up to its end when it closed, plus the extractor's
+    /// peak held answer) to the budget.
+    fn charge_action(&mut self, closed: Option<u64>) -> Result<()> {
+        let Content::Action(a) = &self.content else { return Ok(()) };
+        if a.emitted {
+            return Ok(());
+        }
+        let text = closed.map_or(a.text.len(), |end| a.text.len().min(end as usize));
+        let now = text + a.extractor.peak_held_bytes();
+        self.budget.release(self.action_charge);
+        self.action_charge = 0;
+        self.budget.charge(now, "the action text and held answer")?;
+        self.action_charge = now;
+        Ok(())
     }
 
     /// The action object closed at byte `end` of the action text: normalise it.
@@ -475,6 +514,8 @@ impl Route {
         }
         let r = crate::normalize_action_text(&a.text[..end]);
         a.text = String::new();
+        self.budget.release(self.action_charge);
+        self.action_charge = 0;
         if let Ok(action) = r {
             a.parse_ok = true;
             self.push(RoutedEvent::Action { action });
@@ -483,6 +524,7 @@ impl Route {
 
     fn call_done(&mut self, pos: usize) {
         let c = self.calls.remove(pos);
+        self.budget.release(c.kept());
         let (arguments, repaired) = parse_arguments(&c.args);
         self.push(RoutedEvent::ToolCall { index: c.index, id: c.id, name: c.name, arguments, repaired });
     }
@@ -547,6 +589,28 @@ impl Route {
     }
 }
 
+impl Route {
+    /// Keeps `arguments` of call `index` (charged to the budget) and passes them on.
+    fn call_delta(&mut self, index: u32, arguments: &str) -> Result<()> {
+        let Some(c) = self.calls.iter_mut().find(|c| c.index == index) else { return Ok(()) };
+        self.budget.charge(arguments.len(), "tool call arguments")?;
+        if let Err(e) = try_push_str(&mut c.args, arguments) {
+            self.budget.release(arguments.len());
+            return Err(e);
+        }
+        match self.out.last_mut() {
+            Some(RoutedEvent::ToolCallDelta { index: i, arguments: a }) if *i == index && self.answer.is_empty() => {
+                try_push_str(a, arguments)
+            }
+            _ => {
+                let arguments = try_to_string(arguments)?;
+                self.push(RoutedEvent::ToolCallDelta { index, arguments });
+                Ok(())
+            }
+        }
+    }
+}
+
 /// Parses tool call arguments: strict JSON, else repaired; blank text is `{}`.
 fn parse_arguments(args: &str) -> (JsonValue, bool) {
     if args.trim().is_empty() {
@@ -563,51 +627,57 @@ fn parse_arguments(args: &str) -> (JsonValue, bool) {
 
 impl DeltaSink for Route {
     fn text(&mut self, text: &str) {
-        if matches!(self.content, Content::Text) {
-            self.answer.push_str(text);
+        if self.failure.is_some() {
+            return; // nothing after the failure is routed
+        }
+        let into = if matches!(self.content, Content::Text) { &mut self.answer } else { &mut self.pending };
+        if let Err(e) = try_push_str(into, text) {
+            self.fail(e);
             return;
         }
-        self.pending.push_str(text);
         if self.pending.len() >= MAX_PENDING {
             self.flush_pending();
         }
     }
 
     fn reasoning(&mut self, text: &str) {
+        if self.failure.is_some() {
+            return; // nothing after the failure is routed
+        }
         self.flush_pending();
         self.push_text(TextKind::Thinking(ThinkingSource::Reasoning), text);
     }
 
     fn tool_call_start(&mut self, index: u32, id: &str, name: &str) {
+        if self.failure.is_some() {
+            return; // nothing after the failure is routed
+        }
         self.flush_pending();
         if let Some(pos) = self.calls.iter().position(|c| c.index == index) {
             self.call_done(pos); // a reused index: the earlier call is complete
+        }
+        if let Err(e) = self.budget.charge(id.len() + name.len(), "an open tool call") {
+            self.fail(e);
+            return;
         }
         self.calls.push(Call { index, id: id.to_string(), name: name.to_string(), args: String::new() });
         self.push(RoutedEvent::ToolCallStart { index, id: id.to_string(), name: name.to_string() });
     }
 
     fn tool_call_delta(&mut self, index: u32, arguments: &str) {
-        self.flush_pending();
-        let Some(c) = self.calls.iter_mut().find(|c| c.index == index) else { return };
-        if c.args.len() + arguments.len() > MAX_BUFFER_BYTES {
-            let e = Error::new(
-                ErrorKind::BufferLimitExceeded,
-                format!("tool call arguments longer than {MAX_BUFFER_BYTES} bytes"),
-            );
-            self.fail(e);
-            return;
+        if self.failure.is_some() {
+            return; // nothing after the failure is routed
         }
-        c.args.push_str(arguments);
-        match self.out.last_mut() {
-            Some(RoutedEvent::ToolCallDelta { index: i, arguments: a }) if *i == index && self.answer.is_empty() => {
-                a.push_str(arguments)
-            }
-            _ => self.push(RoutedEvent::ToolCallDelta { index, arguments: arguments.to_string() }),
+        self.flush_pending();
+        if let Err(e) = self.call_delta(index, arguments) {
+            self.fail(e);
         }
     }
 
     fn tool_call_end(&mut self, index: u32) {
+        if self.failure.is_some() {
+            return; // nothing after the failure is routed
+        }
         self.flush_pending();
         if let Some(pos) = self.calls.iter().position(|c| c.index == index) {
             self.call_done(pos);
@@ -615,6 +685,9 @@ impl DeltaSink for Route {
     }
 
     fn usage(&mut self, usage: &Usage) {
+        if self.failure.is_some() {
+            return; // nothing after the failure is routed
+        }
         self.flush_pending();
         if self.usage.as_ref() != Some(usage) {
             self.usage = Some(*usage);
@@ -623,11 +696,17 @@ impl DeltaSink for Route {
     }
 
     fn finish(&mut self, reason: &str) {
+        if self.failure.is_some() {
+            return; // nothing after the failure is routed
+        }
         self.flush_pending();
         self.finish_reason = Some(reason.to_string());
     }
 
     fn error(&mut self, code: &str, message: &str) {
+        if self.failure.is_some() {
+            return; // nothing after the failure is routed
+        }
         self.flush_pending();
         self.errors += 1;
         self.push(RoutedEvent::Error { code: code.to_string(), message: message.to_string() });

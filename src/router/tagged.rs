@@ -19,7 +19,11 @@ impl Tagged {
         let Some(nonce) = nonce else {
             return Err(Error::new(ErrorKind::InvalidOption, "content 'tagged' needs the nonce of the tag contract"));
         };
-        Ok(Tagged { filter: TagFilter::new(nonce, TagFilterOptions::default())?, deltas: Vec::new() })
+        let mut filter = TagFilter::new(nonce, TagFilterOptions::default())?;
+        // The router passes block text on as deltas and reads only the verdict: the filter
+        // keeps no copy of it (what it holds is then a possible marker's tail, a few bytes).
+        filter.stop_keeping_text();
+        Ok(Tagged { filter, deltas: Vec::new() })
     }
 
     /// Feeds text; appends the block text that became certain.

@@ -111,6 +111,14 @@ pub(crate) trait LineInput {
     fn bound8(&self, a: usize, b: usize) -> usize;
     /// Appends the UTF-8 of `scan()[a..b]`'s text to `out`.
     fn copy(&self, a: usize, b: usize, out: &mut Vec<u8>);
+    /// [`copy`](Self::copy) into a buffer the decoder keeps, with room for `extra` bytes
+    /// more: reserved first, so running out of memory is `memory_limit_exceeded`.
+    fn keep(&self, a: usize, b: usize, extra: usize, out: &mut Vec<u8>) -> Result<()> {
+        let n = self.len8(a, b) + extra;
+        out.try_reserve(n).map_err(|_| crate::budget::out_of_memory(n))?;
+        self.copy(a, b, out);
+        Ok(())
+    }
 }
 
 /// A chunk of bytes.
@@ -357,8 +365,8 @@ impl SseDecoder {
             _ => {}
         }
         let r = self.lines(&text, from, out);
-        self.materialize(&text);
-        r.map(|()| true)
+        let kept = self.materialize(&text).map_err(|e| self.fail_once(e));
+        r.and(kept).map(|()| true)
     }
 
     /// Ends the stream. An unterminated last event is discarded (as the standard requires),
@@ -379,9 +387,9 @@ impl SseDecoder {
         }
         if self.opts.flush_on_finish {
             let line = std::mem::take(&mut self.line);
-            let r = if line.is_empty() { Ok(Field::Done) } else { self.field(&Bytes(&line), 0, line.len()) };
+            let mut r = if line.is_empty() { Ok(Field::Done) } else { self.field(&Bytes(&line), 0, line.len()) };
             if let Ok(Field::Data { from }) = r {
-                self.data_line(&Bytes(&line), from, line.len());
+                r = self.data_line(&Bytes(&line), from, line.len()).map(|()| Field::Done).map_err(|e| self.fail_once(e));
             }
             self.line = line;
             if let Field::TooLarge = r? {
@@ -405,6 +413,15 @@ impl SseDecoder {
             .unwrap_or_else(|| Error::new(ErrorKind::InvalidState, "decoder failed earlier"))
     }
 
+    /// [`fail`](Self::fail) unless the decoder has already failed (with `err`): for errors of
+    /// buffers that could not grow, which come back from below without failing it.
+    fn fail_once(&mut self, err: Error) -> Error {
+        if self.state == State::Failed {
+            return err;
+        }
+        self.fail(err)
+    }
+
     fn fail(&mut self, err: Error) -> Error {
         self.state = State::Failed;
         self.failure = Some(err.clone());
@@ -426,7 +443,12 @@ impl SseDecoder {
     /// takes a pass over it, so offsets are worked out only when needed: once per chunk (for
     /// the next one), for a line carried over, and for an error. The caps are checked against
     /// an upper bound first (`bound8`) and exactly only when that bound passes them.
+    #[inline]
     fn lines<I: LineInput, E: Emit<I>>(&mut self, input: &I, from: usize, out: &mut E) -> Result<()> {
+        self.read_lines(input, from, out).map_err(|e| self.fail_once(e))
+    }
+
+    fn read_lines<I: LineInput, E: Emit<I>>(&mut self, input: &I, from: usize, out: &mut E) -> Result<()> {
         let chunk = input.scan();
         let base = self.pos;
         // The stream offset of `chunk[k]`.
@@ -445,7 +467,7 @@ impl SseDecoder {
                 if over(self.line.len(), i, chunk.len()) {
                     return Err(self.line_too_long());
                 }
-                input.copy(i, chunk.len(), &mut self.line);
+                input.keep(i, chunk.len(), 0, &mut self.line)?;
                 self.pos = at(chunk.len());
                 return Ok(());
             };
@@ -459,7 +481,7 @@ impl SseDecoder {
                 } else {
                     match self.field(input, i, i + p)? {
                         Field::Done => {}
-                        Field::Data { from } => self.data_line(input, from, i + p),
+                        Field::Data { from } => self.data_line(input, from, i + p)?,
                         Field::TooLarge => {
                             self.line_start = at(i);
                             return Err(self.event_too_large());
@@ -472,12 +494,12 @@ impl SseDecoder {
                 if over(self.line.len(), i, i + p) {
                     return Err(self.line_too_long());
                 }
-                self.materialize(input);
+                self.materialize(input)?;
                 let mut line = std::mem::take(&mut self.line);
-                input.copy(i, i + p, &mut line);
-                let r = self.field(&Bytes(&line), 0, line.len());
+                input.keep(i, i + p, 0, &mut line)?;
+                let mut r = self.field(&Bytes(&line), 0, line.len());
                 if let Ok(Field::Data { from }) = r {
-                    self.data_line(&Bytes(&line), from, line.len());
+                    r = self.data_line(&Bytes(&line), from, line.len()).map(|()| Field::Done);
                 }
                 line.clear();
                 self.line = line;
@@ -557,22 +579,24 @@ impl SseDecoder {
     /// Appends the value `[from, to)` of `input` (checked by `field`) and a line feed to the
     /// data buffer. In units mode the first data line of an event stays a range of the chunk
     /// (an event whose data is one line then leaves as a slice of the string fed).
-    fn data_line<J: LineInput>(&mut self, input: &J, from: usize, to: usize) {
+    fn data_line<J: LineInput>(&mut self, input: &J, from: usize, to: usize) -> Result<()> {
         if J::RANGES && self.data.is_empty() && self.data_range.is_none() {
             self.data_range = Some((from, to));
-            return;
+            return Ok(());
         }
-        self.materialize(input);
-        input.copy(from, to, &mut self.data);
+        self.materialize(input)?;
+        input.keep(from, to, 1, &mut self.data)?;
         self.data.push(b'\n');
+        Ok(())
     }
 
     /// Copies a pending data range of `input` (the current chunk) into the data buffer.
-    fn materialize<I: LineInput>(&mut self, input: &I) {
+    fn materialize<I: LineInput>(&mut self, input: &I) -> Result<()> {
         if let Some((from, to)) = self.data_range.take() {
-            input.copy(from, to, &mut self.data);
+            input.keep(from, to, 1, &mut self.data)?;
             self.data.push(b'\n');
         }
+        Ok(())
     }
 
     fn dispatch<I: LineInput, E: Emit<I>>(&mut self, input: &I, out: &mut E) {

@@ -66,17 +66,17 @@ pub(crate) fn action_value(a: &crate::PlannerAction) -> JsonValue {
 
 /// The input as text (a string as it is, anything else through `JSON.stringify`).
 fn input_text(raw: &JsValue) -> Result<String, JsValue> {
-    if let Some(s) = raw.as_string() {
-        return Ok(s);
+    if let Some(s) = super::js_text(raw, "the action") {
+        return s;
     }
     js_sys::JSON::stringify(raw)
         .ok()
-        .and_then(|s| s.as_string())
-        .ok_or_else(|| {
-            js_error(&Error::new(
+        .and_then(|s| super::js_text(&s, "the action"))
+        .unwrap_or_else(|| {
+            Err(js_error(&Error::new(
                 ErrorKind::ActionPayloadUnparseable,
                 "the action must be a string or a JSON-serialisable object",
-            ))
+            )))
         })
 }
 

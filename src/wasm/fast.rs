@@ -22,12 +22,15 @@ pub(crate) struct FastInput {
 
 impl FastInput {
     /// Makes room for `cap` bytes and returns where JS may write them.
-    pub(crate) fn ptr(&mut self, cap: u32) -> u32 {
+    ///
+    /// # Errors
+    /// `memory_limit_exceeded` when wasm memory cannot hold them (the buffer is unchanged).
+    pub(crate) fn ptr(&mut self, cap: u32) -> crate::Result<u32> {
         let cap = cap as usize;
         if self.buf.len() < cap {
-            self.buf.resize(cap.next_power_of_two(), 0);
+            crate::budget::try_grow_to(&mut self.buf, cap.next_power_of_two())?;
         }
-        self.buf.as_mut_ptr() as usize as u32
+        Ok(self.buf.as_mut_ptr() as usize as u32)
     }
 
     /// The `len` bytes JS wrote.
@@ -59,10 +62,14 @@ macro_rules! fast_io {
     ($ty:ty, $class:ident) => {
         #[wasm_bindgen::prelude::wasm_bindgen(js_class = $class)]
         impl $ty {
+            /// 0 when the buffer could not grow: `__takeError()` has the error.
             #[doc(hidden)]
             #[wasm_bindgen(js_name = "__inPtr", skip_typescript)]
             pub fn in_ptr(&mut self, cap: u32) -> u32 {
-                self.fast.ptr(cap)
+                self.fast.ptr(cap).unwrap_or_else(|e| {
+                    self.error = Some($crate::wasm::js_error(&e));
+                    0
+                })
             }
 
             #[doc(hidden)]

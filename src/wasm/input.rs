@@ -24,6 +24,10 @@ impl ChunkInput {
         // One crossing for the common case; the surrogate checks below only look at the JS
         // string again when the converted text starts or ends with U+FFFD, which is what
         // `TextEncoder` makes of a lone surrogate.
+        if chunk.is_string() {
+            let units = chunk.unchecked_ref::<JsString>().length() as usize;
+            super::room_for_copy(units).map_err(|e| super::js_error(&e))?;
+        }
         if let Some(text) = chunk.as_string() {
             self.text = text;
             if self.text.is_empty() {
@@ -81,7 +85,7 @@ impl ChunkInput {
             self.bytes.extend_from_slice(REPLACEMENT.as_bytes());
         }
         let start = self.bytes.len();
-        self.bytes.resize(start + view.length() as usize, 0);
+        crate::budget::try_grow_to(&mut self.bytes, start + view.length() as usize).map_err(|e| super::js_error(&e))?;
         view.copy_to(&mut self.bytes[start..]);
         Ok(&self.bytes)
     }

@@ -33,7 +33,25 @@ extern "C" {
 /// parameter would let wasm-bindgen's glue copy a non-string (a number, an object with a
 /// bogus `length`) into wasm memory, which traps and leaves a borrowed object locked.
 pub(crate) fn text_arg(v: &JsValue, what: &str) -> Result<String, JsValue> {
-    v.as_string().ok_or_else(|| js_error(&Error::new(ErrorKind::InvalidInput, format!("{what} must be a string"))))
+    js_text(v, what)
+        .unwrap_or_else(|| Err(js_error(&Error::new(ErrorKind::InvalidInput, format!("{what} must be a string")))))
+}
+
+/// A JS string as Rust text, `None` for any other value. Every string an exported function
+/// reads whole comes through here: one past the one-shot input cap
+/// ([`MAX_INPUT_BYTES`](crate::MAX_INPUT_BYTES)) is `input_too_large`, refused on its UTF-16
+/// length (never fewer than its UTF-8 bytes) before it is copied into wasm memory, and on
+/// its UTF-8 length after.
+pub(crate) fn js_text(v: &JsValue, what: &str) -> Option<Result<String, JsValue>> {
+    if !v.is_string() {
+        return None;
+    }
+    let units = v.unchecked_ref::<js_sys::JsString>().length() as usize;
+    let text = crate::budget::check_input(units, what)
+        .and_then(|()| room_for_copy(units))
+        .and_then(|()| v.as_string().ok_or_else(|| Error::new(ErrorKind::InvalidInput, format!("{what} must be a string"))))
+        .and_then(|s| crate::budget::check_input(s.len(), what).map(|()| s));
+    Some(text.map_err(|e| js_error(&e)))
 }
 
 /// [`text_arg`] for an optional parameter: `undefined` and `null` are `None`.
@@ -42,6 +60,15 @@ pub(crate) fn opt_text_arg(v: Option<JsValue>, what: &str) -> Result<Option<Stri
         Some(v) if !v.is_undefined() && !v.is_null() => text_arg(&v, what).map(Some),
         _ => Ok(None),
     }
+}
+
+/// The glue copies a string of `units` UTF-16 units with `malloc(units)` grown in place up to
+/// `3 * units` bytes, and traps when wasm memory cannot hold them: that much is reserved and
+/// given back first, so running out of memory is `memory_limit_exceeded` instead.
+pub(crate) fn room_for_copy(units: usize) -> crate::Result<()> {
+    let n = units.saturating_mul(3);
+    let mut room: Vec<u8> = Vec::new();
+    room.try_reserve_exact(n).map_err(|_| crate::budget::out_of_memory(n))
 }
 
 /// Converts a core error into a thrown `StreamrouteError`.

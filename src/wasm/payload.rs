@@ -311,8 +311,8 @@ fn invalid(message: impl Into<String>) -> JsValue {
 fn json_text(value: &JsValue, what: &str) -> Result<String, JsValue> {
     js_sys::JSON::stringify(value)
         .ok()
-        .and_then(|s| s.as_string())
-        .ok_or_else(|| invalid(format!("{what} must be a JSON-serialisable value")))
+        .and_then(|s| super::js_text(&s, what))
+        .unwrap_or_else(|| Err(invalid(format!("{what} must be a JSON-serialisable value"))))
 }
 
 /// A JS value as a `JsonValue` (through `JSON.stringify`).
@@ -342,8 +342,8 @@ fn parse_text(text: &str, what: &str) -> Result<JsonValue, JsValue> {
 
 /// A schema given as an object/boolean or as JSON text.
 fn schema_in(schema: &JsValue) -> Result<JsonValue, JsValue> {
-    match schema.as_string() {
-        Some(text) => parse_text(&text, "schema"),
+    match super::js_text(schema, "the schema") {
+        Some(text) => parse_text(&text?, "schema"),
         None => json_in(schema, "schema"),
     }
 }

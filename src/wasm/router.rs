@@ -9,6 +9,7 @@
 
 use super::fast::{fast_io, FastInput, FAILED};
 use super::input::ChunkInput;
+use super::sse::limit;
 use super::{js_error, options, utf16_len};
 use crate::json::write_json_string;
 use crate::{ContentMode, Error, ErrorKind, Provider, RoutedEvent, StreamRouterOptions, ThinkingSource, Usage};
@@ -37,6 +38,11 @@ pub struct StreamRouterInit {
     /// The most data bytes of one SSE event (default 8 MiB).
     #[tsify(optional)]
     max_event_bytes: Option<f64>,
+    /// The most bytes the router keeps between events, all together: open tool calls, the
+    /// action text until it closes and held answer text (default 16 MiB,
+    /// `buffer_limit_exceeded`).
+    #[tsify(optional)]
+    max_buffer_bytes: Option<f64>,
 }
 
 /// Token counts (`null` where the provider does not report one).
@@ -172,6 +178,8 @@ pub struct JsStreamRouter {
     info: Box<[u32; 4]>,
     fast: FastInput,
     error: Option<JsValue>,
+    /// The events of a call could not be packed (out of memory): every later call repeats it.
+    lost: Option<Error>,
 }
 
 // `__infoPtr()`: where `__feedIn` leaves
@@ -180,7 +188,7 @@ fast_io!(JsStreamRouter, StreamRouter, info);
 
 #[wasm_bindgen(js_class = StreamRouter)]
 impl JsStreamRouter {
-    /// `new StreamRouter({ provider?, content?, nonce?, maxEventBytes? })`.
+    /// `new StreamRouter({ provider?, content?, nonce?, maxEventBytes?, maxBufferBytes? })`.
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_optional_param_type = "StreamRouterInit")] options_value: Option<JsValue>,
@@ -195,13 +203,10 @@ impl JsStreamRouter {
             None => d.content,
             Some(c) => ContentMode::parse(c).map_err(|e| js_error(&e))?,
         };
-        let max_event_bytes = match o.max_event_bytes {
-            None => d.max_event_bytes,
-            Some(x) if x.is_finite() && x >= 1.0 && x.fract() == 0.0 && x <= 4_294_967_295.0 => x as usize,
-            Some(x) => return Err(bad_option(format!("maxEventBytes must be a positive integer, got {}", crate::num::show(x)))),
-        };
-        let inner = crate::StreamRouter::new(StreamRouterOptions { provider, content, nonce: o.nonce, max_event_bytes })
-            .map_err(|e| js_error(&e))?;
+        let max_event_bytes = limit(o.max_event_bytes, d.max_event_bytes, "maxEventBytes")?;
+        let max_buffer_bytes = limit(o.max_buffer_bytes, d.max_buffer_bytes, "maxBufferBytes")?;
+        let opts = StreamRouterOptions { provider, content, nonce: o.nonce, max_event_bytes, max_buffer_bytes };
+        let inner = crate::StreamRouter::new(opts).map_err(|e| js_error(&e))?;
         Ok(JsStreamRouter {
             inner,
             input: ChunkInput::default(),
@@ -210,6 +215,7 @@ impl JsStreamRouter {
             info: Box::new([0; 4]),
             fast: FastInput::default(),
             error: None,
+            lost: None,
         })
     }
 
@@ -221,6 +227,7 @@ impl JsStreamRouter {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
     ) -> Result<JsValue, JsValue> {
+        self.check()?;
         let bytes = self.input.read(&chunk)?;
         self.events.clear();
         let r = self.inner.feed(bytes, &mut self.events);
@@ -230,6 +237,7 @@ impl JsStreamRouter {
     /// Ends the stream: the last events, then `done`.
     #[wasm_bindgen(unchecked_return_type = "RoutedEvent[]")]
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        self.check()?;
         self.events.clear();
         let tail = self.input.finish();
         let mut r = self.inner.feed(tail, &mut self.events);
@@ -251,9 +259,13 @@ impl JsStreamRouter {
     #[doc(hidden)]
     #[wasm_bindgen(js_name = "__feedIn", skip_typescript)]
     pub fn feed_in(&mut self, len: u32) -> u32 {
+        if let Err(e) = self.check() {
+            self.error = Some(e);
+            return FAILED;
+        }
         self.events.clear();
         let r = self.inner.feed(self.fast.bytes(len), &mut self.events);
-        self.out.pack(&self.events);
+        let r = self.pack(r);
         match r {
             Ok(()) => {
                 *self.info = [
@@ -278,8 +290,24 @@ impl JsStreamRouter {
         err
     }
 
+    fn check(&self) -> Result<(), JsValue> {
+        self.lost.as_ref().map_or(Ok(()), |e| Err(js_error(e)))
+    }
+
+    /// Packs the call's events; when that runs out of memory they are lost, so the router
+    /// fails with `memory_limit_exceeded` (and stays failed).
+    fn pack(&mut self, r: crate::Result<()>) -> crate::Result<()> {
+        if let Err(e) = self.out.pack(&self.events) {
+            self.out = Packed::default();
+            self.events = Vec::new();
+            self.lost = Some(e.clone());
+            return Err(e);
+        }
+        r
+    }
+
     fn deliver(&mut self, r: crate::Result<()>) -> Result<JsValue, JsValue> {
-        self.out.pack(&self.events);
+        let r = self.pack(r);
         match r {
             Ok(()) => Ok(__sr_routed_events(&self.out.text, &self.out.ops)),
             Err(e) => Err(self.error_with_events(&e)),
@@ -325,9 +353,14 @@ impl Packed {
         n
     }
 
-    fn pack(&mut self, events: &[RoutedEvent]) {
+    /// Packs `events`; the text is reserved first (the deltas, what can be large), so running
+    /// out of memory is `memory_limit_exceeded`, not a trap.
+    fn pack(&mut self, events: &[RoutedEvent]) -> crate::Result<()> {
         self.text.clear();
         self.ops.clear();
+        let need = events.iter().map(text_len).sum::<usize>();
+        self.text.try_reserve(need).map_err(|_| crate::budget::out_of_memory(need))?;
+        self.ops.try_reserve(events.len() * 6).map_err(|_| crate::budget::out_of_memory(events.len() * 24))?;
         for e in events {
             match e {
                 RoutedEvent::AnswerDelta { text } => self.text_op(op::ANSWER, text),
@@ -375,8 +408,26 @@ impl Packed {
                 }
             }
         }
+        Ok(())
     }
 
+}
+
+/// The bytes of strings `e` puts in the packed text as they are (JSON values come on top).
+fn text_len(e: &RoutedEvent) -> usize {
+    match e {
+        RoutedEvent::AnswerDelta { text }
+        | RoutedEvent::ThinkingDelta { text, .. }
+        | RoutedEvent::ArtifactDelta { text }
+        | RoutedEvent::UserDelta { text } => text.len(),
+        RoutedEvent::ToolCallStart { id, name, .. } | RoutedEvent::ToolCall { id, name, .. } => id.len() + name.len(),
+        RoutedEvent::ToolCallDelta { arguments, .. } => arguments.len(),
+        RoutedEvent::Error { code, message } => code.len() + message.len(),
+        _ => 0,
+    }
+}
+
+impl Packed {
     fn text_op(&mut self, code: u32, text: &str) {
         let n = self.str(text);
         self.ops.extend_from_slice(&[code, n]);

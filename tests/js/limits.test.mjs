@@ -1,0 +1,152 @@
+// Memory budgets and caps from JS (the packed package): a hostile stream ends in a typed
+// `buffer_limit_exceeded` on its own router, never a trap; wasm memory running out is a
+// typed `memory_limit_exceeded` on the machine that asked, and every other machine goes on;
+// one-shot functions refuse inputs past their cap with `input_too_large`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  StreamRouter, StreamrouteError, __sr_memory, normalizeAction, parseJson, repairJson, validateFinalPayload,
+} from 'streamroute';
+import { splitings } from './helpers/chunking.mjs';
+
+const MiB = 1 << 20;
+const ev = (type, fields = {}) => `event: ${type}\ndata: ${JSON.stringify({ type, ...fields })}\n\n`;
+const messageStart = ev('message_start', {
+  message: { id: 'm', type: 'message', role: 'assistant', content: [], model: 'x', usage: { input_tokens: 1, output_tokens: 1 } },
+});
+const toolStart = (k) => ev('content_block_start', { index: k, content_block: { type: 'tool_use', id: `toolu_${k}`, name: 'f', input: {} } });
+const argsDelta = (k, text) => ev('content_block_delta', { index: k, delta: { type: 'input_json_delta', partial_json: text } });
+const small = messageStart + ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } })
+  + ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'fine' } })
+  + ev('content_block_stop', { index: 0 }) + ev('message_delta', { delta: { stop_reason: 'end_turn' } }) + ev('message_stop');
+
+/** Feeds `chunks`; returns every event returned (also those on the error) and the error. */
+function feedUntilError(router, chunks) {
+  const events = [];
+  for (const c of chunks) {
+    try {
+      events.push(...router.feed(c));
+    } catch (e) {
+      events.push(...(e.events ?? []));
+      return { events, error: e };
+    }
+  }
+  return { events, error: null };
+}
+
+const argsBytes = (events) => events.filter((e) => e.type === 'tool_call_delta').reduce((n, e) => n + e.arguments.length, 0);
+
+function worksAfterwards() {
+  const events = [...new StreamRouter({ provider: 'anthropic' }).feed(small)];
+  assert.equal(events.filter((e) => e.type === 'answer_delta').map((e) => e.text).join(''), 'fine');
+}
+
+test('two hostile routers each end in buffer_limit_exceeded (16 MiB default); a third works', () => {
+  // The reproducer: 256 open tool_use blocks, then rounds of 1 MiB of arguments per block.
+  const mib = 'x'.repeat(MiB);
+  function* hostile() {
+    yield messageStart;
+    for (let k = 0; k < 256; k++) yield toolStart(k);
+    for (let round = 0; round < 8; round++) for (let k = 0; k < 256; k++) yield argsDelta(k, mib);
+  }
+  const routers = [new StreamRouter({ provider: 'anthropic' }), new StreamRouter({ provider: 'anthropic' })];
+  for (const r of routers) {
+    const { events, error } = feedUntilError(r, hostile());
+    assert.ok(error instanceof StreamrouteError, String(error));
+    assert.equal(error.code, 'buffer_limit_exceeded');
+    assert.equal(events.filter((e) => e.type === 'tool_call_start').length, 256);
+    // The calls' ids and names (2,304 bytes) and 15 MiB fit in 16 MiB; the 16th MiB does not.
+    assert.equal(argsBytes(events), 15 * MiB);
+    assert.throws(() => r.feed('\n'), { code: 'buffer_limit_exceeded' }, 'a failed router stays failed');
+  }
+  worksAfterwards();
+  for (const r of routers) r.free();
+});
+
+test('maxBufferBytes counts open calls together, gives closed calls back, and is chunk-invariant', () => {
+  // Three open calls of 8 + 600 bytes each: 1,824 bytes together, 608 one at a time.
+  const args = '{"a":"' + 'y'.repeat(592) + '"}';
+  const deltas = (k) => args.match(/.{1,50}/g).map((p) => argsDelta(k, p)).join('');
+  const open = messageStart + [0, 1, 2].map(toolStart).join('') + [0, 1, 2].map(deltas).join('');
+  const serial = messageStart + [0, 1, 2].map((k) => toolStart(k) + deltas(k) + ev('content_block_stop', { index: k })).join('');
+  const outcome = (stream, maxBufferBytes) => {
+    let want;
+    for (const [label, chunks] of splitings(stream)) {
+      const { events, error } = feedUntilError(new StreamRouter({ provider: 'anthropic', maxBufferBytes }), chunks);
+      const got = { code: error?.code ?? null, args: argsBytes(events) };
+      if (want === undefined) want = got;
+      else assert.deepEqual(got, want, label);
+    }
+    return want;
+  };
+  assert.deepEqual(outcome(open, 3 * 608), { code: null, args: 3 * 600 });
+  assert.deepEqual(outcome(open, 3 * 608 - 1), { code: 'buffer_limit_exceeded', args: 3 * 600 - 50 });
+  assert.deepEqual(outcome(serial, 608), { code: null, args: 3 * 600 });
+  assert.throws(() => new StreamRouter({ maxBufferBytes: 0 }), { code: 'invalid_option' });
+  assert.throws(() => new StreamRouter({ maxBufferBytes: 1.5 }), { code: 'invalid_option' });
+});
+
+test('one-shot functions refuse input past 64 MiB with input_too_large', () => {
+  const big = ' '.repeat(64 * MiB + 1);
+  for (const f of [() => parseJson(big), () => parseJson(big, { repair: true }), () => repairJson(big), () => normalizeAction(big)]) {
+    assert.throws(f, (e) => e instanceof StreamrouteError && e.code === 'input_too_large');
+  }
+  assert.throws(() => validateFinalPayload({ answer: big }), { code: 'input_too_large' });
+  // At the cap the text is read: blank text has no JSON in it.
+  assert.throws(() => repairJson(big.slice(1)), { code: 'json_unrepairable' });
+  // The cap counts UTF-8 bytes: 22,369,622 three-byte characters are more than 64 MiB.
+  assert.throws(() => repairJson('€'.repeat(Math.floor(64 * MiB / 3) + 1)), { code: 'input_too_large' });
+});
+
+// Last: it leaves wasm memory almost used up for the rest of the process.
+test('out of wasm memory: memory_limit_exceeded on the machine that asked, the others go on', (t) => {
+  // wasm32 memory grows to 4 GiB at most. Grow it from here to within `room` of that: the
+  // pages are reserved but never touched (no real memory is used), and the allocator's own
+  // growth then fails for real once `room` is used up.
+  const memory = __sr_memory();
+  const bystander = new StreamRouter({ provider: 'anthropic' });
+  bystander.feed(messageStart + toolStart(0) + argsDelta(0, '{"q":'));
+  const page = 64 * 1024;
+  const room = 96 * MiB;
+  let pages = 65536 - memory.buffer.byteLength / page - room / page;
+  while (pages > 0) {
+    try {
+      memory.grow(pages);
+      break;
+    } catch {
+      pages = Math.floor(pages / 2); // this engine caps memory lower: take what it gives
+    }
+  }
+  assert.ok(memory.buffer.byteLength > 1024 * MiB, `memory ${memory.buffer.byteLength}`);
+
+  // Routers with no budget of their own to speak of take 256 KiB deltas until memory ends.
+  const delta = new TextEncoder().encode(argsDelta(0, 'z'.repeat(256 * 1024)));
+  const hogs = [];
+  const codes = new Set();
+  for (let n = 0; n < 64; n++) {
+    const r = new StreamRouter({ provider: 'anthropic', maxBufferBytes: 2 ** 32 - 1 });
+    hogs.push(r);
+    let fed = 0;
+    try {
+      r.feed(messageStart + toolStart(0));
+      for (;;) {
+        r.feed(delta);
+        fed++;
+      }
+    } catch (e) {
+      assert.ok(e instanceof StreamrouteError, String(e));
+      codes.add(e.code);
+      assert.throws(() => r.feed(delta), { code: e.code }, 'it stays failed');
+    }
+    if (fed === 0) break; // memory is used up: this one failed at once
+  }
+  t.diagnostic(`${hogs.length} routers until memory ran out; wasm memory ${memory.buffer.byteLength / MiB} MiB`);
+  assert.deepEqual([...codes], ['memory_limit_exceeded']);
+  assert.ok(hogs.length >= 2 && hogs.length < 64, `${hogs.length} routers`);
+
+  // The router that held its memory all along still works; freed memory is usable again.
+  for (const r of hogs) r.free();
+  const rest = bystander.feed(argsDelta(0, '"cats"}') + ev('content_block_stop', { index: 0 }));
+  assert.deepEqual(rest.find((e) => e.type === 'tool_call')?.arguments, { q: 'cats' });
+  worksAfterwards();
+});
