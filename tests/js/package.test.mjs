@@ -74,9 +74,11 @@ test('errors are StreamrouteError with code, message, offset and the events befo
   assert.throws(() => new sr.SseEncoder().encode({ event: 'x' }), { code: 'invalid_input' });
 });
 
-test('options objects: absent, null and undefined fields take defaults; wrong types are invalid_option', () => {
+test('options objects: absent, null and undefined fields take defaults; wrong types are invalid_option; unknown keys are invalid_input', () => {
   const lines = (d) => d.feed('data: 123456789\n\n').map((e) => e.data);
-  for (const o of [undefined, null, {}, { maxLineBytes: undefined }, { maxLineBytes: null }, { unknownKey: 1, flushOnFinish: null }]) {
+  assert.throws(() => new sr.SseDecoder({ unknownKey: 1, flushOnFinish: null }),
+    (e) => e instanceof sr.StreamrouteError && e.code === 'invalid_input' && /unknown option "unknownKey"/.test(e.message));
+  for (const o of [undefined, null, {}, { maxLineBytes: undefined }, { maxLineBytes: null }, { flushOnFinish: null }]) {
     assert.deepEqual(lines(new sr.SseDecoder(o)), ['123456789'], JSON.stringify(o));
   }
   assert.deepEqual(new sr.SseDecoder({ flushOnFinish: true }).feed('data: x').concat(new sr.SseDecoder({ flushOnFinish: true }).finish()), []);
