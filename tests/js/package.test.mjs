@@ -308,3 +308,11 @@ test('LlmStreamChunker: action_seq null when omitted, reset() starts a fresh att
   const retry = [...c.feed('{"next_node":"final_response","args":{"answer":"Hello"}}'), ...c.finish()];
   assert.deepEqual(retry.map((x) => [x.text, x.done]), [['Hello', false], ['', true]]);
 });
+
+test('the package ships the licence texts its licence field names', () => {
+  const pkgDir = join(here, 'node_modules', 'streamroute');
+  const manifest = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
+  assert.equal(manifest.license, 'MIT OR Apache-2.0');
+  assert.match(readFileSync(join(pkgDir, 'LICENSE-MIT'), 'utf8'), /^MIT License\n/);
+  assert.match(readFileSync(join(pkgDir, 'LICENSE-APACHE'), 'utf8'), /Apache License\s+Version 2\.0, January 2004/);
+});
