@@ -100,8 +100,27 @@ fn threw(what: &str, thrown: &JsValue) -> DeError {
     })
 }
 
+/// An options object's keys must all be `fields`, else `unknown option "key"`. Apart from the
+/// generic deserializer so that its code is in the `.wasm` once, not once per struct.
+#[inline(never)]
+fn only_keys(o: &Object, fields: &[&str]) -> Result<(), DeError> {
+    let keys = own_keys(o).map_err(|e| threw("the options' keys", &e))?;
+    match keys.iter().filter_map(|k| k.as_string()).find(|k| !fields.contains(&k.as_str())) {
+        Some(key) => Err(DeError::input(format!("unknown option \"{key}\""))),
+        None => Ok(()),
+    }
+}
+
+/// An array's length, read through `Reflect.get` (the array may be a Proxy).
+#[inline(never)]
+fn array_len(array: &JsValue) -> Result<u32, DeError> {
+    let len = get(array, &JsValue::from_str("length"), &|| "an array's length".into())?;
+    Ok(len.as_f64().map_or(0, |n| n.clamp(0.0, f64::from(u32::MAX)) as u32))
+}
+
 /// `Reflect.get(object, key)`, a throw as [`threw`].
-fn get(object: &JsValue, key: &JsValue, what: impl FnOnce() -> String) -> Result<JsValue, DeError> {
+#[inline(never)]
+fn get(object: &JsValue, key: &JsValue, what: &dyn Fn() -> String) -> Result<JsValue, DeError> {
     Reflect::get(object, key).map_err(|e| threw(&what(), &e))
 }
 
@@ -316,9 +335,7 @@ impl<'de> de::Deserializer<'de> for JsDe {
         if !self.array() {
             return self.invalid(v);
         }
-        // The length through `Reflect.get` too: the array may be a Proxy.
-        let len = get(&self.0, &JsValue::from_str("length"), || "an array's length".into())?;
-        let len = len.as_f64().map_or(0, |n| n.clamp(0.0, f64::from(u32::MAX)) as u32);
+        let len = array_len(&self.0)?;
         v.visit_seq(Items { array: self.0, len, next: 0, strict: self.1 })
     }
 
@@ -348,13 +365,7 @@ impl<'de> de::Deserializer<'de> for JsDe {
     ) -> Result<V::Value, DeError> {
         let Some(o) = self.object() else { return self.invalid(v) };
         if self.1 {
-            let keys = own_keys(o).map_err(|e| threw("the options' keys", &e))?;
-            for key in keys.iter() {
-                let key = key.as_string().unwrap_or_default();
-                if !fields.contains(&key.as_str()) {
-                    return Err(DeError::input(format!("unknown option \"{key}\"")));
-                }
-            }
+            only_keys(o, fields)?;
         }
         v.visit_map(Fields { object: o.clone(), fields, keys: field_keys(fields), next: 0, value: None, strict: self.1 })
     }
@@ -400,7 +411,7 @@ impl<'de> de::SeqAccess<'de> for Items {
         if self.next >= self.len {
             return Ok(None);
         }
-        let item = get(&self.array, &JsValue::from(self.next), || "an array element".into())?;
+        let item = get(&self.array, &JsValue::from(self.next), &|| "an array element".into())?;
         self.next += 1;
         seed.deserialize(JsDe(item, self.strict)).map(Some)
     }
@@ -504,7 +515,7 @@ impl<'de> de::MapAccess<'de> for Fields {
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, DeError> {
         while let (Some(field), Some(key)) = (self.fields.get(self.next), self.keys.get(self.next)) {
             self.next += 1;
-            let value = get(&self.object, key, || format!("\"{field}\""))?;
+            let value = get(&self.object, key, &|| format!("\"{field}\""))?;
             if !value.is_undefined() {
                 self.value = Some(value);
                 let key: de::value::StrDeserializer<'_, DeError> = field.into_deserializer();
@@ -527,14 +538,11 @@ pub(crate) fn options_copy(options: &JsValue, allowed: &[&str]) -> Result<JsValu
     let Some(o) = options.is_object().then(|| options.unchecked_ref::<Object>()) else {
         return Ok(options.clone());
     };
-    let keys = own_keys(o).map_err(|e| threw("the options' keys", &e))?;
-    if let Some(key) = keys.iter().filter_map(|k| k.as_string()).find(|k| !allowed.contains(&k.as_str())) {
-        return Err(DeError::input(format!("unknown option \"{key}\"")));
-    }
+    only_keys(o, allowed)?;
     let copy = Object::new();
     for key in allowed {
         let k = JsValue::from_str(key);
-        let value = get(options, &k, || format!("\"{key}\""))?;
+        let value = get(options, &k, &|| format!("\"{key}\""))?;
         if !value.is_undefined() {
             // A fresh plain object: defining a key cannot fail or run code.
             let _ = Reflect::set(&copy, &k, &value);
