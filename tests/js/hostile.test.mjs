@@ -328,3 +328,29 @@ test('an options key that is not an option, or an option getter that throws, is 
   assert.match(await drain(sr.routeResponse(new Response('x'), { get provider() { throw new Error('boom'); } })), /^invalid_input: .*threw: boom/);
   index.free();
 });
+
+test("a result longer than the engine's longest string is memory_limit_exceeded, not a plain Error", async () => {
+  // The mapping the glue's string reading and the fast path go through (a real result that
+  // long needs over 1 GB of memory: the engine refuses UTF-8 of 2^29 - 24 bytes or more).
+  const runtime = await import(new URL('./node_modules/streamroute/dist/runtime.js', import.meta.url));
+  let engineError;
+  try {
+    new TextDecoder().decode(new Uint8Array(0x1fffffe8 + 1).fill(0x41));
+  } catch (e) {
+    engineError = e;
+  }
+  let concatError;
+  try {
+    let s = 'x'.repeat(2 ** 28);
+    s += s + s;
+  } catch (e) {
+    concatError = e;
+  }
+  for (const e of [engineError, concatError]) {
+    assert.ok(e && !(e instanceof StreamrouteError), 'the engine throws its own error');
+    const mapped = runtime.stringError(e);
+    assert.ok(mapped instanceof StreamrouteError && mapped.code === 'memory_limit_exceeded', String(e));
+  }
+  const other = new TypeError('not about length');
+  assert.equal(runtime.stringError(other), other);
+});
