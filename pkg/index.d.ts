@@ -95,7 +95,8 @@ export interface ConnectSseOptions {
   profile?: SseProfile;
   /** Reconnections in a row before giving up with `sse_connection_failed` (default 3). */
   maxRetries?: number;
-  /** Wait before reconnecting when the server sent no `retry:` (default 1000 ms). */
+  /** Wait before reconnecting when the server sent no `retry:` (default 1000 ms). Any wait,
+   * the server's `retry:` too, is clamped to at most one hour (3600000 ms). */
   retryMs?: number;
   /** The fetch to use (default `globalThis.fetch`). */
   fetch?: typeof fetch;

@@ -5,7 +5,7 @@
 // `feed` (which stays as the fallback for other chunk types): a UTF-16 high surrogate that
 // ends a string chunk is held for the next chunk; a lone one becomes U+FFFD.
 import { AnswerExtractor, PartialJson, SseDecoder, StreamRouter, TagFilter, __sr_memory } from '../dist/streamroute.js';
-import { jsonEventsFrom, routedEventsFrom, sseEventsFrom } from '../dist/runtime.js';
+import { chunkView, jsonEventsFrom, routedEventsFrom, sseEventsFrom, stringError } from '../dist/runtime.js';
 
 const FAILED = 0xffffffff;
 const encoder = new TextEncoder();
@@ -73,24 +73,26 @@ function inPtr(machine, cap) {
 }
 
 // Writes `chunk` into the machine's input buffer; returns the byte length, or -1 when the
-// chunk is not a string or Uint8Array, or the machine was freed (the caller then takes the
-// Rust-side path, which throws for a freed machine: nothing is written to freed memory).
+// chunk is not a string or a genuine ArrayBuffer view or buffer, or the machine was freed
+// (the caller then takes the Rust-side path, which throws: nothing is written to freed
+// memory). A chunk is read by `chunkView` (runtime.js): no code of the caller's (a Proxy's
+// traps, a getter) runs between asking for the buffer and writing into it, so nothing can
+// re-enter the machine, move its buffer or grow the memory under this write.
 function write(machine, chunk) {
   if (machine.__wbg_ptr === 0) return -1;
   if (typeof chunk === 'string') return writeString(machine, takeString(machine, chunk));
-  if (chunk instanceof Uint8Array) {
-    let pre = 0;
-    if (machine.__high) {
-      machine.__high = '';
-      pre = 3; // the held high surrogate had no low half: U+FFFD
-    }
-    const ptr = inPtr(machine, chunk.length + pre);
-    views();
-    if (pre) u8.set([0xef, 0xbf, 0xbd], ptr);
-    u8.set(chunk, ptr + pre);
-    return chunk.length + pre;
+  const view = chunkView(chunk);
+  if (view === null) return -1;
+  let pre = 0;
+  if (machine.__high) {
+    machine.__high = '';
+    pre = 3; // the held high surrogate had no low half: U+FFFD
   }
-  return -1;
+  const ptr = inPtr(machine, view.length + pre);
+  views();
+  if (pre) u8.set([0xef, 0xbf, 0xbd], ptr);
+  u8.set(view, ptr + pre);
+  return view.length + pre;
 }
 
 // The text of string `chunk` to write now: after a high surrogate held from the last chunk,
@@ -184,6 +186,17 @@ function readText(ptr, n) {
   return decoder.decode(u8.subarray(ptr, ptr + n));
 }
 
+// A method whose result is made here, with the engine's error for a result too long to be a
+// string as a StreamrouteError (runtime.js `__sr_string_error`).
+const guarded = (method) =>
+  function (chunk) {
+    try {
+      return method.call(this, chunk);
+    } catch (e) {
+      throw stringError(e);
+    }
+  };
+
 // `finishValue`: `finish()` returns a value, not more of what `feed` returns (PartialJson).
 // `longString`: a route of its own for a string chunk of at least `longMin` code units.
 function patch(Class, readOut, finishValue = false, longString = null, longMin = 0) {
@@ -191,7 +204,7 @@ function patch(Class, readOut, finishValue = false, longString = null, longMin =
   const slowFeed = proto.feed;
   const slowFinish = proto.finish;
   const slowReset = proto.reset;
-  proto.feed = function feed(chunk) {
+  proto.feed = guarded(function feed(chunk) {
     if (longString !== null && typeof chunk === 'string' && chunk.length >= longMin && this.__wbg_ptr !== 0) {
       return longString(this, chunk);
     }
@@ -200,8 +213,8 @@ function patch(Class, readOut, finishValue = false, longString = null, longMin =
     const n = this.__feedIn(len);
     if (n === FAILED) throw this.__takeError();
     return readOut(this, n);
-  };
-  proto.finish = function finish() {
+  });
+  proto.finish = guarded(function finish() {
     if (this.__high) {
       this.__high = '';
       const head = this.feed('\ufffd');
@@ -213,7 +226,7 @@ function patch(Class, readOut, finishValue = false, longString = null, longMin =
       return tail;
     }
     return slowFinish.call(this);
-  };
+  });
   if (slowReset) {
     proto.reset = function reset() {
       this.__high = '';
@@ -334,7 +347,7 @@ patch(PartialJson, (machine, n) => {
     }
     return out;
   };
-  proto.feed = function feed(chunk) {
+  proto.feed = guarded(function feed(chunk) {
     setup(this);
     if (nodeUtf16 && typeof chunk === 'string' && chunk.length >= UNITS_MIN && this.__wbg_ptr !== 0 && !this.__asciiRun) {
       // Node writes a string as UTF-16 several times faster than as UTF-8 (when it has
@@ -366,7 +379,7 @@ patch(PartialJson, (machine, n) => {
     const units = typeof chunk === 'string' ? this.__str.length : -1;
     if (units >= 0) this.__asciiRun = len === units;
     return done(this, this.__feedIn(len, units));
-  };
+  });
   // `__feedIn`/`__feedUnits` returned `n`: the deltas, or the error with the deltas before it.
   const done = (m, n) => {
     if (n !== FAILED) return read(m, n, m.__str);
@@ -376,7 +389,7 @@ patch(PartialJson, (machine, n) => {
     e.deltas = deltas;
     throw e;
   };
-  proto.finish = function finish() {
+  proto.finish = guarded(function finish() {
     setup(this);
     let head = [];
     if (this.__high) {
@@ -397,5 +410,5 @@ patch(PartialJson, (machine, n) => {
     r.deltas = head.concat(r.deltas);
     Object.keys(r.blocks).forEach((name, i) => (r.blocks[name] = this.__acc[i]));
     return r;
-  };
+  });
 }

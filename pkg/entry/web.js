@@ -25,8 +25,36 @@ function abortError(signal) {
   return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
 }
 
+// An options object of these adapters as a plain copy of the `allowed` keys it has, each
+// read once: another key, or a getter that throws, is `invalid_input` naming it (as for the
+// wasm classes' options, src/wasm/de.rs); `allowed` null takes every key (the wasm class the
+// rest goes to checks them). `undefined` and `null` are no options.
+function optionsIn(options, allowed) {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object' && typeof options !== 'function') {
+    throw new StreamrouteError('invalid_option', `invalid options: expected an object, got a ${typeof options}`);
+  }
+  const copy = {};
+  let what = "the options' keys";
+  try {
+    const keys = Object.keys(options);
+    const unknown = allowed === null ? undefined : keys.find((k) => !allowed.includes(k));
+    if (unknown !== undefined) throw new StreamrouteError('invalid_input', `invalid options: unknown option "${unknown}"`);
+    for (const key of allowed ?? keys) {
+      what = `"${key}"`;
+      const value = options[key];
+      if (value !== undefined) copy[key] = value;
+    }
+  } catch (e) {
+    if (e instanceof StreamrouteError) throw e;
+    const why = typeof e?.message === 'string' ? `: ${e.message}` : '';
+    throw new StreamrouteError('invalid_input', `invalid options: reading ${what} threw${why}`);
+  }
+  return copy;
+}
+
 function routerOptions(options) {
-  const { signal, ...rest } = options ?? {};
+  const { signal, ...rest } = optionsIn(options, null);
   return { signal, rest };
 }
 
@@ -319,7 +347,7 @@ const PROFILES = { planner: plannerProfile, tagged: taggedProfile, 'ai-sdk': aiS
  * (default 15000; 0 disables) without a frame.
  */
 export function toSse(profile, options) {
-  options = options ?? {};
+  options = optionsIn(options, ['firstId', 'retry', 'heartbeatMs', 'actionSeq', 'traceId', 'sessionId', 'messageId']);
   const make = typeof profile === 'string' && Object.hasOwn(PROFILES, profile) ? PROFILES[profile] : undefined;
   if (!make) {
     const got = typeof profile === 'string' ? JSON.stringify(profile) : `a ${typeof profile}`;
@@ -398,19 +426,38 @@ function sleep(ms, signal) {
   });
 }
 
+// The longest wait before a reconnection: a larger `retry:` (or `options.retryMs`) is
+// clamped to it (timers overflow past 2^31 - 1 ms and would fire at once).
+const MAX_RETRY_MS = 3_600_000;
+const retryDelay = (ms) => (typeof ms === 'number' && ms > 0 ? Math.min(ms, MAX_RETRY_MS) : 0);
+
+// The `Last-Event-ID` header value for an event id: its UTF-8 bytes, one header byte each (as
+// EventSource sends it; a header value is a byte string, so a character above U+00FF cannot
+// go in as it is). `null` for an id no header can carry (a NUL, CR or LF; the decoder never
+// keeps such an id, but an id is left out rather than failing the reconnection).
+function lastEventIdHeader(id) {
+  if (!id || /[\0\r\n]/.test(id)) return null;
+  if (/^[\x01-\x7f]*$/.test(id)) return id;
+  let value = '';
+  for (const byte of utf8.encode(id)) value += String.fromCharCode(byte);
+  return value;
+}
+
 const wire = (e) => `event: ${e.event}\ndata: ${e.data.split('\n').join('\ndata: ')}\n\n`;
 
 /**
  * Connects to an event stream with fetch (any method, body and headers; `init.signal`
  * aborts) and yields its `SseEvent`s; with `options.router` (StreamRouter options) yields
- * RoutedEvents instead, with `options.profile` the events `fromSse(profile)` reads. When the connection fails or drops mid-stream it reconnects with
- * `Last-Event-ID` after the server's `retry:` (else `options.retryMs`, default 1000), at most
+ * RoutedEvents instead, with `options.profile` the events `fromSse(profile)` reads. When the
+ * connection fails or drops mid-stream it reconnects with `Last-Event-ID` (the id's UTF-8
+ * bytes, as EventSource sends it) after the server's `retry:` (else `options.retryMs`, default
+ * 1000; at most one hour: larger waits are clamped), at most
  * `options.maxRetries` times in a row (default 3), then throws `sse_connection_failed`.
  * A stream the server ends cleanly is the end (no reconnection).
  */
 export async function* connectSse(url, init, options) {
   init = init ?? {};
-  options = options ?? {};
+  options = optionsIn(options, ['maxRetries', 'retryMs', 'router', 'fetch']);
   const signal = init.signal;
   const maxRetries = options.maxRetries ?? 3;
   const doFetch = options.fetch ?? globalThis.fetch;
@@ -431,7 +478,8 @@ export async function* connectSse(url, init, options) {
       if (signal?.aborted) throw abortError(signal);
       const headers = new Headers(init.headers);
       if (!headers.has('accept')) headers.set('accept', 'text/event-stream');
-      if (decoder.lastEventId) headers.set('last-event-id', decoder.lastEventId);
+      const lastId = lastEventIdHeader(decoder.lastEventId);
+      if (lastId !== null) headers.set('last-event-id', lastId);
       let ended = false;
       try {
         const res = await doFetch(url, { ...init, headers });
@@ -465,7 +513,7 @@ export async function* connectSse(url, init, options) {
         throw new StreamrouteError('sse_connection_failed',
           `gave up after ${maxRetries} reconnection attempts: ${lastError?.message ?? lastError}`);
       }
-      await sleep(decoder.retry ?? options.retryMs ?? 1000, signal);
+      await sleep(retryDelay(decoder.retry ?? options.retryMs ?? 1000), signal);
     }
     if (router) yield* router.finish();
   } finally {

@@ -5,17 +5,40 @@
 //! and its error messages never format a number, so no float formatter is linked for them
 //! (with core's float parser gone too, ~20 KB less `.wasm`). Serialisation to JS still goes
 //! through serde-wasm-bindgen (`super::to_js`).
+//!
+//! Every read of the caller's object goes through a `catch` import (`Reflect.get`,
+//! `Object.keys`, `Object.entries`, `Array.isArray`): a getter or Proxy trap that throws
+//! becomes an `invalid_input` error here instead of a JS exception unwinding through wasm
+//! frames. Options objects are read strictly ([`options_from_js`]): a key that is not an
+//! option is an `invalid_input` error naming it, at any depth.
 
 use js_sys::{Array, Object, Reflect};
 use serde::de::{self, Deserialize, DeserializeOwned, DeserializeSeed, Expected, IntoDeserializer, Unexpected, Visitor};
 use std::cell::RefCell;
 use std::fmt;
 use std::rc::Rc;
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
+    fn own_keys(o: &Object) -> Result<Array, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = entries)]
+    fn own_entries(o: &Object) -> Result<Array, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
+    fn is_array(v: &JsValue) -> Result<bool, JsValue>;
+}
 
 /// Deserialises `value` into `T`; the error is a message for the caller to wrap.
 pub(crate) fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, DeError> {
-    T::deserialize(JsDe(value))
+    T::deserialize(JsDe(value, false))
+}
+
+/// [`from_js`] for an options object: every key of it (and of the objects in it that are
+/// read as structs) must be a field of its struct, else `unknown option "key"`.
+pub(crate) fn options_from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, DeError> {
+    T::deserialize(JsDe(value, true))
 }
 
 /// A JS object of strings as `(key, value)` pairs sorted by key: what a `BTreeMap` gave,
@@ -46,14 +69,59 @@ impl<'de> Deserialize<'de> for StringPairs {
     }
 }
 
-/// What went wrong, as text.
+/// What went wrong, as text; `input` when the value could not be read at all (a getter or
+/// trap threw, an unknown option key, nesting too deep), not merely had a wrong value.
 #[derive(Debug)]
-pub(crate) struct DeError(String);
+pub(crate) struct DeError(String, bool);
+
+impl DeError {
+    fn input(message: String) -> Self {
+        DeError(message, true)
+    }
+
+    /// The error kind: `invalid_input` for a value that could not be read, else `otherwise`.
+    pub(crate) fn kind(&self, otherwise: crate::ErrorKind) -> crate::ErrorKind {
+        if self.1 { crate::ErrorKind::InvalidInput } else { otherwise }
+    }
+}
 
 impl fmt::Display for DeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
+}
+
+/// What `read` of `what` threw, for a message: the thrown error's `message` when it has one.
+fn threw(what: &str, thrown: &JsValue) -> DeError {
+    let message = Reflect::get(thrown, &JsValue::from_str("message")).ok().and_then(|m| m.as_string());
+    DeError::input(match message {
+        Some(m) => format!("reading {what} threw: {m}"),
+        None => format!("reading {what} threw"),
+    })
+}
+
+/// An options object's keys must all be `fields`, else `unknown option "key"`. Apart from the
+/// generic deserializer so that its code is in the `.wasm` once, not once per struct.
+#[inline(never)]
+fn only_keys(o: &Object, fields: &[&str]) -> Result<(), DeError> {
+    let keys = own_keys(o).map_err(|e| threw("the options' keys", &e))?;
+    match keys.iter().filter_map(|k| k.as_string()).find(|k| !fields.contains(&k.as_str())) {
+        Some(key) => Err(DeError::input(format!("unknown option \"{key}\""))),
+        None => Ok(()),
+    }
+}
+
+/// An array's length, read through `Reflect.get` (the array may be a Proxy).
+#[inline(never)]
+fn array_len(array: &JsValue) -> Result<u32, DeError> {
+    let len = get(array, &JsValue::from_str("length"), &|| "an array's length".into())?;
+    Ok(len.as_f64().map_or(0, |n| n.clamp(0.0, f64::from(u32::MAX)) as u32))
+}
+
+/// `Reflect.get(object, key)`, a throw as [`threw`].
+#[inline(never)]
+fn get(object: &JsValue, key: &JsValue, what: &dyn Fn() -> String) -> Result<JsValue, DeError> {
+    Reflect::get(object, key).map_err(|e| threw(&what(), &e))
 }
 
 impl std::error::Error for DeError {}
@@ -74,32 +142,33 @@ fn kind(u: &Unexpected<'_>) -> String {
 
 impl de::Error for DeError {
     fn custom<T: fmt::Display>(msg: T) -> Self {
-        DeError(msg.to_string())
+        DeError(msg.to_string(), false)
     }
     fn invalid_type(unexp: Unexpected<'_>, exp: &dyn Expected) -> Self {
-        DeError(format!("invalid type: {}, expected {exp}", kind(&unexp)))
+        DeError(format!("invalid type: {}, expected {exp}", kind(&unexp)), false)
     }
     fn invalid_value(unexp: Unexpected<'_>, exp: &dyn Expected) -> Self {
-        DeError(format!("invalid value: {}, expected {exp}", kind(&unexp)))
+        DeError(format!("invalid value: {}, expected {exp}", kind(&unexp)), false)
     }
     fn invalid_length(len: usize, exp: &dyn Expected) -> Self {
-        DeError(format!("invalid length {len}, expected {exp}"))
+        DeError(format!("invalid length {len}, expected {exp}"), false)
     }
     fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
-        DeError(format!("unknown variant \"{variant}\", expected one of {}", expected.join(", ")))
+        DeError(format!("unknown variant \"{variant}\", expected one of {}", expected.join(", ")), false)
     }
     fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
-        DeError(format!("unknown field \"{field}\", expected one of {}", expected.join(", ")))
+        DeError(format!("unknown field \"{field}\", expected one of {}", expected.join(", ")), false)
     }
     fn missing_field(field: &'static str) -> Self {
-        DeError(format!("missing field `{field}`"))
+        DeError(format!("missing field `{field}`"), false)
     }
     fn duplicate_field(field: &'static str) -> Self {
-        DeError(format!("duplicate field `{field}`"))
+        DeError(format!("duplicate field `{field}`"), false)
     }
 }
 
-struct JsDe(JsValue);
+/// A JS value to read, and whether structs in it are options (unknown keys are errors).
+struct JsDe(JsValue, bool);
 
 impl JsDe {
     fn nullish(&self) -> bool {
@@ -115,7 +184,7 @@ impl JsDe {
             Unexpected::Float(0.0)
         } else if self.0.is_string() {
             Unexpected::Other("a string")
-        } else if Array::is_array(&self.0) {
+        } else if self.array() {
             Unexpected::Seq
         } else if self.0.is_object() {
             Unexpected::Map
@@ -134,9 +203,14 @@ impl JsDe {
         (x.fract() == 0.0 && x.abs() <= 9_007_199_254_740_991.0).then_some(x as i64)
     }
 
+    /// An array (a revoked Proxy, on which `Array.isArray` throws, is not).
+    fn array(&self) -> bool {
+        self.0.is_object() && is_array(&self.0).unwrap_or(false)
+    }
+
     /// A plain object (not an array, not a function).
     fn object(&self) -> Option<&Object> {
-        (self.0.is_object() && !Array::is_array(&self.0)).then(|| self.0.unchecked_ref::<Object>())
+        (self.0.is_object() && !self.array()).then(|| self.0.unchecked_ref::<Object>())
     }
 }
 
@@ -152,7 +226,7 @@ impl<'de> de::Deserializer<'de> for JsDe {
             v.visit_f64(x)
         } else if let Some(s) = self.0.as_string() {
             v.visit_string(s)
-        } else if Array::is_array(&self.0) {
+        } else if self.array() {
             let _depth = AnyDepth::enter()?;
             self.deserialize_seq(v)
         } else if self.object().is_some() {
@@ -258,10 +332,11 @@ impl<'de> de::Deserializer<'de> for JsDe {
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        match self.0.dyn_ref::<Array>() {
-            Some(a) => v.visit_seq(Items { array: a.clone(), next: 0 }),
-            None => self.invalid(v),
+        if !self.array() {
+            return self.invalid(v);
         }
+        let len = array_len(&self.0)?;
+        v.visit_seq(Items { array: self.0, len, next: 0, strict: self.1 })
     }
 
     fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, v: V) -> Result<V::Value, DeError> {
@@ -274,7 +349,10 @@ impl<'de> de::Deserializer<'de> for JsDe {
 
     fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
         match self.object() {
-            Some(o) => v.visit_map(Entries { entries: Object::entries(o), next: 0, value: None }),
+            Some(o) => {
+                let entries = own_entries(o).map_err(|e| threw("an object's entries", &e))?;
+                v.visit_map(Entries { entries, next: 0, value: None, strict: self.1 })
+            }
             None => self.invalid(v),
         }
     }
@@ -285,10 +363,11 @@ impl<'de> de::Deserializer<'de> for JsDe {
         fields: &'static [&'static str],
         v: V,
     ) -> Result<V::Value, DeError> {
-        match self.object() {
-            Some(o) => v.visit_map(Fields { object: o.clone(), fields, keys: field_keys(fields), next: 0, value: None }),
-            None => self.invalid(v),
+        let Some(o) = self.object() else { return self.invalid(v) };
+        if self.1 {
+            only_keys(o, fields)?;
         }
+        v.visit_map(Fields { object: o.clone(), fields, keys: field_keys(fields), next: 0, value: None, strict: self.1 })
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -319,24 +398,26 @@ impl<'de> de::Deserializer<'de> for JsDe {
 
 /// An array's elements in order.
 struct Items {
-    array: Array,
+    array: JsValue,
+    len: u32,
     next: u32,
+    strict: bool,
 }
 
 impl<'de> de::SeqAccess<'de> for Items {
     type Error = DeError;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, DeError> {
-        if self.next >= self.array.length() {
+        if self.next >= self.len {
             return Ok(None);
         }
-        let item = self.array.get(self.next);
+        let item = get(&self.array, &JsValue::from(self.next), &|| "an array element".into())?;
         self.next += 1;
-        seed.deserialize(JsDe(item)).map(Some)
+        seed.deserialize(JsDe(item, self.strict)).map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.array.length().saturating_sub(self.next) as usize)
+        Some(self.len.saturating_sub(self.next).min(4096) as usize)
     }
 }
 
@@ -345,6 +426,7 @@ struct Entries {
     entries: Array,
     next: u32,
     value: Option<JsValue>,
+    strict: bool,
 }
 
 impl<'de> de::MapAccess<'de> for Entries {
@@ -357,11 +439,11 @@ impl<'de> de::MapAccess<'de> for Entries {
         let pair: Array = self.entries.get(self.next).unchecked_into();
         self.next += 1;
         self.value = Some(pair.get(1));
-        seed.deserialize(JsDe(pair.get(0))).map(Some)
+        seed.deserialize(JsDe(pair.get(0), self.strict)).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
-        seed.deserialize(JsDe(self.value.take().unwrap_or(JsValue::UNDEFINED)))
+        seed.deserialize(JsDe(self.value.take().unwrap_or(JsValue::UNDEFINED), self.strict))
     }
 }
 
@@ -383,7 +465,7 @@ impl AnyDepth {
         let depth = ANY_DEPTH.with(|d| d.get());
         if depth >= MAX_ANY_DEPTH {
             // The number is written out: these messages never format one (ARCHITECTURE.md).
-            return Err(de::Error::custom("nested more than 64 levels deep (a cyclic object?)"));
+            return Err(DeError::input("nested more than 64 levels deep (a cyclic object?)".into()));
         }
         ANY_DEPTH.with(|d| d.set(depth + 1));
         Ok(AnyDepth)
@@ -416,14 +498,15 @@ fn field_keys(fields: &'static [&'static str]) -> Rc<[JsValue]> {
     })
 }
 
-/// A struct's declared fields read off an object by name (other keys are never looked at;
-/// a field that is `undefined` counts as absent).
+/// A struct's declared fields read off an object by name (a field that is `undefined` counts
+/// as absent; other keys are looked at only to reject them, in options).
 struct Fields {
     object: Object,
     fields: &'static [&'static str],
     keys: Rc<[JsValue]>,
     next: usize,
     value: Option<JsValue>,
+    strict: bool,
 }
 
 impl<'de> de::MapAccess<'de> for Fields {
@@ -432,7 +515,7 @@ impl<'de> de::MapAccess<'de> for Fields {
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, DeError> {
         while let (Some(field), Some(key)) = (self.fields.get(self.next), self.keys.get(self.next)) {
             self.next += 1;
-            let value = Reflect::get(&self.object, key).unwrap_or(JsValue::UNDEFINED);
+            let value = get(&self.object, key, &|| format!("\"{field}\""))?;
             if !value.is_undefined() {
                 self.value = Some(value);
                 let key: de::value::StrDeserializer<'_, DeError> = field.into_deserializer();
@@ -443,6 +526,27 @@ impl<'de> de::MapAccess<'de> for Fields {
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
-        seed.deserialize(JsDe(self.value.take().unwrap_or(JsValue::UNDEFINED)))
+        seed.deserialize(JsDe(self.value.take().unwrap_or(JsValue::UNDEFINED), self.strict))
     }
+}
+
+/// Options read by hand (not through serde): a plain copy of `options` holding only the
+/// `allowed` keys it has, read once each. A key not in `allowed`, or a getter or Proxy trap
+/// that throws, is an `invalid_input` error naming it; a value that is not an object is
+/// returned as it is (the caller says what it must be).
+pub(crate) fn options_copy(options: &JsValue, allowed: &[&str]) -> Result<JsValue, DeError> {
+    let Some(o) = options.is_object().then(|| options.unchecked_ref::<Object>()) else {
+        return Ok(options.clone());
+    };
+    only_keys(o, allowed)?;
+    let copy = Object::new();
+    for key in allowed {
+        let k = JsValue::from_str(key);
+        let value = get(options, &k, &|| format!("\"{key}\""))?;
+        if !value.is_undefined() {
+            // A fresh plain object: defining a key cannot fail or run code.
+            let _ = Reflect::set(&copy, &k, &value);
+        }
+    }
+    Ok(copy.into())
 }

@@ -6,7 +6,7 @@
 //! by a low one becomes U+FFFD, as `TextEncoder` does.
 
 use crate::{Error, ErrorKind};
-use js_sys::{ArrayBuffer, JsString, Uint8Array};
+use js_sys::{JsString, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 
 #[derive(Default)]
@@ -61,25 +61,13 @@ impl ChunkInput {
             }
             return Ok(self.text.as_bytes());
         }
-        let view: Uint8Array = if let Some(u8a) = chunk.dyn_ref::<Uint8Array>() {
-            u8a.clone()
-        } else if ArrayBuffer::is_view(chunk) {
-            let buf: &js_sys::Object = chunk.unchecked_ref();
-            let get = |k: &str| js_sys::Reflect::get(buf, &JsValue::from_str(k)).ok();
-            let (Some(b), Some(o), Some(l)) = (get("buffer"), get("byteOffset"), get("byteLength"))
-            else {
-                return Err(bad_chunk());
-            };
-            Uint8Array::new_with_byte_offset_and_length(
-                &b,
-                o.as_f64().unwrap_or(0.0) as u32,
-                l.as_f64().unwrap_or(0.0) as u32,
-            )
-        } else if chunk.is_instance_of::<ArrayBuffer>() {
-            Uint8Array::new(chunk)
-        } else {
+        // A genuine view or buffer only, read with the built-in getters: no code of the
+        // caller's runs while this machine is borrowed (runtime.js `__sr_chunk_view`).
+        let view = super::__sr_chunk_view(chunk);
+        if view.is_null() {
             return Err(bad_chunk());
-        };
+        }
+        let view: Uint8Array = view.unchecked_into();
         self.bytes.clear();
         if self.high.take().is_some() {
             self.bytes.extend_from_slice(REPLACEMENT.as_bytes());

@@ -25,6 +25,7 @@ use wasm_bindgen::prelude::*;
 extern "C" {
     fn __sr_error(code: &str, message: &str, offset: Option<f64>) -> JsValue;
     fn __sr_sse_events(packed: &[u8], lens: &[u32], count: u32) -> JsValue;
+    fn __sr_chunk_view(chunk: &JsValue) -> JsValue;
 }
 
 /// A string argument from JS, or `invalid_input` ("`what` must be a string").
@@ -130,17 +131,26 @@ pub fn make_nonce() -> Result<String, JsValue> {
     crate::make_nonce().map_err(|e| js_error(&e))
 }
 
-/// Reads options from a JS object with serde, as an `invalid_option` error when malformed.
+/// Reads options from a JS object with serde: an `invalid_option` error for a malformed
+/// value, `invalid_input` for a key that is not an option or a getter that throws.
 pub(crate) fn options<T: serde::de::DeserializeOwned + Default>(
     value: Option<JsValue>,
 ) -> Result<T, JsValue> {
     match value {
         None => Ok(T::default()),
         Some(v) if v.is_undefined() || v.is_null() => Ok(T::default()),
-        Some(v) => de::from_js(v).map_err(|e| {
-            js_error(&Error::new(crate::ErrorKind::InvalidOption, format!("invalid options: {e}")))
+        Some(v) => de::options_from_js(v).map_err(|e| {
+            js_error(&Error::new(e.kind(crate::ErrorKind::InvalidOption), format!("invalid options: {e}")))
         }),
     }
+}
+
+/// Options read by hand: a plain copy holding only the `allowed` keys (`de::options_copy`);
+/// another key, or a getter that throws, is `invalid_input` naming it.
+pub(crate) fn options_copy(options: &JsValue, allowed: &[&str]) -> Result<JsValue, JsValue> {
+    de::options_copy(options, allowed).map_err(|e| {
+        js_error(&Error::new(e.kind(crate::ErrorKind::InvalidOption), format!("invalid options: {e}")))
+    })
 }
 
 /// UTF-16 length of a UTF-8 string: what `String.prototype.length` reports for it.

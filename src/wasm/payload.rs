@@ -546,6 +546,7 @@ impl ArtifactCollector {
         let mut store = None;
         if let Some(o) = options.filter(|o| !o.is_undefined() && !o.is_null()) {
             let bad = |m: &str| js_error(&Error::new(ErrorKind::InvalidOption, m));
+            let o = super::options_copy(&o, &["maxInlineBytes", "store"])?;
             if !o.is_object() {
                 return Err(bad("ArtifactCollector options must be an object"));
             }

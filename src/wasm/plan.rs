@@ -8,7 +8,7 @@
 //! `Float32Array`s straight into wasm memory.
 
 use super::json::{json_parse, to_js_value};
-use super::js_error;
+use super::{js_error, options_copy};
 use crate::json::JsonValue;
 use crate::plan::{self, CapabilityMap as CoreMap, EmbeddingModel, Mode, NarrowOptions, Narrowed, Requirements, ToolIndex as CoreIndex};
 use crate::{Error, ErrorKind};
@@ -554,6 +554,10 @@ fn catalog_tools(catalog: &JsValue) -> Result<Vec<plan::Tool>, JsValue> {
 
 fn index_arg(catalog: &JsValue, options: Option<JsValue>) -> Result<CoreIndex, JsValue> {
     let tools = catalog_tools(catalog)?;
+    let options = match options {
+        Some(o) => Some(options_copy(&o, &["model_id", "modelId", "dim", "pooling", "embeddings"])?),
+        None => None,
+    };
     let options = options.filter(|o| o.is_object());
     let o = options.as_ref();
     let embeddings = match o.and_then(|o| get(o, "embeddings")) {
@@ -619,6 +623,7 @@ fn narrowed_json(n: &Narrowed) -> JsonValue {
 
 /// Narrowing over `index` (or, without one, over tools ranked elsewhere: `retrieved`).
 fn narrow_with(index: Option<&CoreIndex>, options: &JsValue) -> Result<JsValue, JsValue> {
+    let options = &options_copy(options, NARROW_OPTIONS)?;
     if !options.is_object() {
         return Err(bad("narrowTools takes an options object { requirements, template, safetySet, cap, … }"));
     }
@@ -748,6 +753,7 @@ impl JsToolIndex {
     /// index's model and dimension, BM25 over `texts` otherwise.
     #[wasm_bindgen(unchecked_return_type = "Retrieval")]
     pub fn retrieve(&self, #[wasm_bindgen(unchecked_param_type = "RetrieveOptions")] options: JsValue) -> Result<JsValue, JsValue> {
+        let options = options_copy(&options, &["vectors", "texts", "text", "mode", "n"])?;
         let v = query_vectors(get(&options, "vectors"))?;
         let mut texts = match get(&options, "texts") {
             Some(t) => strings(&json_arg(&t, "texts")?, "texts")?,
@@ -799,6 +805,7 @@ impl JsToolIndex {
 /// `options.catalog`, or takes `options.retrieved` as the ranking.
 #[wasm_bindgen(js_name = narrowTools, unchecked_return_type = "NarrowResult")]
 pub fn narrow_tools(#[wasm_bindgen(unchecked_param_type = "NarrowOptions")] options: JsValue) -> Result<JsValue, JsValue> {
+    let options = options_copy(&options, NARROW_OPTIONS)?;
     if let Some(index) = get(&options, "index") {
         let narrow = Reflect::get(&index, &JsValue::from_str("narrow")).ok().and_then(|f| f.dyn_into::<Function>().ok());
         return match narrow {
@@ -811,6 +818,12 @@ pub fn narrow_tools(#[wasm_bindgen(unchecked_param_type = "NarrowOptions")] opti
         None => narrow_with(None, &options),
     }
 }
+
+/// The keys of `NarrowOptions`.
+const NARROW_OPTIONS: &[&str] = &[
+    "requirements", "queryVectors", "template", "safetySet", "cap", "index", "catalog", "retrieved", "n", "minScore",
+    "mode", "queries",
+];
 
 fn catalog_index(catalog: &JsValue) -> Result<CoreIndex, JsValue> {
     let tools = catalog_tools(catalog)?;

@@ -16,6 +16,17 @@ export function __sr_error(code, message, offset) {
   return new StreamrouteError(code, message, offset);
 }
 
+// A result too long for a JS string (V8 stops at 2^29 - 24 characters, and Node's UTF-8
+// decoding at that many bytes: ~180M characters of CJK text) is `memory_limit_exceeded`, not
+// the engine's plain Error. The fast path (pkg/entry/fast.js) and the glue's string reading
+// (scripts/patch-glue.mjs) pass what they catch through here; other errors come back as
+// they are.
+export function __sr_string_error(err) {
+  if (err instanceof StreamrouteError) return err;
+  const tooLong = err?.code === 'ERR_STRING_TOO_LONG' || (err instanceof RangeError && /string length/i.test(err.message));
+  return tooLong ? new StreamrouteError('memory_limit_exceeded', `the result is longer than the longest string this JS engine makes (${err.message})`) : err;
+}
+
 // What wasm-bindgen's own checks say, in the words of this API. scripts/build points the
 // glue's `__wbindgen_throw` here, so these are StreamrouteErrors (`invalid_state`) too.
 const MISUSE = {
@@ -26,6 +37,41 @@ const MISUSE = {
 };
 export function __sr_misuse(message) {
   return new StreamrouteError('invalid_state', MISUSE[message] ?? message);
+}
+
+// A chunk's bytes as a Uint8Array, read without running any code of the caller's: only a
+// genuine ArrayBuffer view or ArrayBuffer qualifies (a Proxy, an array-like or a subclass's
+// getters never run), and its buffer, offset and length are read with the built-in getters.
+// So no callback can re-enter or free a machine while its chunk is being copied into wasm
+// memory. `null` for anything else (the caller throws invalid_input). Strings are the
+// callers' own business (a primitive string runs no code either).
+const builtinGetter = (proto, name) => Object.getOwnPropertyDescriptor(proto, name).get;
+const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
+const VIEW = {
+  ta: [builtinGetter(TypedArrayProto, 'buffer'), builtinGetter(TypedArrayProto, 'byteOffset'), builtinGetter(TypedArrayProto, 'byteLength')],
+  dv: [builtinGetter(DataView.prototype, 'buffer'), builtinGetter(DataView.prototype, 'byteOffset'), builtinGetter(DataView.prototype, 'byteLength')],
+};
+const taTag = builtinGetter(TypedArrayProto, Symbol.toStringTag);
+const abLength = builtinGetter(ArrayBuffer.prototype, 'byteLength');
+const sabLength = typeof SharedArrayBuffer === 'function' ? builtinGetter(SharedArrayBuffer.prototype, 'byteLength') : null;
+export function __sr_chunk_view(chunk) {
+  if (chunk === null || typeof chunk !== 'object') return null;
+  try {
+    if (ArrayBuffer.isView(chunk)) {
+      const [buffer, offset, length] = taTag.call(chunk) === undefined ? VIEW.dv : VIEW.ta;
+      return new Uint8Array(buffer.call(chunk), offset.call(chunk), length.call(chunk));
+    }
+  } catch {
+    return null; // a detached buffer
+  }
+  for (const byteLength of [abLength, sabLength]) {
+    try {
+      if (byteLength !== null) return new Uint8Array(chunk, 0, byteLength.call(chunk));
+    } catch {
+      // Not this kind of buffer (or detached).
+    }
+  }
+  return null;
 }
 
 // Builds SseEvent objects from the packed UTF-8 of one feed and the UTF-16 lengths of its

@@ -208,3 +208,150 @@ test('routeResponse and connectSse: a wrong argument is a StreamrouteError when 
   assert.equal(await drain(sr.connectSse('not a url', null, { maxRetries: 0 })), 'sse_connection_failed');
 });
 
+
+// What a call gives, for comparing two machines: its result, or the code of its error.
+const outcome = (f) => {
+  try {
+    return JSON.stringify(f());
+  } catch (e) {
+    return e instanceof StreamrouteError ? `error ${e.code}` : `raw ${e?.constructor?.name}: ${e?.message}`;
+  }
+};
+
+// The classes that take chunks, with the arguments their constructors need.
+const CHUNK_CLASSES = {
+  SseDecoder: [], StreamRouter: [], AnswerExtractor: [], PartialJson: [], LlmStreamChunker: [],
+  JsonItemStream: ['$.items'], TagFilter: [NONCE],
+};
+const BYTES = [100, 97, 116, 97, 58, 32, 123, 125, 10, 10]; // 'data: {}\n\n'
+
+test('a chunk that runs code when read (Proxy, array-like, own getters) runs none of it: nothing re-enters or moves the machine', () => {
+  for (const [name, args] of Object.entries(CHUNK_CLASSES)) {
+    const m = new sr[name](...args);
+    let calls = 0;
+    let size = 256;
+    // Each trap feeds the same machine an ever larger chunk (which moves its input buffer)
+    // before answering: a reader that ran it would then write into freed memory.
+    const reenter = () => {
+      calls++;
+      size *= 2;
+      try {
+        m.feed('x'.repeat(size));
+      } catch {
+        // invalid_state (re-entry) or the machine's own error: either way it ran.
+      }
+    };
+    const trap = { get: (t, k) => (reenter(), Reflect.get(t, k)) };
+    const arrayLike = Object.setPrototypeOf({ get length() { reenter(); return BYTES.length; } }, Uint8Array.prototype);
+    BYTES.forEach((b, i) => Object.defineProperty(arrayLike, i, { get() { reenter(); return b; } }));
+    const hostile = [new Proxy(new Uint8Array(BYTES), trap), new Proxy(new Uint8Array(BYTES).buffer, trap), arrayLike, new Proxy(new String('data: {}\n\n'), trap)];
+    for (const chunk of hostile) {
+      assert.throws(() => m.feed(chunk), (e) => e instanceof StreamrouteError && e.code === 'invalid_input', name);
+    }
+    // A genuine Uint8Array with a `length` getter of its own is read as its bytes.
+    const own = new Uint8Array(BYTES);
+    Object.defineProperty(own, 'length', { get() { reenter(); return 1e9; } });
+    const fresh = new sr[name](...args);
+    assert.equal(outcome(() => m.feed(own)), outcome(() => fresh.feed(new Uint8Array(BYTES))), `${name}: own length getter`);
+    assert.equal(calls, 0, `${name}: no trap or getter of a chunk ran`);
+    assert.equal(outcome(() => m.finish()), outcome(() => fresh.finish()), `${name}: the machine goes on as a fresh one`);
+    m.free();
+    fresh.free();
+  }
+  // The instance is sound: a fresh decoder decodes, in several sizes.
+  for (const n of [1, 1 << 12, 1 << 19]) {
+    const d = new sr.SseDecoder();
+    assert.deepEqual(d.feed(`data: ${'y'.repeat(n)}\n\n`).map((e) => e.data.length), [n]);
+    d.free();
+  }
+});
+
+test('free() inside a call on the same object: the call finishes, the object is freed after it, later calls are invalid_state', () => {
+  const enc = new sr.SseEncoder();
+  let freeThrew = null;
+  const wire = enc.encode({ get data() { try { enc.free(); } catch (e) { freeThrew = e; } return 'x'; } });
+  assert.equal(freeThrew, null, 'free() inside the call does not throw');
+  assert.equal(wire, 'data: x\n\n');
+  assert.throws(() => enc.encode({ data: 'y' }), (e) => e instanceof StreamrouteError && e.code === 'invalid_state' && /freed/.test(e.message));
+  // The object is really freed once the call returns: a collector holding ~1 MiB, freed from
+  // inside its own collect() forty times, does not grow the memory forty times.
+  const schema = { type: 'object', properties: { raw: { type: 'array', items: { type: 'string' }, artifact: true }, x: {} } };
+  const big = { raw: Array.from({ length: 64 }, () => 'z'.repeat(16384)) };
+  const memory = sr.__sr_memory();
+  const grew = [];
+  for (let i = 0; i < 40; i++) {
+    const c = new sr.ArtifactCollector({ maxInlineBytes: 1 << 24 });
+    c.collect('a', schema, big);
+    c.collect('b', schema, { get x() { c.free(); return 1; } });
+    assert.throws(() => c.takeArtifacts?.() ?? c.maxInlineBytes, (e) => e instanceof StreamrouteError && e.code === 'invalid_state');
+    grew.push(memory.buffer.byteLength);
+  }
+  assert.ok(grew[39] - grew[4] < 16 << 20, `memory grew by ${(grew[39] - grew[4]) >> 20} MiB`);
+});
+
+test('an options key that is not an option, or an option getter that throws, is invalid_input naming it', async () => {
+  const tools = GOOD_CTOR.ToolIndex[0];
+  const index = new sr.ToolIndex(tools);
+  const takers = {
+    SseDecoder: (o) => new sr.SseDecoder(o), SseEncoder: (o) => new sr.SseEncoder(o),
+    AnswerExtractor: (o) => new sr.AnswerExtractor(o), LlmStreamChunker: (o) => new sr.LlmStreamChunker(o),
+    PartialJson: (o) => new sr.PartialJson(o), JsonItemStream: (o) => new sr.JsonItemStream('$.items', o),
+    StreamRouter: (o) => new sr.StreamRouter(o), TagFilter: (o) => new sr.TagFilter(NONCE, o),
+    TaggedTurn: (o) => new sr.TaggedTurn(o), TagEventWriter: (o) => new sr.TagEventWriter(o),
+    ArtifactCollector: (o) => new sr.ArtifactCollector(o), ToolIndex: (o) => new sr.ToolIndex(tools, o),
+    retrieve: (o) => index.retrieve(o), narrow: (o) => index.narrow(o), narrowTools: (o) => sr.narrowTools(o),
+    tagContract: (o) => sr.tagContract(NONCE, o), parseJson: (o) => sr.parseJson('{}', o),
+    parseTagged: (o) => sr.parseTagged('', NONCE, o), checkTagged: (o) => sr.checkTagged('', NONCE, o),
+    correctiveMessage: (o) => sr.correctiveMessage(NONCE, [], o), toSse: (o) => sr.toSse('planner', o),
+  };
+  const boom = { get maxBufferBytes() { throw new Error('boom'); } };
+  for (const [name, take] of Object.entries(takers)) {
+    assert.throws(() => take({ maxBuferBytes: 1 }),
+      (e) => e instanceof StreamrouteError && e.code === 'invalid_input' && /unknown option "maxBuferBytes"/.test(e.message), name);
+    // A throwing getter of a key that is not an option is reported as unknown, of one that
+    // is as the throw; never a raw Error through the wasm frames.
+    assert.throws(() => take(boom), (e) => e instanceof StreamrouteError && e.code === 'invalid_input', `${name}: throwing getter`);
+  }
+  assert.throws(() => new sr.SseDecoder({ get maxLineBytes() { throw new Error('boom'); } }),
+    (e) => e instanceof StreamrouteError && e.code === 'invalid_input' && /reading "maxLineBytes" threw: boom/.test(e.message));
+  // Nested options objects are options too.
+  assert.throws(() => sr.tagContract(NONCE, { descriptions: { ARTIFACT: 'a' }, blocks: ['ARTIFACT', 'USER'], blockz: 1 }), { code: 'invalid_input' });
+  const drain = async (it) => {
+    try {
+      for await (const event of it) void event;
+      return 'ended';
+    } catch (e) {
+      return e instanceof StreamrouteError ? `${e.code}: ${e.message}` : `${e?.constructor?.name}: ${e?.message}`;
+    }
+  };
+  assert.match(await drain(sr.connectSse('http://x.invalid/', null, { maxRetrys: 0 })), /^invalid_input: .*unknown option "maxRetrys"/);
+  assert.match(await drain(sr.routeResponse(new Response('x'), { sigal: null })), /^invalid_input: .*unknown option "sigal"/);
+  assert.match(await drain(sr.routeResponse(new Response('x'), { get provider() { throw new Error('boom'); } })), /^invalid_input: .*threw: boom/);
+  index.free();
+});
+
+test("a result longer than the engine's longest string is memory_limit_exceeded, not a plain Error", async () => {
+  // The mapping the glue's string reading and the fast path go through (a real result that
+  // long needs over 1 GB of memory: the engine refuses UTF-8 of 2^29 - 24 bytes or more).
+  const runtime = await import(new URL('./node_modules/streamroute/dist/runtime.js', import.meta.url));
+  let engineError;
+  try {
+    new TextDecoder().decode(new Uint8Array(0x1fffffe8 + 1).fill(0x41));
+  } catch (e) {
+    engineError = e;
+  }
+  let concatError;
+  try {
+    let s = 'x'.repeat(2 ** 28);
+    s += s + s;
+  } catch (e) {
+    concatError = e;
+  }
+  for (const e of [engineError, concatError]) {
+    assert.ok(e && !(e instanceof StreamrouteError), 'the engine throws its own error');
+    const mapped = runtime.stringError(e);
+    assert.ok(mapped instanceof StreamrouteError && mapped.code === 'memory_limit_exceeded', String(e));
+  }
+  const other = new TypeError('not about length');
+  assert.equal(runtime.stringError(other), other);
+});

@@ -74,9 +74,11 @@ test('errors are StreamrouteError with code, message, offset and the events befo
   assert.throws(() => new sr.SseEncoder().encode({ event: 'x' }), { code: 'invalid_input' });
 });
 
-test('options objects: absent, null and undefined fields take defaults; wrong types are invalid_option', () => {
+test('options objects: absent, null and undefined fields take defaults; wrong types are invalid_option; unknown keys are invalid_input', () => {
   const lines = (d) => d.feed('data: 123456789\n\n').map((e) => e.data);
-  for (const o of [undefined, null, {}, { maxLineBytes: undefined }, { maxLineBytes: null }, { unknownKey: 1, flushOnFinish: null }]) {
+  assert.throws(() => new sr.SseDecoder({ unknownKey: 1, flushOnFinish: null }),
+    (e) => e instanceof sr.StreamrouteError && e.code === 'invalid_input' && /unknown option "unknownKey"/.test(e.message));
+  for (const o of [undefined, null, {}, { maxLineBytes: undefined }, { maxLineBytes: null }, { flushOnFinish: null }]) {
     assert.deepEqual(lines(new sr.SseDecoder(o)), ['123456789'], JSON.stringify(o));
   }
   assert.deepEqual(new sr.SseDecoder({ flushOnFinish: true }).feed('data: x').concat(new sr.SseDecoder({ flushOnFinish: true }).finish()), []);
@@ -305,4 +307,12 @@ test('LlmStreamChunker: action_seq null when omitted, reset() starts a fresh att
   c.reset();
   const retry = [...c.feed('{"next_node":"final_response","args":{"answer":"Hello"}}'), ...c.finish()];
   assert.deepEqual(retry.map((x) => [x.text, x.done]), [['Hello', false], ['', true]]);
+});
+
+test('the package ships the licence texts its licence field names', () => {
+  const pkgDir = join(here, 'node_modules', 'streamroute');
+  const manifest = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
+  assert.equal(manifest.license, 'MIT OR Apache-2.0');
+  assert.match(readFileSync(join(pkgDir, 'LICENSE-MIT'), 'utf8'), /^MIT License\n/);
+  assert.match(readFileSync(join(pkgDir, 'LICENSE-APACHE'), 'utf8'), /Apache License\s+Version 2\.0, January 2004/);
 });

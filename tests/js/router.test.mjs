@@ -458,3 +458,40 @@ test('nothing after the end marker, choice 0 only, tool call indices that are no
   assert.deepEqual(e.filter((x) => x.type === 'tool_call').map((x) => [x.index, x.id, x.arguments]), [[0, 'c0', { a: 1 }]]);
   assert.equal(e.at(-1).ok, false);
 });
+
+// A fetch whose first response sends `frames` and then drops the connection, and whose later
+// ones drop at once; records each request's Last-Event-ID and when it came.
+function droppingFetch(frames) {
+  const calls = [];
+  const fetch = async (_url, init) => {
+    calls.push({ lastEventId: new Headers(init.headers).get('last-event-id'), at: Date.now() });
+    let sent = calls.length > 1;
+    const body = new ReadableStream({
+      pull(c) {
+        if (sent) return c.error(new TypeError('connection dropped'));
+        sent = true;
+        c.enqueue(new TextEncoder().encode(frames));
+      },
+    });
+    return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+  };
+  return { fetch, calls };
+}
+
+test('connectSse resumes after an event id beyond Latin-1: Last-Event-ID carries its UTF-8 bytes', async () => {
+  const id = 'caf\u00e9-\u4e16-\u{1F600}';
+  const { fetch, calls } = droppingFetch(`retry: 5\nid: ${id}\ndata: x\n\n`);
+  await assert.rejects(collect(connectSse('http://example.test/', {}, { fetch, maxRetries: 2 })),
+    (e) => e instanceof StreamrouteError && e.code === 'sse_connection_failed');
+  const sent = String.fromCharCode(...new TextEncoder().encode(id));
+  assert.deepEqual(calls.map((c) => c.lastEventId), [null, sent, sent]);
+});
+
+test('connectSse clamps a huge retry: to its maximum instead of reconnecting at once', async () => {
+  const { fetch, calls } = droppingFetch('retry: 99999999999\nid: 1\ndata: x\n\n');
+  const ac = new AbortController();
+  const it = connectSse('http://example.test/', { signal: ac.signal }, { fetch, maxRetries: 5 });
+  setTimeout(() => ac.abort(), 300);
+  await assert.rejects(collect(it), (e) => e.name === 'AbortError');
+  assert.equal(calls.length, 1, 'no reconnection within 300 ms');
+});
