@@ -35,6 +35,7 @@
 //! object, and every other candidate that normalises, in text order (final answers over
 //! `SUMMARY_ANSWER_CHARS` (200) characters replaced by `answer_len`).
 
+pub(crate) mod candidate;
 mod normalize;
 
 pub use normalize::PlannerAction;
@@ -156,11 +157,9 @@ pub fn normalize_action_with_diagnostics(
     if blank(text) {
         return Err(unparseable("empty input"));
     }
-    let mut scan = Scan::new(text, 0);
-    scan.run();
-    let (mut action, idx) = choose(&scan.out)?;
+    let streamed = candidate::streamed(text);
+    let (action, scan, idx) = choose_in(text, streamed.as_ref())?;
     let c = &scan.out[idx];
-    action.reasoning = reasoning_before(text, c.start, &scan.thinks);
     let whole = blank(&text[..c.start]) && blank(&text[c.end..]);
     let source = if whole && c.source == ActionSource::Text { ActionSource::Direct } else { c.source };
     let other_actions = scan
@@ -178,6 +177,34 @@ pub fn normalize_action_with_diagnostics(
         other_actions,
     };
     Ok((action, diagnostics))
+}
+
+/// The action of `text` whose answer the extractor streamed (`streamed`, read by the
+/// caller's own extractor): the candidate it came from, as a final response whose answer
+/// begins with the streamed text (see `candidate`).
+pub(crate) fn normalize_streamed(text: &str, streamed: &candidate::Streamed) -> PlannerAction {
+    match choose_in(text, Some(streamed)) {
+        Ok((action, ..)) => action,
+        // Not reached (a streamed candidate always settles); the rule's answer all the same.
+        Err(e) => candidate::settle(Err(e), streamed),
+    }
+}
+
+/// Scans `text` and chooses its action: the streamed candidate when there is one, else the
+/// best-ranked one. Returns the action (its `reasoning` filled in), the scan and the index
+/// of the chosen candidate.
+fn choose_in<'a>(text: &'a str, streamed: Option<&candidate::Streamed>) -> Result<(PlannerAction, Scan<'a>, usize)> {
+    let mut scan = Scan::new(text, 0);
+    scan.run();
+    let (mut action, idx) = match streamed {
+        Some(s) => {
+            let idx = scan.pinned(s.start, s.end);
+            (candidate::settle(normalize_mapping(&scan.out[idx].mapping, None), s), idx)
+        }
+        None => choose(&scan.out)?,
+    };
+    action.reasoning = reasoning_before(text, scan.out[idx].start, &scan.thinks);
+    Ok((action, scan, idx))
 }
 
 fn unparseable(msg: &str) -> Error {
@@ -282,8 +309,8 @@ enum Seen {
 }
 
 /// A tokenizer sink that builds the value and watches its `next_node` members: the top-level
-/// one and the one inside a top-level `action` object (which overrides it), each the first
-/// of its name, as the normaliser reads them.
+/// one and the one inside a top-level `action` object (which overrides it unless the
+/// top-level one is a string), each the first of its name, as the normaliser reads them.
 #[derive(Default)]
 struct Reader {
     builder: ValueBuilder,
@@ -292,11 +319,16 @@ struct Reader {
     key2: String,
     outer: Seen,
     inner: Seen,
+    /// The top-level `next_node` is a string (it wins over a wrapper's).
+    outer_string: bool,
 }
 
 impl Reader {
     /// The `next_node` that counts was read to its end.
     fn decided(&self) -> bool {
+        if self.outer == Seen::Complete && self.outer_string {
+            return true;
+        }
         match self.inner {
             Seen::Complete => true,
             Seen::Open => false,
@@ -332,9 +364,13 @@ impl Sink for Reader {
             | Token::Number(_)
             | Token::ObjectEnd
             | Token::ArrayEnd => {
+                let outer_string = depth == 1 && matches!(tok, Token::StringEnd);
                 if let Some(s) = slot {
                     if *s == Seen::Open {
                         *s = Seen::Complete;
+                        if outer_string && self.key1 == "next_node" {
+                            self.outer_string = true;
+                        }
                     }
                 }
             }
@@ -517,6 +553,28 @@ impl<'a> Scan<'a> {
                 end
             }
         }
+    }
+
+    /// The candidate whose `{` is at `start` (the streamed one), read or repaired within
+    /// `..end` and added if the scan did not find it on its own; its index.
+    fn pinned(&mut self, start: usize, end: usize) -> usize {
+        let same = |c: &Candidate| {
+            c.start == start && matches!(c.source, ActionSource::Direct | ActionSource::Text | ActionSource::Fence | ActionSource::Think)
+        };
+        if let Some(i) = self.out.iter().position(same) {
+            return i;
+        }
+        let read = match read_value(self.text.as_bytes(), start, end) {
+            Read::Value(v, stop) => Some((v, stop, Vec::new())),
+            _ => self.repair(start, end),
+        };
+        let (mapping, end, repairs) = match read {
+            Some((JsonValue::Object(m), stop, repairs)) => (m, stop, repairs),
+            _ => (Vec::new(), end, Vec::new()),
+        };
+        let truncated = repairs.iter().any(|r| r.kind == "truncated");
+        self.out.push(Candidate { mapping, source: ActionSource::Text, start, end, repairs, truncated });
+        self.out.len() - 1
     }
 
     /// Where the prose region holding `i` ends: the next fence or think tag. The last answer

@@ -303,6 +303,8 @@ struct Call {
 struct ActionState {
     extractor: AnswerExtractor,
     text: String,
+    /// The answer text streamed so far (until the action closes).
+    streamed: String,
     emitted: bool,
     parse_ok: bool,
 }
@@ -312,9 +314,20 @@ impl ActionState {
         ActionState {
             extractor: AnswerExtractor::new(AnswerExtractorOptions { max_buffer_bytes: MAX_BUFFER_BYTES }),
             text: String::new(),
+            streamed: String::new(),
             emitted: false,
             parse_ok: false,
         }
+    }
+
+    /// The candidate the streamed answer came from, ending at `end` of the text.
+    fn streamed_candidate(&mut self, end: usize, complete: bool) -> Option<crate::action::candidate::Streamed> {
+        if self.streamed.is_empty() {
+            return None;
+        }
+        let start = usize::try_from(self.extractor.action_start()?).ok()?;
+        let text = std::mem::take(&mut self.streamed);
+        Some(crate::action::candidate::Streamed { start: start.min(end), end, text, complete })
     }
 }
 
@@ -448,6 +461,9 @@ impl Route {
         let late = a.extractor.thought_follows_answer();
         let thought = a.extractor.take_thought();
         let closed = if a.emitted { None } else { a.extractor.action_end() };
+        if !a.emitted {
+            a.streamed.push_str(&fresh);
+        }
         if let Err(e) = r {
             self.fail(e);
         }
@@ -473,7 +489,10 @@ impl Route {
         while !a.text.is_char_boundary(end) {
             end -= 1;
         }
-        let r = crate::normalize_action_text(&a.text[..end]);
+        let r = match a.streamed_candidate(end, true) {
+            Some(s) => Ok(crate::action::normalize_streamed(&a.text[..end], &s)),
+            None => crate::normalize_action_text(&a.text[..end]),
+        };
         a.text = String::new();
         if let Ok(action) = r {
             a.parse_ok = true;
@@ -499,6 +518,10 @@ impl Route {
                 let tail = a.extractor.finish();
                 let thought = a.extractor.take_thought();
                 let pending = !a.emitted && !a.text.trim().is_empty();
+                if let Ok(t) = &tail {
+                    a.streamed.push_str(t);
+                }
+                let streamed = if pending { a.streamed_candidate(a.text.len(), false) } else { None };
                 let text = std::mem::take(&mut a.text);
                 let parse_ok = a.parse_ok;
                 self.push_text(TextKind::Thinking(ThinkingSource::Thought), &thought);
@@ -509,7 +532,12 @@ impl Route {
                 if pending {
                     // No complete action object: the normaliser may still recover one
                     // (repaired or truncated), but the content did not parse as written.
-                    if let Ok(action) = crate::normalize_action_text(&text) {
+                    // Once answer text was streamed, it is the action's answer.
+                    let r = match streamed {
+                        Some(s) => Ok(crate::action::normalize_streamed(&text, &s)),
+                        None => crate::normalize_action_text(&text),
+                    };
+                    if let Ok(action) = r {
                         self.push(RoutedEvent::Action { action });
                     }
                 }
