@@ -17,7 +17,10 @@
 //!    otherwise it is dropped *with everything nested in it*, so the `args` of a truncated
 //!    tool call never stand alone as an answer. At most `MAX_REPAIR_ATTEMPTS` repairs per
 //!    input, and none for a `{` with no `:` before its `}` (prose braces), keep it linear.
-//! 2. **Choose.** Candidates are ranked by, in order: outside any think block before inside
+//! 2. **Choose.** If the streaming `AnswerExtractor`, run over the same text, streams any
+//!    answer text, the candidate it streamed from is the action, whatever else the text holds
+//!    (`candidate.rs`: a final response whose answer begins with the streamed text). Otherwise
+//!    candidates are ranked by, in order: outside any think block before inside
 //!    one; action-shaped (`next_node`, `thought`, `plan`, `join` or an `action` object)
 //!    before answer-shaped (`answer`/`raw_answer`, or `args` holding an answer); valid JSON
 //!    before repaired, repaired before truncated; fenced before prose; earlier in the text

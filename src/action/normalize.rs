@@ -8,7 +8,9 @@
 //! way: a `thought` key never changes what the opcode means (fixes the reference's B2).
 //!
 //! - Keys: a repeated key counts once, its first occurrence (as in the streaming extractor).
-//!   An `action` object (or JSON string holding one) overrides the outer keys it has.
+//!   An `action` object (or JSON string holding one) overrides the outer keys it has, unless
+//!   the outer object has a string `next_node`: then the outer keys win and the wrapper only
+//!   fills in the ones they lack.
 //! - `next_node`: a string opcode or tool name. `null` (or the string `"null"`/`"None"`),
 //!   blank, or absent, with a top-level `plan` array holding a usable step: a plan.
 //!   Otherwise `null` is a final response, and absent is one when the object carries an
@@ -18,11 +20,13 @@
 //!   object has `answer`/`raw_answer`, else the string is the answer text); an array holding
 //!   exactly one object is that object (except for `plan`, where an array is the steps).
 //!   Anything else is `{}` for tools.
-//! - Final responses: the answer is the first non-blank `answer`/`raw_answer` string of the
-//!   args in written order (else the first blank one), else string args, else the string
-//!   elements of array args (and the answers of object elements) joined with `\n`, else a
+//! - Final responses (the answer rules are `candidate.rs`'s, shared with the extractor): the
+//!   answer is the first non-blank `answer`/`raw_answer` string of the args in written order
+//!   (else the first blank one), else string args trimmed, else the non-blank string items of
+//!   array args (blank and non-string items skipped) joined with `\n` and trimmed, else a
 //!   top-level `answer`/`raw_answer` (a bare `{answer, confidence, …}` object, whose other
-//!   keys become args too); a non-blank answer beats a blank one wherever it is. The answer
+//!   keys become args too); a non-blank answer beats a blank one wherever it is. Blank and
+//!   trimmed mean ASCII whitespace. The answer
 //!   goes to `args.answer` (in place of `answer`, else of `raw_answer`, else appended);
 //!   `raw_answer` is then dropped as a synonym. Other keys are kept in order.
 //! - Plans: `{steps: [{node, args}], join?: {node, args, inject}}`; steps and a join without

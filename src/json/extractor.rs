@@ -16,10 +16,14 @@
 //!    having shown an action key is dropped too, and prose scanning resumes at the byte
 //!    that broke it.
 //! 3. `Action`: a confirmed object. Only its top-level keys count: `next_node` decides
-//!    terminal or not; the answer is `args.answer`/`args.raw_answer` (the first string one
-//!    at the first level of `args`), or string `args`, or the string items of array `args`
-//!    joined with `\n`; a top-level `answer`/`raw_answer` counts when the object closes
-//!    without `next_node`. Text decoded before `next_node` decides is held (capped) and
+//!    terminal or not (`final_response` or the legacy `null`, any ASCII case); the answer is
+//!    `args.answer`/`args.raw_answer` (the first non-blank string one at the first level of
+//!    `args`), or string `args` (trimmed; held whole when it opens with `{`, as it may be
+//!    JSON holding the answer), or the non-blank string items of array `args` joined with
+//!    `\n` and trimmed; a top-level `answer`/`raw_answer` counts when the object closes
+//!    without `next_node`. These are the candidate rules of `action::candidate`, which the
+//!    normaliser shares, so whatever is streamed begins the action's answer. Whitespace that
+//!    may turn out to be trimmed is held (capped) until non-blank text follows. Text decoded before `next_node` decides is held (capped) and
 //!    emitted or dropped on the decision: nothing of a non-terminal action reaches the caller.
 //!    An object with none of the action keys is skipped and scanning goes on after it.
 //!    Only the first `args` key counts.

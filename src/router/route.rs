@@ -5,7 +5,9 @@
 //! - text goes through the content mode: `text` passes it through as `answer_delta`;
 //!   `action-json` feeds it to the `AnswerExtractor` (answer text as `answer_delta`, the
 //!   top-level `thought` as `thinking_delta {source: "thought"}`) and, the moment the action
-//!   object closes, normalises the text up to its closing brace into an `action` event;
+//!   object closes, normalises the text up to its closing brace into an `action` event (once
+//!   answer text was streamed, the action is the object it came from, a final response whose
+//!   answer begins with that text, equal when the object closed: `action::candidate`);
 //!   `tagged` feeds it to the nonce `TagFilter`.
 //! - reasoning is `thinking_delta {source: "reasoning"}`; tool call starts and argument text
 //!   pass through; at a call's end its arguments are parsed (strict, else repaired) into a
