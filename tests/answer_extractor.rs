@@ -593,6 +593,18 @@ fn malformed_utf8_in_the_answer_decodes_as_lossy() {
         } else {
             assert_eq!(got.error, Some("buffer_limit_exceeded"), "{name} held: {content:?}");
         }
+        // String args opening with `{` are held whole (they may be JSON holding the answer):
+        // the same cap on decoded bytes.
+        let mut encoded = br#"{"next_node":"final_response","args":"{"#.to_vec();
+        encoded.extend_from_slice(&content);
+        encoded.extend_from_slice(br#""}"#);
+        let got = assert_chunk_invariant(&format!("{name} encoded"), &encoded, |c| run_opts(opts, c));
+        let text = format!("{{{decoded}");
+        if text.len() <= 24 {
+            assert_eq!(got.answer, trim(&text), "{name} encoded: {content:?}");
+        } else {
+            assert_eq!(got.error, Some("buffer_limit_exceeded"), "{name} encoded: {content:?}");
+        }
     }
 }
 

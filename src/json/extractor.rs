@@ -23,8 +23,9 @@
 //!    `\n` and trimmed; a top-level `answer`/`raw_answer` counts when the object closes
 //!    without `next_node`. These are the candidate rules of `action::candidate`, which the
 //!    normaliser shares, so whatever is streamed begins the action's answer. Whitespace that
-//!    may turn out to be trimmed is held (capped) until non-blank text follows. Text decoded before `next_node` decides is held (capped) and
-//!    emitted or dropped on the decision: nothing of a non-terminal action reaches the caller.
+//!    may turn out to be trimmed is held (capped) until non-blank text follows. Text decoded
+//!    before `next_node` decides is held (capped) and emitted or dropped on the decision:
+//!    nothing of a non-terminal action reaches the caller.
 //!    An object with none of the action keys is skipped and scanning goes on after it.
 //!    Only the first `args` key counts.
 //!
@@ -128,6 +129,8 @@ struct Action {
     answered: bool,
     /// String `args` that open with `{`, held whole: JSON holding the answer, or the text.
     encoded: Option<Vec<u8>>,
+    /// The length of `encoded` decoded (what the cap counts, as for `held`).
+    encoded_len: usize,
     decision: Decision,
     next_node: Option<String>,
     nn_buf: String,
@@ -171,6 +174,7 @@ impl Action {
             tail: Vec::new(),
             answered: false,
             encoded: None,
+            encoded_len: 0,
             decision: Decision::Unknown,
             next_node: None,
             nn_buf: String::new(),
@@ -215,11 +219,7 @@ impl Action {
             Decision::NonTerminal => {}
             Decision::Unknown => {
                 self.held.extend_from_slice(t);
-                // A validation pass, only for text held before `next_node` decides.
-                self.held_len += match std::str::from_utf8(t) {
-                    Ok(_) => t.len(),
-                    Err(_) => String::from_utf8_lossy(t).len(),
-                };
+                self.held_len += decoded_len(t);
                 self.cap(self.held_len)?;
             }
         }
@@ -234,6 +234,7 @@ impl Action {
         self.piece_started = false;
         self.lead.clear();
         self.encoded = None;
+        self.encoded_len = 0;
     }
 
     /// Answer string content, with the candidate rule on whitespace
@@ -265,8 +266,8 @@ impl Action {
         }
         if let Some(e) = &mut self.encoded {
             e.extend_from_slice(t);
-            let n = e.len();
-            return self.cap(n);
+            self.encoded_len += decoded_len(t);
+            return self.cap(self.encoded_len);
         }
         if !self.trim {
             return self.answer_text(t);
@@ -922,6 +923,14 @@ impl AnswerExtractor {
         self.prose = ProseState::Text;
         self.action.clear_object();
         Step::Abandon { replay, used }
+    }
+}
+
+/// The length of raw answer bytes decoded (a validation pass, only for text held back).
+fn decoded_len(t: &[u8]) -> usize {
+    match std::str::from_utf8(t) {
+        Ok(_) => t.len(),
+        Err(_) => String::from_utf8_lossy(t).len(),
     }
 }
 
