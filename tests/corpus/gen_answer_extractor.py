@@ -84,14 +84,14 @@ case("array args skip non-strings",
      "a\nb", True, FR)
 case("array args skip blank strings", '{"next_node":"final_response","args":["a",""," \\n","c"]}',
      "a\nc", True, FR)
-case("double-encoded string args holding an answer",
-     '{"next_node":"final_response","args":" {\\"answer\\":\\" x \\",\\"confidence\\":1} "}', " x ", True, FR)
-case("double-encoded string args holding a blank answer",
-     '{"next_node":"final_response","args":"{\\"answer\\":\\" \\"}"}', "", True, FR)
-case("string args holding JSON without an answer are the text",
-     '{"next_node":"final_response","args":" {\\"name\\":\\"Ada\\"} \\n"}', '{"name":"Ada"}', True, FR)
-case("string args opening with a brace that is not JSON",
-     '{"next_node":"final_response","args":"{not json} "}', "{not json}", True, FR)
+# String args that open with `{` may be JSON holding the answer (double-encoded).
+for label, args, answer in [
+    ("double-encoded string args holding an answer", '" {\\"answer\\":\\" x \\",\\"confidence\\":1} "', " x "),
+    ("double-encoded string args holding a blank answer", '"{\\"answer\\":\\" \\"}"', ""),
+    ("string args holding JSON without an answer are the text", '" {\\"name\\":\\"Ada\\"} \\n"', '{"name":"Ada"}'),
+    ("string args opening with a brace that is not JSON", '"{not json} "', "{not json}"),
+]:
+    case(label, '{"next_node":"final_response","args":' + args + '}', answer, True, FR)
 case("array args joined then trimmed", '{"next_node":"final_response","args":[" ","  a ","\\t","b  ",""]}',
      "a \nb", True, FR)
 case("array args single", '{"next_node":"final_response","args":["only"]}', "only", True, FR)
