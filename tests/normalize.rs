@@ -572,3 +572,30 @@ fn streamed_answer_reproducers() {
         assert_eq!(normalize_action_text(input).unwrap(), action, "{input}");
     }
 }
+
+/// Final answers from text and from values alike: string args are trimmed, blank and
+/// non-string items of list args skipped, and a top-level string `next_node` wins over an
+/// `action` wrapper.
+#[test]
+fn answer_rules_of_final_responses() {
+    let cases = [
+        (r#"{"next_node":"final_response","args":"  s \n"}"#, "final_response", r#"{"answer":"s"}"#),
+        (
+            r#"{"next_node":"final_response","args":["\t"," a ","",1,{"answer":"x"},null,"b \n"," "]}"#,
+            "final_response",
+            r#"{"answer":"a \nb"}"#,
+        ),
+        (
+            r#"{"next_node":"outer","args":{"q":1},"action":{"next_node":"final_response","args":{"answer":"x"}}}"#,
+            "outer",
+            r#"{"q":1}"#,
+        ),
+    ];
+    for (input, node, args) in cases {
+        let value = parse_strict(input.as_bytes()).expect("JSON");
+        for a in [normalize_action_text(input).expect(input), normalize_action_value(&value).expect(input)] {
+            assert_eq!(a.next_node, node, "{input}");
+            assert_eq!(a.args_value().to_json(), args, "{input}");
+        }
+    }
+}

@@ -182,15 +182,16 @@ pub fn normalize_action_with_diagnostics(
     Ok((action, diagnostics))
 }
 
-/// The action of `text` whose answer the extractor streamed (`streamed`, read by the
-/// caller's own extractor): the candidate it came from, as a final response whose answer
-/// begins with the streamed text (see `candidate`).
-pub(crate) fn normalize_streamed(text: &str, streamed: &candidate::Streamed) -> PlannerAction {
-    match choose_in(text, Some(streamed)) {
-        Ok((action, ..)) => action,
-        // Not reached (a streamed candidate always settles); the rule's answer all the same.
-        Err(e) => candidate::settle(Err(e), streamed),
+/// The action of `text` as the caller's own extractor read it (`streamed`: the candidate it
+/// streamed answer text from, if any), without reading the text with a second extractor.
+///
+/// # Errors
+/// As [`normalize_action_text`] (never once text was streamed).
+pub(crate) fn normalize_streamed(text: &str, streamed: Option<&candidate::Streamed>) -> Result<PlannerAction> {
+    if streamed.is_none() && blank(text) {
+        return Err(unparseable("empty input"));
     }
+    choose_in(text, streamed).map(|(action, ..)| action)
 }
 
 /// Scans `text` and chooses its action: the streamed candidate when there is one, else the

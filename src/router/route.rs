@@ -491,10 +491,8 @@ impl Route {
         while !a.text.is_char_boundary(end) {
             end -= 1;
         }
-        let r = match a.streamed_candidate(end, true) {
-            Some(s) => Ok(crate::action::normalize_streamed(&a.text[..end], &s)),
-            None => crate::normalize_action_text(&a.text[..end]),
-        };
+        let streamed = a.streamed_candidate(end, true);
+        let r = crate::action::normalize_streamed(&a.text[..end], streamed.as_ref());
         a.text = String::new();
         if let Ok(action) = r {
             a.parse_ok = true;
@@ -535,11 +533,7 @@ impl Route {
                     // No complete action object: the normaliser may still recover one
                     // (repaired or truncated), but the content did not parse as written.
                     // Once answer text was streamed, it is the action's answer.
-                    let r = match streamed {
-                        Some(s) => Ok(crate::action::normalize_streamed(&text, &s)),
-                        None => crate::normalize_action_text(&text),
-                    };
-                    if let Ok(action) = r {
+                    if let Ok(action) = crate::action::normalize_streamed(&text, streamed.as_ref()) {
                         self.push(RoutedEvent::Action { action });
                     }
                 }
