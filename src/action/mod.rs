@@ -560,10 +560,13 @@ impl<'a> Scan<'a> {
     }
 
     /// The candidate whose `{` is at `start` (the streamed one), read or repaired within
-    /// `..end` and added if the scan did not find it on its own; its index.
+    /// `..end` and added unless the scan read it whole on its own (a repair of the scan's
+    /// may have stopped at a fence marker inside a string); its index.
     fn pinned(&mut self, start: usize, end: usize) -> usize {
         let same = |c: &Candidate| {
-            c.start == start && matches!(c.source, ActionSource::Direct | ActionSource::Text | ActionSource::Fence | ActionSource::Think)
+            c.start == start
+                && c.repairs.is_empty()
+                && matches!(c.source, ActionSource::Direct | ActionSource::Text | ActionSource::Fence | ActionSource::Think)
         };
         if let Some(i) = self.out.iter().position(same) {
             return i;
