@@ -202,7 +202,7 @@ fn choose_in<'a>(text: &'a str, streamed: Option<&candidate::Streamed>) -> Resul
     scan.run();
     let (mut action, idx) = match streamed {
         Some(s) => {
-            let idx = scan.pinned(s.start, s.end);
+            let idx = scan.pinned(s.start, s.end, s.complete);
             (candidate::settle(normalize_mapping(&scan.out[idx].mapping, None), s), idx)
         }
         None => choose(&scan.out)?,
@@ -559,18 +559,20 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// The candidate whose `{` is at `start` (the streamed one), read or repaired within
-    /// `..end` and added unless the scan read it whole on its own (a repair of the scan's
-    /// may have stopped at a fence marker inside a string); its index.
-    fn pinned(&mut self, start: usize, end: usize) -> usize {
-        let same = |c: &Candidate| {
+    /// The candidate whose `{` is at `start` (the streamed one): the scan's, unless the
+    /// object closed at `end` and the scan repaired it (a repair of the scan's stops at a
+    /// fence marker even inside a string); otherwise read or repaired within `..end` and
+    /// added. Its index.
+    fn pinned(&mut self, start: usize, end: usize, complete: bool) -> usize {
+        let at = |c: &Candidate| {
             c.start == start
-                && c.repairs.is_empty()
                 && matches!(c.source, ActionSource::Direct | ActionSource::Text | ActionSource::Fence | ActionSource::Think)
         };
-        if let Some(i) = self.out.iter().position(same) {
+        let found = self.out.iter().position(at);
+        if let Some(i) = found.filter(|&i| !complete || self.out[i].repairs.is_empty()) {
             return i;
         }
+        let source = found.map_or(ActionSource::Text, |i| self.out[i].source);
         let read = match read_value(self.text.as_bytes(), start, end) {
             Read::Value(v, stop) => Some((v, stop, Vec::new())),
             _ => self.repair(start, end),
@@ -580,7 +582,7 @@ impl<'a> Scan<'a> {
             _ => (Vec::new(), end, Vec::new()),
         };
         let truncated = repairs.iter().any(|r| r.kind == "truncated");
-        self.out.push(Candidate { mapping, source: ActionSource::Text, start, end, repairs, truncated });
+        self.out.push(Candidate { mapping, source, start, end, repairs, truncated });
         self.out.len() - 1
     }
 
