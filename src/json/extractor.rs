@@ -241,7 +241,18 @@ impl Action {
     /// (`action::candidate`): leading whitespace of a string waits for its first non-blank
     /// byte (a blank string is no answer); a trimmed answer also holds its trailing
     /// whitespace until more text follows, and puts `\n` between list items.
-    fn answer_bytes(&mut self, mut t: &[u8]) -> Result<()> {
+    #[inline]
+    fn answer_bytes(&mut self, t: &[u8]) -> Result<()> {
+        // The hot path: the rest of an `answer` string, as written.
+        if self.piece_started && !self.trim && self.encoded.is_none() {
+            return self.answer_text(t);
+        }
+        self.answer_bytes_held(t)
+    }
+
+    /// `answer_bytes` when whitespace or a possible JSON string may have to be held.
+    #[inline(never)]
+    fn answer_bytes_held(&mut self, mut t: &[u8]) -> Result<()> {
         if !self.piece_started {
             let Some(p) = t.iter().position(|&b| !is_space(b)) else {
                 self.lead.extend_from_slice(t);
@@ -290,13 +301,7 @@ impl Action {
     fn answer_end(&mut self) -> Result<()> {
         self.streaming = false;
         if let Some(e) = self.encoded.take() {
-            // The normaliser's rule for string args that may hold a JSON object.
-            let text = String::from_utf8_lossy(&e);
-            match encoded_answer(&text) {
-                Some(a) if blank(&a) => {}
-                Some(a) => self.answer_text(a.as_bytes())?,
-                None => self.answer_text(trim(&text).as_bytes())?,
-            }
+            self.encoded_end(&e)?;
         }
         if !self.piece_started {
             self.lead.clear();
@@ -306,6 +311,19 @@ impl Action {
             }
         }
         Ok(())
+    }
+
+    /// String args that opened with `{` end: the normaliser's rule for string args that may
+    /// hold a JSON object.
+    #[cold]
+    #[inline(never)]
+    fn encoded_end(&mut self, e: &[u8]) -> Result<()> {
+        let text = String::from_utf8_lossy(e);
+        match encoded_answer(&text) {
+            Some(a) if blank(&a) => Ok(()),
+            Some(a) => self.answer_text(a.as_bytes()),
+            None => self.answer_text(trim(&text).as_bytes()),
+        }
     }
 
     fn decide(&mut self, d: Decision) {
