@@ -551,6 +551,14 @@ fn streamed_answer_is_never_contradicted() {
         }
         let one_shot = normalize_action_text(&input).expect("the one-shot normaliser finds the action");
         assert_eq!(one_shot, action, "{name}: the one-shot normaliser agrees (STREAMROUTE_SEED={seed})");
+        // The action is canonical: its legacy form and its own JSON normalise back to it.
+        for again in [action.to_legacy(), JsonValue::Object(vec![
+            ("next_node".into(), JsonValue::String(action.next_node.clone())),
+            ("args".into(), action.args_value()),
+        ])] {
+            let back = normalize_action_value(&again).expect("normalises again");
+            assert_eq!((&back.next_node, &back.args), (&action.next_node, &action.args), "{name}: canonical");
+        }
     }
     assert!(streamed_cases >= 150, "only {streamed_cases} cases streamed an answer");
 }
