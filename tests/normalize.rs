@@ -2,15 +2,21 @@
 //! tests/corpus/gen_normalize.py and also run from JS), legacy round trips, agreement with
 //! the streaming `AnswerExtractor`, determinism and size/time limits.
 //!
+//! The streamed answer is never contradicted: random actions broken in random ways, routed
+//! at every chunking, end in an action whose answer begins with the streamed text.
+//!
 //! Corpus cases give the input (text, or `input_object` for an already-parsed value) and
 //! either the expected action or an error code; some also pin the diagnostics (`source`,
 //! `repairs` kinds, `ignored` prefix/suffix lengths, `others`). Args are compared as JSON text
 //! (serde_json with `preserve_order`), so key order and number text are checked too.
 
+mod common;
+
 use serde_json::Value;
 use streamroute::{
     normalize_action_text, normalize_action_value, normalize_action_with_diagnostics, parse_strict,
-    ActionDiagnostics, AnswerExtractor, JsonValue, PlannerAction,
+    ActionDiagnostics, AnswerExtractor, ContentMode, JsonValue, PlannerAction, Provider, RoutedEvent,
+    StreamRouter, StreamRouterOptions,
 };
 
 struct Case {
@@ -279,28 +285,14 @@ fn first_in_text(text: &str, d: &ActionDiagnostics) -> bool {
     }
 }
 
-/// Corpus cases where the extractor and the normaliser are known to disagree, with why.
-/// Each is an extractor-side limitation (reported, not fixed here: the extractor is not
-/// ours to edit); the test fails if the list goes stale either way.
+/// Corpus cases where the extractor streams nothing but the normaliser finds a final
+/// answer, with why. Such a gap never contradicts streamed text (nothing was streamed); the
+/// test fails if the list goes stale either way.
 const KNOWN_EXTRACTOR_GAPS: &[(&str, &str)] = &[
-    ("unified/final: blank answer loses to raw_answer",
-     "the extractor latches any non-empty answer string, so a whitespace-only `answer` streams and shadows `raw_answer`"),
-    ("unified/final: answers of object elements are joined too",
-     "array args: the extractor streams string items only, not the answers of object items"),
     ("unified/final: a one-object array is the args object",
      "array args: the extractor does not look inside object items"),
     ("B3: final args as an array of one answer object",
      "array args: the extractor does not look inside object items"),
-    ("unified/final: double-encoded args with an answer",
-     "string args holding a JSON object with an answer: the extractor streams the JSON text"),
-    ("unified/final: opcode ignores ASCII case",
-     "the extractor compares next_node with \"final_response\" case-sensitively"),
-    ("hybrid: thought + upper-case opcode",
-     "the extractor compares next_node with \"final_response\" case-sensitively"),
-    ("B4: an upper-case opcode is the opcode",
-     "the extractor compares next_node with \"final_response\" case-sensitively"),
-    ("legacy: next_node written as the string \"null\"",
-     "the extractor reads the string \"null\" as a tool name"),
     ("wrapper: action with a final and string args",
      "the `action` wrapper: the extractor only reads top-level keys"),
     ("wrapper: inner legacy final", "the `action` wrapper: the extractor only reads top-level keys"),
@@ -430,6 +422,192 @@ fn no_blow_up() {
         eprintln!("{name}: {took:?}");
         if *name == "truncated long answer" {
             assert_eq!(r.unwrap().0.answer().map(str::len), Some(n));
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// The streamed answer is never contradicted
+// ------------------------------------------------------------------------------------------
+
+/// The answer text streamed and the action, routed as `content: "action-json"` plain text.
+fn route_action(chunks: &[&[u8]]) -> (String, Option<PlannerAction>) {
+    let options = StreamRouterOptions { provider: Provider::Text, content: ContentMode::ActionJson, ..Default::default() };
+    let mut r = StreamRouter::new(options).expect("router");
+    let mut out = Vec::new();
+    chunks.iter().try_for_each(|c| r.feed(c, &mut out)).and_then(|()| r.finish(&mut out)).expect("routed");
+    let mut streamed = String::new();
+    let mut action = None;
+    for e in out {
+        match e {
+            RoutedEvent::AnswerDelta { text } => streamed.push_str(&text),
+            RoutedEvent::Action { action: a } => {
+                assert!(action.is_none(), "one action per stream");
+                action = Some(a);
+            }
+            _ => {}
+        }
+    }
+    (streamed, action)
+}
+
+/// Whether the extractor saw the action object close.
+fn action_closed(text: &str) -> bool {
+    let mut x = AnswerExtractor::default();
+    let _ = x.feed(text.as_bytes());
+    x.action_end().is_some()
+}
+
+const PIECES: &[&str] = &[
+    "Hello", " world", "Result:", "\n", "```json\n", "\n```", "{", "}", "[1, 2]", "\\\"q\\\"", "\\n", "\\u00e9",
+    "café", "😀", "  ", "\t", "\\\\", ": ", ", ", "</think>", "next_node", "args",
+];
+
+/// Random answer text, written as JSON string content (escapes valid).
+fn answer_text(rng: &mut common::Rng) -> String {
+    (0..1 + rng.below(8)).map(|_| PIECES[rng.below(PIECES.len())]).collect()
+}
+
+/// A random final action, then broken in random ways.
+fn broken_action(rng: &mut common::Rng) -> String {
+    let a = answer_text(rng);
+    let b = answer_text(rng);
+    let mut s = match rng.below(10) {
+        0 => format!(r#"{{"next_node":"final_response","args":{{"answer":"{a}"}}}}"#),
+        1 => format!(r#"{{"thought":"t","next_node":null,"args":{{"raw_answer":"{a}"}}}}"#),
+        2 => format!(r#"{{"next_node":"final_response","args":"{a}"}}"#),
+        3 => format!(r#"{{"next_node":"final_response","args":["{a}"," ","{b}"]}}"#),
+        4 => format!(r#"{{"args":{{"answer":"{a}","sources":[]}},"next_node":"final_response"}}"#),
+        5 => format!(r#"{{"next_node":"final_response","args":{{"answer":" ","raw_answer":"{a}"}}}}"#),
+        6 => format!(r#"{{"next_node":" FINAL_RESPONSE","args":"  {a}\n","thought":"{b}"}}"#),
+        7 => format!(r#"{{"next_node":"None","args":{{"answer":"{a}"}},"plan":[{{"node":"x"}}]}}"#),
+        8 => format!(r#"{{"next_node":"final_response","args":"{{\"answer\":\"{a}\"}}"}}"#),
+        _ => format!(r#"{{"answer":"{a}","confidence":0.5}}"#),
+    };
+    // Unescaped quotes inside the answer.
+    if rng.below(3) == 0 {
+        let quoted = format!("{a}\"{}\" and more", answer_text(rng));
+        s = s.replacen(&a, &quoted, 1);
+    }
+    // A closing brace lost, or the text cut anywhere.
+    match rng.below(4) {
+        0 => {
+            s.pop();
+        }
+        1 => {
+            let mut cut = rng.below(s.len() + 1);
+            while !s.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            s.truncate(cut);
+        }
+        _ => {}
+    }
+    // A tool call after it, fenced or not.
+    match rng.below(3) {
+        0 => s.push_str("\n{\"next_node\":\"search\",\"args\":{\"q\":\"x\"}}"),
+        1 => s.push_str("\n```json\n{\"thought\":\"t\",\"next_node\":\"search\",\"args\":{}}\n```"),
+        _ => {}
+    }
+    // In a fence, after prose or a think block, after a template.
+    if rng.below(3) == 0 {
+        s = format!("```json\n{s}\n```");
+    }
+    match rng.below(6) {
+        0 => s = format!("Here is my answer: {s}"),
+        3 => s = format!("Thinking \"args\": {{\"answer\": \"leak\"}} then {s}"),
+        1 => s = format!("<think>{{\"next_node\":\"final_response\",\"args\":{{\"answer\":\"draft\"}}}}</think>\n{s}"),
+        2 => s = format!("Use {{\"next_node\": \"<tool>\", \"args\": {{...}}}}.\n{s}"),
+        _ => {}
+    }
+    s
+}
+
+/// Whenever answer text was streamed, the action is a final response whose answer begins
+/// with exactly that text, and equals it when the action object closed; the one-shot
+/// normaliser gives the same action. Every input at every chunking gives the same result.
+#[test]
+fn streamed_answer_is_never_contradicted() {
+    let mut rng = common::Rng::new(common::seed() ^ 0x57AE);
+    let mut streamed_cases = 0;
+    for i in 0..400 {
+        let input = broken_action(&mut rng);
+        let name = format!("broken action #{i}: {input:?}");
+        let (streamed, action) = common::assert_chunk_invariant(&name, input.as_bytes(), route_action);
+        if streamed.is_empty() {
+            continue;
+        }
+        streamed_cases += 1;
+        let seed = common::seed();
+        let action = action.unwrap_or_else(|| panic!("{name}: {streamed:?} streamed, no action (STREAMROUTE_SEED={seed})"));
+        assert_eq!(action.next_node, "final_response", "{name}: streamed {streamed:?} (STREAMROUTE_SEED={seed})");
+        let answer = action.answer().unwrap_or_default();
+        assert!(
+            answer.starts_with(&streamed),
+            "{name}: streamed {streamed:?}, action answer {answer:?} (STREAMROUTE_SEED={seed})"
+        );
+        if action_closed(&input) {
+            assert_eq!(answer, streamed, "{name}: the action closed (STREAMROUTE_SEED={seed})");
+        }
+        let one_shot = normalize_action_text(&input).expect("the one-shot normaliser finds the action");
+        assert_eq!(one_shot, action, "{name}: the one-shot normaliser agrees (STREAMROUTE_SEED={seed})");
+        // The action is canonical: its legacy form and its own JSON normalise back to it.
+        for again in [action.to_legacy(), JsonValue::Object(vec![
+            ("next_node".into(), JsonValue::String(action.next_node.clone())),
+            ("args".into(), action.args_value()),
+        ])] {
+            let back = normalize_action_value(&again).expect("normalises again");
+            assert_eq!((&back.next_node, &back.args), (&action.next_node, &action.args), "{name}: canonical");
+        }
+    }
+    assert!(streamed_cases >= 150, "only {streamed_cases} cases streamed an answer");
+}
+
+/// The two shapes that contradicted the stream: unescaped quotes (the stream showed
+/// ``Result:\n```json\n{`` and the action said `Result:`) and a truncated final answer
+/// followed by a tool call (`Hello` streamed, action `search`).
+#[test]
+fn streamed_answer_reproducers() {
+    let cases = [
+        (
+            "{\"next_node\":\"final_response\",\"args\":{\"answer\":\"Result:\n```json\n{\"key\": \"value\"}\n```\"}}",
+            "Result:\n```json\n{",
+        ),
+        ("{\"next_node\":\"final_response\",\"args\":{\"answer\":\"Hello\"}\n{\"next_node\":\"search\",\"args\":{}}", "Hello"),
+    ];
+    for (input, want) in cases {
+        let (streamed, action) = common::assert_chunk_invariant(input, input.as_bytes(), route_action);
+        assert_eq!(streamed, want);
+        let action = action.expect("an action");
+        assert_eq!(action.next_node, "final_response", "{input}");
+        assert_eq!(action.answer(), Some(want), "{input}");
+        assert_eq!(normalize_action_text(input).unwrap(), action, "{input}");
+    }
+}
+
+/// Final answers from text and from values alike: string args are trimmed, blank and
+/// non-string items of list args skipped, and a top-level string `next_node` wins over an
+/// `action` wrapper.
+#[test]
+fn answer_rules_of_final_responses() {
+    let cases = [
+        (r#"{"next_node":"final_response","args":"  s \n"}"#, "final_response", r#"{"answer":"s"}"#),
+        (
+            r#"{"next_node":"final_response","args":["\t"," a ","",1,{"answer":"x"},null,"b \n"," "]}"#,
+            "final_response",
+            r#"{"answer":"a \nb"}"#,
+        ),
+        (
+            r#"{"next_node":"outer","args":{"q":1},"action":{"next_node":"final_response","args":{"answer":"x"}}}"#,
+            "outer",
+            r#"{"q":1}"#,
+        ),
+    ];
+    for (input, node, args) in cases {
+        let value = parse_strict(input.as_bytes()).expect("JSON");
+        for a in [normalize_action_text(input).expect(input), normalize_action_value(&value).expect(input)] {
+            assert_eq!(a.next_node, node, "{input}");
+            assert_eq!(a.args_value().to_json(), args, "{input}");
         }
     }
 }

@@ -17,7 +17,10 @@
 //!    otherwise it is dropped *with everything nested in it*, so the `args` of a truncated
 //!    tool call never stand alone as an answer. At most `MAX_REPAIR_ATTEMPTS` repairs per
 //!    input, and none for a `{` with no `:` before its `}` (prose braces), keep it linear.
-//! 2. **Choose.** Candidates are ranked by, in order: outside any think block before inside
+//! 2. **Choose.** If the streaming `AnswerExtractor`, run over the same text, streams any
+//!    answer text, the candidate it streamed from is the action, whatever else the text holds
+//!    (`candidate.rs`: a final response whose answer begins with the streamed text). Otherwise
+//!    candidates are ranked by, in order: outside any think block before inside
 //!    one; action-shaped (`next_node`, `thought`, `plan`, `join` or an `action` object)
 //!    before answer-shaped (`answer`/`raw_answer`, or `args` holding an answer); valid JSON
 //!    before repaired, repaired before truncated; fenced before prose; earlier in the text
@@ -35,6 +38,7 @@
 //! object, and every other candidate that normalises, in text order (final answers over
 //! `SUMMARY_ANSWER_CHARS` (200) characters replaced by `answer_len`).
 
+pub(crate) mod candidate;
 mod normalize;
 
 pub use normalize::PlannerAction;
@@ -157,11 +161,9 @@ pub fn normalize_action_with_diagnostics(
     if blank(text) {
         return Err(unparseable("empty input"));
     }
-    let mut scan = Scan::new(text, 0);
-    scan.run();
-    let (mut action, idx) = choose(&scan.out)?;
+    let streamed = candidate::streamed(text);
+    let (action, scan, idx) = choose_in(text, streamed.as_ref())?;
     let c = &scan.out[idx];
-    action.reasoning = reasoning_before(text, c.start, &scan.thinks);
     let whole = blank(&text[..c.start]) && blank(&text[c.end..]);
     let source = if whole && c.source == ActionSource::Text { ActionSource::Direct } else { c.source };
     let other_actions = scan
@@ -179,6 +181,35 @@ pub fn normalize_action_with_diagnostics(
         other_actions,
     };
     Ok((action, diagnostics))
+}
+
+/// The action of `text` as the caller's own extractor read it (`streamed`: the candidate it
+/// streamed answer text from, if any), without reading the text with a second extractor.
+///
+/// # Errors
+/// As [`normalize_action_text`] (never once text was streamed).
+pub(crate) fn normalize_streamed(text: &str, streamed: Option<&candidate::Streamed>) -> Result<PlannerAction> {
+    if streamed.is_none() && blank(text) {
+        return Err(unparseable("empty input"));
+    }
+    choose_in(text, streamed).map(|(action, ..)| action)
+}
+
+/// Scans `text` and chooses its action: the streamed candidate when there is one, else the
+/// best-ranked one. Returns the action (its `reasoning` filled in), the scan and the index
+/// of the chosen candidate.
+fn choose_in<'a>(text: &'a str, streamed: Option<&candidate::Streamed>) -> Result<(PlannerAction, Scan<'a>, usize)> {
+    let mut scan = Scan::new(text, 0);
+    scan.run();
+    let (mut action, idx) = match streamed {
+        Some(s) => {
+            let idx = scan.pinned(s.start, s.end, s.complete);
+            (candidate::settle(normalize_mapping(&scan.out[idx].mapping, None), s), idx)
+        }
+        None => choose(&scan.out)?,
+    };
+    action.reasoning = reasoning_before(text, scan.out[idx].start, &scan.thinks);
+    Ok((action, scan, idx))
 }
 
 fn unparseable(msg: &str) -> Error {
@@ -283,8 +314,8 @@ enum Seen {
 }
 
 /// A tokenizer sink that builds the value and watches its `next_node` members: the top-level
-/// one and the one inside a top-level `action` object (which overrides it), each the first
-/// of its name, as the normaliser reads them.
+/// one and the one inside a top-level `action` object (which overrides it unless the
+/// top-level one is a string), each the first of its name, as the normaliser reads them.
 #[derive(Default)]
 struct Reader {
     builder: ValueBuilder,
@@ -293,11 +324,16 @@ struct Reader {
     key2: String,
     outer: Seen,
     inner: Seen,
+    /// The top-level `next_node` is a string (it wins over a wrapper's).
+    outer_string: bool,
 }
 
 impl Reader {
     /// The `next_node` that counts was read to its end.
     fn decided(&self) -> bool {
+        if self.outer == Seen::Complete && self.outer_string {
+            return true;
+        }
         match self.inner {
             Seen::Complete => true,
             Seen::Open => false,
@@ -333,9 +369,13 @@ impl Sink for Reader {
             | Token::Number(_)
             | Token::ObjectEnd
             | Token::ArrayEnd => {
+                let outer_string = depth == 1 && matches!(tok, Token::StringEnd);
                 if let Some(s) = slot {
                     if *s == Seen::Open {
                         *s = Seen::Complete;
+                        if outer_string && self.key1 == "next_node" {
+                            self.outer_string = true;
+                        }
                     }
                 }
             }
@@ -518,6 +558,33 @@ impl<'a> Scan<'a> {
                 end
             }
         }
+    }
+
+    /// The candidate whose `{` is at `start` (the streamed one): the scan's, unless the
+    /// object closed at `end` and the scan repaired it (a repair of the scan's stops at a
+    /// fence marker even inside a string); otherwise read or repaired within `..end` and
+    /// added. Its index.
+    fn pinned(&mut self, start: usize, end: usize, complete: bool) -> usize {
+        let at = |c: &Candidate| {
+            c.start == start
+                && matches!(c.source, ActionSource::Direct | ActionSource::Text | ActionSource::Fence | ActionSource::Think)
+        };
+        let found = self.out.iter().position(at);
+        if let Some(i) = found.filter(|&i| !complete || self.out[i].repairs.is_empty()) {
+            return i;
+        }
+        let source = found.map_or(ActionSource::Text, |i| self.out[i].source);
+        let read = match read_value(self.text.as_bytes(), start, end) {
+            Read::Value(v, stop) => Some((v, stop, Vec::new())),
+            _ => self.repair(start, end),
+        };
+        let (mapping, end, repairs) = match read {
+            Some((JsonValue::Object(m), stop, repairs)) => (m, stop, repairs),
+            _ => (Vec::new(), end, Vec::new()),
+        };
+        let truncated = repairs.iter().any(|r| r.kind == "truncated");
+        self.out.push(Candidate { mapping, source, start, end, repairs, truncated });
+        self.out.len() - 1
     }
 
     /// Where the prose region holding `i` ends: the next fence or think tag. The last answer

@@ -8,7 +8,9 @@
 //! way: a `thought` key never changes what the opcode means (fixes the reference's B2).
 //!
 //! - Keys: a repeated key counts once, its first occurrence (as in the streaming extractor).
-//!   An `action` object (or JSON string holding one) overrides the outer keys it has.
+//!   An `action` object (or JSON string holding one) overrides the outer keys it has, unless
+//!   the outer object has a string `next_node`: then the outer keys win and the wrapper only
+//!   fills in the ones they lack.
 //! - `next_node`: a string opcode or tool name. `null` (or the string `"null"`/`"None"`),
 //!   blank, or absent, with a top-level `plan` array holding a usable step: a plan.
 //!   Otherwise `null` is a final response, and absent is one when the object carries an
@@ -18,11 +20,13 @@
 //!   object has `answer`/`raw_answer`, else the string is the answer text); an array holding
 //!   exactly one object is that object (except for `plan`, where an array is the steps).
 //!   Anything else is `{}` for tools.
-//! - Final responses: the answer is the first non-blank `answer`/`raw_answer` string of the
-//!   args in written order (else the first blank one), else string args, else the string
-//!   elements of array args (and the answers of object elements) joined with `\n`, else a
+//! - Final responses (the answer rules are `candidate.rs`'s, shared with the extractor): the
+//!   answer is the first non-blank `answer`/`raw_answer` string of the args in written order
+//!   (else the first blank one), else string args trimmed, else the non-blank string items of
+//!   array args (blank and non-string items skipped) joined with `\n` and trimmed, else a
 //!   top-level `answer`/`raw_answer` (a bare `{answer, confidence, …}` object, whose other
-//!   keys become args too); a non-blank answer beats a blank one wherever it is. The answer
+//!   keys become args too); a non-blank answer beats a blank one wherever it is. Blank and
+//!   trimmed mean ASCII whitespace. The answer
 //!   goes to `args.answer` (in place of `answer`, else of `raw_answer`, else appended);
 //!   `raw_answer` is then dropped as a synonym. Other keys are kept in order.
 //! - Plans: `{steps: [{node, args}], join?: {node, args, inject}}`; steps and a join without
@@ -34,6 +38,7 @@
 //!   else `query` (a string: `subagent`) or `tool` (`job`); a subagent loses
 //!   `tool`/`tool_args`, a job loses `query`. Plain string args are the `query`.
 
+use super::candidate::{blank as answer_blank, classify, trim, NodeName};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
 
@@ -182,11 +187,16 @@ pub(crate) fn normalize_mapping(
     reasoning: Option<String>,
 ) -> Result<PlannerAction> {
     let mut m = dedup(mapping);
-    // A nested `action` wrapper (object or JSON string) overrides the outer keys it has.
+    // A nested `action` wrapper (object or JSON string) overrides the outer keys it has,
+    // unless the outer object names its own string `next_node`: then the outer keys win and
+    // the wrapper only fills in the keys they lack.
     if let Some(inner) = get(&m, "action").and_then(object_of) {
         remove(&mut m, "action");
+        let outer_wins = matches!(get(&m, "next_node"), Some(JsonValue::String(_)));
         for (k, v) in dedup(&inner) {
-            set(&mut m, &k, v);
+            if !outer_wins || get(&m, &k).is_none() {
+                set(&mut m, &k, v);
+            }
         }
     }
     let thought = match get(&m, "thought") {
@@ -201,30 +211,20 @@ pub(crate) fn normalize_mapping(
 
     let next_node = match get(&m, "next_node") {
         // `"null"` / `"None"` written as a string mean the legacy `null`.
-        Some(JsonValue::String(s)) if matches!(s.trim().to_ascii_lowercase().as_str(), "null" | "none") => {
-            Some(JsonValue::Null)
-        }
+        Some(JsonValue::String(s)) if classify(s) == NodeName::Null => Some(JsonValue::Null),
         other => other.cloned(),
     };
     let opcode = match &next_node {
-        Some(JsonValue::String(s)) => {
-            let name = s.trim();
-            match name.to_ascii_lowercase().as_str() {
-                "final_response" => Opcode::Final,
-                "plan" | "parallel" => Opcode::Plan,
-                "task" => Opcode::Task(None),
-                "task.subagent" => Opcode::Task(Some("subagent")),
-                "task.tool" => Opcode::Task(Some("job")),
-                "" if has_plan => Opcode::Plan,
-                "" => {
-                    return Err(Error::new(
-                        ErrorKind::ActionMissingNextNode,
-                        "next_node is an empty string",
-                    ))
-                }
-                _ => Opcode::Tool(name.to_string()),
+        Some(JsonValue::String(s)) => match classify(s) {
+            NodeName::Final => Opcode::Final,
+            NodeName::Plan => Opcode::Plan,
+            NodeName::Task(mode) => Opcode::Task(mode),
+            NodeName::Empty | NodeName::Null if has_plan => Opcode::Plan,
+            NodeName::Empty | NodeName::Null => {
+                return Err(Error::new(ErrorKind::ActionMissingNextNode, "next_node is an empty string"))
             }
-        }
+            NodeName::Tool => Opcode::Tool(s.trim().to_string()),
+        },
         Some(JsonValue::Null) if has_plan => Opcode::Plan,
         Some(JsonValue::Null) => Opcode::Final,
         Some(other) => {
@@ -298,8 +298,8 @@ fn kind_name(v: &JsonValue) -> &'static str {
 fn object_of(v: &JsonValue) -> Option<Vec<(String, JsonValue)>> {
     match v {
         JsonValue::Object(m) => Some(m.clone()),
-        JsonValue::String(s) if s.trim_start().starts_with('{') => {
-            match crate::json::parse_strict(s.trim().as_bytes()) {
+        JsonValue::String(s) if trim(s).starts_with('{') => {
+            match crate::json::parse_strict(trim(s).as_bytes()) {
                 Ok(JsonValue::Object(m)) => Some(m),
                 _ => None,
             }
@@ -329,21 +329,29 @@ fn args_mapping(v: &JsonValue, final_response: bool) -> Option<Vec<(String, Json
     Some(dedup(&m))
 }
 
-/// The answer text of non-object args: a string itself; for an array, its strings and the
-/// answers of its objects, joined with `\n` (as the streaming extractor emits them).
+/// String `args` of a final response holding a JSON object with an answer key
+/// (double-encoded): that object's answer (`""` when it has no string one). `None` when the
+/// string is answer text itself.
+pub(crate) fn encoded_answer(s: &str) -> Option<String> {
+    let m = args_mapping(&JsonValue::String(s.to_string()), true)?;
+    Some(pick_answer(&m).unwrap_or_default())
+}
+
+/// The answer text of non-object args (the candidate rule, as the streaming extractor emits
+/// it): a string, trimmed; for an array, its non-blank string items joined with `\n` and
+/// trimmed (blank and non-string items are skipped).
 fn text_of(args: &JsonValue) -> Option<String> {
     match args {
-        JsonValue::String(s) => Some(s.clone()),
+        JsonValue::String(s) => Some(trim(s).to_string()),
         JsonValue::Array(items) => {
-            let parts: Vec<String> = items
+            let parts: Vec<&str> = items
                 .iter()
                 .filter_map(|item| match item {
-                    JsonValue::String(s) => Some(s.clone()),
-                    JsonValue::Object(o) => pick_answer(&dedup(o)),
+                    JsonValue::String(s) if !answer_blank(s) => Some(s.as_str()),
                     _ => None,
                 })
                 .collect();
-            (!parts.is_empty()).then(|| parts.join("\n"))
+            (!parts.is_empty()).then(|| trim(&parts.join("\n")).to_string())
         }
         _ => None,
     }
@@ -355,7 +363,7 @@ fn pick_answer(m: &[(String, JsonValue)]) -> Option<String> {
     let mut first: Option<&String> = None;
     for (k, v) in m {
         if let ("answer" | "raw_answer", JsonValue::String(s)) = (k.as_str(), v) {
-            if !blank(s) {
+            if !answer_blank(s) {
                 return Some(s.clone());
             }
             first.get_or_insert(s);
@@ -381,8 +389,8 @@ fn args_answer(args: Option<&JsonValue>) -> (Vec<(String, JsonValue)>, Option<St
 /// The answer in the args, unless blank and a top-level one is not.
 fn best(in_args: Option<String>, top: Option<String>) -> Option<String> {
     match (in_args, top) {
-        (Some(a), _) if !blank(&a) => Some(a),
-        (_, Some(t)) if !blank(&t) => Some(t),
+        (Some(a), _) if !answer_blank(&a) => Some(a),
+        (_, Some(t)) if !answer_blank(&t) => Some(t),
         (a, t) => a.or(t),
     }
 }
@@ -397,7 +405,7 @@ const ACTION_KEYS: [&str; 6] = ["next_node", "args", "thought", "plan", "join", 
 fn final_args(m: &[(String, JsonValue)], args: Option<&JsonValue>) -> Vec<(String, JsonValue)> {
     let (mut out, in_args) = args_answer(args);
     let top = pick_answer(m);
-    let from_top = in_args.as_deref().is_none_or(blank) && top.is_some();
+    let from_top = in_args.as_deref().is_none_or(answer_blank) && top.is_some();
     if from_top {
         // A bare `{answer, confidence, …}` object: its other keys are args too.
         for (k, v) in m {

@@ -16,11 +16,16 @@
 //!    having shown an action key is dropped too, and prose scanning resumes at the byte
 //!    that broke it.
 //! 3. `Action`: a confirmed object. Only its top-level keys count: `next_node` decides
-//!    terminal or not; the answer is `args.answer`/`args.raw_answer` (the first string one
-//!    at the first level of `args`), or string `args`, or the string items of array `args`
-//!    joined with `\n`; a top-level `answer`/`raw_answer` counts when the object closes
-//!    without `next_node`. Text decoded before `next_node` decides is held (capped) and
-//!    emitted or dropped on the decision: nothing of a non-terminal action reaches the caller.
+//!    terminal or not (`final_response` or the legacy `null`, any ASCII case); the answer is
+//!    `args.answer`/`args.raw_answer` (the first non-blank string one at the first level of
+//!    `args`), or string `args` (trimmed; held whole when it opens with `{`, as it may be
+//!    JSON holding the answer), or the non-blank string items of array `args` joined with
+//!    `\n` and trimmed; a top-level `answer`/`raw_answer` counts when the object closes
+//!    without `next_node`. These are the candidate rules of `action::candidate`, which the
+//!    normaliser shares, so whatever is streamed begins the action's answer. Whitespace that
+//!    may turn out to be trimmed is held (capped) until non-blank text follows. Text decoded
+//!    before `next_node` decides is held (capped) and emitted or dropped on the decision:
+//!    nothing of a non-terminal action reaches the caller.
 //!    An object with none of the action keys is skipped and scanning goes on after it.
 //!    Only the first `args` key counts.
 //!
@@ -30,6 +35,7 @@
 //! same for every chunking.
 
 use super::tokenizer::{AfterValue, Sink, Token, Tokenizer, TokenizerOptions};
+use crate::action::candidate::{blank, encoded_answer, is_space, is_terminal, trim};
 use crate::{Error, ErrorKind, Result};
 
 /// Most bytes kept while a `{` is not yet known to start a JSON object.
@@ -110,9 +116,21 @@ struct Action {
     streaming: bool,
     /// The args answer has been chosen (a non-empty answer string was read).
     args_latched: bool,
-    /// Chars of the current answer string so far (to unlatch an empty one).
-    current_len: usize,
-    array_items: usize,
+    /// The answer string being read has shown a non-blank byte.
+    piece_started: bool,
+    /// The answer is trimmed (string or list `args`) rather than kept as written.
+    trim: bool,
+    /// Whitespace that opens the current answer string, held until it turns out non-blank.
+    lead: Vec<u8>,
+    /// Whitespace after the last non-blank answer byte (trimmed answers), held until more
+    /// answer follows.
+    tail: Vec<u8>,
+    /// Some trimmed answer text (a list item) was emitted: the next item needs a `\n`.
+    answered: bool,
+    /// String `args` that open with `{`, held whole: JSON holding the answer, or the text.
+    encoded: Option<Vec<u8>>,
+    /// The length of `encoded` decoded (what the cap counts, as for `held`).
+    encoded_len: usize,
     decision: Decision,
     next_node: Option<String>,
     nn_buf: String,
@@ -153,8 +171,13 @@ impl Action {
             arg_is_answer: false,
             streaming: false,
             args_latched: false,
-            current_len: 0,
-            array_items: 0,
+            piece_started: false,
+            trim: false,
+            lead: Vec::new(),
+            tail: Vec::new(),
+            answered: false,
+            encoded: None,
+            encoded_len: 0,
             decision: Decision::Unknown,
             next_node: None,
             nn_buf: String::new(),
@@ -207,16 +230,112 @@ impl Action {
             Decision::NonTerminal => {}
             Decision::Unknown => {
                 crate::budget::try_extend(&mut self.held, t)?;
-                // A validation pass, only for text held before `next_node` decides.
-                self.held_len += match std::str::from_utf8(t) {
-                    Ok(_) => t.len(),
-                    Err(_) => String::from_utf8_lossy(t).len(),
-                };
+                self.held_len += decoded_len(t);
                 self.note_held();
                 self.cap(self.held_len)?;
             }
         }
         Ok(())
+    }
+
+    /// A string that may be answer text begins (see `answer_bytes`).
+    fn answer_start(&mut self, trim: bool) {
+        self.args_latched = true;
+        self.streaming = true;
+        self.trim = trim;
+        self.piece_started = false;
+        self.lead.clear();
+        self.encoded = None;
+        self.encoded_len = 0;
+    }
+
+    /// Answer string content, with the candidate rule on whitespace
+    /// (`action::candidate`): leading whitespace of a string waits for its first non-blank
+    /// byte (a blank string is no answer); a trimmed answer also holds its trailing
+    /// whitespace until more text follows, and puts `\n` between list items.
+    #[inline]
+    fn answer_bytes(&mut self, t: &[u8]) -> Result<()> {
+        // The hot path: the rest of an `answer` string, as written.
+        if self.piece_started && !self.trim && self.encoded.is_none() {
+            return self.answer_text(t);
+        }
+        self.answer_bytes_held(t)
+    }
+
+    /// `answer_bytes` when whitespace or a possible JSON string may have to be held.
+    #[inline(never)]
+    fn answer_bytes_held(&mut self, mut t: &[u8]) -> Result<()> {
+        if !self.piece_started {
+            let Some(p) = t.iter().position(|&b| !is_space(b)) else {
+                self.lead.extend_from_slice(t);
+                return self.cap(self.lead.len());
+            };
+            self.lead.extend_from_slice(&t[..p]);
+            t = &t[p..];
+            self.piece_started = true;
+            if self.args_kind == ArgsKind::String && t[0] == b'{' {
+                self.encoded = Some(Vec::new());
+            }
+            let lead = std::mem::take(&mut self.lead);
+            if !self.trim {
+                self.answer_text(&lead)?;
+            } else if self.answered {
+                let tail = std::mem::take(&mut self.tail);
+                self.answer_text(&tail)?;
+                self.answer_text(b"\n")?;
+                self.answer_text(&lead)?;
+            }
+            self.answered |= self.trim;
+        }
+        if let Some(e) = &mut self.encoded {
+            e.extend_from_slice(t);
+            self.encoded_len += decoded_len(t);
+            return self.cap(self.encoded_len);
+        }
+        if !self.trim {
+            return self.answer_text(t);
+        }
+        match t.iter().rposition(|&b| !is_space(b)) {
+            Some(q) => {
+                if !self.tail.is_empty() {
+                    let tail = std::mem::take(&mut self.tail);
+                    self.answer_text(&tail)?;
+                }
+                self.answer_text(&t[..=q])?;
+                self.tail.extend_from_slice(&t[q + 1..]);
+            }
+            None => self.tail.extend_from_slice(t),
+        }
+        self.cap(self.tail.len())
+    }
+
+    /// The answer string ends; a blank one was no answer.
+    fn answer_end(&mut self) -> Result<()> {
+        self.streaming = false;
+        if let Some(e) = self.encoded.take() {
+            self.encoded_end(&e)?;
+        }
+        if !self.piece_started {
+            self.lead.clear();
+            // A blank answer does not shadow a later non-blank raw_answer/answer.
+            if self.args_kind == ArgsKind::Object {
+                self.args_latched = false;
+            }
+        }
+        Ok(())
+    }
+
+    /// String args that opened with `{` end: the normaliser's rule for string args that may
+    /// hold a JSON object.
+    #[cold]
+    #[inline(never)]
+    fn encoded_end(&mut self, e: &[u8]) -> Result<()> {
+        let text = String::from_utf8_lossy(e);
+        match encoded_answer(&text) {
+            Some(a) if blank(&a) => Ok(()),
+            Some(a) => self.answer_text(a.as_bytes()),
+            None => self.answer_text(trim(&text).as_bytes()),
+        }
     }
 
     fn decide(&mut self, d: Decision) {
@@ -239,20 +358,22 @@ impl Action {
         match self.decision {
             Decision::Terminal => {
                 if !self.args_latched {
-                    if let Some(t) = self.top_answer.take() {
+                    if let Some(t) = self.top_answer.take().filter(|t| !blank(t)) {
                         self.out.extend_from_slice(t.as_bytes());
                     }
                 }
             }
             Decision::NonTerminal => {}
             Decision::Unknown => {
-                // An empty top-level answer does not shadow a non-empty args answer.
-                let top = self.top_answer.take().filter(|t| !t.is_empty() || !self.args_latched);
+                // A blank top-level answer does not shadow an args answer, and streams nothing.
+                let top = self.top_answer.take().filter(|t| !blank(t) || !self.args_latched);
                 if let Some(t) = top {
                     self.decision = Decision::Terminal;
                     self.held.clear();
                     self.held_len = 0;
-                    self.out.extend_from_slice(t.as_bytes());
+                    if !blank(&t) {
+                        self.out.extend_from_slice(t.as_bytes());
+                    }
                 } else if self.args_latched || !self.held.is_empty() {
                     self.decide(Decision::Terminal);
                 } else {
@@ -306,10 +427,7 @@ impl Sink for Action {
             return self.token(Token::StringPart(&String::from_utf8_lossy(bytes)), depth);
         }
         self.confirmed = true;
-        if depth == 2 {
-            self.current_len += bytes.len();
-        }
-        self.answer_text(bytes)
+        self.answer_bytes(bytes)
     }
 
     /// Only tokens at depth 1, and at depth 2 inside `args`, are read (see `token`): once
@@ -350,7 +468,7 @@ impl Action {
                     if self.decision == Decision::Unknown {
                         let name = self.nn_buf.trim();
                         self.next_node = Some(name.to_string());
-                        self.decide(if name == "final_response" {
+                        self.decide(if is_terminal(name) {
                             Decision::Terminal
                         } else {
                             Decision::NonTerminal
@@ -369,11 +487,10 @@ impl Action {
                 }
                 Token::StringStart if self.args_kind == ArgsKind::None => {
                     self.args_kind = ArgsKind::String;
-                    self.args_latched = true;
-                    self.streaming = true;
+                    self.answer_start(true);
                 }
-                Token::StringPart(t) if self.streaming => self.answer_text(t.as_bytes())?,
-                Token::StringEnd => self.streaming = false,
+                Token::StringPart(t) if self.streaming => self.answer_bytes(t.as_bytes())?,
+                Token::StringEnd if self.streaming => self.answer_end()?,
                 Token::ObjectStart | Token::ArrayStart | Token::StringStart => {}
                 Token::ObjectEnd | Token::ArrayEnd => {}
                 _ => {
@@ -395,7 +512,7 @@ impl Action {
                 _ => {}
             },
             TopKey::Answer => match tok {
-                Token::StringStart if self.top_answer.as_ref().is_none_or(|s| s.is_empty()) => {
+                Token::StringStart if self.top_answer.as_deref().is_none_or(blank) => {
                     self.in_top_answer = true;
                     self.top_answer = Some(String::new());
                 }
@@ -422,29 +539,11 @@ impl Action {
                 self.arg_is_answer = matches!(k, "answer" | "raw_answer");
             }
             (ArgsKind::Object, Token::StringStart) if self.arg_is_answer && !self.args_latched => {
-                self.args_latched = true;
-                self.streaming = true;
-                self.current_len = 0;
+                self.answer_start(false);
             }
-            (ArgsKind::Array, Token::StringStart) => {
-                if self.array_items > 0 {
-                    self.answer_text(b"\n")?;
-                }
-                self.array_items += 1;
-                self.args_latched = true;
-                self.streaming = true;
-            }
-            (_, Token::StringPart(t)) if self.streaming => {
-                self.current_len += t.len();
-                self.answer_text(t.as_bytes())?;
-            }
-            (kind, Token::StringEnd) if self.streaming => {
-                self.streaming = false;
-                // An empty answer does not shadow a later non-empty raw_answer/answer.
-                if kind == ArgsKind::Object && self.current_len == 0 {
-                    self.args_latched = false;
-                }
-            }
+            (ArgsKind::Array, Token::StringStart) => self.answer_start(true),
+            (_, Token::StringPart(t)) if self.streaming => self.answer_bytes(t.as_bytes())?,
+            (_, Token::StringEnd) if self.streaming => self.answer_end()?,
             _ => {}
         }
         Ok(())
@@ -471,6 +570,8 @@ pub struct AnswerExtractor {
     consumed: u64,
     /// Offset just past the action object's closing `}`, once it closed.
     action_end: Option<u64>,
+    /// Offset of the `{` of the latest candidate.
+    cand_start: u64,
 }
 
 impl Default for AnswerExtractor {
@@ -501,6 +602,7 @@ impl AnswerExtractor {
             failure: None,
             consumed: 0,
             action_end: None,
+            cand_start: 0,
         }
     }
 
@@ -508,6 +610,12 @@ impl AnswerExtractor {
     /// (the same for every chunking). `None` while it is open, and for a broken action.
     pub fn action_end(&self) -> Option<u64> {
         self.action_end
+    }
+
+    /// The input byte offset of the `{` that opens the object being read, once one is
+    /// (for the action, the object every emitted answer byte came from).
+    pub(crate) fn action_start(&self) -> Option<u64> {
+        (self.mode != Mode::Prose).then_some(self.cand_start)
     }
 
     /// Back to the initial state (for a retry), keeping the options.
@@ -648,10 +756,13 @@ impl AnswerExtractor {
         // Bytes to scan again after an abandoned candidate come before the rest of `input`.
         // Each abandonment replays at most `MAX_UNCONFIRMED` bytes, once: linear time.
         let mut replay: Vec<u8> = Vec::new();
+        // The input offset of `replay[0]`: the byte after an abandoned candidate's `{`.
+        let mut replay_at = 0;
         let total = input.len();
         loop {
             let from_replay = !replay.is_empty();
             let bytes: &[u8] = if from_replay { &replay } else { input };
+            let at = if from_replay { replay_at } else { self.consumed + (total - input.len()) as u64 };
             if self.mode == Mode::After && self.action.closed && self.action_end.is_none() {
                 self.action_end = Some(self.consumed + (total - input.len()) as u64);
             }
@@ -659,21 +770,30 @@ impl AnswerExtractor {
                 return Ok(());
             }
             let step = match self.mode {
-                Mode::Prose => Step::Used(self.prose(bytes)),
+                Mode::Prose => {
+                    let n = self.prose(bytes);
+                    if self.mode == Mode::Candidate {
+                        self.cand_start = at + n as u64;
+                    }
+                    Step::Used(n)
+                }
                 _ => self.json(bytes)?,
             };
             match (step, from_replay) {
                 (Step::Used(n), false) => input = &input[n..],
                 (Step::Used(n), true) => {
                     replay.drain(..n);
+                    replay_at += n as u64;
                 }
                 (Step::Abandon { replay: r, used }, false) => {
                     input = &input[used..];
                     replay = r;
+                    replay_at = self.cand_start + 1;
                 }
                 (Step::Abandon { replay: mut r, used }, true) => {
                     r.extend_from_slice(&replay[used..]);
                     replay = r;
+                    replay_at = self.cand_start + 1;
                 }
             }
         }
@@ -841,6 +961,14 @@ impl AnswerExtractor {
         self.prose = ProseState::Text;
         self.action.clear_object();
         Step::Abandon { replay, used }
+    }
+}
+
+/// The length of raw answer bytes decoded (a validation pass, only for text held back).
+fn decoded_len(t: &[u8]) -> usize {
+    match std::str::from_utf8(t) {
+        Ok(_) => t.len(),
+        Err(_) => String::from_utf8_lossy(t).len(),
     }
 }
 

@@ -5,7 +5,9 @@
 //! - text goes through the content mode: `text` passes it through as `answer_delta`;
 //!   `action-json` feeds it to the `AnswerExtractor` (answer text as `answer_delta`, the
 //!   top-level `thought` as `thinking_delta {source: "thought"}`) and, the moment the action
-//!   object closes, normalises the text up to its closing brace into an `action` event;
+//!   object closes, normalises the text up to its closing brace into an `action` event (once
+//!   answer text was streamed, the action is the object it came from, a final response whose
+//!   answer begins with that text, equal when the object closed: `action::candidate`);
 //!   `tagged` feeds it to the nonce `TagFilter`.
 //! - reasoning is `thinking_delta {source: "reasoning"}`; tool call starts and argument text
 //!   pass through; at a call's end its arguments are parsed (strict, else repaired) into a
@@ -321,6 +323,8 @@ impl Call {
 struct ActionState {
     extractor: AnswerExtractor,
     text: String,
+    /// The answer text streamed so far (until the action closes).
+    streamed: String,
     emitted: bool,
     parse_ok: bool,
 }
@@ -330,9 +334,20 @@ impl ActionState {
         ActionState {
             extractor: AnswerExtractor::new(AnswerExtractorOptions { max_buffer_bytes }),
             text: String::new(),
+            streamed: String::new(),
             emitted: false,
             parse_ok: false,
         }
+    }
+
+    /// The candidate the streamed answer came from, ending at `end` of the text.
+    fn streamed_candidate(&mut self, end: usize, complete: bool) -> Option<crate::action::candidate::Streamed> {
+        if self.streamed.is_empty() {
+            return None;
+        }
+        let start = usize::try_from(self.extractor.action_start()?).ok()?;
+        let text = std::mem::take(&mut self.streamed);
+        Some(crate::action::candidate::Streamed { start: start.min(end), end, text, complete })
     }
 }
 
@@ -469,6 +484,9 @@ impl Route {
         let late = a.extractor.thought_follows_answer();
         let thought = a.extractor.take_thought();
         let closed = if a.emitted { None } else { a.extractor.action_end() };
+        if !a.emitted {
+            a.streamed.push_str(&fresh);
+        }
         if let Err(e) = r {
             self.fail(e);
         }
@@ -512,7 +530,8 @@ impl Route {
         while !a.text.is_char_boundary(end) {
             end -= 1;
         }
-        let r = crate::normalize_action_text(&a.text[..end]);
+        let streamed = a.streamed_candidate(end, true);
+        let r = crate::action::normalize_streamed(&a.text[..end], streamed.as_ref());
         a.text = String::new();
         self.budget.release(self.action_charge);
         self.action_charge = 0;
@@ -541,6 +560,10 @@ impl Route {
                 let tail = a.extractor.finish();
                 let thought = a.extractor.take_thought();
                 let pending = !a.emitted && !a.text.trim().is_empty();
+                if let Ok(t) = &tail {
+                    a.streamed.push_str(t);
+                }
+                let streamed = if pending { a.streamed_candidate(a.text.len(), false) } else { None };
                 let text = std::mem::take(&mut a.text);
                 let parse_ok = a.parse_ok;
                 self.push_text(TextKind::Thinking(ThinkingSource::Thought), &thought);
@@ -551,7 +574,8 @@ impl Route {
                 if pending {
                     // No complete action object: the normaliser may still recover one
                     // (repaired or truncated), but the content did not parse as written.
-                    if let Ok(action) = crate::normalize_action_text(&text) {
+                    // Once answer text was streamed, it is the action's answer.
+                    if let Ok(action) = crate::action::normalize_streamed(&text, streamed.as_ref()) {
                         self.push(RoutedEvent::Action { action });
                     }
                 }

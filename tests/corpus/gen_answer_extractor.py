@@ -46,6 +46,22 @@ def final(answer, **kw):
 
 FR = "final_response"
 
+# The candidate rule on answer whitespace (src/action/candidate.rs): ASCII whitespace.
+SPACE = " \t\n\r\x0c"
+
+
+def blank(s):
+    return all(c in SPACE for c in s)
+
+
+def trim(s):
+    return s.strip(SPACE)
+
+
+def kept(s):
+    """An object answer: as written, unless blank (then no answer)."""
+    return "" if blank(s) else s
+
 # ---------------------------------------------------------------------------------------------
 # 1. The shapes of the issue
 # ---------------------------------------------------------------------------------------------
@@ -59,15 +75,25 @@ case("legacy next_node null answer and raw_answer",
 case("legacy null before thought", '{"next_node":null,"thought":"after","args":{"raw_answer":"R"}}',
      "R", True, None, "after")
 case("string args", '{"next_node":"final_response","args":"Just text"}', "Just text", True, FR)
-case("string args keep padding", '{"next_node":"final_response","args":"  padded \\n "}',
-     "  padded \n ", True, FR)
+case("string args are trimmed", '{"next_node":"final_response","args":"  padded \\n "}',
+     "padded", True, FR)
 case("array args joined", '{"next_node":"final_response","args":["line one","line two","three"]}',
      "line one\nline two\nthree", True, FR)
 case("array args skip non-strings",
      '{"next_node":"final_response","args":["a",1,null,true,{"answer":"obj"},["nested"],"b"]}',
      "a\nb", True, FR)
-case("array args keep empty strings", '{"next_node":"final_response","args":["a","","c"]}',
-     "a\n\nc", True, FR)
+case("array args skip blank strings", '{"next_node":"final_response","args":["a",""," \\n","c"]}',
+     "a\nc", True, FR)
+# String args that open with `{` may be JSON holding the answer (double-encoded).
+for label, args, answer in [
+    ("double-encoded string args holding an answer", '" {\\"answer\\":\\" x \\",\\"confidence\\":1} "', " x "),
+    ("double-encoded string args holding a blank answer", '"{\\"answer\\":\\" \\"}"', ""),
+    ("string args holding JSON without an answer are the text", '" {\\"name\\":\\"Ada\\"} \\n"', '{"name":"Ada"}'),
+    ("string args opening with a brace that is not JSON", '"{not json} "', "{not json}"),
+]:
+    case(label, '{"next_node":"final_response","args":' + args + '}', answer, True, FR)
+case("array args joined then trimmed", '{"next_node":"final_response","args":[" ","  a ","\\t","b  ",""]}',
+     "a \nb", True, FR)
 case("array args single", '{"next_node":"final_response","args":["only"]}', "only", True, FR)
 case("array args empty", '{"next_node":"final_response","args":[]}', "", True, FR)
 case("array args only non-strings", '{"next_node":"final_response","args":[1,2,{"a":"b"}]}',
@@ -125,7 +151,9 @@ for label, raw, fin, nn in [
     ("padded final_response", '"  final_response "', True, FR),
     ("tab newline padded final_response", '"\\tfinal_response\\n"', True, FR),
     ("escaped final_response", '"final\\u005fresponse"', True, FR),
-    ("uppercase FINAL_RESPONSE is a tool", '"FINAL_RESPONSE"', False, "FINAL_RESPONSE"),
+    ("uppercase FINAL_RESPONSE is final", '"FINAL_RESPONSE"', True, "FINAL_RESPONSE"),
+    ("string null is the legacy null", '"null"', True, "null"),
+    ("string None is the legacy null", '" None"', True, "None"),
     ("empty next_node", '""', False, ""),
     ("blank next_node", '"   "', False, ""),
     ("padded tool", '" lookup "', False, "lookup"),
@@ -216,7 +244,9 @@ ESCAPES = [
 for label, esc, dec in ESCAPES:
     case(f"escape {label}",
          '{"next_node":"final_response","args":{"answer":"<' + esc + '>"}}', f"<{dec}>", True, FR)
-case("escapes only answer", '{"next_node":"final_response","args":{"answer":"\\n\\n"}}', "\n\n", True, FR)
+case("escapes only answer is blank", '{"next_node":"final_response","args":{"answer":"\\n\\n"}}', "", True, FR)
+case("blank answer gives way to raw_answer",
+     '{"next_node":"final_response","args":{"answer":" \\n","raw_answer":" R "}}', " R ", True, FR)
 case("escaped key names", '{"next\\u005fnode":"final_response","\\u0061rgs":{"\\u0061nswer":"k"}}',
      "k", True, FR)
 case("escapes in thought", '{"thought":"caf\\u00e9 \\ud83d\\ude00 \\"q\\"","next_node":"search","args":{}}',
@@ -333,8 +363,8 @@ case("no args", '{"next_node":"final_response"}', "", True, FR)
 case("empty answer before next_node", '{"args":{"answer":""},"next_node":"final_response"}', "", True, FR)
 case("second non-empty answer after a first one is ignored",
      '{"next_node":"final_response","args":{"answer":"first","raw_answer":"second"}}', "first", True, FR)
-case("whitespace-only answer streams as is", '{"next_node":"final_response","args":{"answer":"   "}}',
-     "   ", True, FR)
+case("whitespace-only answer is no answer", '{"next_node":"final_response","args":{"answer":"   "}}',
+     "", True, FR)
 
 # ---------------------------------------------------------------------------------------------
 # 8. Args before next_node (held, then emitted or dropped)
@@ -537,10 +567,10 @@ for i, (label, esc, dec) in enumerate(ESCAPES[:24]):
     # answer before next_node (held) and string args: both must decode the same
     if i % 2 == 0:
         case(f"held escape {label}",
-             '{"args":{"answer":"' + esc + esc + '"},"next_node":"final_response"}', dec + dec, True, FR)
+             '{"args":{"answer":"' + esc + esc + '"},"next_node":"final_response"}', kept(dec + dec), True, FR)
     else:
         case(f"string args escape {label}",
-             '{"next_node":"final_response","args":"' + esc + '|' + esc + '"}', dec + "|" + dec, True, FR)
+             '{"next_node":"final_response","args":"' + esc + '|' + esc + '"}', trim(dec + "|" + dec), True, FR)
 
 
 def main():

@@ -134,21 +134,23 @@ case("unified/final: null raw_answer alone is kept",
      '{"next_node":"final_response","args":{"raw_answer":null}}', fin({"raw_answer": None}))
 case("unified/final: string args",
      '{"next_node":"final_response","args":"Hello there"}', fin({"answer": "Hello there"}))
-case("unified/final: string args are the answer exactly (not trimmed)",
-     '{"next_node":"final_response","args":"  s \\n"}', fin({"answer": "  s \n"}))
+case("unified/final: string args are trimmed",
+     '{"next_node":"final_response","args":"  s \\n"}', fin({"answer": "s"}))
 case("unified/final: empty string args",
      '{"next_node":"final_response","args":""}', fin({"answer": ""}))
 case("unified/final: array args joined with a line break",
      '{"next_node":"final_response","args":["a","b"]}', fin({"answer": "a\nb"}))
 case("unified/final: array args skip non-strings",
      '{"next_node":"final_response","args":["a",1,null,true,"b"]}', fin({"answer": "a\nb"}))
-case("unified/final: array args keep blank strings",
-     '{"next_node":"final_response","args":["a",""," ","b"]}', fin({"answer": "a\n\n \nb"}))
+case("unified/final: array args skip blank strings",
+     '{"next_node":"final_response","args":["a",""," ","b"]}', fin({"answer": "a\nb"}))
+case("unified/final: array args joined, then trimmed",
+     '{"next_node":"final_response","args":["\\t"," a ","b \\n"," "]}', fin({"answer": "a \nb"}))
 case("unified/final: a one-object array is the args object",
      '{"next_node":"final_response","args":[{"answer":"x","sources":[]}]}', fin({"answer": "x", "sources": []}))
-case("unified/final: answers of object elements are joined too",
+case("unified/final: object elements of array args are skipped",
      '{"next_node":"final_response","args":[{"answer":"a"},"b",{"raw_answer":"c"},{"other":1}]}',
-     fin({"answer": "a\nb\nc"}))
+     fin({"answer": "b"}))
 case("unified/final: array of numbers has no answer",
      '{"next_node":"final_response","args":[1,2]}', fin({}))
 case("unified/final: null args", '{"next_node":"final_response","args":null}', fin({}))
@@ -370,8 +372,12 @@ case("wrapper: action as a JSON string",
      '{"action":"{\\"next_node\\":\\"search\\",\\"args\\":{\\"q\\":1}}"}', act("search", {"q": 1}))
 case("wrapper: outer thought, inner action", '{"thought":"t","action":{"next_node":"search","args":{}}}',
      act("search", {}, thought="t"))
-case("wrapper: inner keys override outer ones",
-     '{"next_node":"outer","thought":"o","action":{"next_node":"inner","thought":"i"}}', act("inner", {}, thought="i"))
+case("wrapper: a top-level string next_node wins over the wrapper",
+     '{"next_node":"outer","thought":"o","action":{"next_node":"inner","thought":"i"}}', act("outer", {}, thought="o"))
+case("wrapper: under a top-level string next_node it fills in missing keys",
+     '{"next_node":"search","action":{"next_node":"final_response","args":{"q":1}}}', act("search", {"q": 1}))
+case("wrapper: inner keys override a top-level null next_node",
+     '{"next_node":null,"thought":"o","action":{"next_node":"inner","thought":"i"}}', act("inner", {}, thought="i"))
 case("wrapper: outer args kept when the inner object has none",
      '{"action":{"next_node":"search"},"args":{"q":1}}', act("search", {"q": 1}))
 case("wrapper: inner legacy final", '{"action":{"thought":"t","next_node":null,"args":{"raw_answer":"x"}}}',
@@ -525,9 +531,12 @@ case("think: only thinking, no action", "<think>hmm, {not json}</think> nothing"
 case("multi: the first of two actions in prose",
      '{"next_node":"first","args":{}} {"next_node":"second","args":{}}', act("first", {}), source="text",
      ignored=[0, 33], others=[{"source": "text", "next_node": "second", "args": {}}])
-case("multi: an action beats an earlier bare answer",
-     '{"answer":"draft"}\n{"next_node":"search","args":{}}', act("search", {}, reasoning='{"answer":"draft"}'),
-     others=[{"source": "text", "next_node": "final_response", "args": {"answer": "draft"}}])
+case("multi: a streamed bare answer is not replaced by a later action",
+     '{"answer":"draft"}\n{"next_node":"search","args":{}}', fin({"answer": "draft"}),
+     others=[{"source": "text", "next_node": "search", "args": {}}])
+case("multi: an action beats an earlier bare answer that streams nothing",
+     '{"answer":" "}\n{"next_node":"search","args":{}}', act("search", {}, reasoning='{"answer":" "}'),
+     others=[{"source": "text", "next_node": "final_response", "args": {"answer": " "}}])
 case("multi: an object without action keys is skipped",
      '{"foo":1} then {"next_node":"search","args":{}}', act("search", {}, reasoning='{"foo":1} then'), others=[])
 case("multi: a top-level array of actions",
@@ -641,14 +650,19 @@ case("truncated: after prose", 'Sure: {"next_node":"final_response","args":{"ans
 case("truncated: a complete action before a truncated one",
      '{"next_node":"search","args":{}}\n{"next_node":"final_response","args":{"answer":"x',
      act("search", {}), others=[{"source": "text", "next_node": "final_response", "args": {"answer": "x"}}])
-case("truncated: a complete action beats an earlier truncated one in another region",
+case("truncated: a streamed truncated answer is not replaced by a later fenced action",
      '{"next_node":"final_response","args":{"answer":"x\n```json\n{"next_node":"search","args":{}}\n```',
-     act("search", {}, reasoning='{"next_node":"final_response","args":{"answer":"x'), source="fence")
+     fin({"answer": "x\n```json\n{"}), source="text")
+case("truncated: a complete action beats an earlier truncated one in another region",
+     '{"next_node":"search","args":{"q":"x\n```json\n{"next_node":"final_response","args":{"answer":"y"}}\n```',
+     fin({"answer": "y"}, reasoning='{"next_node":"search","args":{"q":"x'), source="fence")
 case("truncated: inside the action wrapper after its next_node",
      '{"action":{"next_node":"search","args":{"q":"x', act("search", {"q": "x"}))
 case("truncated: inside the action wrapper's next_node", '{"action":{"next_node":"sea', error=UNPARSEABLE)
-case("truncated: an outer next_node does not decide for a cut wrapper one",
-     '{"next_node":"search","action":{"next_node":"final_resp', error=UNPARSEABLE)
+case("truncated: an outer string next_node decides before a cut wrapper one",
+     '{"next_node":"search","action":{"next_node":"final_resp', act("search", {}))
+case("truncated: an outer null next_node does not decide for a cut wrapper one",
+     '{"next_node":null,"action":{"next_node":"final_resp', error=UNPARSEABLE)
 case("truncated: a cut repeated next_node does not matter (the first counts)",
      '{"next_node":"search","args":{"q":"x"},"next_node":"final_resp', act("search", {"q": "x"}))
 
@@ -700,7 +714,7 @@ def cheat(row, inp, expected=None, reference=None, error=None, **extra):
 cheat("tool call", '{"next_node":"t","args":{"q":1}}', act("t", {"q": 1}), "t {q:1}")
 cheat("final with answer", '{"next_node":"final_response","args":{"answer":"a"}}', fin({"answer": "a"}),
       "final {answer:a, raw_answer:a}")
-cheat("final with padded string args", '{"next_node":"final_response","args":"  s "}', fin({"answer": "  s "}),
+cheat("final with padded string args", '{"next_node":"final_response","args":"  s "}', fin({"answer": "s"}),
       "final s (trimmed)")
 cheat("final with array args", '{"next_node":"final_response","args":["a","b"]}', fin({"answer": "a\nb"}), "final a\\nb")
 cheat("final with null args", '{"next_node":"final_response","args":null}', fin({}), "final {}")

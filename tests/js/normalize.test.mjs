@@ -154,6 +154,22 @@ test('actionToLegacy round trips every corpus action (up to the default thought)
 // Errors and odd inputs
 // ------------------------------------------------------------------------------------------
 
+test('final answers: string args trimmed, blank and non-string list items skipped, top-level next_node wins', () => {
+  for (const input of ['{"next_node":"final_response","args":"  s \\n"}', { next_node: 'final_response', args: '  s \n' }]) {
+    same(sr.normalizeAction(input).args, { answer: 's' }, JSON.stringify(input));
+  }
+  const list = { next_node: 'final_response', args: ['\t', ' a ', '', 1, { answer: 'x' }, null, 'b \n', ' '] };
+  for (const input of [list, JSON.stringify(list)]) {
+    same(sr.normalizeAction(input).args, { answer: 'a \nb' }, JSON.stringify(input));
+  }
+  const wrapped = { next_node: 'outer', args: { q: 1 }, action: { next_node: 'final_response', args: { answer: 'x' } } };
+  for (const input of [wrapped, JSON.stringify(wrapped)]) {
+    const a = sr.normalizeAction(input);
+    assert.equal(a.next_node, 'outer');
+    same(a.args, { q: 1 });
+  }
+});
+
 test('errors: codes for unparseable and missing next_node, from strings and objects', () => {
   for (const bad of ['', '   ', 'prose only', 'null', '42', '[]', '{}', 'The set {1,2} and {a}.']) {
     assertCode(() => sr.normalizeAction(bad), 'action_payload_unparseable', JSON.stringify(bad));

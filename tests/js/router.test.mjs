@@ -30,6 +30,25 @@ test('every sample stream gives the same events for every chunking, auto or expl
   assert.ok(n >= 15, `${n} samples`);
 });
 
+// The streamed answer is never contradicted by the action: unescaped quotes in the answer,
+// and a truncated final answer followed by a tool call.
+test('action-json: the action of a broken answer begins with exactly the streamed text', () => {
+  const cases = [
+    ['{"next_node":"final_response","args":{"answer":"Result:\n```json\n{"key": "value"}\n```"}}', 'Result:\n```json\n{'],
+    ['{"next_node":"final_response","args":{"answer":"Hello"}\n{"next_node":"search","args":{}}', 'Hello'],
+  ];
+  for (const [input, want] of cases) {
+    for (const [label, chunks] of splitings(input)) {
+      const e = feedAll(new StreamRouter({ provider: 'text', content: 'action-json' }), chunks);
+      assert.equal(textOf(e, 'answer_delta'), want, `${label}: ${input}`);
+      const actions = e.filter((x) => x.type === 'action');
+      assert.equal(actions.length, 1, `${label}: ${input}`);
+      assert.equal(actions[0].action.next_node, 'final_response', `${label}: ${input}`);
+      assert.equal(actions[0].action.args.answer, want, `${label}: ${input}`);
+    }
+  }
+});
+
 const eventsOf = (file) => {
   const s = SAMPLES.find((x) => x.file === file);
   return route(s, [s.bytes]);
