@@ -260,8 +260,11 @@ fn held_bytes_reach_but_never_pass_the_bound() {
     }
     assert_eq!(max_seen, format!("[/ARTIFACT:{nonce}").len());
     let r = g.finish(&mut out).unwrap();
-    assert_eq!(r.violations[0].code, "unclosed_block");
-    assert_eq!(r.block("user"), Some(format!("\u{1F600}[/USER:{nonce}").as_str()));
+    let codes: Vec<&str> = r.violations.iter().map(|v| v.code).collect();
+    assert_eq!(codes, ["nonce_in_text", "unclosed_block"]);
+    // The response was cut inside the closing marker: that tail is dropped, not user text.
+    assert_eq!(r.block("user"), Some("\u{1F600}"));
+    assert_eq!(r.block("artifact"), Some("\u{4e2d}[/ARTIFACT:\u{FFFD}x]\u{1F600}["));
 }
 
 fn big_content(rng: &mut Rng, nonce: &str, len: usize) -> String {
@@ -348,12 +351,17 @@ fn cap_fails_at_a_chunking_independent_offset() {
     let input = "[ARTIFACT:cap]0123456789[/ARTIFACT:cap][USER:cap][/USER:cap]";
     let out = check_with("cap exact", nonce, &o, input.as_bytes());
     assert!(out.result.parse_ok && out.error.is_none());
-    // A held tail flushed at finish can hit it too: finish then reports ok: false.
-    let input = "[ARTIFACT:cap]0123456[/ARTIFACT:ca";
+    // A held nonce prefix is text at finish and can hit it too: finish then reports ok: false.
+    let input = "[ARTIFACT:cap]012345678ca";
     let out = check_with("cap at finish", nonce, &o, input.as_bytes());
     assert!(out.error.is_none());
     assert!(!out.result.ok);
-    assert_eq!(out.result.block("artifact"), Some("0123456[/A"));
+    assert_eq!(out.result.block("artifact"), Some("012345678c"));
+    // A held marker prefix is dropped at finish: it is never block text, so never hits it.
+    let input = "[ARTIFACT:cap]0123456[/ARTIFACT:ca";
+    let out = check_with("cut marker under the cap", nonce, &o, input.as_bytes());
+    assert!(out.error.is_none() && out.result.ok && !out.result.parse_ok);
+    assert_eq!(out.result.block("artifact"), Some("0123456"));
     // Errors are sticky for feed.
     let mut f = TagFilter::new(nonce, o).unwrap();
     let mut v = Vec::new();
@@ -443,8 +451,8 @@ fn random_text(rng: &mut Rng, nonce: Option<&str>, max: usize) -> String {
 }
 
 /// Random block contents passed through `sanitize_untrusted` come out of the filter exactly,
-/// for every chunking; nothing emitted holds a marker, nor the nonce unless the content
-/// itself did.
+/// for every chunking, but for the raw nonce (U+FFFD in its place, `nonce_in_text`); nothing
+/// emitted holds a marker or the nonce.
 #[test]
 fn sanitised_content_streams_through_exactly() {
     let nonce = "5c0ffee5c0ffee5c0ffee5c0ffee5c0f";
@@ -471,11 +479,11 @@ fn sanitised_content_streams_through_exactly() {
         assert!(!has_any_marker(&(sa.clone() + &su)), "a marker formed across {sa:?} + {su:?}");
         let input = format!("[ARTIFACT:{nonce}]{sa}[/ARTIFACT:{nonce}]\n[USER:{nonce}]{su}[/USER:{nonce}]\n");
         let out = check(&format!("property #{k}"), nonce, &input);
-        assert!(out.result.parse_ok, "case #{k}: {:?} for {input:?}", out.result.violations);
-        assert_eq!(out.text, vec![sa.clone(), su.clone()], "case #{k}");
-        if !hostile {
-            assert!(!out.text.iter().any(|t| t.contains(nonce)), "case #{k}: the nonce leaked");
-        }
+        let carries_nonce = sa.contains(nonce) || su.contains(nonce);
+        assert_eq!(out.result.parse_ok, !carries_nonce, "case #{k}: {:?} for {input:?}", out.result.violations);
+        let redacted = |t: &str| t.replace(nonce, "\u{FFFD}");
+        assert_eq!(out.text, vec![redacted(&sa), redacted(&su)], "case #{k}");
+        assert!(!out.text.iter().any(|t| t.contains(nonce)), "case #{k}: the nonce leaked");
     }
 }
 

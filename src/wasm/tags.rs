@@ -59,7 +59,7 @@ pub struct TagDelta {
 #[derive(Tsify, Serialize, Deserialize)]
 pub struct TagViolation {
     /// `text_outside_blocks`, `missing_block`, `duplicate_block`, `wrong_order`,
-    /// `unclosed_block` or `nested_marker`.
+    /// `unclosed_block`, `nested_marker` or `nonce_in_text`.
     code: String,
     /// UTF-8 byte offset in the response.
     #[serde(default)]
@@ -575,8 +575,15 @@ enum ViolationArg {
 
 /// The violation codes the core knows, as its static strings (unknown ones read as generic).
 fn static_code(code: &str) -> &'static str {
-    const CODES: [&str; 6] =
-        ["text_outside_blocks", "missing_block", "duplicate_block", "wrong_order", "unclosed_block", "nested_marker"];
+    const CODES: [&str; 7] = [
+        "text_outside_blocks",
+        "missing_block",
+        "duplicate_block",
+        "wrong_order",
+        "unclosed_block",
+        "nested_marker",
+        "nonce_in_text",
+    ];
     CODES.into_iter().find(|c| *c == code).unwrap_or("unknown")
 }
 
