@@ -707,6 +707,8 @@ mod tests {
             "x[ARTIFACT:n]\u{4e2d}[/ARTI\u{4e2d}[USER:n]\u{e9}[/ARTIFACT:n][USER:n]\u{FFFD}\u{1F680}[",
             "\u{e9} [ARTIFACT:n]\u{1F600}\u{1F600}\u{1F600}\u{1F600}\u{1F600}[USER:n]\u{4e2d}\u{4e2d}\u{4e2d}[/ARTIFACT:n]\u{3000}[USER:n]\u{7ff}\u{800}[/USER:n] \u{4e2d}",
             "[ARTIFACT:n][ARTIFACT:n]\u{1F680}[/ARTIFACT:n\u{e9}][/ARTIFACT:n]\n\u{e9}[/USER:n][USER:n]x[/USER:n][ARTI",
+            // The nonce in near-miss markers and bare, and a cut inside the closing marker.
+            "[ARTIFACT:n]a[/user:n]\u{4e2d}n\u{1F600}\u{FF3B}/USER:n\u{FF3D}[/ARTIFACT:n][USER:n]\u{e9}[/USER:n0]\u{3000}[/USER:n",
         ];
         for text in inputs {
             let n = text.chars().count();
