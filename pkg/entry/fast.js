@@ -391,7 +391,11 @@ patch(PartialJson, (machine, n) => {
     this.__cap = 0;
     keep(this, r.deltas);
     r.deltas = head.concat(r.deltas);
-    Object.keys(r.blocks).forEach((name, i) => (r.blocks[name] = this.__acc[i]));
+    // In contract order, by index (the keys of `r.blocks` are not: JS lists names of digits
+    // first), into an object without a prototype as the Rust side makes (see `blocks_js`).
+    const blocks = Object.create(null);
+    this.__types.forEach((type, i) => (blocks[type.slice(0, -'_delta'.length)] = this.__acc[i]));
+    r.blocks = blocks;
     return r;
   };
 }

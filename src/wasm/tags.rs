@@ -66,8 +66,26 @@ pub struct TagViolation {
     offset: f64,
 }
 
-/// Block texts by lowercase name, in contract order (a plain object).
+/// Block texts by lowercase name, in contract order (a plain object). Only its type crosses
+/// through serde: the value JS gets is [`blocks_js`]'s.
 struct Blocks<'a>(&'a [(String, String)]);
+
+/// Block texts by lowercase name as an object without a prototype: every name is an own
+/// property (`__proto__` and `constructor` too, which on a plain object would hit or shadow
+/// `Object.prototype`). Names of digits are listed first by JS, as on any object.
+fn blocks_js(blocks: &[(String, String)]) -> Result<JsValue, JsValue> {
+    let o: js_sys::Object = js_sys::Object::create(JsValue::NULL.unchecked_ref::<js_sys::Object>());
+    for (name, text) in blocks {
+        js_sys::Reflect::set(&o, &JsValue::from_str(name), &JsValue::from_str(text))?;
+    }
+    Ok(o.into())
+}
+
+/// `value.blocks = blocks_js(blocks)` (serde writes maps as plain objects).
+fn with_blocks(value: JsValue, blocks: &[(String, String)]) -> Result<JsValue, JsValue> {
+    js_sys::Reflect::set(&value, &JsValue::from_str("blocks"), &blocks_js(blocks)?)?;
+    Ok(value)
+}
 
 impl Serialize for Blocks<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -110,7 +128,7 @@ fn result_of(r: &CoreResult, deltas: Vec<TagDelta>) -> TagResult<'_> {
 }
 
 fn result_js(r: &CoreResult, deltas: Vec<TagDelta>) -> Result<JsValue, JsValue> {
-    to_js(&result_of(r, deltas))
+    with_blocks(to_js(&result_of(r, deltas))?, &r.blocks)
 }
 
 /// `<name>_delta` for every block of a filter.
@@ -506,14 +524,14 @@ pub fn parse_tagged(
     let o = filter_options(options_value)?;
     let r = crate::check_tagged(&text, nonce, &o).map_err(|e| js_error(&e))?;
     if r.parse_ok {
-        return to_js(&Blocks(&r.blocks));
+        return blocks_js(&r.blocks);
     }
     let err = crate::parse_tagged(&text, nonce, &o).err().unwrap_or_else(|| {
         Error::new(ErrorKind::TagContractViolation, "the response breaks the tag contract")
     });
     let e = js_error(&err);
     let _ = js_sys::Reflect::set(&e, &JsValue::from_str("violations"), &to_js(&violations_js(&r.violations))?);
-    let _ = js_sys::Reflect::set(&e, &JsValue::from_str("blocks"), &to_js(&Blocks(&r.blocks))?);
+    let _ = js_sys::Reflect::set(&e, &JsValue::from_str("blocks"), &blocks_js(&r.blocks)?);
     Err(e)
 }
 
@@ -721,33 +739,36 @@ impl JsTaggedTurn {
         self.stream.tail(|b, out| inner.feed(b, out));
         let step = self.inner.finish(&mut self.stream.deltas).map_err(|e| js_error(&e))?;
         let deltas = self.stream.take();
-        match &step {
+        let (value, result) = match &step {
             CoreStep::Retry { corrective, result } => {
-                to_js(&TurnStep::Retry { corrective: corrective.clone(), result: result_of(result, deltas) })
+                (to_js(&TurnStep::Retry { corrective: corrective.clone(), result: result_of(result, deltas) })?, result)
             }
             CoreStep::Done { ok, parse_ok, result } => {
-                to_js(&TurnStep::Done { ok: *ok, parse_ok: *parse_ok, result: result_of(result, deltas) })
+                (to_js(&TurnStep::Done { ok: *ok, parse_ok: *parse_ok, result: result_of(result, deltas) })?, result)
             }
-        }
+        };
+        let r = js_sys::Reflect::get(&value, &JsValue::from_str("result"))?;
+        with_blocks(r, &result.blocks)?;
+        Ok(value)
     }
 
     /// The blocks of the last valid response (memory only), or `null`.
     #[wasm_bindgen(getter, unchecked_return_type = "Record<string, string> | null")]
     pub fn draft(&self) -> Result<JsValue, JsValue> {
-        self.inner.draft().map_or(Ok(JsValue::NULL), |d| to_js(&Blocks(d)))
+        self.inner.draft().map_or(Ok(JsValue::NULL), |d| blocks_js(d))
     }
 
     /// The confirmed blocks, or `null`.
     #[wasm_bindgen(getter = "final", unchecked_return_type = "Record<string, string> | null")]
     pub fn final_blocks(&self) -> Result<JsValue, JsValue> {
-        self.inner.confirmed().map_or(Ok(JsValue::NULL), |d| to_js(&Blocks(d)))
+        self.inner.confirmed().map_or(Ok(JsValue::NULL), |d| blocks_js(d))
     }
 
     /// Makes the draft final and returns it; throws `invalid_state` when there is none.
     #[wasm_bindgen(unchecked_return_type = "Record<string, string>")]
     pub fn confirm(&mut self) -> Result<JsValue, JsValue> {
         let d = self.inner.confirm().map_err(|e| js_error(&e))?;
-        to_js(&Blocks(d))
+        blocks_js(d)
     }
 
     /// Starts the next turn (a fresh nonce, `makeNonce()` when omitted), keeping the draft
