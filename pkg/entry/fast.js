@@ -391,11 +391,9 @@ patch(PartialJson, (machine, n) => {
     this.__cap = 0;
     keep(this, r.deltas);
     r.deltas = head.concat(r.deltas);
-    // In contract order, by index (the keys of `r.blocks` are not: JS lists names of digits
-    // first), into an object without a prototype as the Rust side makes (see `blocks_js`).
-    const blocks = Object.create(null);
-    this.__types.forEach((type, i) => (blocks[type.slice(0, -'_delta'.length)] = this.__acc[i]));
-    r.blocks = blocks;
+    // By block index (the keys of `r.blocks` are not in contract order: JS lists names of
+    // digits first), as own properties (`__proto__` too), as `blocks_js` in src/wasm/tags.rs.
+    r.blocks = Object.fromEntries(this.__types.map((type, i) => [type.slice(0, -'_delta'.length), this.__acc[i]]));
     return r;
   };
 }

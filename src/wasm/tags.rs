@@ -70,15 +70,15 @@ pub struct TagViolation {
 /// through serde: the value JS gets is [`blocks_js`]'s.
 struct Blocks<'a>(&'a [(String, String)]);
 
-/// Block texts by lowercase name as an object without a prototype: every name is an own
-/// property (`__proto__` and `constructor` too, which on a plain object would hit or shadow
-/// `Object.prototype`). Names of digits are listed first by JS, as on any object.
+/// Block texts by lowercase name as a plain object whose every name is an own data property
+/// (`Object.fromEntries`): `__proto__` too, which serde's assignment would hand to the
+/// prototype setter and lose. Names of digits are listed first by JS, as on any object.
 fn blocks_js(blocks: &[(String, String)]) -> Result<JsValue, JsValue> {
-    let o: js_sys::Object = js_sys::Object::create(JsValue::NULL.unchecked_ref::<js_sys::Object>());
+    let entries = js_sys::Array::new();
     for (name, text) in blocks {
-        js_sys::Reflect::set(&o, &JsValue::from_str(name), &JsValue::from_str(text))?;
+        entries.push(&js_sys::Array::of2(&JsValue::from_str(name), &JsValue::from_str(text)));
     }
-    Ok(o.into())
+    Ok(js_sys::Object::from_entries(&entries)?.into())
 }
 
 /// `value.blocks = blocks_js(blocks)` (serde writes maps as plain objects).
