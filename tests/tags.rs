@@ -312,10 +312,11 @@ fn one_megabyte_blocks() {
     let out = check("1 MB preamble", nonce, &input);
     assert_eq!(out.text, vec!["a".to_string(), "u".to_string()]);
     assert_eq!(out.result.violations.len(), 1);
-    // Unclosed 1 MB block.
-    let input = format!("[ARTIFACT:{nonce}]{art}");
+    // Unclosed 1 MB block (with a last character, as a possible marker prefix at the very
+    // end is dropped).
+    let input = format!("[ARTIFACT:{nonce}]{art}.");
     let out = check("1 MB unclosed", nonce, &input);
-    assert_eq!(out.text[0], art);
+    assert_eq!(out.text[0], format!("{art}."));
 }
 
 #[test]
