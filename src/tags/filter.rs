@@ -12,9 +12,9 @@
 //! of the stream a held nonce prefix is text; a held marker prefix is dropped.
 //!
 //! Invariants:
-//! - Held bytes ≤ longest marker − 1 (a possible marker prefix; a nonce prefix is shorter)
-//!   + 3 (an incomplete UTF-8 sequence of block text, in `Utf8Carry`): see
-//!   [`TagFilter::buffered_bytes`]. Held bytes are ASCII.
+//! - Held bytes ≤ longest marker − 1 (a possible marker prefix; a nonce prefix is shorter),
+//!   plus 3 (an incomplete UTF-8 sequence of block text, in `Utf8Carry`): see
+//!   [`TagFilter::buffered_bytes`]. Held input bytes are ASCII.
 //! - Each input byte is looked at a constant number of times: a feed reads the held tail
 //!   once more, with at most a marker's length of the new chunk, then the rest of the chunk
 //!   once.
