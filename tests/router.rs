@@ -495,6 +495,29 @@ fn tagged_content_through_the_tag_filter() {
     }
 }
 
+/// A tagged response cut by the length limit inside its closing marker, with the nonce in
+/// near-miss markers before: no event shows the nonce or the cut marker, and `done` says
+/// `parse_ok: false`, at every chunking.
+#[test]
+fn tagged_content_cut_by_the_length_limit_shows_no_nonce() {
+    let (nonce, _) = manifest();
+    let cut = &nonce[..12];
+    let pieces = [
+        format!("[ARTIFACT:{nonce}]plan [/artifact:{nonce}] [/ARTIFACT: {nonce}]"),
+        format!("[/ARTIFACT:{nonce}]\n[USER:{nonce}]OK? [/USER:{nonce}0]"),
+        format!("[/USER:{cut}"),
+    ];
+    let input = chat_stream(&pieces.iter().map(String::as_str).collect::<Vec<_>>())
+        .replace("\"finish_reason\":\"stop\"", "\"finish_reason\":\"length\"");
+    let e = assert_chunk_invariant("tagged cut", input.as_bytes(), |chunks| {
+        coalesce(route(Provider::Auto, ContentMode::Tagged, &nonce, chunks))
+    });
+    assert!(!format!("{e:?}").contains(cut), "{e:?}");
+    assert_eq!(e[0], RoutedEvent::ArtifactDelta { text: "plan [/artifact:\u{FFFD}] [/ARTIFACT: \u{FFFD}]".into() });
+    assert_eq!(e[1], RoutedEvent::UserDelta { text: "OK? [/USER:\u{FFFD}0]".into() });
+    assert_eq!(done(&e), (true, false, Some("length".into())));
+}
+
 /// An OpenAI Chat stream whose content deltas are `pieces`.
 fn chat_stream(pieces: &[&str]) -> String {
     let mut s = String::new();

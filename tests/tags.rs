@@ -11,7 +11,8 @@ mod common;
 use common::{assert_chunk_invariant, Rng};
 use serde_json::Value;
 use streamroute::{
-    check_tagged, parse_tagged, sanitize_untrusted, TagDelta, TagFilter, TagFilterOptions, TagResult,
+    check_tagged, parse_tagged, sanitize_untrusted, TagDelta, TagEventWriter, TagFilter, TagFilterOptions, TagResult,
+    TaggedTurn, TurnStep,
 };
 
 /// What one run of the filter gave.
@@ -66,6 +67,10 @@ fn run_with(nonce: &str, o: &TagFilterOptions, chunks: &[&[u8]]) -> Outcome {
         for m in markers(nonce, o) {
             assert!(!t.contains(&m), "the text holds the marker {m}: {t:?}");
         }
+    }
+    // Nor the nonce, in a delta, a block's deltas joined or the result.
+    for t in deltas.iter().map(|d| &d.text).chain(&text).chain(result.blocks.iter().map(|(_, t)| t)) {
+        assert!(!t.contains(nonce), "the text holds the nonce {nonce}: {t:?}");
     }
     if result.ok {
         for (i, (_, t)) in result.blocks.iter().enumerate() {
@@ -260,8 +265,11 @@ fn held_bytes_reach_but_never_pass_the_bound() {
     }
     assert_eq!(max_seen, format!("[/ARTIFACT:{nonce}").len());
     let r = g.finish(&mut out).unwrap();
-    assert_eq!(r.violations[0].code, "unclosed_block");
-    assert_eq!(r.block("user"), Some(format!("\u{1F600}[/USER:{nonce}").as_str()));
+    let codes: Vec<&str> = r.violations.iter().map(|v| v.code).collect();
+    assert_eq!(codes, ["nonce_in_text", "unclosed_block"]);
+    // The response was cut inside the closing marker: that tail is dropped, not user text.
+    assert_eq!(r.block("user"), Some("\u{1F600}"));
+    assert_eq!(r.block("artifact"), Some("\u{4e2d}[/ARTIFACT:\u{FFFD}x]\u{1F600}["));
 }
 
 fn big_content(rng: &mut Rng, nonce: &str, len: usize) -> String {
@@ -304,10 +312,11 @@ fn one_megabyte_blocks() {
     let out = check("1 MB preamble", nonce, &input);
     assert_eq!(out.text, vec!["a".to_string(), "u".to_string()]);
     assert_eq!(out.result.violations.len(), 1);
-    // Unclosed 1 MB block.
-    let input = format!("[ARTIFACT:{nonce}]{art}");
+    // Unclosed 1 MB block (with a last character, as a possible marker prefix at the very
+    // end is dropped).
+    let input = format!("[ARTIFACT:{nonce}]{art}.");
     let out = check("1 MB unclosed", nonce, &input);
-    assert_eq!(out.text[0], art);
+    assert_eq!(out.text[0], format!("{art}."));
 }
 
 #[test]
@@ -348,12 +357,17 @@ fn cap_fails_at_a_chunking_independent_offset() {
     let input = "[ARTIFACT:cap]0123456789[/ARTIFACT:cap][USER:cap][/USER:cap]";
     let out = check_with("cap exact", nonce, &o, input.as_bytes());
     assert!(out.result.parse_ok && out.error.is_none());
-    // A held tail flushed at finish can hit it too: finish then reports ok: false.
-    let input = "[ARTIFACT:cap]0123456[/ARTIFACT:ca";
+    // A held nonce prefix is text at finish and can hit it too: finish then reports ok: false.
+    let input = "[ARTIFACT:cap]012345678ca";
     let out = check_with("cap at finish", nonce, &o, input.as_bytes());
     assert!(out.error.is_none());
     assert!(!out.result.ok);
-    assert_eq!(out.result.block("artifact"), Some("0123456[/A"));
+    assert_eq!(out.result.block("artifact"), Some("012345678c"));
+    // A held marker prefix is dropped at finish: it is never block text, so never hits it.
+    let input = "[ARTIFACT:cap]0123456[/ARTIFACT:ca";
+    let out = check_with("cut marker under the cap", nonce, &o, input.as_bytes());
+    assert!(out.error.is_none() && out.result.ok && !out.result.parse_ok);
+    assert_eq!(out.result.block("artifact"), Some("0123456"));
     // Errors are sticky for feed.
     let mut f = TagFilter::new(nonce, o).unwrap();
     let mut v = Vec::new();
@@ -395,6 +409,139 @@ fn lifecycle() {
     assert_eq!(f.feed(b"x", &mut out).unwrap_err().code(), "invalid_state");
     assert_eq!(f.finish(&mut out).unwrap_err().code(), "invalid_state");
     assert_eq!(f.offset(), 44);
+}
+
+// ------------------------------------------------------------------------------------------
+// The nonce never shows: near-miss markers and truncated ends
+// ------------------------------------------------------------------------------------------
+
+/// Pieces of a response that carry the nonce `N` in forms that are not markers, or cut it.
+fn near_misses(nonce: &str) -> Vec<String> {
+    let half = &nonce[..nonce.len() / 2];
+    let rest = &nonce[nonce.len() / 2..];
+    [
+        "[/user:N]", "[/USER: N]", "[ /USER:N]", "\u{FF3B}/USER:N\u{FF3D}", "\u{3010}/USER:N\u{3011}", "[/USER:N0]",
+        "[/USER:N ]", "[/USER\u{FF1A}N]", "[/USER:NN]", "[USER:N:N]", "N", " N ", "[N]", ":N]", "[/PLAN:N]",
+        "[/ARTI\u{200B}FACT:N]", "[/USER:\u{4e2d}N]", "\u{1F600}N\u{1F600}",
+    ]
+    .iter()
+    .map(|f| f.replace('N', nonce))
+    // The nonce cut in two with something between: not the nonce, shown as it is.
+    .chain([format!("{half}\u{200B}{rest}"), format!("[/USER:{half}"), half.to_string()])
+    .collect()
+}
+
+/// A random response for `nonce`: mostly the contract's structure, with near-miss pieces,
+/// ordinary text and stray markers mixed in, sometimes cut at a random byte (a length limit).
+fn near_miss_response(rng: &mut Rng, nonce: &str) -> (String, bool) {
+    let misses = near_misses(nonce);
+    let plain = ["text ", "\n", "[", "]", "[x](y)", "\u{4e2d}\u{6587}", "\u{1F680}", "\u{e9}", "[/USER:", "[USER"];
+    let piece = |rng: &mut Rng| -> String {
+        let mut t = String::new();
+        for _ in 0..rng.below(6) {
+            if rng.below(3) == 0 {
+                t.push_str(&misses[rng.below(misses.len())]);
+            } else {
+                t.push_str(plain[rng.below(plain.len())]);
+            }
+        }
+        t
+    };
+    let mut s = String::new();
+    if rng.below(8) == 0 {
+        s.push_str(&piece(rng));
+    }
+    for name in ["ARTIFACT", "USER"] {
+        s.push_str(&format!("[{name}:{nonce}]"));
+        s.push_str(&piece(rng));
+        if rng.below(10) == 0 {
+            s.push_str(&format!("[USER:{nonce}]"));
+        }
+        s.push_str(&piece(rng));
+        s.push_str(&format!("[/{name}:{nonce}]"));
+        if rng.below(8) == 0 {
+            s.push_str(&piece(rng));
+        }
+    }
+    // Cut by a length limit, often inside the last marker.
+    let cut = rng.below(3) == 0;
+    if cut {
+        let from = if rng.below(2) == 0 { s.len().saturating_sub(nonce.len() + 8) } else { 0 };
+        let at = from + rng.below(s.len() - from);
+        s.truncate((0..=at).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0));
+    }
+    (s, cut)
+}
+
+/// The response with every well-formed marker taken out (markers never overlap).
+fn without_markers(input: &str, nonce: &str) -> String {
+    markers(nonce, &TagFilterOptions::default()).iter().fold(input.to_string(), |t, m| t.replace(m.as_str(), "\u{1}"))
+}
+
+/// Random responses with the nonce planted in near-miss forms, and responses cut anywhere,
+/// at every chunking: no delta, block text, result or SSE frame ever shows the nonce (nor a
+/// marker, see `run_with`); the nonce in text is `nonce_in_text`, and a cut inside a marker
+/// drops that tail, so either way the response breaks the contract. The filter agrees with
+/// `check_tagged` and `parse_tagged` on every one (`check_with`).
+#[test]
+fn the_nonce_never_shows_in_near_misses_or_cut_ends() {
+    let mut rng = Rng::new(common::seed() ^ 0x0A11CE);
+    let o = TagFilterOptions::default();
+    let nonces = ["7f3a9c2e4b1d8f60a5e3c7b9d2f4e6a1", "n1", "abab", "aaa", "req-42_x", "USER", "ARTIFACT"];
+    for k in 0..600 {
+        let nonce = nonces[k % nonces.len()];
+        let (input, cut) = near_miss_response(&mut rng, nonce);
+        let out = check_with(&format!("near miss #{k}"), nonce, &o, input.as_bytes());
+        let r = &out.result;
+        let stray = without_markers(&input, nonce).contains(nonce);
+        if stray && !cut {
+            assert!(r.violations.iter().any(|v| v.code == "nonce_in_text"), "#{k} {input:?}: {:?}", r.violations);
+        }
+        if stray {
+            assert!(!r.parse_ok, "#{k} {input:?}");
+        }
+        // The same deltas on the wire: no SSE frame shows the nonce either.
+        let mut f = TagFilter::new(nonce, o.clone()).unwrap();
+        let (mut deltas, mut wire) = (Vec::new(), String::new());
+        let mut sse = TagEventWriter::new(1, None);
+        for c in input.as_bytes().chunks(1 + rng.below(9)) {
+            f.feed(c, &mut deltas).unwrap();
+            sse.deltas(&f, &deltas, &mut wire).unwrap();
+            deltas.clear();
+        }
+        let done = f.finish(&mut deltas).unwrap();
+        sse.deltas(&f, &deltas, &mut wire).unwrap();
+        sse.done(done.ok, done.parse_ok, &mut wire).unwrap();
+        for line in wire.lines() {
+            if let Some(data) = line.strip_prefix("data: ") {
+                let v: Value = serde_json::from_str(data).unwrap();
+                let text = v.get("text").and_then(Value::as_str).unwrap_or_default();
+                assert!(!text.contains(nonce), "#{k} frame {line:?} of {input:?}");
+            } else {
+                assert!(!line.contains(nonce) || line.starts_with("id: "), "#{k} {line:?}");
+            }
+        }
+    }
+}
+
+/// The reported case: a response cut inside the closing marker (`finish_reason: "length"`)
+/// shows no marker prefix, in the filter, on the wire, through a `TaggedTurn`; and is a
+/// contract violation.
+#[test]
+fn a_response_cut_inside_the_closing_marker_shows_nothing_of_it() {
+    let nonce = "7f3a9c2e4b1d8f60a5e3c7b9d2f4e6a1";
+    let input = format!("[ARTIFACT:{nonce}]plan[/ARTIFACT:{nonce}]\n[USER:{nonce}]Is this right?[/USER:{}", &nonce[..9]);
+    let out = check("cut in closing marker", nonce, &input);
+    assert_eq!(out.text[1], "Is this right?");
+    assert!(!out.result.parse_ok);
+    assert_eq!(out.result.violations.iter().map(|v| v.code).collect::<Vec<_>>(), ["unclosed_block"]);
+    let mut turn = TaggedTurn::new(nonce, TagFilterOptions::default()).unwrap();
+    let mut deltas = Vec::new();
+    turn.feed(input.as_bytes(), &mut deltas).unwrap();
+    let step = turn.finish(&mut deltas).unwrap();
+    let TurnStep::Retry { result, .. } = step else { panic!("{step:?}") };
+    assert_eq!(result.block("user"), Some("Is this right?"));
+    assert!(deltas.iter().all(|d| !d.text.contains('[')), "{deltas:?}");
 }
 
 // ------------------------------------------------------------------------------------------
@@ -443,8 +590,8 @@ fn random_text(rng: &mut Rng, nonce: Option<&str>, max: usize) -> String {
 }
 
 /// Random block contents passed through `sanitize_untrusted` come out of the filter exactly,
-/// for every chunking; nothing emitted holds a marker, nor the nonce unless the content
-/// itself did.
+/// for every chunking, but for the raw nonce (U+FFFD in its place, `nonce_in_text`); nothing
+/// emitted holds a marker or the nonce.
 #[test]
 fn sanitised_content_streams_through_exactly() {
     let nonce = "5c0ffee5c0ffee5c0ffee5c0ffee5c0f";
@@ -471,11 +618,11 @@ fn sanitised_content_streams_through_exactly() {
         assert!(!has_any_marker(&(sa.clone() + &su)), "a marker formed across {sa:?} + {su:?}");
         let input = format!("[ARTIFACT:{nonce}]{sa}[/ARTIFACT:{nonce}]\n[USER:{nonce}]{su}[/USER:{nonce}]\n");
         let out = check(&format!("property #{k}"), nonce, &input);
-        assert!(out.result.parse_ok, "case #{k}: {:?} for {input:?}", out.result.violations);
-        assert_eq!(out.text, vec![sa.clone(), su.clone()], "case #{k}");
-        if !hostile {
-            assert!(!out.text.iter().any(|t| t.contains(nonce)), "case #{k}: the nonce leaked");
-        }
+        let carries_nonce = sa.contains(nonce) || su.contains(nonce);
+        assert_eq!(out.result.parse_ok, !carries_nonce, "case #{k}: {:?} for {input:?}", out.result.violations);
+        let redacted = |t: &str| t.replace(nonce, "\u{FFFD}");
+        assert_eq!(out.text, vec![redacted(&sa), redacted(&su)], "case #{k}");
+        assert!(!out.text.iter().any(|t| t.contains(nonce)), "case #{k}: the nonce leaked");
     }
 }
 

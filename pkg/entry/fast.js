@@ -408,7 +408,9 @@ patch(PartialJson, (machine, n) => {
     this.__cap = 0;
     keep(this, r.deltas);
     r.deltas = head.concat(r.deltas);
-    Object.keys(r.blocks).forEach((name, i) => (r.blocks[name] = this.__acc[i]));
+    // By block index (the keys of `r.blocks` are not in contract order: JS lists names of
+    // digits first), as own properties (`__proto__` too), as `blocks_js` in src/wasm/tags.rs.
+    r.blocks = Object.fromEntries(this.__types.map((type, i) => [type.slice(0, -'_delta'.length), this.__acc[i]]));
     return r;
   });
 }

@@ -13,15 +13,18 @@
 //! | open j | `Outside` | enter j; `duplicate_block` if j was opened before (its text is then dropped), `wrong_order` if a later block was opened before |
 //! | close j | `In j` | back `Outside` |
 //! | any other marker | `In` | dropped, U+FFFD in its place in a kept block; `nested_marker` |
+//! | the nonce in text | `In` | dropped, U+FFFD in its place in a kept block; `nonce_in_text` (once per run between markers) |
+//! | the nonce in text | `Outside` | dropped; `nonce_in_text` (once per run) after the outside text it is |
 //! | close j | `Outside` | dropped; `duplicate_block` if j was closed before, else `wrong_order` |
 //! | end | `In j` | `unclosed_block` (at its opening marker) |
 //! | end | any | `missing_block` (at the end) for every block never opened |
 
 use super::{Marker, TagViolation};
 
-/// What a marker dropped inside a kept block leaves in the block's text: U+FFFD. Without it,
-/// `[/ART` + a dropped `[USER:N]` + `IFACT:N]` would show the user `[/ARTIFACT:N]`; with it,
-/// no block text can hold a marker (a marker never holds U+FFFD).
+/// What a marker or the nonce dropped inside a kept block leaves in the block's text: U+FFFD.
+/// Without it, `[/ART` + a dropped `[USER:N]` + `IFACT:N]` would show the user
+/// `[/ARTIFACT:N]`; with it, no block text can hold a marker or the nonce (neither holds
+/// U+FFFD).
 pub(crate) const NESTED_MARK: &str = "\u{FFFD}";
 
 /// Where the judge is.
@@ -44,6 +47,8 @@ pub(crate) struct Contract {
     open_offset: u64,
     /// This run of outside text was already reported.
     outside_reported: bool,
+    /// The nonce was already reported in this run of text (between two markers).
+    nonce_reported: bool,
     violations: Vec<TagViolation>,
 }
 
@@ -56,6 +61,7 @@ impl Contract {
             highest_opened: None,
             open_offset: 0,
             outside_reported: false,
+            nonce_reported: false,
             violations: Vec::new(),
         }
     }
@@ -98,6 +104,7 @@ impl Contract {
     /// kept (`nested_marker`): the caller then puts [`NESTED_MARK`] in the block's text in its
     /// place, so that the text before and after it can never join into a marker.
     pub(crate) fn marker(&mut self, m: Marker, offset: u64) -> bool {
+        self.nonce_reported = false;
         match (self.state, m.close) {
             (State::Outside, false) => {
                 let j = m.block;
@@ -137,6 +144,20 @@ impl Contract {
             }
         }
         false
+    }
+
+    /// The nonce in text (outside any marker) at `offset`. Returns `true` inside a block whose
+    /// text is kept: the caller then puts [`NESTED_MARK`] in the block's text in its place.
+    /// Outside the blocks it is outside text as well.
+    pub(crate) fn nonce(&mut self, offset: u64) -> bool {
+        if self.state == State::Outside {
+            self.outside_text_at(offset);
+        }
+        if !self.nonce_reported {
+            self.nonce_reported = true;
+            self.violate("nonce_in_text", offset);
+        }
+        matches!(self.state, State::In { emit: true, .. })
     }
 
     /// The end of the response at byte `end`; returns every violation.

@@ -1,18 +1,25 @@
 //! `TagFilter`: the streaming half of nonce-tag parsing.
 //!
-//! Advice for hackers. Every byte is either text or part of a marker. Every marker ends with
-//! `:NONCE]` and holds `[` only at its start, so the scan jumps from one `:NONCE]` to the
-//! next (memmem, `MarkerSet::find`) and checks which marker ends there; the text between
-//! markers goes at once, as one run, to the judge (`Contract`), which says where it belongs.
-//! At the end of a chunk only a possible marker prefix is held (`State::Held`): the last `[`
-//! of the chunk's tail, when what follows it may still become a marker.
+//! Advice for hackers. Every byte is text, part of a marker, or part of the nonce in text
+//! (redacted). Every marker holds the nonce just before its `]` and holds `[` only at its
+//! start, so the scan jumps from one nonce to the next (memmem, `MarkerSet::find`) and
+//! checks whether a marker ends just after it; if not, the nonce is text, and the judge
+//! (`Contract`) flags it and has U+FFFD put in its place. The text between tokens goes at
+//! once, as one run, to the judge, which says where it belongs. At the end of a chunk only
+//! what may still become a token is held (`State::Held`, `MarkerSet::hold_start`): a
+//! possible marker prefix (the last `[` of the chunk's tail, when what follows it may still
+//! become a marker), else the longest suffix that is a proper prefix of the nonce. At the end
+//! of the stream a held nonce prefix is text; a held marker prefix is dropped.
 //!
 //! Invariants:
-//! - Held bytes ≤ longest marker − 1 (a possible marker prefix) + 3 (an incomplete UTF-8
-//!   sequence of block text, in `Utf8Carry`): see [`TagFilter::buffered_bytes`].
-//! - Each input byte is looked at a constant number of times: a held prefix holds no `[`
-//!   after its first byte, so when it turns out to be text only its last byte can start a
-//!   new marker.
+//! - Held bytes ≤ longest marker − 1 (a possible marker prefix; a nonce prefix is shorter),
+//!   plus 3 (an incomplete UTF-8 sequence of block text, in `Utf8Carry`): see
+//!   [`TagFilter::buffered_bytes`]. Held input bytes are ASCII.
+//! - Each input byte is looked at a constant number of times: a feed reads the held tail
+//!   once more, with at most a marker's length of the new chunk, then the rest of the chunk
+//!   once.
+//! - No delta holds the nonce: runs between tokens hold none (the search is leftmost
+//!   first), and what replaces a token, U+FFFD, is no nonce character.
 //! - Text is emitted when certain and never taken back. Block text is decoded with the
 //!   shared UTF-8 carry (invalid bytes become U+FFFD); a marker ends a decoding run.
 //! - The cap counts the block text kept for the result plus the largest possible held tail;
@@ -20,7 +27,7 @@
 //!   Errors are sticky for `feed`; `finish` then reports `ok: false`.
 
 use super::contract::{Contract, State as Judge, NESTED_MARK};
-use super::{MarkerSet, TagDelta, TagFilterOptions, TagResult};
+use super::{MarkerSet, TagDelta, TagFilterOptions, TagResult, Token};
 use crate::text::{incomplete_tail, Utf8Carry};
 use crate::{Error, ErrorKind, Result};
 
@@ -228,18 +235,22 @@ impl TagFilter {
         // Start of the current run of text, and the stream offset of `data[at.0]`.
         let mut run = 0;
         let mut at = (0, base);
-        while let Some((k, m)) = self.markers.find(&data[run..]) {
+        while let Some((k, token)) = self.markers.find(&data[run..]) {
             let start = run + k;
             let o = self.offset_at(&mut at, data, run);
             self.text_of(data, window, len8, run..start, o, out)?;
             self.end_run(out);
             let o = self.offset_at(&mut at, data, start);
-            if self.contract.marker(m, o) {
+            let dropped_in_block = match token {
+                Token::Marker(m) => self.contract.marker(m, o),
+                Token::Nonce { .. } => self.contract.nonce(o),
+            };
+            if dropped_in_block {
                 self.nested_mark(o, out)?;
             }
-            run = start + m.len;
+            run = start + token.len();
         }
-        let end = self.markers.partial_start(&data[run..]).map_or(data.len(), |k| run + k);
+        let end = self.markers.hold_start(&data[run..]).map_or(data.len(), |k| run + k);
         let o = self.offset_at(&mut at, data, run);
         self.text_of(data, window, len8, run..end, o, out)?;
         Ok(end)
@@ -482,7 +493,13 @@ impl TagFilter {
         }
         let held = std::mem::take(&mut self.held);
         let at = self.offset - held.len() as u64;
-        if self.text(&held, held.len() as u64, at, out).is_err() {
+        // A held nonce prefix is text after all. A held marker prefix (the response was cut
+        // inside a marker) is dropped: outside the blocks it is judged as outside text; in a
+        // block it is never block text, and the block is unclosed.
+        let cut_marker = held.first() == Some(&b'[');
+        if (!cut_marker || self.contract.state() == Judge::Outside)
+            && self.text(&held, held.len() as u64, at, out).is_err()
+        {
             return Ok(self.failed_result());
         }
         self.end_run(out);
@@ -690,6 +707,8 @@ mod tests {
             "x[ARTIFACT:n]\u{4e2d}[/ARTI\u{4e2d}[USER:n]\u{e9}[/ARTIFACT:n][USER:n]\u{FFFD}\u{1F680}[",
             "\u{e9} [ARTIFACT:n]\u{1F600}\u{1F600}\u{1F600}\u{1F600}\u{1F600}[USER:n]\u{4e2d}\u{4e2d}\u{4e2d}[/ARTIFACT:n]\u{3000}[USER:n]\u{7ff}\u{800}[/USER:n] \u{4e2d}",
             "[ARTIFACT:n][ARTIFACT:n]\u{1F680}[/ARTIFACT:n\u{e9}][/ARTIFACT:n]\n\u{e9}[/USER:n][USER:n]x[/USER:n][ARTI",
+            // The nonce in near-miss markers and bare, and a cut inside the closing marker.
+            "[ARTIFACT:n]a[/user:n]\u{4e2d}n\u{1F600}\u{FF3B}/USER:n\u{FF3D}[/ARTIFACT:n][USER:n]\u{e9}[/USER:n0]\u{3000}[/USER:n",
         ];
         for text in inputs {
             let n = text.chars().count();

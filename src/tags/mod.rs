@@ -9,11 +9,21 @@
 //!   nonce, another name, other case or extra spaces, is ordinary text.
 //! - Since a marker holds no `[` after its first byte, markers never overlap: the text splits
 //!   into one unique sequence of text runs and markers, which [`Contract`] judges.
+//! - The nonce never reaches the user: an occurrence of it in text (leftmost first, not
+//!   overlapping; `[/user:N]`, `[/USER: N]`, `［/USER:N］`, `[/USER:N0]`…) is a *nonce token*,
+//!   the violation `nonce_in_text`, and U+FFFD takes its place in block text (a placeholder
+//!   that is no nonce character, so the text around it can never join into the nonce, as
+//!   dropping the characters could). The nonce inside a marker never overlaps another
+//!   occurrence (a marker has `:` before it and `]` after), so the tokens stay unique.
+//! - A response that ends inside a possible marker (cut by a length limit) drops that tail:
+//!   it is never block text (the block is then unclosed, or the tail is text outside blocks:
+//!   a violation either way).
 //!
 //! The two tokenizers are independent: the streaming one (`filter.rs`) jumps from one
-//! `:NONCE]` to the next and holds a possible marker prefix at a chunk's end; the whole-text
-//! one (`parse.rs`) jumps from `[` to `[`. The judging of the token sequence (`contract.rs`)
-//! is shared, so they agree by design, and the tests check that they do on every input.
+//! NONCE to the next and holds a possible marker or nonce prefix at a chunk's end; the
+//! whole-text one (`parse.rs`) jumps from `[` to `[`, then looks for the nonce in each run of
+//! text. The judging of the token sequence (`contract.rs`) is shared, so they agree by
+//! design, and the tests check that they do on every input.
 
 mod contract;
 mod filter;
@@ -79,7 +89,7 @@ pub struct TagDelta {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TagViolation {
     /// `text_outside_blocks`, `missing_block`, `duplicate_block`, `wrong_order`,
-    /// `unclosed_block` or `nested_marker`.
+    /// `unclosed_block`, `nested_marker` or `nonce_in_text`.
     pub code: &'static str,
     /// Byte offset in the response: the first non-whitespace byte of outside text, the
     /// offending marker, the opening marker of an unclosed block, or the end of the response
@@ -116,6 +126,25 @@ pub(crate) struct Marker {
     pub(crate) len: usize,
 }
 
+/// What [`MarkerSet::find`] found: a marker, or the nonce in text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Token {
+    /// A whole marker.
+    Marker(Marker),
+    /// The nonce outside a marker (`len` bytes).
+    Nonce { len: usize },
+}
+
+impl Token {
+    /// Bytes of input the token spans.
+    pub(crate) fn len(self) -> usize {
+        match self {
+            Token::Marker(m) => m.len,
+            Token::Nonce { len } => len,
+        }
+    }
+}
+
 /// What the bytes at a `[` are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum MarkerMatch {
@@ -137,8 +166,16 @@ pub(crate) struct MarkerSet {
     /// Bytes that may follow `[` in a marker (`/` and the first byte of each name): most
     /// `[` of ordinary text are rejected by this one lookup.
     second: [bool; 256],
-    /// Finds `:NONCE]`, the end every marker shares.
-    end: memchr::memmem::Finder<'static>,
+    /// Finds the nonce, which every marker holds (just before its `]`).
+    nonce: memchr::memmem::Finder<'static>,
+    /// The KMP failure function of the nonce: `fail[i]` is the length of the longest proper
+    /// prefix of `nonce[..=i]` that is also its suffix (see [`MarkerSet::hold_start`]).
+    fail: Vec<u8>,
+    /// The bytes the nonce is made of.
+    in_nonce: [bool; 256],
+    /// A block name holds the nonce (e.g. nonce `USER`): a nonce found may then lie inside the
+    /// name part of a marker.
+    nonce_in_names: bool,
 }
 
 fn invalid(msg: String) -> Error {
@@ -192,8 +229,19 @@ impl MarkerSet {
                 second[usize::from(b)] = true;
             }
         }
-        let end = memchr::memmem::Finder::new(format!(":{nonce}]").as_bytes()).into_owned();
-        Ok(MarkerSet { markers, lower_names, max_len, second, end })
+        // No prefilter: its rare-byte heuristic picks from the nonce's letters and digits,
+        // which text has plenty of (measured ~5% slower on text with CJK and emoji).
+        let finder = memchr::memmem::FinderBuilder::new()
+            .prefilter(memchr::memmem::Prefilter::None)
+            .build_forward(nonce.as_bytes())
+            .into_owned();
+        let nonce_in_names = options.blocks.iter().any(|b| finder.find(b.as_bytes()).is_some());
+        let fail = failure(nonce.as_bytes());
+        let mut in_nonce = [false; 256];
+        for b in nonce.bytes() {
+            in_nonce[usize::from(b)] = true;
+        }
+        Ok(MarkerSet { markers, lower_names, max_len, second, nonce: finder, fail, in_nonce, nonce_in_names })
     }
 
     /// What `data` (which starts with `[`) begins with.
@@ -221,27 +269,61 @@ impl MarkerSet {
         }
     }
 
-    /// The first marker in `data`: `(start, marker)`. Every marker ends with `:NONCE]` and
-    /// holds `[` only at its start, so markers never overlap and each `:NONCE]` is the end of
-    /// at most one of them: the search jumps from one `:NONCE]` to the next (memmem) and
-    /// checks which marker, if any, ends there.
-    pub(crate) fn find(&self, data: &[u8]) -> Option<(usize, Marker)> {
-        let tail = self.end.needle().len();
-        let mut from = 0;
+    /// The first token in `data`: `(start, token)`. Every marker holds the nonce, so the search
+    /// jumps from one nonce to the next (memmem) and checks whether a marker ends just after
+    /// it (`]`); if none does, the nonce is text. `None` when there is no token, or when the
+    /// only candidate left ends `data` right after a possible marker prefix (held then: see
+    /// [`MarkerSet::hold_start`]).
+    pub(crate) fn find(&self, data: &[u8]) -> Option<(usize, Token)> {
+        let n = self.nonce.needle().len();
         // (The length test first: small chunks skip the searcher's setup.)
-        while data.len() - from >= tail {
-            let Some(k) = self.end.find(&data[from..]) else { break };
-            let end = from + k + tail;
+        if data.len() < n {
+            return None;
+        }
+        let p = self.nonce.find(data)?;
+        let end = p + n;
+        if data.get(end) == Some(&b']') {
             for (m, block, close) in &self.markers {
-                if let Some(start) = end.checked_sub(m.len()) {
-                    if data[start..end] == m[..] {
-                        return Some((start, Marker { block: *block, close: *close, len: m.len() }));
+                if let Some(start) = (end + 1).checked_sub(m.len()) {
+                    if data[start..=end] == m[..] {
+                        return Some((start, Token::Marker(Marker { block: *block, close: *close, len: m.len() })));
                     }
                 }
             }
-            from += k + 1;
         }
-        None
+        if self.nonce_in_names {
+            // The nonce may be in the name part of a marker, which starts at the last `[`.
+            let lo = p.saturating_sub(self.max_len);
+            if let Some(s) = memchr::memrchr(b'[', &data[lo..p]).map(|k| lo + k) {
+                match self.match_at(&data[s..]) {
+                    MarkerMatch::Full(m) if s + m.len > p => return Some((s, Token::Marker(m))),
+                    MarkerMatch::Partial => return None,
+                    _ => {}
+                }
+            }
+        }
+        // At the end of `data`, `]` may come next: a marker if a marker prefix ends here.
+        let cut_marker = |(m, _, _): &(Vec<u8>, usize, bool)| {
+            end.checked_sub(m.len() - 1).is_some_and(|s| data[s..] == m[..m.len() - 1])
+        };
+        if end == data.len() && self.markers.iter().any(cut_marker) {
+            return None;
+        }
+        Some((p, Token::Nonce { len: n }))
+    }
+
+    /// The nonce finder (the whole-text parser looks for the nonce in its runs of text).
+    pub(crate) fn nonce_finder(&self) -> &memchr::memmem::Finder<'static> {
+        &self.nonce
+    }
+
+    /// Where the tail of `data` (which holds no whole token) that may still become a token
+    /// starts: a possible marker prefix (the last `[`, if what follows it may still become a
+    /// marker), else the longest suffix that is a proper prefix of the nonce. Both are ASCII
+    /// and shorter than the longest marker.
+    pub(crate) fn hold_start(&self, data: &[u8]) -> Option<usize> {
+        // A nonce prefix holds no `[`, so a marker prefix starts before it when both exist.
+        self.partial_start(data).or_else(|| self.nonce_prefix_start(data))
     }
 
     /// Where the possible marker prefix at the end of `data` (which holds no whole marker)
@@ -250,6 +332,40 @@ impl MarkerSet {
         let lo = data.len().saturating_sub(self.max_len - 1);
         let s = lo + memchr::memrchr(b'[', &data[lo..])?;
         (self.match_at(&data[s..]) == MarkerMatch::Partial).then_some(s)
+    }
+
+    /// Where the longest suffix of `data` that is a proper prefix of the nonce starts: the KMP
+    /// automaton over the last `nonce − 1` bytes, from the first byte that may begin it.
+    #[inline]
+    fn nonce_prefix_start(&self, data: &[u8]) -> Option<usize> {
+        // Such a suffix is made of nonce bytes: most text ends in a byte that is not one.
+        if !self.in_nonce[usize::from(*data.last()?)] {
+            return None;
+        }
+        self.nonce_prefix_start_in(data)
+    }
+
+    /// [`MarkerSet::nonce_prefix_start`] once the last byte may end a nonce prefix.
+    #[inline(never)]
+    fn nonce_prefix_start_in(&self, data: &[u8]) -> Option<usize> {
+        let nonce = self.nonce.needle();
+        // Walk back over nonce bytes first (text ends in a short run of them, if any).
+        let mut lo = data.len();
+        while lo > 0 && data.len() - lo < nonce.len() - 1 && self.in_nonce[usize::from(data[lo - 1])] {
+            lo -= 1;
+        }
+        let lo = lo + data[lo..].iter().position(|&b| b == nonce[0])?;
+        let mut q = 0;
+        for &b in &data[lo..] {
+            while q > 0 && nonce[q] != b {
+                q = usize::from(self.fail[q - 1]);
+            }
+            if nonce[q] == b {
+                q += 1;
+            }
+            // (A whole nonce does not fit in the window.)
+        }
+        (q > 0).then(|| data.len() - q)
     }
 
     /// The longest marker in bytes.
@@ -264,4 +380,20 @@ impl MarkerSet {
     pub(crate) fn block_count(&self) -> usize {
         self.lower_names.len()
     }
+}
+
+/// The KMP failure function of `pattern` (at most 128 bytes, so each entry fits a byte).
+fn failure(pattern: &[u8]) -> Vec<u8> {
+    let mut fail = vec![0u8; pattern.len()];
+    let mut k = 0;
+    for i in 1..pattern.len() {
+        while k > 0 && pattern[i] != pattern[k] {
+            k = usize::from(fail[k - 1]);
+        }
+        if pattern[i] == pattern[k] {
+            k += 1;
+        }
+        fail[i] = k as u8;
+    }
+    fail
 }

@@ -26,18 +26,27 @@ pub fn check_tagged(text: impl AsRef<[u8]>, nonce: &str, options: &TagFilterOpti
         let j = i + k;
         match markers.match_at(&data[j..]) {
             MarkerMatch::Full(m) => {
-                end_run(&mut contract, &data[run..j], run, &mut texts);
+                text_run(&mut contract, &markers, data, run..j, &mut texts);
                 if contract.marker(m, j as u64) {
                     end_run(&mut contract, NESTED_MARK.as_bytes(), j, &mut texts);
                 }
                 i = j + m.len;
                 run = i;
             }
-            // The text ends inside a possible marker: it is text.
-            MarkerMatch::Partial | MarkerMatch::None => i = j + 1,
+            // The text ends inside a possible marker (it was cut): that tail is dropped, and
+            // judged as outside text when outside the blocks.
+            MarkerMatch::Partial => {
+                text_run(&mut contract, &markers, data, run..j, &mut texts);
+                if contract.state() == State::Outside {
+                    end_run(&mut contract, &data[j..], j, &mut texts);
+                }
+                run = data.len();
+                break;
+            }
+            MarkerMatch::None => i = j + 1,
         }
     }
-    end_run(&mut contract, &data[run..], run, &mut texts);
+    text_run(&mut contract, &markers, data, run..data.len(), &mut texts);
     let violations = contract.end(data.len() as u64);
     Ok(TagResult {
         ok: true,
@@ -51,7 +60,29 @@ pub fn check_tagged(text: impl AsRef<[u8]>, nonce: &str, options: &TagFilterOpti
     })
 }
 
-/// A run of text between markers, at offset `at`: judged outside, decoded into its block.
+/// The text between two markers: split at each occurrence of the nonce (leftmost first),
+/// which is a token of its own (`nonce_in_text`, U+FFFD in its place in a kept block).
+fn text_run(
+    contract: &mut Contract,
+    markers: &MarkerSet,
+    data: &[u8],
+    range: std::ops::Range<usize>,
+    texts: &mut [String],
+) {
+    let finder = markers.nonce_finder();
+    let mut from = range.start;
+    for p in finder.find_iter(&data[range.clone()]) {
+        let at = range.start + p;
+        end_run(contract, &data[from..at], from, texts);
+        if contract.nonce(at as u64) {
+            end_run(contract, NESTED_MARK.as_bytes(), at, texts);
+        }
+        from = at + finder.needle().len();
+    }
+    end_run(contract, &data[from..range.end], from, texts);
+}
+
+/// A run of text between tokens, at offset `at`: judged outside, decoded into its block.
 fn end_run(contract: &mut Contract, text: &[u8], at: usize, texts: &mut [String]) {
     match contract.state() {
         State::Outside => contract.outside_text(text, at as u64),

@@ -61,6 +61,7 @@ fn reason(code: &str) -> &'static str {
         "wrong_order" => "the blocks were in the wrong order",
         "unclosed_block" => "a block was not closed",
         "nested_marker" => "a marker appeared inside a block",
+        "nonce_in_text" => "the code appeared outside a marker",
         _ => "the format was not followed",
     }
 }

@@ -59,15 +59,33 @@ pub struct TagDelta {
 #[derive(Tsify, Serialize, Deserialize)]
 pub struct TagViolation {
     /// `text_outside_blocks`, `missing_block`, `duplicate_block`, `wrong_order`,
-    /// `unclosed_block` or `nested_marker`.
+    /// `unclosed_block`, `nested_marker` or `nonce_in_text`.
     code: String,
     /// UTF-8 byte offset in the response.
     #[serde(default)]
     offset: f64,
 }
 
-/// Block texts by lowercase name, in contract order (a plain object).
+/// Block texts by lowercase name, in contract order (a plain object). Only its type crosses
+/// through serde: the value JS gets is [`blocks_js`]'s.
 struct Blocks<'a>(&'a [(String, String)]);
+
+/// Block texts by lowercase name as a plain object whose every name is an own data property
+/// (`Object.fromEntries`): `__proto__` too, which serde's assignment would hand to the
+/// prototype setter and lose. Names of digits are listed first by JS, as on any object.
+fn blocks_js(blocks: &[(String, String)]) -> Result<JsValue, JsValue> {
+    let entries = js_sys::Array::new();
+    for (name, text) in blocks {
+        entries.push(&js_sys::Array::of2(&JsValue::from_str(name), &JsValue::from_str(text)));
+    }
+    Ok(js_sys::Object::from_entries(&entries)?.into())
+}
+
+/// `value.blocks = blocks_js(blocks)` (serde writes maps as plain objects).
+fn with_blocks(value: JsValue, blocks: &[(String, String)]) -> Result<JsValue, JsValue> {
+    js_sys::Reflect::set(&value, &JsValue::from_str("blocks"), &blocks_js(blocks)?)?;
+    Ok(value)
+}
 
 impl Serialize for Blocks<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -110,7 +128,7 @@ fn result_of(r: &CoreResult, deltas: Vec<TagDelta>) -> TagResult<'_> {
 }
 
 fn result_js(r: &CoreResult, deltas: Vec<TagDelta>) -> Result<JsValue, JsValue> {
-    to_js(&result_of(r, deltas))
+    with_blocks(to_js(&result_of(r, deltas))?, &r.blocks)
 }
 
 /// `<name>_delta` for every block of a filter.
@@ -506,14 +524,14 @@ pub fn parse_tagged(
     let o = filter_options(options_value)?;
     let r = crate::check_tagged(&text, nonce, &o).map_err(|e| js_error(&e))?;
     if r.parse_ok {
-        return to_js(&Blocks(&r.blocks));
+        return blocks_js(&r.blocks);
     }
     let err = crate::parse_tagged(&text, nonce, &o).err().unwrap_or_else(|| {
         Error::new(ErrorKind::TagContractViolation, "the response breaks the tag contract")
     });
     let e = js_error(&err);
     let _ = js_sys::Reflect::set(&e, &JsValue::from_str("violations"), &to_js(&violations_js(&r.violations))?);
-    let _ = js_sys::Reflect::set(&e, &JsValue::from_str("blocks"), &to_js(&Blocks(&r.blocks))?);
+    let _ = js_sys::Reflect::set(&e, &JsValue::from_str("blocks"), &blocks_js(&r.blocks)?);
     Err(e)
 }
 
@@ -575,8 +593,15 @@ enum ViolationArg {
 
 /// The violation codes the core knows, as its static strings (unknown ones read as generic).
 fn static_code(code: &str) -> &'static str {
-    const CODES: [&str; 6] =
-        ["text_outside_blocks", "missing_block", "duplicate_block", "wrong_order", "unclosed_block", "nested_marker"];
+    const CODES: [&str; 7] = [
+        "text_outside_blocks",
+        "missing_block",
+        "duplicate_block",
+        "wrong_order",
+        "unclosed_block",
+        "nested_marker",
+        "nonce_in_text",
+    ];
     CODES.into_iter().find(|c| *c == code).unwrap_or("unknown")
 }
 
@@ -714,33 +739,36 @@ impl JsTaggedTurn {
         self.stream.tail(|b, out| inner.feed(b, out));
         let step = self.inner.finish(&mut self.stream.deltas).map_err(|e| js_error(&e))?;
         let deltas = self.stream.take();
-        match &step {
+        let (value, result) = match &step {
             CoreStep::Retry { corrective, result } => {
-                to_js(&TurnStep::Retry { corrective: corrective.clone(), result: result_of(result, deltas) })
+                (to_js(&TurnStep::Retry { corrective: corrective.clone(), result: result_of(result, deltas) })?, result)
             }
             CoreStep::Done { ok, parse_ok, result } => {
-                to_js(&TurnStep::Done { ok: *ok, parse_ok: *parse_ok, result: result_of(result, deltas) })
+                (to_js(&TurnStep::Done { ok: *ok, parse_ok: *parse_ok, result: result_of(result, deltas) })?, result)
             }
-        }
+        };
+        let r = js_sys::Reflect::get(&value, &JsValue::from_str("result"))?;
+        with_blocks(r, &result.blocks)?;
+        Ok(value)
     }
 
     /// The blocks of the last valid response (memory only), or `null`.
     #[wasm_bindgen(getter, unchecked_return_type = "Record<string, string> | null")]
     pub fn draft(&self) -> Result<JsValue, JsValue> {
-        self.inner.draft().map_or(Ok(JsValue::NULL), |d| to_js(&Blocks(d)))
+        self.inner.draft().map_or(Ok(JsValue::NULL), |d| blocks_js(d))
     }
 
     /// The confirmed blocks, or `null`.
     #[wasm_bindgen(getter = "final", unchecked_return_type = "Record<string, string> | null")]
     pub fn final_blocks(&self) -> Result<JsValue, JsValue> {
-        self.inner.confirmed().map_or(Ok(JsValue::NULL), |d| to_js(&Blocks(d)))
+        self.inner.confirmed().map_or(Ok(JsValue::NULL), |d| blocks_js(d))
     }
 
     /// Makes the draft final and returns it; throws `invalid_state` when there is none.
     #[wasm_bindgen(unchecked_return_type = "Record<string, string>")]
     pub fn confirm(&mut self) -> Result<JsValue, JsValue> {
         let d = self.inner.confirm().map_err(|e| js_error(&e))?;
-        to_js(&Blocks(d))
+        blocks_js(d)
     }
 
     /// Starts the next turn (a fresh nonce, `makeNonce()` when omitted), keeping the draft

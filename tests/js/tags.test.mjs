@@ -8,12 +8,21 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as sr from 'streamroute';
-import { SEED, byteSplitings, splitings } from './helpers/chunking.mjs';
+import { SEED, byteSplitings, rng, splitings } from './helpers/chunking.mjs';
 
 const corpus = JSON.parse(readFileSync(new URL('../corpus/tags.json', import.meta.url), 'utf8'));
 
 const markersOf = (nonce, names = ['ARTIFACT', 'USER']) =>
   names.flatMap((n) => [`[${n}:${nonce}]`, `[/${n}:${nonce}]`]);
+
+/** A copy of a blocks object (spread keeps an own `__proto__`), or `null`. */
+const plain = (blocks) => (blocks === null ? null : { ...blocks });
+
+/** The result, after checking that its blocks are a plain object. */
+function plainResult(r) {
+  assert.equal(Object.getPrototypeOf(r.blocks), Object.prototype);
+  return { ...r, blocks: plain(r.blocks) };
+}
 
 /** Feeds every chunk, then finishes; returns texts per delta type, the result, checks. */
 function run(nonce, chunks, options) {
@@ -27,6 +36,7 @@ function run(nonce, chunks, options) {
       assert.ok(d.text.length > 0, 'empty delta');
       assert.match(d.type, /^[a-z0-9_]+_delta$/);
       for (const m of markers) assert.ok(!d.text.includes(m), `delta holds ${m}`);
+      assert.ok(!d.text.includes(nonce), `delta holds the nonce: ${JSON.stringify(d.text)}`);
       texts[d.type] = (texts[d.type] ?? '') + d.text;
     }
   };
@@ -34,10 +44,13 @@ function run(nonce, chunks, options) {
     take(f.feed(c));
     assert.ok(f.bufferedBytes <= bound, `held ${f.bufferedBytes} > ${bound}`);
   }
-  const result = f.finish();
+  const result = plainResult(f.finish());
   take(result.deltas);
   delete result.deltas;
   for (const t of Object.values(texts)) for (const m of markers) assert.ok(!t.includes(m), `joined text holds ${m}`);
+  for (const t of [...Object.values(texts), ...Object.values(result.blocks)]) {
+    assert.ok(!t.includes(nonce), `text holds the nonce: ${JSON.stringify(t)}`);
+  }
   return { texts, result };
 }
 
@@ -58,9 +71,9 @@ test(`corpus: every case under every chunking (seed ${SEED})`, () => {
       ok: true, parse_ok: c.parse_ok, blocks: c.blocks, violations: c.violations,
     }, c.name);
     // parseTagged / checkTagged agree with the filter.
-    assert.deepEqual(sr.checkTagged(c.input, c.nonce, options), { ...first.result, deltas: [] }, c.name);
+    assert.deepEqual(plainResult(sr.checkTagged(c.input, c.nonce, options)), { ...first.result, deltas: [] }, c.name);
     if (c.parse_ok) {
-      assert.deepEqual(sr.parseTagged(c.input, c.nonce, options), c.blocks, c.name);
+      assert.deepEqual(plain(sr.parseTagged(c.input, c.nonce, options)), c.blocks, c.name);
     } else {
       assert.throws(() => sr.parseTagged(c.input, c.nonce, options), (e) => {
         assert.ok(e instanceof sr.StreamrouteError);
@@ -81,6 +94,33 @@ test('blocks keep contract order as object keys; custom names give <name>_delta'
   assert.deepEqual(f.feed('[Plan:n]x[/Plan:n][CODE_2:n]y'), [
     { type: 'plan_delta', text: 'x' }, { type: 'code_2_delta', text: 'y' },
   ]);
+});
+
+test('blocks named by digits, __proto__ or constructor: finish(), checkTagged and parseTagged agree', () => {
+  for (const names of [['0', '12'], ['12', '0'], ['__proto__', 'constructor'], ['b', '0', '__proto__', 'toString']]) {
+    const texts = names.map((name, i) => `text ${i} of ${name}`);
+    const input = names.map((name, i) => `[${name}:Q9]${texts[i]}[/${name}:Q9]`).join('\n');
+    const want = Object.fromEntries(names.map((name, i) => [name.toLowerCase(), texts[i]]));
+    const options = { blocks: names };
+    for (const [label, chunks] of splitings(input)) {
+      const f = new sr.TagFilter('Q9', options);
+      for (const c of chunks) f.feed(c);
+      const r = f.finish();
+      assert.ok(r.parse_ok, label);
+      assert.deepEqual(r.blocks, want, `${names}: ${label}`);
+      assert.deepEqual(Object.keys(r.blocks), Object.keys(want));
+    }
+    for (const blocks of [sr.parseTagged(input, 'Q9', options), sr.checkTagged(input, 'Q9', options).blocks]) {
+      assert.deepEqual(blocks, want, String(names));
+      assert.equal(Object.getPrototypeOf(blocks), Object.prototype);
+    }
+    const t = new sr.TaggedTurn({ nonce: 'Q9', blocks: names });
+    t.feed(input);
+    const step = t.finish();
+    assert.deepEqual(step.result.blocks, want);
+    assert.deepEqual(t.draft, want);
+    assert.deepEqual(t.confirm(), want);
+  }
 });
 
 test('text streams at once; only a possible marker prefix is held', () => {
@@ -113,7 +153,11 @@ test('held bytes never pass the bound (byte by byte over hostile text)', () => {
     assert.ok(f.bufferedBytes <= f.maxBufferedBytes);
   }
   assert.equal(max, `[/ARTIFACT:${n}`.length);
-  assert.equal(f.finish().blocks.user, `é[/USER:${n}`);
+  // The response was cut inside the closing marker: that tail is dropped, never user text.
+  const r = f.finish();
+  assert.equal(r.blocks.user, 'é');
+  assert.deepEqual(r.deltas, []);
+  assert.deepEqual(r.violations.map((v) => v.code), ['nonce_in_text', 'unclosed_block']);
 });
 
 test('1 MB blocks at 4 B and 4 KB chunks, strings and bytes', () => {
@@ -133,7 +177,7 @@ test('1 MB blocks at 4 B and 4 KB chunks, strings and bytes', () => {
       assert.equal(texts.user_delta, user);
     }
   }
-  assert.deepEqual(sr.parseTagged(input, n), { artifact: art, user });
+  assert.deepEqual(plain(sr.parseTagged(input, n)), { artifact: art, user });
 });
 
 test('cap: buffer_limit_exceeded with the deltas before it, then finish says ok: false', () => {
@@ -370,10 +414,84 @@ test(`property: sanitised content streams through exactly (seed ${SEED})`, () =>
     const chunkings = splitings(input, SEED + k);
     for (const [label, chunks] of [chunkings[0], chunkings[2], chunkings[3], chunkings.at(-1)]) {
       const { texts, result } = run(n, chunks);
-      assert.ok(result.parse_ok, `${input} (${label})`);
-      assert.equal(texts.artifact_delta ?? '', a, label);
-      assert.equal(texts.user_delta ?? '', u, label);
+      // The raw nonce is no marker: U+FFFD in its place, and a violation.
+      assert.equal(result.parse_ok, !(a + u).includes(n), `${input} (${label})`);
+      assert.equal(texts.artifact_delta ?? '', a.replaceAll(n, '\ufffd'), label);
+      assert.equal(texts.user_delta ?? '', u.replaceAll(n, '\ufffd'), label);
     }
+  }
+});
+
+/** Pieces that carry the nonce in forms that are not markers, or cut it. */
+const nearMisses = (n) => [
+  '[/user:N]', '[/USER: N]', '[ /USER:N]', '\uff3b/USER:N\uff3d', '\u3010/USER:N\u3011', '[/USER:N0]', '[/USER:N ]',
+  '[/USER\uff1aN]', '[/USER:NN]', '[USER:N:N]', 'N', ' N ', '[N]', ':N]', '[/PLAN:N]', '[/ARTI\u200bFACT:N]',
+  '[/USER:中N]', '😀N😀',
+].map((f) => f.replaceAll('N', n)).concat([
+  `${n.slice(0, n.length >> 1)}\u200b${n.slice(n.length >> 1)}`, `[/USER:${n.slice(0, n.length >> 1)}`,
+]);
+
+/** A random response: the contract's structure with near misses, text and stray markers mixed in,
+ *  sometimes cut at a random code unit (a length limit), often inside the last marker. */
+function nearMissResponse(next, n) {
+  const misses = nearMisses(n);
+  const plainPieces = ['text ', '\n', '[', ']', '[x](y)', '中文', '🚀', 'é', '[/USER:', '[USER', 'lorem ipsum '];
+  const piece = () => Array.from({ length: next(8) }, () =>
+    (next(3) === 0 ? misses[next(misses.length)] : plainPieces[next(plainPieces.length)])).join('');
+  let s = next(8) === 0 ? piece() : '';
+  for (const name of ['ARTIFACT', 'USER']) {
+    s += `[${name}:${n}]${piece()}${next(10) === 0 ? `[USER:${n}]` : ''}${piece()}[/${name}:${n}]`;
+    if (next(8) === 0) s += piece();
+  }
+  const cut = next(3) === 0;
+  if (cut) {
+    const from = next(2) === 0 ? Math.max(0, s.length - n.length - 8) : 0;
+    s = s.slice(0, from + next(s.length - from));
+  }
+  return { input: s, cut };
+}
+
+test(`property: the nonce never shows, in near-miss forms or at a cut end (seed ${SEED})`, () => {
+  const next = rng(SEED ^ 0x0a11ce);
+  const nonces = [sr.makeNonce(), 'n1', 'abab', 'aaa', 'req-42_x', 'USER', 'ARTIFACT'];
+  for (let k = 0; k < 140; k++) {
+    const n = nonces[k % nonces.length];
+    const { input, cut } = nearMissResponse(next, n);
+    // Every chunking of the helper, plus string pieces long enough for the UTF-16 fast path.
+    const chunkings = splitings(input, SEED + k);
+    for (const size of [70, 130]) {
+      const pieces = [];
+      for (let i = 0; i < input.length; i += size) pieces.push(input.slice(i, i + size));
+      chunkings.push([`string pieces of ${size}`, pieces]);
+    }
+    let first;
+    for (const [label, chunks] of chunkings) {
+      const got = run(n, chunks); // checks: no delta, joined text or block holds the nonce
+      first ??= got;
+      assert.deepEqual(got, first, `#${k} ${JSON.stringify(input)}: ${label}`);
+    }
+    const { result } = first;
+    const stray = markersOf(n).reduce((t, m) => t.replaceAll(m, '\u0001'), input).includes(n);
+    if (stray) assert.ok(!result.parse_ok, input);
+    if (stray && !cut) assert.ok(result.violations.some((v) => v.code === 'nonce_in_text'), input);
+    assert.deepEqual(plainResult(sr.checkTagged(input, n)), { ...result, deltas: [] }, input);
+    if (result.parse_ok) assert.deepEqual(plain(sr.parseTagged(input, n)), result.blocks);
+    else assert.throws(() => sr.parseTagged(input, n), (e) => !JSON.stringify(e.blocks).includes(n));
+    // The same through a TaggedTurn, on the wire (TagEventWriter) and the router's tagged mode.
+    const t = new sr.TaggedTurn({ nonce: n });
+    const w = new sr.TagEventWriter();
+    let wire = '';
+    for (let i = 0; i < input.length; i += 7) wire += w.deltas(t.feed(input.slice(i, i + 7)));
+    const step = t.finish();
+    wire += w.deltas(step.result.deltas) + w.done(step.type === 'done' ? step : step.result);
+    assert.deepEqual(plain(step.result.blocks), result.blocks);
+    for (const e of [...new sr.SseDecoder().feed(wire)]) {
+      assert.ok(!JSON.parse(e.data).text?.includes(n), `#${k} frame ${JSON.stringify(e.data)}`);
+    }
+    const router = new sr.StreamRouter({ provider: 'text', content: 'tagged', nonce: n });
+    const events = [...router.feed(input), ...router.finish()];
+    for (const e of events) assert.ok(!(e.text ?? '').includes(n), `#${k} router ${JSON.stringify(e)}`);
+    assert.equal(events.at(-1).parse_ok, result.parse_ok);
   }
 });
 
@@ -412,10 +530,10 @@ test('TaggedTurn: one retry, then done { ok: false } keeping the last good state
   assert.equal(deltas.map((d) => d.text).join(''), 'draft 1ok?');
   const done = t.finish();
   assert.deepEqual({ type: done.type, ok: done.ok, parse_ok: done.parse_ok }, { type: 'done', ok: true, parse_ok: true });
-  assert.deepEqual(t.draft, { artifact: 'draft 1', user: 'ok?' });
+  assert.deepEqual(plain(t.draft), { artifact: 'draft 1', user: 'ok?' });
   assert.equal(t.final, null);
-  assert.deepEqual(t.confirm(), { artifact: 'draft 1', user: 'ok?' });
-  assert.deepEqual(t.final, { artifact: 'draft 1', user: 'ok?' });
+  assert.deepEqual(plain(t.confirm()), { artifact: 'draft 1', user: 'ok?' });
+  assert.deepEqual(plain(t.final), { artifact: 'draft 1', user: 'ok?' });
   assert.throws(() => t.feed('x'), { code: 'invalid_state' });
 
   t.nextTurn('turn2');
@@ -429,8 +547,8 @@ test('TaggedTurn: one retry, then done { ok: false } keeping the last good state
   const fail = t.finish();
   assert.deepEqual({ type: fail.type, ok: fail.ok, parse_ok: fail.parse_ok }, { type: 'done', ok: false, parse_ok: false });
   assert.equal(t.attempt, 2);
-  assert.deepEqual(t.draft, { artifact: 'draft 1', user: 'ok?' });
-  assert.deepEqual(t.final, { artifact: 'draft 1', user: 'ok?' });
+  assert.deepEqual(plain(t.draft), { artifact: 'draft 1', user: 'ok?' });
+  assert.deepEqual(plain(t.final), { artifact: 'draft 1', user: 'ok?' });
   const fresh = new sr.TaggedTurn({ nonce: 'n' });
   assert.throws(() => fresh.confirm(), { code: 'invalid_state' });
 });
