@@ -335,14 +335,24 @@ fn validate_lists_every_problem_at_once() {
     assert!(err.message().starts_with("invalid FinalPayload (7 problems): raw_answer: required string is missing; confidence:"), "{}", err.message());
 }
 
+/// A repeated key counts once, its first occurrence (the crate's one duplicate-key rule), also
+/// in a value built by hand with the repeats in it.
 #[test]
-fn validate_repeated_keys_last_one_wins() {
-    let p = validate_final_payload(&j(
-        r#"{"raw_answer":"a","raw_answer":"b","extra":{"k":1,"k":2}}"#,
-    ))
-    .unwrap();
-    assert_eq!(p.raw_answer, "b");
-    assert_eq!(p.to_value().get("extra").unwrap().to_json(), r#"{"k":2}"#);
+fn validate_repeated_keys_first_one_wins() {
+    let s = |t: &str| JsonValue::String(t.into());
+    let n = |t: &str| JsonValue::Number(t.into());
+    let extra = JsonValue::Object(vec![("k".into(), n("1")), ("k".into(), n("2"))]);
+    let v = JsonValue::Object(vec![
+        ("raw_answer".into(), s("a")),
+        ("raw_answer".into(), s("b")),
+        ("extra".into(), extra),
+    ]);
+    let p = validate_final_payload(&v).unwrap();
+    assert_eq!(p.raw_answer, "a");
+    assert_eq!(p.to_value().get("extra").unwrap().to_json(), r#"{"k":1}"#);
+    let p = validate_final_payload(&j(r#"{"raw_answer":"a","raw_answer":"b","extra":{"k":1,"k":2}}"#)).unwrap();
+    assert_eq!(p.raw_answer, "a");
+    assert_eq!(p.to_value().get("extra").unwrap().to_json(), r#"{"k":1}"#);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ use super::types::{
     dedup_sources, get, json_len, number, set, type_name, Artifacts, JsonMap, Source,
 };
 use crate::json::JsonValue;
+use std::collections::HashMap;
 use crate::{Error, ErrorKind, Result};
 
 /// Default `max_inline_bytes`: 1 MiB.
@@ -75,6 +76,10 @@ impl Held {
 pub struct ArtifactCollector {
     options: ArtifactCollectorOptions,
     artifacts: Vec<(String, Vec<(String, Held)>)>,
+    /// Where each node is in `artifacts`, and each field in its node: a run that collects
+    /// many fields or nodes must not look each up by scanning.
+    node_at: HashMap<String, usize>,
+    field_at: Vec<HashMap<String, usize>>,
     warnings: Vec<String>,
 }
 
@@ -84,6 +89,8 @@ impl ArtifactCollector {
         ArtifactCollector {
             options,
             artifacts: Vec::new(),
+            node_at: HashMap::new(),
+            field_at: Vec::new(),
             warnings: Vec::new(),
         }
     }
@@ -247,16 +254,24 @@ impl ArtifactCollector {
             };
             kept.push((field, held));
         }
-        let slot = match self.artifacts.iter().position(|(n, _)| n == node) {
-            Some(i) => &mut self.artifacts[i].1,
+        let n = match self.node_at.get(node) {
+            Some(&n) => n,
             None => {
+                self.node_at.insert(node.to_string(), self.artifacts.len());
                 self.artifacts.push((node.to_string(), Vec::new()));
-                let last = self.artifacts.len() - 1;
-                &mut self.artifacts[last].1
+                self.field_at.push(HashMap::new());
+                self.artifacts.len() - 1
             }
         };
+        let (slot, at) = (&mut self.artifacts[n].1, &mut self.field_at[n]);
         for (field, held) in kept {
-            set(slot, &field, held);
+            match at.get(&field) {
+                Some(&i) => slot[i].1 = held,
+                None => {
+                    at.insert(field.clone(), slot.len());
+                    slot.push((field, held));
+                }
+            }
         }
         self.warnings.extend(warnings);
         Ok(())
@@ -321,6 +336,8 @@ impl ArtifactCollector {
     /// Forgets every artifact and warning (for a new run).
     pub fn clear(&mut self) {
         self.artifacts.clear();
+        self.node_at.clear();
+        self.field_at.clear();
         self.warnings.clear();
     }
 }
