@@ -122,7 +122,7 @@ impl ArtifactCollector {
     ) -> Result<()> {
         let doc = SchemaDoc::new(schema)?;
         let mut found = Vec::new();
-        walk_artifacts(doc, observation, &mut |f| {
+        walk_artifacts(&doc, observation, &mut |f| {
             found.push((dotted(f.path), Held::Value(f.value.clone())));
             Ok(())
         })?;
@@ -145,7 +145,7 @@ impl ArtifactCollector {
         let doc = SchemaDoc::new(schema)?;
         let mut names = Vec::new();
         let mut edits: Edits = Vec::new();
-        walk_artifacts(doc, &observation, &mut |f| {
+        walk_artifacts(&doc, &observation, &mut |f| {
             names.push(dotted(f.path));
             edits.push((
                 f.path.iter().map(|s| s.index()).collect(),
@@ -365,13 +365,13 @@ pub fn collect_sources(steps: &[ToolStep<'_>]) -> Result<Vec<Source>> {
     let mut out = Vec::new();
     for step in steps {
         let doc = SchemaDoc::new(step.schema)?;
-        sources_in(doc, step.observation, &doc.root(), 0, &mut out)?;
+        sources_in(&doc, step.observation, &doc.root(), 0, &mut out)?;
     }
     Ok(dedup_sources(out))
 }
 
 fn sources_in<'a>(
-    doc: SchemaDoc<'a>,
+    doc: &SchemaDoc<'a>,
     value: &JsonValue,
     nodes: &[&'a JsonValue],
     depth: usize,
@@ -408,7 +408,7 @@ fn sources_in<'a>(
     Ok(())
 }
 
-fn to_source<'a>(doc: SchemaDoc<'a>, members: &JsonMap, nodes: &[&'a JsonValue]) -> Option<Source> {
+fn to_source<'a>(doc: &SchemaDoc<'a>, members: &JsonMap, nodes: &[&'a JsonValue]) -> Option<Source> {
     let mut mapped: JsonMap = Vec::new();
     for (k, v) in members {
         let marks = SchemaDoc::marks(&doc.property(nodes, k));

@@ -160,11 +160,11 @@ pub(crate) fn redact_text(
 ) -> Result<TextWalk> {
     let doc = SchemaDoc::new(schema)?;
     let mut w = Walker {
+        next: doc.root(),
         doc,
         out: String::with_capacity(observation.len() / 4),
         writer: CompactWriter::default(),
         frames: Vec::new(),
-        next: doc.root(),
         artifact: None,
         collect,
         found: Vec::new(),

@@ -24,6 +24,7 @@
 use crate::json::Quoted;
 use super::decoder::{Provider, ProviderDecoder, ProviderDecoderOptions};
 use super::delta::{DeltaSink, Usage};
+use super::tools::ByIndex;
 use crate::json::JsonValue;
 use crate::{AnswerExtractor, AnswerExtractorOptions, Error, ErrorKind, PlannerAction, Result};
 
@@ -217,7 +218,7 @@ impl StreamRouter {
             route: Route {
                 content,
                 out: Vec::new(),
-                calls: Vec::new(),
+                calls: ByIndex::default(),
                 finish_reason: None,
                 errors: 0,
                 usage: None,
@@ -336,7 +337,8 @@ impl Content {
 struct Route {
     content: Content,
     out: Vec<RoutedEvent>,
-    calls: Vec<Call>,
+    /// Open calls by index, in start order.
+    calls: ByIndex<Call>,
     finish_reason: Option<String>,
     errors: usize,
     usage: Option<Usage>,
@@ -481,8 +483,7 @@ impl Route {
         }
     }
 
-    fn call_done(&mut self, pos: usize) {
-        let c = self.calls.remove(pos);
+    fn call_done(&mut self, c: Call) {
         let (arguments, repaired) = parse_arguments(&c.args);
         self.push(RoutedEvent::ToolCall { index: c.index, id: c.id, name: c.name, arguments, repaired });
     }
@@ -490,8 +491,8 @@ impl Route {
     /// The end of the stream (`terminated`: the provider's end marker came, or plain text).
     fn end(&mut self, terminated: bool) -> Result<()> {
         self.flush_pending();
-        while !self.calls.is_empty() {
-            self.call_done(0);
+        while let Some((_, c)) = self.calls.pop_first() {
+            self.call_done(c);
         }
         let parse_ok = match &mut self.content {
             Content::Text => true,
@@ -580,16 +581,16 @@ impl DeltaSink for Route {
 
     fn tool_call_start(&mut self, index: u32, id: &str, name: &str) {
         self.flush_pending();
-        if let Some(pos) = self.calls.iter().position(|c| c.index == index) {
-            self.call_done(pos); // a reused index: the earlier call is complete
+        if let Some(c) = self.calls.remove(index) {
+            self.call_done(c); // a reused index: the earlier call is complete
         }
-        self.calls.push(Call { index, id: id.to_string(), name: name.to_string(), args: String::new() });
+        self.calls.push(index, Call { index, id: id.to_string(), name: name.to_string(), args: String::new() });
         self.push(RoutedEvent::ToolCallStart { index, id: id.to_string(), name: name.to_string() });
     }
 
     fn tool_call_delta(&mut self, index: u32, arguments: &str) {
         self.flush_pending();
-        let Some(c) = self.calls.iter_mut().find(|c| c.index == index) else { return };
+        let Some(c) = self.calls.get_mut(index) else { return };
         if c.args.len() + arguments.len() > MAX_BUFFER_BYTES {
             let e = Error::new(
                 ErrorKind::BufferLimitExceeded,
@@ -609,8 +610,8 @@ impl DeltaSink for Route {
 
     fn tool_call_end(&mut self, index: u32) {
         self.flush_pending();
-        if let Some(pos) = self.calls.iter().position(|c| c.index == index) {
-            self.call_done(pos);
+        if let Some(c) = self.calls.remove(index) {
+            self.call_done(c);
         }
     }
 
