@@ -7,7 +7,83 @@
 //! Ordered maps are `Vec<(String, V)>`; looking a key up per key is quadratic, so every
 //! operation here that meets many keys goes through one hash set or map of the keys.
 
+use super::tokenizer::Token;
 use std::collections::{HashMap, HashSet};
+
+/// The duplicate-key rule on a token stream: [`FirstKeys::admit`] says which tokens a sink
+/// keeps. A repeated key of an object and every token of its value are dropped, so what
+/// a streaming sink reports for the first occurrence is never contradicted. One hash set of
+/// keys per open object (allocated at its first key); each token costs constant time.
+#[derive(Debug, Clone)]
+pub(crate) struct FirstKeys {
+    /// The open containers: an object's keys so far, or `None` for an array or an object
+    /// below `depth`.
+    open: Vec<Option<HashSet<Box<str>>>>,
+    /// Dropping the value of a repeated key: how many of its containers and strings are open
+    /// (0 before its first token).
+    skip: Option<usize>,
+    /// Objects nested deeper than this are not checked.
+    depth: usize,
+    /// When set, only these keys are checked (the others always pass, and are not kept).
+    only: Option<&'static [&'static str]>,
+}
+
+impl Default for FirstKeys {
+    /// Every key of every object.
+    fn default() -> Self {
+        FirstKeys { open: Vec::new(), skip: None, depth: usize::MAX, only: None }
+    }
+}
+
+impl FirstKeys {
+    /// Only the keys `only` of the objects among the outermost `depth` containers: a machine
+    /// that reads a few known keys near the top keeps no more than those.
+    pub(crate) fn watching(only: &'static [&'static str], depth: usize) -> Self {
+        FirstKeys { only: Some(only), depth, ..FirstKeys::default() }
+    }
+
+    /// Whether the sink should see `tok`.
+    pub(crate) fn admit(&mut self, tok: &Token<'_>) -> bool {
+        if let Some(d) = self.skip {
+            let d = match tok {
+                Token::ObjectStart | Token::ArrayStart | Token::StringStart => d + 1,
+                Token::ObjectEnd | Token::ArrayEnd | Token::StringEnd if d > 0 => d - 1,
+                // A key or an end where the value was due (tolerant input): no value came.
+                Token::ObjectEnd | Token::ArrayEnd | Token::Key(_) if d == 0 => {
+                    self.skip = None;
+                    return self.admit(tok);
+                }
+                _ => d,
+            };
+            self.skip = (d > 0).then_some(d);
+            return false;
+        }
+        match tok {
+            Token::ObjectStart => self.open.push((self.open.len() < self.depth).then(HashSet::new)),
+            Token::ArrayStart => self.open.push(None),
+            Token::ObjectEnd | Token::ArrayEnd => {
+                self.open.pop();
+            }
+            Token::Key(k) => {
+                let watched = self.only.is_none_or(|only| only.contains(k));
+                if let (Some(Some(keys)), true) = (self.open.last_mut(), watched) {
+                    if !keys.insert((*k).into()) {
+                        self.skip = Some(0);
+                        return false;
+                    }
+                }
+            }
+            _ => {}
+        }
+        true
+    }
+
+    /// Whether the value of a repeated key is being dropped (for raw string content, which
+    /// bypasses [`FirstKeys::admit`]).
+    pub(crate) fn dropping(&self) -> bool {
+        self.skip.is_some()
+    }
+}
 
 /// The members with each key's first occurrence only, in written order.
 pub(crate) fn first_keys<V: Clone>(m: &[(String, V)]) -> Vec<(String, V)> {
@@ -70,6 +146,31 @@ mod tests {
         let mut m = map(&[("a", 1), ("b", 2), ("a", 9)]);
         set_all(&mut m, map(&[("b", 20), ("c", 30), ("c", 31)]));
         assert_eq!(m, map(&[("a", 1), ("b", 20), ("c", 31)]));
+    }
+
+    /// Tokens of `{"a":1,"b":[2],"a":{"x":[3,"s"]},"c":4,"b":5}` with the repeats dropped.
+    #[test]
+    fn first_keys_drops_repeated_members_whole() {
+        use Token::*;
+        let toks = [
+            ObjectStart, Key("a"), Number("1"), Key("b"), ArrayStart, Number("2"), ArrayEnd, Key("a"), ObjectStart,
+            Key("x"), ArrayStart, Number("3"), StringStart, StringPart("s"), StringEnd, ArrayEnd, ObjectEnd, Key("c"),
+            Number("4"), Key("b"), Number("5"), ObjectEnd,
+        ];
+        let mut f = FirstKeys::default();
+        let kept: Vec<Token<'_>> = toks.iter().filter(|t| f.admit(t)).cloned().collect();
+        let want = [ObjectStart, Key("a"), Number("1"), Key("b"), ArrayStart, Number("2"), ArrayEnd, Key("c"), Number("4"), ObjectEnd];
+        assert_eq!(kept, want);
+        assert!(!f.dropping());
+        // A repeated key with no value before the end (tolerant input).
+        let mut f = FirstKeys::default();
+        let kept: Vec<Token<'_>> = [ObjectStart, Key("a"), Null, Key("a"), ObjectEnd].iter().filter(|t| f.admit(t)).cloned().collect();
+        assert_eq!(kept, [ObjectStart, Key("a"), Null, ObjectEnd]);
+        // Watching `a` in the outermost object only.
+        let mut f = FirstKeys::watching(&["a"], 1);
+        let toks = [ObjectStart, Key("a"), Null, Key("b"), ObjectStart, Key("a"), Null, Key("a"), Null, ObjectEnd, Key("b"), Null, Key("a"), Bool(true), ObjectEnd];
+        let kept: Vec<Token<'_>> = toks.iter().filter(|t| f.admit(t)).cloned().collect();
+        assert_eq!(kept, toks[..toks.len() - 3].iter().chain(&[ObjectEnd]).cloned().collect::<Vec<_>>());
     }
 
     #[test]

@@ -14,6 +14,7 @@
 use super::redact::placeholder_text;
 use super::schema::{Marks, SchemaDoc};
 use super::types::type_name;
+use crate::json::keys::FirstKeys;
 use crate::json::tokenizer::{AfterValue, Sink, Token, Tokenizer, TokenizerOptions};
 use crate::json::{write_json_escaped, write_json_string, JsonValue};
 use crate::Result;
@@ -146,6 +147,8 @@ struct Walker<'a> {
     collect: bool,
     found: Found,
     replaced: usize,
+    /// A repeated key is left out with its value (first wins), as parsing does.
+    keys: FirstKeys,
 }
 
 /// Redacts the JSON text `observation` along `schema`; with `collect`, also returns the
@@ -169,6 +172,7 @@ pub(crate) fn redact_text(
         collect,
         found: Vec::new(),
         replaced: 0,
+        keys: FirstKeys::default(),
     };
     let mut tok = Tokenizer::new(TokenizerOptions {
         strict: true,
@@ -283,6 +287,9 @@ impl<'a> Walker<'a> {
 
 impl Sink for Walker<'_> {
     fn token(&mut self, tok: Token<'_>, depth: usize) -> Result<()> {
+        if !self.keys.admit(&tok) {
+            return Ok(());
+        }
         if let Some(a) = self.artifact.take() {
             self.continue_artifact(a, tok, depth);
             return Ok(());
