@@ -106,7 +106,10 @@ fn extract(chunks: &[&[u8]]) -> (String, Option<String>, Option<bool>) {
 
 #[test]
 fn extractor_and_normaliser_keep_the_first_answer_and_next_node() {
-    let cases: [(&str, &str, &str); 6] = [
+    let cases: [(&str, &str, &str); 8] = [
+        // An empty first answer stays the answer: a later one would contradict the normaliser.
+        (r#"{"next_node":"final_response","args":{"answer":"","answer":"B"}}"#, "final_response", ""),
+        (r#"{"next_node":"search","next_node":"final_response","args":{"answer":"A"}}"#, "search", ""),
         (r#"{"next_node":"final_response","args":{"answer":"A"},"next_node":"search"}"#, "final_response", "A"),
         (r#"{"next_node":"final_response","args":{"answer":"A","answer":"B"}}"#, "final_response", "A"),
         (r#"{"next_node":"final_response","args":{"answer":"A","raw_answer":"R","answer":"B"}}"#, "final_response", "A"),
