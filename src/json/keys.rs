@@ -10,6 +10,42 @@
 use super::tokenizer::Token;
 use std::collections::{HashMap, HashSet};
 
+/// The keys of one object so far: a short list while it is short (most objects: no hashing),
+/// a hash set past `FEW` keys.
+#[derive(Debug, Clone)]
+enum Seen {
+    Few(Vec<Box<str>>),
+    Many(HashSet<Box<str>>),
+}
+
+const FEW: usize = 8;
+
+impl Default for Seen {
+    fn default() -> Self {
+        Seen::Few(Vec::new())
+    }
+}
+
+impl Seen {
+    /// Adds `k`; `false` when it was there.
+    fn insert(&mut self, k: &str) -> bool {
+        match self {
+            Seen::Few(list) if list.iter().any(|x| &**x == k) => false,
+            Seen::Few(list) if list.len() < FEW => {
+                list.push(k.into());
+                true
+            }
+            Seen::Few(list) => {
+                let mut set: HashSet<Box<str>> = list.drain(..).collect();
+                set.insert(k.into());
+                *self = Seen::Many(set);
+                true
+            }
+            Seen::Many(set) => set.insert(k.into()),
+        }
+    }
+}
+
 /// The duplicate-key rule on a token stream: [`FirstKeys::admit`] says which tokens a sink
 /// keeps. A repeated key of an object and every token of its value are dropped, so what
 /// a streaming sink reports for the first occurrence is never contradicted. One hash set of
@@ -18,7 +54,7 @@ use std::collections::{HashMap, HashSet};
 pub(crate) struct FirstKeys {
     /// The open containers: an object's keys so far, or `None` for an array or an object
     /// below `depth`.
-    open: Vec<Option<HashSet<Box<str>>>>,
+    open: Vec<Option<Seen>>,
     /// Dropping the value of a repeated key: how many of its containers and strings are open
     /// (0 before its first token).
     skip: Option<usize>,
@@ -36,6 +72,11 @@ impl Default for FirstKeys {
 }
 
 impl FirstKeys {
+    /// No key checked (for tokens already filtered).
+    pub(crate) fn none() -> Self {
+        FirstKeys { depth: 0, ..FirstKeys::default() }
+    }
+
     /// Only the keys `only` of the objects among the outermost `depth` containers: a machine
     /// that reads a few known keys near the top keeps no more than those.
     pub(crate) fn watching(only: &'static [&'static str], depth: usize) -> Self {
@@ -59,7 +100,7 @@ impl FirstKeys {
             return false;
         }
         match tok {
-            Token::ObjectStart => self.open.push((self.open.len() < self.depth).then(HashSet::new)),
+            Token::ObjectStart => self.open.push((self.open.len() < self.depth).then(Seen::default)),
             Token::ArrayStart => self.open.push(None),
             Token::ObjectEnd | Token::ArrayEnd => {
                 self.open.pop();
@@ -67,7 +108,7 @@ impl FirstKeys {
             Token::Key(k) => {
                 let watched = self.only.is_none_or(|only| only.contains(k));
                 if let (Some(Some(keys)), true) = (self.open.last_mut(), watched) {
-                    if !keys.insert((*k).into()) {
+                    if !keys.insert(k) {
                         self.skip = Some(0);
                         return false;
                     }

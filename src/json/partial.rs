@@ -494,7 +494,7 @@ impl PartialJson {
             )),
             doc: Doc {
                 keys: FirstKeys::default(),
-                tree: ValueBuilder::default(),
+                tree: ValueBuilder::prefiltered(),
                 text: String::new(),
                 in_string: false,
                 reported: 0,

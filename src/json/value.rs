@@ -153,6 +153,12 @@ pub(crate) struct ValueBuilder {
 }
 
 impl ValueBuilder {
+    /// A builder for tokens already filtered by the caller's own [`FirstKeys`] (PartialJson):
+    /// it keeps no second set of keys.
+    pub(crate) fn prefiltered() -> Self {
+        ValueBuilder { keys: FirstKeys::none(), ..ValueBuilder::default() }
+    }
+
     fn attach(&mut self, v: JsonValue) {
         match self.stack.last_mut() {
             None => self.done.push(v),
