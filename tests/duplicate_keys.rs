@@ -132,14 +132,22 @@ fn extractor_and_normaliser_keep_the_first_answer_and_next_node() {
 
 #[test]
 fn router_action_event_agrees_with_what_it_streamed() {
-    let doc = r#"{"next_node":"final_response","args":{"answer":"first","answer":"second"},"next_node":"search"}"#;
+    for (doc, want) in [
+        (r#"{"next_node":"final_response","args":{"answer":"first","answer":"second"},"next_node":"search"}"#, "first"),
+        (r#"{"next_node":"final_response","args":{"answer":"","answer":"second"}}"#, ""),
+    ] {
+        router_case(doc, want);
+    }
+}
+
+fn router_case(doc: &str, want: &str) {
     let mut sse = String::new();
     for piece in doc.as_bytes().chunks(7) {
         let text = JsonValue::String(String::from_utf8_lossy(piece).into_owned()).to_json();
         sse.push_str(&format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":{text}}}}}]}}\n\n"));
     }
     sse.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
-    let (answer, action) = assert_chunk_invariant("router repeated keys", sse.as_bytes(), |chunks| {
+    let (answer, action) = assert_chunk_invariant(doc, sse.as_bytes(), |chunks| {
         let mut r = StreamRouter::new(StreamRouterOptions {
             provider: Provider::OpenAiChat,
             content: ContentMode::ActionJson,
@@ -156,9 +164,9 @@ fn router_action_event_agrees_with_what_it_streamed() {
         (answer, action)
     });
     let action = action.expect("an action event");
-    assert_eq!(answer, "first");
-    assert_eq!(action.next_node, "final_response");
-    assert_eq!(action.answer(), Some("first"));
+    assert_eq!(answer, want, "{doc}");
+    assert_eq!(action.next_node, "final_response", "{doc}");
+    assert_eq!(action.answer(), Some(want), "{doc}");
 }
 
 #[test]
