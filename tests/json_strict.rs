@@ -25,6 +25,8 @@
 //!   model's or a server's JSON stream is a framing error worth reporting.
 
 mod common;
+#[path = "common/first_wins.rs"]
+mod first_wins;
 
 use common::{assert_chunk_invariant, random_split, seed, Rng};
 use serde_json::Value;
@@ -604,67 +606,7 @@ fn lone_surrogates_to_fffd(doc: &[u8]) -> Vec<u8> {
 }
 
 fn serde_parse(doc: &[u8]) -> Result<Value, serde_json::Error> {
-    serde_json::from_slice::<FirstWins>(&lone_surrogates_to_fffd(doc)).map(|v| v.0)
-}
-
-/// serde_json's `Value` with streamroute's duplicate-key rule: a repeated key keeps its
-/// first value (serde_json's own map keeps the last).
-struct FirstWins(Value);
-
-impl<'de> serde::Deserialize<'de> for FirstWins {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(FirstWinsVisitor).map(FirstWins)
-    }
-}
-
-struct FirstWinsVisitor;
-
-impl<'de> serde::de::Visitor<'de> for FirstWinsVisitor {
-    type Value = Value;
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
-        Ok(Value::Bool(b))
-    }
-    fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
-        Ok(Value::from(n))
-    }
-    fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
-        Ok(Value::from(n))
-    }
-    fn visit_f64<E>(self, n: f64) -> Result<Value, E> {
-        Ok(Value::from(n))
-    }
-    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
-        Ok(Value::String(s.to_string()))
-    }
-    fn visit_string<E>(self, s: String) -> Result<Value, E> {
-        Ok(Value::String(s))
-    }
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::new();
-        while let Some(FirstWins(v)) = seq.next_element()? {
-            items.push(v);
-        }
-        Ok(Value::Array(items))
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut out = serde_json::Map::new();
-        while let Some(k) = map.next_key::<String>()? {
-            // With `arbitrary_precision` a number arrives as a one-member map.
-            if k == "$serde_json::private::Number" {
-                let text: String = map.next_value()?;
-                return Ok(Value::Number(serde_json::from_str(&text).map_err(serde::de::Error::custom)?));
-            }
-            let FirstWins(v) = map.next_value()?;
-            out.entry(k).or_insert(v);
-        }
-        Ok(Value::Object(out))
-    }
+    serde_json::from_slice::<first_wins::FirstWins>(&lone_surrogates_to_fffd(doc)).map(|v| v.0)
 }
 
 /// Runs `doc` through `parse_strict_chunks` under every chunking, and checks that
