@@ -760,8 +760,10 @@ fn items_at_nested_paths_indices_and_quoted_keys() {
     assert_eq!(items_of(r#"$["key with spaces"]"#, doc), ["\"k\""]);
     assert_eq!(items_of(r#"$['q"k']"#, doc), ["true"]);
     assert_eq!(items_of("$[1][0]", "[[0], [[5, 6], 7]]"), ["5", "6"]);
-    // Repeated keys: both arrays count.
-    assert_eq!(items_of("$.a", r#"{"a": [1], "a": [2]}"#), ["1", "2"]);
+    // Repeated keys: the first occurrence wins, on the path and inside items.
+    assert_eq!(items_of("$.a", r#"{"a": [1], "a": [2]}"#), ["1"]);
+    assert_eq!(items_of("$.a.b", r#"{"a": {"b": [1], "b": [2]}, "a": {"b": [3]}}"#), ["1"]);
+    assert_eq!(items_of("$.a", r#"{"a": [{"k": 1, "k": {"x": [2]}, "j": 3}]}"#), [r#"{"k":1,"j":3}"#]);
 }
 
 #[test]

@@ -25,6 +25,8 @@
 //!   model's or a server's JSON stream is a framing error worth reporting.
 
 mod common;
+#[path = "common/first_wins.rs"]
+mod first_wins;
 
 use common::{assert_chunk_invariant, random_split, seed, Rng};
 use serde_json::Value;
@@ -604,7 +606,7 @@ fn lone_surrogates_to_fffd(doc: &[u8]) -> Vec<u8> {
 }
 
 fn serde_parse(doc: &[u8]) -> Result<Value, serde_json::Error> {
-    serde_json::from_slice(&lone_surrogates_to_fffd(doc))
+    serde_json::from_slice::<first_wins::FirstWins>(&lone_surrogates_to_fffd(doc)).map(|v| v.0)
 }
 
 /// Runs `doc` through `parse_strict_chunks` under every chunking, and checks that

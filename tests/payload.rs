@@ -335,14 +335,24 @@ fn validate_lists_every_problem_at_once() {
     assert!(err.message().starts_with("invalid FinalPayload (7 problems): raw_answer: required string is missing; confidence:"), "{}", err.message());
 }
 
+/// A repeated key counts once, its first occurrence (the crate's one duplicate-key rule), also
+/// in a value built by hand with the repeats in it.
 #[test]
-fn validate_repeated_keys_last_one_wins() {
-    let p = validate_final_payload(&j(
-        r#"{"raw_answer":"a","raw_answer":"b","extra":{"k":1,"k":2}}"#,
-    ))
-    .unwrap();
-    assert_eq!(p.raw_answer, "b");
-    assert_eq!(p.to_value().get("extra").unwrap().to_json(), r#"{"k":2}"#);
+fn validate_repeated_keys_first_one_wins() {
+    let s = |t: &str| JsonValue::String(t.into());
+    let n = |t: &str| JsonValue::Number(t.into());
+    let extra = JsonValue::Object(vec![("k".into(), n("1")), ("k".into(), n("2"))]);
+    let v = JsonValue::Object(vec![
+        ("raw_answer".into(), s("a")),
+        ("raw_answer".into(), s("b")),
+        ("extra".into(), extra),
+    ]);
+    let p = validate_final_payload(&v).unwrap();
+    assert_eq!(p.raw_answer, "a");
+    assert_eq!(p.to_value().get("extra").unwrap().to_json(), r#"{"k":1}"#);
+    let p = validate_final_payload(&j(r#"{"raw_answer":"a","raw_answer":"b","extra":{"k":1,"k":2}}"#)).unwrap();
+    assert_eq!(p.raw_answer, "a");
+    assert_eq!(p.to_value().get("extra").unwrap().to_json(), r#"{"k":1}"#);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -874,10 +884,15 @@ fn redaction_edge_cases() {
     for v in ["\"text\"", "3", "null", "true", "[1,2]"] {
         assert_eq!(redact_artifacts(&j(v), &schema).unwrap(), j(v));
     }
-    // Repeated keys: every occurrence is redacted.
-    let out = redact_artifacts(&j(r#"{"s":"one","s":"two"}"#), &schema).unwrap();
+    // Repeated keys: parsed text keeps the first (the crate's rule, the text walk too); a
+    // value built with the repeats in it has every occurrence redacted.
+    let text = r#"{"s":"one","s":"two"}"#;
+    let first = r#"{"s":"<artifact:str size=3 chars>"}"#;
+    assert_eq!(redact_artifacts(&j(text), &schema).unwrap().to_json(), first);
+    assert_eq!(streamroute::redact_artifacts_json(text, &schema).unwrap(), first);
+    let both = JsonValue::Object(vec![("s".into(), JsonValue::String("one".into())), ("s".into(), JsonValue::String("two".into()))]);
     assert_eq!(
-        out.to_json(),
+        redact_artifacts(&both, &schema).unwrap().to_json(),
         r#"{"s":"<artifact:str size=3 chars>","s":"<artifact:str size=3 chars>"}"#
     );
     // A top-level array whose schema describes its items is walked.

@@ -192,11 +192,13 @@ fn the_kind_table_in_the_docs_is_the_list_here() {
 fn check_output(input: &str, json: &str, repairs: &[Repair], ctx: &str) {
     let value = parse_strict(json.as_bytes())
         .unwrap_or_else(|e| panic!("{ctx}: output {json:?} is not JSON: {e}"));
-    assert_eq!(
-        value.to_json(),
-        json,
-        "{ctx}: output is not compact canonical JSON"
-    );
+    // The text keeps a repeated key as written (a repair fixes syntax, it does not read
+    // members); the value keeps its first occurrence. So the text is canonical when it is the
+    // value's own text, or, with repeats, when repairing it again changes nothing.
+    if value.to_json() != json {
+        assert_eq!(repair_json(json).as_deref(), Ok(json), "{ctx}: output is not compact canonical JSON");
+        assert!(value.to_json().len() < json.len(), "{ctx}: output is not compact canonical JSON");
+    }
     assert_eq!(repair_json_value(input).as_ref(), Ok(&value), "{ctx}");
     assert_eq!(parse_json(input, true).as_ref(), Ok(&value), "{ctx}");
     let again = repair_json_with_log(json).unwrap_or_else(|e| panic!("{ctx}: {e}"));
@@ -225,7 +227,7 @@ fn check_output(input: &str, json: &str, repairs: &[Repair], ctx: &str) {
     match parse_strict(input.as_bytes()) {
         Ok(v) => {
             assert!(repairs.is_empty(), "{ctx}: valid JSON logged {repairs:?}");
-            assert_eq!(json, v.to_json(), "{ctx}: valid JSON changed value");
+            assert_eq!(parse_strict(json.as_bytes()).as_ref(), Ok(&v), "{ctx}: valid JSON changed value");
         }
         Err(_) => assert!(
             !repairs.is_empty(),

@@ -5,11 +5,15 @@
 //! bit 5 makes the pieces vary in size. The chunked parse must give exactly the whole-input
 //! result (the same value, or the same error: code, message and offset); short inputs are also
 //! fed byte by byte. Then serde_json (preserve_order + arbitrary_precision) must accept exactly
-//! what we accept, with the same value, modulo the two documented differences (see
+//! what we accept, with the same value (read with our first-wins rule for repeated keys,
+//! `tests/common/first_wins.rs`), modulo the two documented differences (see
 //! tests/json_strict.rs): a lone surrogate escape is U+FFFD for us and an error for serde_json
 //! (serde_json is given the document with those escapes spelled `\ufffd`), and serde_json stops
 //! at 128 levels of nesting where we stop at 512.
 #![no_main]
+
+#[path = "../../tests/common/first_wins.rs"]
+mod first_wins;
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
@@ -130,7 +134,8 @@ fuzz_target!(|input: &[u8]| {
         assert!(e.offset().is_some_and(|at| at <= rest.len() as u64), "{e}");
     }
 
-    let theirs: Result<Value, _> = serde_json::from_slice(&lone_surrogates_to_fffd(rest));
+    let theirs: Result<Value, _> =
+        serde_json::from_slice::<first_wins::FirstWins>(&lone_surrogates_to_fffd(rest)).map(|v| v.0);
     match (&whole, &theirs) {
         (Ok(ours), Ok(theirs)) => assert_eq!(&to_serde(ours), theirs),
         (Err(_), Err(_)) => {}

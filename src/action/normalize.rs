@@ -39,6 +39,7 @@
 //!   `tool`/`tool_args`, a job loses `query`. Plain string args are the `query`.
 
 use super::candidate::{blank as answer_blank, classify, trim, NodeName};
+use crate::json::keys::{first_keys, merge_all, set_all};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
 
@@ -162,17 +163,6 @@ fn rename(m: &mut [(String, JsonValue)], from: &str, to: &str) {
     }
 }
 
-/// The members with each key's first occurrence only.
-fn dedup(m: &[(String, JsonValue)]) -> Vec<(String, JsonValue)> {
-    let mut out: Vec<(String, JsonValue)> = Vec::with_capacity(m.len());
-    for (k, v) in m {
-        if !out.iter().any(|(o, _)| o == k) {
-            out.push((k.clone(), v.clone()));
-        }
-    }
-    out
-}
-
 fn blank(s: &str) -> bool {
     s.trim().is_empty()
 }
@@ -186,17 +176,17 @@ pub(crate) fn normalize_mapping(
     mapping: &[(String, JsonValue)],
     reasoning: Option<String>,
 ) -> Result<PlannerAction> {
-    let mut m = dedup(mapping);
+    let mut m = first_keys(mapping);
     // A nested `action` wrapper (object or JSON string) overrides the outer keys it has,
     // unless the outer object names its own string `next_node`: then the outer keys win and
     // the wrapper only fills in the keys they lack.
     if let Some(inner) = get(&m, "action").and_then(object_of) {
         remove(&mut m, "action");
         let outer_wins = matches!(get(&m, "next_node"), Some(JsonValue::String(_)));
-        for (k, v) in dedup(&inner) {
-            if !outer_wins || get(&m, &k).is_none() {
-                set(&mut m, &k, v);
-            }
+        if outer_wins {
+            merge_all(&mut m, first_keys(&inner), |_, _, _| {});
+        } else {
+            set_all(&mut m, first_keys(&inner));
         }
     }
     let thought = match get(&m, "thought") {
@@ -326,7 +316,7 @@ fn args_mapping(v: &JsonValue, final_response: bool) -> Option<Vec<(String, Json
         },
         _ => return None,
     };
-    Some(dedup(&m))
+    Some(first_keys(&m))
 }
 
 /// String `args` of a final response holding a JSON object with an answer key
@@ -408,11 +398,8 @@ fn final_args(m: &[(String, JsonValue)], args: Option<&JsonValue>) -> Vec<(Strin
     let from_top = in_args.as_deref().is_none_or(answer_blank) && top.is_some();
     if from_top {
         // A bare `{answer, confidence, …}` object: its other keys are args too.
-        for (k, v) in m {
-            if !ACTION_KEYS.contains(&k.as_str()) && get(&out, k).is_none() {
-                out.push((k.clone(), v.clone()));
-            }
-        }
+        let top_keys = m.iter().filter(|(k, _)| !ACTION_KEYS.contains(&k.as_str())).cloned();
+        merge_all(&mut out, top_keys, |_, _, _| {});
     }
     if let Some(a) = best(in_args, top) {
         rename(&mut out, "raw_answer", "answer");
@@ -429,7 +416,7 @@ fn plan_args(a: &[(String, JsonValue)]) -> Vec<(String, JsonValue)> {
     };
     let mut out = vec![("steps".to_string(), JsonValue::Array(steps))];
     if let Some(JsonValue::Object(j)) = get(a, "join") {
-        let j = dedup(j);
+        let j = first_keys(j);
         if let Some(JsonValue::String(node)) = get(&j, "node") {
             if !blank(node) {
                 let args = get(&j, "args").and_then(|v| args_mapping(v, false)).unwrap_or_default();
@@ -453,7 +440,7 @@ fn plan_args(a: &[(String, JsonValue)]) -> Vec<(String, JsonValue)> {
 
 fn step(v: &JsonValue) -> Option<JsonValue> {
     let JsonValue::Object(s) = v else { return None };
-    let s = dedup(s);
+    let s = first_keys(s);
     let JsonValue::String(node) = get(&s, "node")? else { return None };
     if blank(node) {
         return None;

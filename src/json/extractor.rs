@@ -34,6 +34,7 @@
 //! Every decision is made on tokens, never on chunk boundaries, so the emitted text is the
 //! same for every chunking.
 
+use super::keys::FirstKeys;
 use super::tokenizer::{AfterValue, Sink, Token, Tokenizer, TokenizerOptions};
 use crate::action::candidate::{blank, encoded_answer, is_space, is_terminal, trim};
 use crate::{Error, ErrorKind, Result};
@@ -157,7 +158,13 @@ struct Action {
     /// The most answer bytes held at once (`held_len` plus the top-level answer) since the
     /// extractor began: what a caller's memory budget charges for it.
     peak_held: usize,
+    /// A repeated key that the extractor reads is dropped with its value (first wins).
+    keys: FirstKeys,
 }
+
+/// The keys whose first occurrence wins, at the top level and in `args` (a repeated `thought`
+/// is more reasoning text: it is streamed after the first, as the corpus has it).
+const READ_KEYS: &[&str] = &["next_node", "args", "answer", "raw_answer", "plan", "join", "action"];
 
 impl Action {
     fn new(max: usize) -> Self {
@@ -194,6 +201,7 @@ impl Action {
             closed: false,
             quiet_ok: true,
             peak_held: 0,
+            keys: FirstKeys::watching(READ_KEYS, 2),
         }
     }
 
@@ -386,6 +394,9 @@ impl Action {
 
 impl Sink for Action {
     fn token(&mut self, tok: Token<'_>, depth: usize) -> Result<()> {
+        if !self.keys.admit(&tok) {
+            return Ok(());
+        }
         if !self.confirmed && !matches!(tok, Token::ObjectStart | Token::Key(_)) {
             self.confirmed = true;
         }
@@ -421,6 +432,9 @@ impl Sink for Action {
     /// caller's own decoding, to a `String` or to UTF-16, replaces what is malformed); any
     /// other string content is decoded and read as `StringPart`.
     fn raw_part(&mut self, bytes: &[u8], depth: usize) -> Result<()> {
+        if self.keys.dropping() {
+            return Ok(());
+        }
         // What `token` does with a `StringPart` of the answer (`top_value` at depth 1 for a
         // string `args`, `args_member` at depth 2).
         if self.top != TopKey::Args || !self.streaming || !matches!(depth, 1 | 2) {

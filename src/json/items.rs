@@ -127,6 +127,8 @@ struct PathFrame {
     index: usize,
     /// Objects: the current key is the next step.
     key_matches: bool,
+    /// Objects: the next step's key was read (a repeat of it is not followed: first wins).
+    key_seen: bool,
 }
 
 /// Routes tokens: inside an item to the builder, elsewhere only tracked.
@@ -187,7 +189,7 @@ impl Router {
                 let array = tok == Token::ArrayStart;
                 let target = depth == self.steps.len();
                 if self.on == depth && (!target || array) && self.child_on_path(depth) {
-                    self.frames.push(PathFrame { array, index: 0, key_matches: false });
+                    self.frames.push(PathFrame { array, index: 0, key_matches: false, key_seen: false });
                     self.on += 1;
                 }
             }
@@ -201,7 +203,9 @@ impl Router {
             Token::Key(k) => {
                 if self.on == depth && depth > 0 {
                     if let Step::Key(want) = &self.steps[depth - 1] {
-                        self.frames[depth - 1].key_matches = want == k;
+                        let f = &mut self.frames[depth - 1];
+                        f.key_matches = want == k && !f.key_seen;
+                        f.key_seen |= want == k;
                     }
                 }
             }

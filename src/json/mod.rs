@@ -5,6 +5,7 @@ mod extractor;
 pub(crate) mod tokenizer;
 pub(crate) mod partial; pub(crate) mod items;
 mod value;
+pub(crate) mod keys;
 
 pub use extractor::{AnswerExtractor, AnswerExtractorOptions};
 pub use value::{write_json_string, JsonValue};

@@ -18,6 +18,7 @@
 //!   path changes, so a binding can send only the changed part of a path, in constant time.
 
 use super::tokenizer::{AfterValue, Sink, Token, Tokenizer, TokenizerOptions};
+use super::keys::FirstKeys;
 use super::value::{JsonValue, ValueBuilder};
 use crate::{Error, ErrorKind, Result};
 
@@ -266,6 +267,8 @@ enum Frame {
 /// Everything but the tokenizer: the tree, the path and the open string.
 #[derive(Debug, Clone)]
 struct Doc {
+    /// A repeated key and its value are dropped before anything is reported (first wins).
+    keys: FirstKeys,
     tree: ValueBuilder,
     /// The open string value's text so far (the tree gets it when it closes).
     text: String,
@@ -341,6 +344,9 @@ impl Doc {
     }
 
     fn token(&mut self, tok: Token<'_>, out: &mut impl EventSink) -> Result<()> {
+        if !self.keys.admit(&tok) {
+            return Ok(());
+        }
         let c = cost(&tok);
         if c > self.cap - self.held {
             self.over = true;
@@ -487,7 +493,8 @@ impl PartialJson {
                 AfterValue::End,
             )),
             doc: Doc {
-                tree: ValueBuilder::default(),
+                keys: FirstKeys::default(),
+                tree: ValueBuilder::prefiltered(),
                 text: String::new(),
                 in_string: false,
                 reported: 0,

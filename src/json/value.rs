@@ -1,12 +1,15 @@
 //! `JsonValue`: a JSON tree that keeps key order and numbers exactly as written, and the
 //! builder that assembles one from tokens (also as a partial snapshot mid-stream).
 
+use super::keys::FirstKeys;
 use super::tokenizer::{Sink, Token};
 use crate::Result;
 use std::fmt::Write as _;
 
-/// A JSON value. Objects keep their keys in the order written (duplicates included, the
-/// last one wins on lookup); numbers keep their text, so large integers are not rounded.
+/// A JSON value. Objects keep their keys in the order written; numbers keep their text, so
+/// large integers are not rounded. A key that repeats counts once, its first occurrence:
+/// parsing keeps only that member, and [`JsonValue::get`] finds the first one of a value
+/// built with repeats.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JsonValue {
     /// `null`
@@ -24,10 +27,10 @@ pub enum JsonValue {
 }
 
 impl JsonValue {
-    /// The value under `key` of an object (the last one when repeated).
+    /// The value under `key` of an object (the first one when repeated).
     pub fn get(&self, key: &str) -> Option<&JsonValue> {
         match self {
-            JsonValue::Object(m) => m.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+            JsonValue::Object(m) => m.iter().find(|(k, _)| k == key).map(|(_, v)| v),
             _ => None,
         }
     }
@@ -145,9 +148,17 @@ pub(crate) struct ValueBuilder {
     pub(crate) done: Vec<JsonValue>,
     /// Bytes held in the partial tree (strings, keys, numbers): for caps.
     pub(crate) held: usize,
+    /// A repeated key is dropped with its value: the first occurrence wins.
+    keys: FirstKeys,
 }
 
 impl ValueBuilder {
+    /// A builder for tokens already filtered by the caller's own [`FirstKeys`] (PartialJson):
+    /// it keeps no second set of keys.
+    pub(crate) fn prefiltered() -> Self {
+        ValueBuilder { keys: FirstKeys::none(), ..ValueBuilder::default() }
+    }
+
     fn attach(&mut self, v: JsonValue) {
         match self.stack.last_mut() {
             None => self.done.push(v),
@@ -187,6 +198,9 @@ impl ValueBuilder {
 
 impl Sink for ValueBuilder {
     fn token(&mut self, tok: Token<'_>, _depth: usize) -> Result<()> {
+        if !self.keys.admit(&tok) {
+            return Ok(());
+        }
         match tok {
             Token::ObjectStart => self.stack.push(Frame::Object(Vec::new(), None)),
             Token::ArrayStart => self.stack.push(Frame::Array(Vec::new())),

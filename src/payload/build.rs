@@ -25,6 +25,7 @@
 //! `key_ignored`, `answer_conflict`, `extra_conflict`, `raw_answer_missing`,
 //! `not_final_response`.
 
+use crate::json::keys::{merge_all, set_all};
 use crate::json::Quoted;
 use super::types::{dedup_sources, get, set, Artifacts, FinalPayload, JsonMap, Source};
 use super::validate::{self as check, PayloadProblem, FIELDS};
@@ -178,7 +179,8 @@ pub fn build_final_payload(args: &JsonValue, context: &PayloadContext) -> Result
             Ok(nodes) => {
                 for (node, fields) in nodes {
                     match check::object(&fields, &format!("artifacts.{node}")) {
-                        Ok(f) => merge_node(&mut model_artifacts, &node, f),
+                        // Nodes are distinct: `check::object` keeps the first of a repeated key.
+                        Ok(f) => model_artifacts.push((node, f)),
                         Err(e) => warnings.push(dropped("item_dropped", &e)),
                     }
                 }
@@ -186,9 +188,7 @@ pub fn build_final_payload(args: &JsonValue, context: &PayloadContext) -> Result
             Err(e) => warnings.push(dropped("field_dropped", &e)),
         }
     }
-    for (node, fields) in &context.artifacts {
-        merge_node(&mut model_artifacts, node, fields.clone());
-    }
+    merge_nodes(&mut model_artifacts, context.artifacts.iter().cloned());
     p.artifacts = model_artifacts;
 
     let model_confidence = get(map, "confidence").filter(|v| !matches!(v, JsonValue::Null));
@@ -262,21 +262,14 @@ pub fn build_final_payload(args: &JsonValue, context: &PayloadContext) -> Result
             Err(e) => warnings.push(dropped("field_dropped", &e)),
         }
     }
-    for (k, v) in map {
-        if FIELDS.contains(&k.as_str()) || k == "answer" || used.as_deref() == Some(k.as_str()) {
-            continue;
-        }
-        if get(&extra, k).is_some() {
-            warnings.push(format!(
-                "extra_conflict: {k}: extra.{k} is kept, the top-level {k} is dropped"
-            ));
-        } else {
-            extra.push((k.clone(), v.clone()));
-        }
-    }
-    for (k, v) in std::mem::take(&mut p.extra) {
-        set(&mut extra, &k, v);
-    }
+    let unknown = map
+        .iter()
+        .filter(|(k, _)| !(FIELDS.contains(&k.as_str()) || k == "answer" || used.as_deref() == Some(k.as_str())))
+        .cloned();
+    merge_all(&mut extra, unknown, |k, _, _| {
+        warnings.push(format!("extra_conflict: {k}: extra.{k} is kept, the top-level {k} is dropped"));
+    });
+    set_all(&mut extra, std::mem::take(&mut p.extra));
     p.extra = extra;
     Ok(BuiltPayload {
         payload: p,
@@ -384,15 +377,10 @@ fn sole_long_string(m: &JsonMap) -> Option<(String, String)> {
     }
 }
 
-fn merge_node(into: &mut Artifacts, node: &str, fields: JsonMap) {
-    match into.iter_mut().find(|(n, _)| n == node) {
-        Some((_, existing)) => {
-            for (k, v) in fields {
-                set(existing, &k, v);
-            }
-        }
-        None => into.push((node.to_string(), fields)),
-    }
+/// Merges artifact nodes into `into`: a node already there takes the new node's fields over
+/// its own.
+fn merge_nodes(into: &mut Artifacts, nodes: impl IntoIterator<Item = (String, JsonMap)>) {
+    merge_all(into, nodes, |_, existing, fields| set_all(existing, fields));
 }
 
 /// Checks the items of a list field one by one: a non-array drops the field, an invalid item

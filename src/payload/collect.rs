@@ -16,6 +16,7 @@ use super::types::{
     dedup_sources, get, json_len, number, set, type_name, Artifacts, JsonMap, Source,
 };
 use crate::json::JsonValue;
+use std::collections::HashMap;
 use crate::{Error, ErrorKind, Result};
 
 /// Default `max_inline_bytes`: 1 MiB.
@@ -81,6 +82,10 @@ fn held_json(found: super::text::Found) -> Vec<(String, Held)> {
 pub struct ArtifactCollector {
     options: ArtifactCollectorOptions,
     artifacts: Vec<(String, Vec<(String, Held)>)>,
+    /// Where each node is in `artifacts`, and each field in its node: a run that collects
+    /// many fields or nodes must not look each up by scanning.
+    node_at: HashMap<String, usize>,
+    field_at: Vec<HashMap<String, usize>>,
     warnings: Vec<String>,
 }
 
@@ -90,6 +95,8 @@ impl ArtifactCollector {
         ArtifactCollector {
             options,
             artifacts: Vec::new(),
+            node_at: HashMap::new(),
+            field_at: Vec::new(),
             warnings: Vec::new(),
         }
     }
@@ -124,7 +131,7 @@ impl ArtifactCollector {
         }
         let doc = SchemaDoc::new(schema)?;
         let mut found = Vec::new();
-        walk_artifacts(doc, observation, &mut |f| {
+        walk_artifacts(&doc, observation, &mut |f| {
             found.push((dotted(f.path), Held::Value(f.value.clone())));
             Ok(())
         })?;
@@ -151,7 +158,7 @@ impl ArtifactCollector {
         let doc = SchemaDoc::new(schema)?;
         let mut names = Vec::new();
         let mut edits: Edits = Vec::new();
-        walk_artifacts(doc, &observation, &mut |f| {
+        walk_artifacts(&doc, &observation, &mut |f| {
             names.push(dotted(f.path));
             edits.push((
                 f.path.iter().map(|s| s.index()).collect(),
@@ -255,16 +262,24 @@ impl ArtifactCollector {
             };
             kept.push((field, held));
         }
-        let slot = match self.artifacts.iter().position(|(n, _)| n == node) {
-            Some(i) => &mut self.artifacts[i].1,
+        let n = match self.node_at.get(node) {
+            Some(&n) => n,
             None => {
+                self.node_at.insert(node.to_string(), self.artifacts.len());
                 self.artifacts.push((node.to_string(), Vec::new()));
-                let last = self.artifacts.len() - 1;
-                &mut self.artifacts[last].1
+                self.field_at.push(HashMap::new());
+                self.artifacts.len() - 1
             }
         };
+        let (slot, at) = (&mut self.artifacts[n].1, &mut self.field_at[n]);
         for (field, held) in kept {
-            set(slot, &field, held);
+            match at.get(&field) {
+                Some(&i) => slot[i].1 = held,
+                None => {
+                    at.insert(field.clone(), slot.len());
+                    slot.push((field, held));
+                }
+            }
         }
         self.warnings.extend(warnings);
         Ok(())
@@ -329,6 +344,8 @@ impl ArtifactCollector {
     /// Forgets every artifact and warning (for a new run).
     pub fn clear(&mut self) {
         self.artifacts.clear();
+        self.node_at.clear();
+        self.field_at.clear();
         self.warnings.clear();
     }
 }
@@ -361,13 +378,13 @@ pub fn collect_sources(steps: &[ToolStep<'_>]) -> Result<Vec<Source>> {
             _ => None,
         };
         let observation = embedded.as_ref().unwrap_or(step.observation);
-        sources_in(doc, observation, &doc.root()?, 0, &mut out)?;
+        sources_in(&doc, observation, &doc.root()?, 0, &mut out)?;
     }
     Ok(dedup_sources(out))
 }
 
 fn sources_in<'a>(
-    doc: SchemaDoc<'a>,
+    doc: &SchemaDoc<'a>,
     value: &JsonValue,
     nodes: &[&'a JsonValue],
     depth: usize,
@@ -405,11 +422,7 @@ fn sources_in<'a>(
 }
 
 /// The source `members` make, or `None` when they make no valid one.
-fn to_source<'a>(
-    doc: SchemaDoc<'a>,
-    members: &JsonMap,
-    nodes: &[&'a JsonValue],
-) -> Result<Option<Source>> {
+fn to_source<'a>(doc: &SchemaDoc<'a>, members: &JsonMap, nodes: &[&'a JsonValue]) -> Result<Option<Source>> {
     let mut mapped: JsonMap = Vec::new();
     for (k, v) in members {
         let marks = SchemaDoc::marks(&doc.property(nodes, k)?);

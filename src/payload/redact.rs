@@ -74,7 +74,7 @@ pub(crate) type Edits = Vec<(Vec<usize>, String)>;
 fn placeholders(observation: &JsonValue, schema: &JsonValue) -> Result<Edits> {
     let doc = SchemaDoc::new(schema)?;
     let mut edits = Vec::new();
-    walk_artifacts(doc, observation, &mut |found| {
+    walk_artifacts(&doc, observation, &mut |found| {
         let text = placeholder(found.value, &found.marks, found.path);
         edits.push((found.path.iter().map(|s| s.index()).collect(), text));
         Ok(())

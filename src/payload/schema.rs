@@ -18,6 +18,8 @@
 //! One expansion costs O(`MAX_EXPAND`) (duplicates are found through a set once it is
 //! large), so a walk is linear in the observation for any schema.
 
+use std::collections::HashMap;
+use std::rc::Rc;
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
 use std::collections::HashSet;
@@ -43,9 +45,42 @@ pub(crate) struct Marks<'a> {
 }
 
 /// A tool output schema, with `$ref` resolution against its root.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct SchemaDoc<'a> {
     root: &'a JsonValue,
+    /// A table of the members of every large `properties` object, by its address: an
+    /// observation with many members looks each one up, and scanning would be quadratic.
+    tables: Rc<HashMap<*const JsonValue, HashMap<&'a str, &'a JsonValue>>>,
+}
+
+/// Objects with more members than this get a table; smaller ones are scanned.
+const TABLE_MIN: usize = 8;
+
+/// The tables of [`SchemaDoc`]: one walk over the schema (explicit stack, no recursion).
+fn property_tables(root: &JsonValue) -> HashMap<*const JsonValue, HashMap<&str, &JsonValue>> {
+    let mut tables = HashMap::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        match n {
+            JsonValue::Object(m) => {
+                for (k, v) in m {
+                    if let (true, JsonValue::Object(props)) = (k == "properties", v) {
+                        if props.len() > TABLE_MIN && !tables.contains_key(&(v as *const JsonValue)) {
+                            let mut t = HashMap::with_capacity(props.len());
+                            for (name, schema) in props {
+                                t.entry(name.as_str()).or_insert(schema);
+                            }
+                            tables.insert(v as *const JsonValue, t);
+                        }
+                    }
+                    stack.push(v);
+                }
+            }
+            JsonValue::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    tables
 }
 
 /// One step of a path into the observation: an object member (its index among the members
@@ -91,7 +126,7 @@ impl<'a> SchemaDoc<'a> {
     /// `invalid_input` when the schema is neither an object nor a boolean.
     pub(crate) fn new(root: &'a JsonValue) -> Result<Self> {
         match root {
-            JsonValue::Object(_) | JsonValue::Bool(_) => Ok(SchemaDoc { root }),
+            JsonValue::Object(_) | JsonValue::Bool(_) => Ok(SchemaDoc { root, tables: Rc::new(property_tables(root)) }),
             _ => Err(Error::new(
                 ErrorKind::InvalidInput,
                 "a tool schema must be a JSON Schema object (or a boolean)",
@@ -187,7 +222,10 @@ impl<'a> SchemaDoc<'a> {
     ) -> Result<Vec<&'a JsonValue>> {
         let mut out = Expansion::default();
         for n in nodes {
-            let declared = n.get("properties").and_then(|p| p.get(key));
+            let declared = n.get("properties").and_then(|p| match self.tables.get(&(p as *const JsonValue)) {
+                Some(t) => t.get(key).copied(),
+                None => p.get(key),
+            });
             match (declared, n.get("additionalProperties")) {
                 (Some(p), _) => self.expand(p, &mut out)?,
                 (None, Some(extra @ JsonValue::Object(_))) => self.expand(extra, &mut out)?,
@@ -288,7 +326,7 @@ pub(crate) struct Found<'v, 'a> {
 /// # Errors
 /// `json_too_deep` past `MAX_DEPTH` levels; whatever `visit` returns.
 pub(crate) fn walk_artifacts<'v, 'a>(
-    doc: SchemaDoc<'a>,
+    doc: &SchemaDoc<'a>,
     observation: &'v JsonValue,
     visit: &mut dyn FnMut(Found<'_, 'a>) -> Result<()>,
 ) -> Result<()> {
@@ -298,7 +336,7 @@ pub(crate) fn walk_artifacts<'v, 'a>(
 }
 
 fn walk<'v, 'a>(
-    doc: SchemaDoc<'a>,
+    doc: &SchemaDoc<'a>,
     value: &'v JsonValue,
     nodes: &[&'a JsonValue],
     path: &mut Vec<Seg<'v>>,

@@ -9,6 +9,7 @@ use crate::json::Quoted;
 use super::types::{number, type_name, FinalPayload};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
+use std::collections::HashMap;
 
 /// Most distinct stream ids one `ArtifactStream` tracks.
 pub const MAX_STREAMS: usize = 4096;
@@ -59,6 +60,8 @@ struct Stream {
 #[derive(Debug, Clone, Default)]
 pub struct ArtifactStream {
     streams: Vec<Stream>,
+    /// Where each stream is in `streams` (a chunk must not scan up to `MAX_STREAMS` ids).
+    at: HashMap<String, usize>,
 }
 
 impl ArtifactStream {
@@ -91,7 +94,7 @@ impl ArtifactStream {
                 "artifact_type must be a non-empty string",
             ));
         }
-        let i = match self.streams.iter().position(|s| s.id == stream_id) {
+        let i = match self.at.get(stream_id).copied() {
             Some(i) => i,
             None if self.streams.len() >= MAX_STREAMS => {
                 return Err(Error::new(
@@ -100,6 +103,7 @@ impl ArtifactStream {
                 ))
             }
             None => {
+                self.at.insert(stream_id.to_string(), self.streams.len());
                 self.streams.push(Stream {
                     id: stream_id.to_string(),
                     next_seq: 0,
@@ -142,6 +146,7 @@ impl ArtifactStream {
     /// Forgets every stream (sequence numbers start again at 0).
     pub fn reset(&mut self) {
         self.streams.clear();
+        self.at.clear();
     }
 }
 

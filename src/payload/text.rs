@@ -21,6 +21,7 @@
 use super::redact::placeholder_text;
 use super::schema::{Marks, SchemaDoc};
 use super::types::type_name;
+use crate::json::keys::FirstKeys;
 use crate::json::tokenizer::{AfterValue, Sink, Token, Tokenizer, TokenizerOptions};
 use crate::json::{write_json_escaped, write_json_string, JsonValue};
 use crate::{ErrorKind, Result};
@@ -155,6 +156,8 @@ struct Walker<'a> {
     collect: bool,
     found: Found,
     replaced: usize,
+    /// A repeated key is left out with its value (first wins), as parsing does.
+    keys: FirstKeys,
 }
 
 /// Redacts the JSON text `observation` along `schema`; with `collect`, also returns the
@@ -217,16 +220,17 @@ pub(crate) fn holds_container(s: &str) -> bool {
 
 fn walk_text(observation: &[u8], doc: SchemaDoc<'_>, collect: bool) -> Result<TextWalk> {
     let mut w = Walker {
+        next: doc.root()?,
         doc,
         out: String::with_capacity(observation.len() / 4),
         writer: CompactWriter::default(),
         frames: Vec::new(),
-        next: doc.root()?,
         artifact: None,
         root_string: None,
         collect,
         found: Vec::new(),
         replaced: 0,
+        keys: FirstKeys::default(),
     };
     let mut tok = Tokenizer::new(TokenizerOptions {
         strict: true,
@@ -325,7 +329,7 @@ impl<'a> Walker<'a> {
         }
         let text = std::mem::take(text);
         self.root_string = None;
-        let w = string_document(&text, self.doc, self.collect)?;
+        let w = string_document(&text, self.doc.clone(), self.collect)?;
         write_json_string(&w.text, &mut self.out);
         self.found = w.found;
         self.replaced = w.replaced;
@@ -360,6 +364,9 @@ impl<'a> Walker<'a> {
 
 impl Sink for Walker<'_> {
     fn token(&mut self, tok: Token<'_>, depth: usize) -> Result<()> {
+        if !self.keys.admit(&tok) {
+            return Ok(());
+        }
         if let Some(a) = self.artifact.take() {
             self.continue_artifact(a, tok, depth);
             return Ok(());

@@ -200,9 +200,9 @@ pub(crate) fn set<V>(map: &mut Vec<(String, V)>, key: &str, value: V) {
     }
 }
 
-/// The last member named `key` (JSON's "last one wins").
+/// The first member named `key` (the crate's duplicate-key rule, `json::keys`).
 pub(crate) fn get<'a>(map: &'a [(String, JsonValue)], key: &str) -> Option<&'a JsonValue> {
-    map.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
+    map.iter().find(|(k, _)| k == key).map(|(_, v)| v)
 }
 
 /// Keeps the first of sources equal on `(title, url, snippet)`, in order.

@@ -227,13 +227,9 @@ pub(crate) fn object(v: &JsonValue, path: &str) -> Result<JsonMap, PayloadProble
     }
 }
 
-/// An object's members with repeated keys collapsed (the last value, at the first position).
+/// An object's members, a repeated key counting once: its first occurrence (`json::keys`).
 fn dedup(m: &JsonMap) -> JsonMap {
-    let mut out: JsonMap = Vec::with_capacity(m.len());
-    for (k, v) in m {
-        super::types::set(&mut out, k, v.clone());
-    }
-    out
+    crate::json::keys::first_keys(m)
 }
 
 /// A finite number, as `f64`.

@@ -6,6 +6,7 @@
 //! gets another value: such a repair is rejected and the plan is made again.
 
 use crate::json::JsonValue;
+use std::collections::{HashMap, HashSet};
 use crate::num::parse_f64;
 use crate::{Error, ErrorKind, Result};
 
@@ -81,6 +82,15 @@ fn parts(v: &JsonValue) -> Result<(Option<&str>, &Members)> {
     Ok((if is_step { v.get("tool").and_then(JsonValue::as_str) } else { None }, members))
 }
 
+/// Each key's first value (a repeated key counts once).
+fn first_table(m: &Members) -> HashMap<&str, &JsonValue> {
+    let mut t: HashMap<&str, &JsonValue> = HashMap::with_capacity(m.len());
+    for (k, v) in m {
+        t.entry(k.as_str()).or_insert(v);
+    }
+    t
+}
+
 /// Classifies the repair that turned `before` into `after` (steps or params objects), with
 /// the parameters of `semantic_params` (default [`SEMANTIC_PARAMS`]) carrying intent.
 ///
@@ -94,13 +104,16 @@ pub fn classify_repair(before: &JsonValue, after: &JsonValue, semantic_params: &
             return Ok(RepairClass::Semantic);
         }
     }
-    let get = |m: &Members, k: &str| m.iter().rev().find(|(x, _)| x == k).map(|(_, v)| v.clone());
-    let mut keys: Vec<&str> = pa.iter().chain(pb).map(|(k, _)| k.as_str()).collect();
+    // One look-up table per side (a repeated key counts once, its first occurrence), so the
+    // comparison is linear in the keys.
+    let (ta, tb) = (first_table(pa), first_table(pb));
+    let semantic_set: HashSet<String> = semantic_params.iter().map(|s| s.to_ascii_lowercase()).collect();
+    let mut keys: Vec<&str> = ta.keys().chain(tb.keys()).copied().collect();
     crate::sort::sort_by(&mut keys, |a, b| a < b);
     keys.dedup();
     for k in keys {
-        let (a, b) = (get(pa, k), get(pb, k));
-        let semantic = semantic_params.iter().any(|s| s.eq_ignore_ascii_case(k));
+        let (a, b) = (ta.get(k).copied().cloned(), tb.get(k).copied().cloned());
+        let semantic = semantic_set.contains(&k.to_ascii_lowercase());
         let changed = match (&a, &b) {
             (Some(x), Some(y)) => !same_ignoring_case(x, y),
             _ => !(empty(a.as_ref()) && empty(b.as_ref())),

@@ -22,7 +22,7 @@ use super::tools::{event_index, OpenCalls};
 pub(crate) struct OpenAiResponses {
     calls: OpenCalls,
     /// Calls that received argument deltas.
-    had_args: Vec<u32>,
+    had_args: std::collections::HashSet<u32>,
     scratch: String,
     /// A terminal `response.*` event was seen.
     pub(crate) ended: bool,
@@ -55,9 +55,7 @@ impl OpenAiResponses {
                     let mut j = Json::new(raw);
                     if let Some(t) = j.str_value(&mut self.scratch)? {
                         if !t.is_empty() {
-                            if !self.had_args.contains(&index) {
-                                self.had_args.push(index);
-                            }
+                            self.had_args.insert(index);
                             sink.tool_call_delta(index, &t);
                         }
                     }
@@ -122,7 +120,7 @@ impl OpenAiResponses {
         let mut j = Json::new(raw);
         if let Some(t) = j.str_value(&mut self.scratch)? {
             if !t.is_empty() {
-                self.had_args.push(index);
+                self.had_args.insert(index);
                 sink.tool_call_delta(index, &t);
             }
         }

@@ -31,6 +31,7 @@
 use crate::json::Quoted;
 use super::decoder::{Provider, ProviderDecoder, ProviderDecoderOptions};
 use super::delta::{DeltaSink, Usage};
+use super::tools::ByIndex;
 use crate::json::JsonValue;
 use crate::budget::{try_push_str, try_to_string, Budget};
 use crate::{AnswerExtractor, AnswerExtractorOptions, Error, ErrorKind, PlannerAction, Result};
@@ -228,7 +229,7 @@ impl StreamRouter {
             route: Route {
                 content,
                 out: Vec::new(),
-                calls: Vec::new(),
+                calls: ByIndex::default(),
                 finish_reason: None,
                 errors: 0,
                 usage: None,
@@ -369,7 +370,8 @@ impl Content {
 struct Route {
     content: Content,
     out: Vec<RoutedEvent>,
-    calls: Vec<Call>,
+    /// Open calls by index, in start order.
+    calls: ByIndex<Call>,
     finish_reason: Option<String>,
     errors: usize,
     usage: Option<Usage>,
@@ -541,8 +543,7 @@ impl Route {
         }
     }
 
-    fn call_done(&mut self, pos: usize) {
-        let c = self.calls.remove(pos);
+    fn call_done(&mut self, c: Call) {
         self.budget.release(c.kept());
         let (arguments, repaired) = parse_arguments(&c.args);
         self.push(RoutedEvent::ToolCall { index: c.index, id: c.id, name: c.name, arguments, repaired });
@@ -551,8 +552,8 @@ impl Route {
     /// The end of the stream (`terminated`: the provider's end marker came, or plain text).
     fn end(&mut self, terminated: bool) -> Result<()> {
         self.flush_pending();
-        while !self.calls.is_empty() {
-            self.call_done(0);
+        while let Some((_, c)) = self.calls.pop_first() {
+            self.call_done(c);
         }
         let parse_ok = match &mut self.content {
             Content::Text => true,
@@ -616,7 +617,7 @@ impl Route {
 impl Route {
     /// Keeps `arguments` of call `index` (charged to the budget) and passes them on.
     fn call_delta(&mut self, index: u32, arguments: &str) -> Result<()> {
-        let Some(c) = self.calls.iter_mut().find(|c| c.index == index) else { return Ok(()) };
+        let Some(c) = self.calls.get_mut(index) else { return Ok(()) };
         self.budget.charge(arguments.len(), "tool call arguments")?;
         if let Err(e) = try_push_str(&mut c.args, arguments) {
             self.budget.release(arguments.len());
@@ -677,14 +678,14 @@ impl DeltaSink for Route {
             return; // nothing after the failure is routed
         }
         self.flush_pending();
-        if let Some(pos) = self.calls.iter().position(|c| c.index == index) {
-            self.call_done(pos); // a reused index: the earlier call is complete
+        if let Some(c) = self.calls.remove(index) {
+            self.call_done(c); // a reused index: the earlier call is complete
         }
         if let Err(e) = self.budget.charge(id.len() + name.len(), "an open tool call") {
             self.fail(e);
             return;
         }
-        self.calls.push(Call { index, id: id.to_string(), name: name.to_string(), args: String::new() });
+        self.calls.push(index, Call { index, id: id.to_string(), name: name.to_string(), args: String::new() });
         self.push(RoutedEvent::ToolCallStart { index, id: id.to_string(), name: name.to_string() });
     }
 
@@ -703,8 +704,8 @@ impl DeltaSink for Route {
             return; // nothing after the failure is routed
         }
         self.flush_pending();
-        if let Some(pos) = self.calls.iter().position(|c| c.index == index) {
-            self.call_done(pos);
+        if let Some(c) = self.calls.remove(index) {
+            self.call_done(c);
         }
     }
 

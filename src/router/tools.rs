@@ -3,6 +3,7 @@
 
 use super::delta::DeltaSink;
 use super::jscan::index_of;
+use std::collections::{HashMap, HashSet};
 
 /// Most tool calls tracked at once; more are still routed, but calls past the cap are ended
 /// as soon as they start (their arguments then arrive as deltas of an ended call, which the
@@ -50,9 +51,9 @@ pub(crate) fn event_index(raw: Option<&str>, call_event: bool, sink: &mut dyn De
 /// The open calls, in start order.
 #[derive(Debug, Default)]
 pub(crate) struct OpenCalls {
-    open: Vec<u32>,
-    /// Every index ever started (to start each only once).
-    seen: Vec<u32>,
+    open: ByIndex<()>,
+    /// Every index ever started (to start each only once), up to `MAX_OPEN_CALLS * 4`.
+    seen: HashSet<u32>,
 }
 
 impl OpenCalls {
@@ -62,7 +63,7 @@ impl OpenCalls {
             return false;
         }
         if self.seen.len() < MAX_OPEN_CALLS * 4 {
-            self.seen.push(index);
+            self.seen.insert(index);
         }
         let synthetic;
         let id = if id.is_empty() {
@@ -72,8 +73,8 @@ impl OpenCalls {
             id
         };
         sink.tool_call_start(index, id, name);
-        if self.open.len() < MAX_OPEN_CALLS {
-            self.open.push(index);
+        if self.open.len() < MAX_OPEN_CALLS && !self.open.contains(index) {
+            self.open.push(index, ());
         } else {
             sink.tool_call_end(index);
         }
@@ -87,13 +88,12 @@ impl OpenCalls {
 
     /// Is call `index` started and not ended?
     pub(crate) fn is_open(&self, index: u32) -> bool {
-        self.open.contains(&index)
+        self.open.contains(index)
     }
 
     /// Ends call `index` if it is open.
     pub(crate) fn end(&mut self, index: u32, sink: &mut dyn DeltaSink) {
-        if let Some(p) = self.open.iter().position(|&i| i == index) {
-            self.open.remove(p);
+        if self.open.remove(index).is_some() {
             sink.tool_call_end(index);
         }
     }
@@ -109,8 +109,109 @@ impl OpenCalls {
 
     /// Ends every open call, in start order.
     pub(crate) fn end_all(&mut self, sink: &mut dyn DeltaSink) {
-        for index in self.open.drain(..) {
+        while let Some((index, ())) = self.open.pop_first() {
             sink.tool_call_end(index);
         }
+    }
+}
+
+/// Values keyed by call index, in insertion order, each found and removed in constant time
+/// (a stream of many calls must not scan the calls per delta). Removal leaves a hole that is
+/// swept out once holes are the majority.
+#[derive(Debug)]
+pub(crate) struct ByIndex<T> {
+    slots: Vec<Option<(u32, T)>>,
+    /// Where each present index is in `slots`.
+    at: HashMap<u32, usize>,
+    /// Slots before this one are all holes.
+    head: usize,
+}
+
+impl<T> Default for ByIndex<T> {
+    fn default() -> Self {
+        ByIndex { slots: Vec::new(), at: HashMap::new(), head: 0 }
+    }
+}
+
+impl<T> ByIndex<T> {
+    pub(crate) fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    pub(crate) fn contains(&self, index: u32) -> bool {
+        self.at.contains_key(&index)
+    }
+
+    /// Appends `value` under `index` (the caller removes an earlier one first).
+    pub(crate) fn push(&mut self, index: u32, value: T) {
+        self.at.insert(index, self.slots.len());
+        self.slots.push(Some((index, value)));
+    }
+
+    pub(crate) fn get_mut(&mut self, index: u32) -> Option<&mut T> {
+        let &i = self.at.get(&index)?;
+        self.slots[i].as_mut().map(|(_, v)| v)
+    }
+
+    pub(crate) fn remove(&mut self, index: u32) -> Option<T> {
+        let i = self.at.remove(&index)?;
+        let value = self.slots[i].take().map(|(_, v)| v);
+        if self.slots.len() > 32 && self.slots.len() > 2 * self.at.len() {
+            self.sweep();
+        }
+        value
+    }
+
+    /// Removes and returns the earliest value.
+    pub(crate) fn pop_first(&mut self) -> Option<(u32, T)> {
+        while self.head < self.slots.len() {
+            let slot = self.slots[self.head].take();
+            self.head += 1;
+            if let Some((index, value)) = slot {
+                self.at.remove(&index);
+                if self.at.is_empty() {
+                    self.slots.clear();
+                    self.head = 0;
+                }
+                return Some((index, value));
+            }
+        }
+        None
+    }
+
+    fn sweep(&mut self) {
+        self.slots.retain(Option::is_some);
+        self.head = 0;
+        for (i, slot) in self.slots.iter().enumerate() {
+            if let Some((index, _)) = slot {
+                self.at.insert(*index, i);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ByIndex;
+
+    #[test]
+    fn by_index_keeps_order_through_removals_and_sweeps() {
+        let mut b = ByIndex::default();
+        for i in 0..100u32 {
+            b.push(i, i * 10);
+        }
+        for i in (0..100u32).filter(|i| i % 3 != 0) {
+            assert_eq!(b.remove(i), Some(i * 10));
+        }
+        assert_eq!(b.remove(1), None);
+        assert_eq!(b.len(), 34);
+        *b.get_mut(99).unwrap() += 1;
+        let mut order = Vec::new();
+        while let Some((i, v)) = b.pop_first() {
+            order.push((i, v));
+        }
+        let want: Vec<(u32, u32)> = (0..100u32).filter(|i| i % 3 == 0).map(|i| (i, i * 10 + u32::from(i == 99))).collect();
+        assert_eq!(order, want);
+        assert_eq!(b.len(), 0);
     }
 }
