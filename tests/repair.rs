@@ -246,7 +246,7 @@ fn parse_json_is_strict_unless_asked_to_repair() {
         JsonValue::Object(vec![("a".into(), JsonValue::Number("1".into()))])
     );
     assert_eq!(parse_json(r#"{"a": 1}"#, false).unwrap(), v);
-    let err = parse_json("no json here", true).unwrap_err();
+    let err = parse_json("// no json here", true).unwrap_err();
     assert_eq!((err.code(), err.offset()), ("json_unrepairable", None));
 }
 

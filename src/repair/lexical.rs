@@ -40,12 +40,19 @@ impl Quote {
     }
 }
 
-/// Whitespace that is not JSON whitespace but reads as a space (no-break and typographic
-/// spaces, the ideographic space, a byte order mark).
+/// Whitespace that is not JSON whitespace but reads as a space or as nothing (no-break and
+/// typographic spaces, the Mongolian vowel separator, the zero-width space, the ideographic
+/// space, a byte order mark).
 pub(super) fn is_special_space(c: char) -> bool {
     matches!(
         c,
-        '\u{a0}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
+        '\u{a0}'
+            | '\u{180e}'
+            | '\u{2000}'..='\u{200b}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+            | '\u{feff}'
     )
 }
 

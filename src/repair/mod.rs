@@ -59,7 +59,7 @@ pub struct Repair {
 /// | `quotes` | a string in `'…'`, `“…”`, `‘…’`, `` `…` `` | a `"…"` string (`"` inside is escaped) |
 /// | `inner_quote` | an unescaped quote inside a string (`"a 24" screen"`): the quote is followed by text, not by JSON | `\"` |
 /// | `missing_quote` | a string that lost its end quote (`["a, "b"]`, `{"a: 1}`), or its start quote (`[a", "b"]`) | the string ends at its last delimiter, at the first colon of a key, or at a line break |
-/// | `invalid_escape` | `\a`, `\'`, `\x41`, `\0`, a broken `\u12`, a line continuation | the character itself (`a`, `'`, `A`, NUL; `u12`); nothing for a line continuation |
+/// | `invalid_escape` | `\a`, `\'`, `\x41`, `\0`, a broken `\u12`, a backslash before a line break | the character itself (`a`, `'`, `A`, NUL; `u12`); the line break |
 /// | `stringified` | escaped JSON outside a string: `{\"a\": \"b\"}`, literal `\n` between tokens | one level of escaping removed |
 /// | `string_concatenation` | `"a" + "b"` | `"ab"` (a `+` followed by no string is dropped) |
 /// | `unquoted_key` | `{a: 1}` | `{"a":1}` |
@@ -95,10 +95,10 @@ pub struct Repair {
 ///   ends with (`["abc]` → `["abc"]`, `["a,\n]` → `["a"]`); a key with a colon ends at it
 ///   (`{"a: 1` → `{"a":1}`); otherwise it was cut off and keeps all its text.
 /// - Top-level text: a scalar counts only when its line goes on like JSON (`42`, `"x"`,
-///   `true` alone or followed by `,`, a comment, another value); `1 apple` is prose. Text
-///   that is only prose (no `{`, `[`, fence or scalar) is an error, `json_unrepairable`.
-///   A top-level bare word is never a string (unlike `jsonrepair`'s `abc` → `"abc"`), since
-///   a model's "I cannot do that." is not JSON.
+///   `true` alone or followed by `,`, a comment, another value); `1 apple` is prose while
+///   JSON follows. Text with no JSON value at all (no `{`, `[`, fence or scalar) is read
+///   again as bare text, as `jsonrepair` reads it: each line or comma-separated part is an
+///   unquoted string (`hello world` → `"hello world"`, `a, b` → `["a","b"]`).
 /// - Values after the first: a value that follows (after whitespace, commas, comments or
 ///   fences) makes the output an array (`concatenated`); prose after a value ends the
 ///   document, so JSON further inside that prose is not collected.
@@ -112,8 +112,8 @@ pub struct Repair {
 /// once; a string cut short at an earlier delimiter re-reads at most the input length in all.
 ///
 /// # Errors
-/// `json_unrepairable` when the text holds no JSON value at all (empty, or only prose and
-/// comments); `json_too_deep` (with the offset) past 512 levels of nesting.
+/// `json_unrepairable` when the text holds no value at all (empty, or only whitespace,
+/// comments and fences); `json_too_deep` (with the offset) past 512 levels of nesting.
 pub fn repair_json(text: &str) -> Result<String> {
     repairer::Repairer::new(text, false)
         .run()

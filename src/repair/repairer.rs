@@ -110,6 +110,9 @@ pub(crate) struct Repairer<'a> {
     comma: Option<usize>,
     /// Bytes that cuts may still re-read.
     budget: usize,
+    /// Second pass over text in which the first found no JSON value: top-level text is read
+    /// as unquoted strings instead of being skipped as prose.
+    bare: bool,
 }
 
 impl<'a> Repairer<'a> {
@@ -132,11 +135,26 @@ impl<'a> Repairer<'a> {
             top_call: false,
             comma: None,
             budget: text.len(),
+            bare: false,
         }
     }
 
     /// Runs to the end of the input and returns the JSON text and the repairs (in input order).
-    pub(crate) fn run(mut self) -> Result<(String, Vec<Repair>)> {
+    /// Text with no JSON value in it is read a second time, as bare text: `hello world`,
+    /// `2.3.4` or `a, b` are strings, as `jsonrepair` reads them.
+    pub(crate) fn run(self) -> Result<(String, Vec<Repair>)> {
+        let (text, logging) = (self.text, self.logging);
+        match self.pass() {
+            Err(e) if e.kind() == ErrorKind::JsonUnrepairable => {
+                let mut again = Repairer::new(text, logging);
+                again.bare = true;
+                again.pass()
+            }
+            done => done,
+        }
+    }
+
+    fn pass(mut self) -> Result<(String, Vec<Repair>)> {
         while self.pos < self.b.len() {
             match self.state {
                 State::End => break,
@@ -277,7 +295,7 @@ impl<'a> Repairer<'a> {
                     self.note("control_character", self.pos);
                     self.pos += 1;
                 }
-                0xC2 | 0xE2 | 0xE3 | 0xEF => {
+                0xC2 | 0xE1 | 0xE2 | 0xE3 | 0xEF => {
                     let c = self.peek();
                     if !is_special_space(c) {
                         return;
@@ -362,12 +380,21 @@ impl<'a> Repairer<'a> {
                 }
                 Ok(())
             }
+            '/' if self.regex() => {
+                self.top_scalar(start, out_start, log_start);
+                Ok(())
+            }
             _ if is_ident_start(b) => {
                 match self.word(Ctx::Top)? {
                     Word::Scalar => self.top_scalar(start, out_start, log_start),
                     Word::Call => {}
                     Word::Prose => self.not_json(start),
                 }
+                Ok(())
+            }
+            '}' | ']' | ')' | ',' | ':' | ';' if self.bare => {
+                self.note("skipped", start);
+                self.pos += 1;
                 Ok(())
             }
             _ => {
@@ -414,6 +441,11 @@ impl<'a> Repairer<'a> {
             self.not_json(start);
             return;
         }
+        self.accept_top(start, out_start);
+    }
+
+    /// The scalar written at `out_start` is a top-level value.
+    fn accept_top(&mut self, start: usize, out_start: usize) {
         self.comma = None;
         self.top_call = false;
         if self.top_values > 0 {
@@ -431,8 +463,15 @@ impl<'a> Repairer<'a> {
     /// Text at `start` is not a JSON value: prose before the first value (skipped up to the
     /// next `{`, `[` or fence) or after the last one (the rest is ignored).
     fn not_json(&mut self, start: usize) {
-        self.note("prose", start);
         self.pos = start;
+        if self.bare {
+            // Bare text: the text up to the next delimiter on its line is a string.
+            let out_start = self.out.len();
+            self.unquoted_value(start);
+            self.accept_top(start, out_start);
+            return;
+        }
+        self.note("prose", start);
         if self.top_values == 0 {
             self.state = State::Prose;
         } else {

@@ -317,20 +317,13 @@ impl Repairer<'_> {
                 m.content(at, self.buf.len(), false);
                 return;
             }
-            b'\n' => {
-                // A JavaScript line continuation: nothing.
+            b'\n' | b'\r' => {
+                // A backslash-escaped line break (a shell or JavaScript line continuation):
+                // the line break, so that no text runs together.
                 self.note("invalid_escape", at);
-                self.pos += 2;
-                return;
-            }
-            b'\r' => {
-                self.note("invalid_escape", at);
-                self.pos += if self.b.get(at + 2) == Some(&b'\n') {
-                    3
-                } else {
-                    2
-                };
-                return;
+                let crlf = n == b'\r' && self.b.get(at + 2) == Some(&b'\n');
+                self.buf.push('\n');
+                self.pos += if crlf { 3 } else { 2 };
             }
             b'x' if self
                 .b
