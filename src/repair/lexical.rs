@@ -46,13 +46,8 @@ impl Quote {
 pub(super) fn is_special_space(c: char) -> bool {
     matches!(
         c,
-        '\u{a0}'
-            | '\u{180e}'
-            | '\u{2000}'..='\u{200b}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{3000}'
-            | '\u{feff}'
+        '\u{a0}' | '\u{180e}' | '\u{2000}'
+            ..='\u{200b}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
     )
 }
 

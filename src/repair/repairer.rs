@@ -113,6 +113,9 @@ pub(crate) struct Repairer<'a> {
     /// Second pass over text in which the first found no JSON value: top-level text is read
     /// as unquoted strings instead of being skipped as prose.
     bare: bool,
+    /// A top-level `[` or `{` right before a code fence (`[```json … ```]`): the bracket
+    /// that the closing fence may have after it, dropped with the fence.
+    fence_closer: Option<u8>,
 }
 
 impl<'a> Repairer<'a> {
@@ -136,6 +139,7 @@ impl<'a> Repairer<'a> {
             comma: None,
             budget: text.len(),
             bare: false,
+            fence_closer: None,
         }
     }
 
@@ -325,6 +329,13 @@ impl<'a> Repairer<'a> {
         {
             self.pos += 1;
         }
+        if let Some(closer) = self.fence_closer {
+            let (j, _) = self.skip_ws(self.pos);
+            if self.b.get(j) == Some(&closer) {
+                self.pos = j + 1;
+                self.fence_closer = None;
+            }
+        }
         true
     }
 
@@ -354,6 +365,13 @@ impl<'a> Repairer<'a> {
         let (out_start, log_start) = (self.out.len(), self.log.len());
         let b = self.b[self.pos];
         match c {
+            '{' | '[' if self.b[self.skip_ws(self.pos + 1).0..].starts_with(b"```") => {
+                // `[```json … ```]`: the brackets around a fenced block are not JSON.
+                self.note("fence", self.pos);
+                self.fence_closer = Some(if c == '{' { b'}' } else { b']' });
+                self.pos = self.skip_ws(self.pos + 1).0;
+                Ok(())
+            }
             '{' | '[' => {
                 self.begin_top();
                 self.open(c == '{')

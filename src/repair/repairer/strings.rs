@@ -34,9 +34,25 @@ struct Marks {
     newline: Option<usize>,
     /// Keys: the first `:` (input position, `buf` length after the non-whitespace before it).
     colon: Option<(usize, usize)>,
+    /// The first delimiter (`,` `]` `}`, and `:` in keys): its input position, the `buf`
+    /// length after the non-whitespace before it, and that non-whitespace's input position.
+    first_delim: Option<(usize, usize, Option<usize>)>,
+    /// `[` and `{` in the content not closed in it (`"the list [1, 2"] more"`).
+    open_square: u32,
+    open_curly: u32,
 }
 
 impl Marks {
+    /// Marks for the rest of a string after `buf_len` bytes of it were read and settled
+    /// (after `+` joined another string to it).
+    fn settled(buf_len: usize) -> Marks {
+        Marks {
+            sig_end: buf_len,
+            delim_cut: buf_len,
+            ..Marks::default()
+        }
+    }
+
     fn content(&mut self, at: usize, buf_len: usize, delim: bool) {
         if delim {
             self.delim_cut = self.sig_end;
@@ -65,6 +81,8 @@ static STRING_STOP: [bool; 256] = {
     t[b':' as usize] = true;
     t[b']' as usize] = true;
     t[b'}' as usize] = true;
+    t[b'[' as usize] = true;
+    t[b'{' as usize] = true;
     t[0xC2] = true;
     t[0xE2] = true;
     t
@@ -117,7 +135,10 @@ impl Repairer<'_> {
             if quote.closes(c) {
                 match self.end_quote(ctx, c, &mut m) {
                     (StringEnd::Done, _) => return true,
-                    (StringEnd::Continue, Some(q)) => quote = q,
+                    (StringEnd::Continue, Some(q)) => {
+                        quote = q;
+                        m = Marks::settled(self.buf.len());
+                    }
                     (StringEnd::Continue, None) => {}
                 }
                 continue;
@@ -143,10 +164,28 @@ impl Repairer<'_> {
                     self.pos += 1;
                     m.content(at, self.buf.len(), false);
                 }
+                '[' | '{' => {
+                    if c == '[' {
+                        m.open_square += 1;
+                    } else {
+                        m.open_curly += 1;
+                    }
+                    self.buf.push(c);
+                    self.pos += 1;
+                    m.content(at, self.buf.len(), false);
+                }
                 ',' | ']' | '}' | ':' => {
                     let delim = c != ':' || ctx == Ctx::Key;
                     if c == ':' && ctx == Ctx::Key && m.colon.is_none() {
                         m.colon = Some((at, m.sig_end));
+                    }
+                    if c == ']' {
+                        m.open_square = m.open_square.saturating_sub(1);
+                    } else if c == '}' {
+                        m.open_curly = m.open_curly.saturating_sub(1);
+                    }
+                    if delim && m.first_delim.is_none() {
+                        m.first_delim = Some((at, m.sig_end, m.sig));
                     }
                     self.buf.push(c);
                     self.pos += 1;
@@ -165,9 +204,7 @@ impl Repairer<'_> {
     fn cut(&mut self, len: usize, resume: usize) {
         self.buf.truncate(len);
         // Repairs noted for the text given back are noted again when it is read again.
-        while self.log.last().is_some_and(|r| r.offset >= resume) {
-            self.log.pop();
-        }
+        self.drop_log_from(resume);
         self.note("missing_quote", resume);
         write_json_string(&self.buf, &mut self.out);
         self.pos = resume;
@@ -180,36 +217,99 @@ impl Repairer<'_> {
     /// Where to cut a string that lost its end quote (at `upto`, the deciding quote or the
     /// end): a key at its first colon, a value at its last delimiter (not at the top level,
     /// where a quote may begin prose), any string at a line break after its last content.
-    fn try_cut(&mut self, ctx: Ctx, m: &Marks, upto: usize) -> bool {
+    /// A line that ends with `+` is not cut: the string goes on in the next quoted string.
+    fn try_cut(&mut self, ctx: Ctx, m: &Marks, upto: usize) -> Option<(StringEnd, Option<Quote>)> {
+        let done = Some((StringEnd::Done, None));
         if let (Ctx::Key, Some((at, len))) = (ctx, m.colon) {
             if self.budget_allows(upto - at) {
                 self.cut(len, at);
-                return true;
+                return done;
             }
         }
         if let (true, Some(at)) = (ctx != Ctx::Top && m.sig_delim, m.sig) {
             if self.budget_allows(upto - at) {
                 self.cut(m.delim_cut, at);
-                return true;
+                return done;
             }
         }
         if let Some(at) = m.newline {
             if self.budget_allows(upto - at) {
+                if let Some(plus) = m.sig.filter(|&p| self.b[p] == b'+') {
+                    let keep = self.before_plus(m.sig_end);
+                    self.buf.truncate(keep);
+                    self.drop_log_from(plus);
+                    return Some(self.concatenate(plus));
+                }
                 self.cut(m.sig_end, at);
-                return true;
+                return done;
             }
         }
-        false
+        None
     }
 
-    /// The input ended inside a string. A key with a colon ends there (`{"a: 1`); a string
-    /// whose text ends with closing structure (`["abc]`, `"abc,\n]\n}`) ends before it;
-    /// otherwise the string was cut off and ends at the end.
+    /// The `buf` length without the `+` that ends `buf[..len]` and the spaces before it.
+    fn before_plus(&self, len: usize) -> usize {
+        let mut keep = len - 1;
+        while keep > 0 && matches!(self.buf.as_bytes()[keep - 1], b' ' | b'\t') {
+            keep -= 1;
+        }
+        keep
+    }
+
+    /// Forgets repairs noted at or after `from` (text that is read again).
+    fn drop_log_from(&mut self, from: usize) {
+        while self.log.last().is_some_and(|r| r.offset >= from) {
+            self.log.pop();
+        }
+    }
+
+    /// `+` at `plus` after a string: joins the next string to it (the caller reads it on
+    /// with the quote returned), or, with no string after it, is dropped and the string ends.
+    fn concatenate(&mut self, plus: usize) -> (StringEnd, Option<Quote>) {
+        self.note("string_concatenation", plus);
+        self.pos = plus + 1;
+        self.trivia();
+        if self.pos < self.b.len() {
+            let next = self.peek();
+            if let Some(q) = Quote::of(next) {
+                if next != '"' {
+                    self.note("quotes", self.pos);
+                }
+                self.pos += next.len_utf8();
+                return (StringEnd::Continue, Some(q));
+            }
+        }
+        self.emit();
+        (StringEnd::Done, None)
+    }
+
+    /// The input ended inside a string. A key with a colon ends there (`{"a: 1`); a value
+    /// whose text ends with a delimiter ends at its first one (`["a, b]` → `["a","b"]`); a
+    /// top-level string whose text ends with closing structure (`"abc,\n]\n}`) ends before
+    /// it; otherwise the string was cut off and ends at the end (a `+` at its end dropped).
     fn string_at_end(&mut self, ctx: Ctx, escaped: bool, content: usize, m: &Marks) -> bool {
         let len = self.b.len();
         if !escaped {
             if let (Ctx::Key, Some((at, keep))) = (ctx, m.colon) {
                 if self.budget_allows(len - at) {
+                    self.cut(keep, at);
+                    return true;
+                }
+            }
+            let ends_with_delim =
+                m.sig_delim && self.skip_ws(m.sig.map_or(len, |s| s + 1)).0 == len;
+            if let (true, Some((at, keep, before))) =
+                (ctx != Ctx::Top && ends_with_delim, m.first_delim)
+            {
+                if self.budget_allows(len - at) {
+                    let keep = match before {
+                        Some(p) if self.b[p] == b'+' => {
+                            self.drop_log_from(p);
+                            self.note("string_concatenation", p);
+                            self.before_plus(keep)
+                        }
+                        _ => keep,
+                    };
                     self.cut(keep, at);
                     return true;
                 }
@@ -242,6 +342,12 @@ impl Repairer<'_> {
                 return true;
             }
         }
+        if let Some(plus) = m.sig.filter(|&p| self.b[p] == b'+' && !escaped) {
+            // `"hello +`: the string that was to be joined never came.
+            let keep = self.before_plus(m.sig_end);
+            self.buf.truncate(keep);
+            self.note("string_concatenation", plus);
+        }
         self.note("truncated", len);
         self.emit();
         false
@@ -262,45 +368,54 @@ impl Repairer<'_> {
             || match self.b.get(j) {
                 None => true,
                 Some(&n) => match n {
-                    b',' | b'}' | b']' | b':' | b'{' | b'[' | b'+' | b'"' | b'\'' | b'`' | b'#' => {
-                        true
-                    }
+                    b',' | b':' | b'{' | b'[' | b'+' | b'#' => true,
+                    // A bracket the string opened and did not close, with text after it, is
+                    // content: `"the list [1, 2"] more"`.
+                    b']' => m.open_square == 0 || !self.text_follows(j + 1),
+                    b'}' => m.open_curly == 0 || !self.text_follows(j + 1),
+                    // `"The TV is 72""`: a quote followed by a quote that ends the string is
+                    // content.
+                    b'"' | b'\'' | b'`' => !self.quote_ends_at(j),
                     b'-' | b'0'..=b'9' => true,
                     b')' => self.calls > 0,
                     b'/' => matches!(self.b.get(j + 1), Some(b'/' | b'*')),
                     b'\\' => self.b.get(j + 1) == Some(&b'"'),
-                    0x80.. => Quote::of(self.char_at(j)).is_some(),
+                    0x80.. => Quote::of(self.char_at(j)).is_some() && !self.quote_ends_at(j),
                     _ => false,
                 },
             };
         if closing {
-            self.pos = after;
             if self.b.get(j) == Some(&b'+') {
-                self.note("string_concatenation", j);
-                self.pos = j + 1;
-                self.trivia();
-                if self.pos < self.b.len() {
-                    let next = self.peek();
-                    if let Some(q) = Quote::of(next) {
-                        if next != '"' {
-                            self.note("quotes", self.pos);
-                        }
-                        self.pos += next.len_utf8();
-                        return (StringEnd::Continue, Some(q));
-                    }
-                }
+                return self.concatenate(j);
             }
+            self.pos = after;
             self.emit();
             return (StringEnd::Done, None);
         }
-        if self.try_cut(ctx, m, at) {
-            return (StringEnd::Done, None);
+        if let Some(end) = self.try_cut(ctx, m, at) {
+            return end;
         }
         self.note("inner_quote", at);
         self.buf.push(c);
         self.pos = after;
         m.content(at, self.buf.len(), false);
         (StringEnd::Continue, None)
+    }
+
+    /// Whether text (a letter, a digit, a quote or any non-ASCII character) follows `i` on
+    /// its line, after spaces.
+    fn text_follows(&self, i: usize) -> bool {
+        let j = self.skip_spaces(i);
+        self.b.get(j).is_some_and(|&n| {
+            n.is_ascii_alphanumeric() || n >= 0x80 || matches!(n, b'"' | b'\'' | b'`')
+        })
+    }
+
+    /// Whether the quote at `i` is followed (after whitespace) by the end of the input or a
+    /// delimiter, so that it can only be an end quote.
+    fn quote_ends_at(&self, i: usize) -> bool {
+        let (k, _) = self.skip_ws(i + self.char_at(i).len_utf8());
+        matches!(self.b.get(k), None | Some(b',' | b'}' | b']' | b':'))
     }
 
     /// A backslash in a string (raw mode).
