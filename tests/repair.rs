@@ -640,3 +640,73 @@ fn random_values_with_unambiguous_breakage_repair_to_themselves() {
         );
     }
 }
+
+// ---- nothing is lost ---------------------------------------------------------------------------
+
+/// Syntax that a repair may add, escape, re-quote or drop.
+const SYNTAX: &[&str] = &[
+    "{", "}", "[", "]", ",", ":", ";", "=", "\"", "'", "“", "”", "‘", "’", " ", "  ", "\n", "\t",
+    "+", "-", ".", "...", "\\", "\\\"", "\u{a0}", "\u{200b}",
+];
+/// Text whose letters, digits and non-ASCII characters must all reach the output, in order.
+/// Its letters never spell a keyword, whichever pieces meet.
+const TEXT: &[&str] = &[
+    "x", "yz", "Q", "7", "42", "0", "é", "世", "😀", "x y", "Qx7", "zz",
+];
+/// Text that may go: comments, fence markers, literal names that are rewritten.
+const DROPPABLE: &[&str] = &[
+    "/* c */", "// c\n", "# c\n", "\n```json\n", "\n```\n", "None", "True", "undefined", "NaN",
+];
+
+/// Whether every character of `want` occurs in `text`, in order.
+fn is_subsequence(want: &[char], text: &str) -> bool {
+    let mut it = want.iter().peekable();
+    for c in text.chars() {
+        if it.peek() == Some(&&c) {
+            it.next();
+        }
+    }
+    it.peek().is_none()
+}
+
+/// A repair adds, escapes, re-quotes or drops syntax, but every letter, digit and non-ASCII
+/// character of the input's text reaches the output in input order (prose extraction aside:
+/// text outside the JSON is dropped on purpose and logged as `prose`).
+#[test]
+fn repairs_never_drop_text() {
+    let mut rng = Rng::new(seed() ^ 0x5EED_0003);
+    let mut checked = 0;
+    const ROUNDS: usize = 20_000;
+    for round in 0..ROUNDS {
+        let (mut doc, mut kept) = (String::new(), Vec::new());
+        if rng.below(4) > 0 {
+            doc.push(if rng.below(2) == 0 { '[' } else { '{' });
+        }
+        for _ in 0..1 + rng.below(14) {
+            match rng.below(10) {
+                0..=4 => doc.push_str(SYNTAX[rng.below(SYNTAX.len())]),
+                5..=8 => {
+                    let t = TEXT[rng.below(TEXT.len())];
+                    doc.push_str(t);
+                    kept.extend(t.chars().filter(|c| !c.is_whitespace()));
+                }
+                _ => doc.push_str(DROPPABLE[rng.below(DROPPABLE.len())]),
+            }
+        }
+        let ctx = format!("round {round} (STREAMROUTE_SEED={}): {doc:?}", seed());
+        let (json, repairs) = match repair_json_with_log(&doc) {
+            Ok(done) => done,
+            Err(e) => {
+                assert_eq!(e.code(), "json_unrepairable", "{ctx}");
+                assert!(kept.is_empty(), "{ctx}: text refused");
+                continue;
+            }
+        };
+        if repairs.iter().any(|r| r.kind == "prose") {
+            continue;
+        }
+        checked += 1;
+        assert!(is_subsequence(&kept, &json), "{ctx}: text lost in {json}");
+    }
+    assert!(checked > ROUNDS / 2, "only {checked} rounds checked");
+}

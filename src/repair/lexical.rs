@@ -113,7 +113,7 @@ pub(super) enum NumberToken<'a> {
     Valid,
     /// Repaired number text and the repair kind (`number`, or `truncated` at the end).
     Fixed(Cow<'a, str>, &'static str),
-    /// A number JSON cannot hold as a number (`0789`): kept as a string, kind `number`.
+    /// A number JSON cannot hold as a number (`0789`, `0x1F`): kept as a string, kind `number`.
     Text,
     /// `NaN`, `Infinity` with a sign: `null`, kind `js_literal`.
     Null,
@@ -144,16 +144,12 @@ pub(super) fn number_token(tok: &str, at_end: bool) -> NumberToken<'_> {
             NumberToken::NotANumber
         };
     }
-    if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        return match u64::from_str_radix(hex, 16) {
-            Ok(v)
-                if !hex.is_empty()
-                    && hex.len() <= 16
-                    && hex.bytes().all(|d| d.is_ascii_hexdigit()) =>
-            {
-                NumberToken::Fixed(Cow::Owned(format!("{sign}{v}")), "number")
-            }
-            _ => NumberToken::NotANumber,
+    if body.starts_with("0x") || body.starts_with("0X") {
+        // JSON has no hexadecimal numbers; the digits are kept, as a string.
+        return if body.len() > 2 && body[2..].bytes().all(|d| d.is_ascii_hexdigit()) {
+            NumberToken::Text
+        } else {
+            NumberToken::NotANumber
         };
     }
     // int? (. frac?)? ([eE] [+-]? exp?)?, all of the body.
@@ -261,10 +257,11 @@ mod tests {
             ("+", false, "not a number"),
             ("0789", false, "\"0789\""),
             ("-01", false, "\"-01\""),
-            ("0x1F", false, "31 (number)"),
-            ("-0xff", false, "-255 (number)"),
+            ("0x1F", false, "\"0x1F\""),
+            ("-0xff", false, "\"-0xff\""),
             ("0x", false, "not a number"),
-            ("0xFFFFFFFFFFFFFFFFF", false, "not a number"),
+            ("0xFFFFFFFFFFFFFFFFF", false, "\"0xFFFFFFFFFFFFFFFFF\""),
+            ("0x1G", false, "not a number"),
             ("-Infinity", false, "null"),
             ("+NaN", false, "null"),
             ("0.0.1", false, "not a number"),

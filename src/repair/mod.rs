@@ -66,7 +66,7 @@ pub struct Repair {
 /// | `unquoted_string` | a word or text without quotes in a container (`[a, b]`, `{url: https://x.y/z}`) | a string of the text up to the next delimiter on its line, trailing spaces left out |
 /// | `python_literal` | `True`, `False`, `None` | `true`, `false`, `null` |
 /// | `js_literal` | `undefined`, `NaN`, `Infinity`, `-Infinity` | `null` |
-/// | `number` | a number JSON does not allow: `+1`, `.5`, `5.`, `2e`, `0x1F`; leading zeros `0789` | `1`, `0.5`, `5.0`, `2e0`, `31`; the string `"0789"` |
+/// | `number` | a number JSON does not allow: `+1`, `.5`, `5.`, `2e`; leading zeros `0789`, hexadecimal `0x1F` | `1`, `0.5`, `5.0`, `2e0`; the strings `"0789"`, `"0x1F"` |
 /// | `regex` | a regular expression literal `/a+b/i` | the string `"/a+b/i"` |
 /// | `mongo_wrapper` | `ObjectId("…")`, `NumberLong(2)`, `ISODate("…")`, any `name(value)` in a value | the (first) argument; `null` for `name()` |
 /// | `jsonp` | `callback({…});` around the document | the argument |
