@@ -338,6 +338,16 @@ fn megabyte_inputs_built_against_backtracking_run_in_one_pass() {
         fill("[1, \"two\", three, 4.5e, tr"),
         fill("\\\"k\\\": \\\"v\\\\\\\"\\\", "),
         fill("1 apple "),
+        // Quotes followed by quotes, brackets the string opened, delimiters at the end.
+        format!("[\"{}", fill("x\"\" ")),
+        format!("\"{}", fill("[a\"] b {c\"} d ")),
+        format!("[\"{}]", fill("a, ")),
+        format!("[\"{}]", fill("a+")),
+        fill("\"a +\n "),
+        format!("[{}", fill("\"x\" + ")),
+        // Bare text read twice, brackets around fences.
+        fill("hello world, 2.3.4\n"),
+        fill("[```json\n1\n```]"),
     ];
     for input in &inputs {
         match repair_json(input) {
