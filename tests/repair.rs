@@ -20,7 +20,7 @@ use common::{seed, Rng};
 use serde_json::Value;
 use streamroute::{
     parse_json, parse_strict, repair_json, repair_json_value, repair_json_with_log, JsonValue,
-    Repair,
+    Repair, RepairKind,
 };
 
 // ---- the corpus ------------------------------------------------------------------------------
@@ -132,7 +132,7 @@ fn corpus_cases_give_their_exact_output_and_log_their_kind() {
     let total: usize = groups.iter().map(|g| g.1).sum();
     assert!(total >= 150, "{total} cases");
     // Every kind of the module docs' table has a group.
-    for kind in KINDS {
+    for kind in kinds() {
         assert!(
             groups.iter().any(|(g, _)| g == kind),
             "no corpus group for {kind}"
@@ -141,41 +141,10 @@ fn corpus_cases_give_their_exact_output_and_log_their_kind() {
     println!("{total} repair cases: {groups:?}");
 }
 
-/// The repair kinds documented on `repair_json` (src/repair/mod.rs).
-const KINDS: &[&str] = &[
-    "prose",
-    "fence",
-    "comment",
-    "whitespace",
-    "control_character",
-    "quotes",
-    "inner_quote",
-    "missing_quote",
-    "invalid_escape",
-    "stringified",
-    "string_concatenation",
-    "unquoted_key",
-    "unquoted_string",
-    "python_literal",
-    "js_literal",
-    "number",
-    "regex",
-    "mongo_wrapper",
-    "jsonp",
-    "missing_comma",
-    "trailing_comma",
-    "extra_comma",
-    "missing_colon",
-    "missing_value",
-    "missing_key",
-    "ellipsis",
-    "missing_bracket",
-    "mismatched_bracket",
-    "unmatched_bracket",
-    "skipped",
-    "truncated",
-    "concatenated",
-];
+/// The repair kinds: the closed list `RepairKind::ALL`, by name.
+fn kinds() -> Vec<&'static str> {
+    RepairKind::ALL.iter().map(|k| k.as_str()).collect()
+}
 
 #[test]
 fn the_kind_table_in_the_docs_is_the_list_here() {
@@ -185,7 +154,18 @@ fn the_kind_table_in_the_docs_is_the_list_here() {
         .filter_map(|l| l.strip_prefix("/// | `"))
         .filter_map(|l| l.split('`').next())
         .collect();
-    assert_eq!(documented, KINDS);
+    assert_eq!(documented, kinds());
+    for &k in RepairKind::ALL {
+        assert_eq!(RepairKind::from_name(k.as_str()), Some(k));
+        assert_eq!(k.to_string(), k.as_str());
+    }
+    assert_eq!(RepairKind::from_name("nope"), None);
+    // The TypeScript union of the package is the same list.
+    let wasm = include_str!("../src/wasm/repair.rs");
+    let start = wasm.find("export type RepairKind =").expect("the TS union");
+    let union = &wasm[start..start + wasm[start..].find(';').expect("its end")];
+    let names: Vec<&str> = union.split('"').skip(1).step_by(2).collect();
+    assert_eq!(names, kinds());
 }
 
 /// The invariants of every successful repair of `input`.
@@ -217,7 +197,7 @@ fn check_output(input: &str, json: &str, repairs: &[Repair], ctx: &str) {
             "{ctx}: {r:?}"
         );
         assert!(
-            KINDS.contains(&r.kind),
+            kinds().contains(&r.kind),
             "{ctx}: undocumented kind {}",
             r.kind
         );

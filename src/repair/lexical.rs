@@ -2,6 +2,7 @@
 //! quotes and which quote closes which, special whitespace, keywords, and how a number-like
 //! token is turned into valid JSON.
 
+use super::RepairKind;
 use std::borrow::Cow;
 
 /// What closes a string, chosen by its opening quote.
@@ -63,15 +64,15 @@ pub(super) fn is_ident_char(b: u8) -> bool {
 }
 
 /// A keyword and the JSON it stands for, with the repair kind when it is not JSON's own.
-pub(super) fn keyword(word: &str) -> Option<(&'static str, Option<&'static str>)> {
+pub(super) fn keyword(word: &str) -> Option<(&'static str, Option<RepairKind>)> {
     Some(match word {
         "true" => ("true", None),
         "false" => ("false", None),
         "null" => ("null", None),
-        "True" => ("true", Some("python_literal")),
-        "False" => ("false", Some("python_literal")),
-        "None" => ("null", Some("python_literal")),
-        "undefined" | "NaN" | "Infinity" => ("null", Some("js_literal")),
+        "True" => ("true", Some(RepairKind::PythonLiteral)),
+        "False" => ("false", Some(RepairKind::PythonLiteral)),
+        "None" => ("null", Some(RepairKind::PythonLiteral)),
+        "undefined" | "NaN" | "Infinity" => ("null", Some(RepairKind::JsLiteral)),
         _ => return None,
     })
 }
@@ -112,7 +113,7 @@ pub(super) enum NumberToken<'a> {
     /// Valid JSON number text, written as it is.
     Valid,
     /// Repaired number text and the repair kind (`number`, or `truncated` at the end).
-    Fixed(Cow<'a, str>, &'static str),
+    Fixed(Cow<'a, str>, RepairKind),
     /// A number JSON cannot hold as a number (`0789`, `0x1F`): kept as a string, kind `number`.
     Text,
     /// `NaN`, `Infinity` with a sign: `null`, kind `js_literal`.
@@ -138,7 +139,11 @@ pub(super) fn number_token(tok: &str, at_end: bool) -> NumberToken<'_> {
         return if sign == "-" {
             NumberToken::Fixed(
                 Cow::Borrowed("-0"),
-                if at_end { "truncated" } else { "number" },
+                if at_end {
+                    RepairKind::Truncated
+                } else {
+                    RepairKind::Number
+                },
             )
         } else {
             NumberToken::NotANumber
@@ -213,9 +218,9 @@ pub(super) fn number_token(tok: &str, at_end: bool) -> NumberToken<'_> {
     }
     // A number cut short by the end of the input is a truncation; anything else a typo.
     let kind = if at_end && !plus && int_end > 0 && (exp_empty || (frac_empty && exp.is_none())) {
-        "truncated"
+        RepairKind::Truncated
     } else {
-        "number"
+        RepairKind::Number
     };
     NumberToken::Fixed(Cow::Owned(s), kind)
 }

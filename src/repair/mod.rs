@@ -19,17 +19,21 @@
 //! The repair kinds and the decisions taken where the input is ambiguous are documented on
 //! [`repair_json`]; `src/repair/repairer.rs` explains how the single pass works.
 
+mod kind;
 mod lexical;
 mod repairer;
+
+pub use kind::RepairKind;
 
 use crate::json::parse_strict;
 use crate::{JsonValue, Result};
 
-/// One repair applied to the input: a stable `kind` (see the table on [`repair_json`]) and
-/// the byte offset in the input where it applies.
+/// One repair applied to the input: a stable `kind` (see the table on [`repair_json`]; the
+/// closed list is [`RepairKind`]) and the byte offset in the input where it applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Repair {
-    /// What was repaired: `"trailing_comma"`, `"quotes"`, `"truncated"`, …
+    /// What was repaired: `"trailing_comma"`, `"quotes"`, `"truncated"`, … (the name of a
+    /// [`RepairKind`]).
     pub kind: &'static str,
     /// Byte offset in the input of the first character concerned (the input length for
     /// what was missing at the end).

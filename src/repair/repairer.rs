@@ -21,7 +21,7 @@ use super::lexical::{
     is_ident_char, is_ident_start, is_mongo_type, is_special_space, keyword, number_token,
     truncated_literal, NumberToken, Quote,
 };
-use super::Repair;
+use super::{Repair, RepairKind};
 use crate::json::write_json_string;
 use crate::{Error, ErrorKind, Result};
 
@@ -204,7 +204,8 @@ impl<'a> Repairer<'a> {
         self.b[self.pos..].starts_with(s)
     }
 
-    fn note(&mut self, kind: &'static str, offset: usize) {
+    fn note(&mut self, kind: RepairKind, offset: usize) {
+        let kind = kind.as_str();
         if !self.logging {
             return;
         }
@@ -271,11 +272,11 @@ impl<'a> Repairer<'a> {
                 b' ' | b'\t' | b'\n' | b'\r' => self.pos += 1,
                 b'/' => match self.b.get(self.pos + 1) {
                     Some(b'/') => {
-                        self.note("comment", self.pos);
+                        self.note(RepairKind::Comment, self.pos);
                         self.pos = self.line_end(self.pos);
                     }
                     Some(b'*') => {
-                        self.note("comment", self.pos);
+                        self.note(RepairKind::Comment, self.pos);
                         let from = self.pos + 2;
                         self.pos = memchr::memmem::find(&self.b[from..], b"*/")
                             .map_or(self.b.len(), |k| from + k + 2);
@@ -288,15 +289,15 @@ impl<'a> Repairer<'a> {
                     None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'#' | b'!')
                 ) =>
                 {
-                    self.note("comment", self.pos);
+                    self.note(RepairKind::Comment, self.pos);
                     self.pos = self.line_end(self.pos);
                 }
                 b'\\' if matches!(self.b.get(self.pos + 1), Some(b'n' | b'r' | b't')) => {
-                    self.note("stringified", self.pos);
+                    self.note(RepairKind::Stringified, self.pos);
                     self.pos += 2;
                 }
                 0..=0x1f => {
-                    self.note("control_character", self.pos);
+                    self.note(RepairKind::ControlCharacter, self.pos);
                     self.pos += 1;
                 }
                 0xC2 | 0xE1 | 0xE2 | 0xE3 | 0xEF => {
@@ -304,7 +305,7 @@ impl<'a> Repairer<'a> {
                     if !is_special_space(c) {
                         return;
                     }
-                    self.note("whitespace", self.pos);
+                    self.note(RepairKind::Whitespace, self.pos);
                     self.pos += c.len_utf8();
                 }
                 _ => return,
@@ -317,7 +318,7 @@ impl<'a> Repairer<'a> {
         if !self.starts_with(b"```") {
             return false;
         }
-        self.note("fence", self.pos);
+        self.note(RepairKind::Fence, self.pos);
         self.pos += 3;
         while self.b.get(self.pos) == Some(&b'`') {
             self.pos += 1;
@@ -345,7 +346,7 @@ impl<'a> Repairer<'a> {
         if !self.starts_with(b"...") && !self.starts_with("\u{2026}".as_bytes()) {
             return false;
         }
-        self.note("ellipsis", self.pos);
+        self.note(RepairKind::Ellipsis, self.pos);
         self.pos += 3;
         self.trivia();
         if self.b.get(self.pos) == Some(&b',') {
@@ -367,7 +368,7 @@ impl<'a> Repairer<'a> {
         match c {
             '{' | '[' if self.b[self.skip_ws(self.pos + 1).0..].starts_with(b"```") => {
                 // `[```json … ```]`: the brackets around a fenced block are not JSON.
-                self.note("fence", self.pos);
+                self.note(RepairKind::Fence, self.pos);
                 self.fence_closer = Some(if c == '{' { b'}' } else { b']' });
                 self.pos = self.skip_ws(self.pos + 1).0;
                 Ok(())
@@ -411,7 +412,7 @@ impl<'a> Repairer<'a> {
                 Ok(())
             }
             '}' | ']' | ')' | ',' | ':' | ';' if self.bare => {
-                self.note("skipped", start);
+                self.note(RepairKind::Skipped, start);
                 self.pos += 1;
                 Ok(())
             }
@@ -427,7 +428,7 @@ impl<'a> Repairer<'a> {
         self.comma = None;
         self.top_call = false;
         if self.top_values > 0 {
-            self.note("concatenated", self.pos);
+            self.note(RepairKind::Concatenated, self.pos);
             if !self.wrapped {
                 self.out.insert(0, '[');
                 self.wrapped = true;
@@ -467,7 +468,7 @@ impl<'a> Repairer<'a> {
         self.comma = None;
         self.top_call = false;
         if self.top_values > 0 {
-            self.note("concatenated", start);
+            self.note(RepairKind::Concatenated, start);
             self.out.insert(out_start, ',');
             if !self.wrapped {
                 self.out.insert(0, '[');
@@ -489,12 +490,12 @@ impl<'a> Repairer<'a> {
             self.accept_top(start, out_start);
             return;
         }
-        self.note("prose", start);
+        self.note(RepairKind::Prose, start);
         if self.top_values == 0 {
             self.state = State::Prose;
         } else {
             if let Some(at) = self.comma.take() {
-                self.note("trailing_comma", at);
+                self.note(RepairKind::TrailingComma, at);
             }
             self.state = State::End;
         }
@@ -536,11 +537,18 @@ impl<'a> Repairer<'a> {
                 self.state = State::Top;
             }
             ';' => {
-                self.note(if self.top_call { "jsonp" } else { "skipped" }, self.pos);
+                self.note(
+                    if self.top_call {
+                        RepairKind::Jsonp
+                    } else {
+                        RepairKind::Skipped
+                    },
+                    self.pos,
+                );
                 self.pos += 1;
             }
             '}' | ']' | ')' => {
-                self.note("unmatched_bracket", self.pos);
+                self.note(RepairKind::UnmatchedBracket, self.pos);
                 self.pos += 1;
             }
             _ => self.state = State::Top,
@@ -581,7 +589,7 @@ impl<'a> Repairer<'a> {
     /// Closes the innermost frame (its closing bracket was read or is missing).
     fn close(&mut self) {
         if let Some(at) = self.comma.take() {
-            self.note("trailing_comma", at);
+            self.note(RepairKind::TrailingComma, at);
         }
         let Some(open) = self.stack.pop() else { return };
         match open.frame {
@@ -618,7 +626,7 @@ impl<'a> Repairer<'a> {
             (State::Value, Some(Frame::Object)) => self.out.push_str("null"),
             _ => {}
         }
-        self.note("truncated", at);
+        self.note(RepairKind::Truncated, at);
         while !self.stack.is_empty() {
             self.close();
         }
@@ -673,15 +681,15 @@ impl<'a> Repairer<'a> {
             }
             ']' | ')' => self.state = State::AfterValue,
             ',' => {
-                self.note("extra_comma", self.pos);
+                self.note(RepairKind::ExtraComma, self.pos);
                 self.pos += 1;
             }
             '{' | '[' => {
-                self.note("missing_bracket", self.pos);
+                self.note(RepairKind::MissingBracket, self.pos);
                 self.close();
             }
             ':' | '=' => {
-                self.note("missing_key", self.pos);
+                self.note(RepairKind::MissingKey, self.pos);
                 self.begin_member();
                 self.out.push_str("\"\"");
                 self.state = State::Colon;
@@ -711,7 +719,7 @@ impl<'a> Repairer<'a> {
                 self.state = State::Value;
             }
             '=' => {
-                self.note("missing_colon", self.pos);
+                self.note(RepairKind::MissingColon, self.pos);
                 self.out.push(':');
                 self.pos += if self.b.get(self.pos + 1) == Some(&b'>') {
                     2
@@ -721,7 +729,7 @@ impl<'a> Repairer<'a> {
                 self.state = State::Value;
             }
             ',' | '}' | ']' | ')' => {
-                self.note("missing_value", self.pos);
+                self.note(RepairKind::MissingValue, self.pos);
                 self.out.push_str(":null");
                 self.state = State::AfterValue;
             }
@@ -731,7 +739,7 @@ impl<'a> Repairer<'a> {
                 self.close_all(at);
             }
             _ => {
-                self.note("missing_colon", self.pos);
+                self.note(RepairKind::MissingColon, self.pos);
                 self.out.push(':');
                 self.state = State::Value;
             }
@@ -749,22 +757,22 @@ impl<'a> Repairer<'a> {
         match c {
             ']' | '}' | ')' => {
                 if frame == Frame::Object {
-                    self.note("missing_value", self.pos);
+                    self.note(RepairKind::MissingValue, self.pos);
                     self.out.push_str("null");
                 }
                 self.state = State::AfterValue;
             }
             ',' if frame == Frame::Object => {
-                self.note("missing_value", self.pos);
+                self.note(RepairKind::MissingValue, self.pos);
                 self.out.push_str("null");
                 self.state = State::AfterValue;
             }
             ',' => {
-                self.note("extra_comma", self.pos);
+                self.note(RepairKind::ExtraComma, self.pos);
                 self.pos += 1;
             }
             ':' | ';' => {
-                self.note("skipped", self.pos);
+                self.note(RepairKind::Skipped, self.pos);
                 self.pos += 1;
             }
             _ if self.ellipsis() => {}
@@ -829,15 +837,15 @@ impl<'a> Repairer<'a> {
             }
             '}' | ']' | ')' => self.closer(c, frame),
             ':' | ';' | '=' => {
-                self.note("skipped", self.pos);
+                self.note(RepairKind::Skipped, self.pos);
                 self.pos += 1;
             }
             '{' | '[' if frame == Frame::Object => {
-                self.note("missing_bracket", self.pos);
+                self.note(RepairKind::MissingBracket, self.pos);
                 self.close();
             }
             _ => {
-                self.note("missing_comma", self.pos);
+                self.note(RepairKind::MissingComma, self.pos);
                 self.state = if frame == Frame::Object {
                     State::Key
                 } else {
@@ -865,15 +873,15 @@ impl<'a> Repairer<'a> {
             _ => self.calls > 0,
         };
         if outer {
-            self.note("missing_bracket", self.pos);
+            self.note(RepairKind::MissingBracket, self.pos);
             self.close();
         } else if c != ')' && frame != Frame::Call {
             // `{"a": 1]`: the wrong bracket closes the one open container.
-            self.note("mismatched_bracket", self.pos);
+            self.note(RepairKind::MismatchedBracket, self.pos);
             self.pos += 1;
             self.close();
         } else {
-            self.note("unmatched_bracket", self.pos);
+            self.note(RepairKind::UnmatchedBracket, self.pos);
             self.pos += 1;
         }
     }
@@ -883,7 +891,7 @@ impl<'a> Repairer<'a> {
             self.close_all(self.b.len());
         }
         if let Some(at) = self.comma.take() {
-            self.note("trailing_comma", at);
+            self.note(RepairKind::TrailingComma, at);
         }
         if self.top_values == 0 {
             return Err(Error::new(
@@ -919,11 +927,11 @@ impl<'a> Repairer<'a> {
                 self.out.push_str(&s);
             }
             NumberToken::Text => {
-                self.note("number", start);
+                self.note(RepairKind::Number, start);
                 write_json_string(tok, &mut self.out);
             }
             NumberToken::Null => {
-                self.note("js_literal", start);
+                self.note(RepairKind::JsLiteral, start);
                 self.out.push_str("null");
             }
             NumberToken::NotANumber => {
@@ -950,7 +958,14 @@ impl<'a> Repairer<'a> {
         let after = self.skip_spaces(end);
         if self.b.get(after) == Some(&b'(') {
             let mongo = ctx != Ctx::Top || is_mongo_type(&self.text[start..end]);
-            self.note(if mongo { "mongo_wrapper" } else { "jsonp" }, start);
+            self.note(
+                if mongo {
+                    RepairKind::MongoWrapper
+                } else {
+                    RepairKind::Jsonp
+                },
+                start,
+            );
             if ctx == Ctx::Top {
                 self.begin_top();
             }
@@ -977,7 +992,7 @@ impl<'a> Repairer<'a> {
             }
             if end == self.b.len() {
                 if let Some(lit) = truncated_literal(word) {
-                    self.note("truncated", start);
+                    self.note(RepairKind::Truncated, start);
                     self.out.push_str(lit);
                     self.pos = end;
                     return Ok(Word::Scalar);
@@ -1019,7 +1034,7 @@ impl<'a> Repairer<'a> {
                 }
                 b'`' if self.b[i..].starts_with(b"```") => break,
                 b'"' if self.ends_string(i + 1, in_call) => {
-                    self.note("missing_quote", i);
+                    self.note(RepairKind::MissingQuote, i);
                     next = Some(i + 1);
                     break;
                 }
@@ -1042,7 +1057,7 @@ impl<'a> Repairer<'a> {
             i += self.char_at(start).len_utf8();
             end = i;
         }
-        self.note("unquoted_string", start);
+        self.note(RepairKind::UnquotedString, start);
         write_json_string(&self.text[start..end], &mut self.out);
         self.pos = next.unwrap_or(i);
     }
@@ -1072,7 +1087,7 @@ impl<'a> Repairer<'a> {
                 b'/' if matches!(self.b.get(i + 1), Some(b'/' | b'*')) => break,
                 b'"' => {
                     if self.ends_string(i + 1, false) {
-                        self.note("missing_quote", i);
+                        self.note(RepairKind::MissingQuote, i);
                         next = Some(i + 1);
                     }
                     break;
@@ -1098,7 +1113,7 @@ impl<'a> Repairer<'a> {
             i += self.char_at(start).len_utf8();
             end = i;
         }
-        self.note("unquoted_key", start);
+        self.note(RepairKind::UnquotedKey, start);
         write_json_string(&self.text[start..end], &mut self.out);
         self.pos = next.unwrap_or(i);
     }
@@ -1131,7 +1146,7 @@ impl<'a> Repairer<'a> {
         if i > self.b.len() || !self.text.is_char_boundary(i) {
             return false;
         }
-        self.note("regex", start);
+        self.note(RepairKind::Regex, start);
         write_json_string(&self.text[start..i], &mut self.out);
         self.pos = i;
         true

@@ -7,6 +7,7 @@
 //! only ever whitespace unless the budget pays for it (see the parent module).
 
 use super::{Ctx, Repairer};
+use crate::repair::RepairKind;
 use crate::json::write_json_string;
 use crate::repair::lexical::Quote;
 
@@ -95,13 +96,13 @@ impl Repairer<'_> {
         let open_at = self.pos;
         let escaped = self.b[self.pos] == b'\\';
         if escaped {
-            self.note("stringified", open_at);
+            self.note(RepairKind::Stringified, open_at);
             self.pos += 1;
         }
         let c = self.peek();
         let mut quote = Quote::of(c).unwrap_or(Quote::Double);
         if c != '"' {
-            self.note("quotes", open_at);
+            self.note(RepairKind::Quotes, open_at);
         }
         self.pos += c.len_utf8();
         let content = self.pos;
@@ -146,7 +147,7 @@ impl Repairer<'_> {
             match c {
                 '\\' => self.escape(&mut m),
                 '\n' => {
-                    self.note("control_character", at);
+                    self.note(RepairKind::ControlCharacter, at);
                     if m.newline.is_none() {
                         m.newline = Some(at);
                     }
@@ -154,12 +155,12 @@ impl Repairer<'_> {
                     self.pos += 1;
                 }
                 '\t' | '\r' => {
-                    self.note("control_character", at);
+                    self.note(RepairKind::ControlCharacter, at);
                     self.buf.push(c);
                     self.pos += 1;
                 }
                 '\0'..='\u{1f}' => {
-                    self.note("control_character", at);
+                    self.note(RepairKind::ControlCharacter, at);
                     self.buf.push(c);
                     self.pos += 1;
                     m.content(at, self.buf.len(), false);
@@ -205,7 +206,7 @@ impl Repairer<'_> {
         self.buf.truncate(len);
         // Repairs noted for the text given back are noted again when it is read again.
         self.drop_log_from(resume);
-        self.note("missing_quote", resume);
+        self.note(RepairKind::MissingQuote, resume);
         write_json_string(&self.buf, &mut self.out);
         self.pos = resume;
     }
@@ -266,14 +267,14 @@ impl Repairer<'_> {
     /// `+` at `plus` after a string: joins the next string to it (the caller reads it on
     /// with the quote returned), or, with no string after it, is dropped and the string ends.
     fn concatenate(&mut self, plus: usize) -> (StringEnd, Option<Quote>) {
-        self.note("string_concatenation", plus);
+        self.note(RepairKind::StringConcatenation, plus);
         self.pos = plus + 1;
         self.trivia();
         if self.pos < self.b.len() {
             let next = self.peek();
             if let Some(q) = Quote::of(next) {
                 if next != '"' {
-                    self.note("quotes", self.pos);
+                    self.note(RepairKind::Quotes, self.pos);
                 }
                 self.pos += next.len_utf8();
                 return (StringEnd::Continue, Some(q));
@@ -305,7 +306,7 @@ impl Repairer<'_> {
                     let keep = match before {
                         Some(p) if self.b[p] == b'+' => {
                             self.drop_log_from(p);
-                            self.note("string_concatenation", p);
+                            self.note(RepairKind::StringConcatenation, p);
                             self.before_plus(keep)
                         }
                         _ => keep,
@@ -346,9 +347,9 @@ impl Repairer<'_> {
             // `"hello +`: the string that was to be joined never came.
             let keep = self.before_plus(m.sig_end);
             self.buf.truncate(keep);
-            self.note("string_concatenation", plus);
+            self.note(RepairKind::StringConcatenation, plus);
         }
-        self.note("truncated", len);
+        self.note(RepairKind::Truncated, len);
         self.emit();
         false
     }
@@ -395,7 +396,7 @@ impl Repairer<'_> {
         if let Some(end) = self.try_cut(ctx, m, at) {
             return end;
         }
-        self.note("inner_quote", at);
+        self.note(RepairKind::InnerQuote, at);
         self.buf.push(c);
         self.pos = after;
         m.content(at, self.buf.len(), false);
@@ -422,7 +423,7 @@ impl Repairer<'_> {
     fn escape(&mut self, m: &mut Marks) {
         let at = self.pos;
         let Some(&n) = self.b.get(at + 1) else {
-            self.note("truncated", at);
+            self.note(RepairKind::Truncated, at);
             self.pos += 1;
             return;
         };
@@ -435,7 +436,7 @@ impl Repairer<'_> {
             b'\n' | b'\r' => {
                 // A backslash-escaped line break (a shell or JavaScript line continuation):
                 // the line break, so that no text runs together.
-                self.note("invalid_escape", at);
+                self.note(RepairKind::InvalidEscape, at);
                 let crlf = n == b'\r' && self.b.get(at + 2) == Some(&b'\n');
                 self.buf.push('\n');
                 self.pos += if crlf { 3 } else { 2 };
@@ -445,7 +446,7 @@ impl Repairer<'_> {
                 .get(at + 2..at + 4)
                 .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) =>
             {
-                self.note("invalid_escape", at);
+                self.note(RepairKind::InvalidEscape, at);
                 let v = u32::from_str_radix(&self.text[at + 2..at + 4], 16).unwrap_or(0xFFFD);
                 self.buf.push(char::from_u32(v).unwrap_or('\u{FFFD}'));
                 self.pos += 4;
@@ -456,7 +457,7 @@ impl Repairer<'_> {
                     Some(d) => self.buf.push(d),
                     None => {
                         // `\'`, `\a`, `\0`: the character itself (`\0` is NUL as in JS).
-                        self.note("invalid_escape", at);
+                        self.note(RepairKind::InvalidEscape, at);
                         self.buf.push(if e == '0' { '\0' } else { e });
                     }
                 }
@@ -475,10 +476,10 @@ impl Repairer<'_> {
                 k += 1;
             }
             if k >= self.b.len() {
-                self.note("truncated", at);
+                self.note(RepairKind::Truncated, at);
                 self.pos = self.b.len();
             } else {
-                self.note("invalid_escape", at);
+                self.note(RepairKind::InvalidEscape, at);
                 self.buf.push_str(&self.text[u_at..k]);
                 self.pos = k;
             }
@@ -537,13 +538,13 @@ impl Repairer<'_> {
             self.buf.push(c);
             self.pos += c.len_utf8();
             if (c as u32) < 0x20 {
-                self.note("control_character", at);
+                self.note(RepairKind::ControlCharacter, at);
             }
             m.content(at, self.buf.len(), false);
             return false;
         }
         let Some(&n) = self.b.get(at + 1) else {
-            self.note("truncated", at);
+            self.note(RepairKind::Truncated, at);
             self.pos += 1;
             return false;
         };
@@ -559,7 +560,7 @@ impl Repairer<'_> {
                 let e_at = at + 2;
                 match self.b.get(e_at) {
                     None => {
-                        self.note("truncated", at);
+                        self.note(RepairKind::Truncated, at);
                         self.pos = e_at;
                     }
                     Some(b'\\') if matches!(self.b.get(e_at + 1), Some(b'"' | b'\\')) => {
