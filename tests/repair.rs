@@ -328,6 +328,9 @@ fn megabyte_inputs_built_against_backtracking_run_in_one_pass() {
         // Bare text read twice, brackets around fences.
         fill("hello world, 2.3.4\n"),
         fill("[```json\n1\n```]"),
+        // Comments inside strings that lost their quotes.
+        format!("[{}", fill("\"a /* c */ + \"b\" ")),
+        format!("[\"/* {}", fill("a */ \" ")),
     ];
     for input in &inputs {
         match repair_json(input) {

@@ -149,6 +149,10 @@ pub(super) fn number_token(tok: &str, at_end: bool) -> NumberToken<'_> {
             NumberToken::NotANumber
         };
     }
+    if body == "." {
+        // A lone dot: a number with no digits at all (as `jsonrepair` reads it).
+        return NumberToken::Fixed(Cow::Owned(format!("{sign}0.0")), RepairKind::Number);
+    }
     if body.starts_with("0x") || body.starts_with("0X") {
         // JSON has no hexadecimal numbers; the digits are kept, as a string.
         return if body.len() > 2 && body[2..].bytes().all(|d| d.is_ascii_hexdigit()) {
@@ -272,7 +276,8 @@ mod tests {
             ("0.0.1", false, "not a number"),
             ("12px", false, "not a number"),
             ("2e3.4", false, "not a number"),
-            (".", false, "not a number"),
+            (".", false, "0.0 (number)"),
+            ("-.", false, "-0.0 (number)"),
             ("e5", false, "not a number"),
             (".e5", false, "not a number"),
         ] {

@@ -920,6 +920,10 @@ impl<'a> Repairer<'a> {
             end += 1;
         }
         let tok = &self.text[start..end];
+        if ctx == Ctx::Top && !self.bare && tok.trim_start_matches(['-', '+']) == "." {
+            // A dot before the JSON is punctuation of the prose.
+            return false;
+        }
         match number_token(tok, end == self.b.len()) {
             NumberToken::Valid => self.out.push_str(tok),
             NumberToken::Fixed(s, kind) => {

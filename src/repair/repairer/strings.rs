@@ -41,6 +41,9 @@ struct Marks {
     /// `[` and `{` in the content not closed in it (`"the list [1, 2"] more"`).
     open_square: u32,
     open_curly: u32,
+    /// The first `/*`: its input position, the `buf` length after the non-whitespace
+    /// before it, that non-whitespace's input position, and `delim_cut` then.
+    comment: Option<(usize, usize, Option<usize>, usize)>,
 }
 
 impl Marks {
@@ -84,6 +87,7 @@ static STRING_STOP: [bool; 256] = {
     t[b'}' as usize] = true;
     t[b'[' as usize] = true;
     t[b'{' as usize] = true;
+    t[b'/' as usize] = true;
     t[0xC2] = true;
     t[0xE2] = true;
     t
@@ -162,6 +166,14 @@ impl Repairer<'_> {
                 '\0'..='\u{1f}' => {
                     self.note(RepairKind::ControlCharacter, at);
                     self.buf.push(c);
+                    self.pos += 1;
+                    m.content(at, self.buf.len(), false);
+                }
+                '/' => {
+                    if self.b.get(at + 1) == Some(&b'*') && m.comment.is_none() {
+                        m.comment = Some((at, m.sig_end, m.sig, m.delim_cut));
+                    }
+                    self.buf.push('/');
                     self.pos += 1;
                     m.content(at, self.buf.len(), false);
                 }
@@ -246,6 +258,54 @@ impl Repairer<'_> {
             }
         }
         None
+    }
+
+    /// A quote after a comment that the string holds (`"abc + /* c */ "def"`,
+    /// `"abc /* c */ + "def"`, `"abc, /* c */ "def"`): the string lost its end quote before
+    /// the comment; what came before the comment (`+`, a delimiter) says how it goes on.
+    fn comment_cut(
+        &mut self,
+        ctx: Ctx,
+        m: &Marks,
+        at: usize,
+    ) -> Option<(StringEnd, Option<Quote>)> {
+        let (open, keep, before, delim_cut) = m.comment?;
+        let back = |mut j: usize| {
+            while j > open && matches!(self.b[j - 1], b' ' | b'\t') {
+                j -= 1;
+            }
+            j
+        };
+        let mut j = back(at);
+        if j > open && self.b[j - 1] == b'+' {
+            j = back(j - 1);
+        }
+        if j < open + 4 || &self.b[j - 2..j] != b"*/" || !self.budget_allows(at - open) {
+            return None;
+        }
+        self.drop_log_from(open);
+        match before {
+            Some(p) if self.b[p] == b'+' => {
+                let keep = self.before_plus(keep);
+                self.buf.truncate(keep);
+                return Some(self.concatenate(p));
+            }
+            Some(p) if ctx != Ctx::Top && matches!(self.b[p], b',' | b']' | b'}') => {
+                self.cut(delim_cut, p);
+                return Some((StringEnd::Done, None));
+            }
+            _ => {}
+        }
+        self.buf.truncate(keep);
+        self.note(RepairKind::MissingQuote, open);
+        self.pos = open;
+        self.trivia();
+        if self.b.get(self.pos) == Some(&b'+') {
+            return Some(self.concatenate(self.pos));
+        }
+        self.pos = open;
+        self.emit();
+        Some((StringEnd::Done, None))
     }
 
     /// The `buf` length without the `+` that ends `buf[..len]` and the spaces before it.
@@ -348,6 +408,9 @@ impl Repairer<'_> {
             let keep = self.before_plus(m.sig_end);
             self.buf.truncate(keep);
             self.note(RepairKind::StringConcatenation, plus);
+        } else {
+            // Whitespace at the very end is where the text stopped, not content.
+            self.buf.truncate(m.sig_end);
         }
         self.note(RepairKind::Truncated, len);
         self.emit();
@@ -393,6 +456,9 @@ impl Repairer<'_> {
             self.emit();
             return (StringEnd::Done, None);
         }
+        if let Some(end) = self.comment_cut(ctx, m, at) {
+            return end;
+        }
         if let Some(end) = self.try_cut(ctx, m, at) {
             return end;
         }
@@ -429,8 +495,11 @@ impl Repairer<'_> {
         };
         match n {
             b'u' => {
+                let before = self.buf.len();
                 self.unicode_escape(at, at + 1, false);
-                m.content(at, self.buf.len(), false);
+                if self.buf.len() > before {
+                    m.content(at, self.buf.len(), false);
+                }
                 return;
             }
             b'\n' | b'\r' => {
