@@ -70,7 +70,7 @@ fn error_in(text: &str, err: &Error) -> JsValue {
 
 /// Repairs broken JSON (fences, prose, comments, quotes, Python and JS literals, commas,
 /// truncation, …) into valid compact JSON text. Throws `StreamrouteError`
-/// `json_unrepairable` when there is no JSON in `text`, `json_too_deep` past 512 levels.
+/// `json_unrepairable` when there is no value in `text`, `json_too_deep` past 512 levels.
 #[wasm_bindgen(js_name = repairJson)]
 pub fn repair_json(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
