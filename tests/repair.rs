@@ -642,9 +642,10 @@ const SYNTAX: &[&str] = &[
     "+", "-", ".", "...", "\\", "\\\"", "\u{a0}", "\u{200b}",
 ];
 /// Text whose letters, digits and non-ASCII characters must all reach the output, in order.
-/// Its letters never spell a keyword, whichever pieces meet.
+/// Its letters never spell a keyword whichever pieces meet, and after a backslash they never
+/// make an escape that stands for another character (`\x41`, `\0`, `\n`).
 const TEXT: &[&str] = &[
-    "x", "yz", "Q", "7", "42", "0", "é", "世", "😀", "x y", "Qx7", "zz",
+    "k", "yz", "Q", "7", "42", "9", "é", "世", "😀", "k y", "Qk7", "zz",
 ];
 /// Text that may go: comments, fence markers, literal names that are rewritten.
 const DROPPABLE: &[&str] = &[
