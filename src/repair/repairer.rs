@@ -530,6 +530,19 @@ impl<'a> Repairer<'a> {
         if self.fence() {
             return;
         }
+        if c == '`' {
+            // A fence closed with too few backticks (```json … `) at the end of its line.
+            let mut end = self.pos;
+            while self.b.get(end) == Some(&b'`') {
+                end += 1;
+            }
+            let (j, newline) = self.skip_ws(end);
+            if newline || j == self.b.len() {
+                self.note(RepairKind::Fence, self.pos);
+                self.pos = end;
+                return;
+            }
+        }
         match c {
             ',' => {
                 self.comma = Some(self.pos);
