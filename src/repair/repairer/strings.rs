@@ -38,21 +38,33 @@ struct Marks {
     /// The first delimiter (`,` `]` `}`, and `:` in keys): its input position, the `buf`
     /// length after the non-whitespace before it, and that non-whitespace's input position.
     first_delim: Option<(usize, usize, Option<usize>)>,
+    /// Input position where this string's content (or the part after a `+`) begins.
+    start: usize,
+    /// From input position `delta_from` on, `buf` length = input position + `delta` (the
+    /// content is copied byte for byte up to the next escape).
+    delta_from: usize,
+    delta: isize,
+    /// The content up to here was scanned (lazily, see `scan`) for the two below.
+    scanned: usize,
     /// `[` and `{` in the content not closed in it (`"the list [1, 2"] more"`).
-    open_square: u32,
-    open_curly: u32,
-    /// The first `/*`: its input position, the `buf` length after the non-whitespace
-    /// before it, that non-whitespace's input position, and `delim_cut` then.
-    comment: Option<(usize, usize, Option<usize>, usize)>,
+    squares: u32,
+    curlies: u32,
+    /// The first `/*` in the content: its input position, with `delta_from` and `delta`
+    /// (`delta_from` is `usize::MAX` when an escape came after it).
+    comment: Option<(usize, usize, isize)>,
 }
 
 impl Marks {
-    /// Marks for the rest of a string after `buf_len` bytes of it were read and settled
-    /// (after `+` joined another string to it).
-    fn settled(buf_len: usize) -> Marks {
+    /// Marks for content that begins at input position `at`, with `buf_len` bytes of the
+    /// string read and settled before it (after a `+` joined another string to it).
+    fn at(at: usize, buf_len: usize) -> Marks {
         Marks {
             sig_end: buf_len,
             delim_cut: buf_len,
+            start: at,
+            delta_from: at,
+            delta: buf_len as isize - at as isize,
+            scanned: at,
             ..Marks::default()
         }
     }
@@ -85,9 +97,6 @@ static STRING_STOP: [bool; 256] = {
     t[b':' as usize] = true;
     t[b']' as usize] = true;
     t[b'}' as usize] = true;
-    t[b'[' as usize] = true;
-    t[b'{' as usize] = true;
-    t[b'/' as usize] = true;
     t[0xC2] = true;
     t[0xE2] = true;
     t
@@ -111,7 +120,7 @@ impl Repairer<'_> {
         self.pos += c.len_utf8();
         let content = self.pos;
         self.buf.clear();
-        let mut m = Marks::default();
+        let mut m = Marks::at(content, 0);
         loop {
             // The hot loop: a run of plain content is copied in one piece.
             let run = self.pos;
@@ -142,14 +151,19 @@ impl Repairer<'_> {
                     (StringEnd::Done, _) => return true,
                     (StringEnd::Continue, Some(q)) => {
                         quote = q;
-                        m = Marks::settled(self.buf.len());
+                        m = Marks::at(self.pos, self.buf.len());
                     }
                     (StringEnd::Continue, None) => {}
                 }
                 continue;
             }
             match c {
-                '\\' => self.escape(&mut m),
+                '\\' => {
+                    self.escape(&mut m);
+                    // Input positions map to `buf` anew after an escape.
+                    m.delta_from = self.pos;
+                    m.delta = self.buf.len() as isize - self.pos as isize;
+                }
                 '\n' => {
                     self.note(RepairKind::ControlCharacter, at);
                     if m.newline.is_none() {
@@ -169,33 +183,10 @@ impl Repairer<'_> {
                     self.pos += 1;
                     m.content(at, self.buf.len(), false);
                 }
-                '/' => {
-                    if self.b.get(at + 1) == Some(&b'*') && m.comment.is_none() {
-                        m.comment = Some((at, m.sig_end, m.sig, m.delim_cut));
-                    }
-                    self.buf.push('/');
-                    self.pos += 1;
-                    m.content(at, self.buf.len(), false);
-                }
-                '[' | '{' => {
-                    if c == '[' {
-                        m.open_square += 1;
-                    } else {
-                        m.open_curly += 1;
-                    }
-                    self.buf.push(c);
-                    self.pos += 1;
-                    m.content(at, self.buf.len(), false);
-                }
                 ',' | ']' | '}' | ':' => {
                     let delim = c != ':' || ctx == Ctx::Key;
                     if c == ':' && ctx == Ctx::Key && m.colon.is_none() {
                         m.colon = Some((at, m.sig_end));
-                    }
-                    if c == ']' {
-                        m.open_square = m.open_square.saturating_sub(1);
-                    } else if c == '}' {
-                        m.open_curly = m.open_curly.saturating_sub(1);
                     }
                     if delim && m.first_delim.is_none() {
                         m.first_delim = Some((at, m.sig_end, m.sig));
@@ -260,38 +251,81 @@ impl Repairer<'_> {
         None
     }
 
+    /// Scans the content from `m.scanned` to `upto` for brackets and the first `/*` (each
+    /// byte once: only a quote that needs them asks, so the hot loop stays a plain copy).
+    fn scan(&self, m: &mut Marks, upto: usize) {
+        for i in m.scanned..upto {
+            match self.b[i] {
+                b'[' => m.squares += 1,
+                b']' => m.squares = m.squares.saturating_sub(1),
+                b'{' => m.curlies += 1,
+                b'}' => m.curlies = m.curlies.saturating_sub(1),
+                b'/' if m.comment.is_none() && i + 1 < upto && self.b[i + 1] == b'*' => {
+                    // Before the last escape the position no longer maps to `buf`.
+                    let from = if i >= m.delta_from { m.delta_from } else { usize::MAX };
+                    m.comment = Some((i, from, m.delta));
+                }
+                _ => {}
+            }
+        }
+        m.scanned = m.scanned.max(upto);
+    }
+
+    /// The `buf` length after the content at input position `i`, spaces before it left out
+    /// (`None` when an escape lies between, so that the two do not map byte for byte).
+    fn buf_before(&self, i: usize, from: usize, delta: isize) -> Option<usize> {
+        if i < from {
+            return None;
+        }
+        let mut len = usize::try_from(i as isize + delta).ok()?;
+        while len > 0 && matches!(self.buf.as_bytes().get(len - 1), Some(b' ' | b'\t')) {
+            len -= 1;
+        }
+        Some(len)
+    }
+
     /// A quote after a comment that the string holds (`"abc + /* c */ "def"`,
     /// `"abc /* c */ + "def"`, `"abc, /* c */ "def"`): the string lost its end quote before
     /// the comment; what came before the comment (`+`, a delimiter) says how it goes on.
     fn comment_cut(
         &mut self,
         ctx: Ctx,
-        m: &Marks,
+        m: &mut Marks,
         at: usize,
     ) -> Option<(StringEnd, Option<Quote>)> {
-        let (open, keep, before, delim_cut) = m.comment?;
-        let back = |mut j: usize| {
-            while j > open && matches!(self.b[j - 1], b' ' | b'\t') {
+        self.scan(m, at);
+        let (open, from, delta) = m.comment?;
+        let back = |mut j: usize, floor: usize| {
+            while j > floor && matches!(self.b[j - 1], b' ' | b'\t') {
                 j -= 1;
             }
             j
         };
-        let mut j = back(at);
+        let mut j = back(at, open);
         if j > open && self.b[j - 1] == b'+' {
-            j = back(j - 1);
+            j = back(j - 1, open);
         }
-        if j < open + 4 || &self.b[j - 2..j] != b"*/" || !self.budget_allows(at - open) {
+        if j < open + 4 || &self.b[j - 2..j] != b"*/" {
+            return None;
+        }
+        // The last content before the comment, and `buf` up to the comment and up to it.
+        let p = back(open, m.start).checked_sub(1).filter(|&p| p >= m.start);
+        let keep = self.buf_before(open, from, delta)?;
+        let before = match p {
+            Some(p) => Some((p, self.b[p], self.buf_before(p, from, delta)?)),
+            None => None,
+        };
+        if !self.budget_allows(at - open) {
             return None;
         }
         self.drop_log_from(open);
         match before {
-            Some(p) if self.b[p] == b'+' => {
-                let keep = self.before_plus(keep);
-                self.buf.truncate(keep);
+            Some((p, b'+', len)) => {
+                self.buf.truncate(len);
                 return Some(self.concatenate(p));
             }
-            Some(p) if ctx != Ctx::Top && matches!(self.b[p], b',' | b']' | b'}') => {
-                self.cut(delim_cut, p);
+            Some((p, b',' | b']' | b'}', len)) if ctx != Ctx::Top => {
+                self.cut(len, p);
                 return Some((StringEnd::Done, None));
             }
             _ => {}
@@ -435,8 +469,15 @@ impl Repairer<'_> {
                     b',' | b':' | b'{' | b'[' | b'+' | b'#' => true,
                     // A bracket the string opened and did not close, with text after it, is
                     // content: `"the list [1, 2"] more"`.
-                    b']' => m.open_square == 0 || !self.text_follows(j + 1),
-                    b'}' => m.open_curly == 0 || !self.text_follows(j + 1),
+                    b']' | b'}' if !self.text_follows(j + 1) => true,
+                    b']' => {
+                        self.scan(m, at);
+                        m.squares == 0
+                    }
+                    b'}' => {
+                        self.scan(m, at);
+                        m.curlies == 0
+                    }
                     // `"The TV is 72""`: a quote followed by a quote that ends the string is
                     // content.
                     b'"' | b'\'' | b'`' => !self.quote_ends_at(j),
