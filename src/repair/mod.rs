@@ -91,13 +91,20 @@ pub struct Repair {
 /// Decisions where the input is ambiguous:
 /// - A quote ends a string when what follows it (after whitespace) reads as the rest of the
 ///   JSON: the end, a line break, `,` `:` `}` `]` `{` `[`, another quote, a digit or `-`,
-///   `+`, a comment; after a key also `=` or a keyword (`{"a" true}`). Otherwise, if the
-///   last text before it is a delimiter (`,` `}` `]`) or a line break, the string lost its
-///   end quote there (`missing_quote`; a key is cut at its first colon instead, a top-level
-///   string only at a line break); else the quote is content (`inner_quote`).
-/// - A string that runs to the end of the input ends before the closing structure its text
-///   ends with (`["abc]` → `["abc"]`, `["a,\n]` → `["a"]`); a key with a colon ends at it
-///   (`{"a: 1` → `{"a":1}`); otherwise it was cut off and keeps all its text.
+///   `+`, a comment; after a key also `=` or a keyword (`{"a" true}`). Two exceptions keep
+///   the text: a quote followed by a quote that can only end the string (`"The TV is 72""`),
+///   and a closing bracket that the string opened, with text after it
+///   (`"the list [1, 2"] more"`), make the first quote content. Otherwise, if the string
+///   holds a comment that ends right before the quote (or before `+` and the quote), the
+///   string ends before the comment; if the last text before the quote is a delimiter
+///   (`,` `}` `]`) or a line break, the string lost its end quote there (`missing_quote`; a
+///   key is cut at its first colon instead, a top-level string only at a line break; a line
+///   that ends with `+` joins the next string); else the quote is content (`inner_quote`).
+/// - A string that runs to the end of the input: a key with a colon ends at it
+///   (`{"a: 1` → `{"a":1}`); a value whose text ends with a delimiter ends at its first one,
+///   and the rest is read again (`["hello, world]` → `["hello","world"]`); a top-level string
+///   ends before the closing structure its text ends with; otherwise it was cut off and keeps
+///   its text (whitespace and a `+` at its very end left out).
 /// - Top-level text: a scalar counts only when its line goes on like JSON (`42`, `"x"`,
 ///   `true` alone or followed by `,`, a comment, another value); `1 apple` is prose while
 ///   JSON follows. Text with no JSON value at all (no `{`, `[`, fence or scalar) is read
