@@ -120,7 +120,8 @@ pub struct Repair {
 ///
 /// Nesting deeper than 512 objects, arrays and calls is `json_too_deep` (with the offset of
 /// the bracket), as in the streaming parser. Time is linear in the input: the text is read
-/// once; a string cut short at an earlier delimiter re-reads at most the input length in all.
+/// once (twice when it holds no JSON value and is read again as bare text); a string cut
+/// short at an earlier delimiter re-reads at most the input length in all.
 ///
 /// # Errors
 /// `json_unrepairable` when the text holds no value at all (empty, or only whitespace,
