@@ -57,7 +57,9 @@ pub use payload::{
     BuiltPayload, FinalPayload, JsonMap, PayloadContext, PayloadProblem, Source, SuggestedAction, ToolStep,
     ANSWER_KEYS, DEFAULT_MAX_INLINE_BYTES, MAX_STREAMS, NO_ANSWER,
 };
-pub use repair::{parse_json, repair_json, repair_json_value, repair_json_with_log, Repair};
+pub use repair::{
+    parse_json, repair_json, repair_json_value, repair_json_with_log, Repair, RepairKind,
+};
 pub use router::{
     ContentMode, DeltaSink, ModelDelta, Provider, ProviderDecoder, ProviderDecoderOptions, RoutedEvent, StreamRouter,
     StreamRouterOptions, ThinkingSource, Usage,

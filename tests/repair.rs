@@ -20,7 +20,7 @@ use common::{seed, Rng};
 use serde_json::Value;
 use streamroute::{
     parse_json, parse_strict, repair_json, repair_json_value, repair_json_with_log, JsonValue,
-    Repair,
+    Repair, RepairKind,
 };
 
 // ---- the corpus ------------------------------------------------------------------------------
@@ -132,7 +132,7 @@ fn corpus_cases_give_their_exact_output_and_log_their_kind() {
     let total: usize = groups.iter().map(|g| g.1).sum();
     assert!(total >= 150, "{total} cases");
     // Every kind of the module docs' table has a group.
-    for kind in KINDS {
+    for kind in kinds() {
         assert!(
             groups.iter().any(|(g, _)| g == kind),
             "no corpus group for {kind}"
@@ -141,41 +141,10 @@ fn corpus_cases_give_their_exact_output_and_log_their_kind() {
     println!("{total} repair cases: {groups:?}");
 }
 
-/// The repair kinds documented on `repair_json` (src/repair/mod.rs).
-const KINDS: &[&str] = &[
-    "prose",
-    "fence",
-    "comment",
-    "whitespace",
-    "control_character",
-    "quotes",
-    "inner_quote",
-    "missing_quote",
-    "invalid_escape",
-    "stringified",
-    "string_concatenation",
-    "unquoted_key",
-    "unquoted_string",
-    "python_literal",
-    "js_literal",
-    "number",
-    "regex",
-    "mongo_wrapper",
-    "jsonp",
-    "missing_comma",
-    "trailing_comma",
-    "extra_comma",
-    "missing_colon",
-    "missing_value",
-    "missing_key",
-    "ellipsis",
-    "missing_bracket",
-    "mismatched_bracket",
-    "unmatched_bracket",
-    "skipped",
-    "truncated",
-    "concatenated",
-];
+/// The repair kinds: the closed list `RepairKind::ALL`, by name.
+fn kinds() -> Vec<&'static str> {
+    RepairKind::ALL.iter().map(|k| k.as_str()).collect()
+}
 
 #[test]
 fn the_kind_table_in_the_docs_is_the_list_here() {
@@ -185,7 +154,18 @@ fn the_kind_table_in_the_docs_is_the_list_here() {
         .filter_map(|l| l.strip_prefix("/// | `"))
         .filter_map(|l| l.split('`').next())
         .collect();
-    assert_eq!(documented, KINDS);
+    assert_eq!(documented, kinds());
+    for &k in RepairKind::ALL {
+        assert_eq!(RepairKind::from_name(k.as_str()), Some(k));
+        assert_eq!(k.to_string(), k.as_str());
+    }
+    assert_eq!(RepairKind::from_name("nope"), None);
+    // The TypeScript union of the package is the same list.
+    let wasm = include_str!("../src/wasm/repair.rs");
+    let start = wasm.find("export type RepairKind =").expect("the TS union");
+    let union = &wasm[start..start + wasm[start..].find(';').expect("its end")];
+    let names: Vec<&str> = union.split('"').skip(1).step_by(2).collect();
+    assert_eq!(names, kinds());
 }
 
 /// The invariants of every successful repair of `input`.
@@ -219,7 +199,7 @@ fn check_output(input: &str, json: &str, repairs: &[Repair], ctx: &str) {
             "{ctx}: {r:?}"
         );
         assert!(
-            KINDS.contains(&r.kind),
+            kinds().contains(&r.kind),
             "{ctx}: undocumented kind {}",
             r.kind
         );
@@ -248,7 +228,7 @@ fn parse_json_is_strict_unless_asked_to_repair() {
         JsonValue::Object(vec![("a".into(), JsonValue::Number("1".into()))])
     );
     assert_eq!(parse_json(r#"{"a": 1}"#, false).unwrap(), v);
-    let err = parse_json("no json here", true).unwrap_err();
+    let err = parse_json("// no json here", true).unwrap_err();
     assert_eq!((err.code(), err.offset()), ("json_unrepairable", None));
 }
 
@@ -340,6 +320,19 @@ fn megabyte_inputs_built_against_backtracking_run_in_one_pass() {
         fill("[1, \"two\", three, 4.5e, tr"),
         fill("\\\"k\\\": \\\"v\\\\\\\"\\\", "),
         fill("1 apple "),
+        // Quotes followed by quotes, brackets the string opened, delimiters at the end.
+        format!("[\"{}", fill("x\"\" ")),
+        format!("\"{}", fill("[a\"] b {c\"} d ")),
+        format!("[\"{}]", fill("a, ")),
+        format!("[\"{}]", fill("a+")),
+        fill("\"a +\n "),
+        format!("[{}", fill("\"x\" + ")),
+        // Bare text read twice, brackets around fences.
+        fill("hello world, 2.3.4\n"),
+        fill("[```json\n1\n```]"),
+        // Comments inside strings that lost their quotes.
+        format!("[{}", fill("\"a /* c */ + \"b\" ")),
+        format!("[\"/* {}", fill("a */ \" ")),
     ];
     for input in &inputs {
         match repair_json(input) {
@@ -641,4 +634,75 @@ fn random_values_with_unambiguous_breakage_repair_to_themselves() {
             "{ctx}"
         );
     }
+}
+
+// ---- nothing is lost ---------------------------------------------------------------------------
+
+/// Syntax that a repair may add, escape, re-quote or drop.
+const SYNTAX: &[&str] = &[
+    "{", "}", "[", "]", ",", ":", ";", "=", "\"", "'", "“", "”", "‘", "’", " ", "  ", "\n", "\t",
+    "+", "-", ".", "...", "\\", "\\\"", "\u{a0}", "\u{200b}",
+];
+/// Text whose letters, digits and non-ASCII characters must all reach the output, in order.
+/// Its letters never spell a keyword whichever pieces meet, and after a backslash they never
+/// make an escape that stands for another character (`\x41`, `\0`, `\n`).
+const TEXT: &[&str] = &[
+    "k", "yz", "Q", "7", "42", "9", "é", "世", "😀", "k y", "Qk7", "zz",
+];
+/// Text that may go: comments, fence markers, literal names that are rewritten.
+const DROPPABLE: &[&str] = &[
+    "/* c */", "// c\n", "# c\n", "\n```json\n", "\n```\n", "None", "True", "undefined", "NaN",
+];
+
+/// Whether every character of `want` occurs in `text`, in order.
+fn is_subsequence(want: &[char], text: &str) -> bool {
+    let mut it = want.iter().peekable();
+    for c in text.chars() {
+        if it.peek() == Some(&&c) {
+            it.next();
+        }
+    }
+    it.peek().is_none()
+}
+
+/// A repair adds, escapes, re-quotes or drops syntax, but every letter, digit and non-ASCII
+/// character of the input's text reaches the output in input order (prose extraction aside:
+/// text outside the JSON is dropped on purpose and logged as `prose`).
+#[test]
+fn repairs_never_drop_text() {
+    let mut rng = Rng::new(seed() ^ 0x5EED_0003);
+    let mut checked = 0;
+    const ROUNDS: usize = 20_000;
+    for round in 0..ROUNDS {
+        let (mut doc, mut kept) = (String::new(), Vec::new());
+        if rng.below(4) > 0 {
+            doc.push(if rng.below(2) == 0 { '[' } else { '{' });
+        }
+        for _ in 0..1 + rng.below(14) {
+            match rng.below(10) {
+                0..=4 => doc.push_str(SYNTAX[rng.below(SYNTAX.len())]),
+                5..=8 => {
+                    let t = TEXT[rng.below(TEXT.len())];
+                    doc.push_str(t);
+                    kept.extend(t.chars().filter(|c| !c.is_whitespace()));
+                }
+                _ => doc.push_str(DROPPABLE[rng.below(DROPPABLE.len())]),
+            }
+        }
+        let ctx = format!("round {round} (STREAMROUTE_SEED={}): {doc:?}", seed());
+        let (json, repairs) = match repair_json_with_log(&doc) {
+            Ok(done) => done,
+            Err(e) => {
+                assert_eq!(e.code(), "json_unrepairable", "{ctx}");
+                assert!(kept.is_empty(), "{ctx}: text refused");
+                continue;
+            }
+        };
+        if repairs.iter().any(|r| r.kind == "prose") {
+            continue;
+        }
+        checked += 1;
+        assert!(is_subsequence(&kept, &json), "{ctx}: text lost in {json}");
+    }
+    assert!(checked > ROUNDS / 2, "only {checked} rounds checked");
 }

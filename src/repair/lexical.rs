@@ -2,6 +2,7 @@
 //! quotes and which quote closes which, special whitespace, keywords, and how a number-like
 //! token is turned into valid JSON.
 
+use super::RepairKind;
 use std::borrow::Cow;
 
 /// What closes a string, chosen by its opening quote.
@@ -40,12 +41,14 @@ impl Quote {
     }
 }
 
-/// Whitespace that is not JSON whitespace but reads as a space (no-break and typographic
-/// spaces, the ideographic space, a byte order mark).
+/// Whitespace that is not JSON whitespace but reads as a space or as nothing (no-break and
+/// typographic spaces, the Mongolian vowel separator, the zero-width space, the ideographic
+/// space, a byte order mark).
 pub(super) fn is_special_space(c: char) -> bool {
     matches!(
         c,
-        '\u{a0}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
+        '\u{a0}' | '\u{180e}' | '\u{2000}'
+            ..='\u{200b}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
     )
 }
 
@@ -61,15 +64,15 @@ pub(super) fn is_ident_char(b: u8) -> bool {
 }
 
 /// A keyword and the JSON it stands for, with the repair kind when it is not JSON's own.
-pub(super) fn keyword(word: &str) -> Option<(&'static str, Option<&'static str>)> {
+pub(super) fn keyword(word: &str) -> Option<(&'static str, Option<RepairKind>)> {
     Some(match word {
         "true" => ("true", None),
         "false" => ("false", None),
         "null" => ("null", None),
-        "True" => ("true", Some("python_literal")),
-        "False" => ("false", Some("python_literal")),
-        "None" => ("null", Some("python_literal")),
-        "undefined" | "NaN" | "Infinity" => ("null", Some("js_literal")),
+        "True" => ("true", Some(RepairKind::PythonLiteral)),
+        "False" => ("false", Some(RepairKind::PythonLiteral)),
+        "None" => ("null", Some(RepairKind::PythonLiteral)),
+        "undefined" | "NaN" | "Infinity" => ("null", Some(RepairKind::JsLiteral)),
         _ => return None,
     })
 }
@@ -110,8 +113,8 @@ pub(super) enum NumberToken<'a> {
     /// Valid JSON number text, written as it is.
     Valid,
     /// Repaired number text and the repair kind (`number`, or `truncated` at the end).
-    Fixed(Cow<'a, str>, &'static str),
-    /// A number JSON cannot hold as a number (`0789`): kept as a string, kind `number`.
+    Fixed(Cow<'a, str>, RepairKind),
+    /// A number JSON cannot hold as a number (`0789`, `0x1F`): kept as a string, kind `number`.
     Text,
     /// `NaN`, `Infinity` with a sign: `null`, kind `js_literal`.
     Null,
@@ -136,22 +139,26 @@ pub(super) fn number_token(tok: &str, at_end: bool) -> NumberToken<'_> {
         return if sign == "-" {
             NumberToken::Fixed(
                 Cow::Borrowed("-0"),
-                if at_end { "truncated" } else { "number" },
+                if at_end {
+                    RepairKind::Truncated
+                } else {
+                    RepairKind::Number
+                },
             )
         } else {
             NumberToken::NotANumber
         };
     }
-    if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        return match u64::from_str_radix(hex, 16) {
-            Ok(v)
-                if !hex.is_empty()
-                    && hex.len() <= 16
-                    && hex.bytes().all(|d| d.is_ascii_hexdigit()) =>
-            {
-                NumberToken::Fixed(Cow::Owned(format!("{sign}{v}")), "number")
-            }
-            _ => NumberToken::NotANumber,
+    if body == "." {
+        // A lone dot: a number with no digits at all (as `jsonrepair` reads it).
+        return NumberToken::Fixed(Cow::Owned(format!("{sign}0.0")), RepairKind::Number);
+    }
+    if body.starts_with("0x") || body.starts_with("0X") {
+        // JSON has no hexadecimal numbers; the digits are kept, as a string.
+        return if body.len() > 2 && body[2..].bytes().all(|d| d.is_ascii_hexdigit()) {
+            NumberToken::Text
+        } else {
+            NumberToken::NotANumber
         };
     }
     // int? (. frac?)? ([eE] [+-]? exp?)?, all of the body.
@@ -215,9 +222,9 @@ pub(super) fn number_token(tok: &str, at_end: bool) -> NumberToken<'_> {
     }
     // A number cut short by the end of the input is a truncation; anything else a typo.
     let kind = if at_end && !plus && int_end > 0 && (exp_empty || (frac_empty && exp.is_none())) {
-        "truncated"
+        RepairKind::Truncated
     } else {
-        "number"
+        RepairKind::Number
     };
     NumberToken::Fixed(Cow::Owned(s), kind)
 }
@@ -259,16 +266,18 @@ mod tests {
             ("+", false, "not a number"),
             ("0789", false, "\"0789\""),
             ("-01", false, "\"-01\""),
-            ("0x1F", false, "31 (number)"),
-            ("-0xff", false, "-255 (number)"),
+            ("0x1F", false, "\"0x1F\""),
+            ("-0xff", false, "\"-0xff\""),
             ("0x", false, "not a number"),
-            ("0xFFFFFFFFFFFFFFFFF", false, "not a number"),
+            ("0xFFFFFFFFFFFFFFFFF", false, "\"0xFFFFFFFFFFFFFFFFF\""),
+            ("0x1G", false, "not a number"),
             ("-Infinity", false, "null"),
             ("+NaN", false, "null"),
             ("0.0.1", false, "not a number"),
             ("12px", false, "not a number"),
             ("2e3.4", false, "not a number"),
-            (".", false, "not a number"),
+            (".", false, "0.0 (number)"),
+            ("-.", false, "-0.0 (number)"),
             ("e5", false, "not a number"),
             (".e5", false, "not a number"),
         ] {

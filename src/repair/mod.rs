@@ -19,17 +19,21 @@
 //! The repair kinds and the decisions taken where the input is ambiguous are documented on
 //! [`repair_json`]; `src/repair/repairer.rs` explains how the single pass works.
 
+mod kind;
 mod lexical;
 mod repairer;
+
+pub use kind::RepairKind;
 
 use crate::json::parse_strict;
 use crate::{JsonValue, Result};
 
-/// One repair applied to the input: a stable `kind` (see the table on [`repair_json`]) and
-/// the byte offset in the input where it applies.
+/// One repair applied to the input: a stable `kind` (see the table on [`repair_json`]; the
+/// closed list is [`RepairKind`]) and the byte offset in the input where it applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Repair {
-    /// What was repaired: `"trailing_comma"`, `"quotes"`, `"truncated"`, …
+    /// What was repaired: `"trailing_comma"`, `"quotes"`, `"truncated"`, … (the name of a
+    /// [`RepairKind`]).
     pub kind: &'static str,
     /// Byte offset in the input of the first character concerned (the input length for
     /// what was missing at the end).
@@ -59,14 +63,14 @@ pub struct Repair {
 /// | `quotes` | a string in `'…'`, `“…”`, `‘…’`, `` `…` `` | a `"…"` string (`"` inside is escaped) |
 /// | `inner_quote` | an unescaped quote inside a string (`"a 24" screen"`): the quote is followed by text, not by JSON | `\"` |
 /// | `missing_quote` | a string that lost its end quote (`["a, "b"]`, `{"a: 1}`), or its start quote (`[a", "b"]`) | the string ends at its last delimiter, at the first colon of a key, or at a line break |
-/// | `invalid_escape` | `\a`, `\'`, `\x41`, `\0`, a broken `\u12`, a line continuation | the character itself (`a`, `'`, `A`, NUL; `u12`); nothing for a line continuation |
+/// | `invalid_escape` | `\a`, `\'`, `\x41`, `\0`, a broken `\u12`, a backslash before a line break | the character itself (`a`, `'`, `A`, NUL; `u12`); the line break |
 /// | `stringified` | escaped JSON outside a string: `{\"a\": \"b\"}`, literal `\n` between tokens | one level of escaping removed |
 /// | `string_concatenation` | `"a" + "b"` | `"ab"` (a `+` followed by no string is dropped) |
 /// | `unquoted_key` | `{a: 1}` | `{"a":1}` |
 /// | `unquoted_string` | a word or text without quotes in a container (`[a, b]`, `{url: https://x.y/z}`) | a string of the text up to the next delimiter on its line, trailing spaces left out |
 /// | `python_literal` | `True`, `False`, `None` | `true`, `false`, `null` |
 /// | `js_literal` | `undefined`, `NaN`, `Infinity`, `-Infinity` | `null` |
-/// | `number` | a number JSON does not allow: `+1`, `.5`, `5.`, `2e`, `0x1F`; leading zeros `0789` | `1`, `0.5`, `5.0`, `2e0`, `31`; the string `"0789"` |
+/// | `number` | a number JSON does not allow: `+1`, `.5`, `5.`, `2e`; leading zeros `0789`, hexadecimal `0x1F` | `1`, `0.5`, `5.0`, `2e0`; the strings `"0789"`, `"0x1F"` |
 /// | `regex` | a regular expression literal `/a+b/i` | the string `"/a+b/i"` |
 /// | `mongo_wrapper` | `ObjectId("…")`, `NumberLong(2)`, `ISODate("…")`, any `name(value)` in a value | the (first) argument; `null` for `name()` |
 /// | `jsonp` | `callback({…});` around the document | the argument |
@@ -87,18 +91,25 @@ pub struct Repair {
 /// Decisions where the input is ambiguous:
 /// - A quote ends a string when what follows it (after whitespace) reads as the rest of the
 ///   JSON: the end, a line break, `,` `:` `}` `]` `{` `[`, another quote, a digit or `-`,
-///   `+`, a comment; after a key also `=` or a keyword (`{"a" true}`). Otherwise, if the
-///   last text before it is a delimiter (`,` `}` `]`) or a line break, the string lost its
-///   end quote there (`missing_quote`; a key is cut at its first colon instead, a top-level
-///   string only at a line break); else the quote is content (`inner_quote`).
-/// - A string that runs to the end of the input ends before the closing structure its text
-///   ends with (`["abc]` → `["abc"]`, `["a,\n]` → `["a"]`); a key with a colon ends at it
-///   (`{"a: 1` → `{"a":1}`); otherwise it was cut off and keeps all its text.
+///   `+`, a comment; after a key also `=` or a keyword (`{"a" true}`). Two exceptions keep
+///   the text: a quote followed by a quote that can only end the string (`"The TV is 72""`),
+///   and a closing bracket that the string opened, with text after it
+///   (`"the list [1, 2"] more"`), make the first quote content. Otherwise, if the string
+///   holds a comment that ends right before the quote (or before `+` and the quote), the
+///   string ends before the comment; if the last text before the quote is a delimiter
+///   (`,` `}` `]`) or a line break, the string lost its end quote there (`missing_quote`; a
+///   key is cut at its first colon instead, a top-level string only at a line break; a line
+///   that ends with `+` joins the next string); else the quote is content (`inner_quote`).
+/// - A string that runs to the end of the input: a key with a colon ends at it
+///   (`{"a: 1` → `{"a":1}`); a value whose text ends with a delimiter ends at its first one,
+///   and the rest is read again (`["hello, world]` → `["hello","world"]`); a top-level string
+///   ends before the closing structure its text ends with; otherwise it was cut off and keeps
+///   its text (whitespace and a `+` at its very end left out).
 /// - Top-level text: a scalar counts only when its line goes on like JSON (`42`, `"x"`,
-///   `true` alone or followed by `,`, a comment, another value); `1 apple` is prose. Text
-///   that is only prose (no `{`, `[`, fence or scalar) is an error, `json_unrepairable`.
-///   A top-level bare word is never a string (unlike `jsonrepair`'s `abc` → `"abc"`), since
-///   a model's "I cannot do that." is not JSON.
+///   `true` alone or followed by `,`, a comment, another value); `1 apple` is prose while
+///   JSON follows. Text with no JSON value at all (no `{`, `[`, fence or scalar) is read
+///   again as bare text, as `jsonrepair` reads it: each line or comma-separated part is an
+///   unquoted string (`hello world` → `"hello world"`, `a, b` → `["a","b"]`).
 /// - Values after the first: a value that follows (after whitespace, commas, comments or
 ///   fences) makes the output an array (`concatenated`); prose after a value ends the
 ///   document, so JSON further inside that prose is not collected.
@@ -109,11 +120,12 @@ pub struct Repair {
 ///
 /// Nesting deeper than 512 objects, arrays and calls is `json_too_deep` (with the offset of
 /// the bracket), as in the streaming parser. Time is linear in the input: the text is read
-/// once; a string cut short at an earlier delimiter re-reads at most the input length in all.
+/// once (twice when it holds no JSON value and is read again as bare text); a string cut
+/// short at an earlier delimiter re-reads at most the input length in all.
 ///
 /// # Errors
-/// `json_unrepairable` when the text holds no JSON value at all (empty, or only prose and
-/// comments); `json_too_deep` (with the offset) past 512 levels of nesting;
+/// `json_unrepairable` when the text holds no value at all (empty, or only whitespace,
+/// comments and fences); `json_too_deep` (with the offset) past 512 levels of nesting;
 /// `input_too_large` past [`MAX_INPUT_BYTES`](crate::MAX_INPUT_BYTES) (64 MiB) of text.
 pub fn repair_json(text: &str) -> Result<String> {
     crate::budget::check_input(text.len(), "the text")?;

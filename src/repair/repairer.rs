@@ -21,7 +21,7 @@ use super::lexical::{
     is_ident_char, is_ident_start, is_mongo_type, is_special_space, keyword, number_token,
     truncated_literal, NumberToken, Quote,
 };
-use super::Repair;
+use super::{Repair, RepairKind};
 use crate::json::write_json_string;
 use crate::{Error, ErrorKind, Result};
 
@@ -110,6 +110,12 @@ pub(crate) struct Repairer<'a> {
     comma: Option<usize>,
     /// Bytes that cuts may still re-read.
     budget: usize,
+    /// Second pass over text in which the first found no JSON value: top-level text is read
+    /// as unquoted strings instead of being skipped as prose.
+    bare: bool,
+    /// A top-level `[` or `{` right before a code fence (`[```json … ```]`): the bracket
+    /// that the closing fence may have after it, dropped with the fence.
+    fence_closer: Option<u8>,
 }
 
 impl<'a> Repairer<'a> {
@@ -132,11 +138,27 @@ impl<'a> Repairer<'a> {
             top_call: false,
             comma: None,
             budget: text.len(),
+            bare: false,
+            fence_closer: None,
         }
     }
 
     /// Runs to the end of the input and returns the JSON text and the repairs (in input order).
-    pub(crate) fn run(mut self) -> Result<(String, Vec<Repair>)> {
+    /// Text with no JSON value in it is read a second time, as bare text: `hello world`,
+    /// `2.3.4` or `a, b` are strings, as `jsonrepair` reads them.
+    pub(crate) fn run(self) -> Result<(String, Vec<Repair>)> {
+        let (text, logging) = (self.text, self.logging);
+        match self.pass() {
+            Err(e) if e.kind() == ErrorKind::JsonUnrepairable => {
+                let mut again = Repairer::new(text, logging);
+                again.bare = true;
+                again.pass()
+            }
+            done => done,
+        }
+    }
+
+    fn pass(mut self) -> Result<(String, Vec<Repair>)> {
         while self.pos < self.b.len() {
             match self.state {
                 State::End => break,
@@ -182,7 +204,8 @@ impl<'a> Repairer<'a> {
         self.b[self.pos..].starts_with(s)
     }
 
-    fn note(&mut self, kind: &'static str, offset: usize) {
+    fn note(&mut self, kind: RepairKind, offset: usize) {
+        let kind = kind.as_str();
         if !self.logging {
             return;
         }
@@ -249,11 +272,11 @@ impl<'a> Repairer<'a> {
                 b' ' | b'\t' | b'\n' | b'\r' => self.pos += 1,
                 b'/' => match self.b.get(self.pos + 1) {
                     Some(b'/') => {
-                        self.note("comment", self.pos);
+                        self.note(RepairKind::Comment, self.pos);
                         self.pos = self.line_end(self.pos);
                     }
                     Some(b'*') => {
-                        self.note("comment", self.pos);
+                        self.note(RepairKind::Comment, self.pos);
                         let from = self.pos + 2;
                         self.pos = memchr::memmem::find(&self.b[from..], b"*/")
                             .map_or(self.b.len(), |k| from + k + 2);
@@ -266,23 +289,23 @@ impl<'a> Repairer<'a> {
                     None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'#' | b'!')
                 ) =>
                 {
-                    self.note("comment", self.pos);
+                    self.note(RepairKind::Comment, self.pos);
                     self.pos = self.line_end(self.pos);
                 }
                 b'\\' if matches!(self.b.get(self.pos + 1), Some(b'n' | b'r' | b't')) => {
-                    self.note("stringified", self.pos);
+                    self.note(RepairKind::Stringified, self.pos);
                     self.pos += 2;
                 }
                 0..=0x1f => {
-                    self.note("control_character", self.pos);
+                    self.note(RepairKind::ControlCharacter, self.pos);
                     self.pos += 1;
                 }
-                0xC2 | 0xE2 | 0xE3 | 0xEF => {
+                0xC2 | 0xE1 | 0xE2 | 0xE3 | 0xEF => {
                     let c = self.peek();
                     if !is_special_space(c) {
                         return;
                     }
-                    self.note("whitespace", self.pos);
+                    self.note(RepairKind::Whitespace, self.pos);
                     self.pos += c.len_utf8();
                 }
                 _ => return,
@@ -295,7 +318,7 @@ impl<'a> Repairer<'a> {
         if !self.starts_with(b"```") {
             return false;
         }
-        self.note("fence", self.pos);
+        self.note(RepairKind::Fence, self.pos);
         self.pos += 3;
         while self.b.get(self.pos) == Some(&b'`') {
             self.pos += 1;
@@ -307,6 +330,13 @@ impl<'a> Repairer<'a> {
         {
             self.pos += 1;
         }
+        if let Some(closer) = self.fence_closer {
+            let (j, _) = self.skip_ws(self.pos);
+            if self.b.get(j) == Some(&closer) {
+                self.pos = j + 1;
+                self.fence_closer = None;
+            }
+        }
         true
     }
 
@@ -316,7 +346,7 @@ impl<'a> Repairer<'a> {
         if !self.starts_with(b"...") && !self.starts_with("\u{2026}".as_bytes()) {
             return false;
         }
-        self.note("ellipsis", self.pos);
+        self.note(RepairKind::Ellipsis, self.pos);
         self.pos += 3;
         self.trivia();
         if self.b.get(self.pos) == Some(&b',') {
@@ -336,6 +366,13 @@ impl<'a> Repairer<'a> {
         let (out_start, log_start) = (self.out.len(), self.log.len());
         let b = self.b[self.pos];
         match c {
+            '{' | '[' if self.b[self.skip_ws(self.pos + 1).0..].starts_with(b"```") => {
+                // `[```json … ```]`: the brackets around a fenced block are not JSON.
+                self.note(RepairKind::Fence, self.pos);
+                self.fence_closer = Some(if c == '{' { b'}' } else { b']' });
+                self.pos = self.skip_ws(self.pos + 1).0;
+                Ok(())
+            }
             '{' | '[' => {
                 self.begin_top();
                 self.open(c == '{')
@@ -362,12 +399,21 @@ impl<'a> Repairer<'a> {
                 }
                 Ok(())
             }
+            '/' if self.regex() => {
+                self.top_scalar(start, out_start, log_start);
+                Ok(())
+            }
             _ if is_ident_start(b) => {
                 match self.word(Ctx::Top)? {
                     Word::Scalar => self.top_scalar(start, out_start, log_start),
                     Word::Call => {}
                     Word::Prose => self.not_json(start),
                 }
+                Ok(())
+            }
+            '}' | ']' | ')' | ',' | ':' | ';' if self.bare => {
+                self.note(RepairKind::Skipped, start);
+                self.pos += 1;
                 Ok(())
             }
             _ => {
@@ -382,7 +428,7 @@ impl<'a> Repairer<'a> {
         self.comma = None;
         self.top_call = false;
         if self.top_values > 0 {
-            self.note("concatenated", self.pos);
+            self.note(RepairKind::Concatenated, self.pos);
             if !self.wrapped {
                 self.out.insert(0, '[');
                 self.wrapped = true;
@@ -414,10 +460,15 @@ impl<'a> Repairer<'a> {
             self.not_json(start);
             return;
         }
+        self.accept_top(start, out_start);
+    }
+
+    /// The scalar written at `out_start` is a top-level value.
+    fn accept_top(&mut self, start: usize, out_start: usize) {
         self.comma = None;
         self.top_call = false;
         if self.top_values > 0 {
-            self.note("concatenated", start);
+            self.note(RepairKind::Concatenated, start);
             self.out.insert(out_start, ',');
             if !self.wrapped {
                 self.out.insert(0, '[');
@@ -431,13 +482,20 @@ impl<'a> Repairer<'a> {
     /// Text at `start` is not a JSON value: prose before the first value (skipped up to the
     /// next `{`, `[` or fence) or after the last one (the rest is ignored).
     fn not_json(&mut self, start: usize) {
-        self.note("prose", start);
         self.pos = start;
+        if self.bare {
+            // Bare text: the text up to the next delimiter on its line is a string.
+            let out_start = self.out.len();
+            self.unquoted_value(start);
+            self.accept_top(start, out_start);
+            return;
+        }
+        self.note(RepairKind::Prose, start);
         if self.top_values == 0 {
             self.state = State::Prose;
         } else {
             if let Some(at) = self.comma.take() {
-                self.note("trailing_comma", at);
+                self.note(RepairKind::TrailingComma, at);
             }
             self.state = State::End;
         }
@@ -472,6 +530,19 @@ impl<'a> Repairer<'a> {
         if self.fence() {
             return;
         }
+        if c == '`' {
+            // A fence closed with too few backticks (```json … `) at the end of its line.
+            let mut end = self.pos;
+            while self.b.get(end) == Some(&b'`') {
+                end += 1;
+            }
+            let (j, newline) = self.skip_ws(end);
+            if newline || j == self.b.len() {
+                self.note(RepairKind::Fence, self.pos);
+                self.pos = end;
+                return;
+            }
+        }
         match c {
             ',' => {
                 self.comma = Some(self.pos);
@@ -479,11 +550,18 @@ impl<'a> Repairer<'a> {
                 self.state = State::Top;
             }
             ';' => {
-                self.note(if self.top_call { "jsonp" } else { "skipped" }, self.pos);
+                self.note(
+                    if self.top_call {
+                        RepairKind::Jsonp
+                    } else {
+                        RepairKind::Skipped
+                    },
+                    self.pos,
+                );
                 self.pos += 1;
             }
             '}' | ']' | ')' => {
-                self.note("unmatched_bracket", self.pos);
+                self.note(RepairKind::UnmatchedBracket, self.pos);
                 self.pos += 1;
             }
             _ => self.state = State::Top,
@@ -524,7 +602,7 @@ impl<'a> Repairer<'a> {
     /// Closes the innermost frame (its closing bracket was read or is missing).
     fn close(&mut self) {
         if let Some(at) = self.comma.take() {
-            self.note("trailing_comma", at);
+            self.note(RepairKind::TrailingComma, at);
         }
         let Some(open) = self.stack.pop() else { return };
         match open.frame {
@@ -561,7 +639,7 @@ impl<'a> Repairer<'a> {
             (State::Value, Some(Frame::Object)) => self.out.push_str("null"),
             _ => {}
         }
-        self.note("truncated", at);
+        self.note(RepairKind::Truncated, at);
         while !self.stack.is_empty() {
             self.close();
         }
@@ -616,15 +694,15 @@ impl<'a> Repairer<'a> {
             }
             ']' | ')' => self.state = State::AfterValue,
             ',' => {
-                self.note("extra_comma", self.pos);
+                self.note(RepairKind::ExtraComma, self.pos);
                 self.pos += 1;
             }
             '{' | '[' => {
-                self.note("missing_bracket", self.pos);
+                self.note(RepairKind::MissingBracket, self.pos);
                 self.close();
             }
             ':' | '=' => {
-                self.note("missing_key", self.pos);
+                self.note(RepairKind::MissingKey, self.pos);
                 self.begin_member();
                 self.out.push_str("\"\"");
                 self.state = State::Colon;
@@ -654,7 +732,7 @@ impl<'a> Repairer<'a> {
                 self.state = State::Value;
             }
             '=' => {
-                self.note("missing_colon", self.pos);
+                self.note(RepairKind::MissingColon, self.pos);
                 self.out.push(':');
                 self.pos += if self.b.get(self.pos + 1) == Some(&b'>') {
                     2
@@ -664,7 +742,7 @@ impl<'a> Repairer<'a> {
                 self.state = State::Value;
             }
             ',' | '}' | ']' | ')' => {
-                self.note("missing_value", self.pos);
+                self.note(RepairKind::MissingValue, self.pos);
                 self.out.push_str(":null");
                 self.state = State::AfterValue;
             }
@@ -674,7 +752,7 @@ impl<'a> Repairer<'a> {
                 self.close_all(at);
             }
             _ => {
-                self.note("missing_colon", self.pos);
+                self.note(RepairKind::MissingColon, self.pos);
                 self.out.push(':');
                 self.state = State::Value;
             }
@@ -692,22 +770,22 @@ impl<'a> Repairer<'a> {
         match c {
             ']' | '}' | ')' => {
                 if frame == Frame::Object {
-                    self.note("missing_value", self.pos);
+                    self.note(RepairKind::MissingValue, self.pos);
                     self.out.push_str("null");
                 }
                 self.state = State::AfterValue;
             }
             ',' if frame == Frame::Object => {
-                self.note("missing_value", self.pos);
+                self.note(RepairKind::MissingValue, self.pos);
                 self.out.push_str("null");
                 self.state = State::AfterValue;
             }
             ',' => {
-                self.note("extra_comma", self.pos);
+                self.note(RepairKind::ExtraComma, self.pos);
                 self.pos += 1;
             }
             ':' | ';' => {
-                self.note("skipped", self.pos);
+                self.note(RepairKind::Skipped, self.pos);
                 self.pos += 1;
             }
             _ if self.ellipsis() => {}
@@ -772,15 +850,15 @@ impl<'a> Repairer<'a> {
             }
             '}' | ']' | ')' => self.closer(c, frame),
             ':' | ';' | '=' => {
-                self.note("skipped", self.pos);
+                self.note(RepairKind::Skipped, self.pos);
                 self.pos += 1;
             }
             '{' | '[' if frame == Frame::Object => {
-                self.note("missing_bracket", self.pos);
+                self.note(RepairKind::MissingBracket, self.pos);
                 self.close();
             }
             _ => {
-                self.note("missing_comma", self.pos);
+                self.note(RepairKind::MissingComma, self.pos);
                 self.state = if frame == Frame::Object {
                     State::Key
                 } else {
@@ -808,15 +886,15 @@ impl<'a> Repairer<'a> {
             _ => self.calls > 0,
         };
         if outer {
-            self.note("missing_bracket", self.pos);
+            self.note(RepairKind::MissingBracket, self.pos);
             self.close();
         } else if c != ')' && frame != Frame::Call {
             // `{"a": 1]`: the wrong bracket closes the one open container.
-            self.note("mismatched_bracket", self.pos);
+            self.note(RepairKind::MismatchedBracket, self.pos);
             self.pos += 1;
             self.close();
         } else {
-            self.note("unmatched_bracket", self.pos);
+            self.note(RepairKind::UnmatchedBracket, self.pos);
             self.pos += 1;
         }
     }
@@ -826,7 +904,7 @@ impl<'a> Repairer<'a> {
             self.close_all(self.b.len());
         }
         if let Some(at) = self.comma.take() {
-            self.note("trailing_comma", at);
+            self.note(RepairKind::TrailingComma, at);
         }
         if self.top_values == 0 {
             return Err(Error::new(
@@ -855,6 +933,10 @@ impl<'a> Repairer<'a> {
             end += 1;
         }
         let tok = &self.text[start..end];
+        if ctx == Ctx::Top && !self.bare && tok.trim_start_matches(['-', '+']) == "." {
+            // A dot before the JSON is punctuation of the prose.
+            return false;
+        }
         match number_token(tok, end == self.b.len()) {
             NumberToken::Valid => self.out.push_str(tok),
             NumberToken::Fixed(s, kind) => {
@@ -862,11 +944,11 @@ impl<'a> Repairer<'a> {
                 self.out.push_str(&s);
             }
             NumberToken::Text => {
-                self.note("number", start);
+                self.note(RepairKind::Number, start);
                 write_json_string(tok, &mut self.out);
             }
             NumberToken::Null => {
-                self.note("js_literal", start);
+                self.note(RepairKind::JsLiteral, start);
                 self.out.push_str("null");
             }
             NumberToken::NotANumber => {
@@ -893,7 +975,14 @@ impl<'a> Repairer<'a> {
         let after = self.skip_spaces(end);
         if self.b.get(after) == Some(&b'(') {
             let mongo = ctx != Ctx::Top || is_mongo_type(&self.text[start..end]);
-            self.note(if mongo { "mongo_wrapper" } else { "jsonp" }, start);
+            self.note(
+                if mongo {
+                    RepairKind::MongoWrapper
+                } else {
+                    RepairKind::Jsonp
+                },
+                start,
+            );
             if ctx == Ctx::Top {
                 self.begin_top();
             }
@@ -920,7 +1009,7 @@ impl<'a> Repairer<'a> {
             }
             if end == self.b.len() {
                 if let Some(lit) = truncated_literal(word) {
-                    self.note("truncated", start);
+                    self.note(RepairKind::Truncated, start);
                     self.out.push_str(lit);
                     self.pos = end;
                     return Ok(Word::Scalar);
@@ -962,7 +1051,7 @@ impl<'a> Repairer<'a> {
                 }
                 b'`' if self.b[i..].starts_with(b"```") => break,
                 b'"' if self.ends_string(i + 1, in_call) => {
-                    self.note("missing_quote", i);
+                    self.note(RepairKind::MissingQuote, i);
                     next = Some(i + 1);
                     break;
                 }
@@ -985,7 +1074,7 @@ impl<'a> Repairer<'a> {
             i += self.char_at(start).len_utf8();
             end = i;
         }
-        self.note("unquoted_string", start);
+        self.note(RepairKind::UnquotedString, start);
         write_json_string(&self.text[start..end], &mut self.out);
         self.pos = next.unwrap_or(i);
     }
@@ -1015,7 +1104,7 @@ impl<'a> Repairer<'a> {
                 b'/' if matches!(self.b.get(i + 1), Some(b'/' | b'*')) => break,
                 b'"' => {
                     if self.ends_string(i + 1, false) {
-                        self.note("missing_quote", i);
+                        self.note(RepairKind::MissingQuote, i);
                         next = Some(i + 1);
                     }
                     break;
@@ -1041,7 +1130,7 @@ impl<'a> Repairer<'a> {
             i += self.char_at(start).len_utf8();
             end = i;
         }
-        self.note("unquoted_key", start);
+        self.note(RepairKind::UnquotedKey, start);
         write_json_string(&self.text[start..end], &mut self.out);
         self.pos = next.unwrap_or(i);
     }
@@ -1074,7 +1163,7 @@ impl<'a> Repairer<'a> {
         if i > self.b.len() || !self.text.is_char_boundary(i) {
             return false;
         }
-        self.note("regex", start);
+        self.note(RepairKind::Regex, start);
         write_json_string(&self.text[start..i], &mut self.out);
         self.pos = i;
         true

@@ -20,11 +20,25 @@ use wasm_bindgen::prelude::*;
 #[allow(dead_code)]
 pub struct RepairEntry {
     /// What was repaired: one of the stable kinds of the repair table.
+    #[tsify(type = "RepairKind")]
     kind: &'static str,
     /// Offset in the input string, in UTF-16 code units (`text.length` for what was
     /// missing at the end).
     offset: f64,
 }
+
+/// The closed list of repair kinds, as `RepairKind::ALL` names them (tests/repair.rs holds
+/// the two equal).
+#[wasm_bindgen(typescript_custom_section)]
+const REPAIR_KIND: &str = r#"/** What a repair fixed: one of the kinds of the repair table (README, repairJson). */
+export type RepairKind =
+  | "prose" | "fence" | "comment" | "whitespace" | "control_character" | "quotes"
+  | "inner_quote" | "missing_quote" | "invalid_escape" | "stringified" | "string_concatenation"
+  | "unquoted_key" | "unquoted_string" | "python_literal" | "js_literal" | "number" | "regex"
+  | "mongo_wrapper" | "jsonp" | "missing_comma" | "trailing_comma" | "extra_comma"
+  | "missing_colon" | "missing_value" | "missing_key" | "ellipsis" | "missing_bracket"
+  | "mismatched_bracket" | "unmatched_bracket" | "skipped" | "truncated" | "concatenated";
+"#;
 
 /// What `repairJsonWithLog` returns.
 #[derive(Tsify, Serialize)]
@@ -56,7 +70,7 @@ fn error_in(text: &str, err: &Error) -> JsValue {
 
 /// Repairs broken JSON (fences, prose, comments, quotes, Python and JS literals, commas,
 /// truncation, …) into valid compact JSON text. Throws `StreamrouteError`
-/// `json_unrepairable` when there is no JSON in `text`, `json_too_deep` past 512 levels.
+/// `json_unrepairable` when there is no value in `text`, `json_too_deep` past 512 levels.
 #[wasm_bindgen(js_name = repairJson)]
 pub fn repair_json(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,

@@ -106,7 +106,7 @@ test('values: plain objects in written order, JS numbers, decoded strings', () =
 });
 
 test('errors: codes, offsets, argument checks', () => {
-  for (const text of ['', 'I cannot help with that.', '```json\n```']) {
+  for (const text of ['', '// only a comment', '```json\n```']) {
     assert.throws(() => repairJson(text), (e) => {
       assert.ok(e instanceof StreamrouteError);
       assert.equal(e.code, 'json_unrepairable');
@@ -114,7 +114,7 @@ test('errors: codes, offsets, argument checks', () => {
       return true;
     });
   }
-  assert.throws(() => parseJson('no json', { repair: true }), { code: 'json_unrepairable' });
+  assert.throws(() => parseJson('/* no json */', { repair: true }), { code: 'json_unrepairable' });
   assert.throws(() => repairJson('['.repeat(100_000)), { code: 'json_too_deep', offset: 512 });
   assert.throws(() => repairJson('é'.repeat(10) + '['.repeat(600)), { code: 'json_too_deep', offset: 10 + 512 });
   assert.throws(() => parseJson('['.repeat(600)), { code: 'json_too_deep', offset: 512 });
@@ -132,4 +132,77 @@ test('a megabyte of broken JSON repairs in one call', () => {
   const value = JSON.parse(json);
   assert.equal(value.length, Math.ceil((1 << 20) / item.length));
   assert.deepEqual(value[0], { id: 1, name: 'Ada', tags: ['x', 'y'], ok: true, note: 'say "hi" now' });
+});
+
+// ---- parity with jsonrepair ---------------------------------------------------------------------
+// Each repair jsonrepair documents (its README list) and the ones it does without listing them,
+// as inputs written here: repairJson must give the same value as jsonrepair. The deliberate
+// differences (docs/repair.md has the table and the reasons) are listed apart, with our value.
+
+const PARITY = [
+  // Keys without quotes, missing escapes, commas and brackets, truncation.
+  '{name: "Ada", age: 36}', '{"quote": "She said "hi" to me"}', '"The TV is 72""',
+  '{"a":"the list [1, 2"] more"}', '"the set {a, b"} more"', '[1 2 3]', '{"a": 1 "b": 2}',
+  '{"a": [1, 2', '[{"a": 1}, {"b": 2', '{"text": "Hello, wor', '{"a": 2.', '{"n": -',
+  // Quotes of every kind, special whitespace, Python constants, trailing commas, comments.
+  "{'a': 'b'}", '{“a”: “b”}', "{‘a’: ‘b’}", '{"a":\u180e"foo"}', '[\u200b1,\u00a02]',
+  '{"a": None, "b": True, "c": False}', '[1, 2, 3,]', '{"a": 1,}',
+  '{"a": 1, /* note */ "b": 2} // end', '[1, // one\n2]',
+  // Fences, ellipsis, JSONP, escaped JSON, MongoDB types, concatenation, NDJSON.
+  '```json\n{"a": 1}\n```', '```\n[1, 2]\n```', '[```json\n{"a":"b"}\n```]', '{```\n[1]\n```}',
+  '[1, 2, 3, ...]', '{"a": 1, ...}', 'callback({"a": 1});', 'cb([1, 2])',
+  '{\\"stringified\\": \\"content\\"}', '[\\"a\\", \\"b\\"]',
+  '{"id": NumberLong(2), "at": ISODate("2012-12-19T06:01:17.171Z"), "_id": ObjectId("5f1")}',
+  '"long text" + "more text on next line"', '"hello" +\n " world"', '"hello +\n " world"',
+  '["abc + /* c */ "def"]', '["abc /* c */ + "def"]', '["abc, /* c */ "def"]', '["hello +]',
+  '{ "id": 1, "name": "John" }\n{ "id": 2, "name": "Sarah" }\n', '{"a":1}\n{"b":2},\n',
+  // Strings that lost an end quote keep their text.
+  '["hello, world]', '["https://example.com/,2]', '["b,c,]', '{"a": "b,c,"d": "e"}',
+  '"first\\\nsecond"', '{"s \\ud',
+  // Unquoted strings, unknown symbols, numbers that are not numbers, URLs, regexes.
+  '[hello world]', '{a: hello}', 'hello world', 'abc', 'She said: no way', 'foo 2 bar',
+  '2.3.4', '1e', '[0x1F]', '0xZZ', '746de9ad-d4ff-4c66-97d7-00a92ad46967', 'ES2020', '.',
+  'https://www.example.com/', '{url: https://example.com/a?b=1}', 'a,b', 'a\nb',
+  '{regex: /standalone-styles.css/}', '/[a-z]_/', '[01, 007]', '[undefined]', 'trueble',
+];
+
+/** Inputs where repairJson deliberately differs from jsonrepair, with repairJson's value. */
+const DIFFERENT = [
+  ['Sure! Here it is: {"a": 1}', { a: 1 }],
+  ['{"a": 1}\nHope this helps!', { a: 1 }],
+  ['```json\n{"a": 1}\n```\n```json\n{"b": 2}\n```', [{ a: 1 }, { b: 2 }]],
+  ['{"a": 1}{"b": 2}', [{ a: 1 }, { b: 2 }]],
+  ['{"a": [1, {"b": tr', { a: [1, { b: true }] }],
+  ['[NaN, Infinity, -Infinity]', [null, null, null]],
+  ['[+1]', [1]],
+  ['{: 1}', { '': 1 }],
+  ['{"a"}', { a: null }],
+  ['"\\x41"', 'A'],
+  ['"\\u26"', 'u26'],
+  ['[1,,2]', [1, 2]],
+  ['[1;2]', [1, 2]],
+  ['["[x"]', ['[x']],
+  ['{"a": Timestamp(1412180887, 1)}', { a: 1412180887 }],
+];
+
+test('parity with jsonrepair: the same value for every input of the list', async () => {
+  const { jsonrepair } = await import('jsonrepair');
+  for (const input of PARITY) {
+    const want = JSON.parse(jsonrepair(input));
+    assert.deepEqual(JSON.parse(repairJson(input)), want, JSON.stringify(input));
+  }
+});
+
+test('parity with jsonrepair: the deliberate differences', async () => {
+  const { jsonrepair } = await import('jsonrepair');
+  for (const [input, ours] of DIFFERENT) {
+    assert.deepEqual(JSON.parse(repairJson(input)), ours, JSON.stringify(input));
+    let theirs;
+    try {
+      theirs = JSON.parse(jsonrepair(input));
+    } catch {
+      theirs = undefined;
+    }
+    assert.notDeepEqual(theirs, ours, `${JSON.stringify(input)}: no longer a difference`);
+  }
 });

@@ -7,6 +7,7 @@
 //! only ever whitespace unless the budget pays for it (see the parent module).
 
 use super::{Ctx, Repairer};
+use crate::repair::RepairKind;
 use crate::json::write_json_string;
 use crate::repair::lexical::Quote;
 
@@ -34,9 +35,40 @@ struct Marks {
     newline: Option<usize>,
     /// Keys: the first `:` (input position, `buf` length after the non-whitespace before it).
     colon: Option<(usize, usize)>,
+    /// The first delimiter (`,` `]` `}`, and `:` in keys): its input position, the `buf`
+    /// length after the non-whitespace before it, and that non-whitespace's input position.
+    first_delim: Option<(usize, usize, Option<usize>)>,
+    /// Input position where this string's content (or the part after a `+`) begins.
+    start: usize,
+    /// From input position `delta_from` on, `buf` length = input position + `delta` (the
+    /// content is copied byte for byte up to the next escape).
+    delta_from: usize,
+    delta: isize,
+    /// The content up to here was scanned (lazily, see `scan`) for the two below.
+    scanned: usize,
+    /// `[` and `{` in the content not closed in it (`"the list [1, 2"] more"`).
+    squares: u32,
+    curlies: u32,
+    /// The first `/*` in the content: its input position, with `delta_from` and `delta`
+    /// (`delta_from` is `usize::MAX` when an escape came after it).
+    comment: Option<(usize, usize, isize)>,
 }
 
 impl Marks {
+    /// Marks for content that begins at input position `at`, with `buf_len` bytes of the
+    /// string read and settled before it (after a `+` joined another string to it).
+    fn at(at: usize, buf_len: usize) -> Marks {
+        Marks {
+            sig_end: buf_len,
+            delim_cut: buf_len,
+            start: at,
+            delta_from: at,
+            delta: buf_len as isize - at as isize,
+            scanned: at,
+            ..Marks::default()
+        }
+    }
+
     fn content(&mut self, at: usize, buf_len: usize, delim: bool) {
         if delim {
             self.delim_cut = self.sig_end;
@@ -77,18 +109,18 @@ impl Repairer<'_> {
         let open_at = self.pos;
         let escaped = self.b[self.pos] == b'\\';
         if escaped {
-            self.note("stringified", open_at);
+            self.note(RepairKind::Stringified, open_at);
             self.pos += 1;
         }
         let c = self.peek();
         let mut quote = Quote::of(c).unwrap_or(Quote::Double);
         if c != '"' {
-            self.note("quotes", open_at);
+            self.note(RepairKind::Quotes, open_at);
         }
         self.pos += c.len_utf8();
         let content = self.pos;
         self.buf.clear();
-        let mut m = Marks::default();
+        let mut m = Marks::at(content, 0);
         loop {
             // The hot loop: a run of plain content is copied in one piece.
             let run = self.pos;
@@ -117,15 +149,23 @@ impl Repairer<'_> {
             if quote.closes(c) {
                 match self.end_quote(ctx, c, &mut m) {
                     (StringEnd::Done, _) => return true,
-                    (StringEnd::Continue, Some(q)) => quote = q,
+                    (StringEnd::Continue, Some(q)) => {
+                        quote = q;
+                        m = Marks::at(self.pos, self.buf.len());
+                    }
                     (StringEnd::Continue, None) => {}
                 }
                 continue;
             }
             match c {
-                '\\' => self.escape(&mut m),
+                '\\' => {
+                    self.escape(&mut m);
+                    // Input positions map to `buf` anew after an escape.
+                    m.delta_from = self.pos;
+                    m.delta = self.buf.len() as isize - self.pos as isize;
+                }
                 '\n' => {
-                    self.note("control_character", at);
+                    self.note(RepairKind::ControlCharacter, at);
                     if m.newline.is_none() {
                         m.newline = Some(at);
                     }
@@ -133,12 +173,12 @@ impl Repairer<'_> {
                     self.pos += 1;
                 }
                 '\t' | '\r' => {
-                    self.note("control_character", at);
+                    self.note(RepairKind::ControlCharacter, at);
                     self.buf.push(c);
                     self.pos += 1;
                 }
                 '\0'..='\u{1f}' => {
-                    self.note("control_character", at);
+                    self.note(RepairKind::ControlCharacter, at);
                     self.buf.push(c);
                     self.pos += 1;
                     m.content(at, self.buf.len(), false);
@@ -147,6 +187,9 @@ impl Repairer<'_> {
                     let delim = c != ':' || ctx == Ctx::Key;
                     if c == ':' && ctx == Ctx::Key && m.colon.is_none() {
                         m.colon = Some((at, m.sig_end));
+                    }
+                    if delim && m.first_delim.is_none() {
+                        m.first_delim = Some((at, m.sig_end, m.sig));
                     }
                     self.buf.push(c);
                     self.pos += 1;
@@ -165,10 +208,8 @@ impl Repairer<'_> {
     fn cut(&mut self, len: usize, resume: usize) {
         self.buf.truncate(len);
         // Repairs noted for the text given back are noted again when it is read again.
-        while self.log.last().is_some_and(|r| r.offset >= resume) {
-            self.log.pop();
-        }
-        self.note("missing_quote", resume);
+        self.drop_log_from(resume);
+        self.note(RepairKind::MissingQuote, resume);
         write_json_string(&self.buf, &mut self.out);
         self.pos = resume;
     }
@@ -180,36 +221,190 @@ impl Repairer<'_> {
     /// Where to cut a string that lost its end quote (at `upto`, the deciding quote or the
     /// end): a key at its first colon, a value at its last delimiter (not at the top level,
     /// where a quote may begin prose), any string at a line break after its last content.
-    fn try_cut(&mut self, ctx: Ctx, m: &Marks, upto: usize) -> bool {
+    /// A line that ends with `+` is not cut: the string goes on in the next quoted string.
+    fn try_cut(&mut self, ctx: Ctx, m: &Marks, upto: usize) -> Option<(StringEnd, Option<Quote>)> {
+        let done = Some((StringEnd::Done, None));
         if let (Ctx::Key, Some((at, len))) = (ctx, m.colon) {
             if self.budget_allows(upto - at) {
                 self.cut(len, at);
-                return true;
+                return done;
             }
         }
         if let (true, Some(at)) = (ctx != Ctx::Top && m.sig_delim, m.sig) {
             if self.budget_allows(upto - at) {
                 self.cut(m.delim_cut, at);
-                return true;
+                return done;
             }
         }
         if let Some(at) = m.newline {
             if self.budget_allows(upto - at) {
+                if let Some(plus) = m.sig.filter(|&p| self.b[p] == b'+') {
+                    let keep = self.before_plus(m.sig_end);
+                    self.buf.truncate(keep);
+                    self.drop_log_from(plus);
+                    return Some(self.concatenate(plus));
+                }
                 self.cut(m.sig_end, at);
-                return true;
+                return done;
             }
         }
-        false
+        None
     }
 
-    /// The input ended inside a string. A key with a colon ends there (`{"a: 1`); a string
-    /// whose text ends with closing structure (`["abc]`, `"abc,\n]\n}`) ends before it;
-    /// otherwise the string was cut off and ends at the end.
+    /// Scans the content from `m.scanned` to `upto` for brackets and the first `/*` (each
+    /// byte once: only a quote that needs them asks, so the hot loop stays a plain copy).
+    fn scan(&self, m: &mut Marks, upto: usize) {
+        for i in m.scanned..upto {
+            match self.b[i] {
+                b'[' => m.squares += 1,
+                b']' => m.squares = m.squares.saturating_sub(1),
+                b'{' => m.curlies += 1,
+                b'}' => m.curlies = m.curlies.saturating_sub(1),
+                b'/' if m.comment.is_none() && i + 1 < upto && self.b[i + 1] == b'*' => {
+                    // Before the last escape the position no longer maps to `buf`.
+                    let from = if i >= m.delta_from { m.delta_from } else { usize::MAX };
+                    m.comment = Some((i, from, m.delta));
+                }
+                _ => {}
+            }
+        }
+        m.scanned = m.scanned.max(upto);
+    }
+
+    /// The `buf` length after the content at input position `i`, spaces before it left out
+    /// (`None` when an escape lies between, so that the two do not map byte for byte).
+    fn buf_before(&self, i: usize, from: usize, delta: isize) -> Option<usize> {
+        if i < from {
+            return None;
+        }
+        let mut len = usize::try_from(i as isize + delta).ok()?;
+        while len > 0 && matches!(self.buf.as_bytes().get(len - 1), Some(b' ' | b'\t')) {
+            len -= 1;
+        }
+        Some(len)
+    }
+
+    /// A quote after a comment that the string holds (`"abc + /* c */ "def"`,
+    /// `"abc /* c */ + "def"`, `"abc, /* c */ "def"`): the string lost its end quote before
+    /// the comment; what came before the comment (`+`, a delimiter) says how it goes on.
+    fn comment_cut(
+        &mut self,
+        ctx: Ctx,
+        m: &mut Marks,
+        at: usize,
+    ) -> Option<(StringEnd, Option<Quote>)> {
+        self.scan(m, at);
+        let (open, from, delta) = m.comment?;
+        let back = |mut j: usize, floor: usize| {
+            while j > floor && matches!(self.b[j - 1], b' ' | b'\t') {
+                j -= 1;
+            }
+            j
+        };
+        let mut j = back(at, open);
+        if j > open && self.b[j - 1] == b'+' {
+            j = back(j - 1, open);
+        }
+        if j < open + 4 || &self.b[j - 2..j] != b"*/" {
+            return None;
+        }
+        // The last content before the comment, and `buf` up to the comment and up to it.
+        let p = back(open, m.start).checked_sub(1).filter(|&p| p >= m.start);
+        let keep = self.buf_before(open, from, delta)?;
+        let before = match p {
+            Some(p) => Some((p, self.b[p], self.buf_before(p, from, delta)?)),
+            None => None,
+        };
+        if !self.budget_allows(at - open) {
+            return None;
+        }
+        self.drop_log_from(open);
+        match before {
+            Some((p, b'+', len)) => {
+                self.buf.truncate(len);
+                return Some(self.concatenate(p));
+            }
+            Some((p, b',' | b']' | b'}', len)) if ctx != Ctx::Top => {
+                self.cut(len, p);
+                return Some((StringEnd::Done, None));
+            }
+            _ => {}
+        }
+        self.buf.truncate(keep);
+        self.note(RepairKind::MissingQuote, open);
+        self.pos = open;
+        self.trivia();
+        if self.b.get(self.pos) == Some(&b'+') {
+            return Some(self.concatenate(self.pos));
+        }
+        self.pos = open;
+        self.emit();
+        Some((StringEnd::Done, None))
+    }
+
+    /// The `buf` length without the `+` that ends `buf[..len]` and the spaces before it.
+    fn before_plus(&self, len: usize) -> usize {
+        let mut keep = len - 1;
+        while keep > 0 && matches!(self.buf.as_bytes()[keep - 1], b' ' | b'\t') {
+            keep -= 1;
+        }
+        keep
+    }
+
+    /// Forgets repairs noted at or after `from` (text that is read again).
+    fn drop_log_from(&mut self, from: usize) {
+        while self.log.last().is_some_and(|r| r.offset >= from) {
+            self.log.pop();
+        }
+    }
+
+    /// `+` at `plus` after a string: joins the next string to it (the caller reads it on
+    /// with the quote returned), or, with no string after it, is dropped and the string ends.
+    fn concatenate(&mut self, plus: usize) -> (StringEnd, Option<Quote>) {
+        self.note(RepairKind::StringConcatenation, plus);
+        self.pos = plus + 1;
+        self.trivia();
+        if self.pos < self.b.len() {
+            let next = self.peek();
+            if let Some(q) = Quote::of(next) {
+                if next != '"' {
+                    self.note(RepairKind::Quotes, self.pos);
+                }
+                self.pos += next.len_utf8();
+                return (StringEnd::Continue, Some(q));
+            }
+        }
+        self.emit();
+        (StringEnd::Done, None)
+    }
+
+    /// The input ended inside a string. A key with a colon ends there (`{"a: 1`); a value
+    /// whose text ends with a delimiter ends at its first one (`["a, b]` → `["a","b"]`); a
+    /// top-level string whose text ends with closing structure (`"abc,\n]\n}`) ends before
+    /// it; otherwise the string was cut off and ends at the end (a `+` at its end dropped).
     fn string_at_end(&mut self, ctx: Ctx, escaped: bool, content: usize, m: &Marks) -> bool {
         let len = self.b.len();
         if !escaped {
             if let (Ctx::Key, Some((at, keep))) = (ctx, m.colon) {
                 if self.budget_allows(len - at) {
+                    self.cut(keep, at);
+                    return true;
+                }
+            }
+            let ends_with_delim =
+                m.sig_delim && self.skip_ws(m.sig.map_or(len, |s| s + 1)).0 == len;
+            if let (true, Some((at, keep, before))) =
+                (ctx != Ctx::Top && ends_with_delim, m.first_delim)
+            {
+                if self.budget_allows(len - at) {
+                    let keep = match before {
+                        Some(p) if self.b[p] == b'+' => {
+                            self.drop_log_from(p);
+                            self.note(RepairKind::StringConcatenation, p);
+                            self.before_plus(keep)
+                        }
+                        _ => keep,
+                    };
                     self.cut(keep, at);
                     return true;
                 }
@@ -242,7 +437,16 @@ impl Repairer<'_> {
                 return true;
             }
         }
-        self.note("truncated", len);
+        if let Some(plus) = m.sig.filter(|&p| self.b[p] == b'+' && !escaped) {
+            // `"hello +`: the string that was to be joined never came.
+            let keep = self.before_plus(m.sig_end);
+            self.buf.truncate(keep);
+            self.note(RepairKind::StringConcatenation, plus);
+        } else {
+            // Whitespace at the very end is where the text stopped, not content.
+            self.buf.truncate(m.sig_end);
+        }
+        self.note(RepairKind::Truncated, len);
         self.emit();
         false
     }
@@ -262,82 +466,97 @@ impl Repairer<'_> {
             || match self.b.get(j) {
                 None => true,
                 Some(&n) => match n {
-                    b',' | b'}' | b']' | b':' | b'{' | b'[' | b'+' | b'"' | b'\'' | b'`' | b'#' => {
-                        true
+                    b',' | b':' | b'{' | b'[' | b'+' | b'#' => true,
+                    // A bracket the string opened and did not close, with text after it, is
+                    // content: `"the list [1, 2"] more"`.
+                    b']' | b'}' if !self.text_follows(j + 1) => true,
+                    b']' => {
+                        self.scan(m, at);
+                        m.squares == 0
                     }
+                    b'}' => {
+                        self.scan(m, at);
+                        m.curlies == 0
+                    }
+                    // `"The TV is 72""`: a quote followed by a quote that ends the string is
+                    // content.
+                    b'"' | b'\'' | b'`' => !self.quote_ends_at(j),
                     b'-' | b'0'..=b'9' => true,
                     b')' => self.calls > 0,
                     b'/' => matches!(self.b.get(j + 1), Some(b'/' | b'*')),
                     b'\\' => self.b.get(j + 1) == Some(&b'"'),
-                    0x80.. => Quote::of(self.char_at(j)).is_some(),
+                    0x80.. => Quote::of(self.char_at(j)).is_some() && !self.quote_ends_at(j),
                     _ => false,
                 },
             };
         if closing {
-            self.pos = after;
             if self.b.get(j) == Some(&b'+') {
-                self.note("string_concatenation", j);
-                self.pos = j + 1;
-                self.trivia();
-                if self.pos < self.b.len() {
-                    let next = self.peek();
-                    if let Some(q) = Quote::of(next) {
-                        if next != '"' {
-                            self.note("quotes", self.pos);
-                        }
-                        self.pos += next.len_utf8();
-                        return (StringEnd::Continue, Some(q));
-                    }
-                }
+                return self.concatenate(j);
             }
+            self.pos = after;
             self.emit();
             return (StringEnd::Done, None);
         }
-        if self.try_cut(ctx, m, at) {
-            return (StringEnd::Done, None);
+        if let Some(end) = self.comment_cut(ctx, m, at) {
+            return end;
         }
-        self.note("inner_quote", at);
+        if let Some(end) = self.try_cut(ctx, m, at) {
+            return end;
+        }
+        self.note(RepairKind::InnerQuote, at);
         self.buf.push(c);
         self.pos = after;
         m.content(at, self.buf.len(), false);
         (StringEnd::Continue, None)
     }
 
+    /// Whether text (a letter, a digit, a quote or any non-ASCII character) follows `i` on
+    /// its line, after spaces.
+    fn text_follows(&self, i: usize) -> bool {
+        let j = self.skip_spaces(i);
+        self.b.get(j).is_some_and(|&n| {
+            n.is_ascii_alphanumeric() || n >= 0x80 || matches!(n, b'"' | b'\'' | b'`')
+        })
+    }
+
+    /// Whether the quote at `i` is followed (after whitespace) by the end of the input or a
+    /// delimiter, so that it can only be an end quote.
+    fn quote_ends_at(&self, i: usize) -> bool {
+        let (k, _) = self.skip_ws(i + self.char_at(i).len_utf8());
+        matches!(self.b.get(k), None | Some(b',' | b'}' | b']' | b':'))
+    }
+
     /// A backslash in a string (raw mode).
     fn escape(&mut self, m: &mut Marks) {
         let at = self.pos;
         let Some(&n) = self.b.get(at + 1) else {
-            self.note("truncated", at);
+            self.note(RepairKind::Truncated, at);
             self.pos += 1;
             return;
         };
         match n {
             b'u' => {
+                let before = self.buf.len();
                 self.unicode_escape(at, at + 1, false);
-                m.content(at, self.buf.len(), false);
+                if self.buf.len() > before {
+                    m.content(at, self.buf.len(), false);
+                }
                 return;
             }
-            b'\n' => {
-                // A JavaScript line continuation: nothing.
-                self.note("invalid_escape", at);
-                self.pos += 2;
-                return;
-            }
-            b'\r' => {
-                self.note("invalid_escape", at);
-                self.pos += if self.b.get(at + 2) == Some(&b'\n') {
-                    3
-                } else {
-                    2
-                };
-                return;
+            b'\n' | b'\r' => {
+                // A backslash-escaped line break (a shell or JavaScript line continuation):
+                // the line break, so that no text runs together.
+                self.note(RepairKind::InvalidEscape, at);
+                let crlf = n == b'\r' && self.b.get(at + 2) == Some(&b'\n');
+                self.buf.push('\n');
+                self.pos += if crlf { 3 } else { 2 };
             }
             b'x' if self
                 .b
                 .get(at + 2..at + 4)
                 .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) =>
             {
-                self.note("invalid_escape", at);
+                self.note(RepairKind::InvalidEscape, at);
                 let v = u32::from_str_radix(&self.text[at + 2..at + 4], 16).unwrap_or(0xFFFD);
                 self.buf.push(char::from_u32(v).unwrap_or('\u{FFFD}'));
                 self.pos += 4;
@@ -348,7 +567,7 @@ impl Repairer<'_> {
                     Some(d) => self.buf.push(d),
                     None => {
                         // `\'`, `\a`, `\0`: the character itself (`\0` is NUL as in JS).
-                        self.note("invalid_escape", at);
+                        self.note(RepairKind::InvalidEscape, at);
                         self.buf.push(if e == '0' { '\0' } else { e });
                     }
                 }
@@ -367,10 +586,10 @@ impl Repairer<'_> {
                 k += 1;
             }
             if k >= self.b.len() {
-                self.note("truncated", at);
+                self.note(RepairKind::Truncated, at);
                 self.pos = self.b.len();
             } else {
-                self.note("invalid_escape", at);
+                self.note(RepairKind::InvalidEscape, at);
                 self.buf.push_str(&self.text[u_at..k]);
                 self.pos = k;
             }
@@ -429,13 +648,13 @@ impl Repairer<'_> {
             self.buf.push(c);
             self.pos += c.len_utf8();
             if (c as u32) < 0x20 {
-                self.note("control_character", at);
+                self.note(RepairKind::ControlCharacter, at);
             }
             m.content(at, self.buf.len(), false);
             return false;
         }
         let Some(&n) = self.b.get(at + 1) else {
-            self.note("truncated", at);
+            self.note(RepairKind::Truncated, at);
             self.pos += 1;
             return false;
         };
@@ -451,7 +670,7 @@ impl Repairer<'_> {
                 let e_at = at + 2;
                 match self.b.get(e_at) {
                     None => {
-                        self.note("truncated", at);
+                        self.note(RepairKind::Truncated, at);
                         self.pos = e_at;
                     }
                     Some(b'\\') if matches!(self.b.get(e_at + 1), Some(b'"' | b'\\')) => {
