@@ -48,7 +48,8 @@ fn coalesce(events: Vec<RoutedEvent>) -> Vec<RoutedEvent> {
         match (out.last_mut(), &e) {
             (Some(RoutedEvent::AnswerDelta { text: a }), RoutedEvent::AnswerDelta { text: b })
             | (Some(RoutedEvent::ArtifactDelta { text: a }), RoutedEvent::ArtifactDelta { text: b })
-            | (Some(RoutedEvent::UserDelta { text: a }), RoutedEvent::UserDelta { text: b }) => a.push_str(b),
+            | (Some(RoutedEvent::UserDelta { text: a }), RoutedEvent::UserDelta { text: b })
+            | (Some(RoutedEvent::RefusalDelta { text: a }), RoutedEvent::RefusalDelta { text: b }) => a.push_str(b),
             (
                 Some(RoutedEvent::ThinkingDelta { text: a, source: s1 }),
                 RoutedEvent::ThinkingDelta { text: b, source: s2 },
@@ -134,7 +135,7 @@ fn thinking(events: &[RoutedEvent], source: ThinkingSource) -> String {
 
 fn done(events: &[RoutedEvent]) -> (bool, bool, Option<String>) {
     match events.last() {
-        Some(RoutedEvent::Done { ok, parse_ok, finish_reason }) => (*ok, *parse_ok, finish_reason.clone()),
+        Some(RoutedEvent::Done { ok, parse_ok, finish_reason, .. }) => (*ok, *parse_ok, finish_reason.clone()),
         other => panic!("last event is not done: {other:?}"),
     }
 }
@@ -143,7 +144,7 @@ fn tool_calls(events: &[RoutedEvent]) -> Vec<(u32, String, String, String, bool)
     events
         .iter()
         .filter_map(|e| match e {
-            RoutedEvent::ToolCall { index, id, name, arguments, repaired } => {
+            RoutedEvent::ToolCall { index, id, name, arguments, repaired, .. } => {
                 Some((*index, id.clone(), name.clone(), arguments.to_json(), *repaired))
             }
             _ => None,
@@ -664,4 +665,75 @@ fn auto_tells_ndjson_and_event_streams_from_plain_text() {
     // Bytes that start with a zero but carry no valid prelude are text.
     let e = route(Provider::Auto, ContentMode::Text, "", &[b"\0\0\0\x10not a prelude at all"]);
     assert_eq!(answer(&e).len(), 24);
+}
+
+// ---- the OpenAI-compatible family and Responses shapes -----------------------------------------
+
+fn finish(events: &[RoutedEvent]) -> &'static str {
+    match events.last() {
+        Some(RoutedEvent::Done { finish, .. }) => finish.as_str(),
+        other => panic!("last event is not done: {other:?}"),
+    }
+}
+
+fn sources(events: &[RoutedEvent]) -> Vec<(Option<String>, Option<String>)> {
+    events.iter().filter_map(|e| if let RoutedEvent::Source(s) = e { Some((s.url.clone(), s.title.clone())) } else { None }).collect()
+}
+
+#[test]
+fn chat_dialects_mistral_openrouter_azure_refusal_groq() {
+    let e = events_of("openai-chat-mistral.sse");
+    assert_eq!(thinking(&e, ThinkingSource::Reasoning), "Two plus two is four.");
+    assert_eq!(answer(&e), "The answer is 4.");
+    assert_eq!(finish(&e), "stop");
+
+    let e = events_of("openai-chat-openrouter.sse");
+    // `reasoning` and `reasoning_details` carry the same text: it is routed once.
+    assert_eq!(thinking(&e, ThinkingSource::Reasoning), "Searching ");
+    assert_eq!(answer(&e), "Rust 1.0 shipped in May 2015.");
+    let rust = "https://blog.rust-lang.org/2015/05/15/Rust-1.0.html".to_string();
+    assert_eq!(sources(&e), vec![(Some(rust.clone()), Some("Announcing Rust 1.0".into()))], "deduplicated");
+    let u = last_usage(&e);
+    assert_eq!((u.input_tokens, u.cached_input_tokens, u.reasoning_tokens), (Some(42), Some(8), Some(5)), "nested non-details objects do not count");
+
+    let e = events_of("openai-chat-azure.sse");
+    assert_eq!(answer(&e), "Here is how ");
+    assert_eq!((done(&e).2.as_deref(), finish(&e)), (Some("content_filter"), "content-filter"));
+    assert!(errors(&e).is_empty());
+
+    let e = events_of("openai-chat-refusal.sse");
+    assert_eq!(answer(&e), "");
+    let refusal: String = e.iter().filter_map(|e| if let RoutedEvent::RefusalDelta { text } = e { Some(text.as_str()) } else { None }).collect();
+    assert_eq!(refusal, "I'm sorry, I can't help with that.");
+    assert_eq!(last_usage(&e).total_tokens, Some(24), "Groq's x_groq.usage");
+}
+
+#[test]
+fn responses_builtin_tools_custom_tools_annotations_and_nested_errors() {
+    let e = events_of("openai-responses-builtin.sse");
+    let starts: Vec<(String, bool)> = e
+        .iter()
+        .filter_map(|e| match e {
+            RoutedEvent::ToolCallStart { name, provider_executed, .. } => Some((name.clone(), *provider_executed)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(starts, vec![("web_search".into(), true), ("run_sql".into(), false)]);
+    let calls = tool_calls(&e);
+    assert_eq!(calls[0].3, r#"{"type":"search","query":"rust 1.0 release date"}"#);
+    assert_eq!(calls[1].3, r#""SELECT \"name\" FROM crates;""#, "a custom tool's input is a string");
+    let result = e.iter().find_map(|e| if let RoutedEvent::ToolResult { id, result, .. } = e { Some((id.clone(), result.clone())) } else { None });
+    let (id, result) = result.expect("a tool_result for the web search");
+    assert_eq!(id, "ws_1");
+    assert_eq!(result.get("status").and_then(JsonValue::as_str), Some("completed"));
+    assert_eq!(sources(&e).len(), 1);
+    assert_eq!(finish(&e), "tool-calls", "completed with a client tool call");
+
+    let e = events_of("openai-responses-quota.sse");
+    let err = e.iter().find_map(|e| if let RoutedEvent::Error { code, message, provider_code } = e { Some((code.clone(), message.clone(), provider_code.clone())) } else { None });
+    let (code, message, provider_code) = err.expect("error");
+    assert_eq!(code, "insufficient_quota");
+    assert!(message.starts_with("You exceeded your current quota"));
+    assert_eq!(provider_code.as_deref(), Some("insufficient_quota"));
+    assert_eq!(finish(&e), "error");
 }

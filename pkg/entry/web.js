@@ -24,6 +24,28 @@ function abortError(signal) {
   return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
 }
 
+/**
+ * The message and code of a provider's JSON error body: `{error: {message, code | type |
+ * status}}` (OpenAI, Anthropic, Gemini), `{error: "..."}` (Ollama), `{message, code}`
+ * (Bedrock); `{}` when the body is not one of these.
+ */
+function httpErrorOf(body) {
+  let v;
+  try {
+    v = JSON.parse(body);
+  } catch {
+    return {};
+  }
+  if (Array.isArray(v)) v = v[0]; // Gemini sometimes wraps the error in an array
+  if (v === null || typeof v !== 'object') return {};
+  const e = v.error !== undefined ? v.error : v;
+  if (typeof e === 'string') return { message: e, code: null };
+  if (e === null || typeof e !== 'object' || typeof e.message !== 'string') return {};
+  const code = [e.code, e.type, e.status, v.code, v.__type].find((c) => typeof c === 'string' && c !== '')
+    ?? (typeof e.code === 'number' ? String(e.code) : null);
+  return { message: e.message, code };
+}
+
 function routerOptions(options) {
   const { signal, ...rest } = options ?? {};
   return { signal, rest };
@@ -43,8 +65,10 @@ export async function* routeResponse(response, options) {
   if (signal?.aborted) throw abortError(signal);
   if (!response.ok) {
     const body = typeof response.text === 'function' ? await response.text().catch(() => '') : '';
-    yield { type: 'error', code: 'http_error', message: `HTTP ${response.status}: ${body.slice(0, 2000)}` };
-    yield { type: 'done', ok: false, parse_ok: false, finish_reason: null };
+    const { message, code } = httpErrorOf(body);
+    yield { type: 'error', code: 'http_error', message: `HTTP ${response.status}: ${message ?? body.slice(0, 2000)}`,
+      provider_code: code };
+    yield { type: 'done', ok: false, parse_ok: false, finish_reason: null, finish: 'error' };
     return;
   }
   const router = new StreamRouter(rest);
@@ -124,11 +148,19 @@ function plannerProfile(o) {
             artifact_type: e.artifact_type, meta: e.meta ?? {}, event: 'artifact_chunk' }]];
         case 'tool_call_start':
           names.set(e.index, [e.id, e.name]);
-          return [['tool_call_start', { ...base, tool_call_id: e.id, tool_name: e.name, args_json: '', action_seq: seq }]];
+          return [['tool_call_start', { ...base, tool_call_id: e.id, tool_name: e.name, args_json: '', action_seq: seq,
+            provider_executed: e.provider_executed === true }]];
         case 'tool_call_delta':
           return [['tool_call_args', { ...base, tool_call_id: names.get(e.index)?.[0] ?? String(e.index), delta: e.arguments }]];
         case 'tool_call':
-          return [['tool_call_end', { ...base, tool_call_id: e.id, tool_name: e.name, args: e.arguments, repaired: e.repaired }]];
+          return [['tool_call_end', { ...base, tool_call_id: e.id, tool_name: e.name, args: e.arguments, repaired: e.repaired,
+            provider_executed: e.provider_executed === true }]];
+        case 'tool_result':
+          return [['tool_result', { ...base, tool_call_id: e.id, tool_name: e.name, result: e.result, provider_executed: true }]];
+        case 'source':
+          return [['source', { ...base, id: e.id ?? null, url: e.url ?? null, title: e.title ?? null, snippet: e.snippet ?? null }]];
+        case 'refusal_delta':
+          return [['refusal', { ...base, text: e.text }]];
         case 'action':
           return [['step', { ...base, event: 'step_complete', action_seq: seq, node: e.action.next_node,
             thought: e.action.thought ?? null, action: e.action }]];
@@ -137,14 +169,14 @@ function plannerProfile(o) {
           return [['event', { ...base, event: 'usage', ...counts }]];
         }
         case 'error':
-          return [['error', { ...base, error: e.message, code: e.code }]];
+          return [['error', { ...base, error: e.message, code: e.code, provider_code: e.provider_code ?? null }]];
         case 'done': {
           const payload = e.payload ?? null;
           const final = payload && typeof payload.raw_answer === 'string' ? payload.raw_answer : answer;
           const out = [];
           if (answer !== null) out.push(['llm_stream_chunk', chunk('', true, true)]);
           out.push(['done', { ...base, answer: final, metadata: { ok: e.ok, parse_ok: e.parse_ok,
-            finish_reason: e.finish_reason ?? null }, pause: null, answer_action_seq: seq,
+            finish_reason: e.finish_reason ?? null, finish: e.finish ?? null }, pause: null, answer_action_seq: seq,
             ...(payload ? { payload } : {}) }]);
           return out;
         }
@@ -190,6 +222,7 @@ function aiSdkProfile(o) {
   let open = null; // [kind, id] of the open text or reasoning part
   let parts = 0;
   const ids = new Map(); // tool index -> toolCallId
+  const errors = []; // error frames, held until done: what was recovered goes first
   const close = (out) => {
     if (open) out.push([null, { type: `${open[0]}-end`, id: open[1] }]);
     open = null;
@@ -213,6 +246,7 @@ function aiSdkProfile(o) {
       switch (e.type) {
         case 'answer_delta':
         case 'user_delta':
+        case 'refusal_delta':
           text(out, 'text', e.text);
           break;
         case 'thinking_delta':
@@ -230,7 +264,8 @@ function aiSdkProfile(o) {
         case 'tool_call_start':
           close(out);
           ids.set(e.index, e.id);
-          out.push([null, { type: 'tool-input-start', toolCallId: e.id, toolName: e.name }]);
+          out.push([null, { type: 'tool-input-start', toolCallId: e.id, toolName: e.name,
+            ...(e.provider_executed ? { providerExecuted: true } : {}) }]);
           break;
         case 'tool_call_delta':
           close(out);
@@ -239,8 +274,23 @@ function aiSdkProfile(o) {
           break;
         case 'tool_call':
           close(out);
-          out.push([null, { type: 'tool-input-available', toolCallId: e.id, toolName: e.name, input: e.arguments }]);
+          out.push([null, { type: 'tool-input-available', toolCallId: e.id, toolName: e.name, input: e.arguments,
+            ...(e.provider_executed ? { providerExecuted: true } : {}) }]);
           break;
+        case 'tool_result':
+          close(out);
+          out.push([null, { type: 'tool-output-available', toolCallId: e.id, output: e.result, providerExecuted: true }]);
+          break;
+        case 'source': {
+          close(out);
+          const sourceId = e.id ?? e.url ?? `source-${parts++}`;
+          if (typeof e.url === 'string') {
+            out.push([null, { type: 'source-url', sourceId, url: e.url, ...(e.title ? { title: e.title } : {}) }]);
+          } else {
+            out.push([null, { type: 'source-document', sourceId, mediaType: 'text/plain', title: e.title ?? e.snippet ?? sourceId }]);
+          }
+          break;
+        }
         case 'action':
           close(out);
           out.push([null, { type: 'data-action', data: e.action }]);
@@ -251,12 +301,16 @@ function aiSdkProfile(o) {
           break;
         }
         case 'error':
+          // The SDK's chat stops at an error frame: it goes out at done, after what was
+          // recovered (an action, a payload). The text is the provider's own message.
           close(out);
-          out.push([null, { type: 'error', errorText: `${e.code}: ${e.message}` }]);
+          errors.push([null, { type: 'error', errorText: e.message || e.code }]);
           break;
         case 'done': {
           close(out);
-          const finishReason = e.ok ? (AI_SDK_FINISH[e.finish_reason] ?? 'other') : 'error';
+          if (e.payload && errors.length) out.push([null, { type: 'data-payload', data: e.payload }]);
+          out.push(...errors.splice(0));
+          const finishReason = e.finish ?? (e.ok ? (AI_SDK_FINISH[e.finish_reason] ?? 'other') : 'error');
           const messageMetadata = { ok: e.ok, parse_ok: e.parse_ok, finish_reason: e.finish_reason ?? null,
             ...(e.payload ? { payload: e.payload } : {}) };
           out.push([null, { type: 'finish', finishReason, messageMetadata }]);
