@@ -737,3 +737,27 @@ fn responses_builtin_tools_custom_tools_annotations_and_nested_errors() {
     assert_eq!(provider_code.as_deref(), Some("insufficient_quota"));
     assert_eq!(finish(&e), "error");
 }
+
+#[test]
+fn anthropic_server_tools_citations_and_blocks_in_message_start() {
+    let e = events_of("anthropic-server-tools.sse");
+    let calls = tool_calls(&e);
+    assert_eq!(calls.len(), 1);
+    assert_eq!((calls[0].2.as_str(), calls[0].3.as_str()), ("web_search", r#"{"query":"rust 1.0 release"}"#));
+    assert!(e.iter().any(|e| matches!(e, RoutedEvent::ToolCall { provider_executed: true, .. })));
+    let result = e.iter().find_map(|e| if let RoutedEvent::ToolResult { id, name, result, .. } = e { Some((id.clone(), name.clone(), result.clone())) } else { None });
+    let (id, name, result) = result.expect("tool_result");
+    assert_eq!((id.as_str(), name.as_str()), ("srvtoolu_01", "web_search"));
+    assert!(matches!(result, JsonValue::Array(ref a) if a.len() == 2));
+    let urls: Vec<String> = sources(&e).into_iter().filter_map(|(u, _)| u).collect();
+    assert_eq!(urls, vec!["https://blog.rust-lang.org/2015/05/15/Rust-1.0.html", "https://en.wikipedia.org/wiki/Rust_(programming_language)"]);
+    assert_eq!(answer(&e), "Rust 1.0 was released on May 15, 2015.");
+    assert_eq!(finish(&e), "stop", "a provider-executed call is not a client tool call");
+
+    let e = events_of("anthropic-programmatic.sse");
+    assert_eq!(answer(&e), "Fetching both.");
+    let calls = tool_calls(&e);
+    assert_eq!(calls.len(), 2);
+    assert_eq!((calls[1].1.as_str(), calls[1].3.as_str()), ("toolu_a2", r#"{"ticker":"INIT"}"#));
+    assert_eq!((done(&e).2.as_deref(), finish(&e)), (Some("tool_use"), "tool-calls"));
+}
