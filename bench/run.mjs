@@ -5,7 +5,8 @@
 // 5 MB observation (payload.mjs: against a JS implementation of the same walk), the planning
 // tool search (planning.mjs: ToolIndex.search against JS loops), the stream router (router.mjs:
 // StreamRouter against TextDecoder + eventsource-parser + JSON.parse, with and without the regex
-// extractor), nonce-tag streaming (tags.mjs: TagFilter against a JS indexOf filter), then the size of the shipped .wasm (scripts/size.mjs). Arguments go to sse.mjs
+// extractor), nonce-tag streaming (tags.mjs: TagFilter against a JS indexOf filter), the client
+// fold (client.mjs: StreamState over many small deltas), then the size of the shipped .wasm (scripts/size.mjs). Arguments go to sse.mjs
 // (see there); the other sections run with their defaults. Exits 1 only when a variant decoded something
 // wrongly; speed is reported, never asserted.
 //
@@ -22,6 +23,7 @@ import { runPayloadBench } from './payload.mjs';
 import { runPlanningBench } from './planning.mjs';
 import { runRouterBench } from './router.mjs';
 import { runTagsBench } from './tags.mjs';
+import { runClientBench } from './client.mjs';
 
 const cpu = cpus();
 console.log(`# streamroute bench, ${new Date().toISOString()}`);
@@ -71,7 +73,13 @@ console.log('## Nonce-tag streaming: TagFilter');
 console.log('');
 
 const { ok: tagsOk } = await runTagsBench([]);
-const ok = sseOk && jsonOk && repairOk && payloadOk && planningOk && routerOk && tagsOk;
+
+console.log('');
+console.log('## Client: StreamState folding small deltas');
+console.log('');
+
+const { ok: clientOk } = await runClientBench([]);
+const ok = sseOk && jsonOk && repairOk && payloadOk && planningOk && routerOk && tagsOk && clientOk;
 
 console.log('');
 console.log('## Size');

@@ -91,6 +91,8 @@ export declare function toSse(profile: SseProfile, options?: ToSseOptions): Tran
 
 /** Options of `connectSse`. */
 export interface ConnectSseOptions {
+  /** Read the stream as `fromSse(profile)` does and yield its events. */
+  profile?: SseProfile;
   /** Reconnections in a row before giving up with `sse_connection_failed` (default 3). */
   maxRetries?: number;
   /** Wait before reconnecting when the server sent no `retry:` (default 1000 ms). */
@@ -104,5 +106,112 @@ export interface ConnectSseOptions {
  * with `Last-Event-ID` after a dropped connection. Yields `SseEvent`s, or with `router`
  * options the `RoutedEvent`s of the stream.
  */
-export declare function connectSse(url: string | URL, init?: RequestInit, options?: ConnectSseOptions & { router?: undefined }): AsyncIterable<SseEvent>;
+export declare function connectSse(url: string | URL, init?: RequestInit, options?: ConnectSseOptions & { router?: undefined; profile?: undefined }): AsyncIterable<SseEvent>;
 export declare function connectSse(url: string | URL, init: RequestInit | undefined, options: ConnectSseOptions & { router: StreamRouterInit }): AsyncIterable<RoutedEvent>;
+
+/** What `fromSse` gives: routed events (carrying the frame's `trace_id`, `session_id`, `message_id`, `action_seq` when it has them), artifact chunks and a `done` with the payload. */
+export type WireEvent = (SseInputEvent | { type: 'tool_result' | 'source' | 'refusal_delta'; [field: string]: unknown }) & {
+  trace_id?: string;
+  session_id?: string;
+  message_id?: string;
+  action_seq?: number;
+};
+
+/** Options of `fromSse`. */
+export interface FromSseOptions {
+  /** The most data bytes of one frame (default 8 MiB); a longer frame is `wire_invalid` and skipped. */
+  maxEventBytes?: number;
+}
+
+/**
+ * Reads what `toSse(profile)` writes (or a server writes by hand in the same vocabulary) back
+ * into events. A frame it cannot read is an `error {code: "wire_invalid"}`; reading goes on.
+ */
+export declare function fromSse(profile: SseProfile, options?: FromSseOptions): TransformStream<Uint8Array | string, WireEvent>;
+
+export declare function connectSse(url: string | URL, init: RequestInit | undefined, options: ConnectSseOptions & { profile: SseProfile; router?: undefined }): AsyncIterable<WireEvent>;
+
+/** One tool call in a snapshot. */
+export interface ToolCallSnapshot {
+  readonly index: number;
+  readonly id: string | null;
+  readonly name: string | null;
+  /** The raw argument text so far. */
+  readonly argumentsText: string;
+  /** The arguments parsed so far (`PartialJson`): members only ever added, strings only grown. */
+  readonly partialArguments: unknown;
+  /** The final arguments (`tool_call`), `undefined` until then. */
+  readonly arguments: unknown;
+  readonly providerExecuted: boolean;
+  /** The tool's result (`tool_result`), `undefined` until then. */
+  readonly result: unknown;
+  readonly state: 'input-streaming' | 'input-available' | 'output-available' | 'output-error';
+}
+
+/** One artifact stream in a snapshot: chunks in `seq` order, missing numbers in `gaps`. */
+export interface ArtifactSnapshot {
+  readonly chunks: readonly unknown[];
+  /** The highest `seq` received (-1 before any). */
+  readonly seq: number;
+  /** The chunk marked `done` arrived. */
+  readonly done: boolean;
+  readonly artifact_type: string | null;
+  readonly gaps: readonly number[];
+}
+
+/** An immutable snapshot of a stream (`StreamState.snapshot()`). */
+export interface StreamSnapshot {
+  /** `"error"` once an error arrived or `done.ok` was false. */
+  readonly status: 'streaming' | 'done' | 'error';
+  readonly answer: string;
+  readonly thinking: { readonly reasoning: string; readonly thought: string };
+  readonly artifactText: string;
+  readonly userText: string;
+  /** Text of `refusal_delta` events. */
+  readonly refusal: string;
+  readonly toolCalls: readonly ToolCallSnapshot[];
+  readonly action: import('./dist/streamroute.js').PlannerAction | null;
+  readonly artifacts: { readonly [streamId: string]: ArtifactSnapshot };
+  /** Sources of `source` events and of the final payload, without repeats. */
+  readonly sources: readonly unknown[];
+  readonly usage: Readonly<Record<string, number | null | undefined>> | null;
+  readonly payload: FinalPayload | null;
+  /** `done.finish` when the wire has it, else `done.finish_reason`. */
+  readonly finish: string | null;
+  readonly errors: readonly { readonly code: string; readonly message: string }[];
+}
+
+/** Folds events into immutable snapshots; `snapshot` and `subscribe` are bound (`useSyncExternalStore(state.subscribe, state.snapshot)`). */
+export declare class StreamState {
+  constructor();
+  /** Folds one event or several; listeners hear once per call that changed something. */
+  apply(events: WireEvent | RoutedEvent | readonly (WireEvent | RoutedEvent)[]): void;
+  /** The current snapshot: the same object until something changes. */
+  snapshot(): StreamSnapshot;
+  subscribe(listener: () => void): () => void;
+  /** Frees the wasm argument parsers of tool calls still streaming (`done` frees them too). */
+  free(): void;
+  /** Whether a `done` arrived. */
+  readonly ended: boolean;
+}
+
+/** What `StreamMux.subscribe` listeners hear. */
+export interface StreamMuxChange {
+  type: 'added' | 'ended';
+  key: unknown;
+  state: StreamState;
+}
+
+/** Splits a connection that carries several streams into one `StreamState` per stream. */
+export declare class StreamMux {
+  constructor(options: { key: 'session_id' | 'trace_id' | 'action_seq' | 'stream_id' | ((event: WireEvent) => unknown) });
+  apply(events: WireEvent | readonly WireEvent[]): void;
+  get(key: unknown): StreamState | undefined;
+  /** Stream keys in order of arrival (the same array until one is added). */
+  keys(): readonly unknown[];
+  /** Whether a stream has ended (done, failed, or all its artifacts complete). */
+  ended(key: unknown): boolean;
+  subscribe(listener: (change: StreamMuxChange) => void): () => void;
+  /** Frees every stream's wasm argument parsers. */
+  free(): void;
+}

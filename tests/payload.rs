@@ -1246,3 +1246,219 @@ fn text_walk_equals_tree_walk() {
         "json_too_deep"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Fail closed: one result per value, limits that never let a marked value through
+
+/// Every redacting and collecting entry point on one observation: the redacted compact JSON
+/// and what was collected (as compact JSON), or the error code. All must agree.
+fn every_entry_point(obs: &JsonValue, schema: &JsonValue) -> Result<(String, String), String> {
+    let text = obs.to_json();
+    let code = |e: streamroute::Error| e.code().to_string();
+    let tree = redact_artifacts(obs, schema)
+        .map(|v| v.to_json())
+        .map_err(code);
+    let from_text = streamroute::redact_artifacts_json(&text, schema).map_err(code);
+    assert_eq!(from_text, tree, "redact_artifacts_json vs redact_artifacts");
+    let mut in_place = obs.clone();
+    let r = streamroute::redact_artifacts_in_place(&mut in_place, schema).map_err(code);
+    assert_eq!(
+        r.map(|()| in_place.to_json()),
+        tree,
+        "redact_artifacts_in_place"
+    );
+    let mut c1 = ArtifactCollector::default();
+    let r1 = c1.collect("t", schema, obs).map_err(code);
+    let mut c2 = ArtifactCollector::default();
+    let r2 = c2.collect_json("t", schema, &text, None).map_err(code);
+    let mut c3 = ArtifactCollector::default();
+    let r3 = c3
+        .collect_and_redact("t", schema, obs.clone(), None)
+        .map(|v| v.to_json())
+        .map_err(code);
+    let mut c4 = ArtifactCollector::default();
+    let r4 = c4
+        .collect_and_redact_json("t", schema, &text, None)
+        .map_err(code);
+    assert_eq!(r3, tree, "collect_and_redact");
+    assert_eq!(r4, tree, "collect_and_redact_json");
+    let collected = c1.all_value().to_json();
+    let outcome = tree.clone().map(|_| ());
+    assert_eq!(r1, outcome, "collect");
+    assert_eq!(r2, outcome, "collect_json");
+    for c in [&c2, &c3, &c4] {
+        assert_eq!(c.all_value().to_json(), collected, "collected");
+    }
+    tree.map(|t| (t, collected))
+}
+
+const BLOB_SCHEMA: &str =
+    r#"{"type":"object","properties":{"blob":{"artifact":true},"keep":{"type":"string"}}}"#;
+
+#[test]
+fn a_string_observation_holding_json_is_one_value_everywhere() {
+    // A tool's raw JSON output arriving as a string (a JSON string literal in JSON text) is
+    // redacted and collected like the object it holds, by every entry point.
+    let schema = j(BLOB_SCHEMA);
+    let inner = r#"{ "blob": {"secret": "SECRET"}, "keep": "k" }"#;
+    let obs = JsonValue::String(inner.to_string());
+    let (redacted, collected) = every_entry_point(&obs, &schema).unwrap();
+    assert_eq!(
+        redacted,
+        JsonValue::String(r#"{"blob":"<artifact:dict size=19B>","keep":"k"}"#.into()).to_json()
+    );
+    assert_eq!(collected, r#"{"t":{"blob":{"secret":"SECRET"}}}"#);
+    // Inside JSON text: the literal is redacted inside, and gives what the tree gives.
+    assert_eq!(
+        streamroute::redact_artifacts_json(&obs.to_json(), &schema).unwrap(),
+        redacted
+    );
+    // Nothing to redact, prose, or not JSON after all: the string as it is.
+    for plain in [
+        "{ \"keep\" : \"k\" }",
+        "hello",
+        "{not json",
+        "  [1, 2]  ",
+        "",
+        "{\"blob\":",
+    ] {
+        let v = JsonValue::String(plain.into());
+        let (r, c) = every_entry_point(&v, &schema).unwrap();
+        assert_eq!(r, v.to_json(), "{plain:?}");
+        assert_eq!(c, "{}");
+    }
+    // Limits inside the string are the walk's limits: typed errors, not the string unchanged.
+    let deep = format!(
+        "{{\"blob\":1,\"x\":{}{}}}",
+        "[".repeat(600),
+        "]".repeat(600)
+    );
+    assert_eq!(
+        every_entry_point(&JsonValue::String(deep), &schema).unwrap_err(),
+        "json_too_deep"
+    );
+    // Sources from a string observation holding JSON.
+    let flat =
+        j(r#"{"produces_sources":true,"properties":{"title":{},"link":{"source_field":"url"}}}"#);
+    let text_obs = JsonValue::String(r#"{"title":"E","link":"https://e"}"#.into());
+    let sources = collect_sources(&[ToolStep {
+        node: "fetch",
+        schema: &flat,
+        observation: &text_obs,
+    }])
+    .unwrap();
+    assert_eq!(sources.len(), 1);
+    assert_eq!(sources[0].url.as_deref(), Some("https://e"));
+}
+
+/// `{"payload": <wrapped model>}` where the model holds the artifact `blob`.
+fn wrapped(wrapper: JsonValue, defs: Vec<(String, JsonValue)>) -> JsonValue {
+    JsonValue::Object(vec![
+        ("type".into(), JsonValue::String("object".into())),
+        (
+            "properties".into(),
+            JsonValue::Object(vec![("payload".into(), wrapper)]),
+        ),
+        ("$defs".into(), JsonValue::Object(defs)),
+    ])
+}
+
+fn reference(name: &str) -> JsonValue {
+    JsonValue::Object(vec![(
+        "$ref".into(),
+        JsonValue::String(format!("#/$defs/{name}")),
+    )])
+}
+
+fn any_of(members: Vec<JsonValue>) -> JsonValue {
+    JsonValue::Object(vec![("anyOf".into(), JsonValue::Array(members))])
+}
+
+/// A union of `n` models, the one with the artifact last.
+fn union_of(n: usize) -> JsonValue {
+    let mut defs: Vec<(String, JsonValue)> = (0..n - 1)
+        .map(|i| {
+            (
+                format!("M{i}"),
+                j(r#"{"type":"object","properties":{"other":{"type":"string"}}}"#),
+            )
+        })
+        .collect();
+    defs.push(("Blob".into(), j(BLOB_SCHEMA)));
+    let members = defs.iter().map(|(name, _)| reference(name)).collect();
+    wrapped(any_of(members), defs)
+}
+
+/// `anyOf: [X, null]` `depth` deep around the model.
+fn deep_any_of(depth: usize) -> JsonValue {
+    let mut s = j(BLOB_SCHEMA);
+    for _ in 0..depth {
+        s = any_of(vec![s, j(r#"{"type":"null"}"#)]);
+    }
+    wrapped(s, Vec::new())
+}
+
+/// A `$ref` chain of `hops` hops to the model.
+fn ref_chain(hops: usize) -> JsonValue {
+    let mut defs: Vec<(String, JsonValue)> = (0..hops - 1)
+        .map(|i| (format!("R{i}"), reference(&format!("R{}", i + 1))))
+        .collect();
+    defs.push((format!("R{}", hops - 1), reference("Blob")));
+    defs.push(("Blob".into(), j(BLOB_SCHEMA)));
+    wrapped(reference("R0"), defs)
+}
+
+#[test]
+fn schema_expansion_fails_closed() {
+    let obs = j(r#"{"payload":{"blob":"SECRET","keep":"k"}}"#);
+    let redacted = r#"{"payload":{"blob":"<artifact:str size=6 chars>","keep":"k"}}"#;
+    // What used to stop silently after 64 nodes: unions of 32+ models, anyOf 32 deep, $ref
+    // chains of 63 hops. All are expanded now.
+    for schema in [
+        union_of(40),
+        union_of(300),
+        deep_any_of(40),
+        deep_any_of(300),
+        ref_chain(63),
+        ref_chain(900),
+    ] {
+        let (out, collected) = every_entry_point(&obs, &schema).unwrap();
+        assert_eq!(out, redacted);
+        assert_eq!(collected, r#"{"t":{"payload.blob":"SECRET"}}"#);
+    }
+    // Past the cap: schema_too_complex from every entry point, never a partial expansion.
+    for schema in [union_of(600), deep_any_of(600), ref_chain(1100)] {
+        assert_eq!(
+            every_entry_point(&obs, &schema).unwrap_err(),
+            "schema_too_complex"
+        );
+        let v = JsonValue::String(obs.to_json());
+        assert_eq!(
+            every_entry_point(&v, &schema).unwrap_err(),
+            "schema_too_complex"
+        );
+        let sources = collect_sources(&[ToolStep {
+            node: "t",
+            schema: &schema,
+            observation: &obs,
+        }]);
+        assert_eq!(sources.unwrap_err().code(), "schema_too_complex");
+    }
+    // A union wider than the cap is refused before it is read.
+    let wide = wrapped(any_of(vec![j("{}"); 5000]), Vec::new());
+    assert_eq!(
+        every_entry_point(&obs, &wide).unwrap_err(),
+        "schema_too_complex"
+    );
+    // Cycles expand once: no error, no loop.
+    let cyclic = wrapped(
+        reference("C"),
+        vec![(
+            "C".into(),
+            j(
+                r##"{"anyOf":[{"$ref":"#/$defs/C"},{"allOf":[{"$ref":"#/$defs/C"}]},{"$ref":"#"},{"type":"object","properties":{"blob":{"artifact":true}}}]}"##,
+            ),
+        )],
+    );
+    assert_eq!(every_entry_point(&obs, &cyclic).unwrap().0, redacted);
+}

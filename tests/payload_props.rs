@@ -9,7 +9,12 @@
 //! - `collect_and_redact` gives what `collect` + `redact_artifacts` give;
 //! - the one-pass text walk (`redact_artifacts_json`, `collect_and_redact_json`,
 //!   `collect_json`) gives exactly what the tree walk gives, from compact or pretty text;
-//! - `json_len` is the length of `to_json`.
+//! - `json_len` is the length of `to_json`;
+//! - limits fail closed: marks hidden behind random stacks of wide unions, deep
+//!   `anyOf`/`oneOf`/`allOf`, long `$ref` chains and cycles, below and past the expansion cap,
+//!   and observations past the depth cap along recursive schemas, are redacted and collected
+//!   or refused with `schema_too_complex`/`json_too_deep` by every entry point alike (tree,
+//!   JSON text, a string holding the JSON text, that string as a JSON literal), never leaked.
 //!
 //! The seed comes from tests/common (`STREAMROUTE_SEED` to replay).
 
@@ -312,5 +317,275 @@ fn redaction_without_artifacts_is_the_identity() {
         let mut c = ArtifactCollector::default();
         c.collect("t", &schema, &obs).unwrap();
         assert!(c.all().is_empty());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Limits fail closed
+
+/// A schema that hides its artifact marks behind random stacks of wide unions, deep
+/// `anyOf`/`oneOf`/`allOf`, long `$ref` chains and cycles, sized below and past the expansion
+/// cap (1024 nodes), and an observation whose artifact values hold `MARK`. Also how many
+/// nodes the marked property expands to at most (unused decoys, repeated targets and the
+/// nodes around included).
+struct Hidden {
+    rng: Rng,
+    defs: Vec<(String, JsonValue)>,
+}
+
+impl Hidden {
+    /// A size from 1 to ~3000, log-uniform, so both sides of the cap come up.
+    fn size(&mut self) -> usize {
+        let bits = 1 + self.rng.below(11);
+        1 + self.rng.below(1 << bits)
+    }
+
+    fn def(&mut self, schema: JsonValue) -> JsonValue {
+        let name = format!("D{}", self.defs.len());
+        self.defs.push((name.clone(), schema));
+        obj(vec![("$ref", JsonValue::String(format!("#/$defs/{name}")))])
+    }
+
+    /// `inner` behind one random construct; returns it and a bound on the nodes it adds.
+    fn wrap(&mut self, inner: JsonValue) -> (JsonValue, usize) {
+        let n = self.size();
+        match self.rng.below(5) {
+            0 => {
+                // A union of n models, the marked one anywhere.
+                let at = self.rng.below(n);
+                let mut members = Vec::with_capacity(n);
+                for i in 0..n {
+                    members.push(if i == at {
+                        inner.clone()
+                    } else if self.rng.below(2) == 0 {
+                        obj(vec![("type", s("object")), ("title", s("Decoy"))])
+                    } else {
+                        let decoy = obj(vec![(
+                            "properties",
+                            obj(vec![("other", obj(vec![("type", s("string"))]))]),
+                        )]);
+                        self.def(decoy)
+                    });
+                }
+                let key = ["anyOf", "oneOf", "allOf"][self.rng.below(3)];
+                (obj(vec![(key, JsonValue::Array(members))]), 2 * n + 1)
+            }
+            1 => {
+                // n levels of `X | None` or `allOf: [X]`.
+                let mut s2 = inner;
+                for _ in 0..n {
+                    s2 = if self.rng.below(2) == 0 {
+                        obj(vec![(
+                            "anyOf",
+                            JsonValue::Array(vec![s2, obj(vec![("type", s("null"))])]),
+                        )])
+                    } else {
+                        obj(vec![("allOf", JsonValue::Array(vec![s2]))])
+                    };
+                }
+                (s2, 2 * n)
+            }
+            2 => {
+                // A `$ref` chain of n hops.
+                let mut s2 = self.def(inner);
+                for _ in 1..n {
+                    s2 = self.def(s2);
+                }
+                (s2, 2 * n)
+            }
+            3 => {
+                // A cycle through a union back to itself.
+                let name = format!("D{}", self.defs.len());
+                let me = obj(vec![("$ref", JsonValue::String(format!("#/$defs/{name}")))]);
+                let cyc = obj(vec![("anyOf", JsonValue::Array(vec![me.clone(), inner]))]);
+                self.defs.push((name, cyc));
+                (me, 4)
+            }
+            _ => (inner, 0),
+        }
+    }
+
+    /// The schema, the observation and the node bound of the marked property.
+    fn generate(&mut self) -> (JsonValue, JsonValue, usize) {
+        let model = obj(vec![
+            ("type", s("object")),
+            (
+                "properties",
+                obj(vec![
+                    ("blob", obj(vec![("artifact", JsonValue::Bool(true))])),
+                    ("keep", obj(vec![("type", s("string"))])),
+                ]),
+            ),
+        ]);
+        let whole = self.rng.below(3) == 0;
+        // The mark on the model itself (the whole payload is the artifact) or on its field.
+        let mut schema = if whole {
+            obj(vec![("artifact", JsonValue::Bool(true))])
+        } else {
+            model
+        };
+        let mut bound = 3;
+        for _ in 0..1 + self.rng.below(3) {
+            let (s2, b) = self.wrap(schema);
+            schema = s2;
+            bound += b;
+        }
+        let payload = obj(vec![
+            (
+                "blob",
+                obj(vec![(
+                    "x",
+                    JsonValue::String(format!("{MARK} {}", self.rng.below(99))),
+                )]),
+            ),
+            ("keep", s("visible")),
+        ]);
+        let root = obj(vec![
+            ("type", s("object")),
+            (
+                "properties",
+                obj(vec![
+                    ("payload", schema),
+                    ("note", obj(vec![("type", s("string"))])),
+                ]),
+            ),
+            ("$defs", JsonValue::Object(std::mem::take(&mut self.defs))),
+        ]);
+        let observation = obj(vec![("note", s("n")), ("payload", payload)]);
+        (root, observation, bound)
+    }
+}
+
+/// Every entry point on `obs` (as a tree, as JSON text, and as a string holding its JSON
+/// text): the redacted compact JSON of the tree form and the collected artifacts, or the one
+/// error code they all give.
+fn outcome(obs: &JsonValue, schema: &JsonValue) -> Result<(String, JsonValue), String> {
+    let code = |e: streamroute::Error| e.code().to_string();
+    let text = obs.to_json();
+    let tree = redact_artifacts(obs, schema)
+        .map(|v| v.to_json())
+        .map_err(code);
+    assert_eq!(redact_artifacts_json(&text, schema).map_err(code), tree);
+    let mut c = ArtifactCollector::default();
+    let r = c
+        .collect_and_redact_json("t", schema, &text, None)
+        .map_err(code);
+    assert_eq!(r, tree);
+    let mut c2 = ArtifactCollector::default();
+    assert_eq!(
+        c2.collect("t", schema, obs).map_err(code),
+        tree.clone().map(|_| ())
+    );
+    assert_eq!(c2.all(), c.all());
+    // The same value as a string of JSON text, and that string as a JSON literal.
+    let as_string = JsonValue::String(text);
+    let from_string = redact_artifacts(&as_string, schema).map_err(code);
+    let mut c3 = ArtifactCollector::default();
+    let literal = c3
+        .collect_and_redact_json("t", schema, &as_string.to_json(), None)
+        .map_err(code);
+    match &tree {
+        Ok(t) => {
+            assert_eq!(from_string, Ok(JsonValue::String(t.clone())));
+            assert_eq!(literal, Ok(JsonValue::String(t.clone()).to_json()));
+        }
+        Err(e) => {
+            assert_eq!(from_string.unwrap_err(), *e);
+            assert_eq!(literal.unwrap_err(), *e);
+        }
+    }
+    assert_eq!(c3.all(), c.all());
+    tree.map(|t| (t, c.all_value()))
+}
+
+#[test]
+fn limits_never_let_a_marked_value_through() {
+    // Schemas nested thousands of levels deep are built, cloned and dropped recursively here
+    // (parsed schemas stop at 512 levels): a thread with room for that.
+    std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(limits_cases)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+fn limits_cases() {
+    let base = seed();
+    let (mut ok, mut refused) = (0, 0);
+    for case in 0..400u64 {
+        let mut h = Hidden {
+            rng: Rng::new(base.wrapping_add(case)),
+            defs: Vec::new(),
+        };
+        let (schema, obs, bound) = h.generate();
+        let ctx = format!("STREAMROUTE_SEED={base} case {case} (bound {bound})");
+        match outcome(&obs, &schema) {
+            Ok((redacted, collected)) => {
+                ok += 1;
+                assert!(!redacted.contains(MARK), "{ctx}: leaked {redacted}");
+                assert!(
+                    collected.to_json().contains(MARK),
+                    "{ctx}: nothing collected"
+                );
+            }
+            Err(code) => {
+                refused += 1;
+                assert_eq!(code, "schema_too_complex", "{ctx}");
+                // Only a schema that can reach past the cap is refused.
+                assert!(bound > 1024, "{ctx}: refused below the cap");
+            }
+        }
+    }
+    assert!(ok > 50 && refused > 20, "{ok} expanded, {refused} refused");
+}
+
+#[test]
+fn deep_observations_along_recursive_schemas_never_leak() {
+    // A recursive model (`next` is the model again) with an artifact at every level, past the
+    // depth cap (512): redacted to the bottom, or json_too_deep, never the secret.
+    let schema = obj(vec![
+        ("$ref", s("#/$defs/N")),
+        (
+            "$defs",
+            obj(vec![(
+                "N",
+                obj(vec![(
+                    "properties",
+                    obj(vec![
+                        (
+                            "next",
+                            obj(vec![(
+                                "anyOf",
+                                JsonValue::Array(vec![
+                                    obj(vec![("$ref", s("#/$defs/N"))]),
+                                    obj(vec![("type", s("null"))]),
+                                ]),
+                            )]),
+                        ),
+                        ("blob", obj(vec![("artifact", JsonValue::Bool(true))])),
+                    ]),
+                )]),
+            )]),
+        ),
+    ]);
+    let mut rng = Rng::new(seed());
+    for _ in 0..12 {
+        let depth = 1 + rng.below(700);
+        let mut obs = obj(vec![("blob", s(MARK))]);
+        for _ in 0..depth {
+            obs = obj(vec![("blob", s(MARK)), ("next", obs)]);
+        }
+        match outcome(&obs, &schema) {
+            Ok((redacted, collected)) => {
+                assert!(depth < 512, "depth {depth} was walked");
+                assert!(!redacted.contains(MARK), "depth {depth}: leaked");
+                assert!(collected.to_json().matches(MARK).count() == depth + 1);
+            }
+            Err(code) => {
+                assert_eq!(code, "json_too_deep", "depth {depth}");
+                assert!(depth >= 255, "depth {depth} refused");
+            }
+        }
     }
 }

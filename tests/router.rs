@@ -531,6 +531,162 @@ fn thought_and_answer_keep_the_action_order() {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// After the end, choice 0 only, tool call indices
+
+/// `stream` (SSE text) routed as plain text content with `provider`, under every chunking.
+fn routed(name: &str, provider: Provider, stream: &str) -> Vec<RoutedEvent> {
+    let (nonce, _) = manifest();
+    assert_chunk_invariant(name, stream.as_bytes(), |chunks| route(provider, ContentMode::Text, &nonce, chunks))
+}
+
+fn usages(events: &[RoutedEvent]) -> Vec<Usage> {
+    events.iter().filter_map(|e| if let RoutedEvent::Usage(u) = e { Some(*u) } else { None }).collect()
+}
+
+fn sse(events: &[&str]) -> String {
+    events.iter().map(|e| format!("data: {e}\n\n")).collect()
+}
+
+#[test]
+fn nothing_after_the_end_marker_is_routed() {
+    // OpenAI chat: content after the finish reason is dropped, the usage chunk after it
+    // (stream_options.include_usage) still counts, and nothing after [DONE] is read.
+    let chat = sse(&[
+        r#"{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"A"}}]}"#,
+        r#"{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"B"},"finish_reason":"stop"}]}"#,
+        r#"{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"AFTER FINISH","tool_calls":[{"index":0,"id":"x","function":{"name":"late","arguments":"{}"}}]}}]}"#,
+        r#"{"object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}"#,
+        "[DONE]",
+        r#"{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"AFTER DONE"}}],"usage":{"prompt_tokens":9}}"#,
+        r#"{"error":{"message":"late","type":"late_error"}}"#,
+    ]);
+    for provider in [Provider::Auto, Provider::OpenAiChat] {
+        let ev = routed("chat after the end", provider, &chat);
+        assert_eq!(answer(&ev), "AB");
+        assert_eq!(done(&ev), (true, true, Some("stop".into())));
+        assert!(errors(&ev).is_empty(), "{ev:?}");
+        assert!(!ev.iter().any(|e| matches!(e, RoutedEvent::ToolCallStart { .. })));
+        assert_eq!(usages(&ev).len(), 1);
+        assert_eq!(usages(&ev)[0].total_tokens, Some(5));
+    }
+    // Anthropic: nothing after message_stop.
+    let anthropic = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":4}}}\n\n\
+        event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n\
+        event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n\
+        event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":1}}\n\n\
+        event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n\
+        event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"LATE\"}}\n\n\
+        event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"late\"}}\n\n";
+    for provider in [Provider::Auto, Provider::Anthropic] {
+        let ev = routed("anthropic after message_stop", provider, anthropic);
+        assert_eq!(answer(&ev), "hi");
+        assert_eq!(done(&ev), (true, true, Some("end_turn".into())));
+    }
+    // Responses: nothing after response.completed.
+    let responses = "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"ok\"}\n\n\
+        event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\"}}\n\n\
+        event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"LATE\"}\n\n\
+        event: response.failed\ndata: {\"type\":\"response.failed\",\"response\":{\"status\":\"failed\"}}\n\n";
+    for provider in [Provider::Auto, Provider::OpenAiResponses] {
+        let ev = routed("responses after completed", provider, responses);
+        assert_eq!(answer(&ev), "ok");
+        assert_eq!(done(&ev), (true, true, Some("completed".into())));
+    }
+    // Gemini has no end marker: after a finish reason no content is routed, usage still is.
+    let gemini = sse(&[
+        r#"{"candidates":[{"content":{"parts":[{"text":"G"}]},"finishReason":"STOP"}]}"#,
+        r#"{"candidates":[{"content":{"parts":[{"text":"LATE"}]}}],"usageMetadata":{"promptTokenCount":2,"candidatesTokenCount":1}}"#,
+    ]);
+    for provider in [Provider::Auto, Provider::Gemini] {
+        let ev = routed("gemini after finish", provider, &gemini);
+        assert_eq!(answer(&ev), "G");
+        assert_eq!(done(&ev), (true, true, Some("STOP".into())));
+        assert_eq!(usages(&ev).len(), 1);
+    }
+}
+
+#[test]
+fn openai_choice_0_only() {
+    // n = 2: the choices are interleaved, one per chunk, sometimes together, the index before
+    // or after the delta; only choice 0 is routed, with its own finish reason.
+    let chat = sse(&[
+        r#"{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"Zero "}}]}"#,
+        r#"{"object":"chat.completion.chunk","choices":[{"index":1,"delta":{"role":"assistant","content":"One "}}]}"#,
+        r#"{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"is "}}]}"#,
+        r#"{"object":"chat.completion.chunk","choices":[{"delta":{"content":"uno "},"index":1}]}"#,
+        r#"{"object":"chat.completion.chunk","choices":[{"index":1,"delta":{"content":"two"},"finish_reason":"length"},{"index":0,"delta":{"content":"first"}}]}"#,
+        r#"{"object":"chat.completion.chunk","choices":[{"delta":{"content":"."},"index":0}]}"#,
+        r#"{"object":"chat.completion.chunk","choices":[{"index":"0","delta":{"content":" (not an index)"}}]}"#,
+        r#"{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+        "[DONE]",
+    ]);
+    let ev = routed("openai n=2", Provider::OpenAiChat, &chat);
+    assert_eq!(answer(&ev), "Zero is first.");
+    assert_eq!(done(&ev), (true, true, Some("stop".into())));
+    // A choice without an index is choice 0 when it is the first.
+    let plain = sse(&[r#"{"choices":[{"delta":{"content":"a"}},{"delta":{"content":"b"}}]}"#, "[DONE]"]);
+    assert_eq!(answer(&routed("no index", Provider::OpenAiChat, &plain)), "a");
+}
+
+#[test]
+fn tool_call_indices_that_are_not_indices_are_provider_errors() {
+    let call = |index: &str, extra: &str, args: &str| {
+        format!(
+            r#"{{"object":"chat.completion.chunk","choices":[{{"index":0,"delta":{{"tool_calls":[{{"index":{index}{extra},"function":{{"arguments":"{args}"}}}}]}}}}]}}"#
+        )
+    };
+    let first = r#"{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c0","function":{"name":"f","arguments":"{\"a\":"}}]}}]}"#;
+    let stream = sse(&[
+        first,
+        &call("-1", r#","id":"neg","type":"function""#, "9"),
+        &call(r#""0""#, "", "8"),
+        &call("4294967296", "", "7"),
+        &call("0.5", "", "6"),
+        &call("0", "", "1}"),
+        r#"{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+        "[DONE]",
+    ]);
+    let ev = routed("chat tool call indices", Provider::OpenAiChat, &stream);
+    assert_eq!(errors(&ev), ["provider_error"; 4]);
+    let calls: Vec<_> = ev
+        .iter()
+        .filter_map(|e| match e {
+            RoutedEvent::ToolCall { index, id, arguments, .. } => Some((*index, id.clone(), arguments.to_json())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls, [(0, "c0".to_string(), r#"{"a":1}"#.to_string())]);
+    assert!(!done(&ev).0, "a provider error: done.ok is false");
+    // The largest index is still one.
+    let top = sse(&[&call("4294967295", r#","id":"top""#, "{}").replace(r#""function":{"#, r#""function":{"name":"g","#), "[DONE]"]);
+    let ev = routed("chat top index", Provider::OpenAiChat, &top);
+    assert!(errors(&ev).is_empty(), "{ev:?}");
+    assert!(ev.iter().any(|e| matches!(e, RoutedEvent::ToolCall { index: 4294967295, .. })));
+    // Anthropic content blocks and Responses items: the same rule.
+    let anthropic = "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t0\",\"name\":\"f\",\"input\":{}}}\n\n\
+        event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":-1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"x\\\":9\"}}\n\n\
+        event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":\"1\",\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"g\",\"input\":{}}}\n\n\
+        event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"x\\\":1}\"}}\n\n\
+        event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n\
+        event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+    let ev = routed("anthropic tool call indices", Provider::Anthropic, anthropic);
+    assert_eq!(errors(&ev), ["provider_error"; 2]);
+    let calls: Vec<_> = ev
+        .iter()
+        .filter_map(|e| match e {
+            RoutedEvent::ToolCall { id, arguments, .. } => Some((id.clone(), arguments.to_json())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls, [("t0".to_string(), r#"{"x":1}"#.to_string())]);
+    let responses = "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"output_index\":-1,\"item\":{\"type\":\"function_call\",\"call_id\":\"r1\",\"name\":\"f\",\"arguments\":\"\"}}\n\n\
+        event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\"}}\n\n";
+    let ev = routed("responses tool call indices", Provider::OpenAiResponses, responses);
+    assert_eq!(errors(&ev), ["provider_error"]);
+    assert!(!ev.iter().any(|e| matches!(e, RoutedEvent::ToolCallStart { .. })));
+}
+
 // ---- NDJSON (Ollama) and the binary event-stream framing (Bedrock) --------------------------
 
 #[test]

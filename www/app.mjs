@@ -4,6 +4,7 @@
 import * as sr from 'streamroute';
 import { PANELS, drawPanels, panelHtml } from './panels.mjs';
 import { Session } from './session.mjs';
+import { setupMux } from './mux.mjs';
 
 const $ = (sel) => document.querySelector(sel);
 const ui = {
@@ -16,6 +17,7 @@ const ui = {
 const targets = Object.fromEntries(PANELS.map((p) => [p, $(`#${p} .body`)]));
 
 await sr.init();
+setupMux(sr, $('#mux'));
 
 // ---------------------------------------------------------------------------------------
 // The bundled streams: the library's samples, then the page's own.

@@ -1,7 +1,9 @@
-// The panels of the demo page, drawn from a Session's state (which only routed events fed).
+// The panels of the demo page, drawn from a Session's state: the package's StreamState
+// snapshot (which only routed events fed) plus the page's payload notes.
 // Each function returns the children of one panel's body, so the live page and the
 // chunk-boundary explorer draw the very same DOM and can compare it.
 import { chart, h, isChartOption, markdown, safeUrl } from './render.mjs';
+import { toolRows } from './session.mjs';
 
 export const PANELS = ['answer', 'thinking', 'artifact', 'discussion', 'tools', 'final'];
 
@@ -19,8 +21,9 @@ function answer(s) {
 
 function thinking(s) {
   const out = [];
-  if (s.reasoning) out.push(h('h3', {}, 'Reasoning'), h('div', { class: 'text', 'data-testid': 'reasoning' }, s.reasoning));
-  if (s.thought) out.push(h('h3', {}, 'Thought'), h('div', { class: 'text', 'data-testid': 'thought' }, s.thought));
+  const { reasoning, thought } = s.thinking;
+  if (reasoning) out.push(h('h3', {}, 'Reasoning'), h('div', { class: 'text', 'data-testid': 'reasoning' }, reasoning));
+  if (thought) out.push(h('h3', {}, 'Thought'), h('div', { class: 'text', 'data-testid': 'thought' }, thought));
   return out.length ? out : [empty('No reasoning in this stream.')];
 }
 
@@ -33,34 +36,36 @@ function artifactBody(a) {
 
 function artifact(s) {
   const out = [];
-  if (s.artifact) out.push(h('div', { class: 'md', 'data-testid': 'artifact-md' }, markdown(s.artifact)));
-  for (const a of s.artifacts) {
-    out.push(h('figure', { class: 'artifact', 'data-stream-id': a.stream_id },
+  if (s.artifactText) out.push(h('div', { class: 'md', 'data-testid': 'artifact-md' }, markdown(s.artifactText)));
+  for (const [id, a] of Object.entries(s.artifacts)) {
+    const gaps = a.gaps.length ? `, missing seq ${a.gaps.join(', ')}` : '';
+    out.push(h('figure', { class: 'artifact', 'data-stream-id': id },
       artifactBody(a),
-      h('figcaption', {}, `artifact_chunk ${a.stream_id} (${a.artifact_type}, ${a.chunks.length} chunk${a.chunks.length === 1 ? '' : 's'}${a.done ? ', done' : ''})`)));
+      h('figcaption', {}, `artifact_chunk ${id} (${a.artifact_type}, ${a.chunks.length} chunk${a.chunks.length === 1 ? '' : 's'}${a.done ? ', done' : ''}${gaps})`)));
   }
   return out.length ? out : [empty('No artifact in this stream.')];
 }
 
 function discussion(s) {
-  return [s.user ? h('div', { class: 'text', 'data-testid': 'user' }, s.user) : empty('No user block (tagged mode) in this stream.')];
+  return [s.userText ? h('div', { class: 'text', 'data-testid': 'user' }, s.userText) : empty('No user block (tagged mode) in this stream.')];
 }
 
-function tool(t) {
+function tool(t, repaired) {
   // A string still being written shows without its closing quote (and a caret).
-  const shown = (v, kind) => (kind === 'raw' ? v : kind === 'open' ? JSON.stringify(v).slice(0, -1) : JSON.stringify(v));
-  const rows = t.rows.map(([k, v, kind]) => h('div', { class: 'row' }, h('dt', {}, k), h('dd', { class: kind }, shown(v, kind))));
-  const status = t.complete ? (t.repaired ? 'complete · repaired' : 'complete') : t.broken ? `streaming · ${t.broken}` : 'streaming…';
+  const shown = (v, kind) => (kind === 'raw' ? JSON.stringify(v) : kind === 'open' ? JSON.stringify(v).slice(0, -1) : JSON.stringify(v));
+  const rows = toolRows(t).map(([k, v, kind]) => h('div', { class: 'row' }, h('dt', {}, k), h('dd', { class: kind }, shown(v, kind))));
+  const complete = t.state !== 'input-streaming';
+  const status = complete ? (repaired ? 'complete · repaired' : 'complete') : 'streaming…';
   return h('li', { class: 'tool', 'data-tool-index': t.index },
     h('div', { class: 'tool-head' }, h('code', { class: 'tool-name' }, t.name), ' ', h('span', { class: 'muted' }, t.id),
-      ' ', h('span', { class: `pill ${t.complete ? 'ok' : 'live'}` }, status)),
+      ' ', h('span', { class: `pill ${complete ? 'ok' : 'live'}` }, status)),
     rows.length ? h('dl', { class: 'rows' }, rows) : null,
-    t.complete ? h('pre', { class: 'tool-args' }, JSON.stringify(t.args, null, 2)) : h('pre', { class: 'tool-raw' }, t.text));
+    complete ? h('pre', { class: 'tool-args' }, JSON.stringify(t.arguments, null, 2)) : h('pre', { class: 'tool-raw' }, t.argumentsText));
 }
 
 function tools(s) {
-  if (!s.tools.length) return [empty('No tool calls in this stream.')];
-  return [h('ol', { class: 'tools' }, s.tools.map(tool))];
+  if (!s.toolCalls.length) return [empty('No tool calls in this stream.')];
+  return [h('ol', { class: 'tools' }, s.toolCalls.map((t) => tool(t, s.repaired?.has(t.index))))];
 }
 
 function confidenceBadge(c) {
@@ -82,7 +87,8 @@ function final(s) {
     ` finish_reason: ${d.finish_reason ?? 'none'} · parse_ok: ${d.parse_ok}`));
   const p = s.payload;
   if (!p) {
-    const why = !d.ok ? 'the stream failed' : s.tools.length ? `the turn ends in ${s.tools.length} tool call${s.tools.length > 1 ? 's' : ''}` : a ? 'the action is not a final response' : 'no answer';
+    const n = s.toolCalls.length;
+    const why = !d.ok ? 'the stream failed' : n ? `the turn ends in ${n} tool call${n > 1 ? 's' : ''}` : a ? 'the action is not a final response' : 'no answer';
     out.push(empty(`No FinalPayload: ${why}.`));
     return out;
   }

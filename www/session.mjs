@@ -1,7 +1,7 @@
 // One routed stream for the demo page: a StreamRouter plus what a chat backend adds on top
 // of its events (the FinalPayload built from the final action, artifact chunks for the
-// payload's artifacts), a panel state folded from those events only, and timing of every
-// `feed`. The live replay and the chunk-boundary explorer both run streams through this.
+// payload's artifacts), the package's StreamState folding those events only, and timing of
+// every `feed`. The live replay and the chunk-boundary explorer both run streams through this.
 
 /** How the page builds a FinalPayload: the package's `buildFinalPayload` when it has one. */
 export function payloadBuilder(sr) {
@@ -55,27 +55,6 @@ function artifactEmitter(sr) {
 
 const typeOf = (v) => (Array.isArray(v) ? 'list' : v === null ? 'NoneType' : typeof v === 'object' ? 'dict' : typeof v === 'string' ? 'str' : typeof v);
 
-/** The panel state before any event. */
-export function emptyState() {
-  return {
-    provider: 'auto',
-    answer: '',
-    reasoning: '',
-    thought: '',
-    artifact: '',
-    user: '',
-    artifacts: [], // { stream_id, artifact_type, chunks: [], done }
-    tools: [], // { index, id, name, text, rows: [[path, text]], args, repaired, complete }
-    action: null,
-    errors: [],
-    usage: null,
-    done: null,
-    payload: null,
-    payloadWarnings: [],
-    payloadSource: null,
-  };
-}
-
 const pathKey = (path) => (path.length ? path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('').replace(/^\./, '') : '(value)');
 
 /**
@@ -89,8 +68,10 @@ export class Session {
     this.content = content;
     this.builder = payloadBuilder(sr);
     this.emit = artifactEmitter(sr);
-    this.state = emptyState();
-    this.partial = new Map(); // tool index -> PartialJson
+    this.store = new sr.StreamState();
+    this.provider = provider;
+    this.done = null; // the `done` event
+    this.repaired = new Set(); // indices of tool calls whose arguments were repaired
     this.pending = null; // the payload built from the final action, sent with `done`
     this.feeds = 0;
     this.feedMs = 0;
@@ -139,8 +120,18 @@ export class Session {
     this.ended = true;
     this.router?.free();
     this.router = null;
-    for (const pj of this.partial.values()) pj.free?.();
-    this.partial.clear();
+    this.store.free();
+  }
+
+  /** What the panels draw: the StreamState snapshot plus what only the page knows. */
+  get state() {
+    const snap = this.store.snapshot();
+    if (this.view?.snap !== snap || this.view.done !== this.done) {
+      const p = this.pending;
+      this.view = { snap, done: this.done, state: { ...snap, provider: this.provider, done: this.done, repaired: this.repaired,
+        payloadWarnings: snap.payload ? p?.warnings ?? [] : [], payloadSource: snap.payload ? p?.source ?? null : null } };
+    }
+    return this.view.state;
   }
 
   // A thrown StreamrouteError (a cap hit, say) ends the stream the way routeResponse reports
@@ -150,14 +141,14 @@ export class Session {
     const out = this.#fold([...(err.events ?? []),
       { type: 'error', code: err.code ?? 'exception', message: err.message },
       { type: 'done', ok: false, parse_ok: false, finish_reason: null }]);
-    this.state.provider = provider;
+    this.provider = provider;
     this.dispose();
     return out;
   }
 
   #fold(routed) {
     const out = [];
-    if (this.router) this.state.provider = this.router.provider;
+    if (this.router) this.provider = this.router.provider;
     for (const e of routed) {
       if (e.type === 'done') {
         const done = this.#done(e);
@@ -191,9 +182,9 @@ export class Session {
   }
 
   #done(e) {
-    const s = this.state;
+    const s = this.store.snapshot();
     // A text turn that ended cleanly with an answer and no tool call is a final answer too.
-    if (!this.pending && e.ok && this.content === 'text' && s.answer && !s.tools.length) {
+    if (!this.pending && e.ok && this.content === 'text' && s.answer && !s.toolCalls.length) {
       this.pending = { ...this.builder.build(s.answer), source: this.builder.kind };
     }
     if (!e.ok || !this.pending) return e;
@@ -201,90 +192,28 @@ export class Session {
   }
 
   #apply(e) {
-    const s = this.state;
-    switch (e.type) {
-      case 'answer_delta':
-        s.answer += e.text;
-        break;
-      case 'thinking_delta':
-        if (e.source === 'thought') s.thought += e.text;
-        else s.reasoning += e.text;
-        break;
-      case 'artifact_delta':
-        s.artifact += e.text;
-        break;
-      case 'user_delta':
-        s.user += e.text;
-        break;
-      case 'artifact_chunk': {
-        let a = s.artifacts.find((x) => x.stream_id === e.stream_id);
-        if (!a) s.artifacts.push((a = { stream_id: e.stream_id, artifact_type: e.artifact_type, chunks: [], done: false }));
-        a.chunks.push(e.chunk);
-        a.done = e.done;
-        break;
-      }
-      case 'tool_call_start':
-        s.tools.push({ index: e.index, id: e.id, name: e.name, text: '', rows: [], args: undefined, repaired: false, complete: false, broken: null });
-        this.partial.set(e.index, new this.sr.PartialJson());
-        break;
-      case 'tool_call_delta': {
-        const t = s.tools.find((x) => x.index === e.index && !x.complete);
-        if (!t) break;
-        t.text += e.arguments;
-        const pj = this.partial.get(e.index);
-        if (!pj || t.broken) break;
-        try {
-          for (const j of pj.feed(e.arguments)) foldJson(t, j);
-        } catch (err) {
-          t.broken = err.code ?? String(err);
-        }
-        break;
-      }
-      case 'tool_call': {
-        let t = s.tools.find((x) => x.index === e.index && !x.complete);
-        if (!t) s.tools.push((t = { index: e.index, id: e.id, name: e.name, text: '', rows: [], broken: null }));
-        Object.assign(t, { id: e.id, name: e.name, args: e.arguments, repaired: e.repaired, complete: true });
-        this.partial.get(e.index)?.free?.();
-        this.partial.delete(e.index);
-        break;
-      }
-      case 'action':
-        s.action = e.action;
-        break;
-      case 'usage': {
-        const { type, ...counts } = e;
-        s.usage = counts;
-        break;
-      }
-      case 'error':
-        s.errors.push({ code: e.code, message: e.message });
-        break;
-      case 'done':
-        s.done = { ok: e.ok, parse_ok: e.parse_ok, finish_reason: e.finish_reason ?? null };
-        if (e.payload) {
-          s.payload = e.payload;
-          s.payloadWarnings = this.pending.warnings ?? [];
-          s.payloadSource = this.pending.source;
-        }
-        break;
-      default:
-        break;
-    }
+    this.store.apply(e);
+    if (e.type === 'done') this.done = { ok: e.ok, parse_ok: e.parse_ok, finish_reason: e.finish_reason ?? null };
+    if (e.type === 'tool_call' && e.repaired) this.repaired.add(e.index);
   }
 }
 
 const isFinal = (action) => action && (action.next_node === null || action.next_node === 'final_response');
 
-// A PartialJson event into a tool call's live rows `[path, text, kind]`: a string grows with
-// `append` (kind "open") until `set` settles it ("string"); other leaves come whole ("raw").
-function foldJson(tool, j) {
-  if (j.type !== 'append' && j.type !== 'set') return;
-  const key = pathKey(j.path);
-  let row = tool.rows.find((r) => r[0] === key);
-  if (!row) tool.rows.push((row = [key, '', 'open']));
-  if (j.type === 'append') row[1] += j.text;
-  else {
-    row[1] = typeof j.value === 'string' ? j.value : JSON.stringify(j.value);
-    row[2] = typeof j.value === 'string' ? 'string' : 'raw';
-  }
+/**
+ * A tool call's live rows `[path, value, kind]`: every leaf of its partial arguments (the
+ * StreamState's PartialJson value). While the call streams, its last string may still grow
+ * (kind "open"); other strings are "string", other leaves "raw".
+ */
+export function toolRows(t) {
+  const rows = [];
+  const walk = (v, path) => {
+    if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) walk(x, [...path, Array.isArray(v) ? Number(k) : k]);
+    } else if (v !== undefined) rows.push([pathKey(path), v, typeof v === 'string' ? 'string' : 'raw']);
+  };
+  walk(t.partialArguments, []);
+  const last = rows.at(-1);
+  if (t.state === 'input-streaming' && last?.[2] === 'string') last[2] = 'open';
+  return rows;
 }

@@ -5,10 +5,10 @@
 //! Never a panic, and: `redact_artifacts` equals the observation of `collect_and_redact`, and
 //! the collector holds exactly the values `collect` finds; the one-pass text walk
 //! (`redact_artifacts_json`, `collect_and_redact_json`) gives the same; with nothing collected the
-//! redaction is the identity; `build_final_payload` always
-//! gives a payload that `validate_final_payload` accepts unchanged; `validate_final_payload`
-//! fails only with `payload_invalid`. Errors of the schema walk are only `invalid_input`
-//! (a schema that is not an object or boolean) and `json_too_deep`.
+//! redaction is the identity; `build_final_payload` always gives a payload that
+//! `validate_final_payload` accepts unchanged; `validate_final_payload` fails only with
+//! `payload_invalid`. Errors of the schema walk are only `invalid_input` (a schema that is not
+//! an object or boolean), `json_too_deep` and `schema_too_complex` (past the expansion cap).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -54,14 +54,14 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(red, observation);
             }
         }
-        Err(e) => assert!(matches!(e.code(), "invalid_input" | "json_too_deep"), "{e}"),
+        Err(e) => assert!(matches!(e.code(), "invalid_input" | "json_too_deep" | "schema_too_complex"), "{e}"),
     }
     if let Err(e) = collect_sources(&[ToolStep {
         node: "t",
         schema: &schema,
         observation: &observation,
     }]) {
-        assert!(matches!(e.code(), "invalid_input" | "json_too_deep"), "{e}");
+        assert!(matches!(e.code(), "invalid_input" | "json_too_deep" | "schema_too_complex"), "{e}");
     }
     let args = value(&text);
     let ctx = PayloadContext {

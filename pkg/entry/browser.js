@@ -8,6 +8,7 @@ import './web.js';
 export * from '../dist/streamroute.js';
 export { StreamrouteError } from '../dist/runtime.js';
 export { connectSse, routeResponse, toSse } from './web.js';
+export { StreamMux, StreamState, fromSse } from './client.js';
 
 let ready;
 /** Loads the WebAssembly module (idempotent). `input` overrides where the .wasm comes from. */

@@ -11,6 +11,7 @@ import './web.js';
 export * from '../dist/streamroute.js';
 export { StreamrouteError } from '../dist/runtime.js';
 export { connectSse, routeResponse, toSse } from './web.js';
+export { StreamMux, StreamState, fromSse } from './client.js';
 
 /** Already loaded in Node; kept so that `await init()` works in every runtime. */
 export function init() {

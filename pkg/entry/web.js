@@ -4,6 +4,7 @@
 // module only moves chunks between streams, timers and fetch, which live in JS anyway.
 import { SseDecoder, StreamRouter } from '../dist/streamroute.js';
 import { StreamrouteError } from '../dist/runtime.js';
+import { EXTRA_TYPES, wireReader } from './client.js';
 
 const utf8 = new TextEncoder();
 
@@ -125,10 +126,12 @@ function plannerProfile(o) {
   const seq = o.actionSeq ?? null;
   let answer = null;
   let artifactSeq = 0;
-  const chunk = (text, answerPhase, done = false) => ({
-    ...base, text, done, phase: answerPhase ? 'answer' : 'observation',
-    channel: answerPhase ? 'answer' : 'thinking', action_seq: seq,
+  // Phases as the reference runtime writes them: `thinking` for native reasoning,
+  // `observation` for the action's streamed thought; `user` marks tagged user text.
+  const chunk = (text, phase, done = false) => ({
+    ...base, text, done, phase, channel: phase === 'answer' || phase === 'user' ? 'answer' : 'thinking', action_seq: seq,
   });
+  const extra = (e) => (e.provider_executed === undefined ? {} : { provider_executed: e.provider_executed });
   const names = new Map(); // tool index -> [id, name]
   return {
     heartbeat: () => ': ping\n\n',
@@ -137,30 +140,25 @@ function plannerProfile(o) {
         case 'answer_delta':
         case 'user_delta':
           answer = (answer ?? '') + e.text;
-          return [['llm_stream_chunk', chunk(e.text, true)]];
+          return [['llm_stream_chunk', chunk(e.text, e.type === 'user_delta' ? 'user' : 'answer')]];
         case 'thinking_delta':
-          return [['llm_stream_chunk', chunk(e.text, false)]];
+          return [['llm_stream_chunk', chunk(e.text, e.source === 'thought' ? 'observation' : 'thinking')]];
         case 'artifact_delta':
           return [['artifact_chunk', { ...base, stream_id: 'artifact', seq: artifactSeq++, chunk: e.text,
-            done: false, artifact_type: 'text', meta: {}, event: 'artifact_chunk' }]];
+            done: false, artifact_type: 'text', meta: { source: 'artifact_delta' }, event: 'artifact_chunk' }]];
         case 'artifact_chunk':
           return [['artifact_chunk', { ...base, stream_id: e.stream_id, seq: e.seq, chunk: e.chunk, done: e.done,
             artifact_type: e.artifact_type, meta: e.meta ?? {}, event: 'artifact_chunk' }]];
         case 'tool_call_start':
           names.set(e.index, [e.id, e.name]);
           return [['tool_call_start', { ...base, tool_call_id: e.id, tool_name: e.name, args_json: '', action_seq: seq,
-            provider_executed: e.provider_executed === true }]];
+            index: e.index, ...extra(e) }]];
         case 'tool_call_delta':
-          return [['tool_call_args', { ...base, tool_call_id: names.get(e.index)?.[0] ?? String(e.index), delta: e.arguments }]];
+          return [['tool_call_args', { ...base, tool_call_id: names.get(e.index)?.[0] ?? String(e.index), delta: e.arguments,
+            index: e.index }]];
         case 'tool_call':
           return [['tool_call_end', { ...base, tool_call_id: e.id, tool_name: e.name, args: e.arguments, repaired: e.repaired,
-            provider_executed: e.provider_executed === true }]];
-        case 'tool_result':
-          return [['tool_result', { ...base, tool_call_id: e.id, tool_name: e.name, result: e.result, provider_executed: true }]];
-        case 'source':
-          return [['source', { ...base, id: e.id ?? null, url: e.url ?? null, title: e.title ?? null, snippet: e.snippet ?? null }]];
-        case 'refusal_delta':
-          return [['refusal', { ...base, text: e.text }]];
+            index: e.index, ...extra(e) }]];
         case 'action':
           return [['step', { ...base, event: 'step_complete', action_seq: seq, node: e.action.next_node,
             thought: e.action.thought ?? null, action: e.action }]];
@@ -174,23 +172,32 @@ function plannerProfile(o) {
           const payload = e.payload ?? null;
           const final = payload && typeof payload.raw_answer === 'string' ? payload.raw_answer : answer;
           const out = [];
-          if (answer !== null) out.push(['llm_stream_chunk', chunk('', true, true)]);
+          if (answer !== null) out.push(['llm_stream_chunk', chunk('', 'answer', true)]);
           out.push(['done', { ...base, answer: final, metadata: { ok: e.ok, parse_ok: e.parse_ok,
-            finish_reason: e.finish_reason ?? null, finish: e.finish ?? null }, pause: null, answer_action_seq: seq,
+            finish_reason: e.finish_reason ?? null, ...(e.finish !== undefined ? { finish: e.finish } : {}) },
+            pause: null, answer_action_seq: seq,
             ...(payload ? { payload } : {}) }]);
           return out;
         }
-        default:
-          return [];
+        default: {
+          if (!EXTRA_TYPES.has(e.type)) return [];
+          const { type, ...fields } = e;
+          return [['event', { ...base, event: type, ...fields }]];
+        }
       }
     },
     end: () => [],
   };
 }
 
-/** The tagged vocabulary (nonce-tag-streaming.md): artifact_delta, user_delta, done, ping. */
+/**
+ * The tagged vocabulary (nonce-tag-streaming.md): artifact_delta, user_delta, done, ping. What
+ * it has no word for (errors, reasoning, tool calls, the action, usage) goes out under the
+ * routed event's own name, which a client listening for the vocabulary's names never sees.
+ */
 function taggedProfile() {
   let error = null;
+  const named = new Set(['thinking_delta', 'tool_call_start', 'tool_call_delta', 'tool_call', 'action', 'usage', ...EXTRA_TYPES]);
   return {
     heartbeat: () => 'event: ping\ndata: {}\n\n',
     frames(e) {
@@ -198,18 +205,25 @@ function taggedProfile() {
         case 'artifact_delta':
           return [['artifact_delta', { text: e.text }]];
         case 'artifact_chunk':
-          return [['artifact_delta', { text: typeof e.chunk === 'string' ? e.chunk : json(e.chunk) }]];
+          return [['artifact_delta', { text: typeof e.chunk === 'string' ? e.chunk : json(e.chunk), stream_id: e.stream_id,
+            seq: e.seq, chunk: e.chunk, done: e.done, artifact_type: e.artifact_type }]];
         case 'user_delta':
-        case 'answer_delta':
           return [['user_delta', { text: e.text }]];
+        case 'answer_delta':
+          return [['user_delta', { text: e.text, source: 'answer' }]];
         case 'error':
           error ??= { code: e.code, message: e.message };
-          return [];
+          return [['error', { code: e.code, message: e.message }]];
         case 'done':
           return [['done', { ok: e.ok, parse_ok: e.parse_ok, ...(error ? { error } : {}),
+            ...(e.finish_reason != null ? { finish_reason: e.finish_reason } : {}),
+            ...(e.finish !== undefined ? { finish: e.finish } : {}),
             ...(e.payload ? { payload: e.payload } : {}) }]];
-        default:
-          return [];
+        default: {
+          if (!named.has(e.type)) return [];
+          const { type, ...fields } = e;
+          return [[type, fields]];
+        }
       }
     },
     end: () => [],
@@ -219,7 +233,7 @@ function taggedProfile() {
 /** The Vercel AI SDK UI message stream: unnamed `data:` frames of typed parts, `[DONE]`. */
 function aiSdkProfile(o) {
   let started = false;
-  let open = null; // [kind, id] of the open text or reasoning part
+  let open = null; // [kind, id, variant] of the open text or reasoning part
   let parts = 0;
   const ids = new Map(); // tool index -> toolCallId
   const errors = []; // error frames, held until done: what was recovered goes first
@@ -227,11 +241,13 @@ function aiSdkProfile(o) {
     if (open) out.push([null, { type: `${open[0]}-end`, id: open[1] }]);
     open = null;
   };
-  const text = (out, kind, delta) => {
-    if (open?.[0] !== kind) {
+  // `variant` (user text, the action's thought) rides on the part's providerMetadata, the one
+  // place the SDK's strict part schema leaves for it.
+  const text = (out, kind, delta, variant) => {
+    if (open?.[0] !== kind || open[2] !== variant) {
       close(out);
-      open = [kind, `${kind}-${parts++}`];
-      out.push([null, { type: `${kind}-start`, id: open[1] }]);
+      open = [kind, `${kind}-${parts++}`, variant];
+      out.push([null, { type: `${kind}-start`, id: open[1], ...(variant ? { providerMetadata: { streamroute: variant } } : {}) }]);
     }
     out.push([null, { type: `${kind}-delta`, id: open[1], delta }]);
   };
@@ -245,12 +261,13 @@ function aiSdkProfile(o) {
       }
       switch (e.type) {
         case 'answer_delta':
-        case 'user_delta':
-        case 'refusal_delta':
           text(out, 'text', e.text);
           break;
+        case 'user_delta':
+          text(out, 'text', e.text, USER_TEXT);
+          break;
         case 'thinking_delta':
-          text(out, 'reasoning', e.text);
+          text(out, 'reasoning', e.text, e.source === 'thought' ? THOUGHT : undefined);
           break;
         case 'artifact_delta':
           close(out);
@@ -264,8 +281,10 @@ function aiSdkProfile(o) {
         case 'tool_call_start':
           close(out);
           ids.set(e.index, e.id);
+          // The provider's index, which the SDK's tool parts have no field for.
+          out.push([null, { type: 'data-tool-call-index', data: { toolCallId: e.id, index: e.index }, transient: true }]);
           out.push([null, { type: 'tool-input-start', toolCallId: e.id, toolName: e.name,
-            ...(e.provider_executed ? { providerExecuted: true } : {}) }]);
+            ...(e.provider_executed === true ? { providerExecuted: true } : {}) }]);
           break;
         case 'tool_call_delta':
           close(out);
@@ -275,7 +294,8 @@ function aiSdkProfile(o) {
         case 'tool_call':
           close(out);
           out.push([null, { type: 'tool-input-available', toolCallId: e.id, toolName: e.name, input: e.arguments,
-            ...(e.provider_executed ? { providerExecuted: true } : {}) }]);
+            ...(e.provider_executed === true ? { providerExecuted: true } : {}),
+            ...(e.repaired ? { providerMetadata: { streamroute: { repaired: true } } } : {}) }]);
           break;
         case 'tool_result':
           close(out);
@@ -284,10 +304,13 @@ function aiSdkProfile(o) {
         case 'source': {
           close(out);
           const sourceId = e.id ?? e.url ?? `source-${parts++}`;
+          // What the SDK's parts have no field for rides in providerMetadata.
+          const providerMetadata = { streamroute: { id: e.id ?? null, title: e.title ?? null, snippet: e.snippet ?? null } };
           if (typeof e.url === 'string') {
-            out.push([null, { type: 'source-url', sourceId, url: e.url, ...(e.title ? { title: e.title } : {}) }]);
+            out.push([null, { type: 'source-url', sourceId, url: e.url, ...(e.title ? { title: e.title } : {}), providerMetadata }]);
           } else {
-            out.push([null, { type: 'source-document', sourceId, mediaType: 'text/plain', title: e.title ?? e.snippet ?? sourceId }]);
+            out.push([null, { type: 'source-document', sourceId, mediaType: 'text/plain', title: e.title ?? e.snippet ?? sourceId,
+              providerMetadata }]);
           }
           break;
         }
@@ -312,11 +335,15 @@ function aiSdkProfile(o) {
           out.push(...errors.splice(0));
           const finishReason = e.finish ?? (e.ok ? (AI_SDK_FINISH[e.finish_reason] ?? 'other') : 'error');
           const messageMetadata = { ok: e.ok, parse_ok: e.parse_ok, finish_reason: e.finish_reason ?? null,
-            ...(e.payload ? { payload: e.payload } : {}) };
+            ...(e.finish !== undefined ? { finish: e.finish } : {}), ...(e.payload ? { payload: e.payload } : {}) };
           out.push([null, { type: 'finish', finishReason, messageMetadata }]);
           break;
         }
         default:
+          if (EXTRA_TYPES.has(e.type)) {
+            const { type, ...data } = e;
+            out.push([null, { type: `data-${type.replaceAll('_', '-')}`, data }]);
+          }
           break;
       }
       return out;
@@ -324,6 +351,9 @@ function aiSdkProfile(o) {
     end: () => ['data: [DONE]\n\n'],
   };
 }
+
+const USER_TEXT = { type: 'user_delta' };
+const THOUGHT = { source: 'thought' };
 
 const PROFILES = { planner: plannerProfile, tagged: taggedProfile, 'ai-sdk': aiSdkProfile };
 
@@ -419,7 +449,7 @@ const wire = (e) => `event: ${e.event}\ndata: ${e.data.split('\n').join('\ndata:
 /**
  * Connects to an event stream with fetch (any method, body and headers; `init.signal`
  * aborts) and yields its `SseEvent`s; with `options.router` (StreamRouter options) yields
- * RoutedEvents instead. When the connection fails or drops mid-stream it reconnects with
+ * RoutedEvents instead, with `options.profile` the events `fromSse(profile)` reads. When the connection fails or drops mid-stream it reconnects with
  * `Last-Event-ID` after the server's `retry:` (else `options.retryMs`, default 1000), at most
  * `options.maxRetries` times in a row (default 3), then throws `sse_connection_failed`.
  * A stream the server ends cleanly is the end (no reconnection).
@@ -431,10 +461,12 @@ export async function* connectSse(url, init, options) {
   const maxRetries = options.maxRetries ?? 3;
   const doFetch = options.fetch ?? globalThis.fetch;
   const decoder = new SseDecoder();
+  const reader = options.profile !== undefined ? wireReader(options.profile) : null;
   const router = options.router ? new StreamRouter(options.router) : null;
   let failures = 0;
   let lastError = null;
   const out = (events) => {
+    if (reader) return events.flatMap((e) => reader.frame(e));
     if (!router) return events;
     const routed = [];
     for (const e of events) routed.push(...router.feed(wire(e)));

@@ -11,6 +11,7 @@
 
 use super::redact::{apply, placeholder, Edits};
 use super::schema::{dotted, walk_artifacts, SchemaDoc, MAX_DEPTH};
+use super::text::{holds_container, string_root};
 use super::types::{
     dedup_sources, get, json_len, number, set, type_name, Artifacts, JsonMap, Source,
 };
@@ -70,6 +71,11 @@ impl Held {
     }
 }
 
+/// Artifacts found by the text walk, kept as their JSON text.
+fn held_json(found: super::text::Found) -> Vec<(String, Held)> {
+    found.into_iter().map(|(k, t)| (k, Held::Json(t))).collect()
+}
+
 /// Collects artifact fields from tool observations during a run.
 #[derive(Debug, Clone, Default)]
 pub struct ArtifactCollector {
@@ -113,6 +119,9 @@ impl ArtifactCollector {
         observation: &JsonValue,
         store: Option<&mut ArtifactStore<'_>>,
     ) -> Result<()> {
+        if let Some(w) = string_root(observation, schema, true)? {
+            return self.keep(node, held_json(w.found), store);
+        }
         let doc = SchemaDoc::new(schema)?;
         let mut found = Vec::new();
         walk_artifacts(doc, observation, &mut |f| {
@@ -135,6 +144,10 @@ impl ArtifactCollector {
         mut observation: JsonValue,
         store: Option<&mut ArtifactStore<'_>>,
     ) -> Result<JsonValue> {
+        if let Some(w) = string_root(&observation, schema, true)? {
+            self.keep(node, held_json(w.found), store)?;
+            return Ok(JsonValue::String(w.text));
+        }
         let doc = SchemaDoc::new(schema)?;
         let mut names = Vec::new();
         let mut edits: Edits = Vec::new();
@@ -198,12 +211,7 @@ impl ArtifactCollector {
         store: Option<&mut ArtifactStore<'_>>,
     ) -> Result<(String, usize)> {
         let walk = super::text::redact_text(observation_json.as_bytes(), schema, true)?;
-        let found = walk
-            .found
-            .into_iter()
-            .map(|(k, t)| (k, Held::Json(t)))
-            .collect();
-        self.keep(node, found, store)?;
+        self.keep(node, held_json(walk.found), store)?;
         Ok((walk.text, walk.replaced))
     }
 
@@ -348,7 +356,12 @@ pub fn collect_sources(steps: &[ToolStep<'_>]) -> Result<Vec<Source>> {
     let mut out = Vec::new();
     for step in steps {
         let doc = SchemaDoc::new(step.schema)?;
-        sources_in(doc, step.observation, &doc.root(), 0, &mut out)?;
+        let embedded = match step.observation {
+            JsonValue::String(s) if holds_container(s) => crate::parse_strict(s.as_bytes()).ok(),
+            _ => None,
+        };
+        let observation = embedded.as_ref().unwrap_or(step.observation);
+        sources_in(doc, observation, &doc.root()?, 0, &mut out)?;
     }
     Ok(dedup_sources(out))
 }
@@ -369,10 +382,10 @@ fn sources_in<'a>(
     match value {
         JsonValue::Object(members) => {
             if SchemaDoc::produces_sources(nodes) {
-                out.extend(to_source(doc, members, nodes));
+                out.extend(to_source(doc, members, nodes)?);
             }
             for (k, v) in members {
-                let schema = doc.property(nodes, k);
+                let schema = doc.property(nodes, k)?;
                 if !schema.is_empty() && matches!(v, JsonValue::Object(_) | JsonValue::Array(_)) {
                     sources_in(doc, v, &schema, depth + 1, out)?;
                 }
@@ -380,7 +393,7 @@ fn sources_in<'a>(
         }
         JsonValue::Array(items) => {
             for (i, v) in items.iter().enumerate() {
-                let schema = doc.item(nodes, i);
+                let schema = doc.item(nodes, i)?;
                 if !schema.is_empty() {
                     sources_in(doc, v, &schema, depth + 1, out)?;
                 }
@@ -391,21 +404,30 @@ fn sources_in<'a>(
     Ok(())
 }
 
-fn to_source<'a>(doc: SchemaDoc<'a>, members: &JsonMap, nodes: &[&'a JsonValue]) -> Option<Source> {
+/// The source `members` make, or `None` when they make no valid one.
+fn to_source<'a>(
+    doc: SchemaDoc<'a>,
+    members: &JsonMap,
+    nodes: &[&'a JsonValue],
+) -> Result<Option<Source>> {
     let mut mapped: JsonMap = Vec::new();
     for (k, v) in members {
-        let marks = SchemaDoc::marks(&doc.property(nodes, k));
+        let marks = SchemaDoc::marks(&doc.property(nodes, k)?);
         let target = marks.source_field.unwrap_or(k);
         if matches!(target, "title" | "url" | "snippet" | "relevance_score") {
             set(&mut mapped, target, v.clone());
         }
     }
-    let text = |key| match get(&mapped, key) {
+    Ok(mapped_source(&mapped))
+}
+
+fn mapped_source(mapped: &JsonMap) -> Option<Source> {
+    let text = |key| match get(mapped, key) {
         None | Some(JsonValue::Null) => Some(None),
         Some(JsonValue::String(s)) => Some(Some(s.clone())),
         Some(_) => None,
     };
-    let score = match get(&mapped, "relevance_score") {
+    let score = match get(mapped, "relevance_score") {
         None | Some(JsonValue::Null) => None,
         Some(JsonValue::Number(n)) => Some(crate::num::parse_f64(n).filter(|x| x.is_finite())?),
         Some(_) => return None,

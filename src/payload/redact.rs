@@ -6,19 +6,27 @@
 //! values, as Python's `len`), `<artifact:TYPE>` for numbers, booleans and null (`int`,
 //! `float`, `bool`, `NoneType`), and `<artifact:TYPE stream=ID>` for a streamed field (its
 //! `stream_id`, else the field name). Everything the schema does not mark passes unchanged.
+//! A string holding a JSON object or array is redacted as that JSON text (`text.rs`).
 
 use super::schema::{at_mut, field_name, walk_artifacts, Marks, SchemaDoc, Seg};
+use super::text::string_root;
 use super::types::{json_len, type_name};
 use crate::json::JsonValue;
 use crate::Result;
 
 /// The observation with every artifact-marked value (nested ones included) replaced by its
-/// placeholder. Non-object observations come back unchanged (arrays are walked when the
-/// schema describes their items).
+/// placeholder. Arrays are walked when the schema describes their items; a string holding a
+/// JSON object or array (a tool's raw JSON output) becomes the redacted compact JSON text
+/// (unchanged when nothing in it is an artifact or it is not JSON after all); other
+/// primitives come back unchanged.
 ///
 /// # Errors
-/// `invalid_input` when `schema` is not an object or boolean; `json_too_deep` past 512 levels.
+/// `invalid_input` when `schema` is not an object or boolean; `json_too_deep` past 512 levels;
+/// `schema_too_complex` when the schema expands past 1024 nodes at one place.
 pub fn redact_artifacts(observation: &JsonValue, schema: &JsonValue) -> Result<JsonValue> {
+    if let Some(w) = string_root(observation, schema, false)? {
+        return Ok(JsonValue::String(w.text));
+    }
     let edits = placeholders(observation, schema)?;
     let mut out = observation.clone();
     apply(&mut out, edits);
@@ -30,6 +38,10 @@ pub fn redact_artifacts(observation: &JsonValue, schema: &JsonValue) -> Result<J
 /// # Errors
 /// As [`redact_artifacts`]; on error the observation is unchanged.
 pub fn redact_artifacts_in_place(observation: &mut JsonValue, schema: &JsonValue) -> Result<()> {
+    if let Some(w) = string_root(observation, schema, false)? {
+        *observation = JsonValue::String(w.text);
+        return Ok(());
+    }
     let edits = placeholders(observation, schema)?;
     apply(observation, edits);
     Ok(())
@@ -40,7 +52,7 @@ pub fn redact_artifacts_in_place(observation: &mut JsonValue, schema: &JsonValue
 ///
 /// # Errors
 /// `json_invalid` (with the byte offset) for text that is not JSON, `json_too_deep` past 512
-/// levels, `invalid_input` for a bad schema.
+/// levels, `invalid_input` for a bad schema, `schema_too_complex`.
 pub fn redact_artifacts_json(observation_json: &str, schema: &JsonValue) -> Result<String> {
     super::text::redact_text(observation_json.as_bytes(), schema, false).map(|w| w.text)
 }

@@ -6,17 +6,26 @@
 //! `#/...`) and, recursively, the members of its `anyOf`/`oneOf`/`allOf`, so `X | None`,
 //! `Optional[Model]`, unions and old-style `allOf: [{$ref}]` wrappers all reach the object or
 //! array schema inside. A ref that does not resolve is ignored; a node already expanded is not
-//! expanded again (cycles cannot loop) and expansion stops after `MAX_EXPAND` nodes. Marks
-//! (`artifact`, `stream`, `stream_id`, `source_field`, `produces_sources`) count when any
-//! expanded node carries them, so a mark is never missed because of a wrapper. The
+//! expanded again (cycles cannot loop). Marks (`artifact`, `stream`, `stream_id`,
+//! `source_field`, `produces_sources`) count when any expanded node carries them, so a mark is
+//! never missed because of a wrapper.
+//!
+//! Limits fail closed. One expansion holds at most `MAX_EXPAND` distinct nodes (a union of
+//! ~500 models, `anyOf` or a `$ref` chain ~1000 deep); a schema that needs more is
+//! `schema_too_complex`, never a partial expansion whose missing part could hold a mark. The
 //! observation is walked to at most `MAX_DEPTH` levels (`json_too_deep` beyond), and only
 //! where the schema describes it: unknown keys and values without a schema pass untouched.
+//! One expansion costs O(`MAX_EXPAND`) (duplicates are found through a set once it is
+//! large), so a walk is linear in the observation for any schema.
 
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
+use std::collections::HashSet;
 
-/// Most schema nodes one expansion collects.
-const MAX_EXPAND: usize = 64;
+/// Most distinct schema nodes one expansion may hold (`schema_too_complex` beyond).
+pub(crate) const MAX_EXPAND: usize = 1024;
+/// Up to this many expanded nodes, duplicates are found by a scan; past it, through a set.
+const SCAN_DEDUP: usize = 32;
 /// Deepest observation level walked (the strict parser's own cap).
 pub(crate) const MAX_DEPTH: usize = 512;
 
@@ -91,10 +100,13 @@ impl<'a> SchemaDoc<'a> {
     }
 
     /// The root schema, expanded.
-    pub(crate) fn root(&self) -> Vec<&'a JsonValue> {
-        let mut out = Vec::new();
-        self.expand(self.root, &mut out);
-        out
+    ///
+    /// # Errors
+    /// `schema_too_complex` past `MAX_EXPAND` nodes.
+    pub(crate) fn root(&self) -> Result<Vec<&'a JsonValue>> {
+        let mut out = Expansion::default();
+        self.expand(self.root, &mut out)?;
+        Ok(out.nodes)
     }
 
     /// Resolves a local JSON pointer (`#`, `#/a/b~1c`).
@@ -116,22 +128,29 @@ impl<'a> SchemaDoc<'a> {
     }
 
     /// Adds `node`, its `$ref` targets and its union/intersection members to `out`.
-    pub(crate) fn expand(&self, node: &'a JsonValue, out: &mut Vec<&'a JsonValue>) {
+    ///
+    /// # Errors
+    /// `schema_too_complex` when `out` would hold more than `MAX_EXPAND` nodes.
+    fn expand(&self, node: &'a JsonValue, out: &mut Expansion<'a>) -> Result<()> {
         let mut queue = vec![node];
         while let Some(n) = queue.pop() {
-            if out.len() >= MAX_EXPAND || out.iter().any(|seen| std::ptr::eq(*seen, n)) {
+            if !out.insert(n)? {
                 continue;
             }
-            out.push(n);
             if let Some(target) = n.get("$ref").and_then(JsonValue::as_str) {
                 queue.extend(self.pointer(target));
             }
             for key in ["allOf", "anyOf", "oneOf"] {
                 if let Some(JsonValue::Array(members)) = n.get(key) {
+                    // Members are distinct nodes: more than the cap cannot fit.
+                    if members.len() > MAX_EXPAND {
+                        return Err(too_complex());
+                    }
                     queue.extend(members.iter().rev());
                 }
             }
         }
+        Ok(())
     }
 
     /// The marks carried by any of the expanded nodes.
@@ -158,23 +177,33 @@ impl<'a> SchemaDoc<'a> {
 
     /// The expanded schema of member `key` of an object described by `nodes` (its
     /// `properties`, else a schema-valued `additionalProperties`). Empty when unknown.
-    pub(crate) fn property(&self, nodes: &[&'a JsonValue], key: &str) -> Vec<&'a JsonValue> {
-        let mut out = Vec::new();
+    ///
+    /// # Errors
+    /// `schema_too_complex` past `MAX_EXPAND` nodes.
+    pub(crate) fn property(
+        &self,
+        nodes: &[&'a JsonValue],
+        key: &str,
+    ) -> Result<Vec<&'a JsonValue>> {
+        let mut out = Expansion::default();
         for n in nodes {
             let declared = n.get("properties").and_then(|p| p.get(key));
             match (declared, n.get("additionalProperties")) {
-                (Some(p), _) => self.expand(p, &mut out),
-                (None, Some(extra @ JsonValue::Object(_))) => self.expand(extra, &mut out),
+                (Some(p), _) => self.expand(p, &mut out)?,
+                (None, Some(extra @ JsonValue::Object(_))) => self.expand(extra, &mut out)?,
                 _ => {}
             }
         }
-        out
+        Ok(out.nodes)
     }
 
     /// The expanded schema of element `index` of an array described by `nodes`
     /// (`prefixItems`, array-form `items`, `items`, `additionalItems`). Empty when unknown.
-    pub(crate) fn item(&self, nodes: &[&'a JsonValue], index: usize) -> Vec<&'a JsonValue> {
-        let mut out = Vec::new();
+    ///
+    /// # Errors
+    /// `schema_too_complex` past `MAX_EXPAND` nodes.
+    pub(crate) fn item(&self, nodes: &[&'a JsonValue], index: usize) -> Result<Vec<&'a JsonValue>> {
+        let mut out = Expansion::default();
         for n in nodes {
             let prefix = match (n.get("prefixItems"), n.get("items")) {
                 (Some(JsonValue::Array(p)), _) | (None, Some(JsonValue::Array(p))) => Some(p),
@@ -191,16 +220,55 @@ impl<'a> SchemaDoc<'a> {
                 _ => None,
             };
             match prefix.and_then(|p| p.get(index)) {
-                Some(p) => self.expand(p, &mut out),
+                Some(p) => self.expand(p, &mut out)?,
                 None => {
                     if let Some(r) = rest {
-                        self.expand(r, &mut out)
+                        self.expand(r, &mut out)?
                     }
                 }
             }
         }
-        out
+        Ok(out.nodes)
     }
+}
+
+/// The nodes of one expansion, each once.
+#[derive(Default)]
+struct Expansion<'a> {
+    nodes: Vec<&'a JsonValue>,
+    /// The nodes' addresses, once there are more than `SCAN_DEDUP` of them.
+    seen: Option<HashSet<*const JsonValue>>,
+}
+
+impl<'a> Expansion<'a> {
+    /// Adds `node` unless it is already there; returns whether it was added.
+    fn insert(&mut self, node: &'a JsonValue) -> Result<bool> {
+        let new = match &mut self.seen {
+            Some(set) => set.insert(node as *const JsonValue),
+            None => !self.nodes.iter().any(|seen| std::ptr::eq(*seen, node)),
+        };
+        if !new {
+            return Ok(false);
+        }
+        if self.nodes.len() >= MAX_EXPAND {
+            return Err(too_complex());
+        }
+        self.nodes.push(node);
+        if self.seen.is_none() && self.nodes.len() > SCAN_DEDUP {
+            self.seen = Some(self.nodes.iter().map(|n| *n as *const JsonValue).collect());
+        }
+        Ok(true)
+    }
+}
+
+fn too_complex() -> Error {
+    Error::new(
+        ErrorKind::SchemaTooComplex,
+        format!(
+            "the tool schema expands to more than {MAX_EXPAND} nodes at one place (unions, \
+             allOf/anyOf/oneOf and $ref chains together); simplify it"
+        ),
+    )
 }
 
 /// An artifact found by [`walk_artifacts`].
@@ -224,7 +292,7 @@ pub(crate) fn walk_artifacts<'v, 'a>(
     observation: &'v JsonValue,
     visit: &mut dyn FnMut(Found<'_, 'a>) -> Result<()>,
 ) -> Result<()> {
-    let root = doc.root();
+    let root = doc.root()?;
     let mut path: Vec<Seg<'v>> = Vec::new();
     walk(doc, observation, &root, &mut path, visit)
 }
@@ -242,23 +310,26 @@ fn walk<'v, 'a>(
             format!("the observation is nested deeper than {MAX_DEPTH} levels"),
         ));
     }
-    let children: Box<dyn Iterator<Item = (Seg<'v>, &'v JsonValue, Vec<&'a JsonValue>)> + '_> =
-        match value {
-            JsonValue::Object(members) => Box::new(
-                members
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (k, v))| (Seg::Key(i, k.as_str()), v, doc.property(nodes, k))),
-            ),
-            JsonValue::Array(items) => Box::new(
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| (Seg::Index(i), v, doc.item(nodes, i))),
-            ),
-            _ => return Ok(()),
-        };
+    #[allow(clippy::type_complexity)]
+    let children: Box<
+        dyn Iterator<Item = (Seg<'v>, &'v JsonValue, Result<Vec<&'a JsonValue>>)> + '_,
+    > = match value {
+        JsonValue::Object(members) => Box::new(
+            members
+                .iter()
+                .enumerate()
+                .map(|(i, (k, v))| (Seg::Key(i, k.as_str()), v, doc.property(nodes, k))),
+        ),
+        JsonValue::Array(items) => Box::new(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (Seg::Index(i), v, doc.item(nodes, i))),
+        ),
+        _ => return Ok(()),
+    };
     for (seg, child, schema) in children {
+        let schema = schema?;
         if schema.is_empty() {
             continue;
         }

@@ -10,13 +10,20 @@
 //! schema of the member whose key was just read, and at most one artifact being read
 //! (`Artifact`: its depth, type and the counts its placeholder needs). The tokenizer caps the
 //! depth (512, `json_too_deep`); nothing here recurses.
+//!
+//! A string observation that holds a JSON object or array (a tool's raw JSON output) is a
+//! document of its own: [`string_document`] walks its text and the string comes back holding
+//! the redacted compact JSON (as it was when nothing in it is an artifact or it is not JSON
+//! after all). The tree entry points (`redact_artifacts`, `ArtifactCollector::collect`, ...)
+//! hand a string observation here through [`string_root`], so a value gives the same result
+//! whether it comes as a tree, as JSON text, or as a string of JSON text in JSON text.
 
 use super::redact::placeholder_text;
 use super::schema::{Marks, SchemaDoc};
 use super::types::type_name;
 use crate::json::tokenizer::{AfterValue, Sink, Token, Tokenizer, TokenizerOptions};
 use crate::json::{write_json_escaped, write_json_string, JsonValue};
-use crate::Result;
+use crate::{ErrorKind, Result};
 
 /// Writes tokens as compact JSON (what `JsonValue::to_json` writes), placing the commas.
 #[derive(Default)]
@@ -143,6 +150,8 @@ struct Walker<'a> {
     frames: Vec<Frame<'a>>,
     next: Vec<&'a JsonValue>,
     artifact: Option<Artifact>,
+    /// The text of a string observation, while it is read.
+    root_string: Option<String>,
     collect: bool,
     found: Found,
     replaced: usize,
@@ -152,20 +161,69 @@ struct Walker<'a> {
 /// artifacts found (dotted path, compact JSON), in order.
 ///
 /// # Errors
-/// `json_invalid` (with offset), `json_too_deep`, `invalid_input` for a bad schema.
+/// `json_invalid` (with offset), `json_too_deep`, `invalid_input` for a bad schema,
+/// `schema_too_complex`.
 pub(crate) fn redact_text(
     observation: &[u8],
     schema: &JsonValue,
     collect: bool,
 ) -> Result<TextWalk> {
+    walk_text(observation, SchemaDoc::new(schema)?, collect)
+}
+
+/// [`string_document`] of a string observation; `None` for any other value.
+///
+/// # Errors
+/// `invalid_input` for a bad schema; as [`string_document`].
+pub(crate) fn string_root(
+    observation: &JsonValue,
+    schema: &JsonValue,
+    collect: bool,
+) -> Result<Option<TextWalk>> {
     let doc = SchemaDoc::new(schema)?;
+    match observation {
+        JsonValue::String(s) => string_document(s, doc, collect).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// The walk of a string observation `s` (its `text` is the string's new content, not a JSON
+/// literal): the walk of its text when it holds a JSON object or array with artifacts in it,
+/// else `s` as it is, nothing found.
+///
+/// # Errors
+/// `json_too_deep` and `schema_too_complex` from the walk of its text.
+fn string_document(s: &str, doc: SchemaDoc<'_>, collect: bool) -> Result<TextWalk> {
+    if holds_container(s) {
+        match walk_text(s.as_bytes(), doc, collect) {
+            Ok(w) if w.replaced > 0 => return Ok(w),
+            Ok(_) => {}
+            Err(e) if e.kind() == ErrorKind::JsonInvalid => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(TextWalk {
+        text: s.to_string(),
+        found: Vec::new(),
+        replaced: 0,
+    })
+}
+
+/// Whether the first character of `s` past JSON whitespace opens an object or array.
+pub(crate) fn holds_container(s: &str) -> bool {
+    let first = s.bytes().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    matches!(first, Some(b'{' | b'['))
+}
+
+fn walk_text(observation: &[u8], doc: SchemaDoc<'_>, collect: bool) -> Result<TextWalk> {
     let mut w = Walker {
         doc,
         out: String::with_capacity(observation.len() / 4),
         writer: CompactWriter::default(),
         frames: Vec::new(),
-        next: doc.root(),
+        next: doc.root()?,
         artifact: None,
+        root_string: None,
         collect,
         found: Vec::new(),
         replaced: 0,
@@ -210,19 +268,19 @@ impl<'a> Walker<'a> {
     }
 
     /// A value starts outside any artifact: its schema is found, and it is an artifact or not.
-    fn value_start(&mut self, tok: Token<'_>, depth: usize) -> Option<Artifact> {
+    fn value_start(&mut self, tok: Token<'_>, depth: usize) -> Result<Option<Artifact>> {
         let schema = match self.frames.last_mut() {
-            None => return None, // the root is never an artifact
+            None => return Ok(None), // the root is never an artifact
             Some(f) if f.object => std::mem::take(&mut self.next),
             Some(f) => {
                 f.count += 1;
-                self.doc.item(&f.schema, f.count - 1)
+                self.doc.item(&f.schema, f.count - 1)?
             }
         };
         let marks: Marks<'_> = SchemaDoc::marks(&schema);
         if !marks.artifact {
             self.next = schema;
-            return None;
+            return Ok(None);
         }
         let stream = marks.stream.then(|| {
             marks
@@ -243,7 +301,7 @@ impl<'a> Walker<'a> {
         } else {
             String::new()
         };
-        Some(Artifact {
+        Ok(Some(Artifact {
             depth,
             stream,
             ty,
@@ -252,7 +310,26 @@ impl<'a> Walker<'a> {
             json: String::new(),
             writer: CompactWriter::default(),
             path,
-        })
+        }))
+    }
+
+    /// Takes one token of a string observation; at its end, writes the string back as
+    /// [`string_document`] has it.
+    fn root_string_token(&mut self, tok: Token<'_>) -> Result<()> {
+        let Some(text) = self.root_string.as_mut() else {
+            return Ok(());
+        };
+        if let Token::StringPart(part) = tok {
+            text.push_str(part);
+            return Ok(());
+        }
+        let text = std::mem::take(text);
+        self.root_string = None;
+        let w = string_document(&text, self.doc, self.collect)?;
+        write_json_string(&w.text, &mut self.out);
+        self.found = w.found;
+        self.replaced = w.replaced;
+        Ok(())
     }
 
     fn finish_artifact(&mut self, a: Artifact) {
@@ -287,13 +364,16 @@ impl Sink for Walker<'_> {
             self.continue_artifact(a, tok, depth);
             return Ok(());
         }
+        if self.root_string.is_some() {
+            return self.root_string_token(tok);
+        }
         match tok {
             Token::Key(k) => {
                 if let Some(f) = self.frames.last_mut() {
                     f.count += 1;
                     f.key.clear();
                     f.key.push_str(k);
-                    self.next = self.doc.property(&f.schema, k);
+                    self.next = self.doc.property(&f.schema, k)?;
                 }
             }
             Token::ObjectEnd | Token::ArrayEnd => {
@@ -305,7 +385,11 @@ impl Sink for Walker<'_> {
             | Token::Number(_)
             | Token::Bool(_)
             | Token::Null => {
-                if let Some(a) = self.value_start(tok, depth) {
+                if self.frames.is_empty() && tok == Token::StringStart {
+                    self.root_string = Some(String::new());
+                    return Ok(());
+                }
+                if let Some(a) = self.value_start(tok, depth)? {
                     self.continue_artifact(a, tok, depth);
                     return Ok(());
                 }

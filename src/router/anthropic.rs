@@ -8,16 +8,19 @@
 //! `error`. `server_tool_use` and `mcp_tool_use` blocks are provider-executed calls, and each
 //! `*_tool_result` block is the result of the call it names (`web_search_tool_result`'s
 //! results are sources too). Blocks and a stop reason that `message_start` already carries
-//! are routed as if they had streamed. Unknown event types are ignored, as Anthropic's versioning policy asks of clients.
+//! are routed as if they had streamed. Unknown event types are ignored, as Anthropic's
+//! versioning policy asks of clients. A content block event whose `index` is not a whole
+//! number from 0 to 2^32 - 1 is a `provider_error` and is dropped. Nothing after
+//! `message_stop` is read (decoder.rs).
 //! The `type` field of the data decides (the `event:` name is the same by the format).
 
 use super::delta::{DeltaSink, Source, Usage};
+use super::jscan::{members, string_of, Json, Kind, R};
 
 /// Most provider-executed calls remembered for matching their results.
 const MAX_SERVER_CALLS: usize = 1024;
-use super::jscan::{index_of, members, string_of, Json, Kind, R};
 use super::openai_chat::read_error;
-use super::tools::OpenCalls;
+use super::tools::{event_index, OpenCalls};
 
 /// The decoder state.
 #[derive(Debug, Default)]
@@ -37,7 +40,8 @@ impl Anthropic {
         let [kind, index, delta, block, usage, message, error] =
             members(data, ["type", "index", "delta", "content_block", "usage", "message", "error"])?;
         let kind = string_of(kind)?;
-        let index = index_of(index);
+        let block_event = matches!(kind.as_str(), "content_block_start" | "content_block_delta" | "content_block_stop");
+        let Some(index) = event_index(index, block_event, sink) else { return Ok(()) };
         match kind.as_str() {
             "message_start" => {
                 if let Some(msg) = message {

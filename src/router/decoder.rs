@@ -13,7 +13,9 @@
 //! Because events reach the readers whole, the deltas do not depend on how the bytes were
 //! chunked; only plain text deltas follow the chunking (their concatenation does not).
 //! A malformed event is an `error` delta (`provider_event_invalid`), an event of no known
-//! format one with `provider_event_unknown`; decoding goes on with the next event.
+//! format one with `provider_event_unknown`; decoding goes on with the next event. Nothing
+//! after the provider's end marker (`[DONE]`, Anthropic's `message_stop`, Responses'
+//! `response.completed` / `failed` / `incomplete`) is read: those events are dropped.
 
 use crate::json::Quoted;
 use super::anthropic::Anthropic;
@@ -135,6 +137,13 @@ struct Formats {
     bedrock: Bedrock,
     /// `data: [DONE]` was seen.
     done_marker: bool,
+}
+
+impl Formats {
+    /// The provider's end marker came: nothing after it is routed.
+    fn closed(&self) -> bool {
+        self.done_marker || self.responses.ended || self.anthropic.ended
+    }
 }
 
 /// Decodes a raw provider stream into [`ModelDelta`](super::ModelDelta)s.
@@ -464,6 +473,9 @@ impl SseSink for Dispatch<'_> {
 
 impl Dispatch<'_> {
     fn route(&mut self, event: &str, data: &str) {
+        if self.f.closed() {
+            return;
+        }
         if data.trim() == "[DONE]" {
             // The OpenAI end marker (some proxies append it to other formats too).
             self.f.done_marker = true;

@@ -5,6 +5,7 @@
 //! `"thought": true`; a `functionCall {name, args, id?}` is a whole tool call: start, its
 //! `args` as JSON text, end; calls are numbered in stream order), `candidates[0].finishReason`,
 //! `usageMetadata`, `promptFeedback.blockReason` (a finish reason) and a top-level `error`.
+//! After a finish reason no candidate content is routed; usage and errors still are.
 
 use super::delta::DeltaSink;
 use super::jscan::{Json, Kind, R};
@@ -18,6 +19,8 @@ pub(crate) struct Gemini {
     next_call: u32,
     scratch: String,
     text: String,
+    /// A finish reason came: later candidates are not routed (usage and errors still are).
+    finished: bool,
 }
 
 impl Gemini {
@@ -28,7 +31,7 @@ impl Gemini {
         let mut m = j.object()?;
         while let Some(key) = j.next_key(&mut m)? {
             match key {
-                "candidates" if j.kind()? == Kind::Array => {
+                "candidates" if !self.finished && j.kind()? == Kind::Array => {
                     j.first_item(|j| self.candidate(j, &mut finish, sink))?;
                 }
                 "usageMetadata" if j.kind()? == Kind::Object => emit_counts(&mut j, &GEMINI_COUNTS, sink)?,
@@ -49,7 +52,7 @@ impl Gemini {
             }
         }
         j.end()?;
-        self.calls.finish(finish, sink);
+        self.finished |= self.calls.finish(finish, sink);
         Ok(())
     }
 

@@ -5,15 +5,18 @@
 //! `delta.reasoning` (reasoning), `delta.refusal` (text), `delta.tool_calls[]` (keyed by
 //! `index`; the first delta of a call carries `id` and `function.name`),
 //! `choices[0].finish_reason`, a top-level `usage` object (the usage-only chunk has
-//! `choices: []`), a top-level `error` object, and `data: [DONE]`. Only choice 0 is routed.
-//! Tool calls have no end marker of their own: the calls stream one after another, so a call
-//! ends when the next one starts, and every open call ends at the finish reason, at
-//! `[DONE]`, or at the end of the stream.
+//! `choices: []`), a top-level `error` object, and `data: [DONE]`. Only choice 0 is routed
+//! (the choice whose `index` is 0, or the first one without an `index`): with `n > 1` the
+//! other choices are dropped, not interleaved. After choice 0's finish reason no more of
+//! its content is routed; `usage` (sent after it with `stream_options.include_usage`) and
+//! errors still are. Tool calls have no end marker of their own: the calls stream one after
+//! another, so a call ends when the next one starts, and every open call ends at the finish
+//! reason, at `[DONE]`, or at the end of the stream. A tool call index that is not a whole
+//! number from 0 to 2^32 - 1 is a `provider_error` and that delta is dropped.
 
 use super::delta::{DeltaSink, Source, Usage};
-use super::jscan::{members, string_of};
-use super::jscan::{Json, Kind, Members, SkipCache, R};
-use super::tools::OpenCalls;
+use super::jscan::{members, string_of, Bad, Json, Kind, Members, SkipCache, R};
+use super::tools::{bad_index, call_index, OpenCalls};
 
 /// The decoder state.
 #[derive(Debug, Default)]
@@ -21,7 +24,8 @@ pub(crate) struct OpenAiChat {
     calls: OpenCalls,
     /// The chunks' repeated beginning, up to the `choices` value.
     prefix: SkipCache,
-    /// The first choice's repeated beginning (`{"index":0,`), up to the `delta` value.
+    /// Choice 0's repeated beginning (`{"index":0,`), up to the `delta` value; only learnt
+    /// from a beginning that holds `"index":0`, so a jump proves the choice is choice 0.
     choice_prefix: SkipCache,
     scratch: String,
     args: String,
@@ -42,11 +46,7 @@ impl OpenAiChat {
         // Chunks repeat `{"id":...,"object":...,"created":...,"model":...,"choices":` byte for
         // byte: after the first, the cursor jumps straight to the choices.
         let (mut m, mut skipped_only) = if self.prefix.jump(&mut j) {
-            if j.kind()? == Kind::Array {
-                j.first_item(|j| self.choice(j, &mut finish, sink))?;
-            } else {
-                j.skip()?;
-            }
+            self.choices(&mut j, &mut finish, sink)?;
             (Members::after_key(), false)
         } else {
             (j.object()?, true)
@@ -58,7 +58,7 @@ impl OpenAiChat {
                         self.prefix.remember(&j, 0);
                     }
                     skipped_only = false;
-                    j.first_item(|j| self.choice(j, &mut finish, sink))?;
+                    self.choices(&mut j, &mut finish, sink)?;
                 }
                 "usage" if j.kind()? == Kind::Object => {
                     skipped_only = false;
@@ -93,12 +93,35 @@ impl OpenAiChat {
         self.calls.end_all(sink);
     }
 
-    fn choice(&mut self, j: &mut Json<'_>, finish: &mut Option<String>, sink: &mut dyn DeltaSink) -> R<()> {
+    /// The `choices` value: choice 0 is routed until its finish reason, the others skipped.
+    fn choices(&mut self, j: &mut Json<'_>, finish: &mut Option<String>, sink: &mut dyn DeltaSink) -> R<()> {
+        if self.ended || j.kind()? != Kind::Array {
+            return j.skip();
+        }
+        let mut a = j.array()?;
+        let mut position = 0usize;
+        while j.next_item(&mut a)? {
+            self.choice(j, position == 0, finish, sink)?;
+            position += 1;
+        }
+        Ok(())
+    }
+
+    /// One choice; `first`: it is the array's first (choice 0 when it has no `index`). Its
+    /// delta is read in place once its `index` is known to be 0, else kept as raw text until
+    /// the choice's end shows whether it is choice 0.
+    fn choice(&mut self, j: &mut Json<'_>, first: bool, finish: &mut Option<String>, sink: &mut dyn DeltaSink) -> R<()> {
         if j.kind()? != Kind::Object {
             return j.skip();
         }
         let start = j.pos();
-        let (mut m, mut skipped_only) = if self.choice_prefix.jump(j) {
+        // `Some(true)`: index 0; `Some(false)`: another index (or not a number).
+        let mut zero: Option<bool> = None;
+        // The delta of a choice whose index is not known yet: where it is, and its text.
+        let mut held: Option<(usize, &str)> = None;
+        let mut reason: Option<String> = None;
+        let (mut m, mut prefix_only) = if self.choice_prefix.jump(j) {
+            zero = Some(true);
             if j.kind()? == Kind::Object {
                 self.delta(j, sink)?;
             } else {
@@ -110,21 +133,41 @@ impl OpenAiChat {
         };
         while let Some(key) = j.next_key(&mut m)? {
             match key {
-                "delta" | "message" if j.kind()? == Kind::Object => {
-                    if skipped_only {
-                        self.choice_prefix.remember(j, start);
+                "index" if zero.is_none() => zero = Some(j.u64_value()? == Some(0)),
+                "delta" | "message" if j.kind()? == Kind::Object => match zero {
+                    Some(true) => {
+                        if prefix_only {
+                            self.choice_prefix.remember(j, start);
+                        }
+                        prefix_only = false;
+                        self.delta(j, sink)?
                     }
-                    skipped_only = false;
-                    self.delta(j, sink)?
-                }
+                    Some(false) => j.skip()?,
+                    None => {
+                        prefix_only = false;
+                        held = Some((j.pos(), j.value_raw()?));
+                    }
+                },
                 "finish_reason" => {
+                    prefix_only = false;
                     if let Some(r) = j.str_value(&mut self.scratch)? {
-                        *finish = Some(r.into_owned());
-                        skipped_only = false;
+                        reason = Some(r.into_owned());
                     }
                 }
-                _ => j.skip()?,
+                _ => {
+                    prefix_only = false;
+                    j.skip()?
+                }
             }
+        }
+        if !zero.unwrap_or(first) {
+            return Ok(());
+        }
+        if let Some((at, raw)) = held {
+            self.delta(&mut Json::new(raw), sink).map_err(|bad| Bad(at + bad.0))?;
+        }
+        if reason.is_some() {
+            *finish = reason;
         }
         Ok(())
     }
@@ -242,14 +285,14 @@ impl OpenAiChat {
         if j.kind()? != Kind::Object {
             return j.skip();
         }
-        let mut index = None;
+        let mut index: Option<&str> = None;
         let mut id = String::new();
         let mut name = String::new();
         self.args.clear();
         let mut m = j.object()?;
         while let Some(key) = j.next_key(&mut m)? {
             match key {
-                "index" => index = j.u64_value()?,
+                "index" => index = Some(j.value_raw()?),
                 "id" => {
                     j.string_into(&mut id)?;
                 }
@@ -276,7 +319,14 @@ impl OpenAiChat {
                 _ => j.skip()?,
             }
         }
-        let index = index.map_or(position, |i| i.min(u64::from(u32::MAX)) as u32);
+        let index = match index.map(|raw| (raw, call_index(raw))) {
+            None => position,
+            Some((_, Some(i))) => i,
+            Some((raw, None)) => {
+                bad_index(raw, sink);
+                return Ok(());
+            }
+        };
         if !self.calls.is_open(index) && !self.calls.was_started(index) {
             // Calls stream one after another: a new index means the earlier ones are complete.
             self.calls.end_all(sink);

@@ -7,12 +7,15 @@
 //! `response.function_call_arguments.done` (its `arguments` only when no delta came),
 //! `response.output_item.done` (the call ends), `response.completed` /
 //! `response.incomplete` (usage and the finish reason: `completed`, or the incomplete
-//! reason), `response.failed` and `error` (errors). Everything else is ignored.
+//! reason), `response.failed` and `error` (errors). Everything else is ignored. An item or
+//! arguments event whose `output_index` is not a whole number from 0 to 2^32 - 1 is a
+//! `provider_error` and is dropped. Nothing after a terminal `response.*` event is read
+//! (decoder.rs).
 
 use super::delta::DeltaSink;
-use super::jscan::{index_of, members, string_of, Json, Kind, R};
+use super::jscan::{members, string_of, Json, Kind, R};
 use super::openai_chat::{emit_error, emit_usage, read_url_citation};
-use super::tools::OpenCalls;
+use super::tools::{event_index, OpenCalls};
 
 /// The decoder state.
 #[derive(Debug, Default)]
@@ -35,7 +38,8 @@ impl OpenAiResponses {
             ["type", "output_index", "delta", "item", "response", "arguments", "code", "message"],
         )?;
         let kind = string_of(kind)?;
-        let index = index_of(output_index);
+        let call_event = kind.starts_with("response.output_item.") || kind.starts_with("response.function_call_arguments.");
+        let Some(index) = event_index(output_index, call_event, sink) else { return Ok(()) };
         match kind.as_str() {
             "response.output_text.delta" => self.text(delta, |s, t| s.text(t), sink)?,
             "response.refusal.delta" => self.text(delta, |s, t| s.refusal(t), sink)?,

@@ -2,11 +2,50 @@
 //! format has no per-call start/end pair of its own).
 
 use super::delta::DeltaSink;
+use super::jscan::index_of;
 
 /// Most tool calls tracked at once; more are still routed, but calls past the cap are ended
 /// as soon as they start (their arguments then arrive as deltas of an ended call, which the
 /// router ignores). Models issue a handful of parallel calls.
 pub(crate) const MAX_OPEN_CALLS: usize = 256;
+
+/// A provider's tool call index from its raw JSON text: a whole number from 0 to
+/// 4294967295. Anything else (`-1`, `"0"`, `1.5`, `4294967296`) is no index: coercing it
+/// would merge different calls into one.
+pub(crate) fn call_index(raw: &str) -> Option<u32> {
+    let raw = raw.trim();
+    raw.bytes().next().filter(u8::is_ascii_digit)?;
+    raw.parse::<u32>().ok()
+}
+
+/// Reports a tool call event whose index is not one (see [`call_index`]); the event is
+/// dropped.
+pub(crate) fn bad_index(raw: &str, sink: &mut dyn DeltaSink) {
+    let mut shown: String = raw.trim().chars().take(40).collect();
+    if shown.len() < raw.trim().len() {
+        shown.push('…');
+    }
+    sink.error(
+        "provider_error",
+        &format!("a tool call event with index {shown}, not a whole number from 0 to 4294967295, was dropped"),
+    );
+}
+
+/// The index of a provider event from its raw member: for an event about a tool call
+/// (`call_event`) it must be one (see [`call_index`]), else the event is reported and `None`
+/// says to drop it; other events read it leniently (missing or odd is 0).
+pub(crate) fn event_index(raw: Option<&str>, call_event: bool, sink: &mut dyn DeltaSink) -> Option<u32> {
+    match raw {
+        Some(raw) if call_event => {
+            let index = call_index(raw);
+            if index.is_none() {
+                bad_index(raw, sink);
+            }
+            index
+        }
+        _ => Some(index_of(raw)),
+    }
+}
 
 /// The open calls, in start order.
 #[derive(Debug, Default)]

@@ -348,16 +348,20 @@ fn schema_in(schema: &JsValue) -> Result<JsonValue, JsValue> {
     }
 }
 
-/// Whether a JS value is a primitive that redaction returns as it is.
+/// Whether a JS value is a primitive that redaction returns as it is (a string is not: it may
+/// hold a tool's raw JSON output, which the core reads as a document of its own).
 fn is_primitive(v: &JsValue) -> bool {
-    !v.is_object()
+    !v.is_object() && !v.is_string()
 }
 
-/// A string observation that holds a JSON object or array (a tool's raw JSON output): it is
-/// redacted and collected as JSON text. Any other string is a plain-text observation.
-fn json_container_text(v: &JsValue) -> Option<String> {
-    v.as_string()
-        .filter(|s| matches!(s.trim_start().as_bytes().first(), Some(b'{' | b'[')))
+/// The redacted observation from its redacted JSON text: a string observation in which
+/// nothing was replaced comes back as the very string (not a UTF-8 round trip of it).
+fn redacted_back(observation: JsValue, text: &str, replaced: usize) -> JsValue {
+    if replaced == 0 && observation.is_string() {
+        observation
+    } else {
+        json_parse(text)
+    }
 }
 
 fn payload_invalid(problems: &[crate::PayloadProblem]) -> JsValue {
@@ -443,25 +447,20 @@ pub fn redact_artifacts(
     schema: JsValue,
 ) -> Result<JsValue, JsValue> {
     let schema = schema_in(&schema)?;
-    if let Some(text) = json_container_text(&observation) {
-        return match crate::payload::redact_text_counted(&text, &schema) {
-            Ok((_, 0)) => Ok(observation),
-            Ok((out, _)) => Ok(JsValue::from_str(&out)),
-            Err(e) if e.kind() == ErrorKind::JsonInvalid => Ok(observation),
-            Err(e) => Err(js_error(&e)),
-        };
-    }
     if is_primitive(&observation) {
         crate::payload::check_schema(&schema).map_err(|e| js_error(&e))?;
         return Ok(observation);
     }
     let text = json_text(&observation, "the observation")?;
-    let out = crate::redact_artifacts_json(&text, &schema).map_err(|e| observation_error(&e))?;
-    Ok(json_parse(&out))
+    let (out, replaced) = crate::payload::redact_text_counted(&text, &schema)
+        .map_err(|e| observation_error(&e))?;
+    Ok(redacted_back(observation, &out, replaced))
 }
 
 /// `redactArtifacts` on JSON text: takes the observation as JSON and returns JSON (the cheap
-/// way across the wasm boundary for big observations).
+/// way across the wasm boundary for big observations). The result is always the JSON text of
+/// what `redactArtifacts` returns for the parsed value: a JSON string literal holding a JSON
+/// object or array is redacted inside, like such a string given to `redactArtifacts`.
 #[wasm_bindgen(js_name = redactArtifactsJson)]
 pub fn redact_artifacts_json(
     #[wasm_bindgen(unchecked_param_type = "string")] observation_json: JsValue,
@@ -515,6 +514,14 @@ pub fn collect_sources(
 enum Failed {
     Core(Error),
     Thrown(JsValue),
+}
+
+/// A failure as what JS sees: the core error, or the store's exception as it was thrown.
+fn failed(f: Failed) -> JsValue {
+    match f {
+        Failed::Core(e) => observation_error(&e),
+        Failed::Thrown(v) => v,
+    }
 }
 
 /// Collects artifact fields from full tool observations, by tool name.
@@ -576,11 +583,6 @@ impl ArtifactCollector {
     ) -> Result<(), JsValue> {
         let node_name = &text_arg(&node_name, "nodeName")?;
         let schema = schema_in(&schema)?;
-        if let Some(text) = json_container_text(&observation) {
-            return self
-                .run_text_observation(node_name, &schema, &text)
-                .map(|_| ());
-        }
         if is_primitive(&observation) {
             return crate::payload::check_schema(&schema).map_err(|e| js_error(&e));
         }
@@ -588,7 +590,8 @@ impl ArtifactCollector {
         self.run(node_name, &schema, &text).map(|_| ())
     }
 
-    /// `collect` with the observation as JSON text.
+    /// `collect` with the observation as JSON text (a JSON string literal holding a JSON
+    /// object or array is collected from, as `collect` does with such a string).
     #[wasm_bindgen(js_name = collectJson)]
     pub fn collect_json(
         &mut self,
@@ -613,35 +616,15 @@ impl ArtifactCollector {
     ) -> Result<JsValue, JsValue> {
         let node_name = &text_arg(&node_name, "nodeName")?;
         let schema = schema_in(&schema)?;
-        if let Some(text) = json_container_text(&observation) {
-            return Ok(self
-                .run_text_observation(node_name, &schema, &text)?
-                .map_or(observation, |out| JsValue::from_str(&out)));
-        }
         if is_primitive(&observation) {
             crate::payload::check_schema(&schema).map_err(|e| js_error(&e))?;
             return Ok(observation);
         }
         let text = json_text(&observation, "the observation")?;
-        Ok(json_parse(&self.run(node_name, &schema, &text)?))
-    }
-
-    /// A string observation holding JSON text: collected from; the redacted text when
-    /// anything was redacted, `None` when the string stays as it is (no artifact, or not
-    /// JSON after all).
-    fn run_text_observation(
-        &mut self,
-        node: &str,
-        schema: &JsonValue,
-        text: &str,
-    ) -> Result<Option<String>, JsValue> {
-        match self.run_counted(node, schema, text) {
-            Ok((_, 0)) => Ok(None),
-            Ok((out, _)) => Ok(Some(out)),
-            Err(Failed::Core(e)) if e.kind() == ErrorKind::JsonInvalid => Ok(None),
-            Err(Failed::Core(e)) => Err(js_error(&e)),
-            Err(Failed::Thrown(v)) => Err(v),
-        }
+        let (out, replaced) = self
+            .run_counted(node_name, &schema, &text)
+            .map_err(failed)?;
+        Ok(redacted_back(observation, &out, replaced))
     }
 
     /// `collectAndRedact` on JSON text in and out.
@@ -662,10 +645,7 @@ impl ArtifactCollector {
     fn run(&mut self, node: &str, schema: &JsonValue, obs: &str) -> Result<String, JsValue> {
         self.run_counted(node, schema, obs)
             .map(|(text, _)| text)
-            .map_err(|f| match f {
-                Failed::Core(e) => observation_error(&e),
-                Failed::Thrown(v) => v,
-            })
+            .map_err(failed)
     }
 
     /// Collects from JSON text: the redacted text and how many artifacts were found.

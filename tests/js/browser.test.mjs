@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { JS_DIR, PKG_DIR, fileUnder, launchChromium, listen, mimeOf, sendFile } from './helpers/runtimes.mjs';
 import { NONCE, SAMPLES, aiSdkParts, replay } from './helpers/streams.mjs';
 import { MISUSE_CODES } from './helpers/misuse.mjs';
+import { SEED } from './helpers/chunking.mjs';
 import { SseDecoder, StreamRouter, toSse } from 'streamroute';
 
 const PAGE_DIR = join(JS_DIR, 'browser');
@@ -27,7 +28,14 @@ function serve(req, res) {
   if (path === '/' || path === '/index.html') file = join(PAGE_DIR, 'index.html');
   else if (path === '/router.html') file = join(PAGE_DIR, 'router.html');
   else if (path.startsWith('/streamroute/')) file = fileUnder(PKG_DIR, path.slice('/streamroute/'.length));
-  else if (path === '/helpers/misuse.mjs') file = join(JS_DIR, 'helpers', 'misuse.mjs');
+  else if (path === '/client.html') file = join(PAGE_DIR, 'client.html');
+  else if (path === '/browser/publish.mjs') file = join(PAGE_DIR, 'publish.mjs');
+  else if (['/helpers/misuse.mjs', '/helpers/client-roundtrip.mjs', '/helpers/chunking.mjs'].includes(path)) file = join(JS_DIR, path);
+  else if (path === '/samples.json') {
+    requests.push({ path, status: 200, type: 'application/json' });
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return res.end(JSON.stringify({ samples: SAMPLES.map(({ file, content, text }) => ({ file, content, text })), nonce: NONCE, seed: SEED }));
+  }
   requests.push({ path, status: file ? 200 : 404, type: file ? mimeOf(file) : undefined });
   sendFile(res, file);
 }
@@ -169,6 +177,23 @@ test('the router pipeline (StreamRouter → toSse("ai-sdk")) runs in a page on f
       frames.slice(0, -1).forEach((f, i) => assert.equal(f.id, String(i + 1), file));
       assert.deepEqual(aiSdkParts(frames).map(([, p]) => p), aiSdkParts(decode(want)).map(([, p]) => p), file);
     }
+  } finally {
+    await page.close();
+  }
+});
+
+test('toSse → fromSse → StreamState gives the snapshot of the routed events in Chromium, every sample and profile', { timeout: 120_000 }, async () => {
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (err) => pageErrors.push(String(err?.stack ?? err)));
+  try {
+    await page.goto(`${origin}/client.html`, { waitUntil: 'load', timeout: 20_000 });
+    await page.waitForFunction(() => typeof window.__result === 'string', null, { timeout: 100_000 });
+    const r = JSON.parse(await page.evaluate(() => window.__result));
+    assert.deepEqual(pageErrors, []);
+    assert.equal(r.ok, true, r.error);
+    assert.deepEqual(r.mismatches, [], `seed ${SEED}`);
+    assert.equal(r.compared, (SAMPLES.length + 1) * 3 * 6);
   } finally {
     await page.close();
   }

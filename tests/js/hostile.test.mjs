@@ -26,6 +26,7 @@ const GOOD_CTOR = {
   TagFilter: [NONCE],
   JsonItemStream: ['$.items'],
   ToolIndex: [[{ name: 'search', description: 'finds things' }]],
+  StreamMux: [{ key: 'session_id' }],
 };
 const SKIP = new Set(['init', 'initSync', 'StreamrouteError', 'connectSse', 'routeResponse']);
 

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import * as sr from 'streamroute';
 import { Miniflare } from 'miniflare';
 import { PKG_DIR, bundleWorker, fileUnder, launchChromium, listen, sendFile } from './helpers/runtimes.mjs';
-import { generate, MARK } from './helpers/payload-gen.mjs';
+import { generate, generateHidden, MARK } from './helpers/payload-gen.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const corpus = (name) => JSON.parse(readFileSync(join(here, '..', 'corpus', 'payload', name), 'utf8'));
@@ -485,4 +485,69 @@ test('a string observation holding JSON is redacted and collected as JSON text',
   assert.equal(c2.collectAndRedact('t', schema, text), '{"blob":"<artifact:dict size=110B>","keep":"k"}');
   assert.equal(c2.collectAndRedact('t', schema, '{"keep":"k"}'), '{"keep":"k"}');
   same(c2.all(), { t: { blob: obs.blob } });
+});
+
+test('one value, one result: a string holding JSON, given as a JSON string literal, is redacted and collected', () => {
+  const schema = { properties: { blob: { artifact: true }, keep: { type: 'string' } } };
+  const raw = JSON.stringify({ blob: { secret: MARK }, keep: 'k' });
+  const want = '{"blob":"<artifact:dict size=19B>","keep":"k"}';
+  assert.equal(sr.redactArtifacts(raw, schema), want);
+  // The same value as JSON text: a string literal. It used to come back unredacted.
+  assert.equal(sr.redactArtifactsJson(JSON.stringify(raw), schema), JSON.stringify(want));
+  for (const run of [
+    (c) => c.collect('t', schema, raw),
+    (c) => c.collectJson('t', schema, JSON.stringify(raw)),
+    (c) => assert.equal(c.collectAndRedact('t', schema, raw), want),
+    (c) => assert.equal(c.collectAndRedactJson('t', schema, JSON.stringify(raw)), JSON.stringify(want)),
+  ]) {
+    const c = new sr.ArtifactCollector();
+    run(c);
+    same(c.all(), { t: { blob: { secret: MARK } } });
+  }
+  // Inside an object the same string is plain text (the schema describes an object there).
+  same(sr.redactArtifacts({ blob: raw }, schema), { blob: `<artifact:str size=${raw.length} chars>` });
+  // Sources from a string observation holding JSON.
+  const flat = { produces_sources: true, properties: { title: {}, link: { source_field: 'url' } } };
+  same(sr.collectSources([{ node: 'f', schema: flat, observation: '{"title":"E","link":"https://e"}' }]),
+    [{ title: 'E', url: 'https://e', snippet: null, relevance_score: null }]);
+});
+
+test('property: marks behind unions, deep anyOf, $ref chains and cycles past the caps are never let through', () => {
+  let refused = 0;
+  for (let seed = 1; seed <= 150; seed++) {
+    const { schema, observation, bound } = generateHidden(seed);
+    const text = JSON.stringify(observation);
+    const runs = {
+      redactArtifacts: () => JSON.stringify(sr.redactArtifacts(observation, schema)),
+      redactArtifactsJson: () => sr.redactArtifactsJson(text, schema),
+      string: () => sr.redactArtifacts(text, schema),
+      literal: () => JSON.parse(sr.redactArtifactsJson(JSON.stringify(text), schema)),
+      collectAndRedact: () => JSON.stringify(new sr.ArtifactCollector().collectAndRedact('t', schema, observation)),
+      collectAndRedactJson: () => new sr.ArtifactCollector().collectAndRedactJson('t', schema, text),
+      collectString: () => new sr.ArtifactCollector().collectAndRedact('t', schema, text),
+    };
+    const results = Object.entries(runs).map(([name, run]) => {
+      try {
+        return [name, { out: run() }];
+      } catch (e) {
+        assert.ok(e instanceof sr.StreamrouteError, `seed ${seed} ${name}: ${e}`);
+        return [name, { code: e.code }];
+      }
+    });
+    const [, first] = results[0];
+    for (const [name, r] of results) {
+      same(r, first, `seed ${seed}: ${name} differs`);
+      if (r.out !== undefined) assert.ok(!r.out.includes(MARK), `seed ${seed} ${name}: leaked ${r.out}`);
+    }
+    if (first.code !== undefined) {
+      refused++;
+      assert.ok(['schema_too_complex', 'json_too_deep'].includes(first.code), `seed ${seed}: ${first.code}`);
+      assert.ok(bound > 170, `seed ${seed}: refused at bound ${bound}`);
+    } else {
+      const c = new sr.ArtifactCollector();
+      c.collectJson('t', schema, JSON.stringify(text));
+      assert.ok(JSON.stringify(c.all()).includes(MARK), `seed ${seed}: nothing collected`);
+    }
+  }
+  assert.ok(refused > 10 && refused < 140, `${refused} refused`);
 });

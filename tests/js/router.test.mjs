@@ -7,6 +7,7 @@ import { StreamRouter, SseDecoder, StreamrouteError, connectSse, routeResponse, 
 import { byteSplitings, feedAll, splitings } from './helpers/chunking.mjs';
 import { NONCE, SAMPLES, coalesce, textOf } from './helpers/streams.mjs';
 import { listen } from './helpers/runtimes.mjs';
+import { typecheck } from './helpers/typecheck.mjs';
 
 
 const route = (sample, chunks, provider = 'auto') =>
@@ -189,7 +190,9 @@ test('toSse("planner"): the reference frames (llm_stream_chunk, tool_call_*, ste
   assert.deepEqual(names, ['event', 'llm_stream_chunk', 'step', 'artifact_chunk', 'done']);
   const thinking = frames.map((f) => JSON.parse(f.data)).filter((d) => d.channel === 'thinking');
   assert.equal(thinking.map((d) => d.text).join(''), 'Search before answering.Need the docs first.');
-  assert.ok(thinking.every((d) => d.phase === 'observation' && d.action_seq === 3 && d.trace_id === 't1'));
+  assert.ok(thinking.every((d) => d.action_seq === 3 && d.trace_id === 't1'));
+  // Native reasoning is phase `thinking`, the action's streamed thought phase `observation`.
+  assert.deepEqual(thinking.map((d) => [d.phase, d.text]), [['thinking', 'Search before answering.'], ['observation', 'Need the docs first.']]);
   const step = JSON.parse(frames.find((f) => f.event === 'step').data);
   assert.equal(step.node, 'search_docs');
   assert.equal(step.thought, 'Need the docs first.');
@@ -225,9 +228,10 @@ test('toSse("tagged"): artifact_delta / user_delta / done, and a ping event whil
   const { frames } = await sse(events, 'tagged');
   assert.deepEqual(frames.map((f) => [f.event, JSON.parse(f.data), f.id]), [
     ['artifact_delta', { text: '# Draft\n' }, '1'],
-    ['artifact_delta', { text: 'more' }, '2'],
+    ['artifact_delta', { text: 'more', stream_id: 's', seq: 0, chunk: 'more', done: true, artifact_type: 'text' }, '2'],
     ['user_delta', { text: 'Save it?' }, '3'],
-    ['done', { ok: false, parse_ok: true, error: { code: 'stream_truncated', message: 'cut' } }, '4'],
+    ['error', { code: 'stream_truncated', message: 'cut' }, '4'],
+    ['done', { ok: false, parse_ok: true, error: { code: 'stream_truncated', message: 'cut' } }, '5'],
   ]);
 
   // Heartbeats: nothing to send for a while → `event: ping` (tagged) / `: ping` (others).
@@ -339,19 +343,7 @@ test('the streamroute bin routes a file or stdin: readable by default, NDJSON wi
 });
 
 test('TypeScript: the router API type-checks', async () => {
-  const { spawnSync } = await import('node:child_process');
-  const { mkdirSync, writeFileSync } = await import('node:fs');
-  const { join, dirname } = await import('node:path');
-  const { fileURLToPath } = await import('node:url');
-  const here = dirname(fileURLToPath(import.meta.url));
-  const dir = join(here, '.tmp', 'consumer', 'ts-router');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022',
-      lib: ['es2022', 'dom', 'esnext.disposable'], skipLibCheck: false, types: [] },
-    files: ['ok.mts'],
-  }));
-  writeFileSync(join(dir, 'ok.mts'), `
+  const { status, output } = typecheck('ts-router', `
     import { StreamRouter, toSse, routeResponse, connectSse, type RoutedEvent, type StreamRouterInit, type SseEvent } from 'streamroute';
     const o: StreamRouterInit = { provider: 'anthropic', content: 'action-json', maxEventBytes: 1 << 20 };
     const r = new StreamRouter(o);
@@ -372,9 +364,7 @@ test('TypeScript: the router API type-checks', async () => {
     }
     void [body, provider, f];
   `);
-  const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
-  const ok = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
-  assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+  assert.equal(status, 0, output);
 });
 
 test('structuredRequest builds the strongest supported request body; structuredModes is the table', () => {
@@ -428,4 +418,43 @@ test('toSse takes ArtifactStream events: artifact chunks and the final done with
   const tagged = (await sse(events, 'tagged')).frames;
   assert.deepEqual(tagged.map((f) => f.event), ['user_delta', 'artifact_delta', 'done']);
   assert.equal(JSON.parse(tagged[2].data).payload.raw_answer, 'Revenue grew 15%.');
+});
+
+test('nothing after the end marker, choice 0 only, tool call indices that are not indices are provider_error', () => {
+  const sse = (...events) => events.map((e) => `data: ${typeof e === 'string' ? e : JSON.stringify(e)}\n\n`).join('');
+  const chunk = (choices, extra = {}) => ({ object: 'chat.completion.chunk', choices, ...extra });
+  const routeAll = (text) => {
+    const want = coalesce(feedAll(new StreamRouter({ provider: 'openai-chat' }), [text]));
+    for (const [label, chunks] of splitings(text)) {
+      assert.deepEqual(coalesce(feedAll(new StreamRouter({ provider: 'openai-chat' }), chunks)), want, label);
+    }
+    return want;
+  };
+  // n = 2 interleaved; content after choice 0's finish reason and after [DONE] is dropped; the
+  // usage chunk after the finish reason counts.
+  let e = routeAll(sse(
+    chunk([{ index: 0, delta: { content: 'Zero ' } }]),
+    chunk([{ index: 1, delta: { content: 'One ' } }]),
+    chunk([{ delta: { content: 'uno ' }, index: 1 }, { index: 0, delta: { content: 'first' } }]),
+    chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]),
+    chunk([{ index: 0, delta: { content: ' AFTER FINISH' } }]),
+    chunk([], { usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }),
+    '[DONE]',
+    chunk([{ index: 0, delta: { content: ' AFTER DONE' } }]),
+  ));
+  assert.equal(textOf(e, 'answer_delta'), 'Zero first');
+  assert.equal(e.filter((x) => x.type === 'usage').length, 1);
+  assert.deepEqual(e.at(-1), { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop' });
+  // -1, "0" and 2^32 used to be coerced and merged into call 0.
+  const call = (index, args, more = {}) => chunk([{ index: 0, delta: { tool_calls: [{ index, ...more, function: { arguments: args, ...more.function } }] } }]);
+  e = routeAll(sse(
+    call(0, '{"a":', { id: 'c0', function: { name: 'f' } }),
+    call(-1, '9'), call('0', '8'), call(2 ** 32, '7'),
+    call(0, '1}'),
+    chunk([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]),
+    '[DONE]',
+  ));
+  assert.deepEqual(e.filter((x) => x.type === 'error').map((x) => x.code), ['provider_error', 'provider_error', 'provider_error']);
+  assert.deepEqual(e.filter((x) => x.type === 'tool_call').map((x) => [x.index, x.id, x.arguments]), [[0, 'c0', { a: 1 }]]);
+  assert.equal(e.at(-1).ok, false);
 });

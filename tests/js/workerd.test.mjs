@@ -279,3 +279,15 @@ test('planning inside workerd: narrow tools with query vectors, check and fix a 
   assert.deepEqual(err.paths, ['analysis[0]']);
   assert.match(err.retry, /"totals" is not an allowed label; use one of: total, compare/);
 });
+
+test('worker: toSse → fromSse → StreamState gives the snapshot of the routed events, every sample and profile', { timeout: 120_000 }, async () => {
+  const { SAMPLES, NONCE } = await import('./helpers/streams.mjs');
+  const { SEED } = await import('./helpers/chunking.mjs');
+  const res = await mf.dispatchFetch('http://localhost/client-roundtrip', {
+    method: 'POST',
+    body: JSON.stringify({ samples: SAMPLES.map(({ file, content, text }) => ({ file, content, text })), nonce: NONCE, seed: SEED }),
+  });
+  const { compared, mismatches } = await res.json();
+  assert.deepEqual(mismatches, [], `seed ${SEED}`);
+  assert.equal(compared, (SAMPLES.length + 1) * 3 * 6);
+});

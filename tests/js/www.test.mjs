@@ -240,6 +240,26 @@ test('wire profiles, step and pause, the explorer, a suggested action and a past
   await page.click('#custom summary');
 });
 
+test('the multiplexed panel: one planner connection, five streams through fromSse and StreamMux', { timeout: 30_000 }, async () => {
+  await page.click('#mux-play');
+  await page.waitForSelector('#mux[data-mux="done"]', { timeout: 20_000 });
+  const cards = await page.$$eval('#mux-streams .mux-stream', (els) => els.map((e) => ({
+    key: e.dataset.key, status: e.dataset.status, ended: e.dataset.ended,
+    answer: e.querySelector('[data-testid="mux-answer"]')?.textContent ?? '',
+    artifacts: [...e.querySelectorAll('[data-testid="mux-artifact"]')].map((a) => a.textContent),
+  })));
+  assert.deepEqual(cards.map((c) => [c.key, c.status, c.ended]), [
+    ['chat', 'done', 'true'], ['task-crawl', 'done', 'true'], ['artifact table', 'streaming', 'true'],
+    ['task-index', 'error', 'true'], ['artifact chart', 'streaming', 'true'],
+  ]);
+  assert.equal(cards[0].answer, 'Revenue grew 15% in Q3, led by North America (see the chart).');
+  assert.equal(cards[1].answer, 'Crawling the finance wiki… 3 pages read.');
+  // Out of order and repeated seq: every chunk once, in order, nothing missing.
+  assert.deepEqual(cards[2].artifacts, ['table: 4 chunks, seq ≤ 3, done']);
+  assert.deepEqual(cards[4].artifacts, ['chart: 3 chunks, seq ≤ 2, done']);
+  assert.match(await page.textContent('#mux-status'), /^5 streams on one connection, 5 ended\.$/);
+});
+
 test('live: stepping shows the answer growing and tool arguments filling in; a file upload', { timeout: 30_000 }, async () => {
   const s = SAMPLES.find((x) => x.file === 'openai-chat-tools.sse');
   const want = expectedPanels(s, NONCE);

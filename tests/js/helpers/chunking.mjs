@@ -2,7 +2,8 @@
 // one UTF-16 code unit at a time, as UTF-8 bytes one at a time, and split at random points
 // (seeded; STREAMROUTE_SEED pins it and failures print it).
 
-export const SEED = Number(process.env.STREAMROUTE_SEED ?? Date.now() % 2 ** 31);
+// (`globalThis.process`: the helper also runs in a browser page and in workerd.)
+export const SEED = Number(globalThis.process?.env?.STREAMROUTE_SEED ?? Date.now() % 2 ** 31);
 
 /** A seeded xorshift32: `next(n)` is uniform-ish in 0..n. */
 export function rng(seed) {

@@ -95,3 +95,64 @@ export function generate(seed, { marks = true } = {}) {
   const schema = { ...root.schema, $defs: defs };
   return { schema, observation: root.obs };
 }
+
+// A schema whose artifact marks hide behind random stacks of wide unions, deep anyOf/allOf,
+// long $ref chains and cycles, sized on both sides of the expansion cap (1024 nodes), and an
+// observation whose artifact value holds MARK. `bound`: at most how many schema nodes the
+// marked property expands to.
+export function generateHidden(seed) {
+  const rnd = mulberry32(seed);
+  const below = (n) => Math.floor(rnd() * n);
+  const defs = {};
+  let nDefs = 0;
+  const def = (schema) => {
+    const name = `D${nDefs++}`;
+    defs[name] = schema;
+    return { $ref: `#/$defs/${name}` };
+  };
+  // 1 to ~3000, log-uniform.
+  const size = () => 1 + below(2 ** (1 + below(11)));
+  const wrap = (inner) => {
+    const n = size();
+    switch (below(5)) {
+      case 0: {
+        const at = below(n);
+        const members = Array.from({ length: n }, (_, i) => i === at ? inner
+          : rnd() < 0.5 ? { type: 'object', title: 'Decoy' } : def({ properties: { other: { type: 'string' } } }));
+        return [{ [['anyOf', 'oneOf', 'allOf'][below(3)]]: members }, 2 * n + 1];
+      }
+      case 1: {
+        // Deeper than the schema text's own cap (512 levels) is json_too_deep from the parse.
+        const levels = Math.min(n, 400);
+        let s = inner;
+        for (let i = 0; i < levels; i++) s = rnd() < 0.5 ? { anyOf: [s, { type: 'null' }] } : { allOf: [s] };
+        return [s, 2 * levels];
+      }
+      case 2: {
+        let s = def(inner);
+        for (let i = 1; i < n; i++) s = def(s);
+        return [s, 2 * n];
+      }
+      case 3: {
+        const name = `D${nDefs++}`;
+        defs[name] = { anyOf: [{ $ref: `#/$defs/${name}` }, inner] };
+        return [{ $ref: `#/$defs/${name}` }, 4];
+      }
+      default:
+        return [inner, 0];
+    }
+  };
+  const model = { type: 'object', properties: { blob: { artifact: true }, keep: { type: 'string' } } };
+  let schema = below(3) === 0 ? { artifact: true } : model;
+  let bound = 3;
+  for (let i = 0, n = 1 + below(3); i < n; i++) {
+    const [s, b] = wrap(schema);
+    schema = s;
+    bound += b;
+  }
+  return {
+    schema: { type: 'object', properties: { payload: schema, note: { type: 'string' } }, $defs: defs },
+    observation: { note: 'n', payload: { blob: { x: `${MARK} ${below(99)}` }, keep: 'visible' } },
+    bound,
+  };
+}

@@ -5,7 +5,9 @@ import {
   SseDecoder, SseEncoder, StreamRouter, StreamrouteError, TagEventWriter, TagFilter, init, makeNonce, toSse,
   version, ToolIndex, narrowTools, checkCoverage, applyRemovals, validateRequirements, reextractionMessage,
 } from 'streamroute';
+import * as streamroute from 'streamroute';
 import { misuseCodes } from '../helpers/misuse.mjs';
+import { QUICK, casesOf, roundTrips } from '../helpers/client-roundtrip.mjs';
 
 /** Re-encodes an SSE request body event by event, with automatic ids. */
 function reencode(body, options) {
@@ -53,6 +55,11 @@ export default {
     await init();
     const url = new URL(request.url);
 
+    if (url.pathname === '/client-roundtrip' && request.method === 'POST') {
+      // The wire round trip (toSse → fromSse → StreamState) of the samples in the body.
+      const { samples, nonce, seed } = await request.json();
+      return Response.json(await roundTrips(streamroute, casesOf(streamroute, samples, nonce), { seed, pick: QUICK }));
+    }
     if (url.pathname === '/reencode' && request.method === 'POST') {
       return new Response(reencode(request.body), {
         headers: { 'content-type': 'text/event-stream' },

@@ -1,0 +1,113 @@
+// The wire round trip the client tests run in Node, Chromium and workerd: routed events folded
+// by StreamState directly, and the same events written by toSse(profile), cut by the shared
+// chunking helper, read by fromSse(profile) and folded, must give the same final snapshot.
+// `sr` is the package namespace of the runtime at hand; nothing here imports it.
+import { splitings } from './chunking.mjs';
+
+export const PROFILES = ['planner', 'tagged', 'ai-sdk'];
+
+/** The snapshot fields compared, by their public names. */
+export const FIELDS = ['status', 'answer', 'thinking', 'artifactText', 'userText', 'toolCalls', 'action', 'artifacts',
+  'sources', 'usage', 'payload', 'finish', 'errors'];
+
+/** Events beyond a provider stream: artifact chunks (one repeated, one out of order) and a payload with sources. */
+export const EXTRA_EVENTS = [
+  { type: 'answer_delta', text: 'Revenue grew 15% ' },
+  { type: 'artifact_chunk', stream_id: 'chart', seq: 0, chunk: { points: [1, 2] }, done: false, artifact_type: 'dict' },
+  { type: 'artifact_chunk', stream_id: 'table', seq: 1, chunk: 'row 2', done: true, artifact_type: 'str' },
+  { type: 'artifact_chunk', stream_id: 'chart', seq: 0, chunk: { points: [9] }, done: false, artifact_type: 'dict' },
+  { type: 'answer_delta', text: 'in Q3 — ☕ 😀.' },
+  { type: 'artifact_chunk', stream_id: 'table', seq: 0, chunk: 'row 1', done: false, artifact_type: 'str' },
+  { type: 'artifact_chunk', stream_id: 'chart', seq: 1, chunk: { points: [3] }, done: true, artifact_type: 'dict' },
+  { type: 'usage', input_tokens: 3, output_tokens: 9, total_tokens: 12, reasoning_tokens: null, cached_input_tokens: null },
+  { type: 'done', payload: { raw_answer: 'Revenue grew 15% in Q3.', artifacts: {}, confidence: null,
+    sources: [{ title: 'Q3 report', url: 'https://example.com/q3', snippet: null, relevance_score: null },
+      { title: 'Q3 report again', url: 'https://example.com/q3', snippet: null, relevance_score: null }],
+    route: null, suggested_actions: [], requires_followup: false, warnings: [], language: 'en', extra: {} } },
+];
+
+function streamOf(items) {
+  let i = 0;
+  return new ReadableStream({
+    pull(c) {
+      if (i < items.length) c.enqueue(items[i++]);
+      else c.close();
+    },
+  });
+}
+
+async function collect(readable) {
+  const out = [];
+  const reader = readable.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return out;
+    out.push(value);
+  }
+}
+
+/** The text `toSse(profile)` writes for `events`. */
+export async function wireText(sr, events, profile, options) {
+  const stream = streamOf(events).pipeThrough(sr.toSse(profile, { heartbeatMs: 0, ...options }));
+  return new TextDecoder().decode(new Uint8Array(await new Response(stream).arrayBuffer()));
+}
+
+/** What `fromSse(profile)` reads from `chunks`. */
+export const readWire = (sr, profile, chunks) => collect(streamOf(chunks).pipeThrough(sr.fromSse(profile)));
+
+/** The final snapshot of `events` folded by a fresh StreamState. */
+export function fold(sr, events) {
+  const state = new sr.StreamState();
+  state.apply(events);
+  return state.snapshot();
+}
+
+// JSON with sorted keys and `undefined` kept apart from missing: equal text, equal values.
+export function canonical(v) {
+  if (v === undefined) return '"<undefined>"';
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+}
+
+/** The fields where two snapshots differ. */
+export const differences = (want, got) => FIELDS.filter((f) => canonical(want[f]) !== canonical(got[f]))
+  .map((field) => ({ field, want: canonical(want[field]), got: canonical(got[field]) }));
+
+/** The chunkings cheap enough for a browser page or a worker: whole, and random pieces. */
+export const QUICK = (label) => label.startsWith('whole') || /<=(7|64) /.test(label);
+
+/**
+ * For every `[name, events]` case and every profile, at every chunking of the wire text
+ * (`splitings`, or those whose label `pick` accepts): the mismatches, and how many snapshots
+ * were compared.
+ */
+export async function roundTrips(sr, cases, { seed, pick = () => true } = {}) {
+  const mismatches = [];
+  let compared = 0;
+  for (const [name, events] of cases) {
+    const want = fold(sr, events);
+    for (const profile of PROFILES) {
+      const text = await wireText(sr, events, profile);
+      const cuts = splitings(text, seed);
+      for (const [label, chunks] of cuts.filter(([label]) => pick(label))) {
+        const got = fold(sr, await readWire(sr, profile, chunks));
+        compared++;
+        for (const d of differences(want, got)) mismatches.push({ name, profile, label, ...d });
+      }
+    }
+  }
+  return { compared, mismatches };
+}
+
+/** The routed events of a sample stream (`text` is its content), whole. */
+export function routed(sr, text, content, nonce) {
+  const router = new sr.StreamRouter({ content, nonce });
+  const events = [...router.feed(text), ...router.finish()];
+  router.free();
+  return events;
+}
+
+/** The round-trip cases of the bundled samples (`{file, content, text}`) and the extra events. */
+export const casesOf = (sr, samples, nonce) => [...samples.map((s) => [s.file, routed(sr, s.text, s.content, nonce)]),
+  ['extra events', EXTRA_EVENTS]];
