@@ -917,3 +917,30 @@ fn anthropic_server_tools_citations_and_blocks_in_message_start() {
     assert_eq!((calls[1].1.as_str(), calls[1].3.as_str()), ("toolu_a2", r#"{"ticker":"INIT"}"#));
     assert_eq!((done(&e).2.as_deref(), finish(&e)), (Some("tool_use"), "tool-calls"));
 }
+
+#[test]
+fn gemini_partial_args_code_execution_grounding_and_blocks() {
+    let e = events_of("gemini-partial-args.sse");
+    let calls = tool_calls(&e);
+    assert_eq!(calls.len(), 2, "one call per function call, however many parts");
+    assert_eq!(calls[0].2, "get_weather");
+    assert_eq!(calls[0].3, r#"{"location":"São Paulo","days":3,"units":["celsius"],"detail":{"hourly":true}}"#);
+    assert_eq!((calls[1].2.as_str(), calls[1].3.as_str()), ("get_time", r#"{"zone":"America/Sao_Paulo"}"#));
+    assert_eq!((done(&e).2.as_deref(), finish(&e)), (Some("STOP"), "tool-calls"));
+    let u = last_usage(&e);
+    assert_eq!((u.reasoning_tokens, u.cached_input_tokens), (Some(20), Some(16)));
+
+    let e = events_of("gemini-code-grounding.sse");
+    assert_eq!(answer(&e), "Let me compute that. The sum is 5050, as Gauss found.");
+    let calls = tool_calls(&e);
+    assert_eq!(calls.len(), 1);
+    assert_eq!((calls[0].2.as_str(), calls[0].3.as_str()), ("code_execution", r#"{"language":"PYTHON","code":"print(sum(range(101)))"}"#));
+    assert!(e.iter().any(|e| matches!(e, RoutedEvent::ToolCall { provider_executed: true, .. })));
+    assert!(e.iter().any(|e| matches!(e, RoutedEvent::ToolResult { result, .. } if result.get("output").and_then(JsonValue::as_str) == Some("5050\n"))));
+    assert_eq!(sources(&e).len(), 2);
+    assert_eq!(finish(&e), "stop");
+
+    let e = events_of("gemini-blocked.sse");
+    assert_eq!(errors(&e), vec!["SAFETY".to_string()]);
+    assert_eq!(finish(&e), "content-filter");
+}

@@ -213,7 +213,8 @@ function taggedProfile() {
           return [['user_delta', { text: e.text, source: 'answer' }]];
         case 'error':
           error ??= { code: e.code, message: e.message };
-          return [['error', { code: e.code, message: e.message }]];
+          return [['error', { code: e.code, message: e.message,
+            ...(e.provider_code !== undefined ? { provider_code: e.provider_code } : {}) }]];
         case 'done':
           return [['done', { ok: e.ok, parse_ok: e.parse_ok, ...(error ? { error } : {}),
             ...(e.finish_reason != null ? { finish_reason: e.finish_reason } : {}),
@@ -327,6 +328,8 @@ function aiSdkProfile(o) {
           // The SDK's chat stops at an error frame: it goes out at done, after what was
           // recovered (an action, a payload). The text is the provider's own message.
           close(out);
+          // The code rides in a transient data part just before (the error part has no field).
+          errors.push([null, { type: 'data-error', data: { code: e.code, provider_code: e.provider_code ?? null }, transient: true }]);
           errors.push([null, { type: 'error', errorText: e.message || e.code }]);
           break;
         case 'done': {
