@@ -61,8 +61,8 @@ pub use repair::{
     parse_json, repair_json, repair_json_value, repair_json_with_log, Repair, RepairKind,
 };
 pub use router::{
-    ContentMode, DeltaSink, ModelDelta, Provider, ProviderDecoder, ProviderDecoderOptions, RoutedEvent, StreamRouter,
-    StreamRouterOptions, ThinkingSource, Usage,
+    ContentMode, DeltaSink, Finish, ModelDelta, Provider, ProviderDecoder, ProviderDecoderOptions, RoutedEvent, StreamRouter,
+    StreamRouterOptions, ThinkingSource, Usage, Source as RoutedSource,
 };
 pub use router::{structured_modes, structured_request, StructuredMode, StructuredRequest};
 pub use tags::{

@@ -48,7 +48,8 @@ fn coalesce(events: Vec<RoutedEvent>) -> Vec<RoutedEvent> {
         match (out.last_mut(), &e) {
             (Some(RoutedEvent::AnswerDelta { text: a }), RoutedEvent::AnswerDelta { text: b })
             | (Some(RoutedEvent::ArtifactDelta { text: a }), RoutedEvent::ArtifactDelta { text: b })
-            | (Some(RoutedEvent::UserDelta { text: a }), RoutedEvent::UserDelta { text: b }) => a.push_str(b),
+            | (Some(RoutedEvent::UserDelta { text: a }), RoutedEvent::UserDelta { text: b })
+            | (Some(RoutedEvent::RefusalDelta { text: a }), RoutedEvent::RefusalDelta { text: b }) => a.push_str(b),
             (
                 Some(RoutedEvent::ThinkingDelta { text: a, source: s1 }),
                 RoutedEvent::ThinkingDelta { text: b, source: s2 },
@@ -134,7 +135,7 @@ fn thinking(events: &[RoutedEvent], source: ThinkingSource) -> String {
 
 fn done(events: &[RoutedEvent]) -> (bool, bool, Option<String>) {
     match events.last() {
-        Some(RoutedEvent::Done { ok, parse_ok, finish_reason }) => (*ok, *parse_ok, finish_reason.clone()),
+        Some(RoutedEvent::Done { ok, parse_ok, finish_reason, .. }) => (*ok, *parse_ok, finish_reason.clone()),
         other => panic!("last event is not done: {other:?}"),
     }
 }
@@ -143,7 +144,7 @@ fn tool_calls(events: &[RoutedEvent]) -> Vec<(u32, String, String, String, bool)
     events
         .iter()
         .filter_map(|e| match e {
-            RoutedEvent::ToolCall { index, id, name, arguments, repaired } => {
+            RoutedEvent::ToolCall { index, id, name, arguments, repaired, .. } => {
                 Some((*index, id.clone(), name.clone(), arguments.to_json(), *repaired))
             }
             _ => None,
@@ -843,4 +844,126 @@ fn auto_tells_ndjson_and_event_streams_from_plain_text() {
     // Bytes that start with a zero but carry no valid prelude are text.
     let e = route(Provider::Auto, ContentMode::Text, "", &[b"\0\0\0\x10not a prelude at all"]);
     assert_eq!(answer(&e).len(), 24);
+}
+
+// ---- the OpenAI-compatible family and Responses shapes -----------------------------------------
+
+fn finish(events: &[RoutedEvent]) -> &'static str {
+    match events.last() {
+        Some(RoutedEvent::Done { finish, .. }) => finish.as_str(),
+        other => panic!("last event is not done: {other:?}"),
+    }
+}
+
+fn sources(events: &[RoutedEvent]) -> Vec<(Option<String>, Option<String>)> {
+    events.iter().filter_map(|e| if let RoutedEvent::Source(s) = e { Some((s.url.clone(), s.title.clone())) } else { None }).collect()
+}
+
+#[test]
+fn chat_dialects_mistral_openrouter_azure_refusal_groq() {
+    let e = events_of("openai-chat-mistral.sse");
+    assert_eq!(thinking(&e, ThinkingSource::Reasoning), "Two plus two is four.");
+    assert_eq!(answer(&e), "The answer is 4.");
+    assert_eq!(finish(&e), "stop");
+
+    let e = events_of("openai-chat-openrouter.sse");
+    // `reasoning` and `reasoning_details` carry the same text: it is routed once.
+    assert_eq!(thinking(&e, ThinkingSource::Reasoning), "Searching ");
+    assert_eq!(answer(&e), "Rust 1.0 shipped in May 2015.");
+    let rust = "https://blog.rust-lang.org/2015/05/15/Rust-1.0.html".to_string();
+    assert_eq!(sources(&e), vec![(Some(rust.clone()), Some("Announcing Rust 1.0".into()))], "deduplicated");
+    let u = last_usage(&e);
+    assert_eq!((u.input_tokens, u.cached_input_tokens, u.reasoning_tokens), (Some(42), Some(8), Some(5)), "nested non-details objects do not count");
+
+    let e = events_of("openai-chat-azure.sse");
+    assert_eq!(answer(&e), "Here is how ");
+    assert_eq!((done(&e).2.as_deref(), finish(&e)), (Some("content_filter"), "content-filter"));
+    assert!(errors(&e).is_empty());
+
+    let e = events_of("openai-chat-refusal.sse");
+    assert_eq!(answer(&e), "");
+    let refusal: String = e.iter().filter_map(|e| if let RoutedEvent::RefusalDelta { text } = e { Some(text.as_str()) } else { None }).collect();
+    assert_eq!(refusal, "I'm sorry, I can't help with that.");
+    assert_eq!(last_usage(&e).total_tokens, Some(24), "Groq's x_groq.usage");
+}
+
+#[test]
+fn responses_builtin_tools_custom_tools_annotations_and_nested_errors() {
+    let e = events_of("openai-responses-builtin.sse");
+    let starts: Vec<(String, bool)> = e
+        .iter()
+        .filter_map(|e| match e {
+            RoutedEvent::ToolCallStart { name, provider_executed, .. } => Some((name.clone(), *provider_executed)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(starts, vec![("web_search".into(), true), ("run_sql".into(), false)]);
+    let calls = tool_calls(&e);
+    assert_eq!(calls[0].3, r#"{"type":"search","query":"rust 1.0 release date"}"#);
+    assert_eq!(calls[1].3, r#""SELECT \"name\" FROM crates;""#, "a custom tool's input is a string");
+    let result = e.iter().find_map(|e| if let RoutedEvent::ToolResult { id, result, .. } = e { Some((id.clone(), result.clone())) } else { None });
+    let (id, result) = result.expect("a tool_result for the web search");
+    assert_eq!(id, "ws_1");
+    assert_eq!(result.get("status").and_then(JsonValue::as_str), Some("completed"));
+    assert_eq!(sources(&e).len(), 1);
+    assert_eq!(finish(&e), "tool-calls", "completed with a client tool call");
+
+    let e = events_of("openai-responses-quota.sse");
+    let err = e.iter().find_map(|e| if let RoutedEvent::Error { code, message, provider_code } = e { Some((code.clone(), message.clone(), provider_code.clone())) } else { None });
+    let (code, message, provider_code) = err.expect("error");
+    assert_eq!(code, "insufficient_quota");
+    assert!(message.starts_with("You exceeded your current quota"));
+    assert_eq!(provider_code.as_deref(), Some("insufficient_quota"));
+    assert_eq!(finish(&e), "error");
+}
+
+#[test]
+fn anthropic_server_tools_citations_and_blocks_in_message_start() {
+    let e = events_of("anthropic-server-tools.sse");
+    let calls = tool_calls(&e);
+    assert_eq!(calls.len(), 1);
+    assert_eq!((calls[0].2.as_str(), calls[0].3.as_str()), ("web_search", r#"{"query":"rust 1.0 release"}"#));
+    assert!(e.iter().any(|e| matches!(e, RoutedEvent::ToolCall { provider_executed: true, .. })));
+    let result = e.iter().find_map(|e| if let RoutedEvent::ToolResult { id, name, result, .. } = e { Some((id.clone(), name.clone(), result.clone())) } else { None });
+    let (id, name, result) = result.expect("tool_result");
+    assert_eq!((id.as_str(), name.as_str()), ("srvtoolu_01", "web_search"));
+    assert!(matches!(result, JsonValue::Array(ref a) if a.len() == 2));
+    let urls: Vec<String> = sources(&e).into_iter().filter_map(|(u, _)| u).collect();
+    assert_eq!(urls, vec!["https://blog.rust-lang.org/2015/05/15/Rust-1.0.html", "https://en.wikipedia.org/wiki/Rust_(programming_language)"]);
+    assert_eq!(answer(&e), "Rust 1.0 was released on May 15, 2015.");
+    assert_eq!(finish(&e), "stop", "a provider-executed call is not a client tool call");
+
+    let e = events_of("anthropic-programmatic.sse");
+    assert_eq!(answer(&e), "Fetching both.");
+    let calls = tool_calls(&e);
+    assert_eq!(calls.len(), 2);
+    assert_eq!((calls[1].1.as_str(), calls[1].3.as_str()), ("toolu_a2", r#"{"ticker":"INIT"}"#));
+    assert_eq!((done(&e).2.as_deref(), finish(&e)), (Some("tool_use"), "tool-calls"));
+}
+
+#[test]
+fn gemini_partial_args_code_execution_grounding_and_blocks() {
+    let e = events_of("gemini-partial-args.sse");
+    let calls = tool_calls(&e);
+    assert_eq!(calls.len(), 2, "one call per function call, however many parts");
+    assert_eq!(calls[0].2, "get_weather");
+    assert_eq!(calls[0].3, r#"{"location":"São Paulo","days":3,"units":["celsius"],"detail":{"hourly":true}}"#);
+    assert_eq!((calls[1].2.as_str(), calls[1].3.as_str()), ("get_time", r#"{"zone":"America/Sao_Paulo"}"#));
+    assert_eq!((done(&e).2.as_deref(), finish(&e)), (Some("STOP"), "tool-calls"));
+    let u = last_usage(&e);
+    assert_eq!((u.reasoning_tokens, u.cached_input_tokens), (Some(20), Some(16)));
+
+    let e = events_of("gemini-code-grounding.sse");
+    assert_eq!(answer(&e), "Let me compute that. The sum is 5050, as Gauss found.");
+    let calls = tool_calls(&e);
+    assert_eq!(calls.len(), 1);
+    assert_eq!((calls[0].2.as_str(), calls[0].3.as_str()), ("code_execution", r#"{"language":"PYTHON","code":"print(sum(range(101)))"}"#));
+    assert!(e.iter().any(|e| matches!(e, RoutedEvent::ToolCall { provider_executed: true, .. })));
+    assert!(e.iter().any(|e| matches!(e, RoutedEvent::ToolResult { result, .. } if result.get("output").and_then(JsonValue::as_str) == Some("5050\n"))));
+    assert_eq!(sources(&e).len(), 2);
+    assert_eq!(finish(&e), "stop");
+
+    let e = events_of("gemini-blocked.sse");
+    assert_eq!(errors(&e), vec!["SAFETY".to_string()]);
+    assert_eq!(finish(&e), "content-filter");
 }

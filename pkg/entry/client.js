@@ -116,7 +116,7 @@ function plannerReader() {
         }
         case 'error':
           return [{ type: 'error', code: typeof d.code === 'string' ? d.code : 'server_error',
-            message: String(d.error ?? d.message ?? ''), ...wire }];
+            message: String(d.error ?? d.message ?? ''), ...providerCode(d), ...wire }];
         case 'done': {
           const m = isObject(d.metadata) ? d.metadata : {};
           const ok = typeof m.ok === 'boolean' ? m.ok : true;
@@ -153,7 +153,8 @@ function taggedReader() {
           return [{ type: d.source === 'answer' ? 'answer_delta' : 'user_delta', text: d.text, ...wire }];
         case 'error':
           errors++;
-          return [{ type: 'error', code: String(d.code ?? 'server_error'), message: String(d.message ?? d.error ?? ''), ...wire }];
+          return [{ type: 'error', code: String(d.code ?? 'server_error'), message: String(d.message ?? d.error ?? ''),
+            ...providerCode(d), ...wire }];
         case 'done': {
           const out = [];
           if (isObject(d.error) && errors === 0) {
@@ -172,6 +173,9 @@ function taggedReader() {
   };
 }
 
+/** `provider_code` as a frame carries it (absent from frames written before it existed). */
+const providerCode = (d) => (d.provider_code === undefined ? {} : { provider_code: typeof d.provider_code === 'string' ? d.provider_code : null });
+
 const AI_SDK_TYPE = (part) => part.providerMetadata?.streamroute ?? {};
 
 /** The Vercel AI SDK UI message stream, as `toSse("ai-sdk")` writes it. */
@@ -179,6 +183,8 @@ function aiSdkReader() {
   const parts = new Map(); // text/reasoning part id -> the event it starts
   const tools = new Map(); // toolCallId -> index
   const announced = new Map(); // toolCallId -> index from a data-tool-call-index part
+  let errorCode = null; // { code, provider_code } from the data-error part before an error
+  const toolNames = new Map(); // toolCallId -> tool name
   let order = 0;
   const toolIndex = (id) => {
     let index = tools.get(id);
@@ -214,7 +220,8 @@ function aiSdkReader() {
           return [];
         case 'tool-input-start': {
           if (typeof p.toolCallId !== 'string') throw new TypeError('tool-input-start without toolCallId');
-          const pe = p.providerExecuted === undefined ? {} : { provider_executed: p.providerExecuted };
+          const pe = { provider_executed: p.providerExecuted === true };
+          toolNames.set(p.toolCallId, p.toolName);
           return [{ type: 'tool_call_start', index: toolIndex(p.toolCallId), id: p.toolCallId, name: p.toolName, ...pe }];
         }
         case 'tool-input-delta':
@@ -222,18 +229,25 @@ function aiSdkReader() {
           return [{ type: 'tool_call_delta', index: toolIndex(p.toolCallId), arguments: p.inputTextDelta }];
         case 'tool-input-available': {
           if (typeof p.toolCallId !== 'string') throw new TypeError('tool-input-available without toolCallId');
-          const pe = p.providerExecuted === undefined ? {} : { provider_executed: p.providerExecuted };
+          const pe = { provider_executed: p.providerExecuted === true };
           return [{ type: 'tool_call', index: toolIndex(p.toolCallId), id: p.toolCallId, name: p.toolName,
             arguments: p.input ?? null, repaired: AI_SDK_TYPE(p).repaired === true, ...pe }];
         }
         case 'tool-output-available':
-          return [{ type: 'tool_result', index: toolIndex(p.toolCallId), id: p.toolCallId, result: p.output }];
+          return [{ type: 'tool_result', index: toolIndex(p.toolCallId), id: p.toolCallId, name: toolNames.get(p.toolCallId) ?? null,
+            result: p.output, ...(p.providerExecuted === true ? { provider_executed: true } : {}) }];
         case 'tool-output-error':
           return [{ type: 'tool_result', index: toolIndex(p.toolCallId), id: p.toolCallId, error: p.errorText ?? null }];
         case 'source-url':
-          return [{ type: 'source', source: { id: p.sourceId, url: p.url, title: p.title ?? null } }];
-        case 'source-document':
-          return [{ type: 'source', source: { id: p.sourceId, url: null, title: p.title ?? p.filename ?? null } }];
+        case 'source-document': {
+          // toSse names a source without an id by its URL (or a counter); its snippet rides in
+          // providerMetadata.
+          const url = typeof p.url === 'string' ? p.url : null;
+          const own = p.providerMetadata?.streamroute ?? {};
+          const id = own.id !== undefined ? own.id : p.sourceId;
+          return [{ type: 'source', id: id ?? null, url, title: own.title !== undefined ? own.title : (p.title ?? null),
+            snippet: own.snippet ?? null }];
+        }
         case 'data-artifact': {
           const d = p.data;
           if (isObject(d) && typeof d.stream_id === 'string') {
@@ -249,8 +263,16 @@ function aiSdkReader() {
         case 'data-usage':
           if (!isObject(p.data)) throw new TypeError('data-usage without data');
           return [{ type: 'usage', ...p.data }];
+        case 'data-error':
+          if (isObject(p.data) && typeof p.data.code === 'string') {
+            errorCode = { code: p.data.code, provider_code: typeof p.data.provider_code === 'string' ? p.data.provider_code : null };
+          }
+          return [];
         case 'error': {
           const text = String(p.errorText ?? '');
+          const known = errorCode;
+          errorCode = null;
+          if (known) return [{ type: 'error', code: known.code, message: text, provider_code: known.provider_code }];
           const m = /^([^\s:]+): ([\s\S]*)$/.exec(text);
           return [{ type: 'error', code: m ? m[1] : 'server_error', message: m ? m[2] : text }];
         }

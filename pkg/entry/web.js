@@ -53,6 +53,28 @@ function optionsIn(options, allowed) {
   return copy;
 }
 
+/**
+ * The message and code of a provider's JSON error body: `{error: {message, code | type |
+ * status}}` (OpenAI, Anthropic, Gemini), `{error: "..."}` (Ollama), `{message, code}`
+ * (Bedrock); `{}` when the body is not one of these.
+ */
+function httpErrorOf(body) {
+  let v;
+  try {
+    v = JSON.parse(body);
+  } catch {
+    return {};
+  }
+  if (Array.isArray(v)) v = v[0]; // Gemini sometimes wraps the error in an array
+  if (v === null || typeof v !== 'object') return {};
+  const e = v.error !== undefined ? v.error : v;
+  if (typeof e === 'string') return { message: e, code: null };
+  if (e === null || typeof e !== 'object' || typeof e.message !== 'string') return {};
+  const code = [e.code, e.type, e.status, v.code, v.__type].find((c) => typeof c === 'string' && c !== '')
+    ?? (typeof e.code === 'number' ? String(e.code) : null);
+  return { message: e.message, code };
+}
+
 function routerOptions(options) {
   const { signal, ...rest } = optionsIn(options, null);
   return { signal, rest };
@@ -72,8 +94,10 @@ export async function* routeResponse(response, options) {
   if (signal?.aborted) throw abortError(signal);
   if (!response.ok) {
     const body = typeof response.text === 'function' ? await response.text().catch(() => '') : '';
-    yield { type: 'error', code: 'http_error', message: `HTTP ${response.status}: ${body.slice(0, 2000)}` };
-    yield { type: 'done', ok: false, parse_ok: false, finish_reason: null };
+    const { message, code } = httpErrorOf(body);
+    yield { type: 'error', code: 'http_error', message: `HTTP ${response.status}: ${message ?? body.slice(0, 2000)}`,
+      provider_code: code };
+    yield { type: 'done', ok: false, parse_ok: false, finish_reason: null, finish: 'error' };
     return;
   }
   const router = new StreamRouter(rest);
@@ -171,7 +195,7 @@ function plannerProfile(o) {
           return [['event', { ...base, event: 'usage', ...counts }]];
         }
         case 'error':
-          return [['error', { ...base, error: e.message, code: e.code }]];
+          return [['error', { ...base, error: e.message, code: e.code, provider_code: e.provider_code ?? null }]];
         case 'done': {
           const payload = e.payload ?? null;
           const final = payload && typeof payload.raw_answer === 'string' ? payload.raw_answer : answer;
@@ -217,7 +241,8 @@ function taggedProfile() {
           return [['user_delta', { text: e.text, source: 'answer' }]];
         case 'error':
           error ??= { code: e.code, message: e.message };
-          return [['error', { code: e.code, message: e.message }]];
+          return [['error', { code: e.code, message: e.message,
+            ...(e.provider_code !== undefined ? { provider_code: e.provider_code } : {}) }]];
         case 'done':
           return [['done', { ok: e.ok, parse_ok: e.parse_ok, ...(error ? { error } : {}),
             ...(e.finish_reason != null ? { finish_reason: e.finish_reason } : {}),
@@ -240,6 +265,7 @@ function aiSdkProfile(o) {
   let open = null; // [kind, id, variant] of the open text or reasoning part
   let parts = 0;
   const ids = new Map(); // tool index -> toolCallId
+  const errors = []; // error frames, held until done: what was recovered goes first
   const close = (out) => {
     if (open) out.push([null, { type: `${open[0]}-end`, id: open[1] }]);
     open = null;
@@ -300,6 +326,23 @@ function aiSdkProfile(o) {
             ...(e.provider_executed === true ? { providerExecuted: true } : {}),
             ...(e.repaired ? { providerMetadata: { streamroute: { repaired: true } } } : {}) }]);
           break;
+        case 'tool_result':
+          close(out);
+          out.push([null, { type: 'tool-output-available', toolCallId: e.id, output: e.result, providerExecuted: true }]);
+          break;
+        case 'source': {
+          close(out);
+          const sourceId = e.id ?? e.url ?? `source-${parts++}`;
+          // What the SDK's parts have no field for rides in providerMetadata.
+          const providerMetadata = { streamroute: { id: e.id ?? null, title: e.title ?? null, snippet: e.snippet ?? null } };
+          if (typeof e.url === 'string') {
+            out.push([null, { type: 'source-url', sourceId, url: e.url, ...(e.title ? { title: e.title } : {}), providerMetadata }]);
+          } else {
+            out.push([null, { type: 'source-document', sourceId, mediaType: 'text/plain', title: e.title ?? e.snippet ?? sourceId,
+              providerMetadata }]);
+          }
+          break;
+        }
         case 'action':
           close(out);
           out.push([null, { type: 'data-action', data: e.action }]);
@@ -310,12 +353,18 @@ function aiSdkProfile(o) {
           break;
         }
         case 'error':
+          // The SDK's chat stops at an error frame: it goes out at done, after what was
+          // recovered (an action, a payload). The text is the provider's own message.
           close(out);
-          out.push([null, { type: 'error', errorText: `${e.code}: ${e.message}` }]);
+          // The code rides in a transient data part just before (the error part has no field).
+          errors.push([null, { type: 'data-error', data: { code: e.code, provider_code: e.provider_code ?? null }, transient: true }]);
+          errors.push([null, { type: 'error', errorText: e.message || e.code }]);
           break;
         case 'done': {
           close(out);
-          const finishReason = e.ok ? (AI_SDK_FINISH[e.finish_reason] ?? 'other') : 'error';
+          if (e.payload && errors.length) out.push([null, { type: 'data-payload', data: e.payload }]);
+          out.push(...errors.splice(0));
+          const finishReason = e.finish ?? (e.ok ? (AI_SDK_FINISH[e.finish_reason] ?? 'other') : 'error');
           const messageMetadata = { ok: e.ok, parse_ok: e.parse_ok, finish_reason: e.finish_reason ?? null,
             ...(e.finish !== undefined ? { finish: e.finish } : {}), ...(e.payload ? { payload: e.payload } : {}) };
           out.push([null, { type: 'finish', finishReason, messageMetadata }]);

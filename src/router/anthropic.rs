@@ -2,16 +2,23 @@
 //!
 //! Routed: `message_start` (usage), `content_block_start` (a `tool_use` block starts a tool
 //! call, indexed by its content block index; a text block's initial text), `content_block_delta`
-//! (`text_delta`, `thinking_delta` as reasoning, `input_json_delta` as tool arguments;
-//! `signature_delta` and `citations_delta` are dropped), `content_block_stop` (ends a tool
-//! call), `message_delta` (stop reason and cumulative usage), `message_stop`, `ping` and
-//! `error`. Unknown event types are ignored, as Anthropic's versioning policy asks of clients.
-//! A content block event whose `index` is not a whole number from 0 to 2^32 - 1 is a
-//! `provider_error` and is dropped. Nothing after `message_stop` is read (decoder.rs).
+//! (`text_delta`, `thinking_delta` as reasoning, `input_json_delta` as tool arguments,
+//! `citations_delta` as a source; `signature_delta` is dropped), `content_block_stop` (ends a
+//! tool call), `message_delta` (stop reason and cumulative usage), `message_stop`, `ping` and
+//! `error`. `server_tool_use` and `mcp_tool_use` blocks are provider-executed calls, and each
+//! `*_tool_result` block is the result of the call it names (`web_search_tool_result`'s
+//! results are sources too). Blocks and a stop reason that `message_start` already carries
+//! are routed as if they had streamed. Unknown event types are ignored, as Anthropic's
+//! versioning policy asks of clients. A content block event whose `index` is not a whole
+//! number from 0 to 2^32 - 1 is a `provider_error` and is dropped. Nothing after
+//! `message_stop` is read (decoder.rs).
 //! The `type` field of the data decides (the `event:` name is the same by the format).
 
-use super::delta::{DeltaSink, Usage};
+use super::delta::{DeltaSink, Source, Usage};
 use super::jscan::{members, string_of, Json, Kind, R};
+
+/// Most provider-executed calls remembered for matching their results.
+const MAX_SERVER_CALLS: usize = 1024;
 use super::openai_chat::read_error;
 use super::tools::{event_index, OpenCalls};
 
@@ -19,6 +26,8 @@ use super::tools::{event_index, OpenCalls};
 #[derive(Debug, Default)]
 pub(crate) struct Anthropic {
     calls: OpenCalls,
+    /// Provider-executed calls by id: their index and tool name (for their results).
+    servers: Vec<(String, u32, String)>,
     usage: Usage,
     scratch: String,
     /// `message_stop` (or a stop reason) was seen.
@@ -38,14 +47,33 @@ impl Anthropic {
                 if let Some(msg) = message {
                     let mut j = Json::new(msg);
                     if j.kind()? == Kind::Object {
+                        let mut stop = None;
                         let mut m = j.object()?;
                         while let Some(key) = j.next_key(&mut m)? {
-                            if key == "usage" && j.kind()? == Kind::Object {
-                                self.read_usage(&mut j)?;
-                                sink.usage(&self.usage);
-                            } else {
-                                j.skip()?;
+                            match key {
+                                "usage" if j.kind()? == Kind::Object => {
+                                    self.read_usage(&mut j)?;
+                                    sink.usage(&self.usage);
+                                }
+                                // Blocks already complete (programmatic tool calling): each
+                                // is routed whole, numbered by its position.
+                                "content" if j.kind()? == Kind::Array => {
+                                    let mut a = j.array()?;
+                                    let mut position = 0u32;
+                                    while j.next_item(&mut a)? {
+                                        let block = j.value_raw()?;
+                                        self.block_start(block, position, sink)?;
+                                        self.calls.end(position, sink);
+                                        position = position.saturating_add(1);
+                                    }
+                                }
+                                "stop_reason" => stop = j.str_value(&mut self.scratch)?.map(|r| r.into_owned()),
+                                _ => j.skip()?,
                             }
+                        }
+                        if let Some(r) = stop {
+                            self.calls.end_all(sink);
+                            sink.finish(&r);
                         }
                     }
                 }
@@ -142,11 +170,43 @@ impl Anthropic {
     }
 
     fn block_start(&mut self, block: &str, index: u32, sink: &mut dyn DeltaSink) -> R<()> {
-        let [kind, id, name, text, thinking, input] = members(block, ["type", "id", "name", "text", "thinking", "input"])?;
+        let [kind, id, name, text, thinking, input, tool_use_id, content] =
+            members(block, ["type", "id", "name", "text", "thinking", "input", "tool_use_id", "content"])?;
         let (kind, id, name) = (string_of(kind)?, string_of(id)?, string_of(name)?);
         let text = string_of(text.or(thinking))?;
+        if kind.ends_with("_tool_result") {
+            // The result of a provider-executed call (web search, web fetch, code execution,
+            // MCP): web search results are sources too.
+            let tool_use_id = string_of(tool_use_id)?;
+            let found = self.servers.iter().find(|(i, _, _)| *i == tool_use_id).map(|(_, n, t)| (*n, t.clone()));
+            let (call, tool) = found.unwrap_or((index, kind.trim_end_matches("_tool_result").to_string()));
+            if kind == "web_search_tool_result" {
+                if let Some(content) = content.filter(|c| c.starts_with('[')) {
+                    let mut j = Json::new(content);
+                    let mut a = j.array()?;
+                    while j.next_item(&mut a)? {
+                        let [url, title] = members(j.value_raw()?, ["url", "title"])?;
+                        let (url, title) = (string_of(url)?, string_of(title)?);
+                        if !url.is_empty() {
+                            sink.source(&Source { id: None, url: Some(url), title: Some(title).filter(|t| !t.is_empty()), snippet: None });
+                        }
+                    }
+                }
+            }
+            sink.tool_result(call, &tool_use_id, &tool, content.unwrap_or("null"));
+            return Ok(());
+        }
         match kind.as_str() {
-            "tool_use" | "server_tool_use" => {
+            "server_tool_use" | "mcp_tool_use" => {
+                if self.servers.len() < MAX_SERVER_CALLS {
+                    self.servers.push((id.clone(), index, name.clone()));
+                }
+                self.calls.start(index, &id, &name, true, sink);
+                if let Some(input) = input.map(str::trim).filter(|i| !i.is_empty() && *i != "{}") {
+                    sink.tool_call_delta(index, input);
+                }
+            }
+            "tool_use" => {
                 self.calls.start_if_new(index, &id, &name, sink);
                 // The start block carries `input: {}`; a non-empty one is the whole input.
                 if let Some(input) = input.map(str::trim).filter(|i| !i.is_empty() && *i != "{}") {
@@ -176,6 +236,18 @@ impl Anthropic {
                 }
                 "text" | "thinking" | "partial_json" if j.kind()? == Kind::String => {
                     payload = Some((key, j.value_raw()?));
+                }
+                "citation" if j.kind()? == Kind::Object => {
+                    let [url, title, document_title, cited_text] =
+                        members(j.value_raw()?, ["url", "title", "document_title", "cited_text"])?;
+                    let title = string_of(title.or(document_title))?;
+                    let source = Source {
+                        id: None,
+                        url: Some(string_of(url)?).filter(|u| !u.is_empty()),
+                        title: Some(title).filter(|t| !t.is_empty()),
+                        snippet: Some(string_of(cited_text)?).filter(|t| !t.is_empty()),
+                    };
+                    sink.source(&source);
                 }
                 _ => j.skip()?,
             }

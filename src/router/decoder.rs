@@ -575,6 +575,8 @@ fn detect(event: &str, data: &str) -> Detected {
     }
     let mut kind = String::new();
     let (mut choices, mut gemini, mut error_object, mut object_chat) = (false, false, false, false);
+    // Every Responses event carries a `sequence_number`; Anthropic's never do.
+    let mut sequenced = false;
     let mut j = Json::new(data);
     let scanned = (|| -> super::jscan::R<()> {
         let mut m = j.object()?;
@@ -588,6 +590,10 @@ fn detect(event: &str, data: &str) -> Detected {
                 }
                 "choices" => {
                     choices = true;
+                    j.skip()?;
+                }
+                "sequence_number" => {
+                    sequenced = true;
                     j.skip()?;
                 }
                 "candidates" | "usageMetadata" | "promptFeedback" | "modelVersion" => {
@@ -613,7 +619,7 @@ fn detect(event: &str, data: &str) -> Detected {
         return Detected::Format(Provider::Anthropic);
     }
     if kind == "error" {
-        return Detected::Format(if error_object { Provider::Anthropic } else { Provider::OpenAiResponses });
+        return Detected::Format(if error_object && !sequenced { Provider::Anthropic } else { Provider::OpenAiResponses });
     }
     if choices || object_chat {
         return Detected::Format(Provider::OpenAiChat);

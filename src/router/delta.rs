@@ -38,7 +38,25 @@ pub enum ModelDelta {
         id: String,
         /// The tool name.
         name: String,
+        /// The provider runs the tool itself (web search, code execution, ...): the client
+        /// must not.
+        provider_executed: bool,
     },
+    /// The result of a provider-executed tool call.
+    ToolResult {
+        /// The call's index.
+        index: u32,
+        /// The call id.
+        id: String,
+        /// The tool name.
+        name: String,
+        /// The result as JSON text.
+        result: String,
+    },
+    /// A cited source (citation, annotation, grounding chunk).
+    Source(Source),
+    /// Refusal text (the model declined).
+    Refusal(String),
     /// More argument text of a tool call (raw JSON text, possibly partial).
     ToolCallDelta {
         /// The call's index.
@@ -68,14 +86,33 @@ pub enum ModelDelta {
     },
 }
 
+/// A cited source; every field may be unknown.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Source {
+    /// The provider's id of the source, where it has one.
+    pub id: Option<String>,
+    /// The URL.
+    pub url: Option<String>,
+    /// The title.
+    pub title: Option<String>,
+    /// The cited text or a snippet of it.
+    pub snippet: Option<String>,
+}
+
 /// Receives deltas as they are decoded.
 pub trait DeltaSink {
     /// Output text (never empty).
     fn text(&mut self, text: &str);
     /// Reasoning text (never empty).
     fn reasoning(&mut self, text: &str);
-    /// A tool call begins.
-    fn tool_call_start(&mut self, index: u32, id: &str, name: &str);
+    /// A tool call begins (`provider_executed`: the provider runs it).
+    fn tool_call_start(&mut self, index: u32, id: &str, name: &str, provider_executed: bool);
+    /// The result (JSON text) of a provider-executed call.
+    fn tool_result(&mut self, index: u32, id: &str, name: &str, result: &str);
+    /// A cited source.
+    fn source(&mut self, source: &Source);
+    /// Refusal text (never empty).
+    fn refusal(&mut self, text: &str);
     /// Tool call argument text (never empty).
     fn tool_call_delta(&mut self, index: u32, arguments: &str);
     /// A tool call's arguments are complete.
@@ -95,8 +132,17 @@ impl DeltaSink for Vec<ModelDelta> {
     fn reasoning(&mut self, text: &str) {
         self.push(ModelDelta::Reasoning(text.to_string()));
     }
-    fn tool_call_start(&mut self, index: u32, id: &str, name: &str) {
-        self.push(ModelDelta::ToolCallStart { index, id: id.to_string(), name: name.to_string() });
+    fn tool_call_start(&mut self, index: u32, id: &str, name: &str, provider_executed: bool) {
+        self.push(ModelDelta::ToolCallStart { index, id: id.to_string(), name: name.to_string(), provider_executed });
+    }
+    fn tool_result(&mut self, index: u32, id: &str, name: &str, result: &str) {
+        self.push(ModelDelta::ToolResult { index, id: id.to_string(), name: name.to_string(), result: result.to_string() });
+    }
+    fn source(&mut self, source: &Source) {
+        self.push(ModelDelta::Source(source.clone()));
+    }
+    fn refusal(&mut self, text: &str) {
+        self.push(ModelDelta::Refusal(text.to_string()));
     }
     fn tool_call_delta(&mut self, index: u32, arguments: &str) {
         self.push(ModelDelta::ToolCallDelta { index, arguments: arguments.to_string() });

@@ -7,8 +7,9 @@
 //! `usageMetadata`, `promptFeedback.blockReason` (a finish reason) and a top-level `error`.
 //! After a finish reason no candidate content is routed; usage and errors still are.
 
-use super::delta::DeltaSink;
-use super::jscan::{Json, Kind, R};
+use super::delta::{DeltaSink, Source};
+use crate::json::JsonValue;
+use super::jscan::{members, string_of, Json, Kind, R};
 use super::openai_chat::{emit_counts, emit_error, Count};
 use super::tools::OpenCalls;
 
@@ -21,13 +22,29 @@ pub(crate) struct Gemini {
     text: String,
     /// A finish reason came: later candidates are not routed (usage and errors still are).
     finished: bool,
+    /// The function call whose arguments are streaming (`partialArgs`, `willContinue`).
+    streaming: Option<StreamingCall>,
+    /// The last `executableCode` call (index, id), which a `codeExecutionResult` answers.
+    code_call: Option<(u32, String)>,
 }
+
+/// A function call whose arguments arrive as `partialArgs` over several parts.
+#[derive(Debug)]
+struct StreamingCall {
+    index: u32,
+    args: JsonValue,
+}
+
+/// Finish reasons that mean a safety or policy filter stopped the output: typed errors.
+const BLOCKED: [&str; 7] =
+    ["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT"];
 
 impl Gemini {
     /// One SSE event's data.
     pub(crate) fn event(&mut self, data: &str, sink: &mut dyn DeltaSink) -> R<()> {
         let mut j = Json::new(data);
         let mut finish: Option<String> = None;
+        let mut prompt_blocked = false;
         let mut m = j.object()?;
         while let Some(key) = j.next_key(&mut m)? {
             match key {
@@ -40,6 +57,8 @@ impl Gemini {
                     while let Some(k) = j.next_key(&mut p)? {
                         if k == "blockReason" {
                             if let Some(r) = j.str_value(&mut self.scratch)? {
+                                sink.error(&r, &format!("the prompt was blocked ({r})"));
+                                prompt_blocked = true;
                                 finish = Some(r.into_owned());
                             }
                         } else {
@@ -52,7 +71,49 @@ impl Gemini {
             }
         }
         j.end()?;
+        if let Some(r) = finish.as_deref().filter(|r| BLOCKED.contains(r) && !prompt_blocked) {
+            sink.error(r, &format!("the response was blocked ({r})"));
+        }
+        if finish.is_some() {
+            self.end_streaming(sink);
+        }
         self.finished |= self.calls.finish(finish, sink);
+        Ok(())
+    }
+
+    /// The streaming call (if any) is complete: its arguments go out whole, and it ends.
+    fn end_streaming(&mut self, sink: &mut dyn DeltaSink) {
+        if let Some(call) = self.streaming.take() {
+            sink.tool_call_delta(call.index, &call.args.to_json());
+            self.calls.end(call.index, sink);
+        }
+    }
+
+    /// `groundingMetadata.groundingChunks[]`: `{web | retrievedContext: {uri, title}}` as sources.
+    fn grounding(&mut self, j: &mut Json<'_>, sink: &mut dyn DeltaSink) -> R<()> {
+        let mut m = j.object()?;
+        while let Some(k) = j.next_key(&mut m)? {
+            if k != "groundingChunks" || j.kind()? != Kind::Array {
+                j.skip()?;
+                continue;
+            }
+            let mut a = j.array()?;
+            while j.next_item(&mut a)? {
+                let [web, retrieved] = members(j.value_raw()?, ["web", "retrievedContext"])?;
+                if let Some(chunk) = web.or(retrieved) {
+                    let [uri, title, text] = members(chunk, ["uri", "title", "text"])?;
+                    let source = Source {
+                        id: None,
+                        url: Some(string_of(uri)?).filter(|u| !u.is_empty()),
+                        title: Some(string_of(title)?).filter(|t| !t.is_empty()),
+                        snippet: Some(string_of(text)?).filter(|t| !t.is_empty()),
+                    };
+                    if source.url.is_some() || source.title.is_some() {
+                        sink.source(&source);
+                    }
+                }
+            }
+        }
         Ok(())
     }
 
@@ -76,6 +137,7 @@ impl Gemini {
                         }
                     }
                 }
+                "groundingMetadata" if j.kind()? == Kind::Object => self.grounding(j, sink)?,
                 "finishReason" => {
                     if let Some(r) = j.str_value(&mut self.scratch)? {
                         *finish = Some(r.into_owned());
@@ -103,6 +165,23 @@ impl Gemini {
                 }
                 "thought" => thought = j.bool_value()?,
                 "functionCall" if j.kind()? == Kind::Object => call = Some(j.value_raw()?),
+                // Code the model ran (code execution): a provider-executed call, then its result.
+                "executableCode" if j.kind()? == Kind::Object => {
+                    let code = j.value_raw()?;
+                    let index = self.next_call;
+                    self.next_call = self.next_call.saturating_add(1);
+                    let id = format!("code_{index}");
+                    self.calls.start(index, &id, "code_execution", true, sink);
+                    sink.tool_call_delta(index, code);
+                    self.calls.end(index, sink);
+                    self.code_call = Some((index, id));
+                }
+                "codeExecutionResult" if j.kind()? == Kind::Object => {
+                    let result = j.value_raw()?;
+                    if let Some((index, id)) = self.code_call.take() {
+                        sink.tool_result(index, &id, "code_execution", result);
+                    }
+                }
                 _ => j.skip()?,
             }
         }
@@ -120,6 +199,11 @@ impl Gemini {
     }
 
     fn function_call(&mut self, call: &str, sink: &mut dyn DeltaSink) -> R<()> {
+        let [partial, will_continue] = members(call, ["partialArgs", "willContinue"])?;
+        let will_continue = will_continue.map(str::trim) == Some("true");
+        if partial.is_some() || will_continue || self.streaming.is_some() {
+            return self.streamed_call(call, partial, will_continue, sink);
+        }
         let (mut id, mut name) = (String::new(), String::new());
         let mut args: Option<&str> = None;
         let mut j = Json::new(call);
@@ -142,6 +226,137 @@ impl Gemini {
         sink.tool_call_delta(index, args.unwrap_or("{}"));
         self.calls.end(index, sink);
         Ok(())
+    }
+}
+
+impl Gemini {
+    /// A `functionCall` part of a call whose arguments stream (Vertex AI's
+    /// `streamFunctionCallArguments`): the part with a `name` starts the call; each
+    /// `partialArgs` entry sets the value at its `jsonPath` (string values that continue are
+    /// appended); the part without `willContinue: true` completes it. One call per function
+    /// call, however many parts it takes.
+    fn streamed_call(&mut self, call: &str, partial: Option<&str>, will_continue: bool, sink: &mut dyn DeltaSink) -> R<()> {
+        let [id, name, args] = members(call, ["id", "name", "args"])?;
+        let (id, name) = (string_of(id)?, string_of(name)?);
+        if !name.is_empty() || self.streaming.is_none() {
+            self.end_streaming(sink);
+            let index = self.next_call;
+            self.next_call = self.next_call.saturating_add(1);
+            self.calls.start_if_new(index, &id, &name, sink);
+            self.streaming = Some(StreamingCall { index, args: JsonValue::Object(Vec::new()) });
+        }
+        if let (Some(call), Some(partial)) = (self.streaming.as_mut(), partial) {
+            let mut j = Json::new(partial);
+            if j.kind()? == Kind::Array {
+                let mut a = j.array()?;
+                while j.next_item(&mut a)? {
+                    let [path, s, n, b, null] =
+                        members(j.value_raw()?, ["jsonPath", "stringValue", "numberValue", "boolValue", "nullValue"])?;
+                    let path = string_of(path)?;
+                    let (value, append) = if s.is_some() {
+                        (JsonValue::String(string_of(s)?), true)
+                    } else if let Some(n) = n.map(str::trim).filter(|n| crate::parse_strict(n.as_bytes()).is_ok()) {
+                        (JsonValue::Number(n.to_string()), false)
+                    } else if let Some(b) = b {
+                        (JsonValue::Bool(b.trim() == "true"), false)
+                    } else if null.is_some() {
+                        (JsonValue::Null, false)
+                    } else {
+                        continue;
+                    };
+                    set_path(&mut call.args, &path, value, append);
+                }
+            }
+        }
+        if let (Some(call), Some(args)) = (self.streaming.as_mut(), args) {
+            if let Ok(v) = crate::parse_strict(args.as_bytes()) {
+                call.args = v;
+            }
+        }
+        if !will_continue {
+            self.end_streaming(sink);
+        }
+        Ok(())
+    }
+}
+
+/// Most array slots a `jsonPath` index may add at once (a larger jump is ignored).
+const MAX_PATH_GAP: usize = 1024;
+
+/// Sets the value at a JSON path (`$.a.b[0]['c d']`) inside `root`, creating objects and
+/// arrays on the way; a string `value` with `append` is appended to a string already there.
+/// A path that cannot be read, or that goes through a value of another kind, is ignored.
+fn set_path(root: &mut JsonValue, path: &str, value: JsonValue, append: bool) {
+    enum Seg {
+        Key(String),
+        Index(usize),
+    }
+    let mut segs = Vec::new();
+    let b = path.as_bytes();
+    if b.first() != Some(&b'$') {
+        return;
+    }
+    let mut i = 1;
+    while i < b.len() {
+        match b[i] {
+            b'.' => {
+                let end = b[i + 1..].iter().position(|&c| c == b'.' || c == b'[').map_or(b.len(), |p| i + 1 + p);
+                segs.push(Seg::Key(path[i + 1..end].to_string()));
+                i = end;
+            }
+            b'[' if matches!(b.get(i + 1), Some(b'\'' | b'"')) => {
+                let q = b[i + 1];
+                let Some(close) = b[i + 2..].iter().position(|&c| c == q).map(|p| i + 2 + p) else { return };
+                segs.push(Seg::Key(path[i + 2..close].to_string()));
+                if b.get(close + 1) != Some(&b']') {
+                    return;
+                }
+                i = close + 2;
+            }
+            b'[' => {
+                let Some(close) = b[i + 1..].iter().position(|&c| c == b']').map(|p| i + 1 + p) else { return };
+                let Ok(n) = path[i + 1..close].parse::<usize>() else { return };
+                segs.push(Seg::Index(n));
+                i = close + 1;
+            }
+            _ => return,
+        }
+    }
+    let mut at = root;
+    for seg in &segs {
+        at = match seg {
+            Seg::Key(k) => {
+                if matches!(at, JsonValue::Null) {
+                    *at = JsonValue::Object(Vec::new());
+                }
+                let JsonValue::Object(m) = at else { return };
+                let pos = match m.iter().position(|(key, _)| key == k) {
+                    Some(p) => p,
+                    None => {
+                        m.push((k.clone(), JsonValue::Null));
+                        m.len() - 1
+                    }
+                };
+                &mut m[pos].1
+            }
+            Seg::Index(n) => {
+                if matches!(at, JsonValue::Null) {
+                    *at = JsonValue::Array(Vec::new());
+                }
+                let JsonValue::Array(a) = at else { return };
+                if *n >= a.len() + MAX_PATH_GAP {
+                    return;
+                }
+                while a.len() <= *n {
+                    a.push(JsonValue::Null);
+                }
+                &mut a[*n]
+            }
+        };
+    }
+    match (at, value) {
+        (JsonValue::String(old), JsonValue::String(more)) if append => old.push_str(&more),
+        (slot, v) => *slot = v,
     }
 }
 

@@ -26,6 +26,6 @@ mod tagged;
 mod tools;
 
 pub use decoder::{Provider, ProviderDecoder, ProviderDecoderOptions};
-pub use delta::{DeltaSink, ModelDelta, Usage};
-pub use route::{ContentMode, RoutedEvent, StreamRouter, StreamRouterOptions, ThinkingSource};
+pub use delta::{DeltaSink, ModelDelta, Source, Usage};
+pub use route::{ContentMode, Finish, RoutedEvent, StreamRouter, StreamRouterOptions, ThinkingSource};
 pub use structured::{structured_modes, structured_request, StructuredMode, StructuredRequest};

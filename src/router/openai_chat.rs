@@ -14,8 +14,8 @@
 //! reason, at `[DONE]`, or at the end of the stream. A tool call index that is not a whole
 //! number from 0 to 2^32 - 1 is a `provider_error` and that delta is dropped.
 
-use super::delta::{DeltaSink, Usage};
-use super::jscan::{Bad, Json, Kind, Members, SkipCache, R};
+use super::delta::{DeltaSink, Source, Usage};
+use super::jscan::{members, string_of, Bad, Json, Kind, Members, SkipCache, R};
 use super::tools::{bad_index, call_index, OpenCalls};
 
 /// The decoder state.
@@ -67,6 +67,18 @@ impl OpenAiChat {
                 "error" if j.kind()? == Kind::Object => {
                     skipped_only = false;
                     emit_error(&mut j, &mut self.scratch, sink)?
+                }
+                // Groq puts the usage of the last chunk here.
+                "x_groq" if j.kind()? == Kind::Object => {
+                    skipped_only = false;
+                    let mut x = j.object()?;
+                    while let Some(k) = j.next_key(&mut x)? {
+                        if k == "usage" && j.kind()? == Kind::Object {
+                            emit_usage(&mut j, sink)?;
+                        } else {
+                            j.skip()?;
+                        }
+                    }
                 }
                 _ => j.skip()?,
             }
@@ -161,21 +173,34 @@ impl OpenAiChat {
     }
 
     fn delta(&mut self, j: &mut Json<'_>, sink: &mut dyn DeltaSink) -> R<()> {
+        // OpenRouter sends reasoning twice, as `reasoning` and as `reasoning_details`: the
+        // details count only when the plain field is absent.
+        let mut plain_reasoning = false;
+        let mut details: Option<&str> = None;
         let mut m = j.object()?;
         while let Some(key) = j.next_key(&mut m)? {
             match key {
-                "content" | "refusal" => {
+                "content" if j.kind()? == Kind::Array => self.content_parts(j, sink)?,
+                "content" | "refusal" | "reasoning_content" | "reasoning" => {
                     if let Some(t) = j.str_value(&mut self.scratch)? {
+                        plain_reasoning |= key.starts_with("reasoning");
                         if !t.is_empty() {
-                            sink.text(&t);
+                            match key {
+                                "content" => sink.text(&t),
+                                "refusal" => sink.refusal(&t),
+                                _ => sink.reasoning(&t),
+                            }
                         }
                     }
                 }
-                "reasoning_content" | "reasoning" => {
-                    if let Some(t) = j.str_value(&mut self.scratch)? {
-                        if !t.is_empty() {
-                            sink.reasoning(&t);
-                        }
+                // OpenRouter: `[{type: "reasoning.text", text} | {type: "reasoning.summary",
+                // summary} | {type: "reasoning.encrypted", ...}]`.
+                "reasoning_details" if j.kind()? == Kind::Array => details = Some(j.value_raw()?),
+                "annotations" if j.kind()? == Kind::Array => {
+                    let mut a = j.array()?;
+                    while j.next_item(&mut a)? {
+                        let raw = j.value_raw()?;
+                        read_url_citation(raw, sink)?;
                     }
                 }
                 "tool_calls" if j.kind()? == Kind::Array => {
@@ -187,6 +212,70 @@ impl OpenAiChat {
                     }
                 }
                 _ => j.skip()?,
+            }
+        }
+        if let (Some(raw), false) = (details, plain_reasoning) {
+            let mut d = Json::new(raw);
+            let mut a = d.array()?;
+            while d.next_item(&mut a)? {
+                self.text_members(&mut d, &["text", "summary"], true, sink)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Mistral's content arrays: `{type: "text", text}` chunks are text, `{type: "thinking",
+    /// thinking: [{type: "text", text}]}` chunks reasoning.
+    fn content_parts(&mut self, j: &mut Json<'_>, sink: &mut dyn DeltaSink) -> R<()> {
+        let mut a = j.array()?;
+        while j.next_item(&mut a)? {
+            if j.kind()? != Kind::Object {
+                j.skip()?;
+                continue;
+            }
+            let mut m = j.object()?;
+            while let Some(k) = j.next_key(&mut m)? {
+                match k {
+                    "text" => {
+                        if let Some(t) = j.str_value(&mut self.scratch)?.filter(|t| !t.is_empty()) {
+                            sink.text(&t);
+                        }
+                    }
+                    "thinking" if j.kind()? == Kind::Array => {
+                        let mut t = j.array()?;
+                        while j.next_item(&mut t)? {
+                            self.text_members(j, &["text"], true, sink)?;
+                        }
+                    }
+                    "thinking" => {
+                        if let Some(t) = j.str_value(&mut self.scratch)?.filter(|t| !t.is_empty()) {
+                            sink.reasoning(&t);
+                        }
+                    }
+                    _ => j.skip()?,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The string members `names` of the object at the cursor, as reasoning (or text).
+    fn text_members(&mut self, j: &mut Json<'_>, names: &[&str], reasoning: bool, sink: &mut dyn DeltaSink) -> R<()> {
+        if j.kind()? != Kind::Object {
+            return j.skip();
+        }
+        let mut m = j.object()?;
+        while let Some(k) = j.next_key(&mut m)? {
+            if !names.contains(&k) {
+                j.skip()?;
+                continue;
+            }
+            if let Some(t) = j.str_value(&mut self.scratch)?.filter(|t| !t.is_empty()) {
+                if reasoning {
+                    sink.reasoning(&t);
+                } else {
+                    sink.text(&t);
+                }
             }
         }
         Ok(())
@@ -293,13 +382,17 @@ const OPENAI_COUNTS: [(&str, Count); 8] = [
     ("cache_read_input_tokens", Count::Cached),
 ];
 
-/// Reads a usage object by a table of member names; objects one level down (OpenAI's
-/// `*_tokens_details`) are read by the same table.
+/// Reads a usage object by a table of member names; the documented details objects one
+/// level down (OpenAI's `*_tokens_details`) are read by the same table, any other nested
+/// object is skipped (its counts are not the usage's: `context_details.input_tokens`).
 pub(crate) fn read_counts(j: &mut Json<'_>, table: &[(&str, Count)]) -> R<Usage> {
     let mut u = Usage::default();
     let mut m = j.object()?;
     while let Some(key) = j.next_key(&mut m)? {
-        if j.kind()? == Kind::Object {
+        let details = key.ends_with("_tokens_details");
+        if j.kind()? == Kind::Object && !details {
+            j.skip()?;
+        } else if j.kind()? == Kind::Object {
             let mut d = j.object()?;
             while let Some(k) = j.next_key(&mut d)? {
                 count(j, &mut u, table, k)?;
@@ -353,4 +446,35 @@ pub(crate) fn read_error(j: &mut Json<'_>, scratch: &mut String) -> R<(String, S
         .find(|c| !c.is_empty())
         .unwrap_or_else(|| "provider_error".to_string());
     Ok((code, message))
+}
+
+/// A `url_citation` annotation (`{type: "url_citation", url_citation: {url, title}}` in Chat
+/// Completions, `{type: "url_citation", url, title}` in Responses) as a source; a
+/// `file_citation` (`{file_id, filename}`) as one without a URL. Others are ignored.
+pub(crate) fn read_url_citation(raw: &str, sink: &mut dyn DeltaSink) -> R<()> {
+    let [kind, nested, url, title, file_id, filename] =
+        members(raw, ["type", "url_citation", "url", "title", "file_id", "filename"])?;
+    let source = match string_of(kind)?.as_str() {
+        "url_citation" => {
+            let (url, title) = match nested {
+                Some(n) => {
+                    let [u, t] = members(n, ["url", "title"])?;
+                    (string_of(u)?, string_of(t)?)
+                }
+                None => (string_of(url)?, string_of(title)?),
+            };
+            Source { id: None, url: Some(url).filter(|u| !u.is_empty()), title: Some(title).filter(|t| !t.is_empty()), snippet: None }
+        }
+        "file_citation" => Source {
+            id: Some(string_of(file_id)?).filter(|f| !f.is_empty()),
+            url: None,
+            title: Some(string_of(filename)?).filter(|f| !f.is_empty()),
+            snippet: None,
+        },
+        _ => return Ok(()),
+    };
+    if source.url.is_some() || source.id.is_some() {
+        sink.source(&source);
+    }
+    Ok(())
 }

@@ -14,7 +14,7 @@
 
 use super::delta::DeltaSink;
 use super::jscan::{members, string_of, Json, Kind, R};
-use super::openai_chat::{emit_error, emit_usage};
+use super::openai_chat::{emit_error, emit_usage, read_url_citation};
 use super::tools::{event_index, OpenCalls};
 
 /// The decoder state.
@@ -23,6 +23,8 @@ pub(crate) struct OpenAiResponses {
     calls: OpenCalls,
     /// Calls that received argument deltas.
     had_args: std::collections::HashSet<u32>,
+    /// Custom tool calls: their free-text input is sent as the body of a JSON string.
+    custom: std::collections::HashSet<u32>,
     scratch: String,
     /// A terminal `response.*` event was seen.
     pub(crate) ended: bool,
@@ -39,8 +41,24 @@ impl OpenAiResponses {
         let call_event = kind.starts_with("response.output_item.") || kind.starts_with("response.function_call_arguments.");
         let Some(index) = event_index(output_index, call_event, sink) else { return Ok(()) };
         match kind.as_str() {
-            "response.output_text.delta" | "response.refusal.delta" => {
-                self.text(delta, |s, t| s.text(t), sink)?;
+            "response.output_text.delta" => self.text(delta, |s, t| s.text(t), sink)?,
+            "response.refusal.delta" => self.text(delta, |s, t| s.refusal(t), sink)?,
+            "response.output_text.annotation.added" => {
+                let [annotation] = members(data, ["annotation"])?;
+                if let Some(a) = annotation {
+                    read_url_citation(a, sink)?;
+                }
+            }
+            "response.custom_tool_call_input.delta" if self.calls.is_open(index) => {
+                if let Some(raw) = delta {
+                    let mut j = Json::new(raw);
+                    if let Some(t) = j.str_value(&mut self.scratch)?.filter(|t| !t.is_empty()) {
+                        if !self.had_args.contains(&index) {
+                            self.had_args.insert(index);
+                        }
+                        sink.tool_call_delta(index, &escaped(&t));
+                    }
+                }
             }
             "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
                 self.text(delta, |s, t| s.reasoning(t), sink)?;
@@ -77,6 +95,12 @@ impl OpenAiResponses {
                     self.response(resp, &kind, sink)?;
                 }
                 self.ended = true;
+            }
+            "error" if data.contains("\"error\"") && members(data, ["error"])?[0].is_some_and(|e| e.starts_with('{')) => {
+                // `{"type": "error", "error": {"code", "message"}}`
+                let [e] = members(data, ["error"])?;
+                let mut j = Json::new(e.unwrap_or("{}"));
+                emit_error(&mut j, &mut self.scratch, sink)?;
             }
             "error" => {
                 let mut code = String::from("provider_error");
@@ -121,25 +145,75 @@ impl OpenAiResponses {
         if let Some(t) = j.str_value(&mut self.scratch)? {
             if !t.is_empty() {
                 self.had_args.insert(index);
-                sink.tool_call_delta(index, &t);
+                if self.custom.contains(&index) {
+                    sink.tool_call_delta(index, &escaped(&t));
+                } else {
+                    sink.tool_call_delta(index, &t);
+                }
             }
         }
         Ok(())
     }
 
-    /// A `function_call` output item, added (`done: false`) or done.
+    /// An output item, added (`done: false`) or done: a `function_call`; a `custom_tool_call`
+    /// (its free-text input becomes a JSON string, so the call's arguments are that string); a
+    /// built-in tool the provider runs (`web_search_call`, `file_search_call`,
+    /// `code_interpreter_call`, `image_generation_call`, `mcp_call`: a provider-executed call
+    /// whose input is what the item says it did, and whose result is the done item); a
+    /// `local_shell_call`, which the client runs (its `action` is the input).
     fn item(&mut self, item: &str, index: u32, done: bool, sink: &mut dyn DeltaSink) -> R<()> {
-        let [kind, id, call_id, name, arguments] = members(item, ["type", "id", "call_id", "name", "arguments"])?;
+        let [kind, id, call_id, name, arguments, input, action, code, queries] =
+            members(item, ["type", "id", "call_id", "name", "arguments", "input", "action", "code", "queries"])?;
         let (kind, id, call_id, name) = (string_of(kind)?, string_of(id)?, string_of(call_id)?, string_of(name)?);
-        if kind != "function_call" && kind != "custom_tool_call" {
-            return Ok(());
-        }
         let id = if call_id.is_empty() { id } else { call_id };
-        self.calls.start_if_new(index, &id, &name, sink);
-        if self.calls.is_open(index) && !self.had_args.contains(&index) {
-            if let Some(raw) = arguments {
-                self.whole_arguments(raw, index, sink)?;
+        match kind.as_str() {
+            "function_call" => {
+                self.calls.start_if_new(index, &id, &name, sink);
+                if self.calls.is_open(index) && !self.had_args.contains(&index) {
+                    if let Some(raw) = arguments {
+                        self.whole_arguments(raw, index, sink)?;
+                    }
+                }
             }
+            "custom_tool_call" => {
+                if self.calls.start_if_new(index, &id, &name, sink) {
+                    self.custom.insert(index);
+                    sink.tool_call_delta(index, "\"");
+                }
+                if done && self.calls.is_open(index) {
+                    if !self.had_args.contains(&index) {
+                        if let Some(raw) = input {
+                            self.whole_arguments(raw, index, sink)?;
+                        }
+                    }
+                    sink.tool_call_delta(index, "\"");
+                }
+            }
+            "web_search_call" | "file_search_call" | "code_interpreter_call" | "image_generation_call" | "mcp_call" => {
+                let tool = if kind == "mcp_call" { name.as_str() } else { kind.trim_end_matches("_call") };
+                self.calls.start(index, &id, tool, true, sink);
+                if done && self.calls.is_open(index) {
+                    let input = match kind.as_str() {
+                        "mcp_call" => string_of(arguments)?,
+                        "web_search_call" => action.unwrap_or("{}").to_string(),
+                        "code_interpreter_call" => format!("{{\"code\":{}}}", code.unwrap_or("null")),
+                        "file_search_call" => format!("{{\"queries\":{}}}", queries.unwrap_or("[]")),
+                        _ => String::new(),
+                    };
+                    if !input.is_empty() {
+                        sink.tool_call_delta(index, &input);
+                    }
+                    self.calls.end(index, sink);
+                    sink.tool_result(index, &id, tool, item);
+                }
+            }
+            "local_shell_call" => {
+                self.calls.start_if_new(index, &id, "local_shell", sink);
+                if done && self.calls.is_open(index) {
+                    sink.tool_call_delta(index, action.unwrap_or("{}"));
+                }
+            }
+            _ => return Ok(()),
         }
         if done {
             self.calls.end(index, sink);
@@ -187,4 +261,11 @@ impl OpenAiResponses {
         sink.finish(&reason);
         Ok(())
     }
+}
+
+/// Text as the inside of a JSON string literal (no quotes).
+fn escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    crate::json::write_json_escaped(text, &mut out);
+    out
 }

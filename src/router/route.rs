@@ -148,6 +148,8 @@ pub enum RoutedEvent {
         id: String,
         /// The tool name.
         name: String,
+        /// The provider runs the tool itself (web search, code execution, ...).
+        provider_executed: bool,
     },
     /// Raw argument text of a tool call.
     ToolCallDelta {
@@ -168,6 +170,26 @@ pub enum RoutedEvent {
         arguments: JsonValue,
         /// The argument text was not valid JSON and went through the repairer.
         repaired: bool,
+        /// The provider runs the tool itself; its result follows as `ToolResult`.
+        provider_executed: bool,
+    },
+    /// The result of a provider-executed tool call.
+    ToolResult {
+        /// The call's index.
+        index: u32,
+        /// The call id.
+        id: String,
+        /// The tool name.
+        name: String,
+        /// The result (parsed JSON; a string when it was not JSON).
+        result: JsonValue,
+    },
+    /// A cited source (citations, annotations, grounding), each once per stream.
+    Source(super::delta::Source),
+    /// Refusal text.
+    RefusalDelta {
+        /// The new text.
+        text: String,
     },
     /// The normalised planner action (`content: ActionJson`).
     Action {
@@ -184,15 +206,84 @@ pub enum RoutedEvent {
         parse_ok: bool,
         /// The provider's last finish reason.
         finish_reason: Option<String>,
+        /// The finish reason, normalised.
+        finish: Finish,
     },
     /// A provider error, an unreadable event, or a truncated stream.
     Error {
-        /// A stable code.
+        /// A stable code: the provider's own code or type where it sent one, else one of
+        /// the router's (`provider_error`, `provider_event_invalid`, ...).
         code: String,
-        /// A human message.
+        /// A human message (the provider's own, where it sent one).
         message: String,
+        /// The provider's own error code, where it sent one.
+        provider_code: Option<String>,
     },
 }
+
+/// Why the model stopped, normalised across providers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// A natural stop (`stop`, `end_turn`, `STOP`, `completed`, ...).
+    Stop,
+    /// The output hit its token limit.
+    Length,
+    /// The model stopped to have tools called (by the client).
+    ToolCalls,
+    /// A safety or content filter, or a refusal, stopped the output.
+    ContentFilter,
+    /// The stream failed (an error event, a truncated stream).
+    Error,
+    /// Any other reason.
+    Other,
+}
+
+impl Finish {
+    /// `"stop"`, `"length"`, `"tool-calls"`, `"content-filter"`, `"error"` or `"other"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Finish::Stop => "stop",
+            Finish::Length => "length",
+            Finish::ToolCalls => "tool-calls",
+            Finish::ContentFilter => "content-filter",
+            Finish::Error => "error",
+            Finish::Other => "other",
+        }
+    }
+
+    /// Normalises a provider's finish reason. A natural stop after client tool calls is
+    /// `ToolCalls` (a Responses `completed` or a Gemini `STOP` that carries calls); an
+    /// errored stream is `Error` unless a content filter stopped it.
+    pub fn of(reason: Option<&str>, client_tool_calls: bool, errored: bool) -> Finish {
+        let base = match reason {
+            None | Some("stop" | "end_turn" | "stop_sequence" | "STOP" | "completed" | "pause_turn" | "eos") => {
+                if reason.is_none() && errored {
+                    Finish::Error
+                } else if client_tool_calls {
+                    Finish::ToolCalls
+                } else {
+                    Finish::Stop
+                }
+            }
+            Some("length" | "max_tokens" | "MAX_TOKENS" | "max_output_tokens" | "model_length") => Finish::Length,
+            Some("tool_calls" | "function_call" | "tool_use") => Finish::ToolCalls,
+            Some(
+                "content_filter" | "content_filtered" | "guardrail_intervened" | "refusal" | "SAFETY" | "RECITATION"
+                | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" | "IMAGE_SAFETY" | "IMAGE_PROHIBITED_CONTENT" | "LANGUAGE",
+            ) => Finish::ContentFilter,
+            Some("MALFORMED_FUNCTION_CALL" | "UNEXPECTED_TOOL_CALL" | "error" | "failed") => Finish::Error,
+            Some(_) => Finish::Other,
+        };
+        match base {
+            Finish::ContentFilter | Finish::Error => base,
+            _ if errored => Finish::Error,
+            _ => base,
+        }
+    }
+}
+
+/// Error codes the router itself gives (not a provider's own).
+const OWN_CODES: [&str; 5] = ["provider_error", "provider_event_invalid", "provider_event_unknown", "stream_truncated", "http_error"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -235,6 +326,8 @@ impl StreamRouter {
                 usage: None,
                 failure: None,
                 answer: String::new(),
+                client_calls: false,
+                sources: std::collections::HashSet::new(),
                 pending: String::new(),
                 scratch: String::new(),
                 budget: Budget::new(options.max_buffer_bytes),
@@ -310,6 +403,7 @@ struct Call {
     id: String,
     name: String,
     args: String,
+    provider_executed: bool,
 }
 
 impl Call {
@@ -378,6 +472,10 @@ struct Route {
     failure: Option<Error>,
     /// Answer text not yet pushed as an event (coalesced across deltas).
     answer: String,
+    /// A client (not provider-executed) tool call was routed.
+    client_calls: bool,
+    /// Hashes of the sources routed so far (each source once).
+    sources: std::collections::HashSet<u64>,
     /// Model text not yet given to the content machine (action-json, tagged): the text
     /// deltas of one call go in at once, which spares a machine call per delta.
     pending: String,
@@ -546,7 +644,15 @@ impl Route {
     fn call_done(&mut self, c: Call) {
         self.budget.release(c.kept());
         let (arguments, repaired) = parse_arguments(&c.args);
-        self.push(RoutedEvent::ToolCall { index: c.index, id: c.id, name: c.name, arguments, repaired });
+        self.client_calls |= !c.provider_executed;
+        self.push(RoutedEvent::ToolCall {
+            index: c.index,
+            id: c.id,
+            name: c.name,
+            arguments,
+            repaired,
+            provider_executed: c.provider_executed,
+        });
     }
 
     /// The end of the stream (`terminated`: the provider's end marker came, or plain text).
@@ -601,12 +707,14 @@ impl Route {
             self.push(RoutedEvent::Error {
                 code: "stream_truncated".into(),
                 message: "the stream ended without its end marker or a finish reason".into(),
+                provider_code: None,
             });
             self.errors += 1;
         }
         let ok = self.errors == 0;
         let finish_reason = self.finish_reason.clone();
-        self.push(RoutedEvent::Done { ok, parse_ok, finish_reason });
+        let finish = Finish::of(finish_reason.as_deref(), self.client_calls, !ok);
+        self.push(RoutedEvent::Done { ok, parse_ok, finish_reason, finish });
         match self.failure.take() {
             Some(e) => Err(e),
             None => Ok(()),
@@ -673,7 +781,7 @@ impl DeltaSink for Route {
         self.push_text(TextKind::Thinking(ThinkingSource::Reasoning), text);
     }
 
-    fn tool_call_start(&mut self, index: u32, id: &str, name: &str) {
+    fn tool_call_start(&mut self, index: u32, id: &str, name: &str, provider_executed: bool) {
         if self.failure.is_some() {
             return; // nothing after the failure is routed
         }
@@ -685,8 +793,54 @@ impl DeltaSink for Route {
             self.fail(e);
             return;
         }
-        self.calls.push(index, Call { index, id: id.to_string(), name: name.to_string(), args: String::new() });
-        self.push(RoutedEvent::ToolCallStart { index, id: id.to_string(), name: name.to_string() });
+        let call = Call { index, id: id.to_string(), name: name.to_string(), args: String::new(), provider_executed };
+        self.calls.push(index, call);
+        self.push(RoutedEvent::ToolCallStart { index, id: id.to_string(), name: name.to_string(), provider_executed });
+    }
+
+    fn tool_result(&mut self, index: u32, id: &str, name: &str, result: &str) {
+        if self.failure.is_some() {
+            return; // nothing after the failure is routed
+        }
+        self.flush_pending();
+        if let Some(c) = self.calls.remove(index) {
+            self.call_done(c); // the call's input is complete once its result is there
+        }
+        let result = match crate::parse_strict(result.as_bytes()) {
+            Ok(v) => v,
+            Err(_) => JsonValue::String(result.to_string()),
+        };
+        self.push(RoutedEvent::ToolResult { index, id: id.to_string(), name: name.to_string(), result });
+    }
+
+    fn source(&mut self, source: &super::delta::Source) {
+        if self.failure.is_some() {
+            return; // nothing after the failure is routed
+        }
+        self.flush_pending();
+        let key = source_key(source);
+        if self.sources.contains(&key) {
+            return;
+        }
+        // Each source seen is remembered (a hash), and counts against the budget.
+        if let Err(e) = self.budget.charge(std::mem::size_of::<u64>(), "the sources seen") {
+            self.fail(e);
+            return;
+        }
+        self.sources.insert(key);
+        self.push(RoutedEvent::Source(source.clone()));
+    }
+
+    fn refusal(&mut self, text: &str) {
+        if self.failure.is_some() {
+            return; // nothing after the failure is routed
+        }
+        self.flush_pending();
+        self.flush_answer();
+        match self.out.last_mut() {
+            Some(RoutedEvent::RefusalDelta { text: t }) => t.push_str(text),
+            _ => self.out.push(RoutedEvent::RefusalDelta { text: text.to_string() }),
+        }
     }
 
     fn tool_call_delta(&mut self, index: u32, arguments: &str) {
@@ -734,6 +888,24 @@ impl DeltaSink for Route {
         }
         self.flush_pending();
         self.errors += 1;
-        self.push(RoutedEvent::Error { code: code.to_string(), message: message.to_string() });
+        let provider_code = (!OWN_CODES.contains(&code)).then(|| code.to_string());
+        self.push(RoutedEvent::Error { code: code.to_string(), message: message.to_string(), provider_code });
     }
+}
+
+/// A source's identity for de-duplication: its URL, else its id, else its title and snippet
+/// (FNV-1a over the parts).
+fn source_key(s: &super::delta::Source) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let parts: [&Option<String>; 2] = match (&s.url, &s.id) {
+        (Some(_), _) => [&s.url, &None],
+        (None, Some(_)) => [&s.id, &None],
+        (None, None) => [&s.title, &s.snippet],
+    };
+    for p in parts {
+        for b in p.as_deref().unwrap_or("").bytes().chain(std::iter::once(0xFF)) {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
 }

@@ -59,6 +59,19 @@ pub(crate) struct OpenCalls {
 impl OpenCalls {
     /// Starts call `index` unless it was started before. An empty id becomes `call_<index>`.
     pub(crate) fn start_if_new(&mut self, index: u32, id: &str, name: &str, sink: &mut dyn DeltaSink) -> bool {
+        self.start(index, id, name, false, sink)
+    }
+
+    /// Starts call `index` (as [`start_if_new`](Self::start_if_new)); `provider_executed`: the
+    /// provider runs the tool itself.
+    pub(crate) fn start(
+        &mut self,
+        index: u32,
+        id: &str,
+        name: &str,
+        provider_executed: bool,
+        sink: &mut dyn DeltaSink,
+    ) -> bool {
         if self.seen.contains(&index) {
             return false;
         }
@@ -72,7 +85,7 @@ impl OpenCalls {
         } else {
             id
         };
-        sink.tool_call_start(index, id, name);
+        sink.tool_call_start(index, id, name, provider_executed);
         if self.open.len() < MAX_OPEN_CALLS && !self.open.contains(index) {
             self.open.push(index, ());
         } else {

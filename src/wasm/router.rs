@@ -97,6 +97,8 @@ pub enum RoutedEventType {
         id: String,
         /// The tool name.
         name: String,
+        /// The provider runs the tool itself (web search, code execution, ...): do not run it.
+        provider_executed: bool,
     },
     /// Raw argument text of a tool call.
     ToolCallDelta {
@@ -118,6 +120,39 @@ pub enum RoutedEventType {
         arguments: (),
         /// The argument text was not valid JSON and was repaired.
         repaired: bool,
+        /// The provider runs the tool itself; a `tool_result` follows.
+        provider_executed: bool,
+    },
+    /// The result of a provider-executed tool call.
+    ToolResult {
+        /// The call's index.
+        index: u32,
+        /// The call id.
+        id: String,
+        /// The tool name.
+        name: String,
+        /// The result (parsed JSON; a string when it was not JSON).
+        #[tsify(type = "unknown")]
+        result: (),
+        /// Always `true`.
+        #[tsify(type = "true")]
+        provider_executed: bool,
+    },
+    /// A cited source (citations, annotations, grounding), once per stream.
+    Source {
+        /// The provider's id of the source.
+        id: Option<String>,
+        /// The URL.
+        url: Option<String>,
+        /// The title.
+        title: Option<String>,
+        /// The cited text or a snippet.
+        snippet: Option<String>,
+    },
+    /// Refusal text (the model declined).
+    RefusalDelta {
+        /// The new text.
+        text: String,
     },
     /// The normalised planner action (`content: "action-json"`).
     Action {
@@ -146,14 +181,19 @@ pub enum RoutedEventType {
         parse_ok: bool,
         /// The provider's last finish reason, or `null`.
         finish_reason: Option<String>,
+        /// The finish reason, normalised.
+        #[tsify(type = "\"stop\" | \"length\" | \"tool-calls\" | \"content-filter\" | \"error\" | \"other\"")]
+        finish: String,
     },
     /// A provider error, an unreadable event (`provider_event_invalid`,
     /// `provider_event_unknown`) or a truncated stream (`stream_truncated`).
     Error {
         /// A stable code.
         code: String,
-        /// A human message.
+        /// A human message (the provider's own, where it sent one).
         message: String,
+        /// The provider's own error code, where it sent one.
+        provider_code: Option<String>,
     },
 }
 
@@ -323,13 +363,16 @@ mod op {
     pub const THOUGHT: u32 = 2; // len
     pub const ARTIFACT: u32 = 3; // len
     pub const USER: u32 = 4; // len
-    pub const TOOL_START: u32 = 5; // index, id len, name len
+    pub const TOOL_START: u32 = 5; // index, id len, name len, provider executed
     pub const TOOL_DELTA: u32 = 6; // index, len
-    pub const TOOL_CALL: u32 = 7; // index, id len, name len, arguments JSON len, repaired
+    pub const TOOL_CALL: u32 = 7; // index, id len, name len, arguments JSON len, repaired, provider executed
     pub const ACTION: u32 = 8; // action JSON len
     pub const USAGE: u32 = 9; // usage JSON len
-    pub const DONE: u32 = 10; // ok, parse_ok, has reason, reason len
-    pub const ERROR: u32 = 11; // code len, message len
+    pub const DONE: u32 = 10; // ok, parse_ok, has reason, reason len, finish len
+    pub const ERROR: u32 = 11; // code len, message len, has provider code, its len
+    pub const TOOL_RESULT: u32 = 12; // index, id len, name len, result JSON len
+    pub const SOURCE: u32 = 13; // source JSON len
+    pub const REFUSAL: u32 = 14; // len
 }
 
 #[derive(Default)]
@@ -368,20 +411,54 @@ impl Packed {
                 RoutedEvent::ThinkingDelta { text, source: ThinkingSource::Thought } => self.text_op(op::THOUGHT, text),
                 RoutedEvent::ArtifactDelta { text } => self.text_op(op::ARTIFACT, text),
                 RoutedEvent::UserDelta { text } => self.text_op(op::USER, text),
-                RoutedEvent::ToolCallStart { index, id, name } => {
+                RoutedEvent::ToolCallStart { index, id, name, provider_executed } => {
                     let (a, b) = (self.str(id), self.str(name));
-                    self.ops.extend_from_slice(&[op::TOOL_START, *index, a, b]);
+                    self.ops.extend_from_slice(&[op::TOOL_START, *index, a, b, u32::from(*provider_executed)]);
                 }
                 RoutedEvent::ToolCallDelta { index, arguments } => {
                     let n = self.str(arguments);
                     self.ops.extend_from_slice(&[op::TOOL_DELTA, *index, n]);
                 }
-                RoutedEvent::ToolCall { index, id, name, arguments, repaired } => {
+                RoutedEvent::ToolCall { index, id, name, arguments, repaired, provider_executed } => {
                     let (a, b) = (self.str(id), self.str(name));
                     arguments.write_json(&mut self.json);
                     let c = self.json();
-                    self.ops.extend_from_slice(&[op::TOOL_CALL, *index, a, b, c, u32::from(*repaired)]);
+                    self.ops.extend_from_slice(&[
+                        op::TOOL_CALL,
+                        *index,
+                        a,
+                        b,
+                        c,
+                        u32::from(*repaired),
+                        u32::from(*provider_executed),
+                    ]);
                 }
+                RoutedEvent::ToolResult { index, id, name, result } => {
+                    let (a, b) = (self.str(id), self.str(name));
+                    result.write_json(&mut self.json);
+                    let c = self.json();
+                    self.ops.extend_from_slice(&[op::TOOL_RESULT, *index, a, b, c]);
+                }
+                RoutedEvent::Source(src) => {
+                    self.json.push('{');
+                    for (i, (k, v)) in
+                        [("id", &src.id), ("url", &src.url), ("title", &src.title), ("snippet", &src.snippet)].into_iter().enumerate()
+                    {
+                        if i > 0 {
+                            self.json.push(',');
+                        }
+                        write_json_string(k, &mut self.json);
+                        self.json.push(':');
+                        match v {
+                            Some(v) => write_json_string(v, &mut self.json),
+                            None => self.json.push_str("null"),
+                        }
+                    }
+                    self.json.push('}');
+                    let n = self.json();
+                    self.ops.extend_from_slice(&[op::SOURCE, n]);
+                }
+                RoutedEvent::RefusalDelta { text } => self.text_op(op::REFUSAL, text),
                 RoutedEvent::Action { action } => {
                     super::action::action_value(action).write_json(&mut self.json);
                     let n = self.json();
@@ -392,19 +469,22 @@ impl Packed {
                     let n = self.json();
                     self.ops.extend_from_slice(&[op::USAGE, n]);
                 }
-                RoutedEvent::Done { ok, parse_ok, finish_reason } => {
+                RoutedEvent::Done { ok, parse_ok, finish_reason, finish } => {
                     let n = finish_reason.as_deref().map_or(0, |r| self.str(r));
+                    let f = self.str(finish.as_str());
                     self.ops.extend_from_slice(&[
                         op::DONE,
                         u32::from(*ok),
                         u32::from(*parse_ok),
                         u32::from(finish_reason.is_some()),
                         n,
+                        f,
                     ]);
                 }
-                RoutedEvent::Error { code, message } => {
+                RoutedEvent::Error { code, message, provider_code } => {
                     let (a, b) = (self.str(code), self.str(message));
-                    self.ops.extend_from_slice(&[op::ERROR, a, b]);
+                    let c = provider_code.as_deref().map_or(0, |p| self.str(p));
+                    self.ops.extend_from_slice(&[op::ERROR, a, b, u32::from(provider_code.is_some()), c]);
                 }
             }
         }

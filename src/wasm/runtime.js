@@ -201,7 +201,8 @@ export function routedEventsFrom(text, ops) {
       case 5: {
         const index = ops[i++];
         const id = take(ops[i++]);
-        out.push({ type: 'tool_call_start', index, id, name: take(ops[i++]) });
+        const name = take(ops[i++]);
+        out.push({ type: 'tool_call_start', index, id, name, provider_executed: ops[i++] === 1 });
         break;
       }
       case 6: {
@@ -214,7 +215,8 @@ export function routedEventsFrom(text, ops) {
         const id = take(ops[i++]);
         const name = take(ops[i++]);
         const args = JSON.parse(take(ops[i++]));
-        out.push({ type: 'tool_call', index, id, name, arguments: args, repaired: ops[i++] === 1 });
+        const repaired = ops[i++] === 1;
+        out.push({ type: 'tool_call', index, id, name, arguments: args, repaired, provider_executed: ops[i++] === 1 });
         break;
       }
       case 8: out.push({ type: 'action', action: JSON.parse(take(ops[i++])) }); break;
@@ -224,13 +226,26 @@ export function routedEventsFrom(text, ops) {
         const parseOk = ops[i++] === 1;
         const has = ops[i++] === 1;
         const reason = take(ops[i++]);
-        out.push({ type: 'done', ok, parse_ok: parseOk, finish_reason: has ? reason : null });
+        out.push({ type: 'done', ok, parse_ok: parseOk, finish_reason: has ? reason : null, finish: take(ops[i++]) });
         break;
       }
-      default: {
+      case 11: {
         const code = take(ops[i++]);
-        out.push({ type: 'error', code, message: take(ops[i++]) });
+        const message = take(ops[i++]);
+        const has = ops[i++] === 1;
+        const providerCode = take(ops[i++]);
+        out.push({ type: 'error', code, message, provider_code: has ? providerCode : null });
+        break;
       }
+      case 12: {
+        const index = ops[i++];
+        const id = take(ops[i++]);
+        const name = take(ops[i++]);
+        out.push({ type: 'tool_result', index, id, name, result: JSON.parse(take(ops[i++])), provider_executed: true });
+        break;
+      }
+      case 13: out.push({ type: 'source', ...JSON.parse(take(ops[i++])) }); break;
+      default: out.push({ type: 'refusal_delta', text: take(ops[i++]) });
     }
   }
   return out;

@@ -24,7 +24,12 @@ test('the round trip gives the routed events back (text deltas merged)', async (
   for (const [name, events] of CASES.slice(0, -1)) {
     for (const profile of PROFILES) {
       const back = await readWire(sr, profile, [await wireText(sr, events, profile)]);
-      assert.deepEqual(coalesce(back), coalesce(events), `${name} ${profile}`);
+      // The ai-sdk wire holds errors back to just before the finish, after what was recovered.
+      const want = profile === 'ai-sdk'
+        ? [...events.filter((e) => e.type !== 'error' && e.type !== 'done'), ...events.filter((e) => e.type === 'error'),
+          ...events.filter((e) => e.type === 'done')]
+        : events;
+      assert.deepEqual(coalesce(back), coalesce(want), `${name} ${profile}`);
     }
   }
 });
@@ -32,7 +37,7 @@ test('the round trip gives the routed events back (text deltas merged)', async (
 test('the snapshots say what the streams say', async () => {
   const tools = fold(sr, CASES.find(([n]) => n === 'openai-chat-tools.sse')[1]);
   assert.equal(tools.status, 'done');
-  assert.equal(tools.finish, 'tool_calls');
+  assert.equal(tools.finish, 'tool-calls', 'done.finish, normalised');
   assert.deepEqual(tools.thinking, { reasoning: 'Two cities, so two weather calls in parallel.', thought: '' });
   assert.deepEqual(tools.toolCalls.map((t) => [t.index, t.id, t.name, t.argumentsText, t.partialArguments, t.arguments, t.state, t.providerExecuted]), [
     [0, 'call_Wx1', 'get_weather', '{"city": "Paris", "unit": "celsius"}', { city: 'Paris', unit: 'celsius' }, { city: 'Paris', unit: 'celsius' }, 'input-available', false],
@@ -153,7 +158,7 @@ test('hand-written tagged and ai-sdk streams', async () => {
   assert.equal(s.thinking.reasoning, 'Hmm.');
   assert.deepEqual(s.toolCalls, [{ index: 0, id: 'w', name: 'weather', argumentsText: '{"city":"Oslo"}', partialArguments: { city: 'Oslo' },
     arguments: { city: 'Oslo' }, providerExecuted: true, result: { temp: 3 }, state: 'output-available' }]);
-  assert.deepEqual(s.sources, [{ id: 's1', url: 'https://met.no', title: 'MET' }]);
+  assert.deepEqual(s.sources, [{ id: 's1', url: 'https://met.no', title: 'MET', snippet: null }]);
   assert.deepEqual(s.errors, [{ code: 'wire_invalid', message: 'text-delta frame: text-delta without delta' }, { code: 'rate_limited', message: 'slow down' }]);
   assert.equal(s.finish, 'stop');
   assert.equal(s.status, 'error');

@@ -59,13 +59,13 @@ test('what the samples say: text, reasoning, tool calls, usage, errors, actions'
   assert.equal(textOf(e, 'thinking_delta', 'reasoning'), 'Two cities, so two weather calls in parallel.');
   assert.equal(textOf(e, 'answer_delta'), 'Let me check both.');
   assert.deepEqual(e.filter((x) => x.type === 'tool_call'), [
-    { type: 'tool_call', index: 0, id: 'call_Wx1', name: 'get_weather', arguments: { city: 'Paris', unit: 'celsius' }, repaired: false },
-    { type: 'tool_call', index: 1, id: 'call_Wx2', name: 'get_weather', arguments: { city: 'Tōkyō', unit: 'celsius' }, repaired: false },
+    { type: 'tool_call', index: 0, id: 'call_Wx1', name: 'get_weather', arguments: { city: 'Paris', unit: 'celsius' }, repaired: false, provider_executed: false },
+    { type: 'tool_call', index: 1, id: 'call_Wx2', name: 'get_weather', arguments: { city: 'Tōkyō', unit: 'celsius' }, repaired: false, provider_executed: false },
   ]);
   assert.deepEqual(e.filter((x) => x.type === 'usage').at(-1), {
     type: 'usage', input_tokens: 80, output_tokens: 95, total_tokens: 175, reasoning_tokens: 40, cached_input_tokens: null,
   });
-  assert.deepEqual(e.at(-1), { type: 'done', ok: true, parse_ok: true, finish_reason: 'tool_calls' });
+  assert.deepEqual(e.at(-1), { type: 'done', ok: true, parse_ok: true, finish_reason: 'tool_calls', finish: 'tool-calls' });
 
   e = eventsOf('openai-chat-action.sse');
   assert.equal(textOf(e, 'answer_delta'), 'Bonjour ! Voilà "la" réponse :\n— café ☕, naïve 😀 \\o/ {ok}');
@@ -75,13 +75,13 @@ test('what the samples say: text, reasoning, tool calls, usage, errors, actions'
   assert.equal(action.thought, 'The user greeted me in French; answer in kind.');
 
   e = eventsOf('anthropic-error.sse');
-  assert.deepEqual(e.filter((x) => x.type === 'error'), [{ type: 'error', code: 'overloaded_error', message: 'Overloaded' }]);
-  assert.deepEqual(e.at(-1), { type: 'done', ok: false, parse_ok: false, finish_reason: null });
+  assert.deepEqual(e.filter((x) => x.type === 'error'), [{ type: 'error', code: 'overloaded_error', message: 'Overloaded', provider_code: 'overloaded_error' }]);
+  assert.deepEqual(e.at(-1), { type: 'done', ok: false, parse_ok: false, finish_reason: null, finish: 'error' });
 
   e = eventsOf('openai-chat-tagged.sse');
   assert.equal(textOf(e, 'artifact_delta'), '\n# Release notes\n\n- Faster SSE decoding\n- New router: données → événements\n');
   assert.equal(textOf(e, 'user_delta'), '\nShall I save this draft? 🙂\n');
-  assert.deepEqual(e.at(-1), { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop' });
+  assert.deepEqual(e.at(-1), { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop', finish: 'stop' });
 
   e = eventsOf('gemini-tools.sse');
   assert.equal(textOf(e, 'answer_delta'), 'Looking up São Paulo and Reykjavík.');
@@ -138,8 +138,8 @@ test('router.transform() and routeResponse() give the same events as feed/finish
   }
   const res = new Response('{"error":{"message":"bad key"}}', { status: 401 });
   assert.deepEqual(await collect(routeResponse(res)), [
-    { type: 'error', code: 'http_error', message: 'HTTP 401: {"error":{"message":"bad key"}}' },
-    { type: 'done', ok: false, parse_ok: false, finish_reason: null },
+    { type: 'error', code: 'http_error', message: 'HTTP 401: bad key', provider_code: null },
+    { type: 'done', ok: false, parse_ok: false, finish_reason: null, finish: 'error' },
   ]);
 });
 
@@ -194,7 +194,7 @@ test('toSse("ai-sdk"): UI message stream parts with ids, [DONE] last', async () 
   for (const kind of ['text', 'reasoning']) {
     assert.equal(types.filter((t) => t === `${kind}-start`).length, types.filter((t) => t === `${kind}-end`).length);
   }
-  assert.deepEqual(parts.at(-1), { type: 'finish', finishReason: 'tool-calls', messageMetadata: { ok: true, parse_ok: true, finish_reason: 'tool_calls' } });
+  assert.deepEqual(parts.at(-1), { type: 'finish', finishReason: 'tool-calls', messageMetadata: { ok: true, parse_ok: true, finish_reason: 'tool_calls', finish: 'tool-calls' } });
 });
 
 test('toSse("planner"): the reference frames (llm_stream_chunk, tool_call_*, step, done), artifact chunks and payload', async () => {
@@ -463,7 +463,7 @@ test('nothing after the end marker, choice 0 only, tool call indices that are no
   ));
   assert.equal(textOf(e, 'answer_delta'), 'Zero first');
   assert.equal(e.filter((x) => x.type === 'usage').length, 1);
-  assert.deepEqual(e.at(-1), { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop' });
+  assert.deepEqual(e.at(-1), { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop', finish: 'stop' });
   // -1, "0" and 2^32 used to be coerced and merged into call 0.
   const call = (index, args, more = {}) => chunk([{ index: 0, delta: { tool_calls: [{ index, ...more, function: { arguments: args, ...more.function } }] } }]);
   e = routeAll(sse(
