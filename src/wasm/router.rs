@@ -403,7 +403,7 @@ impl Packed {
         self.ops.clear();
         let need = events.iter().map(text_len).sum::<usize>();
         self.text.try_reserve(need).map_err(|_| crate::budget::out_of_memory(need))?;
-        self.ops.try_reserve(events.len() * 6).map_err(|_| crate::budget::out_of_memory(events.len() * 24))?;
+        self.ops.try_reserve(events.len() * 7).map_err(|_| crate::budget::out_of_memory(events.len() * 28))?;
         for e in events {
             match e {
                 RoutedEvent::AnswerDelta { text } => self.text_op(op::ANSWER, text),
@@ -499,10 +499,18 @@ fn text_len(e: &RoutedEvent) -> usize {
         RoutedEvent::AnswerDelta { text }
         | RoutedEvent::ThinkingDelta { text, .. }
         | RoutedEvent::ArtifactDelta { text }
-        | RoutedEvent::UserDelta { text } => text.len(),
-        RoutedEvent::ToolCallStart { id, name, .. } | RoutedEvent::ToolCall { id, name, .. } => id.len() + name.len(),
+        | RoutedEvent::UserDelta { text }
+        | RoutedEvent::RefusalDelta { text } => text.len(),
+        RoutedEvent::ToolCallStart { id, name, .. }
+        | RoutedEvent::ToolCall { id, name, .. }
+        | RoutedEvent::ToolResult { id, name, .. } => id.len() + name.len(),
         RoutedEvent::ToolCallDelta { arguments, .. } => arguments.len(),
-        RoutedEvent::Error { code, message } => code.len() + message.len(),
+        RoutedEvent::Error { code, message, provider_code } => {
+            code.len() + message.len() + provider_code.as_ref().map_or(0, String::len)
+        }
+        RoutedEvent::Done { finish_reason, finish, .. } => {
+            finish_reason.as_ref().map_or(0, String::len) + finish.as_str().len()
+        }
         _ => 0,
     }
 }
