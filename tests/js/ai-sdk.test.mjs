@@ -1,0 +1,198 @@
+// The `ai-sdk` wire against the real Vercel AI SDK client, v5 and v6: every bundled stream,
+// routed by `StreamRouter.transform()` and written by `toSse("ai-sdk")` at several chunkings, is
+// read by the SDK's own reader (`parseJsonEventStream` with its `uiMessageChunkSchema`, then
+// `readUIMessageStream`) and by its chat class over `DefaultChatTransport` (what `useChat`
+// runs). No chunk may fail the SDK's schema; the final UIMessage must hold the routed events.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as ai5 from 'ai5';
+import * as ai6 from 'ai6';
+import { StreamRouter, toSse } from 'streamroute';
+import { SEED, byteSplitings, splitings } from './helpers/chunking.mjs';
+import { NONCE, SAMPLES } from './helpers/streams.mjs';
+import { collect, streamOf } from './helpers/client-roundtrip.mjs';
+
+const SDKS = [['ai@5', ai5], ['ai@6', ai6]];
+
+// Whole, and cut into random pieces of bytes and of UTF-16 units.
+const CHUNKINGS = (label) => label.startsWith('whole') || /random (byte|string) pieces <=(3|64) /.test(label);
+
+const chunkingsOf = (s) => (s.binary ? byteSplitings(s.bytes) : splitings(s.text)).filter(([label]) => CHUNKINGS(label));
+
+/** The routed events and the `toSse("ai-sdk")` bytes of `chunks`, through the web adapters. */
+async function route(sample, chunks) {
+  const [events, wire] = streamOf(chunks)
+    .pipeThrough(new StreamRouter({ content: sample.content, nonce: NONCE }).transform())
+    .tee();
+  const bytes = new Uint8Array(await new Response(wire.pipeThrough(toSse('ai-sdk', { heartbeatMs: 0 }))).arrayBuffer());
+  return { events: await collect(events), bytes };
+}
+
+/** Every chunk as the SDK's `parseJsonEventStream` + `uiMessageChunkSchema` reads it. */
+async function sdkChunks(sdk, bytes) {
+  const results = await collect(sdk.parseJsonEventStream({ stream: streamOf([bytes]), schema: sdk.uiMessageChunkSchema }));
+  const failed = results.filter((r) => !r.success).map((r) => `${JSON.stringify(r.rawValue)}: ${r.error?.message}`);
+  return { chunks: results.filter((r) => r.success).map((r) => r.value), failed };
+}
+
+/** The last message `readUIMessageStream` gives, and the errors it reported. */
+async function sdkMessage(sdk, chunks) {
+  const errors = [];
+  let message;
+  for await (const m of sdk.readUIMessageStream({ stream: streamOf(chunks), onError: (e) => errors.push(e) })) message = m;
+  return { message, errors };
+}
+
+/** The SDK's chat (what `useChat` runs) with `DefaultChatTransport` over a fetch serving `bytes`. */
+async function sdkChat(sdk, bytes) {
+  class State {
+    status = 'ready';
+    error = undefined;
+    messages = [];
+    pushMessage = (m) => { this.messages = [...this.messages, m]; };
+    popMessage = () => { this.messages = this.messages.slice(0, -1); };
+    replaceMessage = (i, m) => { this.messages = this.messages.map((old, j) => (j === i ? structuredClone(m) : old)); };
+    snapshot = (v) => structuredClone(v);
+  }
+  const fetch = async () => new Response(streamOf([bytes]), {
+    headers: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' },
+  });
+  const transport = new sdk.DefaultChatTransport({ api: 'http://localhost/api/chat', fetch });
+  let finished;
+  const data = [];
+  const chat = new (class extends sdk.AbstractChat {})({
+    transport, state: new State(), onFinish: (f) => { finished = f; }, onData: (d) => data.push(d), onError: () => {},
+  });
+  await chat.sendMessage({ text: 'hi' });
+  return { chat, finished, data };
+}
+
+// ---------------------------------------------------------------------------------------
+// What the message must hold, from the routed events: its parts in order, by the UIMessage
+// vocabulary: one text or reasoning part for each run of one kind of text (transient events,
+// usage, do not end a run), whatever the chunking.
+
+const finishReasonOf = (done) => done.finish ?? null;
+
+function expectedParts(events) {
+  const parts = [];
+  const tools = new Map();
+  let open = null;
+  const text = (type, variant, delta) => {
+    if (open?.type !== type || open.variant !== variant) {
+      open = { type, variant, text: '' };
+      parts.push(open);
+    }
+    open.text += delta;
+  };
+  for (const e of events) {
+    if (e.type !== 'usage' && !e.type.endsWith('_delta')) open = null;
+    switch (e.type) {
+      case 'answer_delta': text('text', undefined, e.text); break;
+      case 'user_delta': text('text', 'user_delta', e.text); break;
+      case 'thinking_delta': text('reasoning', e.source === 'thought' ? 'thought' : undefined, e.text); break;
+      case 'tool_call_delta': open = null; break;
+      case 'tool_call_start': {
+        const part = { type: `tool-${e.name}`, toolCallId: e.id, state: 'input-streaming', providerExecuted: e.provider_executed };
+        tools.set(e.id, part);
+        parts.push(part);
+        break;
+      }
+      case 'tool_call': {
+        let part = tools.get(e.id);
+        if (!part) parts.push(part = { type: `tool-${e.name}`, toolCallId: e.id });
+        tools.set(e.id, Object.assign(part, { state: 'input-available', input: e.arguments, providerExecuted: e.provider_executed }));
+        break;
+      }
+      case 'tool_result':
+        Object.assign(tools.get(e.id), { state: 'output-available', output: e.result, providerExecuted: true });
+        break;
+      case 'source':
+        parts.push(e.url ? { type: 'source-url', url: e.url } : { type: 'source-document' });
+        break;
+      case 'action': parts.push({ type: 'data-action', data: e.action }); break;
+      case 'artifact_delta': text('text', 'artifact_delta', e.text); break;
+      case 'refusal_delta': text('text', 'refusal_delta', e.text); break;
+      case 'done':
+        if (e.payload && events.some((x) => x.type === 'error')) parts.push({ type: 'data-payload', data: e.payload });
+        break;
+      default: break;
+    }
+  }
+  return parts;
+}
+
+/** The message's parts in the same terms (the SDK's own fields, only those compared). */
+function partsOf(message) {
+  const out = [];
+  for (const p of message.parts) {
+    if (p.type === 'step-start') continue;
+    if (p.type === 'text' || p.type === 'reasoning') {
+      // What kind of text it is rides in providerMetadata.
+      const own = p.providerMetadata?.streamroute;
+      out.push({ type: p.type, variant: own?.type ?? own?.source, text: p.text });
+    }
+    else if (p.type.startsWith('tool-')) {
+      const part = { type: p.type, toolCallId: p.toolCallId, state: p.state, providerExecuted: p.providerExecuted === true };
+      if (p.state !== 'input-streaming') part.input = p.input;
+      if (p.state === 'output-available') part.output = p.output;
+      out.push(part);
+    } else if (p.type === 'source-url') out.push({ type: p.type, url: p.url });
+    else if (p.type === 'source-document') out.push({ type: p.type });
+    else out.push({ type: p.type, data: p.data });
+  }
+  return out;
+}
+
+const CASES = SAMPLES.flatMap((s) => chunkingsOf(s).map(([label, chunks]) => [s, label, chunks]));
+
+for (const [version, sdk] of SDKS) {
+  test(`${version}: every bundled stream passes the SDK's chunk schema and readUIMessageStream builds the routed message`, async () => {
+    let n = 0;
+    for (const [s, label, chunks] of CASES) {
+      const at = `${s.file} (${label}, seed ${SEED})`;
+      const { events, bytes } = await route(s, chunks);
+      const { chunks: parsed, failed } = await sdkChunks(sdk, bytes);
+      assert.deepEqual(failed, [], `${version} ${at}: chunks the schema rejects`);
+      const { message, errors } = await sdkMessage(sdk, parsed);
+      assert.deepEqual(partsOf(message), expectedParts(events), `${version} ${at}: parts`);
+      const done = events.at(-1);
+      assert.equal(done.type, 'done', at);
+      assert.deepEqual(message.metadata, { ok: done.ok, parse_ok: done.parse_ok, finish_reason: done.finish_reason ?? null,
+        ...(done.finish !== undefined ? { finish: done.finish } : {}), ...(done.payload ? { payload: done.payload } : {}) }, at);
+      // The error text is the provider's message.
+      assert.deepEqual(errors.map((e) => e.message), events.filter((e) => e.type === 'error').map((e) => e.message || e.code), at);
+      n++;
+    }
+    assert.ok(n >= SAMPLES.length * 3, `${n} cases`);
+  });
+
+  test(`${version}: the chat (DefaultChatTransport, as useChat runs it) ends with the routed message and finish reason`, async () => {
+    for (const s of SAMPLES) {
+      const chunks = s.binary ? [s.bytes] : [s.text];
+      const { events, bytes } = await route(s, chunks);
+      const { chat, finished, data } = await sdkChat(sdk, bytes);
+      const errors = events.filter((e) => e.type === 'error');
+      const done = events.at(-1);
+      const want = expectedParts(events);
+      assert.deepEqual(partsOf(finished.message), want, `${version} ${s.file}: parts`);
+      // The chat shows the message once it has a part (an error alone shows none).
+      const shown = chat.messages.at(-1);
+      if (want.length) assert.deepEqual([shown.role, shown.id, shown.parts], ['assistant', finished.message.id, finished.message.parts], s.file);
+      else assert.equal(shown.role, 'user', s.file);
+      if (errors.length) {
+        // The chat stops at the error frame; what was recovered (action, payload) came first.
+        assert.equal(chat.status, 'error', s.file);
+        assert.equal(chat.error.message, errors[0].message || errors[0].code, s.file);
+        assert.equal(finished.isError, true, s.file);
+        assert.deepEqual(data.filter((d) => d.type === 'data-error').map((d) => d.data.code), [errors[0].code], s.file);
+      } else {
+        assert.equal(chat.status, 'ready', s.file);
+        assert.equal(finished.isError, false, s.file);
+        assert.equal(finished.finishReason, finishReasonOf(done) ?? 'other', `${version} ${s.file}: finish reason`);
+      }
+      // Usage is transient: seen by onData, never a part of the message.
+      assert.equal(data.filter((d) => d.type === 'data-usage').length, events.filter((e) => e.type === 'usage').length, s.file);
+    }
+  });
+}
