@@ -10,7 +10,7 @@ import * as ai6 from 'ai6';
 import { StreamRouter, toSse } from 'streamroute';
 import { SEED, byteSplitings, splitings } from './helpers/chunking.mjs';
 import { NONCE, SAMPLES } from './helpers/streams.mjs';
-import { collect, streamOf } from './helpers/client-roundtrip.mjs';
+import { EXTRA_EVENTS, collect, streamOf } from './helpers/client-roundtrip.mjs';
 
 const SDKS = [['ai@5', ai5], ['ai@6', ai6]];
 
@@ -35,12 +35,12 @@ async function sdkChunks(sdk, bytes) {
   return { chunks: results.filter((r) => r.success).map((r) => r.value), failed };
 }
 
-/** The last message `readUIMessageStream` gives, and the errors it reported. */
+/** The last message `readUIMessageStream` gives, every one before it, and the errors it reported. */
 async function sdkMessage(sdk, chunks) {
   const errors = [];
-  let message;
-  for await (const m of sdk.readUIMessageStream({ stream: streamOf(chunks), onError: (e) => errors.push(e) })) message = m;
-  return { message, errors };
+  const snapshots = [];
+  for await (const m of sdk.readUIMessageStream({ stream: streamOf(chunks), onError: (e) => errors.push(e) })) snapshots.push(m);
+  return { message: snapshots.at(-1), snapshots, errors };
 }
 
 /** The SDK's chat (what `useChat` runs) with `DefaultChatTransport` over a fetch serving `bytes`. */
@@ -71,8 +71,6 @@ async function sdkChat(sdk, bytes) {
 // What the message must hold, from the routed events: its parts in order, by the UIMessage
 // vocabulary: one text or reasoning part for each run of one kind of text (transient events,
 // usage, do not end a run), whatever the chunking.
-
-const finishReasonOf = (done) => done.finish ?? null;
 
 function expectedParts(events) {
   const parts = [];
@@ -149,15 +147,25 @@ const CASES = SAMPLES.flatMap((s) => chunkingsOf(s).map(([label, chunks]) => [s,
 for (const [version, sdk] of SDKS) {
   test(`${version}: every bundled stream passes the SDK's chunk schema and readUIMessageStream builds the routed message`, async () => {
     let n = 0;
+    const first = new Map(); // file -> the message's parts at the first chunking
     for (const [s, label, chunks] of CASES) {
       const at = `${s.file} (${label}, seed ${SEED})`;
       const { events, bytes } = await route(s, chunks);
       const { chunks: parsed, failed } = await sdkChunks(sdk, bytes);
       assert.deepEqual(failed, [], `${version} ${at}: chunks the schema rejects`);
-      const { message, errors } = await sdkMessage(sdk, parsed);
+      const { message, snapshots, errors } = await sdkMessage(sdk, parsed);
       assert.deepEqual(partsOf(message), expectedParts(events), `${version} ${at}: parts`);
+      // A tool the provider runs is marked so from its first part on (a UI must never run it).
+      const executed = new Map(events.filter((e) => e.type === 'tool_call_start').map((e) => [e.id, e.provider_executed]));
+      for (const p of snapshots.flatMap((m) => m.parts).filter((p) => p.type.startsWith('tool-'))) {
+        assert.equal(p.providerExecuted === true, executed.get(p.toolCallId), `${version} ${at}: ${p.toolCallId} ${p.state}`);
+      }
+      if (!first.has(s.file)) first.set(s.file, message.parts);
+      assert.deepEqual(message.parts, first.get(s.file), `${version} ${at}: the parts follow the chunking`);
       const done = events.at(-1);
       assert.equal(done.type, 'done', at);
+      // The finish chunk is the last, its finishReason is done.finish.
+      assert.deepEqual([parsed.at(-1).type, parsed.at(-1).finishReason], ['finish', done.finish], at);
       assert.deepEqual(message.metadata, { ok: done.ok, parse_ok: done.parse_ok, finish_reason: done.finish_reason ?? null,
         ...(done.finish !== undefined ? { finish: done.finish } : {}), ...(done.payload ? { payload: done.payload } : {}) }, at);
       // The error text is the provider's message.
@@ -189,10 +197,38 @@ for (const [version, sdk] of SDKS) {
       } else {
         assert.equal(chat.status, 'ready', s.file);
         assert.equal(finished.isError, false, s.file);
-        assert.equal(finished.finishReason, finishReasonOf(done) ?? 'other', `${version} ${s.file}: finish reason`);
+        assert.equal(finished.finishReason, done.finish, `${version} ${s.file}: finish reason`);
       }
       // Usage is transient: seen by onData, never a part of the message.
       assert.equal(data.filter((d) => d.type === 'data-usage').length, events.filter((e) => e.type === 'usage').length, s.file);
     }
+  });
+
+  test(`${version}: what was recovered before an error (action, payload) reaches the chat before it; artifacts and sources`, async () => {
+    const action = { next_node: 'search', args: { q: 'x' }, thought: null };
+    const payload = { raw_answer: 'Partial', artifacts: {}, confidence: null, sources: [], route: null, suggested_actions: [],
+      requires_followup: false, warnings: [], language: 'en', extra: {} };
+    const failed = [
+      { type: 'answer_delta', text: 'Partial' },
+      { type: 'error', code: 'overloaded_error', message: 'Overloaded', provider_code: 'overloaded_error' },
+      { type: 'action', action },
+      { type: 'done', ok: false, parse_ok: true, finish_reason: null, finish: 'error', payload },
+    ];
+    const wire = async (events) => new Uint8Array(await new Response(streamOf(events).pipeThrough(toSse('ai-sdk', { heartbeatMs: 0 }))).arrayBuffer());
+    const { chat, finished, data } = await sdkChat(sdk, await wire(failed));
+    assert.deepEqual(partsOf(finished.message), [{ type: 'text', variant: undefined, text: 'Partial' },
+      { type: 'data-action', data: action }, { type: 'data-payload', data: payload }]);
+    assert.deepEqual([chat.status, chat.error.message], ['error', 'Overloaded']);
+    assert.deepEqual(data.filter((d) => d.type === 'data-error').map((d) => d.data), [{ code: 'overloaded_error', provider_code: 'overloaded_error' }]);
+
+    // Artifact chunks are data-artifact parts (one per stream and seq, a repeat replaces), the
+    // payload rides in the finish's metadata.
+    const { chunks, failed: rejected } = await sdkChunks(sdk, await wire(EXTRA_EVENTS));
+    assert.deepEqual(rejected, []);
+    const { message } = await sdkMessage(sdk, chunks);
+    assert.deepEqual(message.parts.filter((p) => p.type === 'data-artifact').map((p) => [p.id, p.data.chunk]),
+      [['chart-0', { points: [9] }], ['table-1', 'row 2'], ['table-0', 'row 1'], ['chart-1', { points: [3] }]]);
+    assert.equal(message.parts.filter((p) => p.type === 'text').map((p) => p.text).join(''), 'Revenue grew 15% in Q3 — ☕ 😀.');
+    assert.equal(message.metadata.payload.language, 'en');
   });
 }
