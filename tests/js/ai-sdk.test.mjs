@@ -214,8 +214,10 @@ for (const [version, sdk] of SDKS) {
       { type: 'action', action },
       { type: 'done', ok: false, parse_ok: true, finish_reason: null, finish: 'error', payload },
     ];
-    const wire = async (events) => new Uint8Array(await new Response(streamOf(events).pipeThrough(toSse('ai-sdk', { heartbeatMs: 0 }))).arrayBuffer());
-    const { chat, finished, data } = await sdkChat(sdk, await wire(failed));
+    const wire = async (events, options) => new Uint8Array(await new Response(streamOf(events)
+      .pipeThrough(toSse('ai-sdk', { heartbeatMs: 0, ...options }))).arrayBuffer());
+    const { chat, finished, data } = await sdkChat(sdk, await wire(failed, { messageId: 'msg-1' }));
+    assert.equal(finished.message.id, 'msg-1', 'the start part names the message');
     assert.deepEqual(partsOf(finished.message), [{ type: 'text', variant: undefined, text: 'Partial' },
       { type: 'data-action', data: action }, { type: 'data-payload', data: payload }]);
     assert.deepEqual([chat.status, chat.error.message], ['error', 'Overloaded']);
@@ -230,5 +232,24 @@ for (const [version, sdk] of SDKS) {
       [['chart-0', { points: [9] }], ['table-1', 'row 2'], ['table-0', 'row 1'], ['chart-1', { points: [3] }]]);
     assert.equal(message.parts.filter((p) => p.type === 'text').map((p) => p.text).join(''), 'Revenue grew 15% in Q3 — ☕ 😀.');
     assert.equal(message.metadata.payload.language, 'en');
+  });
+
+  test(`${version}: heartbeats between parts are comments the SDK skips`, async () => {
+    const events = [{ type: 'answer_delta', text: 'Hel' }, { type: 'answer_delta', text: 'lo' },
+      { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop', finish: 'stop' }];
+    let i = 0;
+    const slow = new ReadableStream({
+      async pull(c) {
+        if (i === 1) await new Promise((r) => setTimeout(r, 60));
+        if (i < events.length) c.enqueue(events[i++]);
+        else c.close();
+      },
+    });
+    const bytes = new Uint8Array(await new Response(slow.pipeThrough(toSse('ai-sdk', { heartbeatMs: 5 }))).arrayBuffer());
+    assert.match(new TextDecoder().decode(bytes), /\n: ping\n\n/);
+    const { chunks, failed } = await sdkChunks(sdk, bytes);
+    assert.deepEqual(failed, []);
+    const { message } = await sdkMessage(sdk, chunks);
+    assert.deepEqual(partsOf(message), [{ type: 'text', variant: undefined, text: 'Hello' }]);
   });
 }
