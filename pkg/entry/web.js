@@ -511,7 +511,7 @@ const wire = (e) => `event: ${e.event}\ndata: ${e.data.split('\n').join('\ndata:
  */
 export async function* connectSse(url, init, options) {
   init = init ?? {};
-  options = optionsIn(options, ['maxRetries', 'retryMs', 'router', 'fetch']);
+  options = optionsIn(options, ['maxRetries', 'retryMs', 'router', 'fetch', 'profile']);
   const signal = init.signal;
   const maxRetries = options.maxRetries ?? 3;
   const doFetch = options.fetch ?? globalThis.fetch;
