@@ -199,6 +199,10 @@ for (const [version, sdk] of SDKS) {
         assert.equal(finished.isError, false, s.file);
         assert.equal(finished.finishReason, done.finish, `${version} ${s.file}: finish reason`);
       }
+      // The next turn: the chat's messages are valid stored messages and convert to model messages.
+      const valid = await sdk.safeValidateUIMessages({ messages: chat.messages });
+      assert.equal(valid.success, true, `${version} ${s.file}: ${valid.error?.message}`);
+      await sdk.convertToModelMessages(chat.messages);
       // Usage is transient: seen by onData, never a part of the message.
       assert.equal(data.filter((d) => d.type === 'data-usage').length, events.filter((e) => e.type === 'usage').length, s.file);
     }
