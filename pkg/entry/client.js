@@ -178,6 +178,9 @@ const providerCode = (d) => (d.provider_code === undefined ? {} : { provider_cod
 
 const AI_SDK_TYPE = (part) => part.providerMetadata?.streamroute ?? {};
 
+// The kinds of text a `text` part can carry besides the answer (providerMetadata.streamroute.type).
+const TEXT_KINDS = new Set(['user_delta', 'artifact_delta', 'refusal_delta']);
+
 /** The Vercel AI SDK UI message stream, as `toSse("ai-sdk")` writes it. */
 function aiSdkReader() {
   const parts = new Map(); // text/reasoning part id -> the event it starts
@@ -200,7 +203,7 @@ function aiSdkReader() {
     read(_name, p) {
       switch (p.type) {
         case 'text-start':
-          parts.set(p.id, AI_SDK_TYPE(p).type === 'user_delta' ? { type: 'user_delta' } : { type: 'answer_delta' });
+          parts.set(p.id, { type: TEXT_KINDS.has(AI_SDK_TYPE(p).type) ? AI_SDK_TYPE(p).type : 'answer_delta' });
           return [];
         case 'reasoning-start':
           parts.set(p.id, { type: 'thinking_delta', source: AI_SDK_TYPE(p).source === 'thought' ? 'thought' : 'reasoning' });

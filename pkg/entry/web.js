@@ -270,8 +270,9 @@ function aiSdkProfile(o) {
     if (open) out.push([null, { type: `${open[0]}-end`, id: open[1] }]);
     open = null;
   };
-  // `variant` (user text, the action's thought) rides on the part's providerMetadata, the one
-  // place the SDK's strict part schema leaves for it.
+  // Every run of one kind of text is one text or reasoning part (a data part per delta would
+  // make the message's parts follow the chunking). `variant` (user, artifact or refusal text,
+  // the action's thought) rides on the part's providerMetadata, where the SDK keeps it.
   const text = (out, kind, delta, variant) => {
     if (open?.[0] !== kind || open[2] !== variant) {
       close(out);
@@ -299,8 +300,10 @@ function aiSdkProfile(o) {
           text(out, 'reasoning', e.text, e.source === 'thought' ? THOUGHT : undefined);
           break;
         case 'artifact_delta':
-          close(out);
-          out.push([null, { type: 'data-artifact', data: { text: e.text } }]);
+          text(out, 'text', e.text, ARTIFACT_TEXT);
+          break;
+        case 'refusal_delta':
+          text(out, 'text', e.text, REFUSAL);
           break;
         case 'artifact_chunk':
           close(out);
@@ -384,6 +387,8 @@ function aiSdkProfile(o) {
 }
 
 const USER_TEXT = { type: 'user_delta' };
+const ARTIFACT_TEXT = { type: 'artifact_delta' };
+const REFUSAL = { type: 'refusal_delta' };
 const THOUGHT = { source: 'thought' };
 
 const PROFILES = { planner: plannerProfile, tagged: taggedProfile, 'ai-sdk': aiSdkProfile };
@@ -506,7 +511,7 @@ const wire = (e) => `event: ${e.event}\ndata: ${e.data.split('\n').join('\ndata:
  */
 export async function* connectSse(url, init, options) {
   init = init ?? {};
-  options = optionsIn(options, ['maxRetries', 'retryMs', 'router', 'fetch']);
+  options = optionsIn(options, ['maxRetries', 'retryMs', 'router', 'fetch', 'profile']);
   const signal = init.signal;
   const maxRetries = options.maxRetries ?? 3;
   const doFetch = options.fetch ?? globalThis.fetch;

@@ -106,9 +106,14 @@ const decodeSse = (text) => {
   return [...d.feed(text), ...d.finish()];
 };
 
-// The answer as the ai-sdk wire log carries it: the text-delta parts joined.
-const aiSdkText = (log) => decodeSse(log).filter((f) => f.data !== '[DONE]').map((f) => JSON.parse(f.data))
-  .filter((p) => p.type === 'text-delta').map((p) => p.delta).join('');
+// The answer as the ai-sdk wire log carries it: the text-delta parts joined, but for the text
+// parts marked as artifact or refusal text.
+const aiSdkText = (log) => {
+  const parts = decodeSse(log).filter((f) => f.data !== '[DONE]').map((f) => JSON.parse(f.data));
+  const other = new Set(parts.filter((p) => p.type === 'text-start'
+    && ['artifact_delta', 'refusal_delta'].includes(p.providerMetadata?.streamroute?.type)).map((p) => p.id));
+  return parts.filter((p) => p.type === 'text-delta' && !other.has(p.id)).map((p) => p.delta).join('');
+};
 
 test('every bundled stream ends with each panel showing what the fixture says', { timeout: 60_000 }, async () => {
   let played = 0;

@@ -26,7 +26,8 @@ export const EXTRA_EVENTS = [
     route: null, suggested_actions: [], requires_followup: false, warnings: [], language: 'en', extra: {} } },
 ];
 
-function streamOf(items) {
+/** A ReadableStream of `items`, one per pull. */
+export function streamOf(items) {
   let i = 0;
   return new ReadableStream({
     pull(c) {
@@ -36,7 +37,8 @@ function streamOf(items) {
   });
 }
 
-async function collect(readable) {
+/** Everything `readable` gives. */
+export async function collect(readable) {
   const out = [];
   const reader = readable.getReader();
   for (;;) {

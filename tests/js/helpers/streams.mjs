@@ -52,10 +52,6 @@ export function aiSdkParts(events) {
     const key = { 'text-delta': 'delta', 'reasoning-delta': 'delta', 'tool-input-delta': 'inputTextDelta' }[part.type];
     if (key && last?.type === part.type && (last.id ?? last.toolCallId) === (part.id ?? part.toolCallId)) {
       out[out.length - 1] = [out.at(-1)[0], { ...last, [key]: last[key] + part[key] }];
-    } else if (part.type === 'data-artifact' && last?.type === 'data-artifact' && part.id === undefined
-      && last.id === undefined && typeof part.data?.text === 'string' && typeof last.data?.text === 'string') {
-      // Tagged artifact text: one part per delta.
-      out[out.length - 1] = [out.at(-1)[0], { ...last, data: { text: last.data.text + part.data.text } }];
     } else {
       out.push([id, part]);
     }
