@@ -22,7 +22,7 @@ function serve(req, res) {
   if (path.startsWith('/upstream/')) {
     const sample = SAMPLES.find((x) => x.file === path.slice('/upstream/'.length));
     requests.push({ path, status: sample ? 200 : 404, type: 'text/event-stream' });
-    if (sample) return replay(res, sample.bytes, 31);
+    if (sample) return replay(res, sample.bytes, 31, 10); // paced, so the page reads it in pieces even on a busy machine
     return sendFile(res, null);
   }
   if (path === '/' || path === '/index.html') file = join(PAGE_DIR, 'index.html');

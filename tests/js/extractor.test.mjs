@@ -343,7 +343,9 @@ test('malformed UTF-8 in the answer decodes as TextDecoder does, at every chunki
     // Long answers too, so that chunks of 4 KiB cut the text in many places.
     const reps = round % 10 === 9 ? 200 : 1;
     const body = Array.from({ length: reps }, () => content).flat();
-    const want = new TextDecoder().decode(Uint8Array.from(body)).replaceAll('\\n', '\n');
+    const decoded = new TextDecoder().decode(Uint8Array.from(body)).replaceAll('\\n', '\n');
+    // A blank answer (ASCII whitespace only) is no answer: nothing streams.
+    const want = /^[\t\n\r ]*$/.test(decoded) ? '' : decoded;
     const bytes = Uint8Array.from([...enc.encode('{"next_node":"final_response","args":{"answer":"'), ...body, ...enc.encode('"}}')]);
     for (const [label, chunks] of byteSplitings(bytes, SEED + round, [3, 64, 4096])) {
       const x = new sr.AnswerExtractor();

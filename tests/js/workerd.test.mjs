@@ -223,7 +223,7 @@ test('worker proxies an upstream provider stream through StreamRouter and toSse(
     ]);
     assert.deepEqual(parts.find((p) => p.type === 'reasoning-delta').delta, 'Two lookups; I can run them in parallel.');
     assert.deepEqual(parts.find((p) => p.type === 'text-delta').delta, "I'll look up both cities.");
-    assert.deepEqual(parts.at(-2), { type: 'finish', finishReason: 'tool-calls', messageMetadata: { ok: true, parse_ok: true, finish_reason: 'tool_use' } });
+    assert.deepEqual(parts.at(-2), { type: 'finish', finishReason: 'tool-calls', messageMetadata: { ok: true, parse_ok: true, finish_reason: 'tool_use', finish: 'tool-calls' } });
   } finally {
     await upstream.close();
   }
