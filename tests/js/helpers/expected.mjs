@@ -44,6 +44,20 @@ function eventStream(bytes) {
   return out;
 }
 
+/** Sets `value` at a JSON path (`$.a.b[0]`) in `root`; a string with `append` is appended. */
+function setPath(root, path, value, append) {
+  const keys = [...path.replace(/^\$/, '').matchAll(/\.([^.[]+)|\[(\d+)\]/g)].map((m) => (m[1] !== undefined ? m[1] : Number(m[2])));
+  let at = root;
+  keys.forEach((k, i) => {
+    if (i === keys.length - 1) {
+      at[k] = append && typeof at[k] === 'string' ? at[k] + value : value;
+    } else {
+      at[k] ??= typeof keys[i + 1] === 'number' ? [] : {};
+      at = at[k];
+    }
+  });
+}
+
 /** The raw reading: model text, reasoning, tool calls, errors. */
 function read(provider, text, bytes) {
   const r = { text: '', reasoning: '', tools: new Map(), errors: [] };
@@ -78,14 +92,24 @@ function read(provider, text, bytes) {
     }
     return r;
   }
+  let streaming = null; // Gemini: the function call whose partialArgs are arriving
   for (const { data } of sseEvents(text)) {
     if (data === '[DONE]') continue;
     const d = JSON.parse(data);
     if (provider === 'openai-chat') {
       if (d.error) r.errors.push({ code: d.error.code ?? d.error.type, message: d.error.message });
       const delta = d.choices?.[0]?.delta ?? {};
-      r.text += delta.content ?? '';
-      r.reasoning += delta.reasoning_content ?? delta.reasoning ?? '';
+      if (Array.isArray(delta.content)) {
+        // Mistral: text and thinking chunks.
+        for (const c of delta.content) {
+          if (c.type === 'text') r.text += c.text ?? '';
+          if (c.type === 'thinking') r.reasoning += (c.thinking ?? []).map((t) => t.text ?? '').join('');
+        }
+      } else {
+        r.text += delta.content ?? '';
+      }
+      r.reasoning += delta.reasoning_content ?? delta.reasoning
+        ?? (delta.reasoning_details ?? []).map((x) => x.text ?? x.summary ?? '').join('');
       for (const t of delta.tool_calls ?? []) {
         const x = tool(t.index);
         x.name += t.function?.name ?? '';
@@ -94,13 +118,22 @@ function read(provider, text, bytes) {
     } else if (provider === 'openai-responses') {
       if (d.type === 'response.output_text.delta') r.text += d.delta;
       if (d.type === 'response.reasoning_summary_text.delta') r.reasoning += d.delta;
-      if (d.type === 'response.output_item.added' && d.item.type === 'function_call') tool(d.output_index, { name: d.item.name });
+      if (d.type === 'response.output_item.added' && ['function_call', 'custom_tool_call'].includes(d.item.type)) tool(d.output_index, { name: d.item.name });
+      // Built-in tools the provider runs: the tool's name and what it did.
+      if (d.type === 'response.output_item.added' && d.item.type === 'web_search_call') tool(d.output_index, { name: 'web_search' });
+      if (d.type === 'response.output_item.done' && d.item.type === 'web_search_call') tool(d.output_index).args = JSON.stringify(d.item.action ?? {});
+      if (d.type === 'response.custom_tool_call_input.done') tool(d.output_index).args = JSON.stringify(d.input);
       if (d.type === 'response.function_call_arguments.delta') tool(d.output_index).args += d.delta;
       if (d.type === 'response.failed') r.errors.push({ code: d.response.error.code, message: d.response.error.message });
-      if (d.type === 'error') r.errors.push({ code: d.code, message: d.message });
+      if (d.type === 'error') r.errors.push({ code: d.code ?? d.error?.code, message: d.message ?? d.error?.message });
     } else if (provider === 'anthropic') {
       if (d.type === 'error') r.errors.push({ code: d.error.type, message: d.error.message });
-      if (d.type === 'content_block_start' && d.content_block.type === 'tool_use') tool(d.index, { name: d.content_block.name });
+      if (d.type === 'content_block_start' && ['tool_use', 'server_tool_use'].includes(d.content_block.type)) tool(d.index, { name: d.content_block.name });
+      // Blocks already whole in message_start.
+      (d.type === 'message_start' ? d.message.content ?? [] : []).forEach((b, i) => {
+        if (b.type === 'text') r.text += b.text;
+        if (b.type === 'tool_use') tool(i, { name: b.name, args: JSON.stringify(b.input ?? {}) });
+      });
       if (d.type === 'content_block_delta') {
         r.text += d.delta.text ?? '';
         r.reasoning += d.delta.thinking ?? '';
@@ -108,10 +141,27 @@ function read(provider, text, bytes) {
       }
     } else if (provider === 'gemini') {
       if (d.error) r.errors.push({ code: d.error.status, message: d.error.message });
+      if (d.promptFeedback?.blockReason) r.errors.push({ code: d.promptFeedback.blockReason, message: 'blocked' });
       for (const p of d.candidates?.[0]?.content?.parts ?? []) {
         if (p.thought) r.reasoning += p.text ?? '';
         else r.text += p.text ?? '';
-        if (p.functionCall) tool(r.tools.size, { name: p.functionCall.name, args: JSON.stringify(p.functionCall.args ?? {}) });
+        const f = p.functionCall;
+        if (f && (f.partialArgs || f.willContinue || streaming)) {
+          // Arguments streamed as partialArgs: values set at their JSON paths.
+          if (f.name || !streaming) streaming = { name: f.name ?? '', args: {}, key: r.tools.size };
+          for (const a of f.partialArgs ?? []) {
+            const value = a.stringValue ?? a.numberValue ?? a.boolValue ?? (a.nullValue !== undefined ? null : undefined);
+            setPath(streaming.args, a.jsonPath, value, a.stringValue !== undefined);
+          }
+          tool(streaming.key, { name: streaming.name });
+          if (!f.willContinue) {
+            tool(streaming.key).args = JSON.stringify(streaming.args);
+            streaming = null;
+          }
+        } else if (f) {
+          tool(r.tools.size, { name: f.name, args: JSON.stringify(f.args ?? {}) });
+        }
+        if (p.executableCode) tool(r.tools.size, { name: 'code_execution', args: JSON.stringify(p.executableCode) });
       }
     }
   }
