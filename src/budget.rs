@@ -89,6 +89,15 @@ pub(crate) fn try_extend(buf: &mut Vec<u8>, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Pushes `item` onto `v`, reserving first (amortised: the vector doubles) so that running
+/// out of memory is an error.
+#[inline]
+pub(crate) fn try_push<T>(v: &mut Vec<T>, item: T) -> Result<()> {
+    v.try_reserve(1).map_err(|_| out_of_memory(std::mem::size_of::<T>()))?;
+    v.push(item);
+    Ok(())
+}
+
 /// [`try_extend`] for text.
 pub(crate) fn try_push_str(buf: &mut String, text: &str) -> Result<()> {
     buf.try_reserve(text.len()).map_err(|_| out_of_memory(text.len()))?;
