@@ -114,7 +114,7 @@ impl JsonValue {
 
 /// The length of [`write_json_string`]'s text for `s`.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-fn json_string_len(s: &str) -> usize {
+pub(crate) fn json_string_len(s: &str) -> usize {
     2 + s
         .bytes()
         .map(|b| match b {
