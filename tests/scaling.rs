@@ -578,7 +578,7 @@ const WORKLOADS: &[Workload] = &[
             drop(black_box(classify_repair(&values(i)[0], &values(i)[1], &semantic)));
         },
     },
-    Workload { name: "check_coverage/steps", unit: 250, input: coverage_values, run: coverage },
+    Workload { name: "check_coverage/steps", unit: 500, input: coverage_values, run: coverage },
     Workload { name: "apply_removals/steps", unit: 250, input: plan_steps, run: |i| drop(black_box(apply_removals(value(i), None, &["t3".into()]))) },
     Workload {
         name: "validate_requirements/labels",
