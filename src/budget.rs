@@ -83,6 +83,7 @@ pub(crate) fn out_of_memory(n: usize) -> Error {
 }
 
 /// Appends `bytes` to `buf`, reserving first so that running out of memory is an error.
+#[inline]
 pub(crate) fn try_extend(buf: &mut Vec<u8>, bytes: &[u8]) -> Result<()> {
     buf.try_reserve(bytes.len()).map_err(|_| out_of_memory(bytes.len()))?;
     buf.extend_from_slice(bytes);
@@ -99,6 +100,7 @@ pub(crate) fn try_push<T>(v: &mut Vec<T>, item: T) -> Result<()> {
 }
 
 /// [`try_extend`] for text.
+#[inline]
 pub(crate) fn try_push_str(buf: &mut String, text: &str) -> Result<()> {
     buf.try_reserve(text.len()).map_err(|_| out_of_memory(text.len()))?;
     buf.push_str(text);

@@ -261,7 +261,7 @@ impl EventSink for Vec<JsonEvent> {
 /// A copy of `path`, or `memory_limit_exceeded`.
 pub(crate) fn try_clone_path(path: &[PathSegment]) -> Result<Vec<PathSegment>> {
     let mut v = Vec::new();
-    v.try_reserve_exact(path.len()).map_err(|_| out_of_memory(path.len() * std::mem::size_of::<PathSegment>()))?;
+    v.try_reserve_exact(path.len()).map_err(|_| out_of_memory(std::mem::size_of_val(path)))?;
     for seg in path {
         v.push(match seg {
             PathSegment::Key(k) => PathSegment::Key(try_to_string(k)?),
