@@ -83,13 +83,24 @@ pub(crate) fn out_of_memory(n: usize) -> Error {
 }
 
 /// Appends `bytes` to `buf`, reserving first so that running out of memory is an error.
+#[inline]
 pub(crate) fn try_extend(buf: &mut Vec<u8>, bytes: &[u8]) -> Result<()> {
     buf.try_reserve(bytes.len()).map_err(|_| out_of_memory(bytes.len()))?;
     buf.extend_from_slice(bytes);
     Ok(())
 }
 
+/// Pushes `item` onto `v`, reserving first (amortised: the vector doubles) so that running
+/// out of memory is an error.
+#[inline]
+pub(crate) fn try_push<T>(v: &mut Vec<T>, item: T) -> Result<()> {
+    v.try_reserve(1).map_err(|_| out_of_memory(std::mem::size_of::<T>()))?;
+    v.push(item);
+    Ok(())
+}
+
 /// [`try_extend`] for text.
+#[inline]
 pub(crate) fn try_push_str(buf: &mut String, text: &str) -> Result<()> {
     buf.try_reserve(text.len()).map_err(|_| out_of_memory(text.len()))?;
     buf.push_str(text);

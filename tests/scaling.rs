@@ -21,7 +21,10 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::process::Command;
 
-use streamroute::plan::{apply_removals, classify_repair, narrow_ranked, parse_catalog, validate_requirements, NarrowOptions, RequirementLabels};
+use streamroute::plan::{
+    apply_removals, check_coverage, classify_repair, narrow_ranked, parse_catalog, validate_requirements, CapabilityMap,
+    NarrowOptions, Plan, RequirementLabels, Requirements, Tool, ToolIndex,
+};
 use streamroute::{
     build_final_payload, check_tagged, collect_sources, normalize_action_text, normalize_action_value, parse_json,
     parse_tagged, redact_artifacts, redact_artifacts_json, repair_json, validate_final_payload, AnswerExtractor,
@@ -35,6 +38,8 @@ use streamroute::{
 /// value functions as they are, whatever the parser keeps).
 enum Input {
     Text(String),
+    /// Binary input for a machine (event-stream frames).
+    Bytes(Vec<u8>),
     Value(JsonValue),
     Values(Vec<JsonValue>),
 }
@@ -296,8 +301,74 @@ fn requirements_value(n: usize) -> Input {
     Input::Value(obj(vec![("metrics".into(), list("m")), ("group_by".into(), list("g")), ("analysis".into(), list("trend"))]))
 }
 
+/// A catalog of `n` tools, a plan of `n` steps (every other one calling a tool the catalog
+/// lacks, each a different one) and the requirements they cite.
+fn coverage_values(n: usize) -> Input {
+    let list = |items: &[&str]| JsonValue::Array(items.iter().map(|i| s(i)).collect());
+    let tools = (0..n)
+        .map(|i| obj(vec![("name".into(), s(&format!("tool{i}"))), ("capabilities".into(), list(&["aggregate", "plot_line"]))]))
+        .collect();
+    let steps = (0..n)
+        .map(|i| {
+            let tool = if i % 2 == 0 { format!("tool{i}") } else { format!("missing{i}") };
+            let params = obj(vec![("group_by".into(), list(&["region"]))]);
+            obj(vec![("tool".into(), s(&tool)), ("params".into(), params), ("satisfies".into(), list(&["metrics", "group_by"]))])
+        })
+        .collect();
+    let req = obj(vec![("metrics".into(), list(&["sales"])), ("group_by".into(), list(&["region"])), ("analysis".into(), list(&["trend"]))]);
+    Input::Values(vec![JsonValue::Array(tools), obj(vec![("steps".into(), JsonValue::Array(steps))]), req])
+}
+
+fn coverage(input: &Input) {
+    let [tools, plan, req] = values(input) else { unreachable!() };
+    let JsonValue::Array(tools) = tools else { unreachable!() };
+    let tools = tools.iter().map(|t| Tool::from_json(t, "tool").expect("tool")).collect();
+    let index = ToolIndex::new(tools, None, None).expect("index");
+    let plan = Plan::from_json(plan).expect("plan");
+    let req = Requirements::from_json(req).expect("requirements");
+    drop(black_box(check_coverage(&req, &plan, &CapabilityMap::default(), &index)));
+}
+
+/// `head`, `n` times `unit`, `tail`.
+fn repeat_text(head: &str, unit: &str, n: usize, tail: &str) -> Input {
+    Input::Text(format!("{head}{}{tail}", unit.repeat(n)))
+}
+
+/// Ollama `/api/chat` NDJSON: per unit a text line and a line with a tool call.
+fn ollama_lines(n: usize) -> Input {
+    let mut t = String::new();
+    for i in 0..n {
+        let _ = writeln!(t, "{{\"model\":\"m\",\"message\":{{\"role\":\"assistant\",\"content\":\"part {i} \"}},\"done\":false}}");
+        let _ = writeln!(t, "{{\"model\":\"m\",\"message\":{{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":[{{\"function\":{{\"name\":\"f\",\"arguments\":{{\"a\":{i}}}}}}}]}},\"done\":false}}");
+    }
+    t.push_str("{\"model\":\"m\",\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done\":true,\"done_reason\":\"stop\",\"eval_count\":5}\n");
+    Input::Text(t)
+}
+
+/// Bedrock `ConverseStream` event-stream frames: per unit a tool call (start, input, stop).
+fn bedrock_frames(n: usize) -> Input {
+    let frame = |event: &str, json: String| {
+        streamroute::encode_eventstream_message(
+            &[(":event-type", event), (":content-type", "application/json"), (":message-type", "event")],
+            json.as_bytes(),
+        )
+    };
+    let mut b = frame("messageStart", "{\"role\":\"assistant\"}".into());
+    for i in 0..n {
+        b.extend(frame("contentBlockStart", format!("{{\"contentBlockIndex\":{i},\"start\":{{\"toolUse\":{{\"toolUseId\":\"t{i}\",\"name\":\"f\"}}}}}}")));
+        b.extend(frame("contentBlockDelta", format!("{{\"contentBlockIndex\":{i},\"delta\":{{\"toolUse\":{{\"input\":\"{{\\\"a\\\":{i}}}\"}}}}}}")));
+        b.extend(frame("contentBlockStop", format!("{{\"contentBlockIndex\":{i}}}")));
+    }
+    b.extend(frame("messageStop", "{\"stopReason\":\"tool_use\"}".into()));
+    Input::Bytes(b)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Runs
+
+fn repair(input: &Input) {
+    drop(black_box(repair_json(text(input))));
+}
 
 fn text(input: &Input) -> &str {
     match input {
@@ -322,7 +393,11 @@ fn values(input: &Input) -> &[JsonValue] {
 
 /// Feeds `input` to `feed` in `CHUNK`-byte pieces.
 fn chunks(input: &Input, mut feed: impl FnMut(&[u8])) {
-    for c in text(input).as_bytes().chunks(CHUNK) {
+    let bytes = match input {
+        Input::Bytes(b) => b,
+        _ => text(input).as_bytes(),
+    };
+    for c in bytes.chunks(CHUNK) {
         feed(c);
     }
 }
@@ -441,6 +516,17 @@ const WORKLOADS: &[Workload] = &[
     Workload { name: "repair_json/broken", unit: 500, input: broken_text, run: |i| drop(black_box(repair_json(text(i)))) },
     Workload { name: "repair_json/braces", unit: 500, input: broken_braces_text, run: |i| drop(black_box(repair_json(text(i)))) },
     Workload { name: "repair_json/nested", unit: 10, input: nested_text, run: |i| drop(black_box(repair_json(text(i)))) },
+    // Repair inputs built against backtracking (tests/repair.rs): one repeated unit each.
+    Workload { name: "repair_json/quote_pairs", unit: 500, input: |n| repeat_text("[\"", "x\"\" ", n, ""), run: repair },
+    Workload { name: "repair_json/brackets_in_strings", unit: 250, input: |n| repeat_text("\"", "[a\"] b {c\"} d ", n, ""), run: repair },
+    Workload { name: "repair_json/unquoted_commas", unit: 500, input: |n| repeat_text("[\"", "a, ", n, "]"), run: repair },
+    Workload { name: "repair_json/unquoted_plus", unit: 500, input: |n| repeat_text("[\"", "a+", n, "]"), run: repair },
+    Workload { name: "repair_json/concat_lines", unit: 500, input: |n| repeat_text("", "\"a +\n ", n, ""), run: repair },
+    Workload { name: "repair_json/concat", unit: 500, input: |n| repeat_text("[", "\"x\" + ", n, ""), run: repair },
+    Workload { name: "repair_json/bare_text", unit: 250, input: |n| repeat_text("", "hello world, 2.3.4\n", n, ""), run: repair },
+    Workload { name: "repair_json/fences", unit: 250, input: |n| repeat_text("", "[```json\n1\n```]", n, ""), run: repair },
+    Workload { name: "repair_json/comment_in_string", unit: 250, input: |n| repeat_text("[", "\"a /* c */ + \"b\" ", n, ""), run: repair },
+    Workload { name: "repair_json/comment_unclosed", unit: 500, input: |n| repeat_text("[\"/* ", "a */ \" ", n, ""), run: repair },
     Workload { name: "parse_json/repeated_keys", unit: 500, input: repeated_keys_text, run: |i| drop(black_box(parse_json(text(i), false))) },
     Workload { name: "parse_json/items", unit: 250, input: items_text, run: |i| drop(black_box(parse_json(text(i), false))) },
     Workload { name: "parse_json/broken", unit: 500, input: broken_text, run: |i| drop(black_box(parse_json(text(i), true))) },
@@ -492,6 +578,7 @@ const WORKLOADS: &[Workload] = &[
             drop(black_box(classify_repair(&values(i)[0], &values(i)[1], &semantic)));
         },
     },
+    Workload { name: "check_coverage/steps", unit: 500, input: coverage_values, run: coverage },
     Workload { name: "apply_removals/steps", unit: 250, input: plan_steps, run: |i| drop(black_box(apply_removals(value(i), None, &["t3".into()]))) },
     Workload {
         name: "validate_requirements/labels",
@@ -544,6 +631,8 @@ const WORKLOADS: &[Workload] = &[
         input: responses_tool_calls,
         run: |i| router(i, Provider::OpenAiResponses, ContentMode::Text),
     },
+    Workload { name: "StreamRouter/ollama/tool_calls", unit: 100, input: ollama_lines, run: |i| router(i, Provider::Ollama, ContentMode::Text) },
+    Workload { name: "StreamRouter/bedrock/tool_calls", unit: 100, input: bedrock_frames, run: |i| router(i, Provider::Bedrock, ContentMode::Text) },
     Workload { name: "StreamRouter/gemini/repeated_args", unit: 500, input: gemini_function_args, run: |i| router(i, Provider::Gemini, ContentMode::Text) },
     Workload { name: "StreamRouter/openai_chat/tagged", unit: 250, input: tagged_text, run: |i| router(&wrap_chat(i), Provider::OpenAiChat, ContentMode::Tagged) },
 ];
@@ -598,7 +687,20 @@ fn counts(dir: &std::path::Path) -> Vec<u64> {
     parts.into_iter().map(|(_, t)| t).collect()
 }
 
+/// The provider generators make what they claim: each unit routes to one tool call.
+fn check_generators() {
+    for (provider, input) in [(Provider::Ollama, ollama_lines(3)), (Provider::Bedrock, bedrock_frames(3))] {
+        let mut r = StreamRouter::new(StreamRouterOptions { provider, ..StreamRouterOptions::default() }).expect("router");
+        let mut out = Vec::new();
+        chunks(&input, |c| r.feed(c, &mut out).expect("feed"));
+        r.finish(&mut out).expect("finish");
+        let calls = out.iter().filter(|e| matches!(e, streamroute::RoutedEvent::ToolCall { .. })).count();
+        assert_eq!(calls, 3, "{provider:?}: {out:?}");
+    }
+}
+
 fn check_scaling() {
+    check_generators();
     let exe = std::env::current_exe().expect("test binary");
     let dir = std::env::temp_dir().join(format!("streamroute-scaling-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

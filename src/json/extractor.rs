@@ -394,7 +394,7 @@ impl Action {
 
 impl Sink for Action {
     fn token(&mut self, tok: Token<'_>, depth: usize) -> Result<()> {
-        if !self.keys.admit(&tok) {
+        if !self.keys.admit(&tok)? {
             return Ok(());
         }
         if !self.confirmed && !matches!(tok, Token::ObjectStart | Token::Key(_)) {

@@ -12,6 +12,7 @@
 //! - The whole input must still be valid JSON (strict by default): after the target array
 //!   the rest is read and checked.
 
+use crate::budget::try_push;
 use crate::json::Quoted;
 use super::partial::{cap_error, cost, feed_metered, finish_metered, tokenizer_options, Metered};
 use super::tokenizer::{AfterValue, Sink, Token, Tokenizer};
@@ -179,7 +180,7 @@ impl Router {
             self.held += c;
             self.item.token(tok, depth)?;
             if let Some(v) = self.item.done.pop() {
-                out.push(v);
+                try_push(out, v)?;
                 self.held = 0;
             }
             return Ok(());
@@ -189,7 +190,7 @@ impl Router {
                 let array = tok == Token::ArrayStart;
                 let target = depth == self.steps.len();
                 if self.on == depth && (!target || array) && self.child_on_path(depth) {
-                    self.frames.push(PathFrame { array, index: 0, key_matches: false, key_seen: false });
+                    try_push(&mut self.frames, PathFrame { array, index: 0, key_matches: false, key_seen: false })?;
                     self.on += 1;
                 }
             }
@@ -344,7 +345,8 @@ impl JsonItemStream {
         }
     }
 
-    fn fail(&mut self, e: Error) -> Error {
+    /// Fails the stream with `e` (the binding's own failures: the stream then stays failed).
+    pub(crate) fn fail(&mut self, e: Error) -> Error {
         self.phase = Phase::Failed(e.clone());
         e
     }

@@ -8,6 +8,8 @@
 //! operation here that meets many keys goes through one hash set or map of the keys.
 
 use super::tokenizer::Token;
+use crate::budget::{out_of_memory, try_push};
+use crate::Result;
 use std::collections::{HashMap, HashSet};
 
 /// The keys of one object so far: a short list while it is short (most objects: no hashing),
@@ -27,23 +29,40 @@ impl Default for Seen {
 }
 
 impl Seen {
-    /// Adds `k`; `false` when it was there.
-    fn insert(&mut self, k: &str) -> bool {
+    /// Adds `k`; `false` when it was there. `memory_limit_exceeded` when it cannot be kept.
+    fn insert(&mut self, k: &str) -> Result<bool> {
         match self {
-            Seen::Few(list) if list.iter().any(|x| &**x == k) => false,
+            Seen::Few(list) if list.iter().any(|x| &**x == k) => Ok(false),
             Seen::Few(list) if list.len() < FEW => {
-                list.push(k.into());
-                true
+                let k = boxed(k)?;
+                try_push(list, k)?;
+                Ok(true)
             }
             Seen::Few(list) => {
-                let mut set: HashSet<Box<str>> = list.drain(..).collect();
-                set.insert(k.into());
+                let k = boxed(k)?;
+                let mut set: HashSet<Box<str>> = HashSet::new();
+                set.try_reserve(FEW + 1).map_err(|_| out_of_memory(FEW + 1))?;
+                set.extend(list.drain(..));
+                set.insert(k);
                 *self = Seen::Many(set);
-                true
+                Ok(true)
             }
-            Seen::Many(set) => set.insert(k.into()),
+            Seen::Many(set) if set.contains(k) => Ok(false),
+            Seen::Many(set) => {
+                let k = boxed(k)?;
+                set.try_reserve(1).map_err(|_| out_of_memory(k.len()))?;
+                Ok(set.insert(k))
+            }
         }
     }
+}
+
+/// A kept copy of key `k`, or `memory_limit_exceeded`.
+fn boxed(k: &str) -> Result<Box<str>> {
+    let mut s = String::new();
+    s.try_reserve_exact(k.len()).map_err(|_| out_of_memory(k.len()))?;
+    s.push_str(k);
+    Ok(s.into_boxed_str())
 }
 
 /// The duplicate-key rule on a token stream: [`FirstKeys::admit`] says which tokens a sink
@@ -83,8 +102,8 @@ impl FirstKeys {
         FirstKeys { only: Some(only), depth, ..FirstKeys::default() }
     }
 
-    /// Whether the sink should see `tok`.
-    pub(crate) fn admit(&mut self, tok: &Token<'_>) -> bool {
+    /// Whether the sink should see `tok`; `memory_limit_exceeded` when a key cannot be kept.
+    pub(crate) fn admit(&mut self, tok: &Token<'_>) -> Result<bool> {
         if let Some(d) = self.skip {
             let d = match tok {
                 Token::ObjectStart | Token::ArrayStart | Token::StringStart => d + 1,
@@ -97,26 +116,29 @@ impl FirstKeys {
                 _ => d,
             };
             self.skip = (d > 0).then_some(d);
-            return false;
+            return Ok(false);
         }
         match tok {
-            Token::ObjectStart => self.open.push((self.open.len() < self.depth).then(Seen::default)),
-            Token::ArrayStart => self.open.push(None),
+            Token::ObjectStart => {
+                let checked = self.open.len() < self.depth;
+                try_push(&mut self.open, checked.then(Seen::default))?;
+            }
+            Token::ArrayStart => try_push(&mut self.open, None)?,
             Token::ObjectEnd | Token::ArrayEnd => {
                 self.open.pop();
             }
             Token::Key(k) => {
                 let watched = self.only.is_none_or(|only| only.contains(k));
                 if let (Some(Some(keys)), true) = (self.open.last_mut(), watched) {
-                    if !keys.insert(k) {
+                    if !keys.insert(k)? {
                         self.skip = Some(0);
-                        return false;
+                        return Ok(false);
                     }
                 }
             }
             _ => {}
         }
-        true
+        Ok(true)
     }
 
     /// Whether the value of a repeated key is being dropped (for raw string content, which
@@ -199,18 +221,18 @@ mod tests {
             Number("4"), Key("b"), Number("5"), ObjectEnd,
         ];
         let mut f = FirstKeys::default();
-        let kept: Vec<Token<'_>> = toks.iter().filter(|t| f.admit(t)).cloned().collect();
+        let kept: Vec<Token<'_>> = toks.iter().filter(|t| f.admit(t).unwrap()).cloned().collect();
         let want = [ObjectStart, Key("a"), Number("1"), Key("b"), ArrayStart, Number("2"), ArrayEnd, Key("c"), Number("4"), ObjectEnd];
         assert_eq!(kept, want);
         assert!(!f.dropping());
         // A repeated key with no value before the end (tolerant input).
         let mut f = FirstKeys::default();
-        let kept: Vec<Token<'_>> = [ObjectStart, Key("a"), Null, Key("a"), ObjectEnd].iter().filter(|t| f.admit(t)).cloned().collect();
+        let kept: Vec<Token<'_>> = [ObjectStart, Key("a"), Null, Key("a"), ObjectEnd].iter().filter(|t| f.admit(t).unwrap()).cloned().collect();
         assert_eq!(kept, [ObjectStart, Key("a"), Null, ObjectEnd]);
         // Watching `a` in the outermost object only.
         let mut f = FirstKeys::watching(&["a"], 1);
         let toks = [ObjectStart, Key("a"), Null, Key("b"), ObjectStart, Key("a"), Null, Key("a"), Null, ObjectEnd, Key("b"), Null, Key("a"), Bool(true), ObjectEnd];
-        let kept: Vec<Token<'_>> = toks.iter().filter(|t| f.admit(t)).cloned().collect();
+        let kept: Vec<Token<'_>> = toks.iter().filter(|t| f.admit(t).unwrap()).cloned().collect();
         assert_eq!(kept, toks[..toks.len() - 3].iter().chain(&[ObjectEnd]).cloned().collect::<Vec<_>>());
     }
 

@@ -10,6 +10,8 @@ pub(crate) mod keys;
 pub use extractor::{AnswerExtractor, AnswerExtractorOptions};
 pub use value::{write_json_string, JsonValue};
 pub(crate) use value::{write_json_escaped, Quoted};
+#[cfg(target_arch = "wasm32")]
+pub(crate) use value::json_string_len;
 pub use partial::{JsonEvent, PartialJson, PartialJsonOptions, PathSegment, ValueKind};
 pub use items::{JsonItemStream, JsonItemStreamOptions};
 pub(crate) use value::ValueBuilder;

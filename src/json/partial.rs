@@ -20,6 +20,7 @@
 use super::tokenizer::{AfterValue, Sink, Token, Tokenizer, TokenizerOptions};
 use super::keys::FirstKeys;
 use super::value::{JsonValue, ValueBuilder};
+use crate::budget::{out_of_memory, try_push, try_push_str, try_to_string};
 use crate::{Error, ErrorKind, Result};
 
 /// One step of a path from the root of a JSON document.
@@ -231,27 +232,43 @@ pub(crate) enum Event<'a> {
 /// the previous event given to this sink (0 for the first event), so a sink can send only the
 /// changed tail of the path.
 pub(crate) trait EventSink {
-    fn event(&mut self, path: &[PathSegment], same: usize, ev: Event<'_>);
+    /// # Errors
+    /// `memory_limit_exceeded` when the sink cannot grow.
+    fn event(&mut self, path: &[PathSegment], same: usize, ev: Event<'_>) -> Result<()>;
 }
 
 impl EventSink for Vec<JsonEvent> {
-    fn event(&mut self, path: &[PathSegment], _same: usize, ev: Event<'_>) {
-        let path = path.to_vec();
-        self.push(match ev {
+    fn event(&mut self, path: &[PathSegment], _same: usize, ev: Event<'_>) -> Result<()> {
+        let path = try_clone_path(path)?;
+        let ev = match ev {
             Event::Begin(kind) => JsonEvent::Begin { path, kind },
-            Event::Append(t) => JsonEvent::Append { path, text: t.to_owned() },
+            Event::Append(t) => JsonEvent::Append { path, text: try_to_string(t)? },
             Event::Set(leaf) => JsonEvent::Set {
                 path,
                 value: match leaf {
-                    Leaf::String(s) => JsonValue::String(s.to_owned()),
-                    Leaf::Number(n) => JsonValue::Number(n.to_owned()),
+                    Leaf::String(s) => JsonValue::String(try_to_string(s)?),
+                    Leaf::Number(n) => JsonValue::Number(try_to_string(n)?),
                     Leaf::Bool(b) => JsonValue::Bool(b),
                     Leaf::Null => JsonValue::Null,
                 },
             },
             Event::End => JsonEvent::End { path },
+        };
+        try_push(self, ev)
+    }
+}
+
+/// A copy of `path`, or `memory_limit_exceeded`.
+pub(crate) fn try_clone_path(path: &[PathSegment]) -> Result<Vec<PathSegment>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(path.len()).map_err(|_| out_of_memory(std::mem::size_of_val(path)))?;
+    for seg in path {
+        v.push(match seg {
+            PathSegment::Key(k) => PathSegment::Key(try_to_string(k)?),
+            PathSegment::Index(i) => PathSegment::Index(*i),
         });
     }
+    Ok(v)
 }
 
 // ---- The machine -----------------------------------------------------------------------
@@ -286,15 +303,16 @@ struct Doc {
 }
 
 /// Sends one event; the path is unchanged until the next push or pop.
-fn emit(out: &mut impl EventSink, path: &[PathSegment], same: &mut usize, ev: Event<'_>) {
-    out.event(path, *same, ev);
+fn emit(out: &mut impl EventSink, path: &[PathSegment], same: &mut usize, ev: Event<'_>) -> Result<()> {
+    out.event(path, *same, ev)?;
     *same = path.len();
+    Ok(())
 }
 
 impl Doc {
-    fn push(&mut self, seg: PathSegment) {
+    fn push(&mut self, seg: PathSegment) -> Result<()> {
         self.same = self.same.min(self.path.len());
-        self.path.push(seg);
+        try_push(&mut self.path, seg)
     }
 
     fn pop(&mut self) {
@@ -303,11 +321,12 @@ impl Doc {
     }
 
     /// A value begins: an array element gets its index on the path.
-    fn child_begins(&mut self) {
+    fn child_begins(&mut self) -> Result<()> {
         if let Some(Frame::Array(i)) = self.frames.last() {
             let i = *i;
-            self.push(PathSegment::Index(i));
+            self.push(PathSegment::Index(i))?;
         }
+        Ok(())
     }
 
     /// A value ended: its segment leaves the path.
@@ -322,29 +341,30 @@ impl Doc {
         }
     }
 
-    fn emit(&mut self, out: &mut impl EventSink, ev: Event<'_>) {
-        emit(out, &self.path, &mut self.same, ev);
+    fn emit(&mut self, out: &mut impl EventSink, ev: Event<'_>) -> Result<()> {
+        emit(out, &self.path, &mut self.same, ev)
     }
 
     /// Sends the open string's text not sent yet.
-    fn flush_append(&mut self, out: &mut impl EventSink) {
+    fn flush_append(&mut self, out: &mut impl EventSink) -> Result<()> {
         if self.in_string && self.reported < self.text.len() {
-            emit(out, &self.path, &mut self.same, Event::Append(&self.text[self.reported..]));
+            emit(out, &self.path, &mut self.same, Event::Append(&self.text[self.reported..]))?;
             self.reported = self.text.len();
         }
+        Ok(())
     }
 
     fn leaf(&mut self, out: &mut impl EventSink, tok: Token<'_>, leaf: Leaf<'_>) -> Result<()> {
-        self.child_begins();
-        self.emit(out, Event::Set(leaf));
-        self.emit(out, Event::End);
+        self.child_begins()?;
+        self.emit(out, Event::Set(leaf))?;
+        self.emit(out, Event::End)?;
         self.tree.token(tok, 0)?;
         self.child_ends();
         Ok(())
     }
 
     fn token(&mut self, tok: Token<'_>, out: &mut impl EventSink) -> Result<()> {
-        if !self.keys.admit(&tok) {
+        if !self.keys.admit(&tok)? {
             return Ok(());
         }
         let c = cost(&tok);
@@ -356,36 +376,36 @@ impl Doc {
         match tok {
             Token::ObjectStart | Token::ArrayStart => {
                 let object = tok == Token::ObjectStart;
-                self.child_begins();
+                self.child_begins()?;
                 self.emit(
                     out,
                     Event::Begin(if object { ValueKind::Object } else { ValueKind::Array }),
-                );
-                self.frames.push(if object { Frame::Object } else { Frame::Array(0) });
+                )?;
+                try_push(&mut self.frames, if object { Frame::Object } else { Frame::Array(0) })?;
                 self.tree.token(tok, 0)?;
             }
             Token::ObjectEnd | Token::ArrayEnd => {
                 self.frames.pop();
                 self.tree.token(tok, 0)?;
-                self.emit(out, Event::End);
+                self.emit(out, Event::End)?;
                 self.child_ends();
             }
             Token::Key(k) => {
                 self.tree.token(tok, 0)?;
-                self.push(PathSegment::Key(k.to_owned()));
+                self.push(PathSegment::Key(try_to_string(k)?))?;
             }
             Token::StringStart => {
-                self.child_begins();
+                self.child_begins()?;
                 self.text.clear();
                 self.reported = 0;
                 self.in_string = true;
-                self.emit(out, Event::Begin(ValueKind::String));
+                self.emit(out, Event::Begin(ValueKind::String))?;
             }
-            Token::StringPart(t) => self.text.push_str(t),
+            Token::StringPart(t) => try_push_str(&mut self.text, t)?,
             Token::StringEnd => {
-                self.flush_append(out);
-                emit(out, &self.path, &mut self.same, Event::Set(Leaf::String(&self.text)));
-                self.emit(out, Event::End);
+                self.flush_append(out)?;
+                emit(out, &self.path, &mut self.same, Event::Set(Leaf::String(&self.text)))?;
+                self.emit(out, Event::End)?;
                 self.tree.token(Token::StringStart, 0)?;
                 self.tree.token(Token::StringPart(&self.text), 0)?;
                 self.tree.token(Token::StringEnd, 0)?;
@@ -562,8 +582,9 @@ impl PartialJson {
         self.check()?;
         let mut run = Run { doc: &mut self.doc, out: &mut *out };
         let r = feed_metered(&mut self.tokenizer, chunk, &mut run);
-        self.doc.flush_append(out);
-        r.map_err(|e| self.fail(e))
+        // Text before a failure still goes out; the first error is the one reported.
+        let flushed = self.doc.flush_append(out);
+        r.and(flushed).map_err(|e| self.fail(e))
     }
 
     pub(crate) fn finish_with(&mut self, out: &mut impl EventSink) -> Result<JsonValue> {

@@ -15,6 +15,7 @@
 //!   additionally accepts raw control characters in strings, unknown escapes (`\'` → `'`)
 //!   and invalid UTF-8 (→ U+FFFD).
 
+use crate::budget::{try_extend, try_push, try_push_str};
 use crate::text::{InvalidUtf8, Utf8Carry};
 use crate::{Error, ErrorKind, Result};
 
@@ -372,7 +373,7 @@ impl Tokenizer {
                         // the string or an escape follows). Any other malformed sequence is
                         // closed inside the run: it decodes to U+FFFD wherever it is cut.
                         let tail = crate::text::incomplete_tail(run);
-                        self.raw.extend_from_slice(&run[..end - tail]);
+                        try_extend(&mut self.raw, &run[..end - tail])?;
                         if tail > 0 {
                             self.text(s, &run[end - tail..])?;
                         }
@@ -456,9 +457,9 @@ impl Tokenizer {
                     if s == Str::Value {
                         if let Some(c) = chunk.get(i + 1).copied().and_then(simple_escape) {
                             if raw {
-                                self.raw.push(c);
+                                try_push(&mut self.raw, c)?;
                             } else {
-                                self.text.push(char::from(c));
+                                try_push_str(&mut self.text, char::from(c).encode_utf8(&mut [0; 4]))?;
                             }
                             i += 2;
                             continue;
@@ -535,7 +536,7 @@ impl Tokenizer {
                             // The byte that made the number one byte too long.
                             return Err(self.too_long(base + (i + room) as u64));
                         }
-                        self.scratch.extend_from_slice(&chunk[i..i + run]);
+                        try_extend(&mut self.scratch, &chunk[i..i + run])?;
                         i += run;
                         continue;
                     } else {
@@ -704,7 +705,7 @@ impl Tokenizer {
                 if loud {
                     sink.token(if object { Token::ObjectStart } else { Token::ArrayStart }, depth)?;
                 }
-                self.stack.push(object);
+                try_push(&mut self.stack, object)?;
                 if loud && sink.skip_inside(depth) {
                     self.quiet = depth + 1;
                 }
@@ -718,7 +719,7 @@ impl Tokenizer {
             }
             b'-' | b'0'..=b'9' => {
                 self.scratch.clear();
-                self.scratch.push(b);
+                try_push(&mut self.scratch, b)?;
                 self.state = State::Number;
             }
             b't' => self.state = State::Literal { which: 0, matched: 1 },
@@ -784,10 +785,10 @@ impl Tokenizer {
         let (text, raw_text, scratch) = (&mut self.text, &mut self.raw, &mut self.scratch);
         let mut emit = |t: &str| -> Result<()> {
             match s {
-                Str::Value if raw => raw_text.extend_from_slice(t.as_bytes()),
-                Str::Value => text.push_str(t),
+                Str::Value if raw => try_extend(raw_text, t.as_bytes())?,
+                Str::Value => try_push_str(text, t)?,
                 Str::Key => {
-                    scratch.extend_from_slice(t.as_bytes());
+                    try_extend(scratch, t.as_bytes())?;
                     if scratch.len() > cap {
                         return Err(Error::new(
                             ErrorKind::BufferLimitExceeded,
@@ -808,9 +809,9 @@ impl Tokenizer {
     /// Appends already validated string text to the value's pending text or the key (capped).
     fn push_valid(&mut self, s: Str, t: &str) -> Result<()> {
         match s {
-            Str::Value => self.push_value(t),
+            Str::Value => self.push_value(t)?,
             Str::Key => {
-                self.scratch.extend_from_slice(t.as_bytes());
+                try_extend(&mut self.scratch, t.as_bytes())?;
                 let cap = self.opts.max_token_bytes;
                 if self.scratch.len() > cap {
                     // The message of `decode`'s, so that no chunking changes the error.
@@ -826,11 +827,11 @@ impl Tokenizer {
     }
 
     /// Appends decoded text to the string value's pending text.
-    fn push_value(&mut self, t: &str) {
+    fn push_value(&mut self, t: &str) -> Result<()> {
         if self.opts.raw_text {
-            self.raw.extend_from_slice(t.as_bytes());
+            try_extend(&mut self.raw, t.as_bytes())
         } else {
-            self.text.push_str(t);
+            try_push_str(&mut self.text, t)
         }
     }
 
@@ -861,12 +862,9 @@ impl Tokenizer {
         let mut buf = [0u8; 4];
         let t = c.encode_utf8(&mut buf);
         match s {
-            Str::Value => {
-                self.push_value(t);
-                Ok(())
-            }
+            Str::Value => self.push_value(t),
             Str::Key => {
-                self.scratch.extend_from_slice(t.as_bytes());
+                try_extend(&mut self.scratch, t.as_bytes())?;
                 if self.scratch.len() > self.opts.max_token_bytes {
                     return Err(self.too_long(self.key_start));
                 }

@@ -3,6 +3,7 @@
 
 use super::keys::FirstKeys;
 use super::tokenizer::{Sink, Token};
+use crate::budget::{try_push, try_push_str, try_to_string};
 use crate::Result;
 use std::fmt::Write as _;
 
@@ -50,6 +51,34 @@ impl JsonValue {
         out
     }
 
+    /// [`JsonValue::write_json`], with room for all of the text reserved first:
+    /// `memory_limit_exceeded` (and `out` unchanged) when there is none.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) fn try_write_json(&self, out: &mut String) -> crate::Result<()> {
+        let n = self.json_len();
+        out.try_reserve(n).map_err(|_| crate::budget::out_of_memory(n))?;
+        self.write_json(out);
+        Ok(())
+    }
+
+    /// The length of [`JsonValue::to_json`]'s text.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) fn json_len(&self) -> usize {
+        match self {
+            JsonValue::Null => 4,
+            JsonValue::Bool(b) => if *b { 4 } else { 5 },
+            JsonValue::Number(n) => n.len(),
+            JsonValue::String(s) => json_string_len(s),
+            JsonValue::Array(items) => {
+                2 + items.len().saturating_sub(1) + items.iter().map(JsonValue::json_len).sum::<usize>()
+            }
+            JsonValue::Object(members) => {
+                let inner: usize = members.iter().map(|(k, v)| json_string_len(k) + 1 + v.json_len()).sum();
+                2 + members.len().saturating_sub(1) + inner
+            }
+        }
+    }
+
     /// Appends compact JSON text to `out`.
     pub fn write_json(&self, out: &mut String) {
         match self {
@@ -81,6 +110,19 @@ impl JsonValue {
             }
         }
     }
+}
+
+/// The length of [`write_json_string`]'s text for `s`.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) fn json_string_len(s: &str) -> usize {
+    2 + s
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+            0..=0x1f => 6,
+            _ => 1,
+        })
+        .sum::<usize>()
 }
 
 /// Writes `s` as a JSON string literal (escaping `"`, `\` and control characters).
@@ -159,13 +201,13 @@ impl ValueBuilder {
         ValueBuilder { keys: FirstKeys::none(), ..ValueBuilder::default() }
     }
 
-    fn attach(&mut self, v: JsonValue) {
+    fn attach(&mut self, v: JsonValue) -> Result<()> {
         match self.stack.last_mut() {
-            None => self.done.push(v),
-            Some(Frame::Array(items)) => items.push(v),
+            None => try_push(&mut self.done, v),
+            Some(Frame::Array(items)) => try_push(items, v),
             Some(Frame::Object(members, key)) => {
                 let k = key.take().unwrap_or_default();
-                members.push((k, v));
+                try_push(members, (k, v))
             }
         }
     }
@@ -198,46 +240,60 @@ impl ValueBuilder {
 
 impl Sink for ValueBuilder {
     fn token(&mut self, tok: Token<'_>, _depth: usize) -> Result<()> {
-        if !self.keys.admit(&tok) {
+        if !self.keys.admit(&tok)? {
             return Ok(());
         }
         match tok {
-            Token::ObjectStart => self.stack.push(Frame::Object(Vec::new(), None)),
-            Token::ArrayStart => self.stack.push(Frame::Array(Vec::new())),
-            Token::ObjectEnd => {
-                if let Some(Frame::Object(m, _)) = self.stack.pop() {
-                    self.attach(JsonValue::Object(m));
-                }
-            }
-            Token::ArrayEnd => {
-                if let Some(Frame::Array(items)) = self.stack.pop() {
-                    self.attach(JsonValue::Array(items));
-                }
-            }
+            Token::ObjectStart => try_push(&mut self.stack, Frame::Object(Vec::new(), None)),
+            Token::ArrayStart => try_push(&mut self.stack, Frame::Array(Vec::new())),
+            Token::ObjectEnd => match self.stack.pop() {
+                Some(Frame::Object(m, _)) => self.attach(JsonValue::Object(m)),
+                _ => Ok(()),
+            },
+            Token::ArrayEnd => match self.stack.pop() {
+                Some(Frame::Array(items)) => self.attach(JsonValue::Array(items)),
+                _ => Ok(()),
+            },
             Token::Key(k) => {
                 self.held += k.len();
                 if let Some(Frame::Object(_, key)) = self.stack.last_mut() {
-                    *key = Some(k.to_string());
+                    *key = Some(try_to_string(k)?);
                 }
+                Ok(())
             }
-            Token::StringStart => self.string = Some(String::new()),
+            Token::StringStart => {
+                self.string = Some(String::new());
+                Ok(())
+            }
             Token::StringPart(t) => {
                 self.held += t.len();
-                if let Some(s) = &mut self.string {
-                    s.push_str(t);
+                match &mut self.string {
+                    Some(s) => try_push_str(s, t),
+                    None => Ok(()),
                 }
             }
             Token::StringEnd => {
                 let s = self.string.take().unwrap_or_default();
-                self.attach(JsonValue::String(s));
+                self.attach(JsonValue::String(s))
             }
             Token::Number(n) => {
                 self.held += n.len();
-                self.attach(JsonValue::Number(n.to_string()));
+                self.attach(JsonValue::Number(try_to_string(n)?))
             }
             Token::Bool(b) => self.attach(JsonValue::Bool(b)),
             Token::Null => self.attach(JsonValue::Null),
         }
-        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn json_len_is_the_length_of_the_text() {
+        let v = crate::parse_strict(br#"{"a\n\u0001\"":[1,true,false,null,"\t\\x\u001f\u007f\u00e9\b\f\r",{}],"b":[],"c":{"d":-1.5e3}}"#).unwrap();
+        assert_eq!(v.json_len(), v.to_json().len());
+        let mut out = String::from("x");
+        v.try_write_json(&mut out).unwrap();
+        assert_eq!(out, format!("x{}", v.to_json()));
     }
 }

@@ -17,6 +17,7 @@ use super::types::{
 };
 use crate::json::JsonValue;
 use std::collections::HashMap;
+use crate::budget::{out_of_memory, try_to_string};
 use crate::{Error, ErrorKind, Result};
 
 /// Default `max_inline_bytes`: 1 MiB.
@@ -262,21 +263,30 @@ impl ArtifactCollector {
             };
             kept.push((field, held));
         }
+        // What the collector keeps grows fallibly: out of memory is `memory_limit_exceeded`.
+        let oom = |n: usize| move |_| out_of_memory(n);
+        self.warnings.try_reserve(warnings.len()).map_err(oom(warnings.len()))?;
         let n = match self.node_at.get(node) {
             Some(&n) => n,
             None => {
-                self.node_at.insert(node.to_string(), self.artifacts.len());
-                self.artifacts.push((node.to_string(), Vec::new()));
+                let (key, name) = (try_to_string(node)?, try_to_string(node)?);
+                self.node_at.try_reserve(1).map_err(oom(node.len()))?;
+                self.artifacts.try_reserve(1).map_err(oom(node.len()))?;
+                self.field_at.try_reserve(1).map_err(oom(node.len()))?;
+                self.node_at.insert(key, self.artifacts.len());
+                self.artifacts.push((name, Vec::new()));
                 self.field_at.push(HashMap::new());
                 self.artifacts.len() - 1
             }
         };
         let (slot, at) = (&mut self.artifacts[n].1, &mut self.field_at[n]);
+        slot.try_reserve(kept.len()).map_err(oom(kept.len()))?;
+        at.try_reserve(kept.len()).map_err(oom(kept.len()))?;
         for (field, held) in kept {
             match at.get(&field) {
                 Some(&i) => slot[i].1 = held,
                 None => {
-                    at.insert(field.clone(), slot.len());
+                    at.insert(try_to_string(&field)?, slot.len());
                     slot.push((field, held));
                 }
             }

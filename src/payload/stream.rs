@@ -8,6 +8,7 @@
 use crate::json::Quoted;
 use super::types::{number, type_name, FinalPayload};
 use crate::json::JsonValue;
+use crate::budget::{out_of_memory, try_to_string};
 use crate::{Error, ErrorKind, Result};
 use std::collections::HashMap;
 
@@ -74,7 +75,9 @@ impl ArtifactStream {
     ///
     /// # Errors
     /// `invalid_input` for an empty `stream_id` or `artifact_type`; `invalid_state` after the
-    /// stream's `done` chunk; `buffer_limit_exceeded` past `MAX_STREAMS` streams.
+    /// stream's `done` chunk; `buffer_limit_exceeded` past `MAX_STREAMS` streams;
+    /// `memory_limit_exceeded` when there is no memory to keep a new stream or make the event
+    /// (nothing is counted then: the same chunk may be sent again).
     pub fn emit(
         &mut self,
         stream_id: &str,
@@ -102,31 +105,30 @@ impl ArtifactStream {
                     format!("more than {MAX_STREAMS} artifact streams; call reset()"),
                 ))
             }
-            None => {
-                self.at.insert(stream_id.to_string(), self.streams.len());
-                self.streams.push(Stream {
-                    id: stream_id.to_string(),
-                    next_seq: 0,
-                    done: false,
-                });
-                self.streams.len() - 1
-            }
+            None => self.streams.len(),
         };
-        let s = &mut self.streams[i];
-        if s.done {
+        if self.streams.get(i).is_some_and(|s| s.done) {
             return Err(Error::new(
                 ErrorKind::InvalidState,
                 format!("artifact stream {} already sent its done chunk", Quoted(stream_id)),
             ));
         }
+        // Everything that can run out of memory first, so a failure changes nothing.
+        let event_id = try_to_string(stream_id)?;
+        let artifact_type = try_to_string(artifact_type.unwrap_or_else(|| type_name(&chunk)))?;
+        if i == self.streams.len() {
+            let (key, id) = (try_to_string(stream_id)?, try_to_string(stream_id)?);
+            self.at.try_reserve(1).map_err(|_| out_of_memory(stream_id.len()))?;
+            self.streams.try_reserve(1).map_err(|_| out_of_memory(std::mem::size_of::<Stream>()))?;
+            self.at.insert(key, i);
+            self.streams.push(Stream { id, next_seq: 0, done: false });
+        }
+        let s = &mut self.streams[i];
         let seq = s.next_seq;
         s.next_seq += 1;
         s.done = done;
-        let artifact_type = artifact_type
-            .unwrap_or_else(|| type_name(&chunk))
-            .to_string();
         Ok(ArtifactChunk {
-            stream_id: stream_id.to_string(),
+            stream_id: event_id,
             seq,
             chunk,
             done,

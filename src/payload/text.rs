@@ -364,7 +364,7 @@ impl<'a> Walker<'a> {
 
 impl Sink for Walker<'_> {
     fn token(&mut self, tok: Token<'_>, depth: usize) -> Result<()> {
-        if !self.keys.admit(&tok) {
+        if !self.keys.admit(&tok)? {
             return Ok(());
         }
         if let Some(a) = self.artifact.take() {

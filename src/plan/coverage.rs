@@ -186,6 +186,8 @@ fn missing_item(req: &Requirements, reference: &str, columns: &[String]) -> Stri
 /// Checks `plan` against `req` with the rules of `map` and the tools of `catalog`.
 pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, catalog: &ToolIndex) -> CoverageReport {
     let mut r = CoverageReport::default();
+    // Each missing tool is warned about once (a set: a plan may name thousands).
+    let mut missing: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let steps: Vec<Resolved> = plan
         .steps
         .iter()
@@ -193,9 +195,8 @@ pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, cata
             let caps: Vec<String> = match catalog.position(&s.tool).and_then(|i| catalog.tool(i)) {
                 Some(t) => t.capabilities.iter().map(|c| map.canonical(c)).collect(),
                 None => {
-                    let w = format!("tool \"{}\" is not in the catalog", s.tool);
-                    if !r.warnings.contains(&w) {
-                        r.warnings.push(w);
+                    if missing.insert(&s.tool) {
+                        r.warnings.push(format!("tool \"{}\" is not in the catalog", s.tool));
                     }
                     vec![]
                 }
@@ -276,12 +277,9 @@ pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, cata
             // none does.
             let citing = |i: &usize| plan.steps[*i].satisfies.contains(&reference);
             let any_cites = meeting.iter().any(citing);
-            for i in meeting.iter().filter(|i| !any_cites || citing(i)) {
-                let name = plan.steps[*i].tool.as_str();
-                if !names.contains(&name) {
-                    names.push(name);
-                }
-            }
+            names.extend(distinct(
+                meeting.iter().filter(|i| !any_cites || citing(i)).map(|i| plan.steps[*i].tool.as_str()),
+            ));
             let mut met = !names.is_empty();
             if clause.group_by_columns {
                 let absent: Vec<String> = req
@@ -324,16 +322,17 @@ pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, cata
         msg.push(format!("Missing coverage: {}", missing_items.join(", ")));
     }
     if !r.unjustified.is_empty() {
-        let mut names: Vec<&str> = Vec::new();
-        for n in &r.unjustified {
-            if !names.contains(&n.as_str()) {
-                names.push(n);
-            }
-        }
+        let names = distinct(r.unjustified.iter().map(String::as_str));
         msg.push(format!("Remove unjustified steps: {}", names.join(", ")));
     }
     r.message = msg.join("\n");
     r
+}
+
+/// `names` without repeats, in order of first appearance (a set: no scan per name).
+fn distinct<'a>(names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut seen = std::collections::HashSet::new();
+    names.filter(|n| seen.insert(*n)).collect()
 }
 
 /// The plan without the steps the report calls unjustified (by position when the report has

@@ -33,7 +33,7 @@ use super::decoder::{Provider, ProviderDecoder, ProviderDecoderOptions};
 use super::delta::{DeltaSink, Usage};
 use super::tools::ByIndex;
 use crate::json::JsonValue;
-use crate::budget::{try_push_str, try_to_string, Budget};
+use crate::budget::{try_push, try_push_str, try_to_string, Budget};
 use crate::{AnswerExtractor, AnswerExtractorOptions, Error, ErrorKind, PlannerAction, Result};
 
 /// The default budget of bytes a router keeps (`max_buffer_bytes`): 16 MiB.
@@ -518,10 +518,18 @@ impl Route {
     fn flush_answer(&mut self) {
         if !self.answer.is_empty() {
             let text = std::mem::take(&mut self.answer);
-            match self.out.last_mut() {
-                Some(RoutedEvent::AnswerDelta { text: t }) => t.push_str(&text),
-                _ => self.out.push(RoutedEvent::AnswerDelta { text }),
-            }
+            let r = match self.out.last_mut() {
+                Some(RoutedEvent::AnswerDelta { text: t }) => try_push_str(t, &text),
+                _ => try_push(&mut self.out, RoutedEvent::AnswerDelta { text }),
+            };
+            self.kept(r);
+        }
+    }
+
+    /// Fails the router when keeping something ran out of memory.
+    fn kept(&mut self, r: Result<()>) {
+        if let Err(e) = r {
+            self.fail(e);
         }
     }
 
@@ -531,29 +539,35 @@ impl Route {
             return;
         }
         self.flush_answer();
-        match (self.out.last_mut(), kind) {
+        let r = match (self.out.last_mut(), kind) {
             (Some(RoutedEvent::ThinkingDelta { text: t, source }), TextKind::Thinking(s)) if *source == s => {
-                t.push_str(text)
+                try_push_str(t, text)
             }
             (Some(RoutedEvent::ArtifactDelta { text: t }), TextKind::Artifact)
-            | (Some(RoutedEvent::UserDelta { text: t }), TextKind::User) => t.push_str(text),
-            _ => self.out.push(match kind {
-                TextKind::Thinking(source) => RoutedEvent::ThinkingDelta { text: text.to_string(), source },
-                TextKind::Artifact => RoutedEvent::ArtifactDelta { text: text.to_string() },
-                TextKind::User => RoutedEvent::UserDelta { text: text.to_string() },
+            | (Some(RoutedEvent::UserDelta { text: t }), TextKind::User) => try_push_str(t, text),
+            _ => try_to_string(text).and_then(|text| {
+                let e = match kind {
+                    TextKind::Thinking(source) => RoutedEvent::ThinkingDelta { text, source },
+                    TextKind::Artifact => RoutedEvent::ArtifactDelta { text },
+                    TextKind::User => RoutedEvent::UserDelta { text },
+                };
+                try_push(&mut self.out, e)
             }),
-        }
+        };
+        self.kept(r);
     }
 
     fn push(&mut self, e: RoutedEvent) {
         self.flush_answer();
-        self.out.push(e);
+        let r = try_push(&mut self.out, e);
+        self.kept(r);
     }
 
     fn content_text(&mut self, text: &str) {
         let a = match &mut self.content {
             Content::Text => {
-                self.answer.push_str(text);
+                let r = try_push_str(&mut self.answer, text);
+                self.kept(r);
                 return;
             }
             Content::Tagged(t) => {
@@ -584,19 +598,17 @@ impl Route {
         let late = a.extractor.thought_follows_answer();
         let thought = a.extractor.take_thought();
         let closed = if a.emitted { None } else { a.extractor.action_end() };
-        if !a.emitted {
-            a.streamed.push_str(&fresh);
-        }
-        if let Err(e) = r {
-            self.fail(e);
-        }
+        let streamed = if a.emitted { Ok(()) } else { try_push_str(&mut a.streamed, &fresh) };
+        self.kept(r.and(streamed));
         // Thought and answer in the order the action wrote them.
         if late {
-            self.answer.push_str(&fresh);
+            let r = try_push_str(&mut self.answer, &fresh);
+            self.kept(r);
             self.push_text(TextKind::Thinking(ThinkingSource::Thought), &thought);
         } else {
             self.push_text(TextKind::Thinking(ThinkingSource::Thought), &thought);
-            self.answer.push_str(&fresh);
+            let r = try_push_str(&mut self.answer, &fresh);
+            self.kept(r);
         }
         self.scratch = fresh;
         if let Err(e) = self.charge_action(closed) {
@@ -667,15 +679,20 @@ impl Route {
                 let tail = a.extractor.finish();
                 let thought = a.extractor.take_thought();
                 let pending = !a.emitted && !a.text.trim().is_empty();
-                if let Ok(t) = &tail {
-                    a.streamed.push_str(t);
-                }
+                let kept = match &tail {
+                    Ok(t) => try_push_str(&mut a.streamed, t),
+                    Err(_) => Ok(()),
+                };
                 let streamed = if pending { a.streamed_candidate(a.text.len(), false) } else { None };
                 let text = std::mem::take(&mut a.text);
                 let parse_ok = a.parse_ok;
                 self.push_text(TextKind::Thinking(ThinkingSource::Thought), &thought);
+                self.kept(kept);
                 match tail {
-                    Ok(t) => self.answer.push_str(&t),
+                    Ok(t) => {
+                        let r = try_push_str(&mut self.answer, &t);
+                        self.kept(r);
+                    }
                     Err(e) => self.fail(e),
                 }
                 if pending {
@@ -838,8 +855,14 @@ impl DeltaSink for Route {
         self.flush_pending();
         self.flush_answer();
         match self.out.last_mut() {
-            Some(RoutedEvent::RefusalDelta { text: t }) => t.push_str(text),
-            _ => self.out.push(RoutedEvent::RefusalDelta { text: text.to_string() }),
+            Some(RoutedEvent::RefusalDelta { text: t }) => {
+                let r = try_push_str(t, text);
+                self.kept(r);
+            }
+            _ => {
+                let r = try_to_string(text).and_then(|text| try_push(&mut self.out, RoutedEvent::RefusalDelta { text }));
+                self.kept(r);
+            }
         }
     }
 

@@ -415,7 +415,7 @@ impl SseDecoder {
 
     /// [`fail`](Self::fail) unless the decoder has already failed (with `err`): for errors of
     /// buffers that could not grow, which come back from below without failing it.
-    fn fail_once(&mut self, err: Error) -> Error {
+    pub(crate) fn fail_once(&mut self, err: Error) -> Error {
         if self.state == State::Failed {
             return err;
         }
@@ -559,11 +559,11 @@ impl SseDecoder {
             }
             b"event" => {
                 self.event_type.clear();
-                input.copy(from, b, &mut self.event_type);
+                input.keep(from, b, 0, &mut self.event_type)?;
             }
             b"id" if !value.contains(&0) => {
                 self.id_buffer.clear();
-                input.copy(from, b, &mut self.id_buffer);
+                input.keep(from, b, 0, &mut self.id_buffer)?;
                 self.id_dirty = true;
             }
             // Digits are ASCII, so the skeleton of units has them as themselves.

@@ -28,6 +28,7 @@
 
 use super::contract::{Contract, State as Judge, NESTED_MARK};
 use super::{MarkerSet, TagDelta, TagFilterOptions, TagResult, Token};
+use crate::budget::{out_of_memory, try_extend, try_push_str, try_to_string};
 use crate::text::{incomplete_tail, Utf8Carry};
 use crate::{Error, ErrorKind, Result};
 
@@ -184,7 +185,7 @@ impl TagFilter {
             }
             let mut window = std::mem::take(&mut self.held);
             let held_len = window.len();
-            window.extend_from_slice(&chunk[..take]);
+            try_extend(&mut window, &chunk[..take])?;
             // Held bytes are a marker prefix: ASCII, one byte each in every mode.
             let base = self.offset - held_len as u64;
             let done = self.scan(&window, Some((held_len, &chunk[..take])), base, None, out)?;
@@ -194,7 +195,7 @@ impl TagFilter {
             chunk = &chunk[take..];
             if done < window.len() {
                 // Still (or again) a possible marker prefix at the end of the window.
-                self.held.extend_from_slice(&window[done..]);
+                try_extend(&mut self.held, &window[done..])?;
             } else {
                 self.state = State::Reading;
             }
@@ -213,7 +214,7 @@ impl TagFilter {
         self.offset += len8;
         let done = self.scan(chunk, None, base, Some(len8), out)?;
         if done < chunk.len() {
-            self.held.extend_from_slice(&chunk[done..]);
+            try_extend(&mut self.held, &chunk[done..])?;
             self.state = State::Held;
         }
         Ok(())
@@ -239,7 +240,7 @@ impl TagFilter {
             let start = run + k;
             let o = self.offset_at(&mut at, data, run);
             self.text_of(data, window, len8, run..start, o, out)?;
-            self.end_run(out);
+            self.end_run(out)?;
             let o = self.offset_at(&mut at, data, start);
             let dropped_in_block = match token {
                 Token::Marker(m) => self.contract.marker(m, o),
@@ -343,7 +344,7 @@ impl TagFilter {
                     skeleton_fit(text, room)
                 };
                 self.kept += if over { room } else { n8 };
-                self.decode(block, Some(now), out);
+                self.decode(block, Some(now), out)?;
                 if over {
                     return Err(self.cap_error(at + room as u64));
                 }
@@ -361,7 +362,7 @@ impl TagFilter {
                 return Err(self.cap_error(at));
             }
             self.kept += NESTED_MARK.len();
-            self.decode(block, Some(NESTED_MARK.as_bytes()), out);
+            self.decode(block, Some(NESTED_MARK.as_bytes()), out)?;
         }
         Ok(())
     }
@@ -375,57 +376,57 @@ impl TagFilter {
     }
 
     /// Decodes block text (`None`: flushes the UTF-8 carry) and appends it to the block
-    /// (when kept) and to the deltas.
-    fn decode<S: DeltaSink>(&mut self, block: usize, bytes: Option<&[u8]>, out: &mut S) {
+    /// (when kept) and to the deltas; `memory_limit_exceeded` when either cannot grow.
+    fn decode<S: DeltaSink>(&mut self, block: usize, bytes: Option<&[u8]>, out: &mut S) -> Result<()> {
         let keep = self.keep_text;
         if self.units {
             // A skeleton holds no partial characters (see `feed_units_with`); the sink knows
             // which text a slice of it stands for.
-            match bytes {
+            return match bytes {
                 Some(b) if !b.is_empty() => out.utf8(block, b),
-                _ => {}
-            }
-            return;
+                _ => Ok(()),
+            };
         }
         if let (Some(b), false, 0) = (bytes, keep, self.carry.pending()) {
             if self.trusted {
                 // A slice of a valid UTF-8 chunk, cut before or after ASCII marker bytes; a
                 // cut inside a character (the held window, the cap) takes the checked path.
                 if b.first().is_some_and(|c| c & 0xC0 != 0x80) && incomplete_tail(b) == 0 {
-                    out.utf8(block, b);
-                    return;
+                    return out.utf8(block, b);
                 }
             } else if !b.is_empty() && incomplete_tail(b) == 0 {
                 // Nothing carried in and nothing to carry out: the text is what
                 // `from_utf8_lossy` makes of the bytes, which the sink may decode itself.
-                out.lossy(block, b);
-                return;
+                return out.lossy(block, b);
             }
         }
-        let Some(text) = self.blocks.get_mut(block) else { return };
-        let mut push = |s: &str| -> Result<(), ()> {
+        let Some(text) = self.blocks.get_mut(block) else { return Ok(()) };
+        let mut push = |s: &str| -> Result<()> {
             if keep {
-                text.push_str(s);
+                try_push_str(text, s)?;
             }
-            out.text(block, s);
-            Ok(())
+            out.text(block, s)
         };
+        // Lossy decoding: the inner result (invalid UTF-8) is always `Ok`.
         let _ = match bytes {
-            Some(b) => self.carry.decode(b, false, &mut push),
-            None => self.carry.flush(false, &mut push),
+            Some(b) => self.carry.decode(b, false, &mut push)?,
+            None => self.carry.flush(false, &mut push)?,
         };
+        Ok(())
     }
 
     /// A marker ends the current run of block text: a held incomplete UTF-8 sequence is
     /// U+FFFD.
-    fn end_run<S: DeltaSink>(&mut self, out: &mut S) {
+    fn end_run<S: DeltaSink>(&mut self, out: &mut S) -> Result<()> {
         if self.carry.pending() == 0 {
-            return;
+            return Ok(());
         }
-        if let Judge::In { block, emit: true } = self.contract.state() {
-            self.decode(block, None, out);
-        }
+        let r = match self.contract.state() {
+            Judge::In { block, emit: true } => self.decode(block, None, out),
+            _ => Ok(()),
+        };
         self.carry.clear();
+        r
     }
 
     /// Ends the stream: a held tail is text after all; returns the verdict.
@@ -502,7 +503,9 @@ impl TagFilter {
         {
             return Ok(self.failed_result());
         }
-        self.end_run(out);
+        if self.end_run(out).is_err() {
+            return Ok(self.failed_result());
+        }
         let violations = self.contract.end(self.offset);
         Ok(self.result(true, violations))
     }
@@ -532,28 +535,34 @@ impl TagFilter {
 pub(crate) trait DeltaSink {
     /// `text` (never empty) of block `block` became certain. It may be a slice of the chunk
     /// being fed (the wasm fast path uses that to hand text out without copying).
-    fn text(&mut self, block: usize, text: &str);
+    /// `memory_limit_exceeded` when the sink cannot grow.
+    fn text(&mut self, block: usize, text: &str) -> Result<()>;
 
     /// The same for text known to be valid UTF-8 without checking (see
     /// `TagFilter::feed_utf8_with`).
-    fn utf8(&mut self, block: usize, text: &[u8]) {
-        self.text(block, &String::from_utf8_lossy(text));
+    fn utf8(&mut self, block: usize, text: &[u8]) -> Result<()> {
+        self.text(block, &String::from_utf8_lossy(text))
     }
 
     /// The same for bytes that may not be UTF-8: the text is `String::from_utf8_lossy` of
     /// them (a sink may decode them in its own way, to the same text).
-    fn lossy(&mut self, block: usize, bytes: &[u8]) {
-        self.text(block, &String::from_utf8_lossy(bytes));
+    fn lossy(&mut self, block: usize, bytes: &[u8]) -> Result<()> {
+        self.text(block, &String::from_utf8_lossy(bytes))
     }
 }
 
 /// Appends to the last delta when it is of the same block, else pushes a new delta.
 impl DeltaSink for Vec<TagDelta> {
     #[inline]
-    fn text(&mut self, block: usize, text: &str) {
+    fn text(&mut self, block: usize, text: &str) -> Result<()> {
         match self.last_mut() {
-            Some(d) if d.block == block => d.text.push_str(text),
-            _ => self.push(TagDelta { block, text: text.to_string() }),
+            Some(d) if d.block == block => try_push_str(&mut d.text, text),
+            _ => {
+                let text = try_to_string(text)?;
+                self.try_reserve(1).map_err(|_| out_of_memory(std::mem::size_of::<TagDelta>()))?;
+                self.push(TagDelta { block, text });
+                Ok(())
+            }
         }
     }
 }
@@ -585,6 +594,37 @@ fn finished() -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A sink whose memory runs out after `room` bytes of text.
+    struct Scarce {
+        room: usize,
+        got: String,
+    }
+
+    impl DeltaSink for Scarce {
+        fn text(&mut self, _block: usize, text: &str) -> Result<()> {
+            if text.len() > self.room {
+                return Err(out_of_memory(text.len()));
+            }
+            self.room -= text.len();
+            self.got.push_str(text);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_sink_out_of_memory_fails_the_filter_with_memory_limit_exceeded() {
+        let mut f = TagFilter::new("n", TagFilterOptions::default()).unwrap();
+        f.stop_keeping_text();
+        let mut sink = Scarce { room: 5, got: String::new() };
+        f.feed(b"[ARTIFACT:n]ab", &mut Vec::new()).unwrap();
+        let e = f.feed_with(b"cdefgh[/ARTIFACT:n]", &mut sink).unwrap_err();
+        assert_eq!(e.code(), "memory_limit_exceeded");
+        assert_eq!(f.feed_with(b"x", &mut sink).unwrap_err().code(), "memory_limit_exceeded", "it stays failed");
+        let r = f.finish(&mut Vec::new()).unwrap();
+        assert!(!r.ok && !r.parse_ok);
+        assert_eq!(sink.got, "", "a piece that did not fit is not half emitted");
+    }
 
     /// The unchecked path gives the deltas of the checked one, for string chunks split at
     /// every character boundary and small caps.
@@ -639,18 +679,20 @@ mod tests {
     }
 
     impl DeltaSink for UnitSink<'_> {
-        fn text(&mut self, block: usize, text: &str) {
+        fn text(&mut self, block: usize, text: &str) -> Result<()> {
             self.push(block, &text.encode_utf16().collect::<Vec<_>>());
+            Ok(())
         }
 
-        fn utf8(&mut self, block: usize, text: &[u8]) {
+        fn utf8(&mut self, block: usize, text: &[u8]) -> Result<()> {
             let (base, p) = (self.skeleton.as_ptr() as usize, text.as_ptr() as usize);
             if p >= base && p + text.len() <= base + self.skeleton.len() {
                 let units = self.units;
                 self.push(block, &units[p - base..p - base + text.len()]);
+                Ok(())
             } else {
                 let s = std::str::from_utf8(text).expect("text beside the skeleton is UTF-8");
-                self.text(block, s);
+                self.text(block, s)
             }
         }
     }

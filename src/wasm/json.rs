@@ -9,6 +9,7 @@
 use super::fast::{fast_io, FastInput, FAILED};
 use super::input::ChunkInput;
 use super::{js_error, options as read_options, utf16_len};
+use crate::budget::out_of_memory;
 use crate::json::partial::{Event, EventSink, Leaf, PathSegment, ValueKind};
 use crate::{Error, ErrorKind, JsonValue};
 use serde::Deserialize;
@@ -118,7 +119,17 @@ impl Packer {
 }
 
 impl EventSink for Packer {
-    fn event(&mut self, path: &[PathSegment], same: usize, ev: Event<'_>) {
+    fn event(&mut self, path: &[PathSegment], same: usize, ev: Event<'_>) -> crate::Result<()> {
+        // Room for all of it first (amortised: the buffers double), so nothing below traps.
+        let fresh = path.get(same..).unwrap_or_default();
+        let keys: usize = fresh.iter().map(|seg| if let PathSegment::Key(k) = seg { k.len() } else { 0 }).sum();
+        let text = match ev {
+            Event::Append(t) | Event::Set(Leaf::String(t)) | Event::Set(Leaf::Number(t)) => t.len(),
+            _ => 0,
+        };
+        self.text.try_reserve(keys + text).map_err(|_| out_of_memory(keys + text))?;
+        let ops = 4 + 2 * fresh.len();
+        self.ops.try_reserve(ops).map_err(|_| out_of_memory(4 * ops))?;
         if same != path.len() || self.js_len != path.len() {
             if same < self.js_len {
                 self.ops.extend([OP_TRUNCATE, same as u32]);
@@ -148,6 +159,7 @@ impl EventSink for Packer {
             Event::Set(Leaf::Null) => self.ops.push(OP_SET_NULL),
             Event::End => self.ops.push(OP_END),
         }
+        Ok(())
     }
 }
 
@@ -377,17 +389,28 @@ impl JsJsonItemStream {
         self.deliver(r)
     }
 
-    fn deliver(&mut self, r: crate::Result<()>) -> Result<JsValue, JsValue> {
+    fn deliver(&mut self, mut r: crate::Result<()>) -> Result<JsValue, JsValue> {
         self.text.clear();
-        self.text.push('[');
-        for (i, v) in self.items.drain(..).enumerate() {
-            if i > 0 {
-                self.text.push(',');
+        let mut sep = '[';
+        for v in self.items.drain(..) {
+            // Room for the item, its separator and the closing `]`, or the items so far go
+            // out and the stream fails with `memory_limit_exceeded`.
+            let n = v.json_len() + 2;
+            if self.text.try_reserve(n).is_err() {
+                r = Err(self.inner.fail(out_of_memory(n)));
+                break;
             }
+            self.text.push(sep);
             v.write_json(&mut self.text);
+            sep = ',';
         }
-        self.text.push(']');
-        let items = __sr_json_parse(&self.text);
+        self.items.clear();
+        let items = if self.text.is_empty() {
+            js_sys::Array::new().into()
+        } else {
+            self.text.push(']');
+            __sr_json_parse(&self.text)
+        };
         match r {
             Ok(()) => Ok(items),
             Err(e) => Err(with_results(&e, &items)),

@@ -11,6 +11,7 @@ use super::fast::{fast_io, FastInput, FAILED};
 use super::input::ChunkInput;
 use super::sse::limit;
 use super::{js_error, options, utf16_len};
+use crate::budget::{out_of_memory, try_push_str};
 use crate::json::write_json_string;
 use crate::{ContentMode, Error, ErrorKind, Provider, RoutedEvent, StreamRouterOptions, ThinkingSource, Usage};
 use serde::{Deserialize, Serialize};
@@ -388,12 +389,19 @@ impl Packed {
         utf16_len(s)
     }
 
-    fn json(&mut self) -> u32 {
+    /// Moves the JSON text written to `json` into the packed text (`memory_limit_exceeded`
+    /// when there is no room for it).
+    fn json(&mut self) -> crate::Result<u32> {
         let json = std::mem::take(&mut self.json);
-        let n = self.str(&json);
+        let r = try_push_str(&mut self.text, &json).map(|()| utf16_len(&json));
         self.json = json;
         self.json.clear();
-        n
+        r
+    }
+
+    /// Room for `n` more bytes of JSON text.
+    fn json_room(&mut self, n: usize) -> crate::Result<()> {
+        self.json.try_reserve(n).map_err(|_| out_of_memory(n))
     }
 
     /// Packs `events`; the text is reserved first (the deltas, what can be large), so running
@@ -421,8 +429,8 @@ impl Packed {
                 }
                 RoutedEvent::ToolCall { index, id, name, arguments, repaired, provider_executed } => {
                     let (a, b) = (self.str(id), self.str(name));
-                    arguments.write_json(&mut self.json);
-                    let c = self.json();
+                    arguments.try_write_json(&mut self.json)?;
+                    let c = self.json()?;
                     self.ops.extend_from_slice(&[
                         op::TOOL_CALL,
                         *index,
@@ -435,11 +443,14 @@ impl Packed {
                 }
                 RoutedEvent::ToolResult { index, id, name, result } => {
                     let (a, b) = (self.str(id), self.str(name));
-                    result.write_json(&mut self.json);
-                    let c = self.json();
+                    result.try_write_json(&mut self.json)?;
+                    let c = self.json()?;
                     self.ops.extend_from_slice(&[op::TOOL_RESULT, *index, a, b, c]);
                 }
                 RoutedEvent::Source(src) => {
+                    // Each byte escapes to at most 6 (`\u001f`); keys, quotes and nulls fit in 64.
+                    let fields = [&src.id, &src.url, &src.title, &src.snippet];
+                    self.json_room(64 + 6 * fields.iter().map(|v| v.as_ref().map_or(0, String::len)).sum::<usize>())?;
                     self.json.push('{');
                     for (i, (k, v)) in
                         [("id", &src.id), ("url", &src.url), ("title", &src.title), ("snippet", &src.snippet)].into_iter().enumerate()
@@ -455,18 +466,19 @@ impl Packed {
                         }
                     }
                     self.json.push('}');
-                    let n = self.json();
+                    let n = self.json()?;
                     self.ops.extend_from_slice(&[op::SOURCE, n]);
                 }
                 RoutedEvent::RefusalDelta { text } => self.text_op(op::REFUSAL, text),
                 RoutedEvent::Action { action } => {
-                    super::action::action_value(action).write_json(&mut self.json);
-                    let n = self.json();
+                    super::action::action_value(action).try_write_json(&mut self.json)?;
+                    let n = self.json()?;
                     self.ops.extend_from_slice(&[op::ACTION, n]);
                 }
                 RoutedEvent::Usage(u) => {
+                    self.json_room(USAGE_JSON_ROOM)?;
                     usage_json(u, &mut self.json);
-                    let n = self.json();
+                    let n = self.json()?;
                     self.ops.extend_from_slice(&[op::USAGE, n]);
                 }
                 RoutedEvent::Done { ok, parse_ok, finish_reason, finish } => {
@@ -522,6 +534,9 @@ impl Packed {
     }
 }
 
+/// Room enough for [`usage_json`]'s text: five keys, five 20-digit numbers, punctuation.
+const USAGE_JSON_ROOM: usize = 256;
+
 fn usage_json(u: &Usage, out: &mut String) {
     let fields = [
         ("input_tokens", u.input_tokens),
@@ -538,7 +553,9 @@ fn usage_json(u: &Usage, out: &mut String) {
         write_json_string(k, out);
         out.push(':');
         match v {
-            Some(n) => out.push_str(&n.to_string()),
+            Some(n) => {
+                let _ = std::fmt::Write::write_fmt(out, format_args!("{n}"));
+            }
             None => out.push_str("null"),
         }
     }

@@ -3,6 +3,7 @@
 use super::fast::{fast_io, FastInput, FAILED, NOT_UNITS};
 use super::input::ChunkInput;
 use super::{__sr_sse_events, js_error, options};
+use crate::budget::out_of_memory;
 use crate::sse::{Emit, Utf16Text};
 use crate::{Error, ErrorKind, SseMessage, SseSink};
 use serde::{Deserialize, Serialize};
@@ -163,6 +164,7 @@ impl JsSseDecoder {
     pub fn feed_in(&mut self, len: u32) -> u32 {
         self.out.clear();
         let r = self.inner.feed(self.fast.bytes(len), &mut self.out);
+        let r = self.packed(r);
         match r {
             Ok(()) => {
                 self.set_info();
@@ -190,6 +192,7 @@ impl JsSseDecoder {
         self.out.clear();
         let input = self.fast.bytes(units.saturating_mul(2));
         let r = self.inner.feed_utf16le_with(input, &mut self.skeleton, &mut self.out);
+        let r = self.packed(r);
         self.set_info();
         match r {
             Ok(true) => self.out.count,
@@ -199,6 +202,13 @@ impl JsSseDecoder {
                 FAILED
             }
         }
+    }
+
+    /// `r`, or the `memory_limit_exceeded` of packing its events (which fails the decoder).
+    fn packed<T>(&mut self, r: crate::Result<T>) -> crate::Result<T> {
+        let v = r?;
+        self.out.take_oom().map_err(|e| self.inner.fail_once(e))?;
+        Ok(v)
     }
 
     /// Describes the packed events for JS (see `info`).
@@ -230,6 +240,7 @@ impl JsSseDecoder {
         self.out.clear();
         let bytes = self.input.read(&chunk)?;
         let r = self.inner.feed(bytes, &mut self.out);
+        let r = self.packed(r);
         self.deliver(r)
     }
 
@@ -243,6 +254,7 @@ impl JsSseDecoder {
         if r.is_ok() {
             r = self.inner.finish(&mut self.out);
         }
+        let r = self.packed(r);
         self.deliver(r)
     }
 
@@ -298,6 +310,9 @@ struct Packed {
     /// Where the last packed `event` and `id` are in `bytes`.
     last_event: (usize, usize),
     last_id: (usize, usize),
+    /// A buffer could not grow: no more events are packed this call, and the decoder fails
+    /// with this `memory_limit_exceeded` (see [`Packed::take_oom`]).
+    oom: Option<crate::Error>,
 }
 
 /// A length in `Packed::lens` meaning "the same string as the previous event's".
@@ -314,12 +329,29 @@ impl Packed {
         self.lens.clear();
         self.ranges.clear();
         self.count = 0;
+        self.oom = None;
+    }
+
+    /// Whether `buf` has room for `n` more items; if not, packing stops (`oom`).
+    fn room<T>(oom: &mut Option<crate::Error>, buf: &mut Vec<T>, n: usize) -> bool {
+        if oom.is_none() && buf.try_reserve(n).is_err() {
+            *oom = Some(out_of_memory(n * std::mem::size_of::<T>()));
+        }
+        oom.is_none()
+    }
+
+    /// The `memory_limit_exceeded` of this call's packing, if a buffer could not grow.
+    fn take_oom(&mut self) -> crate::Result<()> {
+        self.oom.take().map_or(Ok(()), Err)
     }
 
     /// Appends `field` and its separator to `bytes` (and to `wide` once the batch stopped
-    /// being all ASCII); returns its UTF-16 length.
+    /// being all ASCII); returns its UTF-16 length (0 when out of memory: see `oom`).
     fn push(&mut self, field: &[u8]) -> u32 {
         let at = self.bytes.len();
+        if !Self::room(&mut self.oom, &mut self.bytes, field.len() + 1) {
+            return 0;
+        }
         self.bytes.extend_from_slice(field);
         self.bytes.push(b'\r');
         if self.wide.is_empty() {
@@ -327,7 +359,12 @@ impl Packed {
                 return field.len() as u32;
             }
             // First non-ASCII field: everything before it is ASCII, one unit per byte.
+            if !Self::room(&mut self.oom, &mut self.wide, at + field.len() + 1) {
+                return 0;
+            }
             self.wide.extend(self.bytes[..at].iter().map(|&b| u16::from(b)));
+        } else if !Self::room(&mut self.oom, &mut self.wide, field.len() + 1) {
+            return 0;
         }
         let before = self.wide.len();
         // push_utf16 decodes any bytes as from_utf8_lossy does: no validation pass first.
@@ -354,8 +391,9 @@ impl SseSink for Packed {
     }
 
     fn event_bytes(&mut self, event: &[u8], data: &[u8], id: &str) {
-        self.bytes.reserve(event.len() + data.len() + id.len() + 10);
-        self.pack(event, Some(data), id);
+        if Self::room(&mut self.oom, &mut self.bytes, event.len() + data.len() + id.len() + 10) {
+            self.pack(event, Some(data), id);
+        }
     }
 }
 
@@ -370,6 +408,9 @@ impl Packed {
             None => RANGE,
         };
         let (id_len, last_id) = self.field(id.as_bytes(), self.last_id);
+        if !Self::room(&mut self.oom, &mut self.lens, 3) {
+            return; // not counted: JS reads only the events counted
+        }
         self.last_event = last_event;
         self.last_id = last_id;
         self.lens.extend_from_slice(&[event_len, data_len, id_len]);
@@ -383,8 +424,10 @@ impl<'a> Emit<Utf16Text<'a>> for Packed {
     }
 
     fn range(&mut self, event: &[u8], from: usize, to: usize, id: &str, _input: &Utf16Text<'a>) {
-        self.ranges.extend_from_slice(&[from as u32, to as u32]);
-        self.pack(event, None, id);
+        if Self::room(&mut self.oom, &mut self.ranges, 2) {
+            self.ranges.extend_from_slice(&[from as u32, to as u32]);
+            self.pack(event, None, id);
+        }
     }
 }
 

@@ -8,6 +8,7 @@ use super::fast::{fast_io, FastInput, FAILED, NOT_UNITS};
 use super::input::ChunkInput;
 use super::sse::limit;
 use super::{js_error, opt_text_arg, options, text_arg, to_js};
+use crate::budget::{out_of_memory, try_extend};
 use crate::tags::DEFAULT_MAX_BUFFER_BYTES;
 use crate::tags::{
     DeltaSink, TagDelta as CoreDelta, TagResult as CoreResult, TagViolation as CoreViolation, TurnStep as CoreStep,
@@ -255,10 +256,12 @@ fn has_replacement(bytes: &[u8]) -> bool {
 }
 
 impl RangeSink<'_> {
-    fn piece(&mut self, block: usize, text: &[u8]) {
+    /// Describes a piece of text; `memory_limit_exceeded` when the buffers cannot grow.
+    fn piece(&mut self, block: usize, text: &[u8]) -> crate::Result<()> {
         let base = self.input.as_ptr() as usize;
         let p = text.as_ptr() as usize;
         let b = block as u32;
+        self.meta.try_reserve(4).map_err(|_| out_of_memory(16))?;
         if p >= base && p + text.len() <= base + self.input.len() {
             let (from, to) = (p - base, p - base + text.len());
             if self.string && (self.is_ascii() || !has_replacement(text)) {
@@ -268,32 +271,35 @@ impl RangeSink<'_> {
                 self.meta.extend([b, BYTES, p as u32, (p + text.len()) as u32]);
             } else {
                 let at = 2 * self.wide.len() as u32;
+                // `push_utf16` writes at most one unit per byte.
+                self.wide.try_reserve(text.len()).map_err(|_| out_of_memory(2 * text.len()))?;
                 crate::text::push_utf16(text, self.wide);
                 self.meta.extend([b, WIDE, at, 2 * self.wide.len() as u32]);
             }
         } else {
             let at = self.packed.len() as u32;
-            self.packed.extend_from_slice(text);
+            try_extend(self.packed, text)?;
             self.meta.extend([b, PACKED, at, self.packed.len() as u32]);
         }
+        Ok(())
     }
 }
 
 impl DeltaSink for RangeSink<'_> {
-    fn text(&mut self, block: usize, text: &str) {
-        self.piece(block, text.as_bytes());
+    fn text(&mut self, block: usize, text: &str) -> crate::Result<()> {
+        self.piece(block, text.as_bytes())
     }
 
     /// Unchecked UTF-8 only comes from string chunks, whose bytes `TextEncoder` wrote.
-    fn utf8(&mut self, block: usize, text: &[u8]) {
-        self.piece(block, text);
+    fn utf8(&mut self, block: usize, text: &[u8]) -> crate::Result<()> {
+        self.piece(block, text)
     }
 
     /// Byte chunks: `piece` leaves them as bytes (ASCII, read by JS as such; or copied,
     /// decoded by JS's `TextDecoder`) or decodes them with `push_utf16`: both make of
     /// malformed bytes what `from_utf8_lossy` makes (no validation pass first).
-    fn lossy(&mut self, block: usize, bytes: &[u8]) {
-        self.piece(block, bytes);
+    fn lossy(&mut self, block: usize, bytes: &[u8]) -> crate::Result<()> {
+        self.piece(block, bytes)
     }
 }
 

@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  StreamRouter, StreamrouteError, __sr_memory, normalizeAction, parseJson, repairJson, validateFinalPayload,
+  ArtifactStream, JsonItemStream, PartialJson, SseDecoder, StreamRouter, StreamrouteError, TagFilter, __sr_memory,
+  normalizeAction, parseJson, repairJson, validateFinalPayload,
 } from 'streamroute';
 import { splitings } from './helpers/chunking.mjs';
 
@@ -98,14 +99,13 @@ test('one-shot functions refuse input past 64 MiB with input_too_large', () => {
   assert.throws(() => repairJson('€'.repeat(Math.floor(64 * MiB / 3) + 1)), { code: 'input_too_large' });
 });
 
-// Last: it leaves wasm memory almost used up for the rest of the process.
-test('out of wasm memory: memory_limit_exceeded on the machine that asked, the others go on', (t) => {
-  // wasm32 memory grows to 4 GiB at most. Grow it from here to within `room` of that: the
-  // pages are reserved but never touched (no real memory is used), and the allocator's own
-  // growth then fails for real once `room` is used up.
+/**
+ * wasm32 memory grows to 4 GiB at most. Grows it from here to within 96 MiB of that (once: the
+ * memory stays grown): the pages are reserved but never touched (no real memory is used), and
+ * the allocator's own growth then fails for real once those 96 MiB are used up.
+ */
+function growMemoryToNearly4GiB() {
   const memory = __sr_memory();
-  const bystander = new StreamRouter({ provider: 'anthropic' });
-  bystander.feed(messageStart + toolStart(0) + argsDelta(0, '{"q":'));
   const page = 64 * 1024;
   const room = 96 * MiB;
   let pages = 65536 - memory.buffer.byteLength / page - room / page;
@@ -118,6 +118,45 @@ test('out of wasm memory: memory_limit_exceeded on the machine that asked, the o
     }
   }
   assert.ok(memory.buffer.byteLength > 1024 * MiB, `memory ${memory.buffer.byteLength}`);
+}
+
+/**
+ * Makes machines with `make`, each fed `start` and then `grow` until it throws, until one
+ * throws before taking any `grow`: memory is then used up. Returns the machines (to free) and
+ * the error codes seen; each failed machine is checked to stay failed.
+ */
+function exhaust(make, start, grow) {
+  const hogs = [];
+  const codes = new Set();
+  for (let n = 0; n < 256; n++) {
+    let m;
+    let fed = 0;
+    try {
+      m = make();
+      hogs.push(m);
+      start(m);
+      for (;;) {
+        grow(m);
+        fed++;
+      }
+    } catch (e) {
+      assert.ok(e instanceof StreamrouteError, String(e));
+      codes.add(e.code);
+      if (m && fed > 0) assert.throws(() => grow(m), { code: e.code }, 'it stays failed');
+    }
+    if (fed === 0) break; // memory is used up: this one failed at once
+  }
+  return { hogs, codes: [...codes] };
+}
+
+const freeAll = (ms) => ms.forEach((m) => m.free());
+
+// Last: they leave wasm memory grown to almost 4 GiB for the rest of the process.
+test('out of wasm memory: memory_limit_exceeded on the machine that asked, the others go on', (t) => {
+  const memory = __sr_memory();
+  const bystander = new StreamRouter({ provider: 'anthropic' });
+  bystander.feed(messageStart + toolStart(0) + argsDelta(0, '{"q":'));
+  growMemoryToNearly4GiB();
 
   // Routers with no budget of their own to speak of take 256 KiB deltas until memory ends.
   const delta = new TextEncoder().encode(argsDelta(0, 'z'.repeat(256 * 1024)));
@@ -149,4 +188,75 @@ test('out of wasm memory: memory_limit_exceeded on the machine that asked, the o
   const rest = bystander.feed(argsDelta(0, '"cats"}') + ev('content_block_stop', { index: 0 }));
   assert.deepEqual(rest.find((e) => e.type === 'tool_call')?.arguments, { q: 'cats' });
   worksAfterwards();
+});
+
+// Each streaming machine that keeps what it reads, run out of memory by itself.
+const keepers = {
+  PartialJson: {
+    make: () => new PartialJson({ maxBufferBytes: 2 ** 32 - 1 }),
+    start: (m) => m.feed('{"a": "'),
+    begin: (m) => m.feed('{"a": [1, "b"], "c"'),
+    end(m) {
+      m.feed(': null}');
+      assert.deepEqual(m.finish(), { a: [1, 'b'], c: null });
+    },
+  },
+  JsonItemStream: {
+    make: () => new JsonItemStream('$', { maxItemBytes: 2 ** 32 - 1 }),
+    start: (m) => m.feed('["'),
+    begin: (m) => assert.deepEqual(m.feed('[{"a": 1}, "x", '), [{ a: 1 }, 'x']),
+    end: (m) => assert.deepEqual([...m.feed('2]'), ...m.finish()], [2]),
+  },
+  SseDecoder: {
+    make: () => new SseDecoder({ maxEventBytes: 2 ** 32 - 1, maxLineBytes: 2 * MiB }),
+    start: (m) => m.feed('event: big\n'),
+    grow: (m) => m.feed(sseLine),
+    begin: (m) => assert.deepEqual(m.feed('data: a\n\ndata: b\n').map((e) => e.data), ['a']),
+    end: (m) => assert.deepEqual(m.feed('\n').map((e) => e.data), ['b']),
+  },
+};
+const xs = 'x'.repeat(MiB);
+const sseLine = `data: ${xs}\n`;
+
+for (const [name, k] of Object.entries(keepers)) {
+  test(`out of wasm memory: ${name} fails with memory_limit_exceeded, a bystander goes on, a fresh one works`, (t) => {
+    const bystander = k.make();
+    k.begin(bystander);
+    growMemoryToNearly4GiB();
+    const { hogs, codes } = exhaust(k.make, k.start, k.grow ?? ((m) => m.feed(xs)));
+    t.diagnostic(`${hogs.length} ${name}s until memory ran out`);
+    assert.deepEqual(codes, ['memory_limit_exceeded']);
+    assert.ok(hogs.length >= 2, `${hogs.length} machines`);
+    freeAll(hogs);
+    k.end(bystander);
+    bystander.free();
+    const fresh = k.make();
+    k.begin(fresh);
+    k.end(fresh);
+    fresh.free();
+  });
+}
+
+test('out of wasm memory: TagFilter and ArtifactStream fail with memory_limit_exceeded, then work again', () => {
+  const filter = new TagFilter('n0nce');
+  const artifacts = new ArtifactStream();
+  assert.equal(artifacts.emit('s', { part: 1 }).seq, 0);
+  growMemoryToNearly4GiB();
+  // Memory used up by documents that keep their text; then 16 MiB more is asked for.
+  const { hogs, codes } = exhaust(keepers.PartialJson.make, keepers.PartialJson.start, (m) => m.feed(xs));
+  assert.deepEqual(codes, ['memory_limit_exceeded']);
+  const big = 'y'.repeat(16 * MiB);
+  assert.throws(() => filter.feed(`[ARTIFACT:n0nce]${big}`), { code: 'memory_limit_exceeded' });
+  assert.throws(() => new TagFilter('n0nce').feed(new TextEncoder().encode(big)), { code: 'memory_limit_exceeded' });
+  assert.throws(() => artifacts.emit('s', { text: big }), { code: 'memory_limit_exceeded' });
+  freeAll(hogs);
+
+  // The stream numbering was not disturbed by the failed emit.
+  assert.equal(artifacts.emit('s', { part: 2 }, true).seq, 1);
+  artifacts.free();
+  const fresh = new TagFilter('n0nce');
+  const deltas = fresh.feed('[ARTIFACT:n0nce]hello[/ARTIFACT:n0nce]');
+  assert.equal(deltas.map((d) => d.text).join(''), 'hello');
+  fresh.free();
+  filter.free();
 });
