@@ -502,7 +502,9 @@ fn text_len(e: &RoutedEvent) -> usize {
         | RoutedEvent::UserDelta { text } => text.len(),
         RoutedEvent::ToolCallStart { id, name, .. } | RoutedEvent::ToolCall { id, name, .. } => id.len() + name.len(),
         RoutedEvent::ToolCallDelta { arguments, .. } => arguments.len(),
-        RoutedEvent::Error { code, message } => code.len() + message.len(),
+        RoutedEvent::Error { code, message, provider_code } => {
+            code.len() + message.len() + provider_code.as_ref().map_or(0, String::len)
+        }
         _ => 0,
     }
 }
