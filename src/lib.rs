@@ -42,7 +42,7 @@ mod repair;
 #[cfg(feature = "router")]
 mod router;
 mod sort;
-#[cfg(feature = "sse")]
+#[cfg(any(feature = "sse", feature = "tags"))]
 mod sse;
 #[cfg(feature = "tags")]
 mod tags;
@@ -94,7 +94,7 @@ pub use tags::{
     check_tagged, corrective_message, parse_tagged, sanitize_untrusted, tag_contract, TagBlocks, TagDelta,
     TagEventWriter, TagFilter, TagFilterOptions, TagResult, TagViolation, TaggedTurn, TurnStep,
 };
-#[cfg(feature = "sse")]
+#[cfg(any(feature = "sse", feature = "tags"))]
 pub use sse::{SseDecoder, SseDecoderOptions, SseEncoder, SseEncoderOptions, SseEvent, SseMessage, SseSink};
 
 /// The crate version, as in `Cargo.toml`.
