@@ -6,7 +6,7 @@
 # (one release build per entry). Usage: scripts/feature-sizes.sh [ENTRY...]
 source "$(dirname "$0")/lib.sh"
 ensure_wasm_toolchain
-npm_ci "$ROOT/scripts"
+npm_ci "$ROOT/scripts" >&2
 
 # entry, cargo features, size bar (gzip -9 of .wasm + JS, in bytes, KB = 1000; 0 = none set)
 ENTRIES=(
