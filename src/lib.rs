@@ -16,21 +16,35 @@
 //! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+// A build with only some features (one npm entry's) leaves parts of the shared core unused.
+#![cfg_attr(
+    not(all(feature = "sse", feature = "json", feature = "tags", feature = "router", feature = "payload", feature = "planning")),
+    allow(dead_code, unused_imports, unused_macros)
+)]
 
+#[cfg(feature = "json")]
 mod action;
 mod budget;
 mod error;
+#[cfg(feature = "router")]
 mod eventstream;
 mod json;
 mod text;
+#[cfg(feature = "tags")]
 mod nonce;
 mod num;
+#[cfg(feature = "payload")]
 mod payload;
+#[cfg(feature = "planning")]
 pub mod plan;
+#[cfg(feature = "json")]
 mod repair;
+#[cfg(feature = "router")]
 mod router;
 mod sort;
+#[cfg(any(feature = "sse", feature = "tags"))]
 mod sse;
+#[cfg(feature = "tags")]
 mod tags;
 
 /// The WebAssembly bindings (public only so that wasm-bindgen tests can reach them).
@@ -38,18 +52,25 @@ mod tags;
 #[doc(hidden)]
 pub mod wasm;
 
+#[cfg(feature = "json")]
 pub use action::{
     normalize_action_text, normalize_action_value, normalize_action_with_diagnostics, ActionDiagnostics,
     ActionSource, PlannerAction,
 };
 pub use budget::MAX_INPUT_BYTES;
 pub use error::{Error, ErrorKind, Result};
+#[cfg(feature = "router")]
 pub use eventstream::{
     encode_eventstream_message, EventStreamDecoder, EventStreamDecoderOptions, EventStreamMessage, EventStreamSink,
 };
-pub use json::{parse_strict, parse_strict_chunks, AnswerExtractor, AnswerExtractorOptions, JsonValue};
+pub use json::{parse_strict, parse_strict_chunks, JsonValue};
+#[cfg(feature = "json")]
+pub use json::{AnswerExtractor, AnswerExtractorOptions};
+#[cfg(feature = "json")]
 pub use json::{JsonEvent, JsonItemStream, JsonItemStreamOptions, PartialJson, PartialJsonOptions, PathSegment, ValueKind};
+#[cfg(feature = "tags")]
 pub use nonce::make_nonce;
+#[cfg(feature = "payload")]
 pub use payload::{
     build_final_payload, check_final_payload, collect_sources, dedup_sources, done_event, human_size,
     json_len, payload_error, redact_artifacts, redact_artifacts_in_place, redact_artifacts_json, type_name, validate_final_payload,
@@ -57,18 +78,23 @@ pub use payload::{
     BuiltPayload, FinalPayload, JsonMap, PayloadContext, PayloadProblem, Source, SuggestedAction, ToolStep,
     ANSWER_KEYS, DEFAULT_MAX_INLINE_BYTES, MAX_STREAMS, NO_ANSWER,
 };
+#[cfg(feature = "json")]
 pub use repair::{
     parse_json, repair_json, repair_json_value, repair_json_with_log, Repair, RepairKind,
 };
+#[cfg(feature = "router")]
 pub use router::{
     ContentMode, DeltaSink, Finish, ModelDelta, Provider, ProviderDecoder, ProviderDecoderOptions, RoutedEvent, StreamRouter,
     StreamRouterOptions, ThinkingSource, Usage, Source as RoutedSource,
 };
+#[cfg(feature = "router")]
 pub use router::{structured_modes, structured_request, StructuredMode, StructuredRequest};
+#[cfg(feature = "tags")]
 pub use tags::{
     check_tagged, corrective_message, parse_tagged, sanitize_untrusted, tag_contract, TagBlocks, TagDelta,
     TagEventWriter, TagFilter, TagFilterOptions, TagResult, TagViolation, TaggedTurn, TurnStep,
 };
+#[cfg(any(feature = "sse", feature = "tags"))]
 pub use sse::{SseDecoder, SseDecoderOptions, SseEncoder, SseEncoderOptions, SseEvent, SseMessage, SseSink};
 
 /// The crate version, as in `Cargo.toml`.

@@ -2,7 +2,7 @@
 //!
 //! Natively this is core's correctly rounded parser and shortest round-trip formatter. In the
 //! wasm build both come from the JS host instead (`Number(text)` and `String(x)`, through
-//! `crate::wasm::json`): they give the same values, and leaving core's float code out takes
+//! `crate::wasm::host`): they give the same values, and leaving core's float code out takes
 //! ~30 KB (the formatter, the parser and its 10 KB table of powers of five) off the `.wasm`.
 //! Only the text of a formatted number can differ between the two (`1e21` from JS,
 //! `1000000000000000000000` from Rust); what it reads back as is the same.
@@ -74,10 +74,10 @@ mod host {
 #[cfg(target_arch = "wasm32")]
 mod host {
     pub(super) fn parse(text: &str) -> f64 {
-        crate::wasm::json::host_number(text)
+        crate::wasm::host::host_number(text)
     }
     pub(super) fn format(x: f64) -> String {
-        crate::wasm::json::host_number_text(x)
+        crate::wasm::host::host_number_text(x)
     }
 }
 

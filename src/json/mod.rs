@@ -1,18 +1,25 @@
 //! JSON as it arrives: one incremental tokenizer shared by the answer extractor, the partial
 //! parser and the item stream, and the order-preserving `JsonValue` they build.
 
+#[cfg(feature = "json")]
 mod extractor;
 pub(crate) mod tokenizer;
-pub(crate) mod partial; pub(crate) mod items;
+#[cfg(feature = "json")]
+pub(crate) mod partial;
+#[cfg(feature = "json")]
+pub(crate) mod items;
 mod value;
 pub(crate) mod keys;
 
+#[cfg(feature = "json")]
 pub use extractor::{AnswerExtractor, AnswerExtractorOptions};
 pub use value::{write_json_string, JsonValue};
 pub(crate) use value::{write_json_escaped, Quoted};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use value::json_string_len;
+#[cfg(feature = "json")]
 pub use partial::{JsonEvent, PartialJson, PartialJsonOptions, PathSegment, ValueKind};
+#[cfg(feature = "json")]
 pub use items::{JsonItemStream, JsonItemStreamOptions};
 pub(crate) use value::ValueBuilder;
 

@@ -1,6 +1,6 @@
 //! JS functions `normalizeAction`, `normalizeActionWithDiagnostics`, `actionToLegacy`.
 
-use super::json::to_js_value;
+use super::host::to_js_value;
 use super::{js_error, Utf16Offsets};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind};

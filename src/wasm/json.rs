@@ -7,6 +7,7 @@
 //! come out of `JSON.parse`: plain objects, JS numbers.
 
 use super::fast::{fast_io, FastInput, FAILED};
+use super::host::to_js_value;
 use super::input::ChunkInput;
 use super::{js_error, options as read_options, utf16_len};
 use crate::budget::out_of_memory;
@@ -20,9 +21,6 @@ use wasm_bindgen::prelude::*;
 extern "C" {
     fn __sr_json_state() -> JsValue;
     fn __sr_json_events(state: &JsValue, text: &str, ops: &[u32]) -> JsValue;
-    fn __sr_json_parse(text: &str) -> JsValue;
-    fn __sr_number_text(x: f64) -> String;
-    fn __sr_number(text: &str) -> f64;
 }
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -168,26 +166,6 @@ fn with_results(err: &Error, results: &JsValue) -> JsValue {
     let e = js_error(err);
     let _ = js_sys::Reflect::set(&e, &JsValue::from_str("events"), results);
     e
-}
-
-pub(crate) fn to_js_value(v: &JsonValue) -> JsValue {
-    json_parse(&v.to_json())
-}
-
-/// A finite `x` as number text, by JS (`String(x)`: the shortest text that reads back as `x`),
-/// for `crate::num`: the wasm carries no float formatter of its own.
-pub(crate) fn host_number_text(x: f64) -> String {
-    __sr_number_text(x)
-}
-
-/// The value of JSON number text, by JS (`Number(text)`), for `crate::num`.
-pub(crate) fn host_number(text: &str) -> f64 {
-    __sr_number(text)
-}
-
-/// The package's one JSON-text-to-value conversion (`JSON.parse`: plain objects, JS numbers).
-pub(crate) fn json_parse(text: &str) -> JsValue {
-    __sr_json_parse(text)
 }
 
 /// The incremental parser for one JSON document arriving in pieces (tool-call arguments,
@@ -409,7 +387,7 @@ impl JsJsonItemStream {
             js_sys::Array::new().into()
         } else {
             self.text.push(']');
-            __sr_json_parse(&self.text)
+            super::host::json_parse(&self.text)
         };
         match r {
             Ok(()) => Ok(items),

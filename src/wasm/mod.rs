@@ -3,17 +3,27 @@
 //! Each submodule wraps one core machine in a JS class with the public names of the issues
 //! (`SseDecoder`, `SseEncoder`, ...). Conversions to and from JS live here and nowhere else.
 
+#[cfg(feature = "json")]
 pub mod action;
+#[cfg(feature = "json")]
 pub mod extractor;
 mod de;
 mod fast;
+pub(crate) mod host;
 mod input;
+#[cfg(feature = "sse")]
 pub mod sse;
+#[cfg(feature = "json")]
 pub mod json;
+#[cfg(feature = "payload")]
 pub mod payload;
+#[cfg(feature = "json")]
 pub mod repair;
+#[cfg(feature = "router")]
 pub mod router;
+#[cfg(feature = "planning")]
 pub mod plan;
+#[cfg(feature = "tags")]
 pub mod tags;
 
 use crate::{Error, ErrorKind};
@@ -88,6 +98,7 @@ pub fn version() -> String {
     crate::VERSION.to_string()
 }
 
+#[cfg(feature = "sse")]
 /// What this build is: its version and the default limits of its machines.
 #[derive(Tsify, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -99,6 +110,7 @@ pub struct BuildInfo {
     limits: Limits,
 }
 
+#[cfg(feature = "sse")]
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Limits {
@@ -106,6 +118,7 @@ struct Limits {
     sse_max_event_bytes: f64,
 }
 
+#[cfg(feature = "sse")]
 /// The version and the default limits of this build.
 #[wasm_bindgen(js_name = buildInfo, unchecked_return_type = "BuildInfo")]
 pub fn build_info() -> Result<JsValue, JsValue> {
@@ -125,6 +138,7 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue
     )
 }
 
+#[cfg(feature = "tags")]
 /// 32 lowercase hex characters (128 bits) from the platform's cryptographic RNG.
 #[wasm_bindgen(js_name = makeNonce)]
 pub fn make_nonce() -> Result<String, JsValue> {
@@ -151,6 +165,20 @@ pub(crate) fn options_copy(options: &JsValue, allowed: &[&str]) -> Result<JsValu
     de::options_copy(options, allowed).map_err(|e| {
         js_error(&Error::new(e.kind(crate::ErrorKind::InvalidOption), format!("invalid options: {e}")))
     })
+}
+
+/// A size option: a whole number from 1 to 2^32 - 1, or `default` when absent.
+pub(crate) fn limit(v: Option<f64>, default: usize, name: &str) -> Result<usize, JsValue> {
+    match v {
+        None => Ok(default),
+        Some(x) if x.is_finite() && x >= 1.0 && x.fract() == 0.0 && x <= 4_294_967_295.0 => {
+            Ok(x as usize)
+        }
+        Some(x) => Err(js_error(&Error::new(
+            ErrorKind::InvalidOption,
+            format!("{name} must be a positive integer, got {}", crate::num::show(x)),
+        ))),
+    }
 }
 
 /// UTF-16 length of a UTF-8 string: what `String.prototype.length` reports for it.

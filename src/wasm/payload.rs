@@ -9,7 +9,7 @@
 //! walking a JS object from wasm. The `*Json` variants take and give JSON text directly.
 
 use super::{js_error, opt_text_arg, text_arg};
-use super::json::{json_parse, to_js_value};
+use super::host::{json_parse, to_js_value};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind};
 use serde::Serialize;

@@ -7,7 +7,7 @@
 //! Vectors are the exception: query vectors and contiguous embeddings are read as
 //! `Float32Array`s straight into wasm memory.
 
-use super::json::{json_parse, to_js_value};
+use super::host::{json_parse, to_js_value};
 use super::{js_error, options_copy};
 use crate::json::JsonValue;
 use crate::plan::{self, CapabilityMap as CoreMap, EmbeddingModel, Mode, NarrowOptions, Narrowed, Requirements, ToolIndex as CoreIndex};

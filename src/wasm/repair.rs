@@ -6,7 +6,7 @@
 //! `JSON.parse` on the (repaired or re-printed) JSON text, as everywhere in this package:
 //! plain objects, JS numbers.
 
-use super::json::json_parse;
+use super::host::json_parse;
 use super::{js_error, options as read_options, text_arg, Utf16Offsets};
 use crate::Error;
 use serde::{Deserialize, Serialize};

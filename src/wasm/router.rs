@@ -9,7 +9,7 @@
 
 use super::fast::{fast_io, FastInput, FAILED};
 use super::input::ChunkInput;
-use super::sse::limit;
+use super::limit;
 use super::{js_error, options, utf16_len};
 use crate::budget::{out_of_memory, try_push_str};
 use crate::json::write_json_string;
@@ -620,7 +620,7 @@ pub fn structured_request(
     };
     let req = crate::StructuredRequest { messages, schema, name, stream, mode, model };
     let (body, _) = crate::structured_request(provider, &req).map_err(|e| js_error(&e))?;
-    Ok(super::json::to_js_value(&body))
+    Ok(super::host::to_js_value(&body))
 }
 
 /// The structured-output modes `provider` supports, strongest first (the capability table).

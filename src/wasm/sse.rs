@@ -2,7 +2,7 @@
 
 use super::fast::{fast_io, FastInput, FAILED, NOT_UNITS};
 use super::input::ChunkInput;
-use super::{__sr_sse_events, js_error, options};
+use super::{__sr_sse_events, js_error, limit, options};
 use crate::budget::out_of_memory;
 use crate::sse::{Emit, Utf16Text};
 use crate::{Error, ErrorKind, SseMessage, SseSink};
@@ -95,19 +95,6 @@ impl<'de> Deserialize<'de> for IdValue {
             }
         }
         d.deserialize_any(Id)
-    }
-}
-
-pub(crate) fn limit(v: Option<f64>, default: usize, name: &str) -> Result<usize, JsValue> {
-    match v {
-        None => Ok(default),
-        Some(x) if x.is_finite() && x >= 1.0 && x.fract() == 0.0 && x <= 4_294_967_295.0 => {
-            Ok(x as usize)
-        }
-        Some(x) => Err(js_error(&Error::new(
-            ErrorKind::InvalidOption,
-            format!("{name} must be a positive integer, got {}", crate::num::show(x)),
-        ))),
     }
 }
 

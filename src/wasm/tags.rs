@@ -6,7 +6,7 @@
 
 use super::fast::{fast_io, FastInput, FAILED, NOT_UNITS};
 use super::input::ChunkInput;
-use super::sse::limit;
+use super::limit;
 use super::{js_error, opt_text_arg, options, text_arg, to_js};
 use crate::budget::{out_of_memory, try_extend};
 use crate::tags::DEFAULT_MAX_BUFFER_BYTES;
