@@ -85,7 +85,10 @@ pub(crate) fn out_of_memory(n: usize) -> Error {
 /// Appends `bytes` to `buf`, reserving first so that running out of memory is an error.
 #[inline]
 pub(crate) fn try_extend(buf: &mut Vec<u8>, bytes: &[u8]) -> Result<()> {
-    buf.try_reserve(bytes.len()).map_err(|_| out_of_memory(bytes.len()))?;
+    // The room check first: `try_reserve` is not inlined, and most appends fit.
+    if buf.capacity() - buf.len() < bytes.len() {
+        grow_vec(buf, bytes.len())?;
+    }
     buf.extend_from_slice(bytes);
     Ok(())
 }
@@ -94,7 +97,9 @@ pub(crate) fn try_extend(buf: &mut Vec<u8>, bytes: &[u8]) -> Result<()> {
 /// out of memory is an error.
 #[inline]
 pub(crate) fn try_push<T>(v: &mut Vec<T>, item: T) -> Result<()> {
-    v.try_reserve(1).map_err(|_| out_of_memory(std::mem::size_of::<T>()))?;
+    if v.len() == v.capacity() {
+        v.try_reserve(1).map_err(|_| out_of_memory(std::mem::size_of::<T>()))?;
+    }
     v.push(item);
     Ok(())
 }
@@ -102,9 +107,17 @@ pub(crate) fn try_push<T>(v: &mut Vec<T>, item: T) -> Result<()> {
 /// [`try_extend`] for text.
 #[inline]
 pub(crate) fn try_push_str(buf: &mut String, text: &str) -> Result<()> {
-    buf.try_reserve(text.len()).map_err(|_| out_of_memory(text.len()))?;
+    if buf.capacity() - buf.len() < text.len() {
+        buf.try_reserve(text.len()).map_err(|_| out_of_memory(text.len()))?;
+    }
     buf.push_str(text);
     Ok(())
+}
+
+/// Reserves room for `n` more bytes (out of line: the rare path of [`try_extend`]).
+#[inline(never)]
+fn grow_vec(buf: &mut Vec<u8>, n: usize) -> Result<()> {
+    buf.try_reserve(n).map_err(|_| out_of_memory(n))
 }
 
 /// A copy of `text`, or `memory_limit_exceeded`.

@@ -5,7 +5,7 @@
 // `feed` (which stays as the fallback for other chunk types): a UTF-16 high surrogate that
 // ends a string chunk is held for the next chunk; a lone one becomes U+FFFD.
 import { AnswerExtractor, PartialJson, SseDecoder, StreamRouter, TagFilter, __sr_memory } from '../dist/streamroute.js';
-import { chunkView, jsonEventsFrom, routedEventsFrom, sseEventsFrom, stringError } from '../dist/runtime.js';
+import { chunkView, jsonEventsFrom, routedEventsFrom, sseEventsFrom, stringError, u8Length } from '../dist/runtime.js';
 
 const FAILED = 0xffffffff;
 const encoder = new TextEncoder();
@@ -81,18 +81,24 @@ function inPtr(machine, cap) {
 function write(machine, chunk) {
   if (machine.__wbg_ptr === 0) return -1;
   if (typeof chunk === 'string') return writeString(machine, takeString(machine, chunk));
-  const view = chunkView(chunk);
-  if (view === null) return -1;
+  // A genuine Uint8Array is copied as it is; any other view or buffer through a fresh view.
+  let length = u8Length(chunk);
+  let view = chunk;
+  if (length < 0) {
+    view = chunkView(chunk);
+    if (view === null) return -1;
+    length = view.length;
+  }
   let pre = 0;
   if (machine.__high) {
     machine.__high = '';
     pre = 3; // the held high surrogate had no low half: U+FFFD
   }
-  const ptr = inPtr(machine, view.length + pre);
+  const ptr = inPtr(machine, length + pre);
   views();
   if (pre) u8.set([0xef, 0xbf, 0xbd], ptr);
   u8.set(view, ptr + pre);
-  return view.length + pre;
+  return length + pre;
 }
 
 // The text of string `chunk` to write now: after a high surrogate held from the last chunk,

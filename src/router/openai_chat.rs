@@ -180,15 +180,23 @@ impl OpenAiChat {
         let mut m = j.object()?;
         while let Some(key) = j.next_key(&mut m)? {
             match key {
-                "content" if j.kind()? == Kind::Array => self.content_parts(j, sink)?,
-                "content" | "refusal" | "reasoning_content" | "reasoning" => {
-                    if let Some(t) = j.str_value(&mut self.scratch)? {
-                        plain_reasoning |= key.starts_with("reasoning");
+                "content" => {
+                    if j.kind()? == Kind::Array {
+                        self.content_parts(j, sink)?;
+                    } else if let Some(t) = j.str_value(&mut self.scratch)? {
                         if !t.is_empty() {
-                            match key {
-                                "content" => sink.text(&t),
-                                "refusal" => sink.refusal(&t),
-                                _ => sink.reasoning(&t),
+                            sink.text(&t);
+                        }
+                    }
+                }
+                "refusal" | "reasoning_content" | "reasoning" => {
+                    if let Some(t) = j.str_value(&mut self.scratch)? {
+                        plain_reasoning |= key != "refusal";
+                        if !t.is_empty() {
+                            if key == "refusal" {
+                                sink.refusal(&t);
+                            } else {
+                                sink.reasoning(&t);
                             }
                         }
                     }

@@ -113,9 +113,12 @@ pub(crate) trait LineInput {
     fn copy(&self, a: usize, b: usize, out: &mut Vec<u8>);
     /// [`copy`](Self::copy) into a buffer the decoder keeps, with room for `extra` bytes
     /// more: reserved first, so running out of memory is `memory_limit_exceeded`.
+    #[inline]
     fn keep(&self, a: usize, b: usize, extra: usize, out: &mut Vec<u8>) -> Result<()> {
         let n = self.len8(a, b) + extra;
-        out.try_reserve(n).map_err(|_| crate::budget::out_of_memory(n))?;
+        if out.capacity() - out.len() < n {
+            out.try_reserve(n).map_err(|_| crate::budget::out_of_memory(n))?;
+        }
         self.copy(a, b, out);
         Ok(())
     }

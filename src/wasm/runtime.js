@@ -54,6 +54,16 @@ const VIEW = {
 const taTag = builtinGetter(TypedArrayProto, Symbol.toStringTag);
 const abLength = builtinGetter(ArrayBuffer.prototype, 'byteLength');
 const sabLength = typeof SharedArrayBuffer === 'function' ? builtinGetter(SharedArrayBuffer.prototype, 'byteLength') : null;
+// The length of a genuine, attached, non-empty Uint8Array (read with the built-in getter), else
+// -1. Such a chunk is copied into wasm memory as it is, by `TypedArray.prototype.set`, which
+// reads its internal slots only: no code of the caller's runs, and no view is made per feed.
+const taLength = builtinGetter(TypedArrayProto, 'length');
+export function __sr_u8_length(chunk) {
+  if (!ArrayBuffer.isView(chunk) || taTag.call(chunk) !== 'Uint8Array') return -1;
+  const n = taLength.call(chunk);
+  return n === 0 ? -1 : n; // 0 may be a detached buffer: the general path tells
+}
+
 export function __sr_chunk_view(chunk) {
   if (chunk === null || typeof chunk !== 'object') return null;
   try {
