@@ -9,6 +9,7 @@
 
 use super::delta::{DeltaSink, Usage};
 use super::jscan::{Json, Kind, R};
+use super::openai_chat::emit_string;
 use super::tools::OpenCalls;
 
 /// The reader state.
@@ -68,14 +69,7 @@ impl Ollama {
 
     /// A string member as text or reasoning (empty ones are dropped).
     fn text(&mut self, j: &mut Json<'_>, reasoning: bool, sink: &mut dyn DeltaSink) -> R<()> {
-        if let Some(t) = j.str_value(&mut self.scratch)?.filter(|t| !t.is_empty()) {
-            if reasoning {
-                sink.reasoning(&t);
-            } else {
-                sink.text(&t);
-            }
-        }
-        Ok(())
+        emit_string(j, &mut self.scratch, reasoning, sink)
     }
 
     fn message(&mut self, j: &mut Json<'_>, sink: &mut dyn DeltaSink) -> R<()> {

@@ -278,13 +278,7 @@ impl OpenAiChat {
                 j.skip()?;
                 continue;
             }
-            if let Some(t) = j.str_value(&mut self.scratch)?.filter(|t| !t.is_empty()) {
-                if reasoning {
-                    sink.reasoning(&t);
-                } else {
-                    sink.text(&t);
-                }
-            }
+            emit_string(j, &mut self.scratch, reasoning, sink)?;
         }
         Ok(())
     }
@@ -345,6 +339,19 @@ impl OpenAiChat {
         }
         Ok(())
     }
+}
+
+/// The string at the cursor as text or reasoning (an empty one is dropped; another kind of
+/// value is skipped).
+pub(crate) fn emit_string(j: &mut Json<'_>, scratch: &mut String, reasoning: bool, sink: &mut dyn DeltaSink) -> R<()> {
+    if let Some(t) = j.str_value(scratch)?.filter(|t| !t.is_empty()) {
+        if reasoning {
+            sink.reasoning(&t);
+        } else {
+            sink.text(&t);
+        }
+    }
+    Ok(())
 }
 
 /// Reads an OpenAI `usage` object and hands it on unless it is empty.
