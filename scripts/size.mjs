@@ -1,12 +1,58 @@
-// Prints the size of a .wasm file raw, gzip -9 and brotli (max quality): the number we track.
-import { readFileSync } from 'node:fs';
+// Sizes of the built package. With no argument: a table of every entry (scripts/entries.json),
+// gzip -9 of its .wasm plus the JS a browser loads for it (the glue, the runtime.js snippet
+// and the entry's own JS files, each compressed on its own as each is fetched on its own),
+// against the entry's bar ("over" where over; this never fails the build). With a .wasm file
+// as argument: that file raw, gzip -9 and brotli (max quality).
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 
-const file = process.argv[2] ?? new URL('../pkg/dist/streamroute_bg.wasm', import.meta.url);
-const raw = readFileSync(file);
-const gz = gzipSync(raw, { level: 9 });
-const br = brotliCompressSync(raw, {
-  params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
-});
-const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
-console.log(`wasm size: raw ${raw.length} B (${kb(raw.length)}), gzip -9 ${gz.length} B (${kb(gz.length)}), brotli ${br.length} B (${kb(br.length)})`);
+const gz = (b) => gzipSync(b, { level: 9 }).length;
+const br = (b) => brotliCompressSync(b, {
+  params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: b.length },
+}).length;
+
+if (process.argv[2]) {
+  const raw = readFileSync(process.argv[2]);
+  const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+  console.log(`wasm size: raw ${raw.length} B (${kib(raw.length)}), gzip -9 ${gz(raw)} B (${kib(gz(raw))}), brotli ${br(raw)} B (${kib(br(raw))})`);
+  process.exit(0);
+}
+
+// The loaders of other runtimes (Node, workers) and the CommonJS bundle: not what a browser loads.
+const NOT_LOADED = new Set(['node.js', 'workerd.js', 'loaded.js', 'index.cjs']);
+
+/** The JS files a browser loads for the entry built in `dir`. */
+export function loadedJs(dir) {
+  const out = [];
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (p.endsWith('.js') && !NOT_LOADED.has(e.name)) out.push(p);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const { entries } = JSON.parse(readFileSync(join(root, 'scripts', 'entries.json'), 'utf8'));
+const kb = (n) => `${(n / 1000).toFixed(1)} KB`;
+console.log('| entry | features | .wasm raw | .wasm gzip -9 | .wasm brotli | JS files | JS gzip -9 | total gzip -9 | bar |');
+console.log('|---|---|--:|--:|--:|--:|--:|--:|---|');
+for (const e of entries) {
+  const dir = join(root, 'pkg', 'dist', e.dir);
+  const wasmFile = join(dir, 'streamroute_bg.wasm');
+  if (!existsSync(wasmFile)) {
+    console.log(`| ${e.entry} | ${e.features.join(' ')} | not built | | | | | | |`);
+    continue;
+  }
+  const wasm = readFileSync(wasmFile);
+  const js = loadedJs(dir);
+  const jsGz = js.reduce((n, f) => n + gz(readFileSync(f)), 0);
+  const total = gz(wasm) + jsGz;
+  const verdict = e.bar === null ? '—' : `${kb(e.bar)} ${total <= e.bar ? 'met' : 'over'}`;
+  console.log(`| ${e.entry} | ${e.features.join(' ')} | ${wasm.length} | ${gz(wasm)} | ${br(wasm)} | ${js.length} | ${jsGz} | ${total} (${kb(total)}) | ${verdict} |`);
+}

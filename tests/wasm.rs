@@ -105,6 +105,10 @@ fn nonce_and_maps_as_plain_objects() {
     let limits = get(&info, "limits");
     assert!(!limits.is_instance_of::<js_sys::Map>());
     assert_eq!(get(&limits, "sseMaxLineBytes").as_f64(), Some(1048576.0));
+    // The default build (every feature) is the main entry.
+    assert_eq!(get(&info, "entry").as_string().as_deref(), Some("streamroute"));
+    let features: Vec<String> = js_sys::Array::from(&get(&info, "features")).iter().filter_map(|f| f.as_string()).collect();
+    assert_eq!(features, ["sse", "json", "tags", "router", "payload", "planning"]);
 }
 
 #[wasm_bindgen_test]

@@ -2,7 +2,7 @@
 // The streamroute command line: reads a raw stream from a file or stdin and prints what
 // the package makes of it: SSE events (`sse`) or routed model output (`route`).
 import { createReadStream } from 'node:fs';
-import { SseDecoder, StreamRouter, version, StreamrouteError } from '../entry/node.js';
+import { SseDecoder, StreamRouter, version, StreamrouteError } from '../dist/streamroute/node.js';
 
 const USAGE = `usage: streamroute <command> [FILE|-]
 

@@ -1,14 +1,17 @@
 // Browsers and bundlers (Vite, webpack): the .wasm is fetched and compiled asynchronously.
 // `await init()` once before use; later calls return the same promise.
-import initWasm from '../dist/streamroute.js';
+//
+// One loader for every entry: scripts/build copies it into each entry's directory
+// (pkg/dist/<entry>/), next to that entry's glue (streamroute.js), .wasm, fast paths (fast.js)
+// and own exports (api.js); entry.js names the directory.
+import initWasm from './streamroute.js';
+import { DIR } from './entry.js';
 
 import './fast.js';
-import './web.js';
 
-export * from '../dist/streamroute.js';
-export { StreamrouteError } from '../dist/runtime.js';
-export { connectSse, routeResponse, toSse } from './web.js';
-export { StreamMux, StreamState, fromSse } from './client.js';
+export * from './streamroute.js';
+export * from './api.js';
+export { StreamrouteError } from './runtime.js';
 
 let ready;
 /** Loads the WebAssembly module (idempotent). `input` overrides where the .wasm comes from. */
@@ -17,15 +20,15 @@ export function init(input) {
   return ready;
 }
 
-// The package's .wasm. Bundlers see the literal `new URL('../dist/…', import.meta.url)` and
-// emit the file as an asset. Vite's dev server instead pre-bundles dependencies into
+// The entry's .wasm. Bundlers see the literal `new URL('./…', import.meta.url)` and emit the
+// file as an asset. Vite's dev server instead pre-bundles dependencies into
 // `node_modules/.vite/deps/`, where that relative URL points nowhere; the package's own copy
-// is then `node_modules/streamroute/dist/`. (That path is built from a variable so that
-// bundlers leave it alone.)
+// is then `node_modules/streamroute/dist/<entry>/`. (That path is built from a variable so
+// that bundlers leave it alone.)
 function wasmUrl() {
   if (/\/node_modules\/\.vite\/deps\/[^/]*$/.test(import.meta.url.split(/[?#]/)[0])) {
-    const fromDeps = '../../streamroute/dist/streamroute_bg.wasm';
+    const fromDeps = `../../streamroute/dist/${DIR}/streamroute_bg.wasm`;
     return new URL(fromDeps, import.meta.url);
   }
-  return new URL('../dist/streamroute_bg.wasm', import.meta.url);
+  return new URL('./streamroute_bg.wasm', import.meta.url);
 }

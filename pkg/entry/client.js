@@ -7,8 +7,8 @@
 // of snapshots in between thanks to rope concatenation); a snapshot is rebuilt only for what
 // changed, and is the very same object while nothing did. The only wasm used here is
 // `SseDecoder` (framing) and `PartialJson` (tool arguments).
-import { PartialJson, SseDecoder } from '../dist/streamroute.js';
-import { StreamrouteError } from '../dist/runtime.js';
+import { PartialJson, SseDecoder } from './streamroute.js';
+import { StreamrouteError } from './runtime.js';
 
 /** Fields a wire frame carries besides its event, kept on the events read from it. */
 export const WIRE_FIELDS = ['trace_id', 'session_id', 'message_id', 'action_seq'];

@@ -1,11 +1,14 @@
 // The JS half of the fast `feed` path (src/wasm/fast.rs). Each entry imports this module
-// once. It replaces `feed`/`finish`/`reset` of the streaming classes with versions that
+// once (scripts/build copies it next to each entry's glue, so it patches the classes of that
+// build, with that build's memory; a class the entry's build lacks is left out). It replaces `feed`/`finish`/`reset` of the streaming classes with versions that
 // write the chunk straight into wasm memory and read the result straight out of it: a small
 // feed then costs two calls with number arguments. Behaviour is identical to the Rust-side
 // `feed` (which stays as the fallback for other chunk types): a UTF-16 high surrogate that
 // ends a string chunk is held for the next chunk; a lone one becomes U+FFFD.
-import { AnswerExtractor, PartialJson, SseDecoder, StreamRouter, TagFilter, __sr_memory } from '../dist/streamroute.js';
-import { chunkView, jsonEventsFrom, routedEventsFrom, sseEventsFrom, stringError, u8Length } from '../dist/runtime.js';
+import * as glue from './streamroute.js';
+import { chunkView, jsonEventsFrom, routedEventsFrom, sseEventsFrom, stringError, u8Length } from './runtime.js';
+
+const { AnswerExtractor, PartialJson, SseDecoder, StreamRouter, TagFilter, __sr_memory } = glue;
 
 const FAILED = 0xffffffff;
 const encoder = new TextEncoder();
@@ -206,6 +209,7 @@ const guarded = (method) =>
 // `finishValue`: `finish()` returns a value, not more of what `feed` returns (PartialJson).
 // `longString`: a route of its own for a string chunk of at least `longMin` code units.
 function patch(Class, readOut, finishValue = false, longString = null, longMin = 0) {
+  if (Class === undefined) return;
   const proto = Class.prototype;
   const slowFeed = proto.feed;
   const slowFinish = proto.finish;
@@ -314,7 +318,7 @@ patch(PartialJson, (machine, n) => {
 // fed, kind 1 the UTF-8 bytes at wasm memory [a, b), kind 3 UTF-16 code units there. No text is copied inside wasm for a
 // chunk of block text, and wasm keeps no block text: the blocks of `finish()` are assembled
 // here from the deltas (`__acc`, one string per block).
-{
+if (TagFilter !== undefined) {
   const nodeUtf16 = NodeBuffer !== null;
   const proto = TagFilter.prototype;
   const slowFeed = proto.feed;

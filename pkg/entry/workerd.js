@@ -1,20 +1,14 @@
 // Cloudflare Workers (workerd) and other edge runtimes: compiling wasm from bytes is
 // forbidden there, so the .wasm is imported as a compiled module and instantiated
-// synchronously at import.
-import wasmModule from '../dist/streamroute_bg.wasm';
-import { initSync } from '../dist/streamroute.js';
+// synchronously at import. (Copied into each entry's directory, like browser.js.)
+import wasmModule from './streamroute_bg.wasm';
+import { initSync } from './streamroute.js';
 
 initSync({ module: wasmModule });
 
 import './fast.js';
-import './web.js';
 
-export * from '../dist/streamroute.js';
-export { StreamrouteError } from '../dist/runtime.js';
-export { connectSse, routeResponse, toSse } from './web.js';
-export { StreamMux, StreamState, fromSse } from './client.js';
-
-/** Already loaded here; kept so that `await init()` works in every runtime. */
-export function init() {
-  return Promise.resolve();
-}
+export * from './streamroute.js';
+export * from './api.js';
+export { StreamrouteError } from './runtime.js';
+export { loaded as init } from './loaded.js';

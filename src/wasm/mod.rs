@@ -98,33 +98,67 @@ pub fn version() -> String {
     crate::VERSION.to_string()
 }
 
-#[cfg(feature = "sse")]
-/// What this build is: its version and the default limits of its machines.
+/// What this build is: the npm entry it is, its cargo features, its version and the default
+/// limits of its machines.
 #[derive(Tsify, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BuildInfo {
-    /// The package version.
+    /// The npm entry this build is loaded by (`"streamroute"`, `"streamroute/sse"`, ...).
+    entry: &'static str,
+    /// The cargo features it was built with (`["sse"]`, `["sse", "json", "tags", "router"]`).
+    features: Vec<&'static str>,
+    /// The package version (one for every entry).
     version: String,
-    /// Default caps in bytes, by name (`sseMaxLineBytes`, `sseMaxEventBytes`).
+    /// Default caps in bytes, by name (`sseMaxLineBytes`, `sseMaxEventBytes` where the build
+    /// has the SSE decoder).
     #[tsify(type = "Record<string, number>")]
     limits: Limits,
 }
 
-#[cfg(feature = "sse")]
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Limits {
+    #[cfg(feature = "sse")]
     sse_max_line_bytes: f64,
+    #[cfg(feature = "sse")]
     sse_max_event_bytes: f64,
 }
 
-#[cfg(feature = "sse")]
-/// The version and the default limits of this build.
+/// Every cargo feature that names an entry, with whether this build has it (Cargo.toml order).
+const FEATURES: [(&str, bool); 6] = [
+    ("sse", cfg!(feature = "sse")),
+    ("json", cfg!(feature = "json")),
+    ("tags", cfg!(feature = "tags")),
+    ("router", cfg!(feature = "router")),
+    ("payload", cfg!(feature = "payload")),
+    ("planning", cfg!(feature = "planning")),
+];
+
+/// The npm entry of a build with these features: a build of exactly one entry's feature is
+/// that entry (`streamroute/<feature>`); the router, and any other set, is the main entry.
+fn entry_of(features: &[&'static str]) -> &'static str {
+    match features {
+        ["sse"] => "streamroute/sse",
+        ["json"] => "streamroute/json",
+        ["tags"] => "streamroute/tags",
+        ["payload"] => "streamroute/payload",
+        ["planning"] => "streamroute/planning",
+        _ => "streamroute",
+    }
+}
+
+/// The entry, features, version and default limits of this build.
 #[wasm_bindgen(js_name = buildInfo, unchecked_return_type = "BuildInfo")]
 pub fn build_info() -> Result<JsValue, JsValue> {
-    let d = crate::SseDecoderOptions::default();
-    let limits = Limits { sse_max_line_bytes: d.max_line_bytes as f64, sse_max_event_bytes: d.max_event_bytes as f64 };
-    to_js(&BuildInfo { version: crate::VERSION.to_string(), limits })
+    let features: Vec<&'static str> = FEATURES.iter().filter(|(_, on)| *on).map(|(name, _)| *name).collect();
+    #[cfg(feature = "sse")]
+    let limits = {
+        let d = crate::SseDecoderOptions::default();
+        Limits { sse_max_line_bytes: d.max_line_bytes as f64, sse_max_event_bytes: d.max_event_bytes as f64 }
+    };
+    #[cfg(not(feature = "sse"))]
+    let limits = Limits {};
+    to_js(&BuildInfo { entry: entry_of(&features), features, version: crate::VERSION.to_string(), limits })
 }
 
 /// Serialises a value for JS with maps as plain objects (never `Map`) and `None` as `null`.

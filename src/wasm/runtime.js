@@ -1,16 +1,24 @@
 // The JavaScript half of the bindings in src/wasm/. wasm-bindgen imports this module into the
-// generated glue; the package entries re-export `StreamrouteError` from that same copy, so
-// `instanceof` holds for every error the wasm throws.
+// generated glue of each build (one per npm entry); the entries re-export `StreamrouteError`
+// from that same copy.
 
-/** Every error streamroute throws: a stable `code`, a `message`, and `offset` where known. */
-export class StreamrouteError extends Error {
+/**
+ * Every error streamroute throws: a stable `code`, a `message`, and `offset` where known.
+ *
+ * One class for the whole package: every entry's build carries its own copy of this module,
+ * and the first copy to load registers its class under a global symbol that the others take,
+ * so `instanceof StreamrouteError` holds whichever entry threw and whichever entry's export
+ * it is tested against (ESM and CommonJS alike).
+ */
+const SHARED = Symbol.for('streamroute.StreamrouteError');
+export const StreamrouteError = (globalThis[SHARED] ??= class StreamrouteError extends Error {
   constructor(code, message, offset) {
     super(message);
     this.name = 'StreamrouteError';
     this.code = code;
     if (offset !== undefined && offset !== null) this.offset = offset;
   }
-}
+});
 
 export function __sr_error(code, message, offset) {
   return new StreamrouteError(code, message, offset);

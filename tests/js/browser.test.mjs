@@ -48,7 +48,7 @@ let context;
 before(async () => {
   // The page must import exactly what the package's `browser` condition names.
   const pkg = JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8'));
-  assert.equal(pkg.exports['.'].browser, './entry/browser.js');
+  assert.equal(pkg.exports['.'].browser, './dist/streamroute/browser.js');
 
   server = await listen(serve);
   origin = server.origin;
@@ -95,10 +95,10 @@ test('browser entry decodes, encodes and throws StreamrouteError in Chromium', {
     assert.equal(r.initValue, undefined);
     const wasmFetches = requests.filter((q) => q.path.endsWith('.wasm'));
     assert.deepEqual(wasmFetches, [
-      { path: '/streamroute/dist/streamroute_bg.wasm', status: 200, type: 'application/wasm' },
+      { path: '/streamroute/dist/streamroute/streamroute_bg.wasm', status: 200, type: 'application/wasm' },
     ]);
     assert.deepEqual(consoleWarnings, [], 'console warnings');
-    assert.ok(requests.some((q) => q.path === '/streamroute/entry/browser.js' && q.status === 200));
+    assert.ok(requests.some((q) => q.path === '/streamroute/dist/streamroute/browser.js' && q.status === 200));
     assert.deepEqual(requests.filter((q) => q.status !== 200), [], 'every request found');
 
     // The chunked byte stream (cuts inside UTF-8 sequences and CRLF pairs).

@@ -5,8 +5,13 @@
 // after a call on it failed (no borrow left locked by a JS exception unwinding through wasm).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as sr from 'streamroute';
+import * as main from 'streamroute';
+import * as payload from 'streamroute/payload';
+import * as planning from 'streamroute/planning';
 
+// Every export of the package, whichever entry has it (payload and planning are entries of
+// their own, each with its own wasm instance).
+const sr = { ...main, ...payload, ...planning };
 const { StreamrouteError } = sr;
 
 const cycle = {};
@@ -47,7 +52,8 @@ function expectTyped(where, f) {
     }
   }
   // A trap would leave the instance unusable; this call would then fail.
-  assert.match(sr.makeNonce(), /^[0-9a-f]{32}$/, `the instance works after ${where}`);
+  assert.match(main.makeNonce(), /^[0-9a-f]{32}$/, `the instance works after ${where}`);
+  for (const entry of [payload, planning]) assert.equal(entry.buildInfo().version, main.version(), `${entry.buildInfo().entry} works after ${where}`);
 }
 
 test('every export and method throws only StreamrouteErrors on hostile arguments', () => {
@@ -277,7 +283,7 @@ test('free() inside a call on the same object: the call finishes, the object is 
   // inside its own collect() forty times, does not grow the memory forty times.
   const schema = { type: 'object', properties: { raw: { type: 'array', items: { type: 'string' }, artifact: true }, x: {} } };
   const big = { raw: Array.from({ length: 64 }, () => 'z'.repeat(16384)) };
-  const memory = sr.__sr_memory();
+  const memory = payload.__sr_memory();
   const grew = [];
   for (let i = 0; i < 40; i++) {
     const c = new sr.ArtifactCollector({ maxInlineBytes: 1 << 24 });
@@ -333,7 +339,7 @@ test('an options key that is not an option, or an option getter that throws, is 
 test("a result longer than the engine's longest string is memory_limit_exceeded, not a plain Error", async () => {
   // The mapping the glue's string reading and the fast path go through (a real result that
   // long needs over 1 GB of memory: the engine refuses UTF-8 of 2^29 - 24 bytes or more).
-  const runtime = await import(new URL('./node_modules/streamroute/dist/runtime.js', import.meta.url));
+  const runtime = await import(new URL('./node_modules/streamroute/dist/streamroute/runtime.js', import.meta.url));
   let engineError;
   try {
     new TextDecoder().decode(new Uint8Array(0x1fffffe8 + 1).fill(0x41));

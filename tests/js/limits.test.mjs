@@ -5,9 +5,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  ArtifactStream, JsonItemStream, PartialJson, SseDecoder, StreamRouter, StreamrouteError, TagFilter, __sr_memory,
-  normalizeAction, parseJson, repairJson, validateFinalPayload,
+  JsonItemStream, PartialJson, SseDecoder, StreamRouter, StreamrouteError, TagFilter, __sr_memory,
+  normalizeAction, parseJson, repairJson,
 } from 'streamroute';
+// The payload entry has a wasm instance (and memory) of its own.
+import { ArtifactStream, validateFinalPayload, __sr_memory as payloadMemory } from 'streamroute/payload';
 import { splitings } from './helpers/chunking.mjs';
 
 const MiB = 1 << 20;
@@ -104,10 +106,8 @@ test('one-shot functions refuse input past 64 MiB with input_too_large', () => {
  * memory stays grown): the pages are reserved but never touched (no real memory is used), and
  * the allocator's own growth then fails for real once those 96 MiB are used up.
  */
-function growMemoryToNearly4GiB() {
-  const memory = __sr_memory();
+function growMemoryToNearly4GiB(memory = __sr_memory(), room = 96 * MiB) {
   const page = 64 * 1024;
-  const room = 96 * MiB;
   let pages = 65536 - memory.buffer.byteLength / page - room / page;
   while (pages > 0) {
     try {
@@ -237,10 +237,8 @@ for (const [name, k] of Object.entries(keepers)) {
   });
 }
 
-test('out of wasm memory: TagFilter and ArtifactStream fail with memory_limit_exceeded, then work again', () => {
+test('out of wasm memory: TagFilter fails with memory_limit_exceeded, then works again', () => {
   const filter = new TagFilter('n0nce');
-  const artifacts = new ArtifactStream();
-  assert.equal(artifacts.emit('s', { part: 1 }).seq, 0);
   growMemoryToNearly4GiB();
   // Memory used up by documents that keep their text; then 16 MiB more is asked for.
   const { hogs, codes } = exhaust(keepers.PartialJson.make, keepers.PartialJson.start, (m) => m.feed(xs));
@@ -248,15 +246,24 @@ test('out of wasm memory: TagFilter and ArtifactStream fail with memory_limit_ex
   const big = 'y'.repeat(16 * MiB);
   assert.throws(() => filter.feed(`[ARTIFACT:n0nce]${big}`), { code: 'memory_limit_exceeded' });
   assert.throws(() => new TagFilter('n0nce').feed(new TextEncoder().encode(big)), { code: 'memory_limit_exceeded' });
-  assert.throws(() => artifacts.emit('s', { text: big }), { code: 'memory_limit_exceeded' });
   freeAll(hogs);
 
-  // The stream numbering was not disturbed by the failed emit.
-  assert.equal(artifacts.emit('s', { part: 2 }, true).seq, 1);
-  artifacts.free();
   const fresh = new TagFilter('n0nce');
   const deltas = fresh.feed('[ARTIFACT:n0nce]hello[/ARTIFACT:n0nce]');
   assert.equal(deltas.map((d) => d.text).join(''), 'hello');
   fresh.free();
   filter.free();
+});
+
+test('out of wasm memory: ArtifactStream (streamroute/payload) fails with memory_limit_exceeded, then works again', () => {
+  const artifacts = new ArtifactStream();
+  assert.equal(artifacts.emit('s', { part: 1 }).seq, 0);
+  // The payload entry's own memory, grown to all but 8 MiB of what wasm32 can address; then
+  // 16 MiB more is asked for.
+  growMemoryToNearly4GiB(payloadMemory(), 8 * MiB);
+  const big = 'y'.repeat(16 * MiB);
+  assert.throws(() => artifacts.emit('s', { text: big }), { code: 'memory_limit_exceeded' });
+  // The stream numbering was not disturbed by the failed emit.
+  assert.equal(artifacts.emit('s', { part: 2 }, true).seq, 1);
+  artifacts.free();
 });

@@ -10,7 +10,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as sr from 'streamroute';
+import * as sr from 'streamroute/payload';
+import { normalizeAction } from 'streamroute';
 import { Miniflare } from 'miniflare';
 import { PKG_DIR, bundleWorker, fileUnder, launchChromium, listen, sendFile } from './helpers/runtimes.mjs';
 import { generate, generateHidden, MARK } from './helpers/payload-gen.mjs';
@@ -124,7 +125,7 @@ test('buildFinalPayload: answer, fallbacks, never a JSON dump', () => {
   assert.equal(answer({ result: 42 }), '42');
   assert.equal(answer('plain'), 'plain');
   assert.equal(answer({ next_node: 'final_response', args: { answer: 'from action' } }), 'from action');
-  assert.equal(answer(sr.normalizeAction('{"next_node":"final_response","args":{"answer":"normalised"}}')), 'normalised');
+  assert.equal(answer(normalizeAction('{"next_node":"final_response","args":{"answer":"normalised"}}')), 'normalised');
   // B20: args without an answer never become the answer text.
   assert.equal(answer({ confidence: 0.9 }, { lastObservation: { summary: 'from the tool' } }), 'from the tool');
   const none = sr.buildFinalPayload({ confidence: 0.9 });
@@ -313,11 +314,12 @@ test('TypeScript: a consumer using every payload type type-checks; a type error 
   }));
   writeFileSync(join(dir, 'ok.mts'), `
     import { validateFinalPayload, buildFinalPayload, redactArtifacts, redactArtifactsJson, collectSources,
-      ArtifactCollector, ArtifactStream, StreamrouteError, normalizeAction,
-      type FinalPayload, type Source, type SuggestedAction, type PlannerAction, type PlanStep, type PlanJoin,
+      ArtifactCollector, ArtifactStream, StreamrouteError,
+      type FinalPayload, type Source, type SuggestedAction, type PlanStep, type PlanJoin,
       type PlanArgs, type TaskArgs, type FinalResponseArgs, type FinalPayloadContext, type BuiltFinalPayload,
       type ArtifactCollectorOptions, type ArtifactRef, type ToolStepInput, type ArtifactChunkEvent,
-      type FinalPayloadDoneEvent, type PayloadProblem } from 'streamroute';
+      type FinalPayloadDoneEvent, type PayloadProblem } from 'streamroute/payload';
+    import { normalizeAction, type PlannerAction } from 'streamroute';
     const source: Source = { title: 't', url: null, snippet: 's', relevance_score: 0.5 };
     const action: SuggestedAction = { action_id: 'export_csv', label: 'Export', params: { format: 'csv' } };
     const step: PlanStep = { node: 'search', args: { q: 'x' } };
@@ -363,7 +365,7 @@ test('TypeScript: a consumer using every payload type type-checks; a type error 
   const ok = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
   assert.equal(ok.status, 0, ok.stdout + ok.stderr);
   writeFileSync(join(dir, 'bad.mts'), `
-    import { validateFinalPayload, type FinalPayload, type TaskArgs } from 'streamroute';
+    import { validateFinalPayload, type FinalPayload, type TaskArgs } from 'streamroute/payload';
     const p: FinalPayload = validateFinalPayload({ raw_answer: 'x' });
     const n: number = p.raw_answer;
     const t: TaskArgs = { mode: 'thread' };
@@ -439,7 +441,7 @@ test('Chromium: the browser entry gives what Node gives (Appendix A)', { timeout
       args: corpus('appendix_a_args.json'),
     };
     const got = JSON.parse(await page.evaluate(async ({ schema, observation, args }) => {
-      const sr = await import('/streamroute/entry/browser.js');
+      const sr = await import('/streamroute/dist/payload/browser.js');
       await sr.init();
       const collector = new sr.ArtifactCollector();
       const redacted = collector.collectAndRedact('analyze_sales', schema, observation);

@@ -13,7 +13,7 @@ import {
   CapabilityMap, StreamrouteError, ToolIndex, applyRemovals, autoTimeGrain, checkCoverage,
   classifyRepair, defaultLabels, narrowTools, reextractionMessage, retrievalQueries,
   validateRequirements,
-} from 'streamroute';
+} from 'streamroute/planning';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fixture = (name) => JSON.parse(readFileSync(join(here, '..', 'planning', name), 'utf8'));
@@ -436,7 +436,7 @@ test('TypeScript: the planning exports type-check, and a misuse is reported', ()
     import { ToolIndex, CapabilityMap, StreamrouteError, narrowTools, checkCoverage, applyRemovals,
       validateRequirements, reextractionMessage, retrievalQueries, classifyRepair, autoTimeGrain,
       defaultLabels, type Requirements, type NarrowResult, type CoverageReport, type SearchHit,
-      type Plan, type Retrieval, type RequirementIssue } from 'streamroute';
+      type Plan, type Retrieval, type RequirementIssue } from 'streamroute/planning';
     const req: Requirements = validateRequirements({ metrics: ['m'], analysis: ['total'] }, { analysis: ['cohort'] });
     const index = new ToolIndex([{ name: 'aggregate', capabilities: ['aggregate'] }], { model_id: 'm', dim: 2, embeddings: new Float32Array(2) });
     const hits: SearchHit[] = index.search(new Float32Array([1, 0]), 8);
@@ -459,7 +459,7 @@ test('TypeScript: the planning exports type-check, and a misuse is reported', ()
   const ok = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
   assert.equal(ok.status, 0, ok.stdout + ok.stderr);
   writeFileSync(join(dir, 'bad.mts'), `
-    import { checkCoverage } from 'streamroute';
+    import { checkCoverage } from 'streamroute/planning';
     const n: number = checkCoverage({}, { steps: [] }, null, []).message;
   `);
   const bad = spawnSync(process.execPath, [tsc, '--strict', '--noEmit', '--module', 'nodenext',

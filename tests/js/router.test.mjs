@@ -414,7 +414,7 @@ test('structuredRequest builds the strongest supported request body; structuredM
 });
 
 test('toSse takes ArtifactStream events: artifact chunks and the final done with its payload', async () => {
-  const { ArtifactStream, buildFinalPayload } = await import('streamroute');
+  const { ArtifactStream, buildFinalPayload } = await import('streamroute/payload');
   const stream = new ArtifactStream();
   const { payload } = buildFinalPayload({ answer: 'Revenue grew 15%.' });
   const events = [

@@ -1,8 +1,8 @@
 // The packed package inside a real workerd (through miniflare). The worker
 // tests/js/worker/worker.js imports the bare specifier `streamroute`; like wrangler, the test
 // bundles it with esbuild under the `workerd` condition, which resolves the package's
-// `exports["."].workerd` (entry/workerd.js). That entry imports `../dist/streamroute_bg.wasm`;
-// the .wasm is not bundled: an esbuild plugin marks it external and renames the import to a
+// `exports["."].workerd` (dist/streamroute/workerd.js), and `streamroute/planning` its own
+// entry's. Each entry imports its `./streamroute_bg.wasm`; the .wasm is not bundled: an esbuild plugin marks it external and renames the import to a
 // module name next to the bundle, and miniflare gets it as a separate `CompiledWasm` module
 // (workerd forbids compiling wasm from bytes at run time). Run after ./setup-consumer.sh.
 import { test, before, after } from 'node:test';
@@ -38,19 +38,24 @@ after(async () => {
 
 test('esbuild resolves `streamroute` through its workerd export condition', () => {
   const pkg = JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8'));
-  assert.equal(pkg.exports['.'].workerd, './entry/workerd.js');
+  assert.equal(pkg.exports['.'].workerd, './dist/streamroute/workerd.js');
+  assert.equal(pkg.exports['./planning'].workerd, './dist/planning/workerd.js');
   const fromPkg = bundle.inputs
     .map((p) => relative(PKG_DIR, realpathSync(resolve(process.cwd(), p))))
     .filter((p) => !p.startsWith('..'))
     .sort();
-  assert.ok(fromPkg.includes(join('entry', 'workerd.js')), `inputs: ${fromPkg}`);
-  assert.ok(!fromPkg.includes(join('entry', 'browser.js')), `inputs: ${fromPkg}`);
-  assert.ok(!fromPkg.includes(join('entry', 'node.js')), `inputs: ${fromPkg}`);
+  for (const dir of ['streamroute', 'planning']) {
+    assert.ok(fromPkg.includes(join('dist', dir, 'workerd.js')), `inputs: ${fromPkg}`);
+    assert.ok(!fromPkg.includes(join('dist', dir, 'browser.js')), `inputs: ${fromPkg}`);
+    assert.ok(!fromPkg.includes(join('dist', dir, 'node.js')), `inputs: ${fromPkg}`);
+  }
   assert.deepEqual(
-    [...bundle.wasmModules].map(([name, file]) => [name, relative(PKG_DIR, file)]),
-    [['./streamroute_bg.wasm', join('dist', 'streamroute_bg.wasm')]],
+    [...bundle.wasmModules].map(([name, file]) => [name, relative(PKG_DIR, file)]).sort(),
+    [['./planning/streamroute_bg.wasm', join('dist', 'planning', 'streamroute_bg.wasm')],
+      ['./streamroute/streamroute_bg.wasm', join('dist', 'streamroute', 'streamroute_bg.wasm')]],
   );
-  assert.match(bundle.code, /from "\.\/streamroute_bg\.wasm"/);
+  assert.match(bundle.code, /from "\.\/streamroute\/streamroute_bg\.wasm"/);
+  assert.match(bundle.code, /from "\.\/planning\/streamroute_bg\.wasm"/);
 });
 
 const INPUT_EVENTS = [

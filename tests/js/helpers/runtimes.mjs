@@ -106,7 +106,7 @@ const esbuild = createRequire(join(ROOT, 'scripts', 'package.json'))('esbuild');
 /**
  * Bundles a module worker like wrangler: `streamroute` resolves through its `workerd` export
  * condition, and each .wasm import is left external, renamed to a module name next to the
- * bundle, for miniflare to load as a `CompiledWasm` module (workerd forbids compiling wasm
+ * bundle (`./<its directory>/<its name>`), for miniflare to load as a `CompiledWasm` module (workerd forbids compiling wasm
  * from bytes at run time). `modulesRoot` is where the modules live for workerd; nothing is
  * written there. `nodePaths`: more directories to find packages in (for an entry that has no
  * node_modules above it). Returns `{ code, inputs, wasmModules, modules }`, `modules` being
@@ -119,7 +119,9 @@ export async function bundleWorker(entry, modulesRoot, { nodePaths = [] } = {}) 
     setup(build) {
       build.onResolve({ filter: /\.wasm$/ }, (args) => {
         const file = resolve(args.resolveDir, args.path);
-        const name = `./${basename(file)}`;
+        // Each entry of the package has its own `streamroute_bg.wasm` (dist/<entry>/): the
+        // module is named after its directory too.
+        const name = `./${basename(dirname(file))}/${basename(file)}`;
         const seen = wasmModules.get(name);
         if (seen && seen !== file) throw new Error(`two different wasm files named ${name}`);
         wasmModules.set(name, file);

@@ -3,7 +3,7 @@
 // collected artifacts and sources, an artifact_chunk event and the built payload, so the test
 // can compare them with what Node computes.
 import { ArtifactCollector, ArtifactStream, StreamrouteError, buildFinalPayload, collectSources,
-  redactArtifacts, redactArtifactsJson, validateFinalPayload } from 'streamroute';
+  redactArtifacts, redactArtifactsJson, validateFinalPayload } from 'streamroute/payload';
 
 export default {
   async fetch(request) {

@@ -1,10 +1,14 @@
 // A module worker using the packed `streamroute` package. tests/js/workerd.test.mjs bundles it
 // with esbuild the way wrangler does: `streamroute` resolves through its `workerd` export
-// condition (entry/workerd.js) and the .wasm import stays a separate CompiledWasm module.
+// condition (dist/<entry>/workerd.js) and each entry's .wasm import stays a separate
+// CompiledWasm module.
 import {
   SseDecoder, SseEncoder, StreamRouter, StreamrouteError, TagEventWriter, TagFilter, init, makeNonce, toSse,
-  version, ToolIndex, narrowTools, checkCoverage, applyRemovals, validateRequirements, reextractionMessage,
+  version,
 } from 'streamroute';
+import {
+  ToolIndex, narrowTools, checkCoverage, applyRemovals, validateRequirements, reextractionMessage,
+} from 'streamroute/planning';
 import * as streamroute from 'streamroute';
 import { misuseCodes } from '../helpers/misuse.mjs';
 import { QUICK, casesOf, roundTrips } from '../helpers/client-roundtrip.mjs';

@@ -1,40 +1,14 @@
-// Public types of the `streamroute` package. Data types and classes come from the generated
-// declarations (tsify + wasm-bindgen); this file adds what the entries define by hand.
-export * from './dist/streamroute.js';
+// Public types of the main entry, `streamroute`. Data types and classes come from the
+// generated declarations of its build (tsify + wasm-bindgen); this file adds what the entry
+// defines by hand. What every entry shares (StreamrouteError, init) is in common.d.ts.
+export * from '../dist/streamroute/streamroute.js';
+export * from './common.js';
 
-/** Every error streamroute throws: a stable `code`, a `message`, and `offset` where known. */
-export declare class StreamrouteError extends Error {
-  constructor(code: string, message: string, offset?: number);
-  readonly name: 'StreamrouteError';
-  /** Stable machine-readable code, e.g. `"sse_event_too_large"`. */
-  readonly code: string;
-  /** Byte offset in the input where the problem was found, when there is one. */
-  readonly offset?: number;
-  /** Results produced before the failure by the call that threw (e.g. SSE events). */
-  readonly events?: unknown[];
-  /** Every problem of a `payload_invalid` error, with its path (e.g. `sources[0].title`). */
-  readonly problems?: { path: string; message: string }[];
-  /** `tag_contract_violation` (`parseTagged`): every violation, byte offsets. */
-  readonly violations?: { code: string; offset: number }[];
-  /** `TagFilter.feed`: the deltas produced before the failure. */
-  readonly deltas?: { type: string; text: string }[];
-  /** `requirements_invalid`: every problem with its path (see `reextractionMessage`). */
-  readonly errors?: import('./dist/streamroute.js').RequirementIssue[];
-}
+import type { RoutedEvent, SseEvent, StreamRouterInit } from '../dist/streamroute/streamroute.js';
+// The artifact and payload types `toSse` and the snapshots carry ('streamroute/payload').
+import type { ArtifactChunkEvent, FinalPayload, FinalPayloadDoneEvent } from '../dist/payload/streamroute.js';
 
-/**
- * Loads the WebAssembly module. Idempotent: resolves at once where the module is already
- * loaded (Node, workers). In browsers, `input` may say where the `.wasm` comes from.
- */
-export declare function init(
-  input?: string | URL | Request | Response | BufferSource | WebAssembly.Module,
-): Promise<void>;
-
-import type {
-  ArtifactChunkEvent, FinalPayload, FinalPayloadDoneEvent, RoutedEvent, SseEvent, StreamRouterInit,
-} from './dist/streamroute.js';
-
-declare module './dist/streamroute.js' {
+declare module '../dist/streamroute/streamroute.js' {
   interface StreamRouter {
     /** A TransformStream that routes the chunks written to it (`feed`, then `finish` at the end). */
     transform(): TransformStream<Uint8Array | string, RoutedEvent>;
@@ -171,7 +145,7 @@ export interface StreamSnapshot {
   /** Text of `refusal_delta` events. */
   readonly refusal: string;
   readonly toolCalls: readonly ToolCallSnapshot[];
-  readonly action: import('./dist/streamroute.js').PlannerAction | null;
+  readonly action: import('../dist/streamroute/streamroute.js').PlannerAction | null;
   readonly artifacts: { readonly [streamId: string]: ArtifactSnapshot };
   /** Sources of `source` events and of the final payload, without repeats. */
   readonly sources: readonly unknown[];

@@ -1,0 +1,6 @@
+// `init()` of the entries whose .wasm is instantiated at import (Node, workers).
+
+/** Already loaded here; kept so that `await init()` works in every runtime. */
+export function loaded() {
+  return Promise.resolve();
+}

@@ -1,0 +1,3 @@
+// Public types of 'streamroute/payload': final payloads, artifacts and sources.
+export * from '../dist/payload/streamroute.js';
+export * from './common.js';

@@ -1,0 +1,3 @@
+// Public types of 'streamroute/planning': the planning checks.
+export * from '../dist/planning/streamroute.js';
+export * from './common.js';
