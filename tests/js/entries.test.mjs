@@ -1,0 +1,127 @@
+// The package's entries ('streamroute', 'streamroute/sse', '/json', '/tags', '/payload',
+// '/planning'), each with its own .wasm, as a user gets them (the packed package, installed by
+// setup-consumer.sh): the exports map and the packed files; then, in Node ESM and CommonJS,
+// Chromium and workerd, each entry's exact export list, `buildInfo().entry`, one real call per
+// entry, and one `StreamrouteError` class for all (tests/js/helpers/entries.mjs; the Vite build
+// and dev server run the same checks in vite.test.mjs).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Miniflare } from 'miniflare';
+import * as streamroute from 'streamroute';
+import * as sse from 'streamroute/sse';
+import * as json from 'streamroute/json';
+import * as tags from 'streamroute/tags';
+import * as payload from 'streamroute/payload';
+import * as planning from 'streamroute/planning';
+import { ENTRY_NAMES, EXPECTED_ENTRIES, entriesResult } from './helpers/entries.mjs';
+import { JS_DIR, PKG_DIR, bundleWorker, fileUnder, launchChromium, listen, sendFile } from './helpers/runtimes.mjs';
+
+const DIRS = Object.keys(ENTRY_NAMES);
+const CONSUMER = join(JS_DIR, '.tmp', 'consumer');
+const HELPER = join(JS_DIR, 'helpers', 'entries.mjs');
+const subpath = (dir) => (dir === 'streamroute' ? '.' : `./${dir}`);
+
+test('the exports map names every entry in every runtime condition, with its types; npm pack ships them', () => {
+  const pkg = JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8'));
+  const expectedKeys = [...DIRS.map(subpath), './streamroute_bg.wasm', './package.json'];
+  assert.deepEqual(Object.keys(pkg.exports), expectedKeys);
+  for (const dir of DIRS) {
+    const d = `./dist/${dir}`;
+    assert.deepEqual(pkg.exports[subpath(dir)], {
+      types: `./types/${dir}.d.ts`,
+      workerd: `${d}/workerd.js`,
+      'edge-light': `${d}/workerd.js`,
+      node: { import: `${d}/node.js`, require: `${d}/index.cjs` },
+      browser: `${d}/browser.js`,
+      default: `${d}/browser.js`,
+    });
+    // The installed copy is the tarball's: every file an entry needs was packed.
+    for (const f of ['types', 'workerd', 'browser']) assert.ok(existsSync(join(PKG_DIR, pkg.exports[subpath(dir)][f])), `${dir} ${f}`);
+    for (const f of ['node.js', 'index.cjs', 'streamroute_bg.wasm', 'streamroute.js', 'streamroute.d.ts', 'fast.js', 'api.js', 'runtime.js']) {
+      assert.ok(existsSync(join(PKG_DIR, 'dist', dir, f)), `dist/${dir}/${f}`);
+    }
+  }
+  assert.ok(existsSync(join(PKG_DIR, 'types', 'common.d.ts')));
+});
+
+test('Node ESM: each entry, its exports, buildInfo, one call, one StreamrouteError class', async () => {
+  const r = await entriesResult({ streamroute, sse, json, tags, payload, planning });
+  assert.deepEqual(r, EXPECTED_ENTRIES);
+});
+
+test('Node CommonJS: the same through require(), and one StreamrouteError class with ESM too', () => {
+  writeFileSync(join(CONSUMER, 'entries.cjs'), `
+    const modules = {
+      streamroute: require('streamroute'), sse: require('streamroute/sse'), json: require('streamroute/json'),
+      tags: require('streamroute/tags'), payload: require('streamroute/payload'), planning: require('streamroute/planning'),
+    };
+    (async () => {
+      const { entriesResult } = await import(${JSON.stringify(pathToFileURL(HELPER).href)});
+      const esm = await import('streamroute/json');
+      let mixed;
+      try { modules.tags.parseTagged('[USER:x]', 42); } catch (e) { mixed = e instanceof esm.StreamrouteError && esm.StreamrouteError === modules.payload.StreamrouteError; }
+      console.log(JSON.stringify({ result: await entriesResult(modules), mixed }));
+    })();
+  `);
+  const { result, mixed } = JSON.parse(execFileSync(process.execPath, ['entries.cjs'], { cwd: CONSUMER, encoding: 'utf8' }));
+  assert.deepEqual(result, EXPECTED_ENTRIES);
+  assert.equal(mixed, true, 'an error thrown by a CommonJS entry is an instance of the ESM class');
+});
+
+test('Chromium: each browser entry loads its own .wasm once and passes the same checks', { timeout: 60_000 }, async () => {
+  const imports = DIRS.map((d) => `import * as ${d} from '/streamroute/dist/${d}/browser.js';`).join('\n');
+  const page = `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><pre id="out">loading</pre><script type="module">
+${imports}
+import { entriesResult } from '/helpers/entries.mjs';
+try {
+  document.getElementById('out').textContent = JSON.stringify(await entriesResult({ ${DIRS.join(', ')} }));
+} catch (e) {
+  document.getElementById('out').textContent = JSON.stringify({ failed: String(e?.stack ?? e) });
+}
+</script>`;
+  const requests = [];
+  const server = await listen((req, res) => {
+    const path = new URL(req.url, 'http://127.0.0.1').pathname;
+    if (path === '/') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+    const file = path.startsWith('/streamroute/') ? fileUnder(PKG_DIR, path.slice('/streamroute/'.length))
+      : path.startsWith('/helpers/') ? fileUnder(join(JS_DIR, 'helpers'), path.slice('/helpers/'.length)) : null;
+    requests.push({ path, found: file !== null });
+    sendFile(res, file);
+  });
+  const browser = await launchChromium();
+  try {
+    const tab = await browser.context.newPage();
+    const errors = [];
+    tab.on('pageerror', (e) => errors.push(e.message));
+    await tab.goto(`${server.origin}/`);
+    await tab.waitForFunction(() => document.getElementById('out').textContent !== 'loading', null, { timeout: 30_000 });
+    const r = JSON.parse(await tab.textContent('#out'));
+    assert.deepEqual(errors, []);
+    assert.deepEqual(r, EXPECTED_ENTRIES);
+    assert.deepEqual(requests.filter((q) => !q.found), [], 'every request found');
+    assert.deepEqual(requests.filter((q) => q.path.endsWith('.wasm')).map((q) => q.path).sort(),
+      DIRS.map((d) => `/streamroute/dist/${d}/streamroute_bg.wasm`).sort(), 'each entry fetches its own .wasm, once');
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});
+
+test('workerd: a worker importing every entry (each .wasm its own module) passes the same checks', { timeout: 60_000 }, async () => {
+  const root = join(JS_DIR, '.tmp', 'entries-worker-bundle');
+  const bundle = await bundleWorker(join(JS_DIR, 'worker', 'entries-worker.js'), root);
+  assert.deepEqual([...bundle.wasmModules.keys()].sort(), DIRS.map((d) => `./${d}/streamroute_bg.wasm`).sort());
+  const mf = new Miniflare({ modulesRoot: root, modules: bundle.modules, compatibilityDate: '2025-01-01' });
+  try {
+    await mf.ready;
+    const res = await mf.dispatchFetch('http://localhost/');
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), EXPECTED_ENTRIES);
+  } finally {
+    await mf.dispose();
+  }
+});
