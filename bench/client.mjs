@@ -19,7 +19,7 @@ import { fullGc, median } from './timing.mjs';
 
 const ENTRY = process.env.STREAMROUTE_ENTRY
   ? new URL(process.env.STREAMROUTE_ENTRY, `file://${process.cwd()}/`).href
-  : new URL('../pkg/entry/node.js', import.meta.url).href;
+  : new URL('../pkg/dist/streamroute/node.js', import.meta.url).href;
 const { StreamState, fromSse, toSse } = await import(ENTRY);
 
 const PIECES = ['the ', 'a', 'é', '日本', '😀', 'word', ' ', 'x\n', '"q"', '\\'];

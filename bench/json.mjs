@@ -51,7 +51,7 @@ import { fullGc, median } from './timing.mjs';
 
 const ENTRY = process.env.STREAMROUTE_ENTRY
   ? new URL(process.env.STREAMROUTE_ENTRY, `file://${process.cwd()}/`).href
-  : new URL('../pkg/entry/node.js', import.meta.url).href;
+  : new URL('../pkg/dist/streamroute/node.js', import.meta.url).href;
 const { AnswerExtractor, PartialJson } = await import(ENTRY);
 
 // ---------------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ import { fullGc, median } from './timing.mjs';
 
 const ENTRY = process.env.STREAMROUTE_ENTRY
   ? new URL(process.env.STREAMROUTE_ENTRY, `file://${process.cwd()}/`).href
-  : new URL('../pkg/entry/node.js', import.meta.url).href;
+  : new URL('../pkg/dist/payload/node.js', import.meta.url).href;
 const { ArtifactCollector, redactArtifacts, redactArtifactsJson } = await import(ENTRY);
 
 export const PAYLOAD_SEED = 0x5eed_0007;

@@ -23,7 +23,7 @@ import { mulberry32 } from './gen.mjs';
 
 const ENTRY = process.env.STREAMROUTE_ENTRY
   ? new URL(process.env.STREAMROUTE_ENTRY, `file://${process.cwd()}/`).href
-  : new URL('../pkg/entry/node.js', import.meta.url).href;
+  : new URL('../pkg/dist/planning/node.js', import.meta.url).href;
 const { ToolIndex } = await import(ENTRY);
 
 export const PLANNING_SEED = 0x5eed_0008;

@@ -33,7 +33,7 @@ import { fullGc, median } from './timing.mjs';
 
 const ENTRY = process.env.STREAMROUTE_ENTRY
   ? new URL(process.env.STREAMROUTE_ENTRY, `file://${process.cwd()}/`).href
-  : new URL('../pkg/entry/node.js', import.meta.url).href;
+  : new URL('../pkg/dist/streamroute/node.js', import.meta.url).href;
 const { repairJson, normalizeAction } = await import(ENTRY);
 
 const SEED = 0x5eed_4444;

@@ -85,15 +85,19 @@ console.log('');
 console.log('## Size');
 console.log('');
 const sizeScript = fileURLToPath(new URL('../scripts/size.mjs', import.meta.url));
-// The .wasm next to the entry that was measured (pkg/dist unless STREAMROUTE_ENTRY is set).
-const entry = process.env.STREAMROUTE_ENTRY
-  ? new URL(process.env.STREAMROUTE_ENTRY, `file://${process.cwd()}/`)
-  : new URL('../pkg/entry/node.js', import.meta.url);
-const wasm = fileURLToPath(new URL('../dist/streamroute_bg.wasm', entry));
-if (!existsSync(wasm)) {
-  console.log(`(no ${wasm}: build the package with scripts/build)`);
+// Every entry of the built package (pkg/dist), or with STREAMROUTE_ENTRY the .wasm next to
+// the entry that was measured.
+if (!process.env.STREAMROUTE_ENTRY) {
+  execFileSync(process.execPath, [sizeScript], { stdio: 'inherit' });
 } else {
-  execFileSync(process.execPath, [sizeScript, wasm], { stdio: 'inherit' });
+  const entry = new URL(process.env.STREAMROUTE_ENTRY, `file://${process.cwd()}/`);
+  const wasm = [new URL('./streamroute_bg.wasm', entry), new URL('../dist/streamroute_bg.wasm', entry)]
+    .map((u) => fileURLToPath(u)).find((f) => existsSync(f));
+  if (!wasm) {
+    console.log(`(no .wasm next to ${fileURLToPath(entry)}: build the package with scripts/build)`);
+  } else {
+    execFileSync(process.execPath, [sizeScript, wasm], { stdio: 'inherit' });
+  }
 }
 
 if (!ok) {

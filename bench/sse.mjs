@@ -21,11 +21,11 @@ import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { createParser } from 'eventsource-parser';
 
-// The built package by default; STREAMROUTE_ENTRY=/path/to/entry/node.js measures another
+// The built package by default; STREAMROUTE_ENTRY=/path/to/dist/streamroute/node.js measures another
 // build (a branch, an experiment) against the same peers.
 const ENTRY = process.env.STREAMROUTE_ENTRY
   ? new URL(process.env.STREAMROUTE_ENTRY, `file://${process.cwd()}/`).href
-  : new URL('../pkg/entry/node.js', import.meta.url).href;
+  : new URL('../pkg/dist/streamroute/node.js', import.meta.url).href;
 const { SseDecoder } = await import(ENTRY);
 import { generateStream, chunkStream } from './gen.mjs';
 import { fullGc, median } from './timing.mjs';

@@ -28,7 +28,7 @@ import { JsTagFilter } from './tags-js.mjs';
 
 const ENTRY = process.env.STREAMROUTE_ENTRY
   ? new URL(process.env.STREAMROUTE_ENTRY, `file://${process.cwd()}/`).href
-  : new URL('../pkg/entry/node.js', import.meta.url).href;
+  : new URL('../pkg/dist/streamroute/node.js', import.meta.url).href;
 const { TagFilter } = await import(ENTRY);
 
 export const TAGS_SEED = 0x7a65_0005;

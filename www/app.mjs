@@ -1,7 +1,9 @@
 // The demo page: pick a raw provider stream (bundled or your own), replay it with token
 // timing through a StreamRouter, and watch the panels, the wire log and the timings. The
 // package is imported by its name through the page's import map, as an app would.
-import * as sr from 'streamroute';
+import * as main from 'streamroute';
+// buildFinalPayload and ArtifactStream: the payload entry (a .wasm of its own).
+import * as payload from 'streamroute/payload';
 import { PANELS, drawPanels, panelHtml } from './panels.mjs';
 import { Session } from './session.mjs';
 import { setupMux } from './mux.mjs';
@@ -16,7 +18,9 @@ const ui = {
 };
 const targets = Object.fromEntries(PANELS.map((p) => [p, $(`#${p} .body`)]));
 
-await sr.init();
+await Promise.all([main.init(), payload.init()]);
+// The package as the page uses it: the main entry and the payload entry's API.
+const sr = { ...main, buildFinalPayload: payload.buildFinalPayload, ArtifactStream: payload.ArtifactStream };
 setupMux(sr, $('#mux'));
 
 // ---------------------------------------------------------------------------------------

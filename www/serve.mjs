@@ -91,7 +91,7 @@ async function main() {
   const host = opt('--host', '127.0.0.1');
   const port = Number(opt('--port', process.env.PORT ?? 8787));
   try {
-    statSync(join(pkgDir, 'dist', 'streamroute_bg.wasm'));
+    statSync(join(pkgDir, 'dist', 'streamroute', 'streamroute_bg.wasm'));
   } catch {
     console.error(`no built package in ${pkgDir} (run ./scripts/build first)`);
     process.exit(1);

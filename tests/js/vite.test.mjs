@@ -2,19 +2,23 @@
 // the tarball with npm, `vite build` bundles it (the .wasm must come out as an asset the
 // browser entry's `new URL(..., import.meta.url)` finds), and the Vite dev server serves it
 // through its dependency pre-bundling. Headless Chromium loads both and the page decodes a
-// stream, makes a nonce and catches a StreamrouteError. Run after ./setup-consumer.sh.
+// stream, makes a nonce and catches a StreamrouteError, and runs the checks of every entry
+// (helpers/entries.mjs: each entry's .wasm found in both). Run after ./setup-consumer.sh.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, createServer } from 'vite';
 import { JS_DIR, fileUnder, launchChromium, listen, sendFile } from './helpers/runtimes.mjs';
+import { ENTRY_NAMES, EXPECTED_ENTRIES } from './helpers/entries.mjs';
 
 const APP = join(JS_DIR, '.tmp', 'vite-app');
 
 const MAIN = `
 import { init, SseDecoder, StreamrouteError, makeNonce, parseTagged } from 'streamroute';
+${Object.entries(ENTRY_NAMES).map(([dir, name]) => `import * as ${dir} from '${name}';`).join('\n')}
+import { entriesResult } from './entries.mjs';
 await init();
 const out = {};
 const d = new SseDecoder();
@@ -28,6 +32,7 @@ try {
 }
 const n = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
 out.user = parseTagged('[ARTIFACT:' + n + ']{}[/ARTIFACT:' + n + '][USER:' + n + ']hello[/USER:' + n + ']', n).user;
+out.entries = await entriesResult({ ${Object.keys(ENTRY_NAMES).join(', ')} });
 document.getElementById('out').textContent = JSON.stringify(out);
 `;
 
@@ -45,6 +50,7 @@ before(() => {
   writeFileSync(join(APP, 'index.html'),
     '<!doctype html><html><body><pre id="out">loading</pre><script type="module" src="/main.js"></script></body></html>');
   writeFileSync(join(APP, 'main.js'), MAIN);
+  copyFileSync(join(JS_DIR, 'helpers', 'entries.mjs'), join(APP, 'entries.mjs'));
 });
 
 after(async () => {
@@ -70,12 +76,14 @@ function checkResult(r) {
   assert.match(r.nonce, /^[0-9a-f]{32}$/);
   assert.deepEqual(r.error, { isClass: true, code: 'invalid_option' });
   assert.equal(r.user, 'hello');
+  assert.deepEqual(r.entries, EXPECTED_ENTRIES);
 }
 
 test('vite build bundles the package and its .wasm; the built page runs in Chromium', { timeout: 90_000 }, async () => {
   await build({ root: APP, logLevel: 'silent', build: { outDir: 'dist', emptyOutDir: true } });
   const assets = readdirSync(join(APP, 'dist', 'assets'));
-  assert.ok(assets.some((f) => f.endsWith('.wasm')), `a .wasm asset among ${assets}`);
+  // One .wasm asset per entry.
+  assert.equal(assets.filter((f) => f.endsWith('.wasm')).length, Object.keys(ENTRY_NAMES).length, `a .wasm asset per entry among ${assets}`);
   const server = await listen((req, res) => {
     const path = new URL(req.url, 'http://127.0.0.1').pathname;
     sendFile(res, fileUnder(join(APP, 'dist'), path === '/' ? 'index.html' : path.slice(1)));
