@@ -8,16 +8,12 @@ source "$(dirname "$0")/lib.sh"
 ensure_wasm_toolchain
 npm_ci "$ROOT/scripts" >&2
 
-# entry, cargo features, size bar (gzip -9 of .wasm + JS, in bytes, KB = 1000; 0 = none set)
-ENTRIES=(
-  "streamroute router 150000"
-  "sse sse 40000"
-  "json json 65000"
-  "tags tags 0"
-  "payload payload 60000"
-  "planning planning 85000"
-  "all(today) default 0"
-)
+# entry, cargo features, size bar (gzip -9 of .wasm + JS, in bytes, KB = 1000; 0 = none set):
+# the package's entries (scripts/entries.json), then every feature at once for comparison.
+mapfile -t ENTRIES < <(node -e '
+  for (const e of require(process.argv[1]).entries) console.log(e.dir, e.features.join(","), e.bar ?? 0);
+' "$ROOT/scripts/entries.json")
+ENTRIES+=("all default 0")
 
 # Its own target directory, so the package build's artifacts stay as they are.
 export CARGO_TARGET_DIR="$ROOT/target/features"

@@ -6,7 +6,7 @@ export * from './common.js';
 
 import type { RoutedEvent, SseEvent, StreamRouterInit } from '../dist/streamroute/streamroute.js';
 // The artifact and payload types `toSse` and the snapshots carry ('streamroute/payload').
-import type { ArtifactChunkEvent, FinalPayload, FinalPayloadDoneEvent } from '../dist/payload/streamroute.js';
+import type { ArtifactChunkEvent, FinalPayload, FinalPayloadDoneEvent } from './payload.js';
 
 declare module '../dist/streamroute/streamroute.js' {
   interface StreamRouter {

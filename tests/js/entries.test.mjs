@@ -19,6 +19,7 @@ import * as payload from 'streamroute/payload';
 import * as planning from 'streamroute/planning';
 import { ENTRY_NAMES, EXPECTED_ENTRIES, entriesResult } from './helpers/entries.mjs';
 import { JS_DIR, PKG_DIR, bundleWorker, fileUnder, launchChromium, listen, sendFile } from './helpers/runtimes.mjs';
+import { typecheck } from './helpers/typecheck.mjs';
 
 const DIRS = Object.keys(ENTRY_NAMES);
 const CONSUMER = join(JS_DIR, '.tmp', 'consumer');
@@ -124,4 +125,38 @@ test('workerd: a worker importing every entry (each .wasm its own module) passes
   } finally {
     await mf.dispose();
   }
+});
+
+test('TypeScript: each entry has its own types (one StreamrouteError, init and buildInfo in all); a name another entry has is an error', () => {
+  const ok = typecheck('ts-entries', `
+    import * as main from 'streamroute';
+    import { SseDecoder, connectSse, StreamrouteError, init, buildInfo, type SseEvent, type BuildInfo } from 'streamroute/sse';
+    import { AnswerExtractor, parseJson, repairJson } from 'streamroute/json';
+    import { TagFilter, makeNonce, parseTagged } from 'streamroute/tags';
+    import { buildFinalPayload, ArtifactStream, type FinalPayload } from 'streamroute/payload';
+    import { ToolIndex, checkCoverage, autoTimeGrain } from 'streamroute/planning';
+    const ready: Promise<void> = init();
+    const info: BuildInfo = buildInfo();
+    const entry: string = info.entry;
+    const features: string[] = info.features;
+    const same: typeof StreamrouteError = main.StreamrouteError;
+    const events: SseEvent[] = new SseDecoder().feed('data: x\\n\\n');
+    const iter: AsyncIterable<SseEvent> = connectSse('https://example.com/', { method: 'POST' }, { maxRetries: 1 });
+    const text: string = new AnswerExtractor().feed('{"answer":"a');
+    const payload: FinalPayload = buildFinalPayload({ answer: 'a' }).payload;
+    void [ready, entry, features, same, events, iter, text, payload, parseJson, repairJson, TagFilter, makeNonce,
+      parseTagged, ArtifactStream, ToolIndex, checkCoverage, autoTimeGrain];
+  `);
+  assert.equal(ok.status, 0, ok.output);
+  const bad = typecheck('ts-entries-bad', `
+    import { StreamRouter } from 'streamroute/sse';
+    import { connectSse } from 'streamroute/sse';
+    import { validateFinalPayload } from 'streamroute';
+    void connectSse('https://example.com/', {}, { router: {} });
+    void [StreamRouter, validateFinalPayload];
+  `);
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.output, /'"streamroute\/sse"' has no exported member named 'StreamRouter'|has no exported member 'StreamRouter'/);
+  assert.match(bad.output, /has no exported member (named )?'validateFinalPayload'/);
+  assert.match(bad.output, /'router' does not exist in type/);
 });
