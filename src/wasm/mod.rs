@@ -106,7 +106,7 @@ pub struct BuildInfo {
     /// The npm entry this build is loaded by (`"streamroute"`, `"streamroute/sse"`, ...).
     entry: &'static str,
     /// The cargo features it was built with (`["sse"]`, `["sse", "json", "tags", "router"]`).
-    features: Vec<&'static str>,
+    features: &'static [&'static str],
     /// The package version (one for every entry).
     version: String,
     /// Default caps in bytes, by name (`sseMaxLineBytes`, `sseMaxEventBytes` where the build
@@ -134,23 +134,48 @@ const FEATURES: [(&str, bool); 6] = [
     ("planning", cfg!(feature = "planning")),
 ];
 
-/// The npm entry of a build with these features: a build of exactly one entry's feature is
-/// that entry (`streamroute/<feature>`); the router, and any other set, is the main entry.
-fn entry_of(features: &[&'static str]) -> &'static str {
-    match features {
-        ["sse"] => "streamroute/sse",
-        ["json"] => "streamroute/json",
-        ["tags"] => "streamroute/tags",
-        ["payload"] => "streamroute/payload",
-        ["planning"] => "streamroute/planning",
-        _ => "streamroute",
+/// How many entry features this build has.
+const ENABLED_COUNT: usize = {
+    let mut n = 0;
+    let mut i = 0;
+    while i < FEATURES.len() {
+        n += FEATURES[i].1 as usize;
+        i += 1;
     }
-}
+    n
+};
+
+/// The entry features this build has, in Cargo.toml order (worked out at compile time).
+const ENABLED: [&str; ENABLED_COUNT] = {
+    let mut out = [""; ENABLED_COUNT];
+    let (mut i, mut j) = (0, 0);
+    while i < FEATURES.len() {
+        if FEATURES[i].1 {
+            out[j] = FEATURES[i].0;
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+};
+
+/// The npm entry of this build: a build of exactly one entry's feature is that entry
+/// (`streamroute/<feature>`); the router (which brings sse, json and tags), and any other
+/// set, is the main entry.
+const ENTRY: &str = {
+    // By the index in FEATURES of the one feature on.
+    const NAMES: [&str; 6] =
+        ["streamroute/sse", "streamroute/json", "streamroute/tags", "streamroute", "streamroute/payload", "streamroute/planning"];
+    let mut i = 0;
+    while i < FEATURES.len() && !FEATURES[i].1 {
+        i += 1;
+    }
+    if ENABLED_COUNT == 1 { NAMES[i] } else { "streamroute" }
+};
 
 /// The entry, features, version and default limits of this build.
 #[wasm_bindgen(js_name = buildInfo, unchecked_return_type = "BuildInfo")]
 pub fn build_info() -> Result<JsValue, JsValue> {
-    let features: Vec<&'static str> = FEATURES.iter().filter(|(_, on)| *on).map(|(name, _)| *name).collect();
     #[cfg(feature = "sse")]
     let limits = {
         let d = crate::SseDecoderOptions::default();
@@ -158,7 +183,7 @@ pub fn build_info() -> Result<JsValue, JsValue> {
     };
     #[cfg(not(feature = "sse"))]
     let limits = Limits {};
-    to_js(&BuildInfo { entry: entry_of(&features), features, version: crate::VERSION.to_string(), limits })
+    to_js(&BuildInfo { entry: ENTRY, features: &ENABLED, version: crate::VERSION.to_string(), limits })
 }
 
 /// Serialises a value for JS with maps as plain objects (never `Map`) and `None` as `null`.
