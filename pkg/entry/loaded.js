@@ -1,6 +1,6 @@
-// `init()` of the entries whose .wasm is instantiated at import (Node, workers).
+// `init()` of the loaders whose .wasm is instantiated at import (Node, workers).
 
 /** Already loaded here; kept so that `await init()` works in every runtime. */
-export function loaded() {
+export function init() {
   return Promise.resolve();
 }

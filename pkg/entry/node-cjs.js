@@ -11,4 +11,4 @@ import './fast.js';
 export * from './streamroute.js';
 export * from './api.js';
 export { StreamrouteError } from './runtime.js';
-export { loaded as init } from './loaded.js';
+export { init } from './loaded.js';
