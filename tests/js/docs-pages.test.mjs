@@ -19,7 +19,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fencedBlocks } from './helpers/markdown.mjs';
 
@@ -147,4 +147,41 @@ test('every relative link of README.md and docs/ leads to a file, every docs/ pa
     }
   }
   for (const page of PAGES.slice(1)) assert.ok(linked.has(join(ROOT, page)), `${page} is linked from README.md or docs/`);
+});
+
+// What each entry's part of the API reference must show (its module page links each name).
+const REFERENCE = {
+  streamroute: ['StreamRouter', 'routeResponse', 'toSse', 'connectSse', 'structuredRequest', 'fromSse', 'StreamState', 'StreamMux', 'SseDecoder', 'TagFilter'],
+  sse: ['SseDecoder', 'SseEncoder', 'connectSse'],
+  json: ['AnswerExtractor', 'LlmStreamChunker', 'PartialJson', 'JsonItemStream', 'parseJson', 'repairJson', 'normalizeAction'],
+  tags: ['TagFilter', 'parseTagged', 'TaggedTurn', 'TagEventWriter', 'makeNonce'],
+  payload: ['validateFinalPayload', 'buildFinalPayload', 'ArtifactCollector', 'ArtifactStream', 'collectSources'],
+  planning: ['ToolIndex', 'validateRequirements', 'narrowTools', 'checkCoverage'],
+};
+const SHARED = ['init', 'version', 'buildInfo', 'StreamrouteError'];
+
+test('scripts/api-docs: the reference of the packed package has a page per entry and per class and function', { timeout: 120_000 }, () => {
+  const pkgDir = realpathSync(join(JS_DIR, 'node_modules', 'streamroute'));
+  const out = join(JS_DIR, '.tmp', 'api');
+  execFileSync(join(ROOT, 'scripts', 'api-docs'), [pkgDir, out], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 100_000 });
+  const { exports } = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
+  const present = Object.entries(exports).filter(([, t]) => t?.types).map(([p]) => (p === '.' ? 'streamroute' : p.slice(2)));
+  assert.ok(present.includes('streamroute'));
+  const pages = (dir) => readdirSync(join(out, dir));
+  for (const entry of present) {
+    const name = entry === 'streamroute' ? 'streamroute' : `streamroute/${entry}`;
+    const file = join(out, 'modules', `${name.replaceAll('/', '_')}.html`);
+    assert.ok(existsSync(file), `a page for ${name}`);
+    const html = readFileSync(file, 'utf8');
+    for (const symbol of [...(REFERENCE[entry] ?? []), ...SHARED]) {
+      assert.match(html, new RegExp(`>${symbol}<`), `${name}'s page names ${symbol}`);
+    }
+  }
+  // Every class and function named above has its own page, in whichever module holds it.
+  const all = [...new Set([...Object.values(REFERENCE).flat(), ...SHARED])];
+  for (const symbol of all) {
+    const kind = /^[A-Z]/.test(symbol) ? 'classes' : 'functions';
+    assert.ok(pages(kind).some((f) => f.endsWith(`.${symbol}.html`)), `a page for ${symbol} in ${kind}/`);
+  }
+  assert.match(readFileSync(join(out, 'index.html'), 'utf8'), /<title>streamroute \d/);
 });
