@@ -1,5 +1,5 @@
 // Node: stream a nonce-tagged model reply to a browser as artifact_delta / user_delta events.
-import { makeNonce, tagContract, sanitizeUntrusted, TagFilter, TagEventWriter } from 'streamroute';
+import { makeNonce, tagContract, sanitizeUntrusted, TagFilter, TagEventWriter } from 'streamroute/tags';
 
 const nonce = makeNonce(); // one per request
 const system = tagContract(nonce); // the strict format contract, for the system prompt

@@ -11,15 +11,17 @@ import * as sr from 'streamroute';
 import { JS_DIR, PKG_DIR, ROOT, fileUnder, launchChromium, listen, sendFile } from './helpers/runtimes.mjs';
 import { NONCE, SAMPLES, replay } from './helpers/streams.mjs';
 import { fold, routed, wireText } from './helpers/client-roundtrip.mjs';
+import { fencedBlocks } from './helpers/markdown.mjs';
 
 const esbuild = createRequire(join(ROOT, 'scripts', 'package.json'))('esbuild');
 const DOC = readFileSync(join(ROOT, 'docs', 'client.md'), 'utf8');
 const TMP = join(JS_DIR, '.tmp', 'docs-react');
 
-const blocks = (lang) => [...DOC.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].filter((m) => m[1] === lang).map((m) => m[2]);
+// Its blocks of one language; the component is marked ```jsx chromium (see docs-pages.test.mjs).
+const blocks = (lang) => fencedBlocks(DOC, 'docs/client.md').filter((b) => b.lang === lang).map((b) => b.content + '\n');
 
 const PAGE = `<!doctype html><meta charset="utf-8"><title>docs/client.md React example</title><link rel="icon" href="data:,">
-<script type="importmap">{ "imports": { "streamroute": "/streamroute/entry/browser.js" } }</script>
+<script type="importmap">{ "imports": { "streamroute": "/streamroute/dist/streamroute/browser.js" } }</script>
 <div id="root"></div><script type="module" src="/app.js"></script>`;
 
 // The page around the component: load the wasm once, render <Chat url="/stream" />.

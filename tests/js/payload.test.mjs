@@ -2,7 +2,7 @@
 // field rule, defaults, `payload_invalid` with `problems`), buildFinalPayload (fallbacks,
 // B19/B20 fixed, context), redactArtifacts (+Json) placeholders and property tests,
 // ArtifactCollector (store, maxInlineBytes, artifact_large), collectSources, ArtifactStream,
-// the RFC's Appendix A end to end (in Node, workerd and Chromium), the README example, and the
+// the RFC's Appendix A end to end (in Node, workerd and Chromium), and the
 // TypeScript types under `tsc --strict`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -377,23 +377,6 @@ test('TypeScript: a consumer using every payload type type-checks; a type error 
   assert.notEqual(bad.status, 0);
   assert.match(bad.stdout, /bad\.mts\(4,11\): error TS2322/);
   assert.match(bad.stdout, /bad\.mts\(5,27\): error TS2322/);
-});
-
-test("README: the FinalPayload section's example runs as written", () => {
-  const readme = readFileSync(join(here, '..', '..', 'README.md'), 'utf8');
-  const section = readme.split('\n## FinalPayload, artifacts and sources\n')[1].split('\n## ')[0];
-  const code = /```js\n([\s\S]*?)\n```/.exec(section)[1];
-  const dir = join(here, '.tmp', 'consumer');
-  writeFileSync(join(dir, 'readme-payload.mjs'), code);
-  const out = spawnSync(process.execPath, [join(dir, 'readme-payload.mjs')], { encoding: 'utf8', cwd: dir });
-  assert.equal(out.status, 0, out.stderr);
-  const { forModel, chunk, payload, warnings } = JSON.parse(out.stdout);
-  same(forModel, { summary: 'Q4: +15%', chart_options: '<artifact:dict stream=sales_chart>', raw_data: '<artifact:list size=2 items>' });
-  same(chunk, { type: 'artifact_chunk', stream_id: 'sales_chart', seq: 0, chunk: { series: [1, 2] }, done: true, artifact_type: 'dict' });
-  assert.equal(payload.confidence, null);
-  assert.equal(payload.route, 'analytics');
-  same(payload.artifacts, { analyze_sales: { chart_options: { series: [1, 2] }, raw_data: [{ d: 1 }, { d: 2 }] } });
-  assert.deepEqual(warnings, ['field_dropped: confidence: must be between 0 and 1 (got 1.5)']);
 });
 
 test('workerd: the payload API gives what Node gives (Appendix A)', { timeout: 60_000 }, async () => {

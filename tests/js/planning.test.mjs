@@ -469,24 +469,3 @@ test('TypeScript: the planning exports type-check, and a misuse is reported', ()
   assert.match(bad.stdout, /TS2322/);
 });
 
-test("README: the Planning checks example runs as written", () => {
-  const readme = readFileSync(join(here, '..', '..', 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Planning checks'), readme.indexOf('## Repository'));
-  const code = /```js\n([\s\S]*?)```/.exec(section)[1];
-  const file = join(here, '.tmp', 'consumer', 'readme-planning.mjs');
-  writeFileSync(file, code);
-  const out = spawnSync(process.execPath, [file], { encoding: 'utf8' });
-  assert.equal(out.status, 0, out.stderr);
-  assert.equal(out.stdout, [
-    'requirements_invalid analysis[0]',
-    '- analysis[0]: "totals" is not an allowed label; use one of: total, compare, trend, distribution, anomaly, correlation, ranking, forecast, summary',
-    'parse_datetime:template aggregate:template plot_line:template plot_bar:retrieval compute_summary_stats:safety',
-    'Remove unjustified steps: detect_anomalies',
-    'analysis.total -> aggregate (OK)',
-    'analysis.trend -> plot_line (OK)',
-    'outputs.chart -> plot_line (OK)',
-    'group_by -> aggregate with group_by (OK)',
-    'time -> parse_datetime + plot_line (OK)',
-    '',
-  ].join('\n'));
-});

@@ -1,8 +1,9 @@
-// Honest docs: the README's usage examples are the files in examples/, and each one runs here
-// exactly as written, against the packed package installed by ./setup-consumer.sh:
-// examples/node.mjs under Node, examples/browser.html in headless Chromium and
-// examples/worker.js in workerd (through miniflare), each fed an SSE stream whose pieces are
-// cut inside UTF-8 sequences and CRLF pairs.
+// Honest docs: the README's usage examples (and docs/tags.md's) are the files in examples/, and
+// each one runs here exactly as written, against the packed package installed by
+// ./setup-consumer.sh: examples/node.mjs and examples/tags.mjs under Node,
+// examples/browser.html in headless Chromium and examples/worker.js in workerd (through
+// miniflare), each fed an SSE stream whose pieces are cut inside UTF-8 sequences and CRLF
+// pairs. The other code blocks of README.md and docs/ run in docs-pages.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -11,64 +12,47 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Miniflare } from 'miniflare';
 import { JS_DIR, PKG_DIR, ROOT, bundleWorker, fileUnder, launchChromium, listen, sendFile } from './helpers/runtimes.mjs';
+import { fencedBlocks } from './helpers/markdown.mjs';
 
 const EXAMPLES = join(ROOT, 'examples');
-const README = join(ROOT, 'README.md');
 const TMP = join(JS_DIR, '.tmp');
 const utf8 = new TextEncoder();
 
-/** The fenced code blocks of a Markdown text: `{ lang, content, line, label, section }`. */
-function fencedBlocks(markdown) {
-  const lines = markdown.split('\n');
-  const blocks = [];
-  let section = '';
-  for (let i = 0; i < lines.length; i++) {
-    if (/^## /.test(lines[i])) section = lines[i].slice(3).trim();
-    const open = /^(`{3,}|~{3,})\s*([^\s`~]*)/.exec(lines[i]);
-    if (!open) continue;
-    const [, fence, lang] = open;
-    const close = new RegExp(`^${fence[0]}{${fence.length},}\\s*$`);
-    let j = i + 1;
-    while (j < lines.length && !close.test(lines[j])) j++;
-    assert.ok(j < lines.length, `README.md:${i + 1}: unclosed code fence`);
-    let k = i - 1; // the paragraph just before the block says what it is
-    while (k >= 0 && lines[k].trim() === '') k--;
-    blocks.push({
-      lang,
-      content: lines.slice(i + 1, j).join('\n'),
-      line: i + 1,
-      label: k >= 0 ? lines[k] : '',
-      section,
-    });
-    i = j;
-  }
-  return blocks;
-}
+// Each example file, its fence language and the page (and section) that shows it.
+const EXAMPLE_FILES = {
+  'node.mjs': { lang: 'js', page: 'README.md', section: 'Usage' },
+  'browser.html': { lang: 'html', page: 'README.md', section: 'Usage' },
+  'worker.js': { lang: 'js', page: 'README.md', section: 'Usage' },
+  'tags.mjs': { lang: 'js', page: 'docs/tags.md', section: '' },
+};
 
-const EXAMPLE_FILES = { 'node.mjs': 'js', 'browser.html': 'html', 'worker.js': 'js', 'tags.mjs': 'js' };
-
-test('README embeds examples/node.mjs, browser.html and worker.js verbatim', () => {
+test('README and docs/tags.md embed the examples/ files verbatim', () => {
   // Every example file is covered by this test (examples/streams/ holds sample data).
   const files = readdirSync(EXAMPLES, { withFileTypes: true }).filter((d) => d.isFile()).map((d) => d.name);
   assert.deepEqual(files.sort(), Object.keys(EXAMPLE_FILES).sort(), 'examples/ files run by this test');
 
-  const blocks = fencedBlocks(readFileSync(README, 'utf8'));
-  for (const [name, lang] of Object.entries(EXAMPLE_FILES)) {
+  const pages = {};
+  const blocksOf = (page) => (pages[page] ??= fencedBlocks(readFileSync(join(ROOT, page), 'utf8'), page));
+  for (const [name, { lang, page, section }] of Object.entries(EXAMPLE_FILES)) {
     const source = readFileSync(join(EXAMPLES, name), 'utf8');
     const want = source.endsWith('\n') ? source.slice(0, -1) : source;
-    const named = blocks.filter((b) => b.label.includes(`\`examples/${name}\``));
-    assert.equal(named.length, 1, `one code block introduced by \`examples/${name}\` in README.md`);
+    const named = blocksOf(page).filter((b) => b.label.includes(`\`examples/${name}\``));
+    assert.equal(named.length, 1, `one code block introduced by \`examples/${name}\` in ${page}`);
     const [block] = named;
-    assert.equal(block.section, 'Usage', `README.md:${block.line}`);
-    assert.equal(block.lang, lang, `README.md:${block.line}: fence language`);
-    assert.equal(block.content, want, `README.md:${block.line} differs from examples/${name}`);
+    assert.equal(block.section, section, `${page}:${block.line}`);
+    assert.equal(block.lang, lang, `${page}:${block.line}: fence language`);
+    assert.deepEqual(block.marks, ['example'], `${page}:${block.line}: marked \`example\``);
+    assert.equal(block.content, want, `${page}:${block.line} differs from examples/${name}`);
   }
-  // And the Usage section shows no code that is not one of the tested files.
-  for (const block of blocks.filter((b) => b.section === 'Usage')) {
-    assert.ok(
-      Object.keys(EXAMPLE_FILES).some((name) => block.label.includes(`\`examples/${name}\``)),
-      `README.md:${block.line}: a code block under ## Usage that is not an example file`,
-    );
+  // Every block marked `example` is one of them, and README's Usage shows no other code.
+  for (const page of new Set(Object.values(EXAMPLE_FILES).map((e) => e.page))) {
+    for (const block of blocksOf(page)) {
+      const isExample = Object.keys(EXAMPLE_FILES).some((name) => block.label.includes(`\`examples/${name}\``));
+      assert.equal(block.marks.includes('example'), isExample, `${page}:${block.line}: \`example\` marks exactly the example files`);
+      if (page === 'README.md' && block.section === 'Usage') {
+        assert.ok(isExample, `README.md:${block.line}: a code block under ## Usage that is not an example file`);
+      }
+    }
   }
 });
 
@@ -212,8 +196,8 @@ test('examples/browser.html shows the streamed events in Chromium', { timeout: 4
     assert.deepEqual(failedRequests, [], 'failed requests');
     assert.deepEqual(requests.filter((q) => q.status !== 200), [], 'every request found');
     assert.equal(requests.filter((q) => q.path === '/stream').length, 1);
-    assert.ok(requests.some((q) => q.path === '/streamroute/entry/browser.js'));
-    assert.ok(requests.some((q) => q.path === '/streamroute/dist/streamroute_bg.wasm'));
+    assert.ok(requests.some((q) => q.path === '/streamroute/dist/streamroute/browser.js'));
+    assert.ok(requests.some((q) => q.path === '/streamroute/dist/streamroute/streamroute_bg.wasm'));
   } finally {
     release();
     try {
@@ -252,7 +236,7 @@ test('examples/worker.js proxies an upstream SSE stream re-encoded, in workerd',
     const bundle = await bundleWorker(join(EXAMPLES, 'worker.js'), modulesRoot, {
       nodePaths: [join(JS_DIR, 'node_modules')],
     });
-    assert.deepEqual([...bundle.wasmModules.keys()], ['./streamroute_bg.wasm']);
+    assert.deepEqual([...bundle.wasmModules.keys()], ['./streamroute/streamroute_bg.wasm']);
     mf = new Miniflare({
       modulesRoot,
       modules: bundle.modules,
