@@ -1,6 +1,6 @@
 // Sizes of the built package. With no argument: a table of every entry (scripts/entries.json),
-// gzip -9 of its .wasm plus the JS a browser loads for it (the glue, the runtime.js snippet
-// and the entry's own JS files, each compressed on its own as each is fetched on its own),
+// gzip -9 of its .wasm plus the JS a browser loads for it (browser.js: the loader, the glue,
+// the runtime.js snippet and the entry's own JS, bundled and minified by scripts/build),
 // against the entry's bar ("over" where over; this never fails the build). With a .wasm file
 // as argument: that file raw, gzip -9 and brotli (max quality).
 import { existsSync, readFileSync, readdirSync } from 'node:fs';

@@ -42,7 +42,7 @@ test('the exports map names every entry in every runtime condition, with its typ
     });
     // The installed copy is the tarball's: every file an entry needs was packed.
     for (const f of ['types', 'workerd', 'browser']) assert.ok(existsSync(join(PKG_DIR, pkg.exports[subpath(dir)][f])), `${dir} ${f}`);
-    for (const f of ['node.js', 'index.cjs', 'streamroute_bg.wasm', 'streamroute.js', 'streamroute.d.ts', 'fast.js', 'api.js', 'runtime.js']) {
+    for (const f of ['browser.js', 'node.js', 'workerd.js', 'index.cjs', 'streamroute_bg.wasm', 'streamroute.d.ts']) {
       assert.ok(existsSync(join(PKG_DIR, 'dist', dir, f)), `dist/${dir}/${f}`);
     }
   }

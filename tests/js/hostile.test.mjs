@@ -338,8 +338,10 @@ test('an options key that is not an option, or an option getter that throws, is 
 
 test("a result longer than the engine's longest string is memory_limit_exceeded, not a plain Error", async () => {
   // The mapping the glue's string reading and the fast path go through (a real result that
-  // long needs over 1 GB of memory: the engine refuses UTF-8 of 2^29 - 24 bytes or more).
-  const runtime = await import(new URL('./node_modules/streamroute/dist/streamroute/runtime.js', import.meta.url));
+  // long needs over 1 GB of memory: the engine refuses UTF-8 of 2^29 - 24 bytes or more),
+  // from its source: the package bundles it into each entry. Its StreamrouteError is the
+  // package's one class (registered by the first copy loaded).
+  const runtime = await import(new URL('../../src/wasm/runtime.js', import.meta.url));
   let engineError;
   try {
     new TextDecoder().decode(new Uint8Array(0x1fffffe8 + 1).fill(0x41));
@@ -355,9 +357,9 @@ test("a result longer than the engine's longest string is memory_limit_exceeded,
   }
   for (const e of [engineError, concatError]) {
     assert.ok(e && !(e instanceof StreamrouteError), 'the engine throws its own error');
-    const mapped = runtime.stringError(e);
+    const mapped = runtime.__sr_string_error(e);
     assert.ok(mapped instanceof StreamrouteError && mapped.code === 'memory_limit_exceeded', String(e));
   }
   const other = new TypeError('not about length');
-  assert.equal(runtime.stringError(other), other);
+  assert.equal(runtime.__sr_string_error(other), other);
 });
