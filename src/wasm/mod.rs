@@ -100,31 +100,38 @@ pub fn version() -> String {
 
 #[cfg(feature = "sse")]
 /// What this build is: its version and the default limits of its machines.
-#[derive(Tsify, Serialize)]
-#[serde(rename_all = "camelCase")]
+// The type declaration only: `build_info` makes the object.
+#[derive(Tsify)]
 pub struct BuildInfo {
     /// The package version.
-    version: String,
+    pub version: String,
     /// Default caps in bytes, by name (`sseMaxLineBytes`, `sseMaxEventBytes`).
     #[tsify(type = "Record<string, number>")]
-    limits: Limits,
-}
-
-#[cfg(feature = "sse")]
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Limits {
-    sse_max_line_bytes: f64,
-    sse_max_event_bytes: f64,
+    pub limits: Vec<(String, f64)>,
 }
 
 #[cfg(feature = "sse")]
 /// The version and the default limits of this build.
 #[wasm_bindgen(js_name = buildInfo, unchecked_return_type = "BuildInfo")]
 pub fn build_info() -> Result<JsValue, JsValue> {
+    // Built as plain objects directly: in the SSE entry this was the one use of
+    // serde-wasm-bindgen's serializer.
     let d = crate::SseDecoderOptions::default();
-    let limits = Limits { sse_max_line_bytes: d.max_line_bytes as f64, sse_max_event_bytes: d.max_event_bytes as f64 };
-    to_js(&BuildInfo { version: crate::VERSION.to_string(), limits })
+    let limits = plain_object(&[
+        ("sseMaxLineBytes", JsValue::from_f64(d.max_line_bytes as f64)),
+        ("sseMaxEventBytes", JsValue::from_f64(d.max_event_bytes as f64)),
+    ]);
+    Ok(plain_object(&[("version", JsValue::from_str(crate::VERSION)), ("limits", limits)]))
+}
+
+/// A fresh plain object with these properties, in this order.
+pub(crate) fn plain_object(props: &[(&str, JsValue)]) -> JsValue {
+    let o = js_sys::Object::new();
+    for (key, value) in props {
+        // Defining a key on a fresh plain object cannot fail or run code.
+        let _ = js_sys::Reflect::set(&o, &JsValue::from_str(key), value);
+    }
+    o.into()
 }
 
 /// Serialises a value for JS with maps as plain objects (never `Map`) and `None` as `null`.
@@ -153,18 +160,21 @@ pub(crate) fn options<T: serde::de::DeserializeOwned + Default>(
     match value {
         None => Ok(T::default()),
         Some(v) if v.is_undefined() || v.is_null() => Ok(T::default()),
-        Some(v) => de::options_from_js(v).map_err(|e| {
-            js_error(&Error::new(e.kind(crate::ErrorKind::InvalidOption), format!("invalid options: {e}")))
-        }),
+        Some(v) => de::options_from_js(v).map_err(options_error),
     }
+}
+
+/// An options object that could not be read, as the error thrown (`invalid options: …`).
+/// Not generic: its code is in the `.wasm` once, not once per options type.
+#[inline(never)]
+fn options_error(e: de::DeError) -> JsValue {
+    js_error(&Error::new(e.kind(crate::ErrorKind::InvalidOption), format!("invalid options: {e}")))
 }
 
 /// Options read by hand: a plain copy holding only the `allowed` keys (`de::options_copy`);
 /// another key, or a getter that throws, is `invalid_input` naming it.
 pub(crate) fn options_copy(options: &JsValue, allowed: &[&str]) -> Result<JsValue, JsValue> {
-    de::options_copy(options, allowed).map_err(|e| {
-        js_error(&Error::new(e.kind(crate::ErrorKind::InvalidOption), format!("invalid options: {e}")))
-    })
+    de::options_copy(options, allowed).map_err(options_error)
 }
 
 /// A size option: a whole number from 1 to 2^32 - 1, or `default` when absent.
