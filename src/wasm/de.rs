@@ -3,8 +3,9 @@
 //! The bindings' own deserializer instead of serde-wasm-bindgen's: it reads only what they
 //! take (booleans, numbers, strings, arrays, plain objects, `null`/`undefined` as absent),
 //! and its error messages never format a number, so no float formatter is linked for them
-//! (with core's float parser gone too, ~20 KB less `.wasm`). Serialisation to JS still goes
-//! through serde-wasm-bindgen (`super::to_js`).
+//! (with core's float parser gone too, ~20 KB less `.wasm`). Results go to JS as JSON text
+//! (`host::json_parse`) or as objects built directly (`super::plain_object`), not through a
+//! serde serializer.
 //!
 //! Every read of the caller's object goes through a `catch` import (`Reflect.get`,
 //! `Object.keys`, `Object.entries`, `Array.isArray`): a getter or Proxy trap that throws

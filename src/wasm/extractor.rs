@@ -2,9 +2,9 @@
 
 use super::fast::{fast_io, FastInput, FAILED};
 use super::input::ChunkInput;
-use super::{js_error, options, to_js};
+use super::{js_error, options, plain_object};
 use crate::{AnswerExtractorOptions, Error, ErrorKind};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
@@ -170,20 +170,21 @@ pub struct LlmStreamChunkerInit {
     max_buffer_bytes: Option<f64>,
 }
 
-/// One `llm_stream_chunk` of the planner's SSE contract.
-#[derive(Tsify, Serialize)]
+/// One `llm_stream_chunk` of the planner's SSE contract (the type only: `chunks` makes
+/// the objects).
+#[derive(Tsify)]
 pub struct LlmStreamChunk {
     /// The new text (`""` for the closing chunk).
-    text: String,
+    pub text: String,
     /// `true` only on the closing chunk of a finish action.
-    done: bool,
+    pub done: bool,
     /// `"answer"` for answer text, `"observation"` for the streamed thought.
-    phase: String,
+    pub phase: String,
     /// `"answer"` or `"thinking"`.
-    channel: String,
+    pub channel: String,
     /// The action sequence number given to the chunker, or `null`.
     #[tsify(type = "number | null")]
-    action_seq: Option<f64>,
+    pub action_seq: Option<f64>,
 }
 
 /// Turns an action stream into `llm_stream_chunk` objects: answer text as
@@ -251,25 +252,27 @@ impl JsLlmStreamChunker {
     }
 
     fn chunks(&mut self, answer: String, end: bool) -> Result<JsValue, JsValue> {
-        let mut v = Vec::new();
+        let v = js_sys::Array::new();
         let thought = self.inner.take_thought();
-        let seq = self.action_seq;
-        let chunk = |text: String, done: bool, answer: bool| LlmStreamChunk {
-            text,
-            done,
-            phase: if answer { "answer" } else { "observation" }.into(),
-            channel: if answer { "answer" } else { "thinking" }.into(),
-            action_seq: seq,
+        let seq = self.action_seq.map_or(JsValue::NULL, JsValue::from_f64);
+        let chunk = |text: &str, done: bool, answer: bool| {
+            plain_object(&[
+                ("text", JsValue::from_str(text)),
+                ("done", JsValue::from_bool(done)),
+                ("phase", JsValue::from_str(if answer { "answer" } else { "observation" })),
+                ("channel", JsValue::from_str(if answer { "answer" } else { "thinking" })),
+                ("action_seq", seq.clone()),
+            ])
         };
         if !thought.is_empty() {
-            v.push(chunk(thought, false, false));
+            v.push(&chunk(&thought, false, false));
         }
         if !answer.is_empty() {
-            v.push(chunk(answer, false, true));
+            v.push(&chunk(&answer, false, true));
         }
         if end && self.inner.is_finish_action() == Some(true) {
-            v.push(chunk(String::new(), true, true));
+            v.push(&chunk("", true, true));
         }
-        to_js(&v)
+        Ok(v.into())
     }
 }

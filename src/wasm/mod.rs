@@ -27,7 +27,6 @@ pub mod plan;
 pub mod tags;
 
 use crate::{Error, ErrorKind};
-use serde::Serialize;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
@@ -114,8 +113,7 @@ pub struct BuildInfo {
 /// The version and the default limits of this build.
 #[wasm_bindgen(js_name = buildInfo, unchecked_return_type = "BuildInfo")]
 pub fn build_info() -> Result<JsValue, JsValue> {
-    // Built as plain objects directly: in the SSE entry this was the one use of
-    // serde-wasm-bindgen's serializer.
+    // Built as plain objects directly: no serde serializer in the `.wasm`.
     let d = crate::SseDecoderOptions::default();
     let limits = plain_object(&[
         ("sseMaxLineBytes", JsValue::from_f64(d.max_line_bytes as f64)),
@@ -132,17 +130,6 @@ pub(crate) fn plain_object(props: &[(&str, JsValue)]) -> JsValue {
         let _ = js_sys::Reflect::set(&o, &JsValue::from_str(key), value);
     }
     o.into()
-}
-
-/// Serialises a value for JS with maps as plain objects (never `Map`) and `None` as `null`.
-pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    value.serialize(
-        &serde_wasm_bindgen::Serializer::new()
-            .serialize_maps_as_objects(true)
-            .serialize_missing_as_null(true),
-    ).map_err(
-        |e| js_error(&Error::new(crate::ErrorKind::InvalidInput, format!("cannot convert: {e}"))),
-    )
 }
 
 #[cfg(feature = "tags")]
