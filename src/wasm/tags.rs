@@ -589,17 +589,19 @@ enum ViolationArg {
 }
 
 /// The violation codes the core knows, as its static strings (unknown ones read as generic).
+// A `match` compiles to a switch on the length and one comparison; a search of a constant
+// array was unrolled into seven inlined comparisons (2 KB of `.wasm`).
 fn static_code(code: &str) -> &'static str {
-    const CODES: [&str; 7] = [
-        "text_outside_blocks",
-        "missing_block",
-        "duplicate_block",
-        "wrong_order",
-        "unclosed_block",
-        "nested_marker",
-        "nonce_in_text",
-    ];
-    CODES.into_iter().find(|c| *c == code).unwrap_or("unknown")
+    match code {
+        "text_outside_blocks" => "text_outside_blocks",
+        "missing_block" => "missing_block",
+        "duplicate_block" => "duplicate_block",
+        "wrong_order" => "wrong_order",
+        "unclosed_block" => "unclosed_block",
+        "nested_marker" => "nested_marker",
+        "nonce_in_text" => "nonce_in_text",
+        _ => "unknown",
+    }
 }
 
 /// The short format-only corrective message for the single retry; `violations` (from
