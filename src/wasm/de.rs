@@ -42,6 +42,53 @@ pub(crate) fn options_from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, 
     T::deserialize(JsDe(value, true))
 }
 
+/// An options object of booleans, numbers and strings read field by field, without serde:
+/// the checks and messages of [`options_from_js`] (`unknown option "key"`, `invalid type: a
+/// string, expected f64`, `expected struct Name` for a value that is not an object, `null` or
+/// `undefined` as absent), with one reader's code in the `.wasm` instead of a serde visitor per
+/// options struct. A field must be read in declaration order for the first error to be the
+/// one serde reports.
+pub(crate) struct FlatOptions(Option<Object>);
+
+impl FlatOptions {
+    /// `value` as the options struct `name` whose JS keys are `fields` (absent, `undefined` or
+    /// `null`: every field absent).
+    #[inline(never)]
+    pub(crate) fn new(value: Option<JsValue>, name: &str, fields: &[&str]) -> Result<FlatOptions, JsValue> {
+        let value = match value {
+            Some(v) if !v.is_undefined() && !v.is_null() => v,
+            _ => return Ok(FlatOptions(None)),
+        };
+        let de = JsDe(value, true);
+        let Some(o) = de.object() else {
+            return Err(super::options_error(de.invalid_type(&format!("struct {name}").as_str())));
+        };
+        only_keys(o, fields).map_err(super::options_error)?;
+        Ok(FlatOptions(Some(o.clone())))
+    }
+
+    /// The field's value, `None` when it is absent, `undefined` or `null`.
+    #[inline(never)]
+    fn field(&self, key: &str) -> Result<Option<JsDe>, DeError> {
+        let Some(o) = &self.0 else { return Ok(None) };
+        let value = get(o, &JsValue::from_str(key), &|| format!("\"{key}\""))?;
+        let de = JsDe(value, true);
+        Ok((!de.nullish()).then_some(de))
+    }
+
+    /// A boolean field (its error thrown as [`super::options`] throws it).
+    pub(crate) fn bool(&self, key: &str) -> Result<Option<bool>, JsValue> {
+        let read = self.field(key).and_then(|f| f.map(|de| de.0.as_bool().ok_or_else(|| de.invalid_type(&"a boolean"))).transpose());
+        read.map_err(super::options_error)
+    }
+
+    /// A number field (its error thrown as [`super::options`] throws it).
+    pub(crate) fn number(&self, key: &str) -> Result<Option<f64>, JsValue> {
+        let read = self.field(key).and_then(|f| f.map(|de| de.0.as_f64().ok_or_else(|| de.invalid_type(&"f64"))).transpose());
+        read.map_err(super::options_error)
+    }
+}
+
 /// A JS object of strings as `(key, value)` pairs sorted by key: what a `BTreeMap` gave,
 /// without a B-tree's code in the `.wasm`.
 #[derive(Default)]

@@ -2,7 +2,7 @@
 
 use super::fast::{fast_io, FastInput, FAILED};
 use super::input::ChunkInput;
-use super::{js_error, options, plain_object};
+use super::{js_error, plain_object, FlatOptions};
 use crate::{AnswerExtractorOptions, Error, ErrorKind};
 use serde::Deserialize;
 use tsify::Tsify;
@@ -63,7 +63,7 @@ impl JsAnswerExtractor {
     ) -> Result<JsAnswerExtractor, JsValue> {
         Ok(JsAnswerExtractor {
             inner: crate::AnswerExtractor::new(extractor_options(
-                options::<AnswerExtractorInit>(options_value)?.max_buffer_bytes,
+                FlatOptions::new(options_value, "AnswerExtractorInit", &["maxBufferBytes"])?.number("maxBufferBytes")?,
             )?),
             input: ChunkInput::default(),
             out: String::new(),
@@ -206,7 +206,8 @@ impl JsLlmStreamChunker {
             JsValue,
         >,
     ) -> Result<JsLlmStreamChunker, JsValue> {
-        let o: LlmStreamChunkerInit = options(options_value)?;
+        let o = FlatOptions::new(options_value, "LlmStreamChunkerInit", &["actionSeq", "maxBufferBytes"])?;
+        let o = LlmStreamChunkerInit { action_seq: o.number("actionSeq")?, max_buffer_bytes: o.number("maxBufferBytes")? };
         let opts = extractor_options(o.max_buffer_bytes)?;
         Ok(JsLlmStreamChunker {
             inner: JsAnswerExtractor {

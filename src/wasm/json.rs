@@ -9,7 +9,7 @@
 use super::fast::{fast_io, FastInput, FAILED};
 use super::host::to_js_value;
 use super::input::ChunkInput;
-use super::{js_error, options as read_options, utf16_len};
+use super::{js_error, utf16_len, FlatOptions};
 use crate::budget::out_of_memory;
 use crate::json::partial::{Event, EventSink, Leaf, PathSegment, ValueKind};
 use crate::{Error, ErrorKind, JsonValue};
@@ -70,6 +70,28 @@ pub struct JsonItemStreamOptions {
     /// The most bytes one item may hold (default 8 MiB), counted like `maxBufferBytes`.
     #[tsify(optional)]
     max_item_bytes: Option<f64>,
+}
+
+impl PartialJsonOptions {
+    fn read(value: Option<JsValue>) -> Result<Self, JsValue> {
+        let o = FlatOptions::new(value, "PartialJsonOptions", &["strict", "maxDepth", "maxBufferBytes"])?;
+        Ok(PartialJsonOptions {
+            strict: o.bool("strict")?,
+            max_depth: o.number("maxDepth")?,
+            max_buffer_bytes: o.number("maxBufferBytes")?,
+        })
+    }
+}
+
+impl JsonItemStreamOptions {
+    fn read(value: Option<JsValue>) -> Result<Self, JsValue> {
+        let o = FlatOptions::new(value, "JsonItemStreamOptions", &["strict", "maxDepth", "maxItemBytes"])?;
+        Ok(JsonItemStreamOptions {
+            strict: o.bool("strict")?,
+            max_depth: o.number("maxDepth")?,
+            max_item_bytes: o.number("maxItemBytes")?,
+        })
+    }
 }
 
 /// A whole number in `1..=max`, or `default` when absent.
@@ -194,7 +216,7 @@ impl JsPartialJson {
             JsValue,
         >,
     ) -> Result<JsPartialJson, JsValue> {
-        let o: PartialJsonOptions = read_options(options)?;
+        let o = PartialJsonOptions::read(options)?;
         let d = crate::PartialJsonOptions::default();
         let opts = crate::PartialJsonOptions {
             strict: o.strict.unwrap_or(d.strict),
@@ -328,7 +350,7 @@ impl JsJsonItemStream {
         >,
     ) -> Result<JsJsonItemStream, JsValue> {
         let path = &super::text_arg(&path, "path")?;
-        let o: JsonItemStreamOptions = read_options(options)?;
+        let o = JsonItemStreamOptions::read(options)?;
         let d = crate::JsonItemStreamOptions::default();
         let opts = crate::JsonItemStreamOptions {
             strict: o.strict.unwrap_or(d.strict),

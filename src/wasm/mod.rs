@@ -8,6 +8,7 @@ pub mod action;
 #[cfg(feature = "json")]
 pub mod extractor;
 mod de;
+pub(crate) use de::FlatOptions;
 mod fast;
 pub(crate) mod host;
 mod input;
