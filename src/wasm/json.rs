@@ -72,25 +72,28 @@ pub struct JsonItemStreamOptions {
     max_item_bytes: Option<f64>,
 }
 
+/// `strict`, `maxDepth` and the byte cap, as read.
+type JsonOptions = (Option<bool>, Option<f64>, Option<f64>);
+
+/// `{ strict?, maxDepth?, <cap>? }` of the options struct `name`: the two machines' options.
+fn json_options(value: Option<JsValue>, name: &str, keys: &[&str; 3]) -> Result<JsonOptions, JsValue> {
+    let o = FlatOptions::new(value, name, keys)?;
+    Ok((o.bool(keys[0])?, o.number(keys[1])?, o.number(keys[2])?))
+}
+
 impl PartialJsonOptions {
     fn read(value: Option<JsValue>) -> Result<Self, JsValue> {
-        let o = FlatOptions::new(value, "PartialJsonOptions", &["strict", "maxDepth", "maxBufferBytes"])?;
-        Ok(PartialJsonOptions {
-            strict: o.bool("strict")?,
-            max_depth: o.number("maxDepth")?,
-            max_buffer_bytes: o.number("maxBufferBytes")?,
-        })
+        let keys = ["strict", "maxDepth", "maxBufferBytes"];
+        let (strict, max_depth, max_buffer_bytes) = json_options(value, "PartialJsonOptions", &keys)?;
+        Ok(PartialJsonOptions { strict, max_depth, max_buffer_bytes })
     }
 }
 
 impl JsonItemStreamOptions {
     fn read(value: Option<JsValue>) -> Result<Self, JsValue> {
-        let o = FlatOptions::new(value, "JsonItemStreamOptions", &["strict", "maxDepth", "maxItemBytes"])?;
-        Ok(JsonItemStreamOptions {
-            strict: o.bool("strict")?,
-            max_depth: o.number("maxDepth")?,
-            max_item_bytes: o.number("maxItemBytes")?,
-        })
+        let keys = ["strict", "maxDepth", "maxItemBytes"];
+        let (strict, max_depth, max_item_bytes) = json_options(value, "JsonItemStreamOptions", &keys)?;
+        Ok(JsonItemStreamOptions { strict, max_depth, max_item_bytes })
     }
 }
 
