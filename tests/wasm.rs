@@ -168,3 +168,29 @@ fn options_of_booleans_and_numbers_are_checked_with_the_same_messages() {
     let err = JsPartialJson::new(Some(parse("{\"maxDepth\":2000}"))).err().unwrap();
     assert_eq!(get(&err, "code").as_string().unwrap(), "invalid_option");
 }
+
+#[wasm_bindgen_test]
+fn options_with_strings_and_lists_are_checked_with_the_same_messages() {
+    use streamroute::wasm::tags::{JsTagFilter, JsTaggedTurn};
+    let parse = |s: &str| js_sys::JSON::parse(s).unwrap();
+    let nonce = || JsValue::from_str("n0nce");
+    let filter = [
+        ("{\"blocks\":\"ARTIFACT\"}", "invalid options: invalid type: a string, expected a sequence"),
+        ("{\"blocks\":[\"A\",1]}", "invalid options: invalid type: a number, expected a string"),
+        ("{\"blocks\":{}}", "invalid options: invalid type: an object, expected a sequence"),
+        ("{\"maxBufferBytes\":\"1\"}", "invalid options: invalid type: a string, expected f64"),
+        ("7", "invalid options: invalid type: a number, expected struct TagFilterInit"),
+    ];
+    for (options, message) in filter {
+        let err = JsTagFilter::new(nonce(), Some(parse(options))).err().unwrap();
+        assert_eq!(get(&err, "code").as_string().unwrap(), "invalid_option", "{options}");
+        assert_eq!(get(&err, "message").as_string().unwrap(), message, "{options}");
+    }
+    let err = JsTaggedTurn::new(Some(parse("{\"nonce\":5}"))).err().unwrap();
+    assert_eq!(get(&err, "message").as_string().unwrap(), "invalid options: invalid type: a number, expected a string");
+    let err = JsTaggedTurn::new(Some(parse("{\"blocks\":[\"A\"],\"bogus\":true}"))).err().unwrap();
+    assert_eq!(get(&err, "code").as_string().unwrap(), "invalid_input");
+    assert_eq!(get(&err, "message").as_string().unwrap(), "invalid options: unknown option \"bogus\"");
+    assert!(JsTagFilter::new(nonce(), Some(parse("{\"blocks\":[\"A\",\"B\"],\"maxBufferBytes\":null}"))).is_ok());
+    assert!(JsTaggedTurn::new(Some(parse("{\"nonce\":\"n0nce\",\"blocks\":null}"))).is_ok());
+}

@@ -82,6 +82,28 @@ impl FlatOptions {
         read.map_err(super::options_error)
     }
 
+    /// A string field (its error thrown as [`super::options`] throws it).
+    pub(crate) fn string(&self, key: &str) -> Result<Option<String>, JsValue> {
+        let read = self.field(key).and_then(|f| f.map(JsDe::string).transpose());
+        read.map_err(super::options_error)
+    }
+
+    /// An array-of-strings field (its error thrown as [`super::options`] throws it).
+    pub(crate) fn strings(&self, key: &str) -> Result<Option<Vec<String>>, JsValue> {
+        let read = self.field(key).and_then(|f| {
+            f.map(|de| {
+                let mut items = de.seq_items(&"a sequence")?;
+                let mut out = Vec::new();
+                while let Some(item) = items.next_item()? {
+                    out.push(item.string()?);
+                }
+                Ok(out)
+            })
+            .transpose()
+        });
+        read.map_err(super::options_error)
+    }
+
     /// A number field (its error thrown as [`super::options`] throws it).
     pub(crate) fn number(&self, key: &str) -> Result<Option<f64>, JsValue> {
         let read = self.field(key).and_then(|f| f.map(|de| de.0.as_f64().ok_or_else(|| de.invalid_type(&"f64"))).transpose());
@@ -282,6 +304,11 @@ impl JsDe {
         }
         let len = array_len(&self.0)?;
         Ok(Items { array: self.0, len, next: 0, strict: self.1 })
+    }
+
+    /// A string, else the wrong-type error.
+    fn string(self) -> Result<String, DeError> {
+        self.0.as_string().ok_or_else(|| self.invalid_type(&"a string"))
     }
 
     /// A JS number that is a safe integer.

@@ -7,7 +7,7 @@
 use super::fast::{fast_io, FastInput, FAILED, NOT_UNITS};
 use super::input::ChunkInput;
 use super::limit;
-use super::{js_error, opt_text_arg, options, plain_object, text_arg};
+use super::{js_error, opt_text_arg, options, plain_object, text_arg, FlatOptions};
 use crate::budget::{out_of_memory, try_extend};
 use crate::tags::DEFAULT_MAX_BUFFER_BYTES;
 use crate::tags::{
@@ -41,7 +41,8 @@ impl TagFilterInit {
 }
 
 fn filter_options(value: Option<JsValue>) -> Result<TagFilterOptions, JsValue> {
-    options::<TagFilterInit>(value)?.core()
+    let o = FlatOptions::new(value, "TagFilterInit", &["blocks", "maxBufferBytes"])?;
+    TagFilterInit { blocks: o.strings("blocks")?, max_buffer_bytes: o.number("maxBufferBytes")? }.core()
 }
 
 /// Text that became certain for one block: `type` is `"<lowercase block name>_delta"`.
@@ -692,7 +693,12 @@ impl JsTaggedTurn {
     pub fn new(
         #[wasm_bindgen(unchecked_optional_param_type = "TaggedTurnInit")] options_value: Option<JsValue>,
     ) -> Result<JsTaggedTurn, JsValue> {
-        let o: TaggedTurnInit = options(options_value)?;
+        let o = FlatOptions::new(options_value, "TaggedTurnInit", &["nonce", "blocks", "maxBufferBytes"])?;
+        let o = TaggedTurnInit {
+            nonce: o.string("nonce")?,
+            blocks: o.strings("blocks")?,
+            max_buffer_bytes: o.number("maxBufferBytes")?,
+        };
         let nonce = nonce_or_new(o.nonce)?;
         let fo = TagFilterInit { blocks: o.blocks, max_buffer_bytes: o.max_buffer_bytes }.core()?;
         let inner = crate::TaggedTurn::new(&nonce, fo).map_err(|e| js_error(&e))?;
@@ -839,7 +845,8 @@ impl JsTagEventWriter {
     pub fn new(
         #[wasm_bindgen(unchecked_optional_param_type = "TagEventWriterInit")] options_value: Option<JsValue>,
     ) -> Result<JsTagEventWriter, JsValue> {
-        let o: TagEventWriterInit = options(options_value)?;
+        let o = FlatOptions::new(options_value, "TagEventWriterInit", &["firstId", "retry"])?;
+        let o = TagEventWriterInit { first_id: o.number("firstId")?, retry: o.number("retry")? };
         let first = whole(o.first_id, "firstId")?.unwrap_or(1);
         Ok(JsTagEventWriter { inner: crate::TagEventWriter::new(first, whole(o.retry, "retry")?) })
     }
