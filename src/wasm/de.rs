@@ -48,13 +48,20 @@ pub(crate) fn options_from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, 
 /// `undefined` as absent), with one reader's code in the `.wasm` instead of a serde visitor per
 /// options struct. A field must be read in declaration order for the first error to be the
 /// one serde reports.
-pub(crate) struct FlatOptions(Option<Object>);
+pub(crate) struct FlatOptions(Option<FlatObject>);
+
+/// The object of [`FlatOptions`], its struct's fields and their JS strings.
+struct FlatObject {
+    object: Object,
+    fields: &'static [&'static str],
+    keys: Rc<[JsValue]>,
+}
 
 impl FlatOptions {
     /// `value` as the options struct `name` whose JS keys are `fields` (absent, `undefined` or
     /// `null`: every field absent).
     #[inline(never)]
-    pub(crate) fn new(value: Option<JsValue>, name: &str, fields: &[&str]) -> Result<FlatOptions, JsValue> {
+    pub(crate) fn new(value: Option<JsValue>, name: &str, fields: &'static [&'static str]) -> Result<FlatOptions, JsValue> {
         let value = match value {
             Some(v) if !v.is_undefined() && !v.is_null() => v,
             _ => return Ok(FlatOptions(None)),
@@ -64,14 +71,17 @@ impl FlatOptions {
             return Err(super::options_error(de.invalid_type(&format!("struct {name}").as_str())));
         };
         only_keys(o, fields).map_err(super::options_error)?;
-        Ok(FlatOptions(Some(o.clone())))
+        Ok(FlatOptions(Some(FlatObject { object: o.clone(), fields, keys: field_keys(fields) })))
     }
 
-    /// The field's value, `None` when it is absent, `undefined` or `null`.
+    /// The field's value, `None` when it is absent, `undefined` or `null`. `key` is one of the
+    /// struct's fields, whose JS strings are made once (as for serde's reads).
     #[inline(never)]
     fn field(&self, key: &str) -> Result<Option<JsDe>, DeError> {
-        let Some(o) = &self.0 else { return Ok(None) };
-        let value = get(o, &JsValue::from_str(key), &|| format!("\"{key}\""))?;
+        let Some(flat) = &self.0 else { return Ok(None) };
+        let at = flat.fields.iter().position(|f| *f == key);
+        let Some(js_key) = at.and_then(|i| flat.keys.get(i)) else { return Ok(None) };
+        let value = get(&flat.object, js_key, &|| format!("\"{key}\""))?;
         let de = JsDe(value, true);
         Ok((!de.nullish()).then_some(de))
     }

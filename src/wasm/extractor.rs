@@ -2,7 +2,7 @@
 
 use super::fast::{fast_io, FastInput, FAILED};
 use super::input::ChunkInput;
-use super::{js_error, plain_object, FlatOptions};
+use super::{js_error, new_object, FlatOptions};
 use crate::{AnswerExtractorOptions, Error, ErrorKind};
 use serde::Deserialize;
 use tsify::Tsify;
@@ -194,7 +194,19 @@ pub struct LlmStreamChunk {
 #[wasm_bindgen(js_name = LlmStreamChunker)]
 pub struct JsLlmStreamChunker {
     inner: JsAnswerExtractor,
-    action_seq: Option<f64>,
+    /// The keys and the repeated values of a chunk as JS values, made once: a chunk then
+    /// costs one string conversion, its text.
+    names: ChunkNames,
+}
+
+struct ChunkNames {
+    /// `text`, `done`, `phase`, `channel`, `action_seq`.
+    keys: [JsValue; 5],
+    answer: JsValue,
+    observation: JsValue,
+    thinking: JsValue,
+    /// The number given, or `null`.
+    action_seq: JsValue,
 }
 
 #[wasm_bindgen(js_class = LlmStreamChunker)]
@@ -220,7 +232,13 @@ impl JsLlmStreamChunker {
                 fast: FastInput::default(),
                 error: None,
             },
-            action_seq: o.action_seq,
+            names: ChunkNames {
+                keys: ["text", "done", "phase", "channel", "action_seq"].map(JsValue::from_str),
+                answer: JsValue::from_str("answer"),
+                observation: JsValue::from_str("observation"),
+                thinking: JsValue::from_str("thinking"),
+                action_seq: o.action_seq.map_or(JsValue::NULL, JsValue::from_f64),
+            },
         })
     }
 
@@ -255,24 +273,24 @@ impl JsLlmStreamChunker {
     fn chunks(&mut self, answer: String, end: bool) -> Result<JsValue, JsValue> {
         let v = js_sys::Array::new();
         let thought = self.inner.take_thought();
-        let seq = self.action_seq.map_or(JsValue::NULL, JsValue::from_f64);
+        let n = &self.names;
         let chunk = |text: &str, done: bool, answer: bool| {
-            plain_object(&[
-                ("text", JsValue::from_str(text)),
-                ("done", JsValue::from_bool(done)),
-                ("phase", JsValue::from_str(if answer { "answer" } else { "observation" })),
-                ("channel", JsValue::from_str(if answer { "answer" } else { "thinking" })),
-                ("action_seq", seq.clone()),
-            ])
+            let o = new_object();
+            let (phase, channel) = if answer { (&n.answer, &n.answer) } else { (&n.observation, &n.thinking) };
+            let values = [&JsValue::from_str(text), &JsValue::from_bool(done), phase, channel, &n.action_seq];
+            for (key, value) in n.keys.iter().zip(values) {
+                o.set(key, value);
+            }
+            v.push(&o);
         };
         if !thought.is_empty() {
-            v.push(&chunk(&thought, false, false));
+            chunk(&thought, false, false);
         }
         if !answer.is_empty() {
-            v.push(&chunk(&answer, false, true));
+            chunk(&answer, false, true);
         }
         if end && self.inner.is_finish_action() == Some(true) {
-            v.push(&chunk("", true, true));
+            chunk("", true, true);
         }
         Ok(v.into())
     }

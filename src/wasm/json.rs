@@ -76,23 +76,23 @@ pub struct JsonItemStreamOptions {
 type JsonOptions = (Option<bool>, Option<f64>, Option<f64>);
 
 /// `{ strict?, maxDepth?, <cap>? }` of the options struct `name`: the two machines' options.
-fn json_options(value: Option<JsValue>, name: &str, keys: &[&str; 3]) -> Result<JsonOptions, JsValue> {
+fn json_options(value: Option<JsValue>, name: &str, keys: &'static [&'static str; 3]) -> Result<JsonOptions, JsValue> {
     let o = FlatOptions::new(value, name, keys)?;
     Ok((o.bool(keys[0])?, o.number(keys[1])?, o.number(keys[2])?))
 }
 
 impl PartialJsonOptions {
     fn read(value: Option<JsValue>) -> Result<Self, JsValue> {
-        let keys = ["strict", "maxDepth", "maxBufferBytes"];
-        let (strict, max_depth, max_buffer_bytes) = json_options(value, "PartialJsonOptions", &keys)?;
+        const KEYS: [&str; 3] = ["strict", "maxDepth", "maxBufferBytes"];
+        let (strict, max_depth, max_buffer_bytes) = json_options(value, "PartialJsonOptions", &KEYS)?;
         Ok(PartialJsonOptions { strict, max_depth, max_buffer_bytes })
     }
 }
 
 impl JsonItemStreamOptions {
     fn read(value: Option<JsValue>) -> Result<Self, JsValue> {
-        let keys = ["strict", "maxDepth", "maxItemBytes"];
-        let (strict, max_depth, max_item_bytes) = json_options(value, "JsonItemStreamOptions", &keys)?;
+        const KEYS: [&str; 3] = ["strict", "maxDepth", "maxItemBytes"];
+        let (strict, max_depth, max_item_bytes) = json_options(value, "JsonItemStreamOptions", &KEYS)?;
         Ok(JsonItemStreamOptions { strict, max_depth, max_item_bytes })
     }
 }

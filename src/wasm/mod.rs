@@ -125,12 +125,27 @@ pub fn build_info() -> Result<JsValue, JsValue> {
 
 /// A fresh plain object with these properties, in this order.
 pub(crate) fn plain_object(props: &[(&str, JsValue)]) -> JsValue {
-    let o = js_sys::Object::new();
+    let o = new_object();
     for (key, value) in props {
-        // Defining a key on a fresh plain object cannot fail or run code.
-        let _ = js_sys::Reflect::set(&o, &JsValue::from_str(key), value);
+        o.set(&JsValue::from_str(key), value);
     }
     o.into()
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// An object the bindings make to hand to JS.
+    #[wasm_bindgen(extends = js_sys::Object)]
+    pub(crate) type NewObject;
+    /// `object[key] = value`: a plain assignment, not a `catch` import (as fast as the
+    /// serializer's was; the objects have no setters of their own).
+    #[wasm_bindgen(method, indexing_setter)]
+    pub(crate) fn set(this: &NewObject, key: &JsValue, value: &JsValue);
+}
+
+/// A fresh plain object to fill with [`NewObject::set`].
+pub(crate) fn new_object() -> NewObject {
+    js_sys::Object::new().unchecked_into()
 }
 
 #[cfg(feature = "tags")]

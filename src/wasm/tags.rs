@@ -7,7 +7,7 @@
 use super::fast::{fast_io, FastInput, FAILED, NOT_UNITS};
 use super::input::ChunkInput;
 use super::limit;
-use super::{js_error, opt_text_arg, options, plain_object, text_arg, FlatOptions};
+use super::{js_error, new_object, opt_text_arg, options, plain_object, text_arg, FlatOptions};
 use crate::budget::{out_of_memory, try_extend};
 use crate::tags::DEFAULT_MAX_BUFFER_BYTES;
 use crate::tags::{
@@ -126,15 +126,32 @@ fn type_names(f: &crate::TagFilter) -> Vec<String> {
 }
 
 /// `[{ type, text }]`, taking the deltas.
-fn deltas_js(types: &[String], deltas: &mut Vec<CoreDelta>) -> JsValue {
-    let a: js_sys::Array = deltas
-        .drain(..)
-        .map(|d| {
-            let kind = types.get(d.block).map_or("", String::as_str);
-            plain_object(&[("type", JsValue::from_str(kind)), ("text", JsValue::from_str(&d.text))])
-        })
-        .collect();
+fn deltas_js(names: &DeltaNames, deltas: &mut Vec<CoreDelta>) -> JsValue {
+    let a = js_sys::Array::new();
+    for d in deltas.drain(..) {
+        let o = new_object();
+        let kind = names.types.get(d.block).cloned().unwrap_or_else(|| JsValue::from_str(""));
+        o.set(&names.keys[0], &kind);
+        o.set(&names.keys[1], &JsValue::from_str(&d.text));
+        a.push(&o);
+    }
     a.into()
+}
+
+/// A delta stream's type names and the keys of a delta as JS strings, made once: a delta
+/// then costs one string conversion, its text.
+struct DeltaNames {
+    types: Vec<JsValue>,
+    keys: [JsValue; 2],
+}
+
+impl DeltaNames {
+    fn new(types: &[String]) -> DeltaNames {
+        DeltaNames {
+            types: types.iter().map(|t| JsValue::from_str(t)).collect(),
+            keys: [JsValue::from_str("type"), JsValue::from_str("text")],
+        }
+    }
 }
 
 /// The JS side of a delta stream (`TagFilter`, `TaggedTurn`): chunk input, the delta type
@@ -142,12 +159,14 @@ fn deltas_js(types: &[String], deltas: &mut Vec<CoreDelta>) -> JsValue {
 struct DeltaStream {
     input: ChunkInput,
     types: Vec<String>,
+    names: DeltaNames,
     deltas: Vec<CoreDelta>,
 }
 
 impl DeltaStream {
     fn new(f: &crate::TagFilter) -> DeltaStream {
-        DeltaStream { input: ChunkInput::default(), types: type_names(f), deltas: Vec::new() }
+        let types = type_names(f);
+        DeltaStream { input: ChunkInput::default(), names: DeltaNames::new(&types), types, deltas: Vec::new() }
     }
 
     /// Reads `chunk` and gives its bytes to `feed`; the deltas for JS, or the error with
@@ -160,8 +179,8 @@ impl DeltaStream {
         let bytes = self.input.read(chunk)?;
         self.deltas.clear();
         match feed(bytes, &mut self.deltas) {
-            Ok(()) => Ok(deltas_js(&self.types, &mut self.deltas)),
-            Err(e) => Err(error_with_deltas(&e, &self.types, &mut self.deltas)),
+            Ok(()) => Ok(deltas_js(&self.names, &mut self.deltas)),
+            Err(e) => Err(error_with_deltas(&e, &self.names, &mut self.deltas)),
         }
     }
 
@@ -177,14 +196,14 @@ impl DeltaStream {
 
     /// The deltas collected since the last call, for JS.
     fn take(&mut self) -> JsValue {
-        deltas_js(&self.types, &mut self.deltas)
+        deltas_js(&self.names, &mut self.deltas)
     }
 }
 
 /// `err` with the deltas produced before it as `error.deltas`.
-fn error_with_deltas(err: &Error, types: &[String], deltas: &mut Vec<CoreDelta>) -> JsValue {
+fn error_with_deltas(err: &Error, names: &DeltaNames, deltas: &mut Vec<CoreDelta>) -> JsValue {
     let e = js_error(err);
-    let _ = js_sys::Reflect::set(&e, &JsValue::from_str("deltas"), &deltas_js(types, deltas));
+    let _ = js_sys::Reflect::set(&e, &JsValue::from_str("deltas"), &deltas_js(names, deltas));
     e
 }
 
@@ -387,7 +406,7 @@ impl JsTagFilter {
     /// The delta type of each block, in contract order (`["artifact_delta", "user_delta"]`).
     #[wasm_bindgen(getter = deltaTypes, unchecked_return_type = "string[]")]
     pub fn delta_types(&self) -> Result<JsValue, JsValue> {
-        let a: js_sys::Array = self.stream.types.iter().map(|t| JsValue::from_str(t)).collect();
+        let a: js_sys::Array = self.stream.names.types.iter().collect();
         Ok(a.into())
     }
 
