@@ -147,3 +147,54 @@ fn stream_router_takes_string_units_and_bytes_alike() {
     let err = JsStreamRouter::new(Some(js_sys::JSON::parse("{\"content\":\"yaml\"}").unwrap())).err().unwrap();
     assert_eq!(get(&err, "code").as_string().unwrap(), "invalid_option");
 }
+
+#[wasm_bindgen_test]
+fn options_of_booleans_and_numbers_are_checked_with_the_same_messages() {
+    use streamroute::wasm::json::JsPartialJson;
+    let parse = |s: &str| js_sys::JSON::parse(s).unwrap();
+    let bad = [
+        ("\"x\"", "invalid_option", "invalid options: invalid type: a string, expected struct PartialJsonOptions"),
+        ("[1]", "invalid_option", "invalid options: invalid type: an array, expected struct PartialJsonOptions"),
+        ("{\"strict\":1}", "invalid_option", "invalid options: invalid type: a number, expected a boolean"),
+        ("{\"maxDepth\":\"8\"}", "invalid_option", "invalid options: invalid type: a string, expected f64"),
+        ("{\"maxDepth\":true}", "invalid_option", "invalid options: invalid type: boolean `true`, expected f64"),
+        ("{\"strict\":[],\"maxDepth\":\"8\"}", "invalid_option", "invalid options: invalid type: an array, expected a boolean"),
+        ("{\"maxDepth\":2,\"other\":1}", "invalid_input", "invalid options: unknown option \"other\""),
+    ];
+    for (options, code, message) in bad {
+        let err = JsPartialJson::new(Some(parse(options))).err().unwrap();
+        assert_eq!(get(&err, "code").as_string().unwrap(), code, "{options}");
+        assert_eq!(get(&err, "message").as_string().unwrap(), message, "{options}");
+    }
+    for options in ["null", "{}", "{\"strict\":null,\"maxDepth\":null}", "{\"strict\":false,\"maxDepth\":3,\"maxBufferBytes\":64}"] {
+        assert!(JsPartialJson::new(Some(parse(options))).is_ok(), "{options}");
+    }
+    let err = JsPartialJson::new(Some(parse("{\"maxDepth\":2000}"))).err().unwrap();
+    assert_eq!(get(&err, "code").as_string().unwrap(), "invalid_option");
+}
+
+#[wasm_bindgen_test]
+fn options_with_strings_and_lists_are_checked_with_the_same_messages() {
+    use streamroute::wasm::tags::{JsTagFilter, JsTaggedTurn};
+    let parse = |s: &str| js_sys::JSON::parse(s).unwrap();
+    let nonce = || JsValue::from_str("n0nce");
+    let filter = [
+        ("{\"blocks\":\"ARTIFACT\"}", "invalid options: invalid type: a string, expected a sequence"),
+        ("{\"blocks\":[\"A\",1]}", "invalid options: invalid type: a number, expected a string"),
+        ("{\"blocks\":{}}", "invalid options: invalid type: an object, expected a sequence"),
+        ("{\"maxBufferBytes\":\"1\"}", "invalid options: invalid type: a string, expected f64"),
+        ("7", "invalid options: invalid type: a number, expected struct TagFilterInit"),
+    ];
+    for (options, message) in filter {
+        let err = JsTagFilter::new(nonce(), Some(parse(options))).err().unwrap();
+        assert_eq!(get(&err, "code").as_string().unwrap(), "invalid_option", "{options}");
+        assert_eq!(get(&err, "message").as_string().unwrap(), message, "{options}");
+    }
+    let err = JsTaggedTurn::new(Some(parse("{\"nonce\":5}"))).err().unwrap();
+    assert_eq!(get(&err, "message").as_string().unwrap(), "invalid options: invalid type: a number, expected a string");
+    let err = JsTaggedTurn::new(Some(parse("{\"blocks\":[\"A\"],\"bogus\":true}"))).err().unwrap();
+    assert_eq!(get(&err, "code").as_string().unwrap(), "invalid_input");
+    assert_eq!(get(&err, "message").as_string().unwrap(), "invalid options: unknown option \"bogus\"");
+    assert!(JsTagFilter::new(nonce(), Some(parse("{\"blocks\":[\"A\",\"B\"],\"maxBufferBytes\":null}"))).is_ok());
+    assert!(JsTaggedTurn::new(Some(parse("{\"nonce\":\"n0nce\",\"blocks\":null}"))).is_ok());
+}

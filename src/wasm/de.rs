@@ -3,8 +3,9 @@
 //! The bindings' own deserializer instead of serde-wasm-bindgen's: it reads only what they
 //! take (booleans, numbers, strings, arrays, plain objects, `null`/`undefined` as absent),
 //! and its error messages never format a number, so no float formatter is linked for them
-//! (with core's float parser gone too, ~20 KB less `.wasm`). Serialisation to JS still goes
-//! through serde-wasm-bindgen (`super::to_js`).
+//! (with core's float parser gone too, ~20 KB less `.wasm`). Results go to JS as JSON text
+//! (`host::json_parse`) or as objects built directly (`super::plain_object`), not through a
+//! serde serializer.
 //!
 //! Every read of the caller's object goes through a `catch` import (`Reflect.get`,
 //! `Object.keys`, `Object.entries`, `Array.isArray`): a getter or Proxy trap that throws
@@ -39,6 +40,85 @@ pub(crate) fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, DeError>
 /// read as structs) must be a field of its struct, else `unknown option "key"`.
 pub(crate) fn options_from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, DeError> {
     T::deserialize(JsDe(value, true))
+}
+
+/// An options object of booleans, numbers and strings read field by field, without serde:
+/// the checks and messages of [`options_from_js`] (`unknown option "key"`, `invalid type: a
+/// string, expected f64`, `expected struct Name` for a value that is not an object, `null` or
+/// `undefined` as absent), with one reader's code in the `.wasm` instead of a serde visitor per
+/// options struct. A field must be read in declaration order for the first error to be the
+/// one serde reports.
+pub(crate) struct FlatOptions(Option<FlatObject>);
+
+/// The object of [`FlatOptions`], its struct's fields and their JS strings.
+struct FlatObject {
+    object: Object,
+    fields: &'static [&'static str],
+    keys: Rc<[JsValue]>,
+}
+
+impl FlatOptions {
+    /// `value` as the options struct `name` whose JS keys are `fields` (absent, `undefined` or
+    /// `null`: every field absent).
+    #[inline(never)]
+    pub(crate) fn new(value: Option<JsValue>, name: &str, fields: &'static [&'static str]) -> Result<FlatOptions, JsValue> {
+        let value = match value {
+            Some(v) if !v.is_undefined() && !v.is_null() => v,
+            _ => return Ok(FlatOptions(None)),
+        };
+        let de = JsDe(value, true);
+        let Some(o) = de.object() else {
+            return Err(super::options_error(de.invalid_type(&format!("struct {name}").as_str())));
+        };
+        only_keys(o, fields).map_err(super::options_error)?;
+        Ok(FlatOptions(Some(FlatObject { object: o.clone(), fields, keys: field_keys(fields) })))
+    }
+
+    /// The field's value, `None` when it is absent, `undefined` or `null`. `key` is one of the
+    /// struct's fields, whose JS strings are made once (as for serde's reads).
+    #[inline(never)]
+    fn field(&self, key: &str) -> Result<Option<JsDe>, DeError> {
+        let Some(flat) = &self.0 else { return Ok(None) };
+        let at = flat.fields.iter().position(|f| *f == key);
+        let Some(js_key) = at.and_then(|i| flat.keys.get(i)) else { return Ok(None) };
+        let value = get(&flat.object, js_key, &|| format!("\"{key}\""))?;
+        let de = JsDe(value, true);
+        Ok((!de.nullish()).then_some(de))
+    }
+
+    /// A boolean field (its error thrown as [`super::options`] throws it).
+    pub(crate) fn bool(&self, key: &str) -> Result<Option<bool>, JsValue> {
+        let read = self.field(key).and_then(|f| f.map(|de| de.0.as_bool().ok_or_else(|| de.invalid_type(&"a boolean"))).transpose());
+        read.map_err(super::options_error)
+    }
+
+    /// A string field (its error thrown as [`super::options`] throws it).
+    pub(crate) fn string(&self, key: &str) -> Result<Option<String>, JsValue> {
+        let read = self.field(key).and_then(|f| f.map(JsDe::string).transpose());
+        read.map_err(super::options_error)
+    }
+
+    /// An array-of-strings field (its error thrown as [`super::options`] throws it).
+    pub(crate) fn strings(&self, key: &str) -> Result<Option<Vec<String>>, JsValue> {
+        let read = self.field(key).and_then(|f| {
+            f.map(|de| {
+                let mut items = de.seq_items(&"a sequence")?;
+                let mut out = Vec::new();
+                while let Some(item) = items.next_item()? {
+                    out.push(item.string()?);
+                }
+                Ok(out)
+            })
+            .transpose()
+        });
+        read.map_err(super::options_error)
+    }
+
+    /// A number field (its error thrown as [`super::options`] throws it).
+    pub(crate) fn number(&self, key: &str) -> Result<Option<f64>, JsValue> {
+        let read = self.field(key).and_then(|f| f.map(|de| de.0.as_f64().ok_or_else(|| de.invalid_type(&"f64"))).transpose());
+        read.map_err(super::options_error)
+    }
 }
 
 /// A JS object of strings as `(key, value)` pairs sorted by key: what a `BTreeMap` gave,
@@ -194,7 +274,51 @@ impl JsDe {
     }
 
     fn invalid<'de, V: Visitor<'de>>(&self, v: V) -> Result<V::Value, DeError> {
-        Err(de::Error::invalid_type(self.unexpected(), &v))
+        Err(self.invalid_type(&v))
+    }
+
+    /// The wrong-type error, apart from the generic methods so that its code is in the
+    /// `.wasm` once, not once per visitor (as every other non-generic step below).
+    #[inline(never)]
+    fn invalid_type(&self, expected: &dyn Expected) -> DeError {
+        de::Error::invalid_type(self.unexpected(), expected)
+    }
+
+    /// The object to read a struct's `fields` from (checking its keys if it is options).
+    #[inline(never)]
+    fn struct_fields(self, fields: &'static [&'static str], expected: &dyn Expected) -> Result<Fields, DeError> {
+        let Some(o) = self.object() else { return Err(self.invalid_type(expected)) };
+        if self.1 {
+            only_keys(o, fields)?;
+        }
+        Ok(Fields { object: o.clone(), fields, keys: field_keys(fields), next: 0, value: None, strict: self.1 })
+    }
+
+    /// A plain object's entries, read as a map.
+    #[inline(never)]
+    fn map_entries(self, expected: &dyn Expected) -> Result<Entries, DeError> {
+        match self.object() {
+            Some(o) => {
+                let entries = own_entries(o).map_err(|e| threw("an object's entries", &e))?;
+                Ok(Entries { entries, next: 0, value: None, strict: self.1 })
+            }
+            None => Err(self.invalid_type(expected)),
+        }
+    }
+
+    /// An array's elements, read as a sequence.
+    #[inline(never)]
+    fn seq_items(self, expected: &dyn Expected) -> Result<Items, DeError> {
+        if !self.array() {
+            return Err(self.invalid_type(expected));
+        }
+        let len = array_len(&self.0)?;
+        Ok(Items { array: self.0, len, next: 0, strict: self.1 })
+    }
+
+    /// A string, else the wrong-type error.
+    fn string(self) -> Result<String, DeError> {
+        self.0.as_string().ok_or_else(|| self.invalid_type(&"a string"))
     }
 
     /// A JS number that is a safe integer.
@@ -332,11 +456,8 @@ impl<'de> de::Deserializer<'de> for JsDe {
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        if !self.array() {
-            return self.invalid(v);
-        }
-        let len = array_len(&self.0)?;
-        v.visit_seq(Items { array: self.0, len, next: 0, strict: self.1 })
+        let items = self.seq_items(&v)?;
+        v.visit_seq(items)
     }
 
     fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, v: V) -> Result<V::Value, DeError> {
@@ -348,13 +469,8 @@ impl<'de> de::Deserializer<'de> for JsDe {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        match self.object() {
-            Some(o) => {
-                let entries = own_entries(o).map_err(|e| threw("an object's entries", &e))?;
-                v.visit_map(Entries { entries, next: 0, value: None, strict: self.1 })
-            }
-            None => self.invalid(v),
-        }
+        let entries = self.map_entries(&v)?;
+        v.visit_map(entries)
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
@@ -363,11 +479,8 @@ impl<'de> de::Deserializer<'de> for JsDe {
         fields: &'static [&'static str],
         v: V,
     ) -> Result<V::Value, DeError> {
-        let Some(o) = self.object() else { return self.invalid(v) };
-        if self.1 {
-            only_keys(o, fields)?;
-        }
-        v.visit_map(Fields { object: o.clone(), fields, keys: field_keys(fields), next: 0, value: None, strict: self.1 })
+        let fields = self.struct_fields(fields, &v)?;
+        v.visit_map(fields)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -408,16 +521,26 @@ impl<'de> de::SeqAccess<'de> for Items {
     type Error = DeError;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, DeError> {
+        match self.next_item()? {
+            Some(item) => seed.deserialize(item).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.len.saturating_sub(self.next).min(4096) as usize)
+    }
+}
+
+impl Items {
+    #[inline(never)]
+    fn next_item(&mut self) -> Result<Option<JsDe>, DeError> {
         if self.next >= self.len {
             return Ok(None);
         }
         let item = get(&self.array, &JsValue::from(self.next), &|| "an array element".into())?;
         self.next += 1;
-        seed.deserialize(JsDe(item, self.strict)).map(Some)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.len.saturating_sub(self.next).min(4096) as usize)
+        Ok(Some(JsDe(item, self.strict)))
     }
 }
 
@@ -433,18 +556,35 @@ impl<'de> de::MapAccess<'de> for Entries {
     type Error = DeError;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, DeError> {
+        match self.next_key() {
+            Some(key) => seed.deserialize(key).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
+        seed.deserialize(take_value(&mut self.value, self.strict))
+    }
+}
+
+impl Entries {
+    /// The next entry's key (its value kept for `next_value_seed`).
+    #[inline(never)]
+    fn next_key(&mut self) -> Option<JsDe> {
         if self.next >= self.entries.length() {
-            return Ok(None);
+            return None;
         }
         let pair: Array = self.entries.get(self.next).unchecked_into();
         self.next += 1;
         self.value = Some(pair.get(1));
-        seed.deserialize(JsDe(pair.get(0), self.strict)).map(Some)
+        Some(JsDe(pair.get(0), self.strict))
     }
+}
 
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
-        seed.deserialize(JsDe(self.value.take().unwrap_or(JsValue::UNDEFINED), self.strict))
-    }
+/// The value `next_key_seed` kept, to read (`undefined` if there is none).
+#[inline(never)]
+fn take_value(value: &mut Option<JsValue>, strict: bool) -> JsDe {
+    JsDe(value.take().unwrap_or(JsValue::UNDEFINED), strict)
 }
 
 /// The deepest nesting of arrays and objects read through `deserialize_any`.
@@ -513,20 +653,33 @@ impl<'de> de::MapAccess<'de> for Fields {
     type Error = DeError;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, DeError> {
-        while let (Some(field), Some(key)) = (self.fields.get(self.next), self.keys.get(self.next)) {
+        match self.next_field()? {
+            Some(field) => {
+                let key: de::value::StrDeserializer<'_, DeError> = field.into_deserializer();
+                seed.deserialize(key).map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
+        seed.deserialize(take_value(&mut self.value, self.strict))
+    }
+}
+
+impl Fields {
+    /// The next field the object has (not `undefined`), its value kept for `next_value_seed`.
+    #[inline(never)]
+    fn next_field(&mut self) -> Result<Option<&'static str>, DeError> {
+        while let (Some(&field), Some(key)) = (self.fields.get(self.next), self.keys.get(self.next)) {
             self.next += 1;
             let value = get(&self.object, key, &|| format!("\"{field}\""))?;
             if !value.is_undefined() {
                 self.value = Some(value);
-                let key: de::value::StrDeserializer<'_, DeError> = field.into_deserializer();
-                return seed.deserialize(key).map(Some);
+                return Ok(Some(field));
             }
         }
         Ok(None)
-    }
-
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
-        seed.deserialize(JsDe(self.value.take().unwrap_or(JsValue::UNDEFINED), self.strict))
     }
 }
 

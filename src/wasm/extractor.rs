@@ -2,9 +2,9 @@
 
 use super::fast::{fast_io, FastInput, FAILED};
 use super::input::ChunkInput;
-use super::{js_error, options, to_js};
+use super::{js_error, new_object, FlatOptions};
 use crate::{AnswerExtractorOptions, Error, ErrorKind};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
@@ -63,7 +63,7 @@ impl JsAnswerExtractor {
     ) -> Result<JsAnswerExtractor, JsValue> {
         Ok(JsAnswerExtractor {
             inner: crate::AnswerExtractor::new(extractor_options(
-                options::<AnswerExtractorInit>(options_value)?.max_buffer_bytes,
+                FlatOptions::new(options_value, "AnswerExtractorInit", &["maxBufferBytes"])?.number("maxBufferBytes")?,
             )?),
             input: ChunkInput::default(),
             out: String::new(),
@@ -170,20 +170,21 @@ pub struct LlmStreamChunkerInit {
     max_buffer_bytes: Option<f64>,
 }
 
-/// One `llm_stream_chunk` of the planner's SSE contract.
-#[derive(Tsify, Serialize)]
+/// One `llm_stream_chunk` of the planner's SSE contract (the type only: `chunks` makes
+/// the objects).
+#[derive(Tsify)]
 pub struct LlmStreamChunk {
     /// The new text (`""` for the closing chunk).
-    text: String,
+    pub text: String,
     /// `true` only on the closing chunk of a finish action.
-    done: bool,
+    pub done: bool,
     /// `"answer"` for answer text, `"observation"` for the streamed thought.
-    phase: String,
+    pub phase: String,
     /// `"answer"` or `"thinking"`.
-    channel: String,
+    pub channel: String,
     /// The action sequence number given to the chunker, or `null`.
     #[tsify(type = "number | null")]
-    action_seq: Option<f64>,
+    pub action_seq: Option<f64>,
 }
 
 /// Turns an action stream into `llm_stream_chunk` objects: answer text as
@@ -193,7 +194,19 @@ pub struct LlmStreamChunk {
 #[wasm_bindgen(js_name = LlmStreamChunker)]
 pub struct JsLlmStreamChunker {
     inner: JsAnswerExtractor,
-    action_seq: Option<f64>,
+    /// The keys and the repeated values of a chunk as JS values, made once: a chunk then
+    /// costs one string conversion, its text.
+    names: ChunkNames,
+}
+
+struct ChunkNames {
+    /// `text`, `done`, `phase`, `channel`, `action_seq`.
+    keys: [JsValue; 5],
+    answer: JsValue,
+    observation: JsValue,
+    thinking: JsValue,
+    /// The number given, or `null`.
+    action_seq: JsValue,
 }
 
 #[wasm_bindgen(js_class = LlmStreamChunker)]
@@ -205,7 +218,8 @@ impl JsLlmStreamChunker {
             JsValue,
         >,
     ) -> Result<JsLlmStreamChunker, JsValue> {
-        let o: LlmStreamChunkerInit = options(options_value)?;
+        let o = FlatOptions::new(options_value, "LlmStreamChunkerInit", &["actionSeq", "maxBufferBytes"])?;
+        let o = LlmStreamChunkerInit { action_seq: o.number("actionSeq")?, max_buffer_bytes: o.number("maxBufferBytes")? };
         let opts = extractor_options(o.max_buffer_bytes)?;
         Ok(JsLlmStreamChunker {
             inner: JsAnswerExtractor {
@@ -218,7 +232,13 @@ impl JsLlmStreamChunker {
                 fast: FastInput::default(),
                 error: None,
             },
-            action_seq: o.action_seq,
+            names: ChunkNames {
+                keys: ["text", "done", "phase", "channel", "action_seq"].map(JsValue::from_str),
+                answer: JsValue::from_str("answer"),
+                observation: JsValue::from_str("observation"),
+                thinking: JsValue::from_str("thinking"),
+                action_seq: o.action_seq.map_or(JsValue::NULL, JsValue::from_f64),
+            },
         })
     }
 
@@ -251,25 +271,27 @@ impl JsLlmStreamChunker {
     }
 
     fn chunks(&mut self, answer: String, end: bool) -> Result<JsValue, JsValue> {
-        let mut v = Vec::new();
+        let v = js_sys::Array::new();
         let thought = self.inner.take_thought();
-        let seq = self.action_seq;
-        let chunk = |text: String, done: bool, answer: bool| LlmStreamChunk {
-            text,
-            done,
-            phase: if answer { "answer" } else { "observation" }.into(),
-            channel: if answer { "answer" } else { "thinking" }.into(),
-            action_seq: seq,
+        let n = &self.names;
+        let chunk = |text: &str, done: bool, answer: bool| {
+            let o = new_object();
+            let (phase, channel) = if answer { (&n.answer, &n.answer) } else { (&n.observation, &n.thinking) };
+            let values = [&JsValue::from_str(text), &JsValue::from_bool(done), phase, channel, &n.action_seq];
+            for (key, value) in n.keys.iter().zip(values) {
+                o.set(key, value);
+            }
+            v.push(&o);
         };
         if !thought.is_empty() {
-            v.push(chunk(thought, false, false));
+            chunk(&thought, false, false);
         }
         if !answer.is_empty() {
-            v.push(chunk(answer, false, true));
+            chunk(&answer, false, true);
         }
         if end && self.inner.is_finish_action() == Some(true) {
-            v.push(chunk(String::new(), true, true));
+            chunk("", true, true);
         }
-        to_js(&v)
+        Ok(v.into())
     }
 }

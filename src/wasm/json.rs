@@ -9,7 +9,7 @@
 use super::fast::{fast_io, FastInput, FAILED};
 use super::host::to_js_value;
 use super::input::ChunkInput;
-use super::{js_error, options as read_options, utf16_len};
+use super::{js_error, utf16_len, FlatOptions};
 use crate::budget::out_of_memory;
 use crate::json::partial::{Event, EventSink, Leaf, PathSegment, ValueKind};
 use crate::{Error, ErrorKind, JsonValue};
@@ -70,6 +70,31 @@ pub struct JsonItemStreamOptions {
     /// The most bytes one item may hold (default 8 MiB), counted like `maxBufferBytes`.
     #[tsify(optional)]
     max_item_bytes: Option<f64>,
+}
+
+/// `strict`, `maxDepth` and the byte cap, as read.
+type JsonOptions = (Option<bool>, Option<f64>, Option<f64>);
+
+/// `{ strict?, maxDepth?, <cap>? }` of the options struct `name`: the two machines' options.
+fn json_options(value: Option<JsValue>, name: &str, keys: &'static [&'static str; 3]) -> Result<JsonOptions, JsValue> {
+    let o = FlatOptions::new(value, name, keys)?;
+    Ok((o.bool(keys[0])?, o.number(keys[1])?, o.number(keys[2])?))
+}
+
+impl PartialJsonOptions {
+    fn read(value: Option<JsValue>) -> Result<Self, JsValue> {
+        const KEYS: [&str; 3] = ["strict", "maxDepth", "maxBufferBytes"];
+        let (strict, max_depth, max_buffer_bytes) = json_options(value, "PartialJsonOptions", &KEYS)?;
+        Ok(PartialJsonOptions { strict, max_depth, max_buffer_bytes })
+    }
+}
+
+impl JsonItemStreamOptions {
+    fn read(value: Option<JsValue>) -> Result<Self, JsValue> {
+        const KEYS: [&str; 3] = ["strict", "maxDepth", "maxItemBytes"];
+        let (strict, max_depth, max_item_bytes) = json_options(value, "JsonItemStreamOptions", &KEYS)?;
+        Ok(JsonItemStreamOptions { strict, max_depth, max_item_bytes })
+    }
 }
 
 /// A whole number in `1..=max`, or `default` when absent.
@@ -194,7 +219,7 @@ impl JsPartialJson {
             JsValue,
         >,
     ) -> Result<JsPartialJson, JsValue> {
-        let o: PartialJsonOptions = read_options(options)?;
+        let o = PartialJsonOptions::read(options)?;
         let d = crate::PartialJsonOptions::default();
         let opts = crate::PartialJsonOptions {
             strict: o.strict.unwrap_or(d.strict),
@@ -328,7 +353,7 @@ impl JsJsonItemStream {
         >,
     ) -> Result<JsJsonItemStream, JsValue> {
         let path = &super::text_arg(&path, "path")?;
-        let o: JsonItemStreamOptions = read_options(options)?;
+        let o = JsonItemStreamOptions::read(options)?;
         let d = crate::JsonItemStreamOptions::default();
         let opts = crate::JsonItemStreamOptions {
             strict: o.strict.unwrap_or(d.strict),

@@ -8,6 +8,7 @@ pub mod action;
 #[cfg(feature = "json")]
 pub mod extractor;
 mod de;
+pub(crate) use de::FlatOptions;
 mod fast;
 pub(crate) mod host;
 mod input;
@@ -27,7 +28,6 @@ pub mod plan;
 pub mod tags;
 
 use crate::{Error, ErrorKind};
-use serde::Serialize;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
@@ -100,28 +100,19 @@ pub fn version() -> String {
 
 /// What this build is: the npm entry it is, its cargo features, its version and the default
 /// limits of its machines.
-#[derive(Tsify, Serialize)]
-#[serde(rename_all = "camelCase")]
+// The type declaration only: `build_info` makes the object.
+#[derive(Tsify)]
 pub struct BuildInfo {
     /// The npm entry this build is loaded by (`"streamroute"`, `"streamroute/sse"`, ...).
-    entry: &'static str,
+    pub entry: String,
     /// The cargo features it was built with (`["sse"]`, `["sse", "json", "tags", "router"]`).
-    features: &'static [&'static str],
+    pub features: Vec<String>,
     /// The package version (one for every entry).
-    version: String,
+    pub version: String,
     /// Default caps in bytes, by name (`sseMaxLineBytes`, `sseMaxEventBytes` where the build
     /// has the SSE decoder).
     #[tsify(type = "Record<string, number>")]
-    limits: Limits,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Limits {
-    #[cfg(feature = "sse")]
-    sse_max_line_bytes: f64,
-    #[cfg(feature = "sse")]
-    sse_max_event_bytes: f64,
+    pub limits: Vec<(String, f64)>,
 }
 
 /// Every cargo feature that names an entry, with whether this build has it (Cargo.toml order).
@@ -176,25 +167,52 @@ const ENTRY: &str = {
 /// The entry, features, version and default limits of this build.
 #[wasm_bindgen(js_name = buildInfo, unchecked_return_type = "BuildInfo")]
 pub fn build_info() -> Result<JsValue, JsValue> {
+    // Built as plain objects directly: no serde serializer in the `.wasm`.
     #[cfg(feature = "sse")]
     let limits = {
         let d = crate::SseDecoderOptions::default();
-        Limits { sse_max_line_bytes: d.max_line_bytes as f64, sse_max_event_bytes: d.max_event_bytes as f64 }
+        plain_object(&[
+            ("sseMaxLineBytes", JsValue::from_f64(d.max_line_bytes as f64)),
+            ("sseMaxEventBytes", JsValue::from_f64(d.max_event_bytes as f64)),
+        ])
     };
     #[cfg(not(feature = "sse"))]
-    let limits = Limits {};
-    to_js(&BuildInfo { entry: ENTRY, features: &ENABLED, version: crate::VERSION.to_string(), limits })
+    let limits = plain_object(&[]);
+    let features = js_sys::Array::new();
+    for f in ENABLED {
+        features.push(&JsValue::from_str(f));
+    }
+    Ok(plain_object(&[
+        ("entry", JsValue::from_str(ENTRY)),
+        ("features", features.into()),
+        ("version", JsValue::from_str(crate::VERSION)),
+        ("limits", limits),
+    ]))
 }
 
-/// Serialises a value for JS with maps as plain objects (never `Map`) and `None` as `null`.
-pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    value.serialize(
-        &serde_wasm_bindgen::Serializer::new()
-            .serialize_maps_as_objects(true)
-            .serialize_missing_as_null(true),
-    ).map_err(
-        |e| js_error(&Error::new(crate::ErrorKind::InvalidInput, format!("cannot convert: {e}"))),
-    )
+/// A fresh plain object with these properties, in this order.
+pub(crate) fn plain_object(props: &[(&str, JsValue)]) -> JsValue {
+    let o = new_object();
+    for (key, value) in props {
+        o.set(&JsValue::from_str(key), value);
+    }
+    o.into()
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// An object the bindings make to hand to JS.
+    #[wasm_bindgen(extends = js_sys::Object)]
+    pub(crate) type NewObject;
+    /// `object[key] = value`: a plain assignment, not a `catch` import (as fast as the
+    /// serializer's was; the objects have no setters of their own).
+    #[wasm_bindgen(method, indexing_setter)]
+    pub(crate) fn set(this: &NewObject, key: &JsValue, value: &JsValue);
+}
+
+/// A fresh plain object to fill with [`NewObject::set`].
+pub(crate) fn new_object() -> NewObject {
+    js_sys::Object::new().unchecked_into()
 }
 
 #[cfg(feature = "tags")]
@@ -212,18 +230,21 @@ pub(crate) fn options<T: serde::de::DeserializeOwned + Default>(
     match value {
         None => Ok(T::default()),
         Some(v) if v.is_undefined() || v.is_null() => Ok(T::default()),
-        Some(v) => de::options_from_js(v).map_err(|e| {
-            js_error(&Error::new(e.kind(crate::ErrorKind::InvalidOption), format!("invalid options: {e}")))
-        }),
+        Some(v) => de::options_from_js(v).map_err(options_error),
     }
+}
+
+/// An options object that could not be read, as the error thrown (`invalid options: …`).
+/// Not generic: its code is in the `.wasm` once, not once per options type.
+#[inline(never)]
+fn options_error(e: de::DeError) -> JsValue {
+    js_error(&Error::new(e.kind(crate::ErrorKind::InvalidOption), format!("invalid options: {e}")))
 }
 
 /// Options read by hand: a plain copy holding only the `allowed` keys (`de::options_copy`);
 /// another key, or a getter that throws, is `invalid_input` naming it.
 pub(crate) fn options_copy(options: &JsValue, allowed: &[&str]) -> Result<JsValue, JsValue> {
-    de::options_copy(options, allowed).map_err(|e| {
-        js_error(&Error::new(e.kind(crate::ErrorKind::InvalidOption), format!("invalid options: {e}")))
-    })
+    de::options_copy(options, allowed).map_err(options_error)
 }
 
 /// A size option: a whole number from 1 to 2^32 - 1, or `default` when absent.

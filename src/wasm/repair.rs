@@ -7,7 +7,7 @@
 //! plain objects, JS numbers.
 
 use super::host::json_parse;
-use super::{js_error, options as read_options, text_arg, Utf16Offsets};
+use super::{js_error, text_arg, FlatOptions, Utf16Offsets};
 use crate::Error;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -116,7 +116,8 @@ pub fn parse_json(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "ParseJsonOptions")] options: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
-    let o: ParseJsonOptions = read_options(options)?;
+    let o = FlatOptions::new(options, "ParseJsonOptions", &["repair"])?;
+    let o = ParseJsonOptions { repair: o.bool("repair")? };
     let text = text_arg(&text, "text")?;
     let json = if o.repair.unwrap_or(false) {
         crate::repair_json(&text)

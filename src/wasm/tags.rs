@@ -7,15 +7,14 @@
 use super::fast::{fast_io, FastInput, FAILED, NOT_UNITS};
 use super::input::ChunkInput;
 use super::limit;
-use super::{js_error, opt_text_arg, options, text_arg, to_js};
+use super::{js_error, new_object, opt_text_arg, options, plain_object, text_arg, FlatOptions};
 use crate::budget::{out_of_memory, try_extend};
 use crate::tags::DEFAULT_MAX_BUFFER_BYTES;
 use crate::tags::{
     DeltaSink, TagDelta as CoreDelta, TagResult as CoreResult, TagViolation as CoreViolation, TurnStep as CoreStep,
 };
 use crate::{Error, ErrorKind, TagFilterOptions};
-use serde::ser::SerializeMap;
-use serde::{Deserialize, Serialize, Serializer};
+use serde::Deserialize;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
@@ -42,22 +41,25 @@ impl TagFilterInit {
 }
 
 fn filter_options(value: Option<JsValue>) -> Result<TagFilterOptions, JsValue> {
-    options::<TagFilterInit>(value)?.core()
+    let o = FlatOptions::new(value, "TagFilterInit", &["blocks", "maxBufferBytes"])?;
+    TagFilterInit { blocks: o.strings("blocks")?, max_buffer_bytes: o.number("maxBufferBytes")? }.core()
 }
 
 /// Text that became certain for one block: `type` is `"<lowercase block name>_delta"`.
-#[derive(Tsify, Serialize)]
+/// (The type only: [`deltas_js`] makes the objects.)
+#[derive(Tsify)]
 pub struct TagDelta {
     /// `"artifact_delta"`, `"user_delta"`, or `"<name>_delta"` for custom blocks.
     #[tsify(type = "\"artifact_delta\" | \"user_delta\" | `${string}_delta`")]
     #[serde(rename = "type")]
-    kind: String,
+    pub kind: String,
     /// The text (never holds a marker).
-    text: String,
+    pub text: String,
 }
 
-/// One contract violation: its code and UTF-8 byte offset in the response.
-#[derive(Tsify, Serialize, Deserialize)]
+/// One contract violation: its code and UTF-8 byte offset in the response (read from JS by
+/// `correctiveMessage`; [`violations_js`] makes the ones JS gets).
+#[derive(Tsify, Deserialize)]
 pub struct TagViolation {
     /// `text_outside_blocks`, `missing_block`, `duplicate_block`, `wrong_order`,
     /// `unclosed_block`, `nested_marker` or `nonce_in_text`.
@@ -67,9 +69,9 @@ pub struct TagViolation {
     offset: f64,
 }
 
-/// Block texts by lowercase name, in contract order (a plain object). Only its type crosses
-/// through serde: the value JS gets is [`blocks_js`]'s.
-struct Blocks<'a>(&'a [(String, String)]);
+/// Block texts by lowercase name, in contract order (a plain object). Only its type is
+/// declared here: the value JS gets is [`blocks_js`]'s.
+pub struct Blocks<'a>(pub &'a [(String, String)]);
 
 /// Block texts by lowercase name as a plain object whose every name is an own data property
 /// (`Object.fromEntries`): `__proto__` too, which serde's assignment would hand to the
@@ -82,54 +84,40 @@ fn blocks_js(blocks: &[(String, String)]) -> Result<JsValue, JsValue> {
     Ok(js_sys::Object::from_entries(&entries)?.into())
 }
 
-/// `value.blocks = blocks_js(blocks)` (serde writes maps as plain objects).
-fn with_blocks(value: JsValue, blocks: &[(String, String)]) -> Result<JsValue, JsValue> {
-    js_sys::Reflect::set(&value, &JsValue::from_str("blocks"), &blocks_js(blocks)?)?;
-    Ok(value)
-}
-
-impl Serialize for Blocks<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(self.0.len()))?;
-        for (k, v) in self.0 {
-            m.serialize_entry(k, v)?;
-        }
-        m.end()
-    }
-}
-
-/// The verdict of `finish()` / `checkTagged()`.
-#[derive(Tsify, Serialize)]
+/// The verdict of `finish()` / `checkTagged()` (the type only: [`result_js`] makes it).
+#[derive(Tsify)]
 pub struct TagResult<'a> {
     /// The response was read to its end (`false` after `buffer_limit_exceeded`).
-    ok: bool,
+    pub ok: bool,
     /// The response met the contract.
-    parse_ok: bool,
+    pub parse_ok: bool,
     /// Block texts by lowercase name (`""` for a missing block).
     #[tsify(type = "{ artifact: string; user: string; [name: string]: string }")]
-    blocks: Blocks<'a>,
+    pub blocks: Blocks<'a>,
     /// The violations in the order found.
-    violations: Vec<TagViolation>,
+    pub violations: Vec<TagViolation>,
     /// Deltas that became certain at `finish()` (a held tail that was text after all).
-    deltas: Vec<TagDelta>,
+    pub deltas: Vec<TagDelta>,
 }
 
-fn violations_js(v: &[CoreViolation]) -> Vec<TagViolation> {
-    v.iter().map(|v| TagViolation { code: v.code.to_string(), offset: v.offset as f64 }).collect()
+/// `[{ code, offset }]`.
+fn violations_js(v: &[CoreViolation]) -> JsValue {
+    let a: js_sys::Array = v
+        .iter()
+        .map(|v| plain_object(&[("code", JsValue::from_str(v.code)), ("offset", JsValue::from_f64(v.offset as f64))]))
+        .collect();
+    a.into()
 }
 
-fn result_of(r: &CoreResult, deltas: Vec<TagDelta>) -> TagResult<'_> {
-    TagResult {
-        ok: r.ok,
-        parse_ok: r.parse_ok,
-        blocks: Blocks(&r.blocks),
-        violations: violations_js(&r.violations),
-        deltas,
-    }
-}
-
-fn result_js(r: &CoreResult, deltas: Vec<TagDelta>) -> Result<JsValue, JsValue> {
-    with_blocks(to_js(&result_of(r, deltas))?, &r.blocks)
+/// `{ ok, parse_ok, blocks, violations, deltas }`.
+fn result_js(r: &CoreResult, deltas: JsValue) -> Result<JsValue, JsValue> {
+    Ok(plain_object(&[
+        ("ok", JsValue::from_bool(r.ok)),
+        ("parse_ok", JsValue::from_bool(r.parse_ok)),
+        ("blocks", blocks_js(&r.blocks)?),
+        ("violations", violations_js(&r.violations)),
+        ("deltas", deltas),
+    ]))
 }
 
 /// `<name>_delta` for every block of a filter.
@@ -137,11 +125,33 @@ fn type_names(f: &crate::TagFilter) -> Vec<String> {
     (0..f.block_count()).map(|i| format!("{}_delta", f.block_name(i))).collect()
 }
 
-fn deltas_js(types: &[String], deltas: &mut Vec<CoreDelta>) -> Vec<TagDelta> {
-    deltas
-        .drain(..)
-        .map(|d| TagDelta { kind: types.get(d.block).cloned().unwrap_or_default(), text: d.text })
-        .collect()
+/// `[{ type, text }]`, taking the deltas.
+fn deltas_js(names: &DeltaNames, deltas: &mut Vec<CoreDelta>) -> JsValue {
+    let a = js_sys::Array::new();
+    for d in deltas.drain(..) {
+        let o = new_object();
+        let kind = names.types.get(d.block).cloned().unwrap_or_else(|| JsValue::from_str(""));
+        o.set(&names.keys[0], &kind);
+        o.set(&names.keys[1], &JsValue::from_str(&d.text));
+        a.push(&o);
+    }
+    a.into()
+}
+
+/// A delta stream's type names and the keys of a delta as JS strings, made once: a delta
+/// then costs one string conversion, its text.
+struct DeltaNames {
+    types: Vec<JsValue>,
+    keys: [JsValue; 2],
+}
+
+impl DeltaNames {
+    fn new(types: &[String]) -> DeltaNames {
+        DeltaNames {
+            types: types.iter().map(|t| JsValue::from_str(t)).collect(),
+            keys: [JsValue::from_str("type"), JsValue::from_str("text")],
+        }
+    }
 }
 
 /// The JS side of a delta stream (`TagFilter`, `TaggedTurn`): chunk input, the delta type
@@ -149,12 +159,14 @@ fn deltas_js(types: &[String], deltas: &mut Vec<CoreDelta>) -> Vec<TagDelta> {
 struct DeltaStream {
     input: ChunkInput,
     types: Vec<String>,
+    names: DeltaNames,
     deltas: Vec<CoreDelta>,
 }
 
 impl DeltaStream {
     fn new(f: &crate::TagFilter) -> DeltaStream {
-        DeltaStream { input: ChunkInput::default(), types: type_names(f), deltas: Vec::new() }
+        let types = type_names(f);
+        DeltaStream { input: ChunkInput::default(), names: DeltaNames::new(&types), types, deltas: Vec::new() }
     }
 
     /// Reads `chunk` and gives its bytes to `feed`; the deltas for JS, or the error with
@@ -167,8 +179,8 @@ impl DeltaStream {
         let bytes = self.input.read(chunk)?;
         self.deltas.clear();
         match feed(bytes, &mut self.deltas) {
-            Ok(()) => to_js(&deltas_js(&self.types, &mut self.deltas)),
-            Err(e) => Err(error_with_deltas(&e, &self.types, &mut self.deltas)),
+            Ok(()) => Ok(deltas_js(&self.names, &mut self.deltas)),
+            Err(e) => Err(error_with_deltas(&e, &self.names, &mut self.deltas)),
         }
     }
 
@@ -183,17 +195,15 @@ impl DeltaStream {
     }
 
     /// The deltas collected since the last call, for JS.
-    fn take(&mut self) -> Vec<TagDelta> {
-        deltas_js(&self.types, &mut self.deltas)
+    fn take(&mut self) -> JsValue {
+        deltas_js(&self.names, &mut self.deltas)
     }
 }
 
 /// `err` with the deltas produced before it as `error.deltas`.
-fn error_with_deltas(err: &Error, types: &[String], deltas: &mut Vec<CoreDelta>) -> JsValue {
+fn error_with_deltas(err: &Error, names: &DeltaNames, deltas: &mut Vec<CoreDelta>) -> JsValue {
     let e = js_error(err);
-    if let Ok(d) = to_js(&deltas_js(types, deltas)) {
-        let _ = js_sys::Reflect::set(&e, &JsValue::from_str("deltas"), &d);
-    }
+    let _ = js_sys::Reflect::set(&e, &JsValue::from_str("deltas"), &deltas_js(names, deltas));
     e
 }
 
@@ -396,7 +406,8 @@ impl JsTagFilter {
     /// The delta type of each block, in contract order (`["artifact_delta", "user_delta"]`).
     #[wasm_bindgen(getter = deltaTypes, unchecked_return_type = "string[]")]
     pub fn delta_types(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.stream.types)
+        let a: js_sys::Array = self.stream.names.types.iter().collect();
+        Ok(a.into())
     }
 
     /// Reads `len` bytes of the input buffer (the UTF-8 of a JS string chunk of `units`
@@ -536,7 +547,7 @@ pub fn parse_tagged(
         Error::new(ErrorKind::TagContractViolation, "the response breaks the tag contract")
     });
     let e = js_error(&err);
-    let _ = js_sys::Reflect::set(&e, &JsValue::from_str("violations"), &to_js(&violations_js(&r.violations))?);
+    let _ = js_sys::Reflect::set(&e, &JsValue::from_str("violations"), &violations_js(&r.violations));
     let _ = js_sys::Reflect::set(&e, &JsValue::from_str("blocks"), &blocks_js(&r.blocks)?);
     Err(e)
 }
@@ -552,7 +563,7 @@ pub fn check_tagged(
     let text = text_arg(&text, "text")?;
     let nonce = &text_arg(&nonce, "nonce")?;
     let r = crate::check_tagged(&text, nonce, &filter_options(options_value)?).map_err(|e| js_error(&e))?;
-    result_js(&r, Vec::new())
+    result_js(&r, js_sys::Array::new().into())
 }
 
 /// Neutralises every sequence of untrusted text (user input, documents, tool output) that
@@ -598,17 +609,19 @@ enum ViolationArg {
 }
 
 /// The violation codes the core knows, as its static strings (unknown ones read as generic).
+// A `match` compiles to a switch on the length and one comparison; a search of a constant
+// array was unrolled into seven inlined comparisons (2 KB of `.wasm`).
 fn static_code(code: &str) -> &'static str {
-    const CODES: [&str; 7] = [
-        "text_outside_blocks",
-        "missing_block",
-        "duplicate_block",
-        "wrong_order",
-        "unclosed_block",
-        "nested_marker",
-        "nonce_in_text",
-    ];
-    CODES.into_iter().find(|c| *c == code).unwrap_or("unknown")
+    match code {
+        "text_outside_blocks" => "text_outside_blocks",
+        "missing_block" => "missing_block",
+        "duplicate_block" => "duplicate_block",
+        "wrong_order" => "wrong_order",
+        "unclosed_block" => "unclosed_block",
+        "nested_marker" => "nested_marker",
+        "nonce_in_text" => "nonce_in_text",
+        _ => "unknown",
+    }
 }
 
 /// The short format-only corrective message for the single retry; `violations` (from
@@ -654,8 +667,8 @@ pub struct TaggedTurnInit {
     max_buffer_bytes: Option<f64>,
 }
 
-/// What `TaggedTurn.finish()` says to do next.
-#[derive(Tsify, Serialize)]
+/// What `TaggedTurn.finish()` says to do next (the type only: `finish` makes the object).
+#[derive(Tsify)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum TurnStep<'a> {
     /// The first response broke the contract: send `corrective` and stream the retry.
@@ -699,7 +712,12 @@ impl JsTaggedTurn {
     pub fn new(
         #[wasm_bindgen(unchecked_optional_param_type = "TaggedTurnInit")] options_value: Option<JsValue>,
     ) -> Result<JsTaggedTurn, JsValue> {
-        let o: TaggedTurnInit = options(options_value)?;
+        let o = FlatOptions::new(options_value, "TaggedTurnInit", &["nonce", "blocks", "maxBufferBytes"])?;
+        let o = TaggedTurnInit {
+            nonce: o.string("nonce")?,
+            blocks: o.strings("blocks")?,
+            max_buffer_bytes: o.number("maxBufferBytes")?,
+        };
         let nonce = nonce_or_new(o.nonce)?;
         let fo = TagFilterInit { blocks: o.blocks, max_buffer_bytes: o.max_buffer_bytes }.core()?;
         let inner = crate::TaggedTurn::new(&nonce, fo).map_err(|e| js_error(&e))?;
@@ -745,17 +763,19 @@ impl JsTaggedTurn {
         self.stream.tail(|b, out| inner.feed(b, out));
         let step = self.inner.finish(&mut self.stream.deltas).map_err(|e| js_error(&e))?;
         let deltas = self.stream.take();
-        let (value, result) = match &step {
-            CoreStep::Retry { corrective, result } => {
-                (to_js(&TurnStep::Retry { corrective: corrective.clone(), result: result_of(result, deltas) })?, result)
-            }
-            CoreStep::Done { ok, parse_ok, result } => {
-                (to_js(&TurnStep::Done { ok: *ok, parse_ok: *parse_ok, result: result_of(result, deltas) })?, result)
-            }
-        };
-        let r = js_sys::Reflect::get(&value, &JsValue::from_str("result"))?;
-        with_blocks(r, &result.blocks)?;
-        Ok(value)
+        Ok(match &step {
+            CoreStep::Retry { corrective, result } => plain_object(&[
+                ("type", JsValue::from_str("retry")),
+                ("corrective", JsValue::from_str(corrective)),
+                ("result", result_js(result, deltas)?),
+            ]),
+            CoreStep::Done { ok, parse_ok, result } => plain_object(&[
+                ("type", JsValue::from_str("done")),
+                ("ok", JsValue::from_bool(*ok)),
+                ("parse_ok", JsValue::from_bool(*parse_ok)),
+                ("result", result_js(result, deltas)?),
+            ]),
+        })
     }
 
     /// The blocks of the last valid response (memory only), or `null`.
@@ -844,7 +864,8 @@ impl JsTagEventWriter {
     pub fn new(
         #[wasm_bindgen(unchecked_optional_param_type = "TagEventWriterInit")] options_value: Option<JsValue>,
     ) -> Result<JsTagEventWriter, JsValue> {
-        let o: TagEventWriterInit = options(options_value)?;
+        let o = FlatOptions::new(options_value, "TagEventWriterInit", &["firstId", "retry"])?;
+        let o = TagEventWriterInit { first_id: o.number("firstId")?, retry: o.number("retry")? };
         let first = whole(o.first_id, "firstId")?.unwrap_or(1);
         Ok(JsTagEventWriter { inner: crate::TagEventWriter::new(first, whole(o.retry, "retry")?) })
     }
