@@ -92,12 +92,21 @@ pub(crate) fn try_extend(buf: &mut Vec<u8>, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Makes room for `n` more bytes in `buf`, or `memory_limit_exceeded`. The room check is
+/// Makes room for `n` more items in `buf`, or `memory_limit_exceeded`. The room check is
 /// inline (most appends fit); the growth is out of line.
 #[inline]
-pub(crate) fn try_room(buf: &mut Vec<u8>, n: usize) -> Result<()> {
+pub(crate) fn try_room<T>(buf: &mut Vec<T>, n: usize) -> Result<()> {
     if buf.capacity() - buf.len() < n {
         return grow_vec(buf, n);
+    }
+    Ok(())
+}
+
+/// [`try_room`] for text.
+#[inline]
+pub(crate) fn try_room_str(buf: &mut String, n: usize) -> Result<()> {
+    if buf.capacity() - buf.len() < n {
+        return grow_string(buf, n);
     }
     Ok(())
 }
@@ -116,9 +125,7 @@ pub(crate) fn try_push<T>(v: &mut Vec<T>, item: T) -> Result<()> {
 /// [`try_extend`] for text.
 #[inline]
 pub(crate) fn try_push_str(buf: &mut String, text: &str) -> Result<()> {
-    if buf.capacity() - buf.len() < text.len() {
-        grow_string(buf, text.len())?;
-    }
+    try_room_str(buf, text.len())?;
     buf.push_str(text);
     Ok(())
 }
@@ -132,8 +139,8 @@ pub(crate) fn grow_string(buf: &mut String, n: usize) -> Result<()> {
 /// Reserves room for `n` more bytes (out of line: the rare path of [`try_room`]).
 #[cold]
 #[inline(never)]
-fn grow_vec(buf: &mut Vec<u8>, n: usize) -> Result<()> {
-    buf.try_reserve(n).map_err(|_| out_of_memory(n))
+fn grow_vec<T>(buf: &mut Vec<T>, n: usize) -> Result<()> {
+    buf.try_reserve(n).map_err(|_| out_of_memory(n.saturating_mul(std::mem::size_of::<T>())))
 }
 
 /// A copy of `text`, or `memory_limit_exceeded`.
