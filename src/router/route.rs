@@ -547,7 +547,11 @@ impl Route {
         let r = match self.out.last_mut() {
             Some(RoutedEvent::AnswerDelta { text: t }) => {
                 let r = try_push_str(t, &self.answer);
-                self.answer.clear();
+                if self.answer.capacity() > MAX_PENDING {
+                    self.answer = String::new(); // a large buffer is not kept between feeds
+                } else {
+                    self.answer.clear();
+                }
                 r
             }
             _ => {
@@ -979,4 +983,25 @@ fn source_key(s: &super::delta::Source) -> u64 {
         }
     }
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answer_buffer_is_not_kept_large_between_feeds() {
+        let opts = StreamRouterOptions { provider: Provider::Text, ..StreamRouterOptions::default() };
+        let mut r = StreamRouter::new(opts).unwrap();
+        let mut out = Vec::new();
+        r.feed(&vec![b'a'; 4 * MAX_PENDING], &mut out).unwrap();
+        assert!(r.route.answer.capacity() <= MAX_PENDING && r.route.answer_room <= MAX_PENDING);
+        r.feed(b"b", &mut out).unwrap();
+        assert!(r.route.answer.capacity() <= 2 * MAX_PENDING);
+        let text: String = out.iter().map(|e| match e {
+            RoutedEvent::AnswerDelta { text } => text.as_str(),
+            _ => "",
+        }).collect();
+        assert_eq!(text.len(), 4 * MAX_PENDING + 1);
+    }
 }
