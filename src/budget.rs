@@ -67,6 +67,7 @@ impl Budget {
         self.used = self.used.saturating_sub(n);
     }
 
+    #[cold]
     #[inline(never)]
     fn exceeded(&self, what: &str) -> Error {
         Error::new(
@@ -77,6 +78,7 @@ impl Budget {
 }
 
 /// `memory_limit_exceeded`: the allocator could not give `n` more bytes.
+#[cold]
 #[inline(never)]
 pub(crate) fn out_of_memory(n: usize) -> Error {
     Error::new(ErrorKind::MemoryLimitExceeded, format!("out of memory growing a buffer by {n} bytes"))
@@ -85,11 +87,27 @@ pub(crate) fn out_of_memory(n: usize) -> Error {
 /// Appends `bytes` to `buf`, reserving first so that running out of memory is an error.
 #[inline]
 pub(crate) fn try_extend(buf: &mut Vec<u8>, bytes: &[u8]) -> Result<()> {
-    // The room check first: `try_reserve` is not inlined, and most appends fit.
-    if buf.capacity() - buf.len() < bytes.len() {
-        grow_vec(buf, bytes.len())?;
-    }
+    try_room(buf, bytes.len())?;
     buf.extend_from_slice(bytes);
+    Ok(())
+}
+
+/// Makes room for `n` more items in `buf`, or `memory_limit_exceeded`. The room check is
+/// inline (most appends fit); the growth is out of line.
+#[inline]
+pub(crate) fn try_room<T>(buf: &mut Vec<T>, n: usize) -> Result<()> {
+    if buf.capacity() - buf.len() < n {
+        return grow_vec(buf, n);
+    }
+    Ok(())
+}
+
+/// [`try_room`] for text.
+#[inline]
+pub(crate) fn try_room_str(buf: &mut String, n: usize) -> Result<()> {
+    if buf.capacity() - buf.len() < n {
+        return grow_string(buf, n);
+    }
     Ok(())
 }
 
@@ -107,23 +125,29 @@ pub(crate) fn try_push<T>(v: &mut Vec<T>, item: T) -> Result<()> {
 /// [`try_extend`] for text.
 #[inline]
 pub(crate) fn try_push_str(buf: &mut String, text: &str) -> Result<()> {
-    if buf.capacity() - buf.len() < text.len() {
-        buf.try_reserve(text.len()).map_err(|_| out_of_memory(text.len()))?;
-    }
+    try_room_str(buf, text.len())?;
     buf.push_str(text);
     Ok(())
 }
 
-/// Reserves room for `n` more bytes (out of line: the rare path of [`try_extend`]).
+/// Reserves room for at least `n` more bytes (amortised), or `memory_limit_exceeded`.
 #[inline(never)]
-fn grow_vec(buf: &mut Vec<u8>, n: usize) -> Result<()> {
+pub(crate) fn grow_string(buf: &mut String, n: usize) -> Result<()> {
     buf.try_reserve(n).map_err(|_| out_of_memory(n))
+}
+
+/// Reserves room for `n` more bytes (out of line: the rare path of [`try_room`]).
+#[cold]
+#[inline(never)]
+fn grow_vec<T>(buf: &mut Vec<T>, n: usize) -> Result<()> {
+    buf.try_reserve(n).map_err(|_| out_of_memory(n.saturating_mul(std::mem::size_of::<T>())))
 }
 
 /// A copy of `text`, or `memory_limit_exceeded`.
 pub(crate) fn try_to_string(text: &str) -> Result<String> {
     let mut s = String::new();
-    try_push_str(&mut s, text)?;
+    s.try_reserve_exact(text.len()).map_err(|_| out_of_memory(text.len()))?;
+    s.push_str(text);
     Ok(s)
 }
 

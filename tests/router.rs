@@ -650,6 +650,16 @@ fn openai_choice_0_only() {
     // A choice without an index is choice 0 when it is the first.
     let plain = sse(&[r#"{"choices":[{"delta":{"content":"a"}},{"delta":{"content":"b"}}]}"#, "[DONE]"]);
     assert_eq!(answer(&routed("no index", Provider::OpenAiChat, &plain)), "a");
+    // Once the choice with index 0 is read, the rest of the array is only skipped (a second
+    // `index: 0` is not choice 0 again), but it must still be well-formed JSON.
+    let twice = sse(&[
+        r#"{"choices":[{"index":0,"delta":{"content":"a"}},{"index":0,"delta":{"content":"b"}},{"index":2,"delta":{"content":"c"}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"content":"d"}},{"index":1,"delta":{"content":"e"}]}"#,
+        "[DONE]",
+    ]);
+    let ev = routed("index 0 twice", Provider::OpenAiChat, &twice);
+    assert_eq!(answer(&ev), "ad");
+    assert_eq!(errors(&ev), ["provider_event_invalid"]);
 }
 
 #[test]

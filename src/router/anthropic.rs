@@ -67,7 +67,7 @@ impl Anthropic {
                                         position = position.saturating_add(1);
                                     }
                                 }
-                                "stop_reason" => stop = j.str_value(&mut self.scratch)?.map(|r| r.into_owned()),
+                                "stop_reason" => stop = j.str_value(&mut self.scratch)?.map(|r| r.to_owned()),
                                 _ => j.skip()?,
                             }
                         }
@@ -105,7 +105,7 @@ impl Anthropic {
                             if key == "stop_reason" {
                                 if let Some(r) = j.str_value(&mut self.scratch)? {
                                     self.calls.end_all(sink);
-                                    sink.finish(&r);
+                                    sink.finish(r);
                                 }
                             } else {
                                 j.skip()?;
@@ -268,9 +268,9 @@ impl Anthropic {
             return Ok(());
         }
         match kind.as_str() {
-            "text_delta" => sink.text(&t),
-            "thinking_delta" => sink.reasoning(&t),
-            _ if self.calls.is_open(index) => sink.tool_call_delta(index, &t),
+            "text_delta" => sink.text(t),
+            "thinking_delta" => sink.reasoning(t),
+            _ if self.calls.is_open(index) => sink.tool_call_delta(index, t),
             _ => {}
         }
         Ok(())

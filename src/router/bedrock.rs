@@ -92,7 +92,7 @@ impl Bedrock {
         if let Some(text) = text {
             let mut j = Json::new(text);
             if let Some(t) = j.str_value(&mut self.scratch)?.filter(|t| !t.is_empty()) {
-                sink.text(&t);
+                sink.text(t);
             }
         }
         if let Some(tool) = tool {

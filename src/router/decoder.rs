@@ -22,7 +22,7 @@ use super::anthropic::Anthropic;
 use super::delta::DeltaSink;
 use super::gemini::Gemini;
 use super::jscan::{Json, Kind};
-use super::openai_chat::{read_error, OpenAiChat};
+use super::openai_chat::{is_done, read_error, OpenAiChat};
 use super::openai_responses::OpenAiResponses;
 use super::bedrock::Bedrock;
 use super::ollama::Ollama;
@@ -476,7 +476,7 @@ impl Dispatch<'_> {
         if self.f.closed() {
             return;
         }
-        if data.trim() == "[DONE]" {
+        if is_done(data) {
             // The OpenAI end marker (some proxies append it to other formats too).
             self.f.done_marker = true;
             if matches!(self.f.active, None | Some(Provider::OpenAiChat)) {

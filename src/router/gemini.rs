@@ -57,9 +57,9 @@ impl Gemini {
                     while let Some(k) = j.next_key(&mut p)? {
                         if k == "blockReason" {
                             if let Some(r) = j.str_value(&mut self.scratch)? {
-                                sink.error(&r, &format!("the prompt was blocked ({r})"));
+                                sink.error(r, &format!("the prompt was blocked ({r})"));
                                 prompt_blocked = true;
-                                finish = Some(r.into_owned());
+                                finish = Some(r.to_owned());
                             }
                         } else {
                             j.skip()?;
@@ -140,7 +140,7 @@ impl Gemini {
                 "groundingMetadata" if j.kind()? == Kind::Object => self.grounding(j, sink)?,
                 "finishReason" => {
                     if let Some(r) = j.str_value(&mut self.scratch)? {
-                        *finish = Some(r.into_owned());
+                        *finish = Some(r.to_owned());
                     }
                 }
                 _ => j.skip()?,

@@ -216,7 +216,7 @@ impl<'a> Json<'a> {
     /// A string value without escapes borrowed as it is; with escapes decoded into `scratch`.
     /// `None` for `null` or any other non-string (skipped).
     #[inline]
-    pub(crate) fn str_value<'s>(&mut self, scratch: &'s mut String) -> R<Option<std::borrow::Cow<'s, str>>>
+    pub(crate) fn str_value<'s>(&mut self, scratch: &'s mut String) -> R<Option<&'s str>>
     where
         'a: 's,
     {
@@ -224,14 +224,23 @@ impl<'a> Json<'a> {
             self.skip()?;
             return Ok(None);
         }
+        self.string_value(scratch).map(Some)
+    }
+
+    /// [`str_value`](Self::str_value) for a cursor known to be on a string.
+    #[inline]
+    pub(crate) fn string_value<'s>(&mut self, scratch: &'s mut String) -> R<&'s str>
+    where
+        'a: 's,
+    {
         let at = self.i;
         let raw = self.string_raw()?;
         if !raw.as_bytes().contains(&b'\\') {
-            return Ok(Some(std::borrow::Cow::Borrowed(raw)));
+            return Ok(raw);
         }
         scratch.clear();
         unescape(raw, scratch).map_err(|k| Bad(at + 1 + k))?;
-        Ok(Some(std::borrow::Cow::Borrowed(scratch.as_str())))
+        Ok(scratch.as_str())
     }
 
     /// A non-negative integer (`None` for `null`, other kinds or non-integers, which are

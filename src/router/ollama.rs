@@ -34,12 +34,12 @@ impl Ollama {
                 "message" if j.kind()? == Kind::Object => self.message(&mut j, sink)?,
                 "response" | "thinking" => self.text(&mut j, key == "thinking", sink)?,
                 "done" => done = j.kind()? == Kind::Bool && j.bool_value()?,
-                "done_reason" => reason = j.str_value(&mut self.scratch)?.map(|r| r.into_owned()),
+                "done_reason" => reason = j.str_value(&mut self.scratch)?.map(|r| r.to_owned()),
                 "prompt_eval_count" => usage.input_tokens = j.u64_value()?,
                 "eval_count" => usage.output_tokens = j.u64_value()?,
                 "error" => {
                     let message = match j.kind()? {
-                        Kind::String => j.str_value(&mut self.scratch)?.map(|s| s.into_owned()).unwrap_or_default(),
+                        Kind::String => j.str_value(&mut self.scratch)?.map(|s| s.to_owned()).unwrap_or_default(),
                         _ => j.value_raw()?.to_string(),
                     };
                     sink.error("provider_error", &message);
@@ -124,7 +124,7 @@ impl Ollama {
         if args.starts_with('"') {
             let mut a = Json::new(args);
             if let Some(text) = a.str_value(&mut self.scratch)? {
-                sink.tool_call_delta(index, &text);
+                sink.tool_call_delta(index, text);
             }
         } else {
             sink.tool_call_delta(index, args);

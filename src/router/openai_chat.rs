@@ -33,10 +33,22 @@ pub(crate) struct OpenAiChat {
     pub(crate) ended: bool,
 }
 
+/// Is `data` OpenAI's end marker, `[DONE]` (whitespace around it allowed)? Most events end
+/// in `}`: the last byte tells them apart without trimming.
+#[inline]
+pub(crate) fn is_done(data: &str) -> bool {
+    match data.as_bytes().last() {
+        None => false,
+        // An ASCII byte that is neither `]` nor whitespace ends no `[DONE]`.
+        Some(&c) if c.is_ascii() && c != b']' && !matches!(c, b'\t'..=b'\r' | b' ') => false,
+        _ => data.trim() == "[DONE]",
+    }
+}
+
 impl OpenAiChat {
     /// One SSE event's data.
     pub(crate) fn event(&mut self, data: &str, sink: &mut dyn DeltaSink) -> R<()> {
-        if data.trim() == "[DONE]" {
+        if is_done(data) {
             self.calls.end_all(sink);
             self.ended = true;
             return Ok(());
@@ -99,20 +111,26 @@ impl OpenAiChat {
             return j.skip();
         }
         let mut a = j.array()?;
-        let mut position = 0usize;
+        let mut first = true;
         while j.next_item(&mut a)? {
-            self.choice(j, position == 0, finish, sink)?;
-            position += 1;
+            if self.choice(j, first, finish, sink)? {
+                // Choice 0 is read: the others are only skipped.
+                while j.next_item(&mut a)? {
+                    j.skip()?;
+                }
+                break;
+            }
+            first = false;
         }
         Ok(())
     }
 
     /// One choice; `first`: it is the array's first (choice 0 when it has no `index`). Its
     /// delta is read in place once its `index` is known to be 0, else kept as raw text until
-    /// the choice's end shows whether it is choice 0.
-    fn choice(&mut self, j: &mut Json<'_>, first: bool, finish: &mut Option<String>, sink: &mut dyn DeltaSink) -> R<()> {
+    /// the choice's end shows whether it is choice 0. `true`: its `index` is 0.
+    fn choice(&mut self, j: &mut Json<'_>, first: bool, finish: &mut Option<String>, sink: &mut dyn DeltaSink) -> R<bool> {
         if j.kind()? != Kind::Object {
-            return j.skip();
+            return j.skip().map(|()| false);
         }
         let start = j.pos();
         // `Some(true)`: index 0; `Some(false)`: another index (or not a number).
@@ -151,7 +169,7 @@ impl OpenAiChat {
                 "finish_reason" => {
                     prefix_only = false;
                     if let Some(r) = j.str_value(&mut self.scratch)? {
-                        reason = Some(r.into_owned());
+                        reason = Some(r.to_owned());
                     }
                 }
                 _ => {
@@ -161,7 +179,7 @@ impl OpenAiChat {
             }
         }
         if !zero.unwrap_or(first) {
-            return Ok(());
+            return Ok(false);
         }
         if let Some((at, raw)) = held {
             self.delta(&mut Json::new(raw), sink).map_err(|bad| Bad(at + bad.0))?;
@@ -169,7 +187,7 @@ impl OpenAiChat {
         if reason.is_some() {
             *finish = reason;
         }
-        Ok(())
+        Ok(zero == Some(true))
     }
 
     fn delta(&mut self, j: &mut Json<'_>, sink: &mut dyn DeltaSink) -> R<()> {
@@ -180,23 +198,24 @@ impl OpenAiChat {
         let mut m = j.object()?;
         while let Some(key) = j.next_key(&mut m)? {
             match key {
-                "content" => {
-                    if j.kind()? == Kind::Array {
-                        self.content_parts(j, sink)?;
-                    } else if let Some(t) = j.str_value(&mut self.scratch)? {
+                "content" => match j.kind()? {
+                    Kind::String => {
+                        let t = j.string_value(&mut self.scratch)?;
                         if !t.is_empty() {
-                            sink.text(&t);
+                            sink.text(t);
                         }
                     }
-                }
+                    Kind::Array => self.content_parts(j, sink)?,
+                    _ => j.skip()?,
+                },
                 "refusal" | "reasoning_content" | "reasoning" => {
                     if let Some(t) = j.str_value(&mut self.scratch)? {
                         plain_reasoning |= key != "refusal";
                         if !t.is_empty() {
                             if key == "refusal" {
-                                sink.refusal(&t);
+                                sink.refusal(t);
                             } else {
-                                sink.reasoning(&t);
+                                sink.reasoning(t);
                             }
                         }
                     }
@@ -246,7 +265,7 @@ impl OpenAiChat {
                 match k {
                     "text" => {
                         if let Some(t) = j.str_value(&mut self.scratch)?.filter(|t| !t.is_empty()) {
-                            sink.text(&t);
+                            sink.text(t);
                         }
                     }
                     "thinking" if j.kind()? == Kind::Array => {
@@ -257,7 +276,7 @@ impl OpenAiChat {
                     }
                     "thinking" => {
                         if let Some(t) = j.str_value(&mut self.scratch)?.filter(|t| !t.is_empty()) {
-                            sink.reasoning(&t);
+                            sink.reasoning(t);
                         }
                     }
                     _ => j.skip()?,
@@ -346,9 +365,9 @@ impl OpenAiChat {
 pub(crate) fn emit_string(j: &mut Json<'_>, scratch: &mut String, reasoning: bool, sink: &mut dyn DeltaSink) -> R<()> {
     if let Some(t) = j.str_value(scratch)?.filter(|t| !t.is_empty()) {
         if reasoning {
-            sink.reasoning(&t);
+            sink.reasoning(t);
         } else {
-            sink.text(&t);
+            sink.text(t);
         }
     }
     Ok(())
@@ -442,9 +461,9 @@ pub(crate) fn read_error(j: &mut Json<'_>, scratch: &mut String) -> R<(String, S
     while let Some(key) = j.next_key(&mut m)? {
         match key {
             "code" if j.kind()? == Kind::Number => number = Some(j.value_raw()?.to_string()),
-            "code" => code = j.str_value(scratch)?.map(|s| s.into_owned()),
-            "type" => kind = j.str_value(scratch)?.map(|s| s.into_owned()),
-            "status" => status = j.str_value(scratch)?.map(|s| s.into_owned()),
+            "code" => code = j.str_value(scratch)?.map(|s| s.to_owned()),
+            "type" => kind = j.str_value(scratch)?.map(|s| s.to_owned()),
+            "status" => status = j.str_value(scratch)?.map(|s| s.to_owned()),
             "message" => {
                 if j.kind()? == Kind::String {
                     j.string_into(&mut message)?;
@@ -492,4 +511,20 @@ pub(crate) fn read_url_citation(raw: &str, sink: &mut dyn DeltaSink) -> R<()> {
         sink.source(&source);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_done;
+
+    #[test]
+    fn done_marker_is_what_trimming_finds() {
+        for data in [
+            "[DONE]", " [DONE] ", "\t[DONE]\r\n", "[DONE]\u{b}", "[DONE]\u{3000}", "\u{a0}[DONE]\u{2029}",
+            "", " ", "]", "[DONE", "DONE]", "[DONE]x", "x[DONE]", "{\"a\":\"[DONE]\"}", "[done]", "[DONE]\u{e9}",
+            "[DONE]\u{1c}",
+        ] {
+            assert_eq!(is_done(data), data.trim() == "[DONE]", "{data:?}");
+        }
+    }
 }

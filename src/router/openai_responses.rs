@@ -56,7 +56,7 @@ impl OpenAiResponses {
                         if !self.had_args.contains(&index) {
                             self.had_args.insert(index);
                         }
-                        sink.tool_call_delta(index, &escaped(&t));
+                        sink.tool_call_delta(index, &escaped(t));
                     }
                 }
             }
@@ -74,7 +74,7 @@ impl OpenAiResponses {
                     if let Some(t) = j.str_value(&mut self.scratch)? {
                         if !t.is_empty() {
                             self.had_args.insert(index);
-                            sink.tool_call_delta(index, &t);
+                            sink.tool_call_delta(index, t);
                         }
                     }
                 }
@@ -108,7 +108,7 @@ impl OpenAiResponses {
                     let mut j = Json::new(raw);
                     if let Some(c) = j.str_value(&mut self.scratch)? {
                         if !c.is_empty() {
-                            code = c.into_owned();
+                            code = c.to_owned();
                         }
                     }
                 }
@@ -134,7 +134,7 @@ impl OpenAiResponses {
         let mut j = Json::new(raw);
         if let Some(t) = j.str_value(&mut self.scratch)? {
             if !t.is_empty() {
-                emit(sink, &t);
+                emit(sink, t);
             }
         }
         Ok(())
@@ -146,9 +146,9 @@ impl OpenAiResponses {
             if !t.is_empty() {
                 self.had_args.insert(index);
                 if self.custom.contains(&index) {
-                    sink.tool_call_delta(index, &escaped(&t));
+                    sink.tool_call_delta(index, &escaped(t));
                 } else {
-                    sink.tool_call_delta(index, &t);
+                    sink.tool_call_delta(index, t);
                 }
             }
         }
@@ -245,7 +245,7 @@ impl OpenAiResponses {
                     while let Some(k) = j.next_key(&mut d)? {
                         if k == "reason" {
                             if let Some(r) = j.str_value(&mut self.scratch)? {
-                                reason = r.into_owned();
+                                reason = r.to_owned();
                             }
                         } else {
                             j.skip()?;

@@ -33,7 +33,7 @@ use super::decoder::{Provider, ProviderDecoder, ProviderDecoderOptions};
 use super::delta::{DeltaSink, Usage};
 use super::tools::ByIndex;
 use crate::json::JsonValue;
-use crate::budget::{try_push, try_push_str, try_to_string, Budget};
+use crate::budget::{grow_string, try_push, try_push_str, try_to_string, Budget};
 use crate::{AnswerExtractor, AnswerExtractorOptions, Error, ErrorKind, PlannerAction, Result};
 
 /// The default budget of bytes a router keeps (`max_buffer_bytes`): 16 MiB.
@@ -326,6 +326,7 @@ impl StreamRouter {
                 usage: None,
                 failure: None,
                 answer: String::new(),
+                answer_room: 0,
                 client_calls: false,
                 sources: std::collections::HashSet::new(),
                 pending: String::new(),
@@ -380,10 +381,22 @@ impl StreamRouter {
         }
     }
 
+    #[inline]
     fn settle(&mut self, r: Result<()>, out: &mut Vec<RoutedEvent>) -> Result<()> {
         self.route.flush_pending();
         self.route.flush_answer();
-        out.append(&mut self.route.out);
+        if !self.route.out.is_empty() {
+            out.append(&mut self.route.out);
+        }
+        if r.is_ok() && self.route.failure.is_none() {
+            return Ok(());
+        }
+        self.settle_failure(r)
+    }
+
+    /// The failure of a call: the router stays failed with it.
+    #[cold]
+    fn settle_failure(&mut self, r: Result<()>) -> Result<()> {
         let r = match (r, self.route.failure.take()) {
             (Err(e), _) | (Ok(()), Some(e)) => Err(e),
             (Ok(()), None) => Ok(()),
@@ -472,6 +485,9 @@ struct Route {
     failure: Option<Error>,
     /// Answer text not yet pushed as an event (coalesced across deltas).
     answer: String,
+    /// The length of the last answer event's text (at most `MAX_PENDING`): the room
+    /// `answer` takes when it grows again.
+    answer_room: usize,
     /// A client (not provider-executed) tool call was routed.
     client_calls: bool,
     /// Hashes of the sources routed so far (each source once).
@@ -505,25 +521,57 @@ impl Route {
     }
 
     /// Feeds the batched text to the content machine.
+    #[inline]
     fn flush_pending(&mut self) {
         if !self.pending.is_empty() {
-            let text = std::mem::take(&mut self.pending);
-            self.content_text(&text);
-            self.pending = text;
-            self.pending.clear();
+            self.feed_pending();
         }
     }
 
+    fn feed_pending(&mut self) {
+        let text = std::mem::take(&mut self.pending);
+        self.content_text(&text);
+        self.pending = text;
+        self.pending.clear();
+    }
+
     /// Pushes the pending answer text as one event.
+    #[inline]
     fn flush_answer(&mut self) {
         if !self.answer.is_empty() {
-            let text = std::mem::take(&mut self.answer);
-            let r = match self.out.last_mut() {
-                Some(RoutedEvent::AnswerDelta { text: t }) => try_push_str(t, &text),
-                _ => try_push(&mut self.out, RoutedEvent::AnswerDelta { text }),
-            };
-            self.kept(r);
+            self.push_answer_event();
         }
+    }
+
+    fn push_answer_event(&mut self) {
+        let r = match self.out.last_mut() {
+            Some(RoutedEvent::AnswerDelta { text: t }) => {
+                let r = try_push_str(t, &self.answer);
+                if self.answer.capacity() > MAX_PENDING {
+                    self.answer = String::new(); // a large buffer is not kept between feeds
+                } else {
+                    self.answer.clear();
+                }
+                r
+            }
+            _ => {
+                self.answer_room = self.answer.len().min(MAX_PENDING);
+                let text = std::mem::take(&mut self.answer);
+                try_push(&mut self.out, RoutedEvent::AnswerDelta { text })
+            }
+        };
+        self.kept(r);
+    }
+
+    /// Appends answer text. A buffer that has to grow (after `flush_answer` handed the last
+    /// one out) takes at once the room the last event's text took, not a doubling per push.
+    #[inline]
+    fn push_answer(&mut self, text: &str) -> Result<()> {
+        if self.answer.capacity() - self.answer.len() < text.len() {
+            grow_string(&mut self.answer, text.len().max(self.answer_room))?;
+        }
+        self.answer.push_str(text);
+        Ok(())
     }
 
     /// Fails the router when keeping something ran out of memory.
@@ -566,7 +614,7 @@ impl Route {
     fn content_text(&mut self, text: &str) {
         let a = match &mut self.content {
             Content::Text => {
-                let r = try_push_str(&mut self.answer, text);
+                let r = self.push_answer(text);
                 self.kept(r);
                 return;
             }
@@ -602,12 +650,12 @@ impl Route {
         self.kept(r.and(streamed));
         // Thought and answer in the order the action wrote them.
         if late {
-            let r = try_push_str(&mut self.answer, &fresh);
+            let r = self.push_answer(&fresh);
             self.kept(r);
             self.push_text(TextKind::Thinking(ThinkingSource::Thought), &thought);
         } else {
             self.push_text(TextKind::Thinking(ThinkingSource::Thought), &thought);
-            let r = try_push_str(&mut self.answer, &fresh);
+            let r = self.push_answer(&fresh);
             self.kept(r);
         }
         self.scratch = fresh;
@@ -690,7 +738,7 @@ impl Route {
                 self.kept(kept);
                 match tail {
                     Ok(t) => {
-                        let r = try_push_str(&mut self.answer, &t);
+                        let r = self.push_answer(&t);
                         self.kept(r);
                     }
                     Err(e) => self.fail(e),
@@ -780,8 +828,12 @@ impl DeltaSink for Route {
         if self.failure.is_some() {
             return; // nothing after the failure is routed
         }
-        let into = if matches!(self.content, Content::Text) { &mut self.answer } else { &mut self.pending };
-        if let Err(e) = try_push_str(into, text) {
+        if matches!(self.content, Content::Text) {
+            let r = self.push_answer(text);
+            self.kept(r);
+            return;
+        }
+        if let Err(e) = try_push_str(&mut self.pending, text) {
             self.fail(e);
             return;
         }
@@ -931,4 +983,25 @@ fn source_key(s: &super::delta::Source) -> u64 {
         }
     }
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answer_buffer_is_not_kept_large_between_feeds() {
+        let opts = StreamRouterOptions { provider: Provider::Text, ..StreamRouterOptions::default() };
+        let mut r = StreamRouter::new(opts).unwrap();
+        let mut out = Vec::new();
+        r.feed(&vec![b'a'; 4 * MAX_PENDING], &mut out).unwrap();
+        assert!(r.route.answer.capacity() <= MAX_PENDING && r.route.answer_room <= MAX_PENDING);
+        r.feed(b"b", &mut out).unwrap();
+        assert!(r.route.answer.capacity() <= 2 * MAX_PENDING);
+        let text: String = out.iter().map(|e| match e {
+            RoutedEvent::AnswerDelta { text } => text.as_str(),
+            _ => "",
+        }).collect();
+        assert_eq!(text.len(), 4 * MAX_PENDING + 1);
+    }
 }

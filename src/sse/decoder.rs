@@ -115,10 +115,7 @@ pub(crate) trait LineInput {
     /// more: reserved first, so running out of memory is `memory_limit_exceeded`.
     #[inline]
     fn keep(&self, a: usize, b: usize, extra: usize, out: &mut Vec<u8>) -> Result<()> {
-        let n = self.len8(a, b) + extra;
-        if out.capacity() - out.len() < n {
-            out.try_reserve(n).map_err(|_| crate::budget::out_of_memory(n))?;
-        }
+        crate::budget::try_room(out, self.len8(a, b) + extra)?;
         self.copy(a, b, out);
         Ok(())
     }
@@ -582,12 +579,17 @@ impl SseDecoder {
     /// Appends the value `[from, to)` of `input` (checked by `field`) and a line feed to the
     /// data buffer. In units mode the first data line of an event stays a range of the chunk
     /// (an event whose data is one line then leaves as a slice of the string fed).
+    #[inline]
     fn data_line<J: LineInput>(&mut self, input: &J, from: usize, to: usize) -> Result<()> {
-        if J::RANGES && self.data.is_empty() && self.data_range.is_none() {
-            self.data_range = Some((from, to));
-            return Ok(());
+        if J::RANGES {
+            if self.data.is_empty() && self.data_range.is_none() {
+                self.data_range = Some((from, to));
+                return Ok(());
+            }
+            self.materialize(input)?;
         }
-        self.materialize(input)?;
+        // Bytes are read only with no range pending (a carried line after `materialize`).
+        debug_assert!(J::RANGES || self.data_range.is_none());
         input.keep(from, to, 1, &mut self.data)?;
         self.data.push(b'\n');
         Ok(())

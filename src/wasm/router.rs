@@ -11,7 +11,7 @@ use super::fast::{fast_io, FastInput, FAILED};
 use super::input::ChunkInput;
 use super::limit;
 use super::{js_error, options, utf16_len};
-use crate::budget::{out_of_memory, try_push_str};
+use crate::budget::{out_of_memory, try_push_str, try_room, try_room_str};
 use crate::json::write_json_string;
 use crate::{ContentMode, Error, ErrorKind, Provider, RoutedEvent, StreamRouterOptions, ThinkingSource, Usage};
 use serde::{Deserialize, Serialize};
@@ -410,8 +410,8 @@ impl Packed {
         self.text.clear();
         self.ops.clear();
         let need = events.iter().map(text_len).sum::<usize>();
-        self.text.try_reserve(need).map_err(|_| crate::budget::out_of_memory(need))?;
-        self.ops.try_reserve(events.len() * 7).map_err(|_| crate::budget::out_of_memory(events.len() * 28))?;
+        try_room_str(&mut self.text, need)?;
+        try_room(&mut self.ops, events.len() * 7)?;
         for e in events {
             match e {
                 RoutedEvent::AnswerDelta { text } => self.text_op(op::ANSWER, text),

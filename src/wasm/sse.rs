@@ -192,9 +192,12 @@ impl JsSseDecoder {
     }
 
     /// `r`, or the `memory_limit_exceeded` of packing its events (which fails the decoder).
+    #[inline]
     fn packed<T>(&mut self, r: crate::Result<T>) -> crate::Result<T> {
         let v = r?;
-        self.out.take_oom().map_err(|e| self.inner.fail_once(e))?;
+        if self.out.oom.is_some() {
+            self.out.take_oom().map_err(|e| self.inner.fail_once(e))?;
+        }
         Ok(v)
     }
 
@@ -319,8 +322,19 @@ impl Packed {
         self.oom = None;
     }
 
-    /// Whether `buf` has room for `n` more items; if not, packing stops (`oom`).
+    /// Whether `buf` has room for `n` more items; if not, packing stops (`oom`). The buffers
+    /// are reused from call to call, so they rarely grow: the check is inline, the growth not.
+    #[inline]
     fn room<T>(oom: &mut Option<crate::Error>, buf: &mut Vec<T>, n: usize) -> bool {
+        if buf.capacity() - buf.len() >= n {
+            return oom.is_none();
+        }
+        Self::grow(oom, buf, n)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow<T>(oom: &mut Option<crate::Error>, buf: &mut Vec<T>, n: usize) -> bool {
         if oom.is_none() && buf.try_reserve(n).is_err() {
             *oom = Some(out_of_memory(n * std::mem::size_of::<T>()));
         }
