@@ -214,16 +214,22 @@ function patch(Class, readOut, finishValue = false, longString = null, longMin =
   const slowFeed = proto.feed;
   const slowFinish = proto.finish;
   const slowReset = proto.reset;
-  proto.feed = guarded(function feed(chunk) {
-    if (longString !== null && typeof chunk === 'string' && chunk.length >= longMin && this.__wbg_ptr !== 0) {
-      return longString(this, chunk);
+  // The hot path: the `guarded` rule written out here rather than through its wrapper (one
+  // call fewer per feed).
+  proto.feed = function feed(chunk) {
+    try {
+      if (longString !== null && typeof chunk === 'string' && chunk.length >= longMin && this.__wbg_ptr !== 0) {
+        return longString(this, chunk);
+      }
+      const len = write(this, chunk);
+      if (len < 0) return slowFeed.call(this, chunk);
+      const n = this.__feedIn(len);
+      if (n === FAILED) throw this.__takeError();
+      return readOut(this, n);
+    } catch (e) {
+      throw stringError(e);
     }
-    const len = write(this, chunk);
-    if (len < 0) return slowFeed.call(this, chunk);
-    const n = this.__feedIn(len);
-    if (n === FAILED) throw this.__takeError();
-    return readOut(this, n);
-  });
+  };
   proto.finish = guarded(function finish() {
     if (this.__high) {
       this.__high = '';
