@@ -21,7 +21,7 @@ use crate::json::Quoted;
 use super::anthropic::Anthropic;
 use super::delta::DeltaSink;
 use super::gemini::Gemini;
-use super::jscan::{Json, Kind};
+use super::jscan::{Bad, Json, Kind};
 use super::openai_chat::{is_done, read_error, OpenAiChat};
 use super::openai_responses::OpenAiResponses;
 use super::bedrock::Bedrock;
@@ -419,10 +419,7 @@ fn ndjson_line(f: &mut Formats, line: &[u8], sink: &mut dyn DeltaSink) {
         return;
     }
     if let Err(bad) = f.ollama.line(line, sink) {
-        sink.error(
-            "provider_event_invalid",
-            &format!("malformed ollama line: bad JSON at byte {} of it", bad.0),
-        );
+        bad_json(sink, bad, format_args!("malformed ollama line: bad JSON at byte {} of it", bad.0));
     }
 }
 
@@ -436,11 +433,23 @@ impl EventStreamSink for Frames<'_> {
     fn message(&mut self, m: &EventStreamMessage<'_>) {
         let data = lossy(m.payload);
         if let Err(bad) = self.f.bedrock.message(m, &data, self.sink) {
-            self.sink.error(
-                "provider_event_invalid",
-                &format!("malformed bedrock {} event: bad JSON at byte {} of its payload", Quoted(m.event_type), bad.0),
+            bad_json(
+                self.sink,
+                bad,
+                format_args!("malformed bedrock {} event: bad JSON at byte {} of its payload", Quoted(m.event_type), bad.0),
             );
         }
+    }
+}
+
+/// Reports a document a reader could not read: `provider_event_invalid` with `what`, or
+/// `memory_limit_exceeded` when memory ran out decoding one of its strings.
+#[cold]
+fn bad_json(sink: &mut dyn DeltaSink, bad: Bad, what: std::fmt::Arguments<'_>) {
+    if bad == Bad::OUT_OF_MEMORY {
+        sink.error("memory_limit_exceeded", "out of memory decoding a string of a provider event");
+    } else {
+        sink.error("provider_event_invalid", &what.to_string());
     }
 }
 
@@ -540,10 +549,7 @@ impl Dispatch<'_> {
             }
         };
         if let Err(bad) = r {
-            sink.error(
-                "provider_event_invalid",
-                &format!("malformed {} event: bad JSON at byte {} of its data", provider.as_str(), bad.0),
-            );
+            bad_json(sink, bad, format_args!("malformed {} event: bad JSON at byte {} of its data", provider.as_str(), bad.0));
         }
     }
 }

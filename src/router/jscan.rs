@@ -12,9 +12,21 @@
 //!   offset, which the decoders turn into an `error` delta. Skipped values are checked only
 //!   for balanced brackets and closed strings (their contents are not needed).
 
-/// A malformed document: the byte offset where reading failed.
+/// A malformed document: the byte offset where reading failed, or [`Bad::OUT_OF_MEMORY`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Bad(pub usize);
+
+impl Bad {
+    /// Not a syntax error: memory ran out decoding a string (the one allocation a read makes,
+    /// reserved fallibly). The decoders report it as `memory_limit_exceeded`.
+    pub(crate) const OUT_OF_MEMORY: Bad = Bad(usize::MAX);
+
+    /// This error `by` bytes further on (the offset of a document inside a larger one).
+    #[inline]
+    pub(crate) fn shifted(self, by: usize) -> Bad {
+        if self == Bad::OUT_OF_MEMORY { self } else { Bad(self.0.saturating_add(by).min(usize::MAX - 1)) }
+    }
+}
 
 pub(crate) type R<T> = Result<T, Bad>;
 
@@ -209,7 +221,7 @@ impl<'a> Json<'a> {
         }
         let at = self.i;
         let raw = self.string_raw()?;
-        unescape(raw, out).map_err(|k| Bad(at + 1 + k))?;
+        unescape(raw, out).map_err(|k| k.shifted(at + 1))?;
         Ok(true)
     }
 
@@ -239,7 +251,7 @@ impl<'a> Json<'a> {
             return Ok(raw);
         }
         scratch.clear();
-        unescape(raw, scratch).map_err(|k| Bad(at + 1 + k))?;
+        unescape(raw, scratch).map_err(|k| k.shifted(at + 1))?;
         Ok(scratch.as_str())
     }
 
@@ -412,11 +424,14 @@ fn hex4(b: &[u8]) -> Option<u32> {
 }
 
 /// Decodes JSON string content (`raw`, between the quotes) into `out`. A lone surrogate
-/// escape becomes U+FFFD. `Err(k)`: an invalid escape at byte `k` of `raw`.
-pub(crate) fn unescape(raw: &str, out: &mut String) -> Result<(), usize> {
+/// escape becomes U+FFFD. `Err(Bad(k))`: an invalid escape at byte `k` of `raw`; `Bad::OUT_OF_MEMORY`: no room for the text.
+pub(crate) fn unescape(raw: &str, out: &mut String) -> R<()> {
     let b = raw.as_bytes();
     let mut i = 0;
-    out.reserve(raw.len());
+    // The decoded text is never longer than `raw`: this is the only allocation.
+    if out.capacity() - out.len() < raw.len() && out.try_reserve(raw.len()).is_err() {
+        return Err(Bad::OUT_OF_MEMORY);
+    }
     while i < b.len() {
         let Some(p) = memchr::memchr(b'\\', &b[i..]) else {
             out.push_str(&raw[i..]);
@@ -434,7 +449,7 @@ pub(crate) fn unescape(raw: &str, out: &mut String) -> Result<(), usize> {
             Some(b'r') => '\r',
             Some(b't') => '\t',
             Some(b'u') => {
-                let Some(cp) = b.get(i + 2..).and_then(hex4) else { return Err(i) };
+                let Some(cp) = b.get(i + 2..).and_then(hex4) else { return Err(Bad(i)) };
                 i += 6;
                 if (0xD800..0xDC00).contains(&cp) {
                     let low = (b.get(i) == Some(&b'\\') && b.get(i + 1) == Some(&b'u'))
@@ -451,7 +466,7 @@ pub(crate) fn unescape(raw: &str, out: &mut String) -> Result<(), usize> {
                 out.push(char::from_u32(cp).unwrap_or('\u{FFFD}'));
                 continue;
             }
-            _ => return Err(i),
+            _ => return Err(Bad(i)),
         };
         out.push(c);
         i += 2;
@@ -462,6 +477,16 @@ pub(crate) fn unescape(raw: &str, out: &mut String) -> Result<(), usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn out_of_memory_is_kept_apart_from_offsets() {
+        assert_eq!(Bad(3).shifted(5), Bad(8));
+        assert_eq!(Bad::OUT_OF_MEMORY.shifted(5), Bad::OUT_OF_MEMORY);
+        // An offset never becomes the out-of-memory value by shifting.
+        assert_ne!(Bad(usize::MAX - 1).shifted(5), Bad::OUT_OF_MEMORY);
+        let mut out = String::new();
+        assert_eq!(unescape(r"a\qb", &mut out), Err(Bad(1)));
+    }
 
     #[test]
     fn reads_known_paths_and_skips_the_rest() {

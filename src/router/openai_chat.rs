@@ -15,7 +15,7 @@
 //! number from 0 to 2^32 - 1 is a `provider_error` and that delta is dropped.
 
 use super::delta::{DeltaSink, Source, Usage};
-use super::jscan::{members, string_of, Bad, Json, Kind, Members, SkipCache, R};
+use super::jscan::{members, string_of, Json, Kind, Members, SkipCache, R};
 use super::tools::{bad_index, call_index, OpenCalls};
 
 /// The decoder state.
@@ -182,7 +182,7 @@ impl OpenAiChat {
             return Ok(false);
         }
         if let Some((at, raw)) = held {
-            self.delta(&mut Json::new(raw), sink).map_err(|bad| Bad(at + bad.0))?;
+            self.delta(&mut Json::new(raw), sink).map_err(|bad| bad.shifted(at))?;
         }
         if reason.is_some() {
             *finish = reason;
