@@ -124,7 +124,10 @@ fuzz_target!(|input: &[u8]| {
     assert_eq!(split, whole, "chunking changed the outcome (piece size {size}, varying {varying})");
     if let Some(text) = expected {
         if whole.error.is_none() {
-            assert_eq!(whole.answer, text, "the encoded answer did not round-trip");
+            // The candidate rule: an answer of nothing but ASCII whitespace is no answer, and
+            // streams nothing.
+            let streamed = if text.bytes().all(|b| b.is_ascii_whitespace()) { "" } else { text.as_str() };
+            assert_eq!(whole.answer, streamed, "the encoded answer did not round-trip");
             assert_eq!(whole.is_finish_action, Some(true));
         }
     }
