@@ -611,3 +611,12 @@ fn answer_rules_of_final_responses() {
         }
     }
 }
+
+#[test]
+fn a_fence_opener_that_ends_a_line_of_prose_is_not_reasoning() {
+    let a = normalize_action_text("Sure! ```json\n{\"next_node\":\"final_response\",\"args\":{\"answer\":\"hi\"}}\n```").unwrap();
+    assert_eq!(a.reasoning.as_deref(), Some("Sure!"));
+    // Inline code in prose stays as written.
+    let a = normalize_action_text("Run ```ls``` first.\n```json\n{\"next_node\":\"search\",\"args\":{}}\n```").unwrap();
+    assert_eq!(a.reasoning.as_deref(), Some("Run ```ls``` first."));
+}

@@ -299,8 +299,25 @@ fn blank(s: &str) -> bool {
     s.trim_matches(is_space).is_empty()
 }
 
+/// `p` without fence marker lines, and without a fence opener that ends a line of prose
+/// (`Sure! ```json`): three or more backticks and an optional language tag, then the line end.
 fn strip_fence_markers(p: &str) -> String {
-    p.lines().filter(|l| !l.trim_start().starts_with("```")).collect::<Vec<_>>().join("\n")
+    p.lines()
+        .filter(|l| !l.trim_start().starts_with("```"))
+        .map(|l| match l.find("```") {
+            Some(at) if is_opener_tail(&l[at..]) => &l[..at],
+            _ => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A fence opener to the end of its line: backticks (three or more), then a language tag of
+/// no spaces or backticks, then nothing but whitespace.
+fn is_opener_tail(s: &str) -> bool {
+    let tag = s.trim_start_matches('`');
+    let tag = tag.trim_end();
+    !tag.contains(|c: char| c.is_whitespace() || c == '`')
 }
 
 /// How far a `next_node` value was read.
