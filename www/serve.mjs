@@ -23,6 +23,7 @@ const MIME = {
   '.json': 'application/json; charset=utf-8',
   '.wasm': 'application/wasm',
   '.png': 'image/png',
+  '.svg': 'image/svg+xml',
   '.sse': 'text/plain; charset=utf-8',
   '.txt': 'text/plain; charset=utf-8',
   '.ts': 'text/plain; charset=utf-8',
