@@ -7,7 +7,7 @@
 import initWasm from './streamroute.js';
 import { DIR } from './entry.js';
 
-import './fast.js';
+import './fast-set.js';
 
 export * from './streamroute.js';
 export * from './api.js';

@@ -1,6 +1,8 @@
-// The JS half of the fast `feed` path (src/wasm/fast.rs). Each entry imports this module
-// once (scripts/build copies it next to each entry's glue, so it patches the classes of that
-// build, with that build's memory; a class the entry's build lacks is left out). It replaces `feed`/`finish`/`reset` of the streaming classes with versions that
+// The JS half of the fast `feed` path (src/wasm/fast.rs). scripts/build copies this module
+// next to each entry's glue, so it patches the classes of that build, with that build's
+// memory. One function per class (`fastSseDecoder`, ...); each entry's generated
+// `fast-set.js` calls those of its classes (scripts/entries.json `fast`), so an entry's bundle
+// carries only their code. Each replaces `feed`/`finish`/`reset` of its class with versions that
 // write the chunk straight into wasm memory and read the result straight out of it: a small
 // feed then costs two calls with number arguments. Behaviour is identical to the Rust-side
 // `feed` (which stays as the fallback for other chunk types): a UTF-16 high surrogate that
@@ -251,12 +253,14 @@ function patch(Class, readOut, finishValue = false, longString = null, longMin =
   }
 }
 
-patch(AnswerExtractor, (machine, n) => {
-  if (n === 0) return '';
-  views();
-  const info = (machine.__info ??= machine.__infoPtr() >>> 2);
-  return u32[info + 2] ? readText16(u32[info], n) : readText(u32[info], n);
-});
+export function fastAnswerExtractor() {
+  patch(AnswerExtractor, (machine, n) => {
+    if (n === 0) return '';
+    views();
+    const info = (machine.__info ??= machine.__infoPtr() >>> 2);
+    return u32[info + 2] ? readText16(u32[info], n) : readText(u32[info], n);
+  });
+}
 
 // SseDecoder with a long string in Node: written as UTF-16 (`Buffer#write`), read by wasm
 // through its skeleton, and an event whose data is one line of the chunk comes back as a
@@ -283,8 +287,10 @@ function sseLongString(machine, chunk) {
   return sseEvents(machine, count, str);
 }
 
-patch(SseDecoder, (machine, count) => sseEvents(machine, count, null), false,
-  NodeBuffer !== null ? sseLongString : null, SSE_UNITS_MIN);
+export function fastSseDecoder() {
+  patch(SseDecoder, (machine, count) => sseEvents(machine, count, null), false,
+    NodeBuffer !== null ? sseLongString : null, SSE_UNITS_MIN);
+}
 
 // The events `__feedIn`/`__feedUnits` packed (see `Packed` in src/wasm/sse.rs); `str` is the
 // string chunk whose ranges are event data (`__feedUnits`), else null.
@@ -301,30 +307,35 @@ function sseEvents(machine, count, str) {
   return sseEventsFrom(text, lens, count, str, u32, u32[info + 4] >>> 2);
 }
 
-patch(StreamRouter, (machine, count) => {
-  if (count === 0) return [];
-  const info = (machine.__info ??= machine.__infoPtr() >>> 2);
-  views();
-  const p = u32[info];
-  const q = u32[info + 2] >>> 2;
-  return routedEventsFrom(decoder.decode(u8.subarray(p, p + u32[info + 1])), u32.subarray(q, q + u32[info + 3]));
-});
+export function fastStreamRouter() {
+  patch(StreamRouter, (machine, count) => {
+    if (count === 0) return [];
+    const info = (machine.__info ??= machine.__infoPtr() >>> 2);
+    views();
+    const p = u32[info];
+    const q = u32[info + 2] >>> 2;
+    return routedEventsFrom(decoder.decode(u8.subarray(p, p + u32[info + 1])), u32.subarray(q, q + u32[info + 3]));
+  });
+}
 
-patch(PartialJson, (machine, n) => {
-  if (n === 0) return [];
-  const info = (machine.__info ??= machine.__infoPtr() >>> 2);
-  views();
-  const text = readText(u32[info], u32[info + 1]);
-  const q = u32[info + 2] >>> 2;
-  return jsonEventsFrom((machine.__state ??= machine.__jsState()), text, u32.subarray(q, q + n));
-}, true);
+export function fastPartialJson() {
+  patch(PartialJson, (machine, n) => {
+    if (n === 0) return [];
+    const info = (machine.__info ??= machine.__infoPtr() >>> 2);
+    views();
+    const text = readText(u32[info], u32[info + 1]);
+    const q = u32[info + 2] >>> 2;
+    return jsonEventsFrom((machine.__state ??= machine.__jsState()), text, u32.subarray(q, q + n));
+  }, true);
+}
 
 // TagFilter. `__feedIn` describes each piece of text as `[block, kind, a, b]` (see
 // `RangeSink` in src/wasm/tags.rs): kind 0 is `chunk.slice(a, b)` of the very string just
 // fed, kind 1 the UTF-8 bytes at wasm memory [a, b), kind 3 UTF-16 code units there. No text is copied inside wasm for a
 // chunk of block text, and wasm keeps no block text: the blocks of `finish()` are assembled
 // here from the deltas (`__acc`, one string per block).
-if (TagFilter !== undefined) {
+export function fastTagFilter() {
+  if (TagFilter === undefined) return;
   const nodeUtf16 = NodeBuffer !== null;
   const proto = TagFilter.prototype;
   const slowFeed = proto.feed;

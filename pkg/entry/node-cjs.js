@@ -6,7 +6,7 @@ import { initSync } from './streamroute.js';
 
 initSync({ module: readFileSync(join(__dirname, 'streamroute_bg.wasm')) });
 
-import './fast.js';
+import './fast-set.js';
 
 export * from './streamroute.js';
 export * from './api.js';

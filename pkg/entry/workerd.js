@@ -6,7 +6,7 @@ import { initSync } from './streamroute.js';
 
 initSync({ module: wasmModule });
 
-import './fast.js';
+import './fast-set.js';
 
 export * from './streamroute.js';
 export * from './api.js';

@@ -300,24 +300,22 @@ fn blank(s: &str) -> bool {
 }
 
 /// `p` without fence marker lines, and without a fence opener that ends a line of prose
-/// (`Sure! ```json`): three or more backticks and an optional language tag, then the line end.
+/// (`Sure! ```json`).
 fn strip_fence_markers(p: &str) -> String {
     p.lines()
         .filter(|l| !l.trim_start().starts_with("```"))
-        .map(|l| match l.find("```") {
-            Some(at) if is_opener_tail(&l[at..]) => &l[..at],
-            _ => l,
-        })
+        .map(|l| opener_at(l).map_or(l, |at| &l[..at]))
         .collect::<Vec<_>>()
         .join("\n")
 }
 
-/// A fence opener to the end of its line: backticks (three or more), then a language tag of
-/// no spaces or backticks, then nothing but whitespace.
-fn is_opener_tail(s: &str) -> bool {
-    let tag = s.trim_start_matches('`');
-    let tag = tag.trim_end();
-    !tag.contains(|c: char| c.is_whitespace() || c == '`')
+/// Where a fence opener that ends the line `l` starts: three or more backticks, then a
+/// language tag of no spaces or backticks, then nothing but whitespace. (A byte window, not
+/// `str::find`, which would link a substring searcher into the `.wasm`.)
+fn opener_at(l: &str) -> Option<usize> {
+    let at = l.as_bytes().windows(3).position(|w| w == b"```")?;
+    let tag = l[at..].trim_start_matches('`').trim_end();
+    (!tag.contains(|c: char| c.is_whitespace() || c == '`')).then_some(at)
 }
 
 /// How far a `next_node` value was read.
