@@ -3,7 +3,7 @@
 // the runtime.js snippet and the entry's own JS, bundled and minified by scripts/build),
 // against the entry's bar ("over" where over; this never fails the build). With a .wasm file
 // as argument: that file raw, gzip -9 and brotli (max quality).
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
@@ -20,23 +20,6 @@ if (process.argv[2]) {
   process.exit(0);
 }
 
-// The loaders of other runtimes (Node, workers) and the CommonJS bundle: not what a browser loads.
-const NOT_LOADED = new Set(['node.js', 'workerd.js', 'loaded.js', 'index.cjs']);
-
-/** The JS files a browser loads for the entry built in `dir`. */
-export function loadedJs(dir) {
-  const out = [];
-  const walk = (d) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (p.endsWith('.js') && !NOT_LOADED.has(e.name)) out.push(p);
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
-
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { entries } = JSON.parse(readFileSync(join(root, 'scripts', 'entries.json'), 'utf8'));
 const kb = (n) => `${(n / 1000).toFixed(1)} KB`;
@@ -50,7 +33,8 @@ for (const e of entries) {
     continue;
   }
   const wasm = readFileSync(wasmFile);
-  const js = loadedJs(dir);
+  // What a browser loads besides the .wasm: the entry's one bundled module (scripts/build).
+  const js = [join(dir, 'browser.js')];
   const jsGz = js.reduce((n, f) => n + gz(readFileSync(f)), 0);
   const total = gz(wasm) + jsGz;
   const verdict = e.bar === null ? '—' : `${kb(e.bar)} ${total <= e.bar ? 'met' : 'over'}`;

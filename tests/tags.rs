@@ -473,9 +473,29 @@ fn near_miss_response(rng: &mut Rng, nonce: &str) -> (String, bool) {
     (s, cut)
 }
 
+/// `text` without a tail that is the start of a marker (the filter holds it, then drops it).
+fn without_held_tail<'t>(text: &'t str, nonce: &str) -> &'t str {
+    let ms = markers(nonce, &TagFilterOptions::default());
+    let held = text.char_indices().find(|&(i, _)| ms.iter().any(|m| m.len() > text.len() - i && m.starts_with(&text[i..])));
+    held.map_or(text, |(i, _)| &text[..i])
+}
+
 /// The response with every well-formed marker taken out (markers never overlap).
 fn without_markers(input: &str, nonce: &str) -> String {
     markers(nonce, &TagFilterOptions::default()).iter().fold(input.to_string(), |t, m| t.replace(m.as_str(), "\u{1}"))
+}
+
+/// A nonce that is a marker name (`USER`), and a response that ends in the start of a marker:
+/// the held start is dropped and is a violation; the nonce shows nowhere.
+#[test]
+fn a_held_marker_start_that_spells_the_nonce_is_dropped() {
+    let nonce = "USER";
+    let input = "[ARTIFACT:USER][/ARTIFACT:USER][USER:USER][USER:USER][/USER:USER][🚀]\n[USER";
+    assert_eq!(without_held_tail(&without_markers(input, nonce), nonce), "\u{1}\u{1}\u{1}\u{1}\u{1}[🚀]\n");
+    let out = check_with("held start", nonce, &TagFilterOptions::default(), input.as_bytes());
+    let codes: Vec<&str> = out.result.violations.iter().map(|v| v.code).collect();
+    assert_eq!(codes, ["nested_marker", "text_outside_blocks"]);
+    assert!(!out.result.parse_ok);
 }
 
 /// Random responses with the nonce planted in near-miss forms, and responses cut anywhere,
@@ -493,8 +513,11 @@ fn the_nonce_never_shows_in_near_misses_or_cut_ends() {
         let (input, cut) = near_miss_response(&mut rng, nonce);
         let out = check_with(&format!("near miss #{k}"), nonce, &o, input.as_bytes());
         let r = &out.result;
-        let stray = without_markers(&input, nonce).contains(nonce);
-        if stray && !cut {
+        let outside = without_markers(&input, nonce);
+        let stray = outside.contains(nonce);
+        // A marker's start at the very end is held and dropped (a violation of its own); the
+        // nonce in it is not text (it shows when the nonce is a marker name, `USER`).
+        if without_held_tail(&outside, nonce).contains(nonce) && !cut {
             assert!(r.violations.iter().any(|v| v.code == "nonce_in_text"), "#{k} {input:?}: {:?}", r.violations);
         }
         if stray {

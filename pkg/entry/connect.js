@@ -38,7 +38,6 @@ export function optionsIn(options, allowed) {
   return copy;
 }
 
-
 function sleep(ms, signal) {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortError(signal));

@@ -638,3 +638,30 @@ fn detect(event: &str, data: &str) -> Detected {
     }
     Detected::Unknown
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::delta::ModelDelta;
+    use super::*;
+
+    #[test]
+    fn a_document_that_ran_out_of_memory_is_memory_limit_exceeded() {
+        let mut out: Vec<ModelDelta> = Vec::new();
+        bad_json(&mut out, Bad::OUT_OF_MEMORY, format_args!("malformed x event: bad JSON at byte {} of its data", 1));
+        bad_json(&mut out, Bad(7), format_args!("malformed x event: bad JSON at byte {} of its data", 7));
+        let codes: Vec<(&str, &str)> = out
+            .iter()
+            .map(|d| match d {
+                ModelDelta::Error { code, message } => (code.as_str(), message.as_str()),
+                _ => ("", ""),
+            })
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                ("memory_limit_exceeded", "out of memory decoding a string of a provider event"),
+                ("provider_event_invalid", "malformed x event: bad JSON at byte 7 of its data"),
+            ]
+        );
+    }
+}

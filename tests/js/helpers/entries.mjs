@@ -114,9 +114,12 @@ export async function entriesResult(modules) {
     // Whose StreamrouteError it is an instance of: every entry's.
     out.errors[dir] = { code: e?.code, instanceOf: dirs.filter((d) => e instanceof modules[d].StreamrouteError) };
   }
-  // An error thrown by the JS of an entry (connectSse of the SSE entry refuses `router`).
-  const e = await thrown(() => modules.sse.connectSse('http://127.0.0.1:9/', {}, { router: {} }).next());
-  out.errors.sseRouter = { code: e?.code, instanceOf: dirs.filter((d) => e instanceof modules[d].StreamrouteError) };
+  // An error thrown by the JS of an entry (connectSse of the SSE entry refuses `router`, and
+  // `profile`, which needs PartialJson).
+  for (const [name, option] of [['sseRouter', { router: {} }], ['sseProfile', { profile: 'planner' }]]) {
+    const e = await thrown(() => modules.sse.connectSse('http://127.0.0.1:9/', {}, option).next());
+    out.errors[name] = { code: e?.code, instanceOf: dirs.filter((d) => e instanceof modules[d].StreamrouteError) };
+  }
   return out;
 }
 
@@ -142,6 +145,7 @@ export const EXPECTED_ENTRIES = {
     payload: { code: 'payload_invalid', instanceOf: ALL },
     planning: { code: 'requirements_invalid', instanceOf: ALL },
     sseRouter: { code: 'invalid_input', instanceOf: ALL },
+    sseProfile: { code: 'invalid_input', instanceOf: ALL },
   },
   sameClass: true,
 };
