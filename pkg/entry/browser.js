@@ -2,14 +2,12 @@
 // `await init()` once before use; later calls return the same promise.
 //
 // One loader for every entry: scripts/build copies it into each entry's directory
-// (pkg/dist/<entry>/), next to that entry's glue (streamroute.js), .wasm, fast paths (fast.js)
+// (pkg/dist/<entry>/), next to that entry's glue (streamroute.js), .wasm, exports (exports.js)
 // and own exports (api.js); entry.js names the directory.
 import initWasm from './streamroute.js';
 import { DIR } from './entry.js';
 
-import './fast-set.js';
-
-export * from './streamroute.js';
+export * from './exports.js';
 export * from './api.js';
 export { StreamrouteError } from './runtime.js';
 

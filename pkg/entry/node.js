@@ -6,9 +6,7 @@ import { initSync } from './streamroute.js';
 
 initSync({ module: readFileSync(new URL('./streamroute_bg.wasm', import.meta.url)) });
 
-import './fast-set.js';
-
-export * from './streamroute.js';
+export * from './exports.js';
 export * from './api.js';
 export { StreamrouteError } from './runtime.js';
 export { init } from './loaded.js';

@@ -9,7 +9,8 @@ pub mod action;
 pub mod extractor;
 mod de;
 pub(crate) use de::FlatOptions;
-mod fast;
+mod abi;
+mod handle;
 pub(crate) mod host;
 mod input;
 #[cfg(feature = "sse")]
@@ -34,7 +35,6 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(module = "/src/wasm/runtime.js")]
 extern "C" {
     fn __sr_error(code: &str, message: &str, offset: Option<f64>) -> JsValue;
-    fn __sr_sse_events(packed: &[u8], lens: &[u32], count: u32) -> JsValue;
     fn __sr_chunk_view(chunk: &JsValue) -> JsValue;
 }
 

@@ -92,50 +92,6 @@ export function __sr_chunk_view(chunk) {
   return null;
 }
 
-// Builds SseEvent objects from the packed UTF-8 of one feed and the UTF-16 lengths of its
-// fields (see `Packed` in sse.rs): one crossing of the wasm boundary per feed, one decode, and
-// a slice per field. A length of SAME reuses the previous event's string.
-const sseText = new TextDecoder('utf-8', { ignoreBOM: true });
-export function __sr_sse_events(packed, lens, count) {
-  return sseEventsFrom(count === 0 ? '' : sseText.decode(packed), lens, count);
-}
-
-const SAME = 0xffffffff;
-const RANGE = 0xfffffffe;
-// Events packed by src/wasm/sse.rs (`Packed`): `text` holds the fields, each followed by CR;
-// `lens` has [event, data, id] UTF-16 lengths per event (SAME: the previous event's string;
-// RANGE: the data is `str.slice(from, to)` of the string chunk just fed, with [from, to] the
-// next pair of `ranges`, read from index `r`).
-export function sseEventsFrom(text, lens, count, str, ranges, r) {
-  const out = new Array(count);
-  let p = 0;
-  let event = '';
-  let id = '';
-  for (let k = 0, j = 0; k < count; k++, j += 3) {
-    let n = lens[j];
-    if (n !== SAME) {
-      event = text.slice(p, p + n);
-      p += n + 1;
-    }
-    n = lens[j + 1];
-    let data;
-    if (n === RANGE) {
-      data = str.slice(ranges[r], ranges[r + 1]);
-      r += 2;
-    } else {
-      data = text.slice(p, p + n);
-      p += n + 1;
-    }
-    n = lens[j + 2];
-    if (n !== SAME) {
-      id = text.slice(p, p + n);
-      p += n + 1;
-    }
-    out[k] = { event, data, id };
-  }
-  return out;
-}
-
 // PartialJson events. The wasm side sends one packed string and one Uint32Array of opcodes
 // per feed; the path lives here, in one `state` object per parser, and only its changed tail
 // crosses: `segs` is the current path, `path` a frozen copy shared by consecutive events at

@@ -1,8 +1,8 @@
 //! JS classes `SseDecoder` and `SseEncoder`.
 
-use super::fast::{fast_io, FastInput, FAILED, NOT_UNITS};
-use super::input::ChunkInput;
-use super::{__sr_sse_events, js_error, limit, options};
+use super::abi::{Header, SSE_RANGE, SSE_SAME};
+use super::handle::{handle_io, InputBuffer, FAILED, NOT_UNITS};
+use super::{js_error, limit, options};
 use crate::budget::out_of_memory;
 use crate::sse::{Emit, Utf16Text};
 use crate::{Error, ErrorKind, SseMessage, SseSink};
@@ -98,34 +98,56 @@ impl<'de> Deserialize<'de> for IdValue {
     }
 }
 
-/// Decodes `text/event-stream` bytes or text into events, exactly as the WHATWG standard
-/// interprets an event stream.
-#[wasm_bindgen(js_name = SseDecoder)]
+#[wasm_bindgen(typescript_custom_section)]
+const SSE_DECODER_TS: &str = r#"
+/**
+ * Decodes `text/event-stream` bytes or text into events, exactly as the WHATWG standard
+ * interprets an event stream.
+ */
+export class SseDecoder {
+    /** `new SseDecoder({ flushOnFinish?, maxLineBytes?, maxEventBytes? })`. */
+    constructor(options?: SseDecoderOptions);
+    /**
+     * Decodes a chunk and returns the events it completed (possibly none).
+     * Throws `StreamrouteError` `sse_event_too_large` when a cap is hit; the events completed
+     * before that point are on the error as `error.events`.
+     */
+    feed(chunk: string | Uint8Array): SseEvent[];
+    /**
+     * Ends the stream: returns the last events (an unterminated event only with
+     * `flushOnFinish`). The decoder may then be fed a new stream.
+     */
+    finish(): SseEvent[];
+    /** The last event ID string (`""` when none). */
+    readonly lastEventId: string;
+    /** The last valid reconnection time in ms, `undefined` before any. */
+    readonly retry: number | undefined;
+    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
+    free(): void;
+    [Symbol.dispose](): void;
+}
+"#;
+
+/// The wasm half of `SseDecoder` (pkg/entry/machines/sse.js): decodes `text/event-stream`
+/// bytes or text into events, exactly as the WHATWG standard interprets an event stream.
+#[wasm_bindgen(js_name = SseDecoderHandle, skip_typescript)]
 pub struct JsSseDecoder {
     inner: crate::SseDecoder,
-    input: ChunkInput,
     out: Packed,
-    /// After `__feedIn`/`__feedUnits`: packed text pointer, its length, lens pointer, 0 when
-    /// the text is the UTF-8 `bytes` (all ASCII) or 1 when it is the UTF-16 `wide` (length in
-    /// units), the `ranges` pointer and the number of events (also when the call failed).
-    info: Box<[u32; 6]>,
-    fast: FastInput,
-    /// `__feedUnits`: the skeleton of the chunk.
+    header: Header,
+    input: InputBuffer,
+    /// `feedUnits`: the skeleton of the chunk.
     skeleton: Vec<u8>,
     error: Option<JsValue>,
 }
 
-// `__infoPtr()`: where `__feedIn` leaves `[packed pointer, packed byte length, lens pointer]`
-// (stable for the decoder's lifetime).
-fast_io!(JsSseDecoder, SseDecoder, info);
+handle_io!(JsSseDecoder, SseDecoderHandle);
 
-#[wasm_bindgen(js_class = SseDecoder)]
+#[wasm_bindgen(js_class = SseDecoderHandle)]
 impl JsSseDecoder {
     /// `new SseDecoder({ flushOnFinish?, maxLineBytes?, maxEventBytes? })`.
-    #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_optional_param_type = "SseDecoderOptions")] options_value: Option<JsValue>,
-    ) -> Result<JsSseDecoder, JsValue> {
+    #[wasm_bindgen(constructor, skip_typescript)]
+    pub fn new(options_value: Option<JsValue>) -> Result<JsSseDecoder, JsValue> {
         let o: SseDecoderOptions = options(options_value)?;
         let d = crate::SseDecoderOptions::default();
         let opts = crate::SseDecoderOptions {
@@ -135,145 +157,83 @@ impl JsSseDecoder {
         };
         Ok(JsSseDecoder {
             inner: crate::SseDecoder::new(opts),
-            input: ChunkInput::default(),
             out: Packed::default(),
-            info: Box::new([0; 6]),
-            fast: FastInput::default(),
+            header: Header::default(),
+            input: InputBuffer::default(),
             skeleton: Vec::new(),
             error: None,
         })
     }
 
-    /// Decodes `len` bytes of the input buffer; returns how many events are packed (see
-    /// `Packed`) at the place `__infoPtr()` names, or `FAILED`.
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__feedIn", skip_typescript)]
-    pub fn feed_in(&mut self, len: u32) -> u32 {
+    /// Decodes `len` bytes of the input buffer; the events are described in the header
+    /// (abi.rs). Returns their count, or `FAILED`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn feed(&mut self, len: u32) -> u32 {
         self.out.clear();
-        let r = self.inner.feed(self.fast.bytes(len), &mut self.out);
-        let r = self.packed(r);
-        match r {
-            Ok(()) => {
-                self.set_info();
-                self.out.count
-            }
-            Err(e) => {
-                let err = js_error(&e);
-                let events = __sr_sse_events(&self.out.bytes, &self.out.lens, self.out.count);
-                let _ = js_sys::Reflect::set(&err, &JsValue::from_str("events"), &events);
-                self.error = Some(err);
-                FAILED
-            }
-        }
+        let r = self.inner.feed(self.input.bytes(len), &mut self.out);
+        self.done(r)
     }
 
     /// Decodes a string chunk of `units` UTF-16 code units that JS wrote to the input buffer
     /// as UTF-16LE (`SseDecoder::feed_utf16le`): an event whose data is one line of the chunk
-    /// comes back as a range of it (`ranges`), which JS slices from the string it fed.
-    /// Returns the number of events, `FAILED` (the events before the error are described as
-    /// usual; `__takeError()` has the error), or `NOT_UNITS` having read nothing (a lone
-    /// surrogate, or a byte order mark begun by bytes): JS then feeds the UTF-8.
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__feedUnits", skip_typescript)]
+    /// comes back as a range of it (`SSE_RANGE`), which JS slices from the string it fed.
+    /// Returns what `feed` returns, or `NOT_UNITS` having read nothing (a lone surrogate, or a
+    /// byte order mark begun by bytes): JS then feeds the UTF-8.
+    #[wasm_bindgen(js_name = "feedUnits", skip_typescript)]
     pub fn feed_units(&mut self, units: u32) -> u32 {
         self.out.clear();
-        let input = self.fast.bytes(units.saturating_mul(2));
-        let r = self.inner.feed_utf16le_with(input, &mut self.skeleton, &mut self.out);
-        let r = self.packed(r);
-        self.set_info();
-        match r {
-            Ok(true) => self.out.count,
+        let input = self.input.bytes(units.saturating_mul(2));
+        match self.inner.feed_utf16le_with(input, &mut self.skeleton, &mut self.out) {
             Ok(false) => NOT_UNITS,
-            Err(e) => {
-                self.error = Some(js_error(&e));
-                FAILED
-            }
+            r => self.done(r.map(|_| ())),
         }
     }
 
-    /// `r`, or the `memory_limit_exceeded` of packing its events (which fails the decoder).
-    #[inline]
-    fn packed<T>(&mut self, r: crate::Result<T>) -> crate::Result<T> {
-        let v = r?;
-        if self.out.oom.is_some() {
-            self.out.take_oom().map_err(|e| self.inner.fail_once(e))?;
-        }
-        Ok(v)
-    }
-
-    /// Describes the packed events for JS (see `info`).
-    fn set_info(&mut self) {
-        let out = &self.out;
-        let (text, len, wide) = if out.wide.is_empty() {
-            (out.bytes.as_ptr() as usize, out.bytes.len(), 0)
-        } else {
-            (out.wide.as_ptr() as usize, out.wide.len(), 1)
-        };
-        *self.info = [
-            text as u32,
-            len as u32,
-            out.lens.as_ptr() as usize as u32,
-            wide,
-            out.ranges.as_ptr() as usize as u32,
-            out.count,
-        ];
-    }
-
-    /// Decodes a chunk and returns the events it completed (possibly none).
-    /// Throws `StreamrouteError` `sse_event_too_large` when a cap is hit; the events completed
-    /// before that point are on the error as `error.events`.
-    #[wasm_bindgen(unchecked_return_type = "SseEvent[]")]
-    pub fn feed(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
-    ) -> Result<JsValue, JsValue> {
+    /// Decodes the last `len` bytes of the input buffer and ends the stream: the last events
+    /// (an unterminated event only with `flushOnFinish`). The decoder may then be fed a new
+    /// stream.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn finish(&mut self, len: u32) -> u32 {
         self.out.clear();
-        let bytes = self.input.read(&chunk)?;
-        let r = self.inner.feed(bytes, &mut self.out);
-        let r = self.packed(r);
-        self.deliver(r)
-    }
-
-    /// Ends the stream: returns the last events (an unterminated event only with
-    /// `flushOnFinish`). The decoder may then be fed a new stream.
-    #[wasm_bindgen(unchecked_return_type = "SseEvent[]")]
-    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
-        self.out.clear();
-        let tail = self.input.finish();
-        let mut r = self.inner.feed(tail, &mut self.out);
+        let mut r = self.inner.feed(self.input.bytes(len), &mut self.out);
         if r.is_ok() {
             r = self.inner.finish(&mut self.out);
         }
-        let r = self.packed(r);
-        self.deliver(r)
+        self.done(r)
     }
 
     /// The last event ID string (`""` when none).
-    #[wasm_bindgen(getter = lastEventId)]
+    #[wasm_bindgen(getter = lastEventId, skip_typescript)]
     pub fn last_event_id(&self) -> String {
         self.inner.last_event_id().to_string()
     }
 
     /// The last valid reconnection time in ms, `undefined` before any.
-    #[wasm_bindgen(getter)]
+    #[wasm_bindgen(getter, skip_typescript)]
     pub fn retry(&self) -> Option<f64> {
         self.inner.retry().map(|r| r as f64)
     }
 
-    fn deliver(&mut self, r: crate::Result<()>) -> Result<JsValue, JsValue> {
-        let events = self.take_events();
+    /// Describes the call's events in the header; the count, or `FAILED` with the error kept.
+    /// Running out of memory while packing them fails the decoder (`memory_limit_exceeded`).
+    fn done(&mut self, r: crate::Result<()>) -> u32 {
+        let r = match (r, self.out.take_oom()) {
+            (Ok(()), Err(e)) => Err(self.inner.fail_once(e)),
+            (r, _) => r,
+        };
+        let out = &self.out;
+        if out.wide.is_empty() {
+            self.header.utf8(&out.bytes, &out.lens, out.count);
+        } else {
+            self.header.utf16(&out.wide, &out.lens, out.count);
+        }
         match r {
-            Ok(()) => Ok(events),
+            Ok(()) => out.count,
             Err(e) => {
-                let err = js_error(&e);
-                let _ = js_sys::Reflect::set(&err, &JsValue::from_str("events"), &events);
-                Err(err)
+                self.error = Some(js_error(&e));
+                FAILED
             }
         }
-    }
-
-    fn take_events(&mut self) -> JsValue {
-        __sr_sse_events(&self.out.bytes, &self.out.lens, self.out.count)
     }
 }
 
@@ -292,10 +252,8 @@ struct Packed {
     /// fast path's output when some of it is not ASCII: JS turns UTF-16 into a string several
     /// times faster than it decodes non-ASCII UTF-8. Empty while the batch is all ASCII.
     wide: Vec<u16>,
+    /// Per event `[event, data, id]` (abi.rs `SSE_SAME`, `SSE_RANGE`).
     lens: Vec<u32>,
-    /// For each event whose data length is [`RANGE`]: the UTF-16 range `[from, to)` of the
-    /// string chunk that is its data.
-    ranges: Vec<u32>,
     count: u32,
     /// Where the last packed `event` and `id` are in `bytes`.
     last_event: (usize, usize),
@@ -305,11 +263,6 @@ struct Packed {
     oom: Option<crate::Error>,
 }
 
-/// A length in `Packed::lens` meaning "the same string as the previous event's".
-const SAME: u32 = u32::MAX;
-/// A data length in `Packed::lens` meaning "the next range of `ranges`, sliced from the string
-/// chunk just fed".
-const RANGE: u32 = u32::MAX - 1;
 
 
 impl Packed {
@@ -317,7 +270,6 @@ impl Packed {
         self.bytes.clear();
         self.wide.clear();
         self.lens.clear();
-        self.ranges.clear();
         self.count = 0;
         self.oom = None;
     }
@@ -378,7 +330,7 @@ impl Packed {
     /// Packs `field` unless it repeats the previous event's; returns its `lens` entry.
     fn field(&mut self, field: &[u8], last: (usize, usize)) -> (u32, (usize, usize)) {
         if self.count > 0 && self.bytes.get(last.0..last.1) == Some(field) {
-            return (SAME, last);
+            return (SSE_SAME, last);
         }
         let at = self.bytes.len();
         (self.push(field), (at, at + field.len()))
@@ -393,28 +345,32 @@ impl SseSink for Packed {
 
     fn event_bytes(&mut self, event: &[u8], data: &[u8], id: &str) {
         if Self::room(&mut self.oom, &mut self.bytes, event.len() + data.len() + id.len() + 10) {
-            self.pack(event, Some(data), id);
+            self.pack(event, Ok(data), id);
         }
     }
 }
 
 impl Packed {
-    /// Packs one event; `data` `None` is the next entry of `ranges`.
+    /// Packs one event; `data` `Err((from, to))` is that UTF-16 range of the string chunk.
     #[inline]
-    fn pack(&mut self, event: &[u8], data: Option<&[u8]>, id: &str) {
+    fn pack(&mut self, event: &[u8], data: Result<&[u8], (u32, u32)>, id: &str) {
         let event: &[u8] = if event.is_empty() { b"message" } else { event };
         let (event_len, last_event) = self.field(event, self.last_event);
         let data_len = match data {
-            Some(data) => self.push(data),
-            None => RANGE,
+            Ok(data) => self.push(data),
+            Err(_) => SSE_RANGE,
         };
         let (id_len, last_id) = self.field(id.as_bytes(), self.last_id);
-        if !Self::room(&mut self.oom, &mut self.lens, 3) {
+        if !Self::room(&mut self.oom, &mut self.lens, 5) {
             return; // not counted: JS reads only the events counted
         }
         self.last_event = last_event;
         self.last_id = last_id;
-        self.lens.extend_from_slice(&[event_len, data_len, id_len]);
+        self.lens.extend_from_slice(&[event_len, data_len]);
+        if let Err((from, to)) = data {
+            self.lens.extend_from_slice(&[from, to]);
+        }
+        self.lens.push(id_len);
         self.count += 1;
     }
 }
@@ -425,10 +381,7 @@ impl<'a> Emit<Utf16Text<'a>> for Packed {
     }
 
     fn range(&mut self, event: &[u8], from: usize, to: usize, id: &str, _input: &Utf16Text<'a>) {
-        if Self::room(&mut self.oom, &mut self.ranges, 2) {
-            self.ranges.extend_from_slice(&[from as u32, to as u32]);
-            self.pack(event, None, id);
-        }
+        self.pack(event, Err((from as u32, to as u32)), id);
     }
 }
 

@@ -1,0 +1,343 @@
+// The JavaScript half of the boundary with wasm (src/wasm/abi.rs is the other half).
+//
+// Each streaming class (machines/*.js) is a small class over a wasm handle: a `Machine` that
+// holds an `Input`. Every rule about wasm memory lives in this file:
+//
+// 1. A chunk is written into the handle's input buffer by `Input#write` and nowhere else. Only
+//    a string or a genuine ArrayBuffer view or buffer is written, read with the built-in
+//    getters (runtime.js `chunkView`): no code of the caller's (a Proxy's traps, a getter) runs
+//    between asking for the buffer and writing into it, so nothing can re-enter the machine,
+//    free it, move its buffer or grow the memory under the write.
+// 2. The views of wasm memory are made again only after the memory grew (a grown memory
+//    detaches the old buffer, whose views then have length 0): `views()` before every access.
+// 3. The input buffer only moves when it grows or is given back: its address is kept, asked
+//    for again for a larger chunk, and forgotten after `finish()` (a finished handle may give
+//    its scratch memory back).
+// 4. A result is read from the header (abi.rs) and the memory it points at before any other
+//    call on the handle; reading never calls into wasm, so the memory cannot move meanwhile.
+// 5. A freed machine never reaches its handle: every call checks first (`Input#handle`).
+//
+// One surrogate carry: a string chunk that ends with a UTF-16 high surrogate keeps it for the
+// next chunk (so a pair split between chunks is one character); a high surrogate with no low
+// one after it becomes U+FFFD, as `TextEncoder` makes of it. Bytes are passed as they are.
+import { __sr_memory } from './streamroute.js';
+import { StreamrouteError, chunkView, misuse, stringError, u8Length } from './runtime.js';
+import { COUNT, FAILED, NOT_UNITS, TEXT, TEXT_LEN, WIDE } from './abi.js';
+
+export { FAILED, NOT_UNITS };
+
+const encoder = new TextEncoder();
+// ignoreBOM: a U+FEFF at the start of the text is content, not a byte order mark.
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+// Text with characters beyond ASCII comes out of wasm as UTF-16 code units: turning those
+// into a string is several times faster than decoding UTF-8 (in Node 20 on CJK-heavy text,
+// TextDecoder: UTF-8 ~240 MB/s, UTF-16LE ~1 GB/s; Buffer#toString('utf16le') ~6 GB/s).
+let decoder16 = null;
+try {
+  decoder16 = new TextDecoder('utf-16le', { ignoreBOM: true });
+} catch {
+  // A runtime without UTF-16 decoding: String.fromCharCode below.
+}
+// Node's (and Deno's, Bun's) own Buffer, not a bundler's polyfill.
+export const NodeBuffer =
+  typeof globalThis.process === 'object' && globalThis.process?.versions?.node && typeof globalThis.Buffer === 'function'
+    ? globalThis.Buffer
+    : null;
+
+let memory;
+export let u8 = new Uint8Array(0);
+export let u32 = new Uint32Array(0);
+let u16 = new Uint16Array(0);
+let nodeBuf = null;
+
+/** Makes the views of wasm memory again if it grew (rule 2). */
+export function views() {
+  if (u8.length !== 0) return;
+  memory ??= __sr_memory();
+  u8 = new Uint8Array(memory.buffer);
+  u16 = new Uint16Array(memory.buffer);
+  u32 = new Uint32Array(memory.buffer);
+  nodeBuf = NodeBuffer ? NodeBuffer.from(memory.buffer) : null;
+}
+
+/** The string of `units` UTF-16 code units at byte address `ptr` (2-aligned). */
+export function readText16(ptr, units) {
+  views();
+  if (units <= 16) {
+    let s = '';
+    for (let i = ptr >>> 1, end = i + units; i < end; i++) s += String.fromCharCode(u16[i]);
+    return s;
+  }
+  if (nodeBuf) return nodeBuf.toString('utf16le', ptr, ptr + 2 * units);
+  if (decoder16) return decoder16.decode(u8.subarray(ptr, ptr + 2 * units));
+  let s = '';
+  for (let i = ptr >>> 1, end = i + units; i < end; i += 4096) {
+    s += String.fromCharCode.apply(null, u16.subarray(i, Math.min(i + 4096, end)));
+  }
+  return s;
+}
+
+/** The string of the `n` UTF-8 bytes at `ptr` (malformed sequences become U+FFFD). */
+export function readText(ptr, n) {
+  views();
+  if (n <= 24) {
+    let s = '';
+    for (let i = 0; i < n; i++) {
+      const c = u8[ptr + i];
+      if (c > 0x7f) return decoder.decode(u8.subarray(ptr, ptr + n));
+      s += String.fromCharCode(c);
+    }
+    return s;
+  }
+  return decoder.decode(u8.subarray(ptr, ptr + n));
+}
+
+/** A result's text (abi.rs `TEXT`, `TEXT_LEN`, `WIDE`) as a string. */
+export function headerText(h) {
+  views();
+  const n = u32[h + TEXT_LEN];
+  if (n === 0) return '';
+  return u32[h + WIDE] ? readText16(u32[h + TEXT], n) : readText(u32[h + TEXT], n);
+}
+
+/** The error `e` with the results before it as `e[key]`: every partial result goes on here. */
+export function partial(e, key, value) {
+  e[key] = value;
+  return e;
+}
+
+const badChunk = () =>
+  new StreamrouteError('invalid_input', 'a chunk must be a string, a Uint8Array (or other ArrayBuffer view) or an ArrayBuffer');
+
+// Strings at least this long go in as UTF-16 where the runtime has Node's Buffer.
+const UNITS_MIN = 64;
+
+/** A wasm handle's input side: its buffer, the held surrogate and the header's address. */
+export class Input {
+  constructor(handle) {
+    this.h = handle;
+    /** The header's index in `u32` (abi.rs `HEADER_LEN` slots). */
+    this.header = handle.header() >>> 2;
+    this.ptr = 0;
+    this.cap = 0;
+    /** A held UTF-16 high surrogate, or ''. */
+    this.high = '';
+    /** The text of the last string chunk written (without a held surrogate). */
+    this.str = '';
+    /** The last long string went in as UTF-8 (see `writeString`). */
+    this.viaUtf8 = false;
+  }
+
+  /** The live handle; `invalid_state` once freed (rule 5). */
+  handle() {
+    if (this.h === null) throw misuse('null pointer passed to rust');
+    return this.h;
+  }
+
+  free() {
+    const h = this.h;
+    this.h = null;
+    h?.free();
+  }
+
+  /** Forgets the held surrogate and the buffer's address (rule 3): for `reset()` and after `finish()`. */
+  forget() {
+    this.high = '';
+    this.cap = 0;
+  }
+
+  /** Where the input buffer takes `cap` bytes (rule 3). Out of wasm memory: the handle's error. */
+  at(cap) {
+    if (cap <= this.cap) return this.ptr;
+    const ptr = this.h.inPtr(cap);
+    if (ptr === 0) throw this.h.takeError();
+    this.ptr = ptr;
+    this.cap = cap;
+    return ptr;
+  }
+
+  /**
+   * Writes `chunk` into the input buffer (rule 1); returns its byte length. A string chunk is
+   * written as UTF-8, after the surrogate carry.
+   */
+  write(chunk) {
+    if (typeof chunk === 'string') return this.writeString(this.take(chunk));
+    // A genuine Uint8Array is copied as it is; any other view or buffer through a fresh view.
+    let length = u8Length(chunk);
+    let view = chunk;
+    if (length < 0) {
+      view = chunkView(chunk);
+      if (view === null) throw badChunk();
+      length = view.length;
+    }
+    // A held high surrogate had no low half: U+FFFD before the bytes.
+    const pre = this.high === '' ? 0 : 3;
+    this.high = '';
+    const ptr = this.at(length + pre);
+    views();
+    if (pre) u8.set([0xef, 0xbf, 0xbd], ptr);
+    u8.set(view, ptr + pre);
+    return length + pre;
+  }
+
+  /** Writes what the stream still holds at its end (U+FFFD for a held surrogate); its length. */
+  writeEnd() {
+    if (this.high === '') return 0;
+    this.high = '';
+    const ptr = this.at(3);
+    views();
+    u8.set([0xef, 0xbf, 0xbd], ptr);
+    return 3;
+  }
+
+  /**
+   * The text of string `chunk` to write now: after the high surrogate held from the last
+   * chunk, without a high surrogate that ends it (held for the next one). Kept as `str`.
+   */
+  take(chunk) {
+    if (this.high !== '') {
+      chunk = this.high + chunk;
+      this.high = '';
+    }
+    const n = chunk.length;
+    if (n > 0) {
+      const last = chunk.charCodeAt(n - 1);
+      if (last >= 0xd800 && last < 0xdc00) {
+        this.high = chunk[n - 1];
+        chunk = chunk.slice(0, n - 1);
+      }
+    }
+    this.str = chunk;
+    return chunk;
+  }
+
+  /**
+   * Writes the UTF-8 of `str` (from `take`); returns its length. In Node a long string may go
+   * in as UTF-16 (`Buffer#write`, ~10 GB/s) with wasm making the UTF-8 in place
+   * (`fromUnits`, ASCII eight units at a time with SIMD, other units one by one). Measured on
+   * 4 KiB chunks against `TextEncoder.encodeInto`: 1.8x faster for text with a character
+   * beyond ASCII here and there (SSE of chat deltas, 0.7% more bytes than units), slower once
+   * they are dense (JSON with CJK answers, 10% more bytes), and for an all-ASCII string
+   * `encodeInto` is a plain copy. So each chunk picks the route by the one before it: UTF-16
+   * while chunks have beyond-ASCII characters but at most ~3% more bytes than units,
+   * TextEncoder otherwise.
+   */
+  writeString(str) {
+    const n = str.length;
+    if (n < UNITS_MIN) return this.writeUtf8(str);
+    let len;
+    if (NodeBuffer !== null && !this.viaUtf8) {
+      const ptr = this.at(3 * n);
+      views();
+      nodeBuf.write(str, ptr + n, 2 * n, 'utf16le');
+      len = this.h.fromUnits(n);
+    } else {
+      len = this.writeUtf8(str);
+    }
+    this.viaUtf8 = len === n || len > n + (n >>> 5);
+    return len;
+  }
+
+  /**
+   * Node only: writes `str` (from `take`) as UTF-16LE code units for `feedUnits` (room is made
+   * for its UTF-8 too, which a declined chunk is then written as); returns the unit count.
+   */
+  writeUnits(str) {
+    const n = str.length;
+    const ptr = this.at(3 * n);
+    views();
+    nodeBuf.write(str, ptr, 2 * n, 'utf16le');
+    return n;
+  }
+
+  /** Writes the UTF-8 of `str` (from `take`); returns its length. */
+  writeUtf8(str) {
+    const n = str.length;
+    if (n === 0) return 0;
+    const cap = n * 3;
+    const ptr = this.at(cap);
+    views();
+    if (n > 32) return encoder.encodeInto(str, u8.subarray(ptr, ptr + cap)).written;
+    let i = 0;
+    for (; i < n; i++) {
+      const c = str.charCodeAt(i);
+      if (c > 0x7f) break;
+      u8[ptr + i] = c;
+    }
+    if (i === n) return n;
+    return i + encoder.encodeInto(str.slice(i), u8.subarray(ptr + i, ptr + cap)).written;
+  }
+}
+
+/**
+ * The base of the streaming classes: `feed`, `finish`, `reset` and `free` over a handle whose
+ * `feed(len)`/`finish(len)` follow abi.rs. A class gives `read(input, count)` (its results
+ * from the header, for the string chunk `input.str` when one was just fed) and, as `static
+ * partial`, the property that carries the results before an error (`error.events`, ...).
+ */
+export class Machine {
+  #in;
+
+  constructor(handle) {
+    this.#in = new Input(handle);
+  }
+
+  /** The input side, for the class's own methods. */
+  get input() {
+    return this.#in;
+  }
+
+  feed(chunk) {
+    try {
+      const i = this.#in;
+      const h = i.handle();
+      return this.settle(h.feed(i.write(chunk)));
+    } catch (e) {
+      throw stringError(e);
+    }
+  }
+
+  finish() {
+    try {
+      const i = this.#in;
+      const h = i.handle();
+      const n = h.finish(i.writeEnd());
+      i.forget();
+      return this.finished(this.settle(n));
+    } catch (e) {
+      throw stringError(e);
+    }
+  }
+
+  /** Back to the initial state, for a retry. */
+  reset() {
+    const i = this.#in;
+    i.handle().reset();
+    i.forget();
+  }
+
+  /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
+  free() {
+    this.#in.free();
+  }
+
+  [Symbol.dispose]() {
+    this.free();
+  }
+
+  /** The results of a call that returned `n` (abi.rs): read, or thrown on the error. */
+  settle(n) {
+    const i = this.#in;
+    if (n !== FAILED) return n === 0 ? this.constructor.none() : this.read(i, n);
+    views();
+    const results = this.read(i, u32[i.header + COUNT]);
+    throw partial(i.h.takeError(), this.constructor.partial, results);
+  }
+
+  /** What `finish()` returns, from the results of its call. */
+  finished(results) {
+    return results;
+  }
+}
+
+export { decoder, stringError, StreamrouteError };

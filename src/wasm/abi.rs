@@ -1,0 +1,165 @@
+//! The one result format of the streaming machines, declared once.
+//!
+//! A JS class (`pkg/entry/machines/`) drives its machine's handle in four steps, the same for
+//! every machine:
+//!
+//! 1. `inPtr(cap)`: where the handle's input buffer takes `cap` bytes; JS writes the chunk
+//!    there (`pkg/entry/boundary.js`, the one write path).
+//! 2. `feed(len)` (or `feedUnits(units)`, a string written as UTF-16): the machine reads the
+//!    chunk and describes what it produced in its *header*, a `[u32; HEADER_LEN]` at the fixed
+//!    address `header()`, and in the memory the header points at. It returns the header's
+//!    `COUNT`, or [`FAILED`] (the header still describes what came before the error, and
+//!    `takeError()` has the error), or [`NOT_UNITS`].
+//! 3. JS reads the header slots below by name and turns the text and op words into the
+//!    machine's JS values.
+//! 4. `finish()` works as `feed`.
+//!
+//! What the header points at stays valid until the next call on the same handle. Reading it
+//! never calls into wasm, so the memory cannot grow (and move) while JS reads.
+//!
+//! `scripts/gen-abi.mjs` turns every `pub const NAME: u32 = VALUE;` of this file into
+//! `export const NAME = VALUE;` of the generated `abi.js` that the JS side imports: no number
+//! of this format is written twice.
+
+/// Header slot: the address of the result's text.
+pub const TEXT: u32 = 0;
+/// Header slot: the text's length, in bytes (UTF-8) or, when [`WIDE`] is 1, in UTF-16 units.
+pub const TEXT_LEN: u32 = 1;
+/// Header slot: 1 when the text is UTF-16 code units, 0 when it is UTF-8 bytes.
+pub const WIDE: u32 = 2;
+/// Header slot: the address of the op words (`u32`, 4-aligned).
+pub const OPS: u32 = 3;
+/// Header slot: how many op words there are.
+pub const OPS_LEN: u32 = 4;
+/// Header slot: how many results (events, deltas, answers) the ops describe; also when the
+/// call failed, for the results that came before the error.
+pub const COUNT: u32 = 5;
+/// Header slot: per machine: TagFilter's "the last UTF-16 chunk was all ASCII".
+pub const FLAGS: u32 = 6;
+/// The number of header slots.
+pub const HEADER_LEN: u32 = 7;
+
+/// `feed` / `finish` result: the call failed; `takeError()` has the error.
+pub const FAILED: u32 = u32::MAX;
+/// `feedUnits` result: the UTF-16 chunk was not read (a lone surrogate, or state that needs
+/// bytes); JS writes it as UTF-8 and calls `feed`.
+pub const NOT_UNITS: u32 = u32::MAX - 1;
+
+// SseDecoder. Per event three words, `[event, data, id]`: each the UTF-16 length of the next
+// field of the text (fields follow one another, each followed by CR), or:
+/// SSE length word: the same string as the previous event's (`event`, `id`).
+pub const SSE_SAME: u32 = u32::MAX;
+/// SSE data word: the data is `chunk.slice(from, to)` of the string chunk just fed; the two
+/// words after it are `from` and `to`.
+pub const SSE_RANGE: u32 = u32::MAX - 1;
+
+// StreamRouter. Per event an opcode, then its words (lengths are UTF-16 units of strings that
+// follow one another in the text; values are JSON text).
+/// `answer_delta`: len.
+pub const ROUTE_ANSWER: u32 = 0;
+/// `thinking_delta` from reasoning: len.
+pub const ROUTE_REASONING: u32 = 1;
+/// `thinking_delta` from the action's thought: len.
+pub const ROUTE_THOUGHT: u32 = 2;
+/// `artifact_delta`: len.
+pub const ROUTE_ARTIFACT: u32 = 3;
+/// `user_delta`: len.
+pub const ROUTE_USER: u32 = 4;
+/// `tool_call_start`: index, id len, name len, provider executed.
+pub const ROUTE_TOOL_START: u32 = 5;
+/// `tool_call_delta`: index, len.
+pub const ROUTE_TOOL_DELTA: u32 = 6;
+/// `tool_call`: index, id len, name len, arguments JSON len, repaired, provider executed.
+pub const ROUTE_TOOL_CALL: u32 = 7;
+/// `action`: JSON len.
+pub const ROUTE_ACTION: u32 = 8;
+/// `usage`: JSON len.
+pub const ROUTE_USAGE: u32 = 9;
+/// `done`: ok, parse_ok, has reason, reason len, finish len.
+pub const ROUTE_DONE: u32 = 10;
+/// `error`: code len, message len, has provider code, its len.
+pub const ROUTE_ERROR: u32 = 11;
+/// `tool_result`: index, id len, name len, result JSON len.
+pub const ROUTE_TOOL_RESULT: u32 = 12;
+/// `source`: JSON len.
+pub const ROUTE_SOURCE: u32 = 13;
+/// `refusal_delta`: len.
+pub const ROUTE_REFUSAL: u32 = 14;
+
+// PartialJson. The path lives on the JS side and only its changed tail crosses; lengths are
+// UTF-16 units of strings that follow one another in the text.
+/// `begin` of an object.
+pub const JSON_BEGIN_OBJECT: u32 = 0;
+/// `begin` of an array.
+pub const JSON_BEGIN_ARRAY: u32 = 1;
+/// `begin` of a string.
+pub const JSON_BEGIN_STRING: u32 = 2;
+/// `append`: len.
+pub const JSON_APPEND: u32 = 3;
+/// `set` of a string: len.
+pub const JSON_SET_STRING: u32 = 4;
+/// `set` of a number: len of its JSON text.
+pub const JSON_SET_NUMBER: u32 = 5;
+/// `set` of `true`.
+pub const JSON_SET_TRUE: u32 = 6;
+/// `set` of `false`.
+pub const JSON_SET_FALSE: u32 = 7;
+/// `set` of `null`.
+pub const JSON_SET_NULL: u32 = 8;
+/// `end`.
+pub const JSON_END: u32 = 9;
+/// The path keeps its first n segments: n.
+pub const JSON_TRUNCATE: u32 = 10;
+/// The path gains a key: len.
+pub const JSON_KEY: u32 = 11;
+/// The path gains an index: the index.
+pub const JSON_INDEX: u32 = 12;
+
+// TagFilter. Per piece of block text four words, `[block, kind, a, b]`, kind one of:
+/// Tag piece: `chunk.slice(a, b)` of the string chunk just fed (UTF-16 offsets).
+pub const TAG_SLICE: u32 = 0;
+/// Tag piece: the UTF-8 bytes at `[a, b)` of wasm memory.
+pub const TAG_BYTES: u32 = 1;
+/// Tag piece: the UTF-16 code units at `[a, b)` (byte addresses) of wasm memory.
+pub const TAG_UNITS: u32 = 3;
+
+/// A machine's header: the `[u32; HEADER_LEN]` JS reads after each call.
+pub(crate) struct Header(Box<[u32; HEADER_LEN as usize]>);
+
+impl Default for Header {
+    fn default() -> Self {
+        Header(Box::new([0; HEADER_LEN as usize]))
+    }
+}
+
+impl Header {
+    /// Its address, for `header()` (stable for the handle's lifetime).
+    pub(crate) fn ptr(&self) -> u32 {
+        self.0.as_ptr() as usize as u32
+    }
+
+    /// Describes a result: UTF-8 `text` and `ops`, `count` results.
+    pub(crate) fn utf8(&mut self, text: &[u8], ops: &[u32], count: u32) {
+        self.set(text.as_ptr() as usize, text.len(), 0, ops, count);
+    }
+
+    /// Describes a result whose text is UTF-16 code units.
+    pub(crate) fn utf16(&mut self, text: &[u16], ops: &[u32], count: u32) {
+        self.set(text.as_ptr() as usize, text.len(), 1, ops, count);
+    }
+
+    fn set(&mut self, text: usize, len: usize, wide: u32, ops: &[u32], count: u32) {
+        let h = &mut self.0;
+        h[TEXT as usize] = text as u32;
+        h[TEXT_LEN as usize] = len as u32;
+        h[WIDE as usize] = wide;
+        h[OPS as usize] = ops.as_ptr() as usize as u32;
+        h[OPS_LEN as usize] = ops.len() as u32;
+        h[COUNT as usize] = count;
+    }
+
+    /// Sets the per-machine [`FLAGS`] slot.
+    pub(crate) fn flags(&mut self, flags: u32) {
+        self.0[FLAGS as usize] = flags;
+    }
+}

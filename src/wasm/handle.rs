@@ -1,0 +1,90 @@
+//! What every streaming handle shares: the input buffer JS writes chunks into, and the
+//! plumbing methods of the one feed path (`pkg/entry/boundary.js` drives them; the result
+//! format is in `abi.rs`). A handle is the wasm half of a public JS class (`SseDecoder`, ...):
+//! it has `inPtr`, `fromUnits`, `takeError`, `header` (this macro), and `feed(len)`,
+//! `finish(len)` and `reset()` of its own.
+
+use wasm_bindgen::prelude::*;
+
+pub(crate) use super::abi::{FAILED, NOT_UNITS};
+
+/// The input buffer JS writes chunks into.
+#[derive(Default)]
+pub(crate) struct InputBuffer {
+    buf: Vec<u8>,
+}
+
+impl InputBuffer {
+    /// Makes room for `cap` bytes and returns where JS may write them.
+    ///
+    /// # Errors
+    /// `memory_limit_exceeded` when wasm memory cannot hold them (the buffer is unchanged).
+    pub(crate) fn ptr(&mut self, cap: u32) -> crate::Result<u32> {
+        let cap = cap as usize;
+        if self.buf.len() < cap {
+            crate::budget::try_grow_to(&mut self.buf, cap.next_power_of_two())?;
+        }
+        Ok(self.buf.as_mut_ptr() as usize as u32)
+    }
+
+    /// The `len` bytes JS wrote.
+    pub(crate) fn bytes(&self, len: u32) -> &[u8] {
+        &self.buf[..(len as usize).min(self.buf.len())]
+    }
+
+    /// JS wrote a string's `units` UTF-16 code units at offset `units` of the buffer (it
+    /// asked for `3 * units` bytes): turns them into UTF-8 at its start and returns the
+    /// UTF-8 length (see `text::utf16_to_utf8_in_place`).
+    pub(crate) fn units_to_utf8(&mut self, units: u32) -> u32 {
+        crate::text::utf16_to_utf8_in_place(&mut self.buf, units as usize) as u32
+    }
+
+    /// Gives the buffer back to the allocator (a finished machine that JS has not freed yet
+    /// then holds no scratch memory). JS asks `inPtr` again before writing (boundary.js rule 3).
+    pub(crate) fn release(&mut self) {
+        self.buf = Vec::new();
+    }
+}
+
+/// The plumbing every handle shares, as a second `impl` block of its class: `inPtr(cap)`
+/// (where JS writes the chunk, from the `input: InputBuffer` field), `fromUnits(units)` (a
+/// string chunk written as UTF-16, made UTF-8 in place), `takeError()` (the error a failed
+/// call left in `error: Option<JsValue>`) and `header()` (the address of the `header: Header`
+/// field, see abi.rs).
+macro_rules! handle_io {
+    ($ty:ty, $class:ident) => {
+        #[wasm_bindgen::prelude::wasm_bindgen(js_class = $class)]
+        impl $ty {
+            /// 0 when the buffer could not grow: `takeError()` has the error.
+            #[wasm_bindgen(js_name = "inPtr", skip_typescript)]
+            pub fn in_ptr(&mut self, cap: u32) -> u32 {
+                self.input.ptr(cap).unwrap_or_else(|e| {
+                    self.error = Some($crate::wasm::js_error(&e));
+                    0
+                })
+            }
+
+            #[wasm_bindgen(js_name = "fromUnits", skip_typescript)]
+            pub fn from_units(&mut self, units: u32) -> u32 {
+                self.input.units_to_utf8(units)
+            }
+
+            #[wasm_bindgen(js_name = "takeError", skip_typescript)]
+            pub fn take_error(&mut self) -> wasm_bindgen::JsValue {
+                self.error.take().unwrap_or(wasm_bindgen::JsValue::UNDEFINED)
+            }
+
+            #[wasm_bindgen(skip_typescript)]
+            pub fn header(&self) -> u32 {
+                self.header.ptr()
+            }
+        }
+    };
+}
+pub(crate) use handle_io;
+
+/// The wasm memory, for boundary.js.
+#[wasm_bindgen(js_name = "__sr_memory", skip_typescript)]
+pub fn memory() -> JsValue {
+    wasm_bindgen::memory()
+}
