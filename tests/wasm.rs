@@ -1,9 +1,11 @@
-//! The bindings under Node, through wasm-bindgen-test: string and byte chunks, surrogate
-//! pairs split between string chunks, errors as `StreamrouteError` with `code`, maps as
-//! plain objects. (`scripts/test` runs this with `--target wasm32-unknown-unknown`.)
+//! The bindings under Node, through wasm-bindgen-test: a handle's input buffer and header
+//! (src/wasm/abi.rs), errors as `StreamrouteError` with `code`, options, maps as plain
+//! objects. (`scripts/test` runs this with `--target wasm32-unknown-unknown`.) String and
+//! byte chunks, and surrogate pairs split between string chunks, are pkg/entry/boundary.js's
+//! business: tests/js covers them.
 #![cfg(target_arch = "wasm32")]
 
-use js_sys::{Array, Reflect, Uint8Array};
+use js_sys::Reflect;
 use streamroute::wasm::sse::{JsSseDecoder, JsSseEncoder};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -12,66 +14,88 @@ fn get(v: &JsValue, k: &str) -> JsValue {
     Reflect::get(v, &JsValue::from_str(k)).unwrap()
 }
 
-fn datas(events: &JsValue) -> Vec<String> {
-    let arr: &Array = events.unchecked_ref();
-    arr.iter().map(|e| get(&e, "data").as_string().unwrap()).collect()
+/// Writes `bytes` at the decoder's input buffer, as pkg/entry/boundary.js does; their length.
+fn write(d: &mut JsSseDecoder, bytes: &[u8]) -> u32 {
+    let ptr = d.in_ptr(bytes.len() as u32);
+    // SAFETY: `ptr` is the handle's input buffer, which `inPtr` made room for `bytes` in.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr as usize as *mut u8, bytes.len()) };
+    bytes.len() as u32
 }
 
-#[wasm_bindgen_test]
-fn string_and_byte_chunks_decode_alike() {
-    let mut d = JsSseDecoder::new(None).unwrap();
-    let a = d.feed(JsValue::from_str("data: caf\u{e9}\n\n")).unwrap();
-    let bytes = "data: caf\u{e9}\n\n".as_bytes();
-    let first = Uint8Array::from(&bytes[..9]);
-    let second = Uint8Array::from(&bytes[9..]);
-    let b1 = d.feed(first.into()).unwrap();
-    let b2 = d.feed(second.into()).unwrap();
-    assert_eq!(datas(&a), vec!["caf\u{e9}"]);
-    assert!(datas(&b1).is_empty());
-    assert_eq!(datas(&b2), vec!["caf\u{e9}"]);
+/// `feed` of `bytes` through the input buffer.
+fn feed(d: &mut JsSseDecoder, bytes: &[u8]) -> u32 {
+    let n = write(d, bytes);
+    d.feed(n)
 }
 
-#[wasm_bindgen_test]
-fn surrogate_pair_split_between_string_chunks() {
-    let mut d = JsSseDecoder::new(None).unwrap();
-    let s = js_sys::JsString::from("data: \u{1F600}\n\n");
-    let mut out = Vec::new();
-    for i in 0..s.length() {
-        let unit = s.slice(i, i + 1);
-        out.extend(datas(&d.feed(unit.into()).unwrap()));
+/// The header at `at` (src/wasm/abi.rs).
+fn header(at: u32) -> [u32; 7] {
+    // SAFETY: `at` is a handle's header, a live `[u32; 7]`.
+    unsafe { *(at as usize as *const [u32; 7]) }
+}
+
+/// The SSE events a decoder's header describes: `(event, data, id)` (UTF-8 text; ASCII here).
+fn sse_events(at: u32) -> Vec<(String, String, String)> {
+    let h = header(at);
+    assert_eq!(h[2], 0, "UTF-8 text");
+    // SAFETY: the header describes live buffers of the handle until its next call.
+    let text = unsafe { std::slice::from_raw_parts(h[0] as usize as *const u8, h[1] as usize) };
+    let ops = unsafe { std::slice::from_raw_parts(h[3] as usize as *const u32, h[4] as usize) };
+    let text = std::str::from_utf8(text).unwrap();
+    let (mut p, mut out, mut last) = (0, Vec::new(), (String::new(), String::new()));
+    let mut field = |n: u32, prev: &String| {
+        if n == u32::MAX {
+            return prev.clone();
+        }
+        let f = text[p..p + n as usize].to_string();
+        p += n as usize + 1;
+        f
+    };
+    for w in ops.chunks(3).take(h[5] as usize) {
+        let event = field(w[0], &last.0);
+        let data = field(w[1], &String::new());
+        let id = field(w[2], &last.1);
+        last = (event.clone(), id.clone());
+        out.push((event, data, id));
     }
-    assert_eq!(out, vec!["\u{1F600}"]);
+    out
 }
 
 #[wasm_bindgen_test]
-fn lone_high_surrogate_at_end_becomes_replacement() {
+fn a_handle_reads_its_input_buffer_and_describes_events_in_its_header() {
     let mut d = JsSseDecoder::new(None).unwrap();
-    let high = js_sys::JsString::from_char_code1(0xD83D);
-    let chunk = js_sys::JsString::from("data: x").concat(&high);
-    assert!(datas(&d.feed(chunk.into()).unwrap()).is_empty());
-    assert!(datas(&d.feed(JsValue::from_str("\n\n")).unwrap()) == vec!["x\u{FFFD}"]);
+    let wire = b"event: note\nid: 7\ndata: a\n\ndata: b\n\n";
+    let n = feed(&mut d, wire);
+    assert_eq!(n, 2);
+    let ev = sse_events(d.header());
+    assert_eq!(ev, [("note".into(), "a".into(), "7".into()), ("message".into(), "b".into(), "7".into())]);
+    // The end of the stream: an unterminated event is dropped without flushOnFinish.
+    let tail = b"data: c";
+    let n = write(&mut d, tail);
+    assert_eq!(d.finish(n), 0);
 }
 
 #[wasm_bindgen_test]
-fn cap_error_is_a_streamroute_error_with_events() {
+fn a_failed_call_keeps_the_events_before_it_and_a_typed_error() {
     let opts = js_sys::Object::new();
     Reflect::set(&opts, &"maxLineBytes".into(), &JsValue::from_f64(8.0)).unwrap();
     let mut d = JsSseDecoder::new(Some(opts.into())).unwrap();
-    let err = d.feed(JsValue::from_str("data: a\n\ndata: too long\n\n")).unwrap_err();
+    let wire = b"data: a\n\ndata: too long\n\n";
+    assert_eq!(feed(&mut d, wire), u32::MAX);
+    assert_eq!(header(d.header())[5], 1);
+    assert_eq!(sse_events(d.header())[0].1, "a");
+    let err = d.take_error();
     assert_eq!(get(&err, "code").as_string().unwrap(), "sse_event_too_large");
     assert_eq!(get(&err, "name").as_string().unwrap(), "StreamrouteError");
     assert!(err.is_instance_of::<js_sys::Error>());
-    assert_eq!(datas(&get(&err, "events")), vec!["a"]);
     // The decoder stays failed.
-    let again = d.feed(JsValue::from_str("data: b\n\n")).unwrap_err();
-    assert_eq!(get(&again, "code").as_string().unwrap(), "sse_event_too_large");
+    let more = b"data: b\n\n";
+    assert_eq!(feed(&mut d, more), u32::MAX);
+    assert_eq!(get(&d.take_error(), "code").as_string().unwrap(), "sse_event_too_large");
 }
 
 #[wasm_bindgen_test]
-fn bad_chunk_and_bad_options_are_typed_errors() {
-    let mut d = JsSseDecoder::new(None).unwrap();
-    let err = d.feed(JsValue::from_f64(1.0)).unwrap_err();
-    assert_eq!(get(&err, "code").as_string().unwrap(), "invalid_input");
+fn bad_options_are_typed_errors() {
     let opts = js_sys::Object::new();
     Reflect::set(&opts, &"maxEventBytes".into(), &JsValue::from_f64(0.5)).unwrap();
     let err = JsSseDecoder::new(Some(opts.into())).err().unwrap();
@@ -88,8 +112,8 @@ fn encoder_round_trip_and_invalid_field() {
     let wire = e.encode(msg.into()).unwrap();
     assert_eq!(wire, "event: note\nid: 42\ndata: a\ndata: b\n\n");
     let mut d = JsSseDecoder::new(None).unwrap();
-    let ev = d.feed(JsValue::from_str(&wire)).unwrap();
-    assert_eq!(datas(&ev), vec!["a\nb"]);
+    assert_eq!(feed(&mut d, wire.as_bytes()), 1);
+    assert_eq!(sse_events(d.header())[0].1, "a\nb");
     let bad = js_sys::Object::new();
     Reflect::set(&bad, &"event".into(), &"a\rb".into()).unwrap();
     Reflect::set(&bad, &"data".into(), &"".into()).unwrap();
@@ -112,40 +136,12 @@ fn nonce_and_maps_as_plain_objects() {
 }
 
 #[wasm_bindgen_test]
-fn stream_router_takes_string_units_and_bytes_alike() {
+fn stream_router_options_are_checked() {
     use streamroute::wasm::router::JsStreamRouter;
-    let text = "data: {\"choices\":[{\"delta\":{\"content\":\"caf\u{e9} \u{1F600}\"},\"finish_reason\":\"stop\"}]}\n\n";
-    let collect = |r: &mut JsStreamRouter, chunks: Vec<JsValue>| {
-        let mut answer = String::new();
-        let mut types = Vec::new();
-        let mut all: Vec<JsValue> = Vec::new();
-        for c in chunks {
-            let a: Array = r.feed(c).unwrap().unchecked_into();
-            all.extend(a.iter());
-        }
-        let a: Array = r.finish().unwrap().unchecked_into();
-        all.extend(a.iter());
-        for e in all {
-            let t = get(&e, "type").as_string().unwrap();
-            if t == "answer_delta" {
-                answer.push_str(&get(&e, "text").as_string().unwrap());
-            }
-            types.push(t);
-        }
-        (answer, types.last().cloned())
-    };
-    let js = js_sys::JsString::from(text);
-    let units: Vec<JsValue> = (0..js.length()).map(|i| js.slice(i, i + 1).into()).collect();
-    let mut r = JsStreamRouter::new(None).unwrap();
-    let by_unit = collect(&mut r, units);
-    let mut r = JsStreamRouter::new(None).unwrap();
-    let bytes: Vec<JsValue> = text.as_bytes().chunks(3).map(|c| Uint8Array::from(c).into()).collect();
-    let by_bytes = collect(&mut r, bytes);
-    assert_eq!(by_unit, ("caf\u{e9} \u{1F600}".to_string(), Some("done".to_string())));
-    assert_eq!(by_bytes, by_unit);
-    assert_eq!(r.provider(), "openai-chat");
     let err = JsStreamRouter::new(Some(js_sys::JSON::parse("{\"content\":\"yaml\"}").unwrap())).err().unwrap();
     assert_eq!(get(&err, "code").as_string().unwrap(), "invalid_option");
+    let r = JsStreamRouter::new(Some(js_sys::JSON::parse("{\"provider\":\"anthropic\"}").unwrap())).unwrap();
+    assert_eq!(r.provider(), "anthropic");
 }
 
 #[wasm_bindgen_test]

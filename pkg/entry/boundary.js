@@ -269,11 +269,22 @@ export class Input {
   }
 }
 
+// The protocol between `Machine` and its classes, by symbols: no name of it is a property a
+// user sees (or calls) on a machine.
+export const INPUT = Symbol('input');
+export const READ = Symbol('read');
+export const SETTLE = Symbol('settle');
+export const FINISHED = Symbol('finished');
+export const PARTIAL = Symbol('partial');
+export const NONE = Symbol('none');
+
 /**
- * The base of the streaming classes: `feed`, `finish`, `reset` and `free` over a handle whose
- * `feed(len)`/`finish(len)` follow abi.rs. A class gives `read(input, count)` (its results
- * from the header, for the string chunk `input.str` when one was just fed) and, as `static
- * partial`, the property that carries the results before an error (`error.events`, ...).
+ * The base of the streaming classes: `feed`, `finish` and `free` over a handle whose
+ * `feed(len)`/`finish(len)` follow abi.rs. A class gives `[READ](input, count)` (its results
+ * from the header, for the string chunk `input.str` when one was just fed), `static [NONE]()`
+ * (no results), `static [PARTIAL]` (the property that carries the results before an error:
+ * `error.events`, ...; null for none) and may give `[FINISHED](results)` (what `finish()`
+ * returns).
  */
 export class Machine {
   #in;
@@ -283,7 +294,7 @@ export class Machine {
   }
 
   /** The input side, for the class's own methods. */
-  get input() {
+  get [INPUT]() {
     return this.#in;
   }
 
@@ -291,7 +302,7 @@ export class Machine {
     try {
       const i = this.#in;
       const h = i.handle();
-      return this.settle(h.feed(i.write(chunk)));
+      return this[SETTLE](h.feed(i.write(chunk)));
     } catch (e) {
       throw stringError(e);
     }
@@ -303,17 +314,10 @@ export class Machine {
       const h = i.handle();
       const n = h.finish(i.writeEnd());
       i.forget();
-      return this.finished(this.settle(n));
+      return this[FINISHED](this[SETTLE](n));
     } catch (e) {
       throw stringError(e);
     }
-  }
-
-  /** Back to the initial state, for a retry. */
-  reset() {
-    const i = this.#in;
-    i.handle().reset();
-    i.forget();
   }
 
   /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
@@ -326,16 +330,18 @@ export class Machine {
   }
 
   /** The results of a call that returned `n` (abi.rs): read, or thrown on the error. */
-  settle(n) {
+  [SETTLE](n) {
     const i = this.#in;
-    if (n !== FAILED) return n === 0 ? this.constructor.none() : this.read(i, n);
+    if (n !== FAILED) return n === 0 ? this.constructor[NONE]() : this[READ](i, n);
+    const e = i.h.takeError();
+    const key = this.constructor[PARTIAL];
+    if (key === null) throw e;
     views();
-    const results = this.read(i, u32[i.header + COUNT]);
-    throw partial(i.h.takeError(), this.constructor.partial, results);
+    throw partial(e, key, this[READ](i, u32[i.header + COUNT]));
   }
 
   /** What `finish()` returns, from the results of its call. */
-  finished(results) {
+  [FINISHED](results) {
     return results;
   }
 }

@@ -1,4 +1,4 @@
-// The web-stream adapters of the stream router (the main entry): `router.transform()`,
+// The web-stream adapters of the stream router (the main entry):
 // `routeResponse(response, options)`, `toSse(profile, options)` and `connectSse(url, init,
 // options)` with its `router` and `profile` options (connect.js). The machines (SSE decoding,
 // provider decoding, routing) are the wasm ones; this module only moves chunks between
@@ -9,19 +9,6 @@ import { EXTRA_TYPES, wireReader } from './client.js';
 import { abortError, connector, optionsIn } from './connect.js';
 
 const utf8 = new TextEncoder();
-
-/** A TransformStream<Uint8Array | string, RoutedEvent> over this router. */
-StreamRouter.prototype.transform = function transform() {
-  const router = this;
-  return new TransformStream({
-    transform(chunk, controller) {
-      for (const e of router.feed(chunk)) controller.enqueue(e);
-    },
-    flush(controller) {
-      for (const e of router.finish()) controller.enqueue(e);
-    },
-  });
-};
 
 /**
  * The message and code of a provider's JSON error body: `{error: {message, code | type |

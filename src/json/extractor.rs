@@ -759,6 +759,25 @@ impl AnswerExtractor {
         r
     }
 
+    /// [`finish`](Self::finish) for a caller that decodes the text itself, as
+    /// [`feed_raw`](Self::feed_raw) is for `feed`.
+    ///
+    /// # Errors
+    /// As [`finish`](Self::finish).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) fn finish_raw(&mut self, out: &mut Vec<u8>) -> Result<()> {
+        if let Some(e) = &self.failure {
+            return Err(e.clone());
+        }
+        if self.finished {
+            return Err(Error::new(ErrorKind::InvalidState, "finish called twice (call reset)"));
+        }
+        self.finished = true;
+        out.extend_from_slice(&self.action.out);
+        self.action.out.clear();
+        Ok(())
+    }
+
     /// Adds scalar values emitted through [`feed_raw`](Self::feed_raw) to
     /// [`emitted_count`](Self::emitted_count).
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]

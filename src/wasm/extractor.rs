@@ -1,6 +1,7 @@
 //! JS classes `AnswerExtractor` and `LlmStreamChunker`.
 
-use super::fast::{fast_io, FastInput, FAILED};
+use super::abi::Header;
+use super::handle::{handle_io, InputBuffer, FAILED};
 use super::input::ChunkInput;
 use super::{js_error, new_object, FlatOptions};
 use crate::{AnswerExtractorOptions, Error, ErrorKind};
@@ -32,72 +33,103 @@ fn extractor_options(max: Option<f64>) -> Result<AnswerExtractorOptions, JsValue
     Ok(AnswerExtractorOptions { max_buffer_bytes })
 }
 
-/// Streams the user-facing answer out of a planner action as the model writes it.
-#[wasm_bindgen(js_name = AnswerExtractor)]
+#[wasm_bindgen(typescript_custom_section)]
+const ANSWER_EXTRACTOR_TS: &str = r#"
+/** Streams the user-facing answer out of a planner action as the model writes it. */
+export class AnswerExtractor {
+    /** `new AnswerExtractor({ maxBufferBytes? })`. */
+    constructor(options?: AnswerExtractorInit);
+    /** Reads a chunk; returns the newly decoded answer text (`""` when none). */
+    feed(chunk: string | Uint8Array): string;
+    /** Ends the stream; returns the last answer text (usually `""`). */
+    finish(): string;
+    /** Back to the initial state, for a retry. */
+    reset(): void;
+    /** The top-level `thought` text decoded since the last call. */
+    takeThought(): string;
+    /** `true` for a finish action, `false` for any other, `undefined` until decided. */
+    readonly isFinishAction: boolean | undefined;
+    /** The trimmed `next_node`, once read. */
+    readonly nextNode: string | undefined;
+    /** Unicode scalar values emitted so far. */
+    readonly emittedCount: number;
+    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
+    free(): void;
+    [Symbol.dispose](): void;
+}
+"#;
+
+/// The wasm half of `AnswerExtractor` (pkg/entry/machines/extractor.js).
+#[wasm_bindgen(js_name = AnswerExtractorHandle, skip_typescript)]
 pub struct JsAnswerExtractor {
     inner: crate::AnswerExtractor,
-    input: ChunkInput,
-    out: String,
-    /// Fast path: `[pointer, length, wide]` of the answer text after each `__feedIn`: its
-    /// UTF-8 bytes (`wide` 0) when it is ASCII, else its UTF-16 code units in `out16`
-    /// (`wide` 1; JS decodes those several times faster than non-ASCII UTF-8).
-    info: Box<[u32; 3]>,
-    /// Fast path: the answer text of a `__feedIn` as the extractor hands it out (see
+    /// The answer text of a call as the extractor hands it out (see
     /// `AnswerExtractor::feed_raw`), not yet decoded.
     raw: Vec<u8>,
+    /// The same text as UTF-16 code units when it is not all ASCII (JS decodes those several
+    /// times faster than non-ASCII UTF-8).
     out16: Vec<u16>,
-    fast: FastInput,
+    header: Header,
+    input: InputBuffer,
     error: Option<JsValue>,
 }
 
-fast_io!(JsAnswerExtractor, AnswerExtractor, info);
+handle_io!(JsAnswerExtractor, AnswerExtractorHandle);
 
-#[wasm_bindgen(js_class = AnswerExtractor)]
+#[wasm_bindgen(js_class = AnswerExtractorHandle)]
 impl JsAnswerExtractor {
     /// `new AnswerExtractor({ maxBufferBytes? })`.
-    #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_optional_param_type = "AnswerExtractorInit")] options_value: Option<
-            JsValue,
-        >,
-    ) -> Result<JsAnswerExtractor, JsValue> {
+    #[wasm_bindgen(constructor, skip_typescript)]
+    pub fn new(options_value: Option<JsValue>) -> Result<JsAnswerExtractor, JsValue> {
         Ok(JsAnswerExtractor {
             inner: crate::AnswerExtractor::new(extractor_options(
                 FlatOptions::new(options_value, "AnswerExtractorInit", &["maxBufferBytes"])?.number("maxBufferBytes")?,
             )?),
-            input: ChunkInput::default(),
-            out: String::new(),
-            info: Box::new([0; 3]),
             raw: Vec::new(),
             out16: Vec::new(),
-            fast: FastInput::default(),
+            header: Header::default(),
+            input: InputBuffer::default(),
             error: None,
         })
     }
 
-    /// Reads `len` bytes from the input buffer; returns the length of the answer text
-    /// described at `__infoPtr()` (see `info`; 0 for none), or `FAILED`.
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__feedIn", skip_typescript)]
-    pub fn feed_in(&mut self, len: u32) -> u32 {
+    /// Reads `len` bytes of the input buffer; the answer text is the header's text (abi.rs).
+    /// Returns 1 when there is some, 0 when none, or `FAILED`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn feed(&mut self, len: u32) -> u32 {
         self.raw.clear();
-        // The text is decoded once, here: to UTF-16 (replacing what is malformed, as
-        // `TextDecoder` would) unless it is all ASCII.
-        let r = self.inner.feed_raw(self.fast.bytes(len), &mut self.raw);
-        let (n, scalars) = if self.raw.is_ascii() {
-            *self.info = [self.raw.as_ptr() as usize as u32, self.raw.len() as u32, 0];
-            (self.raw.len(), self.raw.len())
+        let r = self.inner.feed_raw(self.input.bytes(len), &mut self.raw);
+        self.done(r)
+    }
+
+    /// Reads the last `len` bytes of the input buffer and ends the stream; as `feed`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn finish(&mut self, len: u32) -> u32 {
+        self.raw.clear();
+        let mut r = self.inner.feed_raw(self.input.bytes(len), &mut self.raw);
+        if r.is_ok() {
+            r = self.inner.finish_raw(&mut self.raw);
+        }
+        self.done(r)
+    }
+
+    /// Decodes the call's text once, here: to UTF-16 (replacing what is malformed, as
+    /// `TextDecoder` would) unless it is all ASCII; describes it in the header.
+    fn done(&mut self, r: crate::Result<()>) -> u32 {
+        let scalars = if self.raw.is_ascii() {
+            self.header.utf8(&self.raw, &[], 1);
+            self.raw.len()
         } else {
             self.out16.clear();
             crate::text::push_utf16(&self.raw, &mut self.out16);
-            *self.info = [self.out16.as_ptr() as usize as u32, self.out16.len() as u32, 1];
+            self.header.utf16(&self.out16, &[], 1);
             // A surrogate pair is one scalar value: count the units but low surrogates.
             let lows = self.out16.iter().filter(|&&u| u & 0xFC00 == 0xDC00).count();
-            (self.out16.len(), self.out16.len() - lows)
+            self.out16.len() - lows
         };
         self.inner.count_emitted(scalars as u64);
         match r {
-            Ok(()) => n as u32,
+            Ok(()) => u32::from(scalars > 0),
             Err(e) => {
                 self.error = Some(js_error(&e));
                 FAILED
@@ -105,56 +137,29 @@ impl JsAnswerExtractor {
         }
     }
 
-    /// Reads a chunk; returns the newly decoded answer text (`""` when none).
-    pub fn feed(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
-    ) -> Result<String, JsValue> {
-        let bytes = self.input.read(&chunk)?;
-        self.out.clear();
-        self.inner.feed_into(bytes, &mut self.out).map_err(|e| js_error(&e))?;
-        Ok(std::mem::take(&mut self.out))
-    }
-
-    /// Ends the stream; returns the last answer text (usually `""`).
-    pub fn finish(&mut self) -> Result<String, JsValue> {
-        let tail = self.input.finish();
-        let mut out = String::new();
-        if !tail.is_empty() {
-            self.inner.feed_into(tail, &mut out).map_err(|e| js_error(&e))?;
-        }
-        out.push_str(&self.inner.finish().map_err(|e| js_error(&e))?);
-        Ok(out)
-    }
-
-    /// `true` for a finish action, `false` for any other, `undefined` until decided.
-    #[wasm_bindgen(getter = isFinishAction)]
+    #[wasm_bindgen(getter = isFinishAction, skip_typescript)]
     pub fn is_finish_action(&self) -> Option<bool> {
         self.inner.is_finish_action()
     }
 
-    /// The trimmed `next_node`, once read.
-    #[wasm_bindgen(getter = nextNode)]
+    #[wasm_bindgen(getter = nextNode, skip_typescript)]
     pub fn next_node(&self) -> Option<String> {
         self.inner.next_node().map(str::to_string)
     }
 
-    /// Unicode scalar values emitted so far.
-    #[wasm_bindgen(getter = emittedCount)]
+    #[wasm_bindgen(getter = emittedCount, skip_typescript)]
     pub fn emitted_count(&self) -> f64 {
         self.inner.emitted_count() as f64
     }
 
-    /// The top-level `thought` text decoded since the last call.
-    #[wasm_bindgen(js_name = takeThought)]
+    #[wasm_bindgen(js_name = takeThought, skip_typescript)]
     pub fn take_thought(&mut self) -> String {
         self.inner.take_thought()
     }
 
-    /// Back to the initial state, for a retry.
+    #[wasm_bindgen(skip_typescript)]
     pub fn reset(&mut self) {
         self.inner.reset();
-        self.input.reset();
     }
 }
 
@@ -193,7 +198,8 @@ pub struct LlmStreamChunk {
 /// for a finish action.
 #[wasm_bindgen(js_name = LlmStreamChunker)]
 pub struct JsLlmStreamChunker {
-    inner: JsAnswerExtractor,
+    inner: crate::AnswerExtractor,
+    input: ChunkInput,
     /// The keys and the repeated values of a chunk as JS values, made once: a chunk then
     /// costs one string conversion, its text.
     names: ChunkNames,
@@ -222,16 +228,8 @@ impl JsLlmStreamChunker {
         let o = LlmStreamChunkerInit { action_seq: o.number("actionSeq")?, max_buffer_bytes: o.number("maxBufferBytes")? };
         let opts = extractor_options(o.max_buffer_bytes)?;
         Ok(JsLlmStreamChunker {
-            inner: JsAnswerExtractor {
-                inner: crate::AnswerExtractor::new(opts),
-                input: ChunkInput::default(),
-                out: String::new(),
-                info: Box::new([0; 3]),
-                raw: Vec::new(),
-                out16: Vec::new(),
-                fast: FastInput::default(),
-                error: None,
-            },
+            inner: crate::AnswerExtractor::new(opts),
+            input: ChunkInput::default(),
             names: ChunkNames {
                 keys: ["text", "done", "phase", "channel", "action_seq"].map(JsValue::from_str),
                 answer: JsValue::from_str("answer"),
@@ -248,20 +246,28 @@ impl JsLlmStreamChunker {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let answer = self.inner.feed(chunk)?;
+        let bytes = self.input.read(&chunk)?;
+        let mut answer = String::new();
+        self.inner.feed_into(bytes, &mut answer).map_err(|e| js_error(&e))?;
         self.chunks(answer, false)
     }
 
     /// Ends the stream; the closing `done` chunk comes only for a finish action.
     #[wasm_bindgen(unchecked_return_type = "LlmStreamChunk[]")]
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
-        let answer = self.inner.finish()?;
+        let mut answer = String::new();
+        let tail = self.input.finish();
+        if !tail.is_empty() {
+            self.inner.feed_into(tail, &mut answer).map_err(|e| js_error(&e))?;
+        }
+        answer.push_str(&self.inner.finish().map_err(|e| js_error(&e))?);
         self.chunks(answer, true)
     }
 
     /// Back to the initial state, for a retry (same `actionSeq`).
     pub fn reset(&mut self) {
         self.inner.reset();
+        self.input.reset();
     }
 
     /// The underlying extractor's decision (see `AnswerExtractor.isFinishAction`).

@@ -1,12 +1,13 @@
-//! JS classes `PartialJson` and `JsonItemStream`.
+//! The handle of JS class `PartialJson`, and JS class `JsonItemStream`.
 //!
-//! Events cross the boundary once per call: `Packer` writes them as one string and a list of
-//! opcodes (only the changed tail of a path, thanks to the core's `same` count), and
-//! `__sr_json_events` in runtime.js builds the objects, sharing one frozen path array between
-//! consecutive events at the same path. Values (the snapshot, items) cross as JSON text and
+//! Events cross the boundary once per call in the result format of abi.rs: `Packer` writes
+//! them as one string and `JSON_` op words (only the changed tail of a path, thanks to the
+//! core's `same` count), and pkg/entry/machines/json.js builds the objects, sharing one frozen
+//! path array between consecutive events at the same path. Values (the snapshot, items) cross as JSON text and
 //! come out of `JSON.parse`: plain objects, JS numbers.
 
-use super::fast::{fast_io, FastInput, FAILED};
+use super::abi::*;
+use super::handle::{handle_io, InputBuffer, FAILED};
 use super::host::to_js_value;
 use super::input::ChunkInput;
 use super::{js_error, utf16_len, FlatOptions};
@@ -16,12 +17,6 @@ use crate::{Error, ErrorKind, JsonValue};
 use serde::Deserialize;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
-
-#[wasm_bindgen(module = "/src/wasm/runtime.js")]
-extern "C" {
-    fn __sr_json_state() -> JsValue;
-    fn __sr_json_events(state: &JsValue, text: &str, ops: &[u32]) -> JsValue;
-}
 
 #[wasm_bindgen(typescript_custom_section)]
 const JSON_EVENT_TS: &str = r#"
@@ -113,28 +108,24 @@ fn whole(v: Option<f64>, default: usize, max: usize, name: &str) -> Result<usize
 
 const MAX_DEPTH: usize = crate::json::partial::MAX_DEPTH;
 
-const OP_BEGIN: u32 = 0; // + 0 object, 1 array, 2 string
-const OP_APPEND: u32 = 3;
-const OP_SET_STRING: u32 = 4;
-const OP_SET_NUMBER: u32 = 5;
-const OP_SET_TRUE: u32 = 6;
-const OP_SET_FALSE: u32 = 7;
-const OP_SET_NULL: u32 = 8;
-const OP_END: u32 = 9;
-const OP_TRUNCATE: u32 = 10;
-const OP_KEY: u32 = 11;
-const OP_INDEX: u32 = 12;
-
-/// The events of one call, packed for `__sr_json_events`.
+/// The events of one call, packed in the result format (abi.rs `JSON_` opcodes).
 #[derive(Default)]
 struct Packer {
     text: String,
     ops: Vec<u32>,
+    /// Events packed.
+    count: u32,
     /// Length of the path the JS side holds.
     js_len: usize,
 }
 
 impl Packer {
+    fn clear(&mut self) {
+        self.text.clear();
+        self.ops.clear();
+        self.count = 0;
+    }
+
     fn str(&mut self, op: u32, s: &str) {
         self.text.push_str(s);
         self.ops.extend([op, utf16_len(s)]);
@@ -153,34 +144,34 @@ impl EventSink for Packer {
         self.text.try_reserve(keys + text).map_err(|_| out_of_memory(keys + text))?;
         let ops = 4 + 2 * fresh.len();
         self.ops.try_reserve(ops).map_err(|_| out_of_memory(4 * ops))?;
+        self.count += 1;
         if same != path.len() || self.js_len != path.len() {
             if same < self.js_len {
-                self.ops.extend([OP_TRUNCATE, same as u32]);
+                self.ops.extend([JSON_TRUNCATE, same as u32]);
             }
             for seg in &path[same..] {
                 match seg {
-                    PathSegment::Key(k) => self.str(OP_KEY, k),
-                    PathSegment::Index(i) => self.ops.extend([OP_INDEX, *i as u32]),
+                    PathSegment::Key(k) => self.str(JSON_KEY, k),
+                    PathSegment::Index(i) => self.ops.extend([JSON_INDEX, *i as u32]),
                 }
             }
             self.js_len = path.len();
         }
         match ev {
             Event::Begin(kind) => self.ops.push(
-                OP_BEGIN
-                    + match kind {
-                        ValueKind::Object => 0,
-                        ValueKind::Array => 1,
-                        ValueKind::String => 2,
-                    },
+                match kind {
+                ValueKind::Object => JSON_BEGIN_OBJECT,
+                ValueKind::Array => JSON_BEGIN_ARRAY,
+                ValueKind::String => JSON_BEGIN_STRING,
+            },
             ),
-            Event::Append(t) => self.str(OP_APPEND, t),
-            Event::Set(Leaf::String(s)) => self.str(OP_SET_STRING, s),
-            Event::Set(Leaf::Number(n)) => self.str(OP_SET_NUMBER, n),
-            Event::Set(Leaf::Bool(true)) => self.ops.push(OP_SET_TRUE),
-            Event::Set(Leaf::Bool(false)) => self.ops.push(OP_SET_FALSE),
-            Event::Set(Leaf::Null) => self.ops.push(OP_SET_NULL),
-            Event::End => self.ops.push(OP_END),
+            Event::Append(t) => self.str(JSON_APPEND, t),
+            Event::Set(Leaf::String(s)) => self.str(JSON_SET_STRING, s),
+            Event::Set(Leaf::Number(n)) => self.str(JSON_SET_NUMBER, n),
+            Event::Set(Leaf::Bool(true)) => self.ops.push(JSON_SET_TRUE),
+            Event::Set(Leaf::Bool(false)) => self.ops.push(JSON_SET_FALSE),
+            Event::Set(Leaf::Null) => self.ops.push(JSON_SET_NULL),
+            Event::End => self.ops.push(JSON_END),
         }
         Ok(())
     }
@@ -193,32 +184,60 @@ fn with_results(err: &Error, results: &JsValue) -> JsValue {
     e
 }
 
-/// The incremental parser for one JSON document arriving in pieces (tool-call arguments,
-/// structured output): `feed` returns what changed as `JsonEvent`s; `value` is the partial
-/// value at any time.
-#[wasm_bindgen(js_name = PartialJson)]
+#[wasm_bindgen(typescript_custom_section)]
+const PARTIAL_JSON_TS: &str = r#"
+/**
+ * The incremental parser for one JSON document arriving in pieces (tool-call arguments,
+ * structured output): `feed` returns what changed as `JsonEvent`s; `value` is the partial
+ * value at any time.
+ */
+export class PartialJson {
+    /** `new PartialJson({ strict?, maxDepth?, maxBufferBytes? })`. */
+    constructor(options?: PartialJsonOptions);
+    /**
+     * Reads a chunk and returns the events it caused (one `append` per string per call).
+     * Throws `StreamrouteError` `json_invalid` (strict mode), `json_too_deep` or
+     * `buffer_limit_exceeded` with `offset`; the events before the error are on it as
+     * `error.events`. After an error every call throws it again.
+     */
+    feed(chunk: string | Uint8Array): JsonEvent[];
+    /**
+     * Ends the document and returns its value. Throws `json_invalid` with `offset` when the
+     * input ended inside the value (the partial value stays readable on `value`), and
+     * `invalid_state` when called again.
+     */
+    finish(): unknown;
+    /**
+     * The value so far, built on each read: strings as read so far, containers with the
+     * members read so far; keys without a value and unfinished numbers left out.
+     * `undefined` before a value begins.
+     */
+    readonly value: unknown;
+    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
+    free(): void;
+    [Symbol.dispose](): void;
+}
+"#;
+
+/// The wasm half of `PartialJson` (pkg/entry/machines/json.js).
+#[wasm_bindgen(js_name = PartialJsonHandle, skip_typescript)]
 pub struct JsPartialJson {
     inner: crate::PartialJson,
-    input: ChunkInput,
     packer: Packer,
-    state: JsValue,
-    fast: FastInput,
-    /// `[text pointer, text byte length, ops pointer, ops length]` after `__feedIn`.
-    info: Box<[u32; 4]>,
+    /// The value `finish` ended with, until JS takes it.
+    value: Option<JsonValue>,
+    header: Header,
+    input: InputBuffer,
     error: Option<JsValue>,
 }
 
-fast_io!(JsPartialJson, PartialJson, info);
+handle_io!(JsPartialJson, PartialJsonHandle);
 
-#[wasm_bindgen(js_class = PartialJson)]
+#[wasm_bindgen(js_class = PartialJsonHandle)]
 impl JsPartialJson {
     /// `new PartialJson({ strict?, maxDepth?, maxBufferBytes? })`.
-    #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_optional_param_type = "PartialJsonOptions")] options: Option<
-            JsValue,
-        >,
-    ) -> Result<JsPartialJson, JsValue> {
+    #[wasm_bindgen(constructor, skip_typescript)]
+    pub fn new(options: Option<JsValue>) -> Result<JsPartialJson, JsValue> {
         let o = PartialJsonOptions::read(options)?;
         let d = crate::PartialJsonOptions::default();
         let opts = crate::PartialJsonOptions {
@@ -233,88 +252,43 @@ impl JsPartialJson {
         };
         Ok(JsPartialJson {
             inner: crate::PartialJson::new(opts),
-            input: ChunkInput::default(),
             packer: Packer::default(),
-            state: __sr_json_state(),
-            fast: FastInput::default(),
-            info: Box::new([0; 4]),
+            value: None,
+            header: Header::default(),
+            input: InputBuffer::default(),
             error: None,
         })
     }
 
-    /// Reads `len` bytes of the input buffer; returns how many opcodes are packed at the place
-    /// `__infoPtr()` names (for `__sr_json_events` with `__jsState()`), or `FAILED`.
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__feedIn", skip_typescript)]
-    pub fn feed_in(&mut self, len: u32) -> u32 {
-        self.packer.text.clear();
-        self.packer.ops.clear();
-        match self.inner.feed_with(self.fast.bytes(len), &mut self.packer) {
-            Ok(()) => {
-                let p = &self.packer;
-                *self.info = [
-                    p.text.as_ptr() as usize as u32,
-                    p.text.len() as u32,
-                    p.ops.as_ptr() as usize as u32,
-                    p.ops.len() as u32,
-                ];
-                p.ops.len() as u32
-            }
-            Err(e) => {
-                let events = self.take_events();
-                self.error = Some(with_results(&e, &events));
-                FAILED
-            }
-        }
+    /// Reads `len` bytes of the input buffer; the events are described in the header
+    /// (abi.rs). Returns their count, or `FAILED`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn feed(&mut self, len: u32) -> u32 {
+        self.packer.clear();
+        let r = self.inner.feed_with(self.input.bytes(len), &mut self.packer);
+        self.done(r)
     }
 
-    /// The JS-side path state the events are built with (shared by both feed paths).
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__jsState", skip_typescript)]
-    pub fn js_state(&self) -> JsValue {
-        self.state.clone()
-    }
-
-    /// Reads a chunk and returns the events it caused (one `append` per string per call).
-    /// Throws `StreamrouteError` `json_invalid` (strict mode), `json_too_deep` or
-    /// `buffer_limit_exceeded` with `offset`; the events before the error are on it as
-    /// `error.events`. After an error every call throws it again.
-    #[wasm_bindgen(unchecked_return_type = "JsonEvent[]")]
-    pub fn feed(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let bytes = self.input.read(&chunk)?;
-        let r = self.inner.feed_with(bytes, &mut self.packer);
-        let events = self.take_events();
-        match r {
-            Ok(()) => Ok(events),
-            Err(e) => Err(with_results(&e, &events)),
-        }
-    }
-
-    /// Ends the document and returns its value. Throws `json_invalid` with `offset` when the
-    /// input ended inside the value (the partial value stays readable on `value`), and
-    /// `invalid_state` when called again.
-    #[wasm_bindgen(unchecked_return_type = "unknown")]
-    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
-        let tail = self.input.finish();
-        let value = self
+    /// Reads the last `len` bytes of the input buffer and ends the document: its value is
+    /// `takeValue()`; the events of the call are described as for `feed`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn finish(&mut self, len: u32) -> u32 {
+        self.packer.clear();
+        let r = self
             .inner
-            .feed_with(tail, &mut self.packer)
+            .feed_with(self.input.bytes(len), &mut self.packer)
             .and_then(|()| self.inner.finish_with(&mut self.packer));
-        // The last events (a top-level number's `set` and `end`) are not returned; the value is.
-        let events = self.take_events();
-        match value {
-            Ok(v) => Ok(to_js_value(&v)),
-            Err(e) => Err(with_results(&e, &events)),
-        }
+        let r = r.map(|v| self.value = Some(v));
+        self.done(r)
     }
 
-    /// The value so far, built on each read: strings as read so far, containers with the
-    /// members read so far; keys without a value and unfinished numbers left out.
-    /// `undefined` before a value begins.
-    #[wasm_bindgen(getter, unchecked_return_type = "unknown")]
+    /// The value the last `finish` ended with.
+    #[wasm_bindgen(js_name = takeValue, skip_typescript)]
+    pub fn take_value(&mut self) -> JsValue {
+        self.value.take().map_or(JsValue::UNDEFINED, |v| to_js_value(&v))
+    }
+
+    #[wasm_bindgen(getter, skip_typescript)]
     pub fn value(&self) -> JsValue {
         match self.inner.value() {
             Some(v) => to_js_value(&v),
@@ -322,11 +296,16 @@ impl JsPartialJson {
         }
     }
 
-    fn take_events(&mut self) -> JsValue {
-        let events = __sr_json_events(&self.state, &self.packer.text, &self.packer.ops);
-        self.packer.text.clear();
-        self.packer.ops.clear();
-        events
+    fn done(&mut self, r: crate::Result<()>) -> u32 {
+        let p = &self.packer;
+        self.header.utf8(p.text.as_bytes(), &p.ops, p.count);
+        match r {
+            Ok(()) => p.count,
+            Err(e) => {
+                self.error = Some(js_error(&e));
+                FAILED
+            }
+        }
     }
 }
 

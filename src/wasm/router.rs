@@ -1,14 +1,13 @@
-//! JS class `StreamRouter` and the `RoutedEvent` type.
+//! The handle of JS class `StreamRouter`, and the `RoutedEvent` type.
 //!
-//! Events cross the boundary once per call: `Packed` writes every event's strings into one
-//! UTF-8 text and its shape into a list of numbers (an opcode, then indices and UTF-16
-//! lengths), and `routedEventsFrom` in runtime.js builds the objects. Values (tool call
-//! arguments, the action, usage) travel as JSON text and come out of `JSON.parse`. The fast
-//! path (`__inPtr` / `__feedIn` / `__infoPtr`, see fast.rs) lets JS write the chunk into wasm
-//! memory and read the packed result straight out of it.
+//! Events cross the boundary once per call in the result format of abi.rs: `Packed` writes
+//! every event's strings into one UTF-8 text and its shape into op words (a `ROUTE_` opcode,
+//! then indices and UTF-16 lengths), and pkg/entry/machines/router.js builds the objects.
+//! Values (tool call arguments, the action, usage) travel as JSON text and come out of
+//! `JSON.parse`.
 
-use super::fast::{fast_io, FastInput, FAILED};
-use super::input::ChunkInput;
+use super::abi::*;
+use super::handle::{handle_io, InputBuffer, FAILED};
 use super::limit;
 use super::{js_error, options, utf16_len};
 use crate::budget::{out_of_memory, try_push_str, try_room, try_room_str};
@@ -17,11 +16,6 @@ use crate::{ContentMode, Error, ErrorKind, Provider, RoutedEvent, StreamRouterOp
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
-
-#[wasm_bindgen(module = "/src/wasm/runtime.js")]
-extern "C" {
-    fn __sr_routed_events(text: &str, ops: &[u32]) -> JsValue;
-}
 
 /// Options of `new StreamRouter(options)`.
 #[derive(Tsify, Deserialize, Default)]
@@ -208,32 +202,53 @@ fn bad_option(msg: String) -> JsValue {
     js_error(&Error::new(ErrorKind::InvalidOption, msg))
 }
 
-/// Turns a raw provider stream into routed events, in one pass.
-#[wasm_bindgen(js_name = StreamRouter)]
+#[wasm_bindgen(typescript_custom_section)]
+const STREAM_ROUTER_TS: &str = r#"
+/** Turns a raw provider stream into routed events, in one pass. */
+export class StreamRouter {
+    /** `new StreamRouter({ provider?, content?, nonce?, maxEventBytes?, maxBufferBytes? })`. */
+    constructor(options?: StreamRouterInit);
+    /**
+     * Routes a chunk; returns the events it completed. Throws `StreamrouteError`
+     * (`sse_event_too_large`, `buffer_limit_exceeded`, `invalid_state`) with the events
+     * completed before the failure on `error.events`.
+     */
+    feed(chunk: string | Uint8Array): RoutedEvent[];
+    /** Ends the stream: the last events, then `done`. */
+    finish(): RoutedEvent[];
+    /**
+     * The provider format in force: the configured one, or what `"auto"` detected
+     * (`"auto"` until an event showed it).
+     */
+    readonly provider: "auto" | "openai-chat" | "openai-responses" | "anthropic" | "gemini" | "ollama" | "bedrock" | "text";
+    /** A TransformStream<Uint8Array | string, RoutedEvent> over this router (the main entry). */
+    transform(): TransformStream<Uint8Array | string, RoutedEvent>;
+    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
+    free(): void;
+    [Symbol.dispose](): void;
+}
+"#;
+
+/// The wasm half of `StreamRouter` (pkg/entry/machines/router.js).
+#[wasm_bindgen(js_name = StreamRouterHandle, skip_typescript)]
 pub struct JsStreamRouter {
     inner: crate::StreamRouter,
-    input: ChunkInput,
     events: Vec<RoutedEvent>,
     out: Packed,
-    /// After `__feedIn`: text pointer, text byte length, ops pointer, ops length.
-    info: Box<[u32; 4]>,
-    fast: FastInput,
+    header: Header,
+    input: InputBuffer,
     error: Option<JsValue>,
     /// The events of a call could not be packed (out of memory): every later call repeats it.
     lost: Option<Error>,
 }
 
-// `__infoPtr()`: where `__feedIn` leaves
-// `[text pointer, text byte length, ops pointer, ops count]`.
-fast_io!(JsStreamRouter, StreamRouter, info);
+handle_io!(JsStreamRouter, StreamRouterHandle);
 
-#[wasm_bindgen(js_class = StreamRouter)]
+#[wasm_bindgen(js_class = StreamRouterHandle)]
 impl JsStreamRouter {
     /// `new StreamRouter({ provider?, content?, nonce?, maxEventBytes?, maxBufferBytes? })`.
-    #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_optional_param_type = "StreamRouterInit")] options_value: Option<JsValue>,
-    ) -> Result<JsStreamRouter, JsValue> {
+    #[wasm_bindgen(constructor, skip_typescript)]
+    pub fn new(options_value: Option<JsValue>) -> Result<JsStreamRouter, JsValue> {
         let o: StreamRouterInit = options(options_value)?;
         let d = StreamRouterOptions::default();
         let provider = match o.provider.as_deref() {
@@ -250,130 +265,72 @@ impl JsStreamRouter {
         let inner = crate::StreamRouter::new(opts).map_err(|e| js_error(&e))?;
         Ok(JsStreamRouter {
             inner,
-            input: ChunkInput::default(),
             events: Vec::new(),
             out: Packed::default(),
-            info: Box::new([0; 4]),
-            fast: FastInput::default(),
+            header: Header::default(),
+            input: InputBuffer::default(),
             error: None,
             lost: None,
         })
     }
 
-    /// Routes a chunk; returns the events it completed. Throws `StreamrouteError`
-    /// (`sse_event_too_large`, `buffer_limit_exceeded`, `invalid_state`) with the events
-    /// completed before the failure on `error.events`.
-    #[wasm_bindgen(unchecked_return_type = "RoutedEvent[]")]
-    pub fn feed(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        self.check()?;
-        let bytes = self.input.read(&chunk)?;
+    /// Routes `len` bytes of the input buffer; the events are described in the header
+    /// (abi.rs). Returns their count, or `FAILED`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn feed(&mut self, len: u32) -> u32 {
+        if let Some(e) = &self.lost {
+            self.error = Some(js_error(e));
+            return FAILED;
+        }
         self.events.clear();
-        let r = self.inner.feed(bytes, &mut self.events);
-        self.deliver(r)
+        let r = self.inner.feed(self.input.bytes(len), &mut self.events);
+        self.done(r)
     }
 
-    /// Ends the stream: the last events, then `done`.
-    #[wasm_bindgen(unchecked_return_type = "RoutedEvent[]")]
-    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
-        self.check()?;
+    /// Routes the last `len` bytes of the input buffer and ends the stream: the last events,
+    /// then `done`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn finish(&mut self, len: u32) -> u32 {
+        if let Some(e) = &self.lost {
+            self.error = Some(js_error(e));
+            return FAILED;
+        }
         self.events.clear();
-        let tail = self.input.finish();
-        let mut r = self.inner.feed(tail, &mut self.events);
+        let mut r = self.inner.feed(self.input.bytes(len), &mut self.events);
         if r.is_ok() {
             r = self.inner.finish(&mut self.events);
         }
-        self.deliver(r)
+        self.done(r)
     }
 
-    /// The provider format in force: the configured one, or what `"auto"` detected
-    /// (`"auto"` until an event showed it).
-    #[wasm_bindgen(getter, unchecked_return_type = "\"auto\" | \"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"ollama\" | \"bedrock\" | \"text\"")]
+    /// The provider format in force: the configured one, or what `"auto"` detected.
+    #[wasm_bindgen(getter, skip_typescript)]
     pub fn provider(&self) -> String {
         self.inner.provider().as_str().to_string()
     }
 
-    /// Routes `len` bytes of the input buffer; returns how many events are packed at the
-    /// place `__infoPtr()` names, or `FAILED`.
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__feedIn", skip_typescript)]
-    pub fn feed_in(&mut self, len: u32) -> u32 {
-        if let Err(e) = self.check() {
-            self.error = Some(e);
-            return FAILED;
-        }
-        self.events.clear();
-        let r = self.inner.feed(self.fast.bytes(len), &mut self.events);
-        let r = self.pack(r);
-        match r {
-            Ok(()) => {
-                *self.info = [
-                    self.out.text.as_ptr() as usize as u32,
-                    self.out.text.len() as u32,
-                    self.out.ops.as_ptr() as usize as u32,
-                    self.out.ops.len() as u32,
-                ];
-                self.events.len() as u32
-            }
+    /// Packs the call's events and describes them in the header; the count, or `FAILED` with
+    /// the error kept. When packing runs out of memory the events are lost, so the router
+    /// fails with `memory_limit_exceeded` (and stays failed).
+    fn done(&mut self, r: crate::Result<()>) -> u32 {
+        let r = match self.out.pack(&self.events) {
+            Ok(()) => r,
             Err(e) => {
-                self.error = Some(self.error_with_events(&e));
+                self.out = Packed::default();
+                self.events = Vec::new();
+                self.lost = Some(e.clone());
+                Err(e)
+            }
+        };
+        self.header.utf8(self.out.text.as_bytes(), &self.out.ops, self.events.len() as u32);
+        match r {
+            Ok(()) => self.events.len() as u32,
+            Err(e) => {
+                self.error = Some(js_error(&e));
                 FAILED
             }
         }
     }
-
-    fn error_with_events(&self, e: &Error) -> JsValue {
-        let err = js_error(e);
-        let events = __sr_routed_events(&self.out.text, &self.out.ops);
-        let _ = js_sys::Reflect::set(&err, &JsValue::from_str("events"), &events);
-        err
-    }
-
-    fn check(&self) -> Result<(), JsValue> {
-        self.lost.as_ref().map_or(Ok(()), |e| Err(js_error(e)))
-    }
-
-    /// Packs the call's events; when that runs out of memory they are lost, so the router
-    /// fails with `memory_limit_exceeded` (and stays failed).
-    fn pack(&mut self, r: crate::Result<()>) -> crate::Result<()> {
-        if let Err(e) = self.out.pack(&self.events) {
-            self.out = Packed::default();
-            self.events = Vec::new();
-            self.lost = Some(e.clone());
-            return Err(e);
-        }
-        r
-    }
-
-    fn deliver(&mut self, r: crate::Result<()>) -> Result<JsValue, JsValue> {
-        let r = self.pack(r);
-        match r {
-            Ok(()) => Ok(__sr_routed_events(&self.out.text, &self.out.ops)),
-            Err(e) => Err(self.error_with_events(&e)),
-        }
-    }
-}
-
-/// Opcodes of the packed form (see `routedEventsFrom` in runtime.js). Lengths are UTF-16
-/// units of the strings, which follow one another in `text`.
-mod op {
-    pub const ANSWER: u32 = 0; // len
-    pub const REASONING: u32 = 1; // len
-    pub const THOUGHT: u32 = 2; // len
-    pub const ARTIFACT: u32 = 3; // len
-    pub const USER: u32 = 4; // len
-    pub const TOOL_START: u32 = 5; // index, id len, name len, provider executed
-    pub const TOOL_DELTA: u32 = 6; // index, len
-    pub const TOOL_CALL: u32 = 7; // index, id len, name len, arguments JSON len, repaired, provider executed
-    pub const ACTION: u32 = 8; // action JSON len
-    pub const USAGE: u32 = 9; // usage JSON len
-    pub const DONE: u32 = 10; // ok, parse_ok, has reason, reason len, finish len
-    pub const ERROR: u32 = 11; // code len, message len, has provider code, its len
-    pub const TOOL_RESULT: u32 = 12; // index, id len, name len, result JSON len
-    pub const SOURCE: u32 = 13; // source JSON len
-    pub const REFUSAL: u32 = 14; // len
 }
 
 #[derive(Default)]
@@ -414,25 +371,25 @@ impl Packed {
         try_room(&mut self.ops, events.len() * 7)?;
         for e in events {
             match e {
-                RoutedEvent::AnswerDelta { text } => self.text_op(op::ANSWER, text),
-                RoutedEvent::ThinkingDelta { text, source: ThinkingSource::Reasoning } => self.text_op(op::REASONING, text),
-                RoutedEvent::ThinkingDelta { text, source: ThinkingSource::Thought } => self.text_op(op::THOUGHT, text),
-                RoutedEvent::ArtifactDelta { text } => self.text_op(op::ARTIFACT, text),
-                RoutedEvent::UserDelta { text } => self.text_op(op::USER, text),
+                RoutedEvent::AnswerDelta { text } => self.text_op(ROUTE_ANSWER, text),
+                RoutedEvent::ThinkingDelta { text, source: ThinkingSource::Reasoning } => self.text_op(ROUTE_REASONING, text),
+                RoutedEvent::ThinkingDelta { text, source: ThinkingSource::Thought } => self.text_op(ROUTE_THOUGHT, text),
+                RoutedEvent::ArtifactDelta { text } => self.text_op(ROUTE_ARTIFACT, text),
+                RoutedEvent::UserDelta { text } => self.text_op(ROUTE_USER, text),
                 RoutedEvent::ToolCallStart { index, id, name, provider_executed } => {
                     let (a, b) = (self.str(id), self.str(name));
-                    self.ops.extend_from_slice(&[op::TOOL_START, *index, a, b, u32::from(*provider_executed)]);
+                    self.ops.extend_from_slice(&[ROUTE_TOOL_START, *index, a, b, u32::from(*provider_executed)]);
                 }
                 RoutedEvent::ToolCallDelta { index, arguments } => {
                     let n = self.str(arguments);
-                    self.ops.extend_from_slice(&[op::TOOL_DELTA, *index, n]);
+                    self.ops.extend_from_slice(&[ROUTE_TOOL_DELTA, *index, n]);
                 }
                 RoutedEvent::ToolCall { index, id, name, arguments, repaired, provider_executed } => {
                     let (a, b) = (self.str(id), self.str(name));
                     arguments.try_write_json(&mut self.json)?;
                     let c = self.json()?;
                     self.ops.extend_from_slice(&[
-                        op::TOOL_CALL,
+                        ROUTE_TOOL_CALL,
                         *index,
                         a,
                         b,
@@ -445,7 +402,7 @@ impl Packed {
                     let (a, b) = (self.str(id), self.str(name));
                     result.try_write_json(&mut self.json)?;
                     let c = self.json()?;
-                    self.ops.extend_from_slice(&[op::TOOL_RESULT, *index, a, b, c]);
+                    self.ops.extend_from_slice(&[ROUTE_TOOL_RESULT, *index, a, b, c]);
                 }
                 RoutedEvent::Source(src) => {
                     // Each byte escapes to at most 6 (`\u001f`); keys, quotes and nulls fit in 64.
@@ -467,25 +424,25 @@ impl Packed {
                     }
                     self.json.push('}');
                     let n = self.json()?;
-                    self.ops.extend_from_slice(&[op::SOURCE, n]);
+                    self.ops.extend_from_slice(&[ROUTE_SOURCE, n]);
                 }
-                RoutedEvent::RefusalDelta { text } => self.text_op(op::REFUSAL, text),
+                RoutedEvent::RefusalDelta { text } => self.text_op(ROUTE_REFUSAL, text),
                 RoutedEvent::Action { action } => {
                     super::action::action_value(action).try_write_json(&mut self.json)?;
                     let n = self.json()?;
-                    self.ops.extend_from_slice(&[op::ACTION, n]);
+                    self.ops.extend_from_slice(&[ROUTE_ACTION, n]);
                 }
                 RoutedEvent::Usage(u) => {
                     self.json_room(USAGE_JSON_ROOM)?;
                     usage_json(u, &mut self.json);
                     let n = self.json()?;
-                    self.ops.extend_from_slice(&[op::USAGE, n]);
+                    self.ops.extend_from_slice(&[ROUTE_USAGE, n]);
                 }
                 RoutedEvent::Done { ok, parse_ok, finish_reason, finish } => {
                     let n = finish_reason.as_deref().map_or(0, |r| self.str(r));
                     let f = self.str(finish.as_str());
                     self.ops.extend_from_slice(&[
-                        op::DONE,
+                        ROUTE_DONE,
                         u32::from(*ok),
                         u32::from(*parse_ok),
                         u32::from(finish_reason.is_some()),
@@ -496,7 +453,7 @@ impl Packed {
                 RoutedEvent::Error { code, message, provider_code } => {
                     let (a, b) = (self.str(code), self.str(message));
                     let c = provider_code.as_deref().map_or(0, |p| self.str(p));
-                    self.ops.extend_from_slice(&[op::ERROR, a, b, u32::from(provider_code.is_some()), c]);
+                    self.ops.extend_from_slice(&[ROUTE_ERROR, a, b, u32::from(provider_code.is_some()), c]);
                 }
             }
         }

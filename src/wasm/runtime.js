@@ -92,50 +92,6 @@ export function __sr_chunk_view(chunk) {
   return null;
 }
 
-// PartialJson events. The wasm side sends one packed string and one Uint32Array of opcodes
-// per feed; the path lives here, in one `state` object per parser, and only its changed tail
-// crosses: `segs` is the current path, `path` a frozen copy shared by consecutive events at
-// the same path (across feeds too). Opcodes: 0-2 begin object/array/string, 3 append (len),
-// 4 set string (len), 5 set number (len), 6-8 set true/false/null, 9 end, 10 truncate the
-// path (n), 11 push a key (len), 12 push an index (i). Lengths are in UTF-16 code units.
-export function __sr_json_state() {
-  return { segs: [], path: Object.freeze([]) };
-}
-
-export function __sr_json_events(state, text, ops) {
-  const out = [];
-  const n = ops.length;
-  if (n === 0) return out;
-  const segs = state.segs;
-  let path = state.path;
-  let p = 0;
-  for (let i = 0; i < n; ) {
-    const op = ops[i++];
-    if (op >= 10) {
-      if (op === 10) segs.length = ops[i++];
-      else if (op === 11) segs.push(text.slice(p, (p += ops[i++])));
-      else segs.push(ops[i++]);
-      path = null;
-      continue;
-    }
-    if (path === null) path = Object.freeze(segs.slice());
-    switch (op) {
-      case 0: out.push({ type: 'begin', path, kind: 'object' }); break;
-      case 1: out.push({ type: 'begin', path, kind: 'array' }); break;
-      case 2: out.push({ type: 'begin', path, kind: 'string' }); break;
-      case 3: out.push({ type: 'append', path, text: text.slice(p, (p += ops[i++])) }); break;
-      case 4: out.push({ type: 'set', path, value: text.slice(p, (p += ops[i++])) }); break;
-      case 5: out.push({ type: 'set', path, value: Number(text.slice(p, (p += ops[i++]))) }); break;
-      case 6: out.push({ type: 'set', path, value: true }); break;
-      case 7: out.push({ type: 'set', path, value: false }); break;
-      case 8: out.push({ type: 'set', path, value: null }); break;
-      default: out.push({ type: 'end', path });
-    }
-  }
-  state.path = path === null ? Object.freeze(segs.slice()) : path;
-  return out;
-}
-
 // JSON text made by the wasm side (values, or an array of items) to JS values: plain
 // objects, numbers as JS numbers.
 export function __sr_json_parse(text) {
@@ -149,80 +105,6 @@ export function __sr_number_text(x) {
 }
 export function __sr_number(text) {
   return Number(text);
-}
-
-// RoutedEvent objects from the packed form of one StreamRouter call (see `Packed` in
-// router.rs): the strings of every event follow one another in `text`; `ops` holds, per
-// event, an opcode and then indices and UTF-16 lengths. Values (tool call arguments, the
-// action, usage) are JSON text.
-export function __sr_routed_events(text, ops) {
-  return routedEventsFrom(text, ops);
-}
-
-export function routedEventsFrom(text, ops) {
-  const out = [];
-  const n = ops.length;
-  let p = 0;
-  const take = (len) => text.slice(p, (p += len));
-  for (let i = 0; i < n; ) {
-    const op = ops[i++];
-    switch (op) {
-      case 0: out.push({ type: 'answer_delta', text: take(ops[i++]) }); break;
-      case 1: out.push({ type: 'thinking_delta', text: take(ops[i++]), source: 'reasoning' }); break;
-      case 2: out.push({ type: 'thinking_delta', text: take(ops[i++]), source: 'thought' }); break;
-      case 3: out.push({ type: 'artifact_delta', text: take(ops[i++]) }); break;
-      case 4: out.push({ type: 'user_delta', text: take(ops[i++]) }); break;
-      case 5: {
-        const index = ops[i++];
-        const id = take(ops[i++]);
-        const name = take(ops[i++]);
-        out.push({ type: 'tool_call_start', index, id, name, provider_executed: ops[i++] === 1 });
-        break;
-      }
-      case 6: {
-        const index = ops[i++];
-        out.push({ type: 'tool_call_delta', index, arguments: take(ops[i++]) });
-        break;
-      }
-      case 7: {
-        const index = ops[i++];
-        const id = take(ops[i++]);
-        const name = take(ops[i++]);
-        const args = JSON.parse(take(ops[i++]));
-        const repaired = ops[i++] === 1;
-        out.push({ type: 'tool_call', index, id, name, arguments: args, repaired, provider_executed: ops[i++] === 1 });
-        break;
-      }
-      case 8: out.push({ type: 'action', action: JSON.parse(take(ops[i++])) }); break;
-      case 9: out.push({ type: 'usage', ...JSON.parse(take(ops[i++])) }); break;
-      case 10: {
-        const ok = ops[i++] === 1;
-        const parseOk = ops[i++] === 1;
-        const has = ops[i++] === 1;
-        const reason = take(ops[i++]);
-        out.push({ type: 'done', ok, parse_ok: parseOk, finish_reason: has ? reason : null, finish: take(ops[i++]) });
-        break;
-      }
-      case 11: {
-        const code = take(ops[i++]);
-        const message = take(ops[i++]);
-        const has = ops[i++] === 1;
-        const providerCode = take(ops[i++]);
-        out.push({ type: 'error', code, message, provider_code: has ? providerCode : null });
-        break;
-      }
-      case 12: {
-        const index = ops[i++];
-        const id = take(ops[i++]);
-        const name = take(ops[i++]);
-        out.push({ type: 'tool_result', index, id, name, result: JSON.parse(take(ops[i++])), provider_executed: true });
-        break;
-      }
-      case 13: out.push({ type: 'source', ...JSON.parse(take(ops[i++])) }); break;
-      default: out.push({ type: 'refusal_delta', text: take(ops[i++]) });
-    }
-  }
-  return out;
 }
 
 // Planning checks: JS values to JSON text for the wasm side. Typed arrays (embeddings) become

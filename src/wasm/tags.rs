@@ -4,7 +4,8 @@
 //! Offsets (`violations[].offset`, `error.offset`) are UTF-8 byte offsets into the response,
 //! the same for string and byte input, so that the filter and `parseTagged` agree.
 
-use super::fast::{fast_io, FastInput, FAILED, NOT_UNITS};
+use super::abi::{Header, TAG_BYTES, TAG_SLICE, TAG_UNITS};
+use super::handle::{handle_io, InputBuffer, FAILED, NOT_UNITS};
 use super::input::ChunkInput;
 use super::limit;
 use super::{js_error, new_object, opt_text_arg, options, plain_object, text_arg, FlatOptions};
@@ -158,15 +159,13 @@ impl DeltaNames {
 /// names, and the deltas of the current call.
 struct DeltaStream {
     input: ChunkInput,
-    types: Vec<String>,
     names: DeltaNames,
     deltas: Vec<CoreDelta>,
 }
 
 impl DeltaStream {
     fn new(f: &crate::TagFilter) -> DeltaStream {
-        let types = type_names(f);
-        DeltaStream { input: ChunkInput::default(), names: DeltaNames::new(&types), types, deltas: Vec::new() }
+        DeltaStream { input: ChunkInput::default(), names: DeltaNames::new(&type_names(f)), deltas: Vec::new() }
     }
 
     /// Reads `chunk` and gives its bytes to `feed`; the deltas for JS, or the error with
@@ -207,18 +206,15 @@ fn error_with_deltas(err: &Error, names: &DeltaNames, deltas: &mut Vec<CoreDelta
     e
 }
 
-/// A piece that is the UTF-16 range `[a, b)` of the JS string chunk.
-const UTF16: u32 = 0;
-/// A piece that is the UTF-8 bytes at wasm memory `[a, b)`.
-const BYTES: u32 = 1;
-/// A piece at `[a, b)` of `packed` (turned into `BYTES` at the end of the feed).
+/// A piece at `[a, b)` of `packed`, until the end of the call (then `TAG_BYTES` at its
+/// address). Never seen by JS.
 const PACKED: u32 = 2;
 /// A piece of a byte chunk with characters beyond ASCII, as UTF-16 code units at `[a, b)`
-/// of `wide` (byte offsets until the end of the feed, then addresses): JS turns UTF-16 into
-/// a string several times faster than it decodes such UTF-8.
-const WIDE: u32 = 3;
+/// of `wide` (byte offsets until the end of the call, then addresses: `TAG_UNITS`): JS turns
+/// UTF-16 into a string several times faster than it decodes such UTF-8.
+const WIDE: u32 = TAG_UNITS;
 
-/// The fast path's deltas without copies: text that is a slice of the chunk is described by
+/// The deltas without copies: text that is a slice of the chunk is described by
 /// where it is, `[block, kind, a, b]` per piece: for a string chunk as a UTF-16 range of the
 /// very string JS passed (JS slices it), else as bytes in wasm memory (JS decodes them). Text
 /// that is not in the chunk (a held tail that was text, a carried UTF-8 sequence) is copied
@@ -232,9 +228,26 @@ struct RangeSink<'a> {
     ascii: Option<bool>,
     /// `(byte, UTF-16 unit)` of the last converted offset (offsets come in ascending order).
     cursor: (usize, u32),
-    meta: &'a mut Vec<u32>,
-    packed: &'a mut Vec<u8>,
-    wide: &'a mut Vec<u16>,
+    out: &'a mut Pieces,
+}
+
+/// The pieces of one call (see [`RangeSink`]).
+#[derive(Default)]
+struct Pieces {
+    /// `[block, kind, a, b]` per piece.
+    meta: Vec<u32>,
+    /// Text that is not a slice of the chunk (a held tail that was text).
+    packed: Vec<u8>,
+    /// UTF-16 of pieces of a byte chunk (see [`WIDE`]).
+    wide: Vec<u16>,
+}
+
+impl Pieces {
+    fn clear(&mut self) {
+        self.meta.clear();
+        self.packed.clear();
+        self.wide.clear();
+    }
 }
 
 impl RangeSink<'_> {
@@ -271,25 +284,25 @@ impl RangeSink<'_> {
         let base = self.input.as_ptr() as usize;
         let p = text.as_ptr() as usize;
         let b = block as u32;
-        self.meta.try_reserve(4).map_err(|_| out_of_memory(16))?;
+        self.out.meta.try_reserve(4).map_err(|_| out_of_memory(16))?;
         if p >= base && p + text.len() <= base + self.input.len() {
             let (from, to) = (p - base, p - base + text.len());
             if self.string && (self.is_ascii() || !has_replacement(text)) {
                 let (ua, ub) = (self.unit(from), self.unit(to));
-                self.meta.extend([b, UTF16, ua, ub]);
+                self.out.meta.extend([b, TAG_SLICE, ua, ub]);
             } else if self.string || text.is_ascii() {
-                self.meta.extend([b, BYTES, p as u32, (p + text.len()) as u32]);
+                self.out.meta.extend([b, TAG_BYTES, p as u32, (p + text.len()) as u32]);
             } else {
-                let at = 2 * self.wide.len() as u32;
+                let at = 2 * self.out.wide.len() as u32;
                 // `push_utf16` writes at most one unit per byte.
-                self.wide.try_reserve(text.len()).map_err(|_| out_of_memory(2 * text.len()))?;
-                crate::text::push_utf16(text, self.wide);
-                self.meta.extend([b, WIDE, at, 2 * self.wide.len() as u32]);
+                self.out.wide.try_reserve(text.len()).map_err(|_| out_of_memory(2 * text.len()))?;
+                crate::text::push_utf16(text, &mut self.out.wide);
+                self.out.meta.extend([b, WIDE, at, 2 * self.out.wide.len() as u32]);
             }
         } else {
-            let at = self.packed.len() as u32;
-            try_extend(self.packed, text)?;
-            self.meta.extend([b, PACKED, at, self.packed.len() as u32]);
+            let at = self.out.packed.len() as u32;
+            try_extend(&mut self.out.packed, text)?;
+            self.out.meta.extend([b, PACKED, at, self.out.packed.len() as u32]);
         }
         Ok(())
     }
@@ -313,141 +326,183 @@ impl DeltaSink for RangeSink<'_> {
     }
 }
 
-/// Streams the blocks of a nonce-tagged response: block text as soon as it cannot be part of
-/// a marker; never a marker, a partial marker or text outside blocks.
-#[wasm_bindgen(js_name = TagFilter)]
+#[wasm_bindgen(typescript_custom_section)]
+const TAG_FILTER_TS: &str = r#"
+/**
+ * Streams the blocks of a nonce-tagged response: block text as soon as it cannot be part of
+ * a marker; never a marker, a partial marker or text outside blocks.
+ */
+export class TagFilter {
+    /**
+     * `new TagFilter(nonce, { blocks?, maxBufferBytes? })`. Throws `invalid_option` for a
+     * nonce that is not 1–128 of `[A-Za-z0-9_-]`, bad or repeated block names, or a cap
+     * below the longest marker + 3.
+     */
+    constructor(nonce: string, options?: TagFilterInit);
+    /**
+     * Reads a chunk; returns the deltas that became certain (adjacent text of one block
+     * comes as one delta). Throws `buffer_limit_exceeded` past the cap (the deltas before
+     * it are on `error.deltas`), `invalid_state` after `finish()`.
+     */
+    feed(chunk: string | Uint8Array): TagDelta[];
+    /**
+     * Ends the response: `{ ok, parse_ok, blocks, violations, deltas }` (`deltas`: text that
+     * was held and turned out not to be a marker). Throws `invalid_state` when called twice.
+     */
+    finish(): TagResult;
+    /**
+     * Bytes held back right now (a possible marker prefix plus an incomplete UTF-8
+     * sequence); never more than `maxBufferedBytes`.
+     */
+    readonly bufferedBytes: number;
+    /** The bound on `bufferedBytes`: the longest marker − 1 + 3. */
+    readonly maxBufferedBytes: number;
+    /** The delta type of each block, in contract order (`["artifact_delta", "user_delta"]`). */
+    readonly deltaTypes: string[];
+    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
+    free(): void;
+    [Symbol.dispose](): void;
+}
+"#;
+
+/// The wasm half of `TagFilter` (pkg/entry/machines/tags.js). It keeps no block text: JS
+/// assembles the blocks of `finish()` from the deltas.
+#[wasm_bindgen(js_name = TagFilterHandle, skip_typescript)]
 pub struct JsTagFilter {
     inner: crate::TagFilter,
-    stream: DeltaStream,
-    /// Fast path: text that is not a slice of the chunk (a held tail that was text).
-    packed: Vec<u8>,
-    /// Fast path: `[block, kind, a, b]` per piece of text (see [`RangeSink`]).
-    meta: Vec<u32>,
-    /// Fast path: UTF-16 of pieces of a byte chunk (see [`WIDE`]).
-    wide: Vec<u16>,
-    /// Fast path: the skeleton of a UTF-16 chunk (see `__feedUnits`).
+    types: Vec<String>,
+    pieces: Pieces,
+    /// `feedUnits`: the skeleton of a UTF-16 chunk.
     skeleton: Vec<u8>,
-    /// Fast path: `[meta pointer, pieces, last __feedUnits chunk was all ASCII]`.
-    info: Box<[u32; 3]>,
-    fast: FastInput,
+    /// The verdict of `finish`, until JS takes it.
+    result: Option<CoreResult>,
+    header: Header,
+    input: InputBuffer,
     error: Option<JsValue>,
 }
 
-fast_io!(JsTagFilter, TagFilter, info);
+handle_io!(JsTagFilter, TagFilterHandle);
 
-#[wasm_bindgen(js_class = TagFilter)]
+#[wasm_bindgen(js_class = TagFilterHandle)]
 impl JsTagFilter {
-    /// `new TagFilter(nonce, { blocks?, maxBufferBytes? })`. Throws `invalid_option` for a
-    /// nonce that is not 1–128 of `[A-Za-z0-9_-]`, bad or repeated block names, or a cap
-    /// below the longest marker + 3.
-    #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "string")] nonce: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "TagFilterInit")] options_value: Option<JsValue>,
-    ) -> Result<JsTagFilter, JsValue> {
+    #[wasm_bindgen(constructor, skip_typescript)]
+    pub fn new(nonce: JsValue, options_value: Option<JsValue>) -> Result<JsTagFilter, JsValue> {
         let nonce = text_arg(&nonce, "nonce")?;
-        let inner = crate::TagFilter::new(&nonce, filter_options(options_value)?).map_err(|e| js_error(&e))?;
+        let mut inner = crate::TagFilter::new(&nonce, filter_options(options_value)?).map_err(|e| js_error(&e))?;
+        inner.stop_keeping_text();
         Ok(JsTagFilter {
-            stream: DeltaStream::new(&inner),
+            types: type_names(&inner),
             inner,
-            packed: Vec::new(),
-            wide: Vec::new(),
+            pieces: Pieces::default(),
             skeleton: Vec::new(),
-            meta: Vec::new(),
-            info: Box::new([0; 3]),
-            fast: FastInput::default(),
+            result: None,
+            header: Header::default(),
+            input: InputBuffer::default(),
             error: None,
         })
     }
 
-    /// Reads a chunk; returns the deltas that became certain (adjacent text of one block
-    /// comes as one delta). Throws `buffer_limit_exceeded` past the cap (the deltas before
-    /// it are on `error.deltas`), `invalid_state` after `finish()`.
-    #[wasm_bindgen(unchecked_return_type = "TagDelta[]")]
-    pub fn feed(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let inner = &mut self.inner;
-        self.stream.feed(&chunk, |b, out| inner.feed(b, out))
-    }
-
-    /// Ends the response: `{ ok, parse_ok, blocks, violations, deltas }` (`deltas`: text that
-    /// was held and turned out not to be a marker). Throws `invalid_state` when called twice.
-    #[wasm_bindgen(unchecked_return_type = "TagResult")]
-    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
-        let inner = &mut self.inner;
-        self.stream.tail(|b, out| inner.feed(b, out));
-        let r = self.inner.finish(&mut self.stream.deltas).map_err(|e| js_error(&e))?;
-        // Nothing more can be fed: the fast path's scratch memory goes back now, not when JS
-        // gets round to freeing the object (fast.js forgets the input address).
-        self.fast.release();
-        for v in [&mut self.packed, &mut self.skeleton] {
-            *v = Vec::new();
-        }
-        self.meta = Vec::new();
-        self.wide = Vec::new();
-        result_js(&r, self.stream.take())
-    }
-
-    /// Bytes held back right now (a possible marker prefix plus an incomplete UTF-8
-    /// sequence); never more than `maxBufferedBytes`.
-    #[wasm_bindgen(getter = bufferedBytes)]
-    pub fn buffered_bytes(&self) -> f64 {
-        self.inner.buffered_bytes() as f64
-    }
-
-    /// The bound on `bufferedBytes`: the longest marker − 1 + 3.
-    #[wasm_bindgen(getter = maxBufferedBytes)]
-    pub fn max_buffered_bytes(&self) -> f64 {
-        self.inner.max_buffered_bytes() as f64
-    }
-
-    /// The delta type of each block, in contract order (`["artifact_delta", "user_delta"]`).
-    #[wasm_bindgen(getter = deltaTypes, unchecked_return_type = "string[]")]
-    pub fn delta_types(&self) -> Result<JsValue, JsValue> {
-        let a: js_sys::Array = self.stream.names.types.iter().collect();
-        Ok(a.into())
-    }
-
-    /// Reads `len` bytes of the input buffer (the UTF-8 of a JS string chunk of `units`
-    /// UTF-16 units, or bytes when `units` is -1); returns how many pieces of text are described at `[__infoPtr()[0]]` (see
-    /// [`RangeSink`]), or `FAILED` (then `__infoPtr()[1]` pieces came before the error).
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__feedIn", skip_typescript)]
-    pub fn feed_in(&mut self, len: u32, units: i32) -> u32 {
-        self.meta.clear();
-        self.packed.clear();
-        self.wide.clear();
-        let input = self.fast.bytes(len);
-        let mut sink = RangeSink {
-            input,
-            string: units >= 0,
-            units: units.max(0) as u32,
-            ascii: None,
-            cursor: (0, 0),
-            meta: &mut self.meta,
-            packed: &mut self.packed,
-            wide: &mut self.wide,
-        };
+    /// Reads `len` bytes of the input buffer: the UTF-8 of a JS string chunk of `units`
+    /// UTF-16 units, or bytes when `units` is -1. The pieces of text are described in the
+    /// header (abi.rs `TAG_` kinds); returns their count, or `FAILED`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn feed(&mut self, len: u32, units: i32) -> u32 {
+        self.pieces.clear();
+        let input = self.input.bytes(len);
+        let mut sink = RangeSink::new(input, units, None, &mut self.pieces);
         // The UTF-8 of a JS string (written by `TextEncoder`) needs no validation.
         let r = if sink.string {
             self.inner.feed_utf8_with(input, &mut sink)
         } else {
             self.inner.feed_with(input, &mut sink)
         };
-        self.finish_pieces(r)
+        self.done(r)
     }
 
-    /// [`RangeSink`] is done: packed and wide pieces get their final addresses (their
-    /// buffers no longer grow); returns the piece count, or `FAILED` with the error kept.
-    fn finish_pieces(&mut self, r: crate::Result<()>) -> u32 {
-        // Packed pieces get their final addresses now that `packed` no longer grows.
-        let base = self.packed.as_ptr() as usize as u32;
-        let wide = self.wide.as_ptr() as usize as u32;
-        for piece in self.meta.chunks_exact_mut(4) {
+    /// Reads a string chunk of `units` UTF-16 code units written to the input buffer as
+    /// UTF-16LE (Node writes that several times faster than UTF-8 when the string has
+    /// characters beyond Latin-1): the filter reads its skeleton (`feed_units_with`) and every
+    /// piece of text is a UTF-16 range of the string. Returns what `feed` returns, or
+    /// `NOT_UNITS` without reading anything when the chunk has a lone surrogate or UTF-8 of
+    /// a byte chunk is carried: JS then feeds the chunk as UTF-8.
+    #[wasm_bindgen(js_name = "feedUnits", skip_typescript)]
+    pub fn feed_units(&mut self, units: u32) -> u32 {
+        if !self.inner.accepts_units() {
+            return NOT_UNITS;
+        }
+        let Some(len8) = crate::text::utf16_skeleton(self.input.bytes(units.saturating_mul(2)), &mut self.skeleton)
+        else {
+            return NOT_UNITS;
+        };
+        self.pieces.clear();
+        let input = &self.skeleton[..];
+        // Skeleton offsets are UTF-16 offsets: no conversion.
+        let mut sink = RangeSink::new(input, units as i32, Some(true), &mut self.pieces);
+        // All ASCII: the skeleton is the text's UTF-8 itself. The header's FLAGS tell JS so:
+        // the next chunk may go in as UTF-8 (`TextEncoder` writes ASCII faster than this
+        // reads UTF-16).
+        let ascii = len8 == u64::from(units);
+        let r = if ascii {
+            self.inner.feed_utf8_with(input, &mut sink)
+        } else {
+            self.inner.feed_units_with(input, len8, &mut sink)
+        };
+        self.header.flags(u32::from(ascii));
+        self.done(r)
+    }
+
+    /// Reads the last `len` bytes of the input buffer (an error there only makes the verdict
+    /// `ok: false`) and ends the response: the pieces are described as for `feed`, the
+    /// verdict is `takeResult()`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn finish(&mut self, len: u32) -> u32 {
+        self.pieces.clear();
+        let input = self.input.bytes(len);
+        let mut sink = RangeSink::new(input, -1, None, &mut self.pieces);
+        let _ = self.inner.feed_with(input, &mut sink);
+        let r = self.inner.finish_with(&mut sink).map(|r| self.result = Some(r));
+        self.done(r)
+    }
+
+    /// `{ ok, parse_ok, blocks: {}, violations }` of the last `finish` (JS adds the blocks and
+    /// the deltas). Nothing more can be fed, so the scratch memory goes back now, after JS
+    /// read the pieces (boundary.js rule 3).
+    #[wasm_bindgen(js_name = takeResult, skip_typescript)]
+    pub fn take_result(&mut self) -> Result<JsValue, JsValue> {
+        self.input.release();
+        self.pieces = Pieces::default();
+        self.skeleton = Vec::new();
+        match self.result.take() {
+            Some(r) => result_js(&CoreResult { blocks: Vec::new(), ..r }, js_sys::Array::new().into()),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    #[wasm_bindgen(getter = bufferedBytes, skip_typescript)]
+    pub fn buffered_bytes(&self) -> f64 {
+        self.inner.buffered_bytes() as f64
+    }
+
+    #[wasm_bindgen(getter = maxBufferedBytes, skip_typescript)]
+    pub fn max_buffered_bytes(&self) -> f64 {
+        self.inner.max_buffered_bytes() as f64
+    }
+
+    /// The delta type of each block, in contract order.
+    #[wasm_bindgen(getter = deltaTypes, skip_typescript)]
+    pub fn delta_types(&self) -> Vec<String> {
+        self.types.clone()
+    }
+
+    /// The pieces get their final addresses (their buffers no longer grow) and are described
+    /// in the header; their count, or `FAILED` with the error kept.
+    fn done(&mut self, r: crate::Result<()>) -> u32 {
+        let p = &mut self.pieces;
+        let base = p.packed.as_ptr() as usize as u32;
+        let wide = p.wide.as_ptr() as usize as u32;
+        for piece in p.meta.chunks_exact_mut(4) {
             if piece[1] == PACKED {
-                piece[1] = BYTES;
+                piece[1] = TAG_BYTES;
                 piece[2] += base;
                 piece[3] += base;
             } else if piece[1] == WIDE {
@@ -455,9 +510,8 @@ impl JsTagFilter {
                 piece[3] += wide;
             }
         }
-        let count = (self.meta.len() / 4) as u32;
-        self.info[0] = self.meta.as_ptr() as usize as u32;
-        self.info[1] = count;
+        let count = (p.meta.len() / 4) as u32;
+        self.header.utf8(&[], &p.meta, count);
         match r {
             Ok(()) => count,
             Err(e) => {
@@ -466,65 +520,14 @@ impl JsTagFilter {
             }
         }
     }
+}
 
-    /// Reads a string chunk of `units` UTF-16 code units written to the input buffer as
-    /// UTF-16LE (Node writes that several times faster than UTF-8 when the string has
-    /// characters beyond Latin-1): the filter reads its skeleton (`feed_units_with`) and every
-    /// piece of text is a UTF-16 range of the string. Returns what `__feedIn` returns, or
-    /// `NOT_UNITS` without reading anything when the chunk has a lone surrogate or UTF-8 of
-    /// a byte chunk is carried: JS then feeds the chunk as UTF-8.
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__feedUnits", skip_typescript)]
-    pub fn feed_units(&mut self, units: u32) -> u32 {
-        if !self.inner.accepts_units() {
-            return NOT_UNITS;
-        }
-        let Some(len8) = crate::text::utf16_skeleton(self.fast.bytes(units.saturating_mul(2)), &mut self.skeleton)
-        else {
-            return NOT_UNITS;
-        };
-        self.meta.clear();
-        self.packed.clear();
-        self.wide.clear();
-        let input = &self.skeleton[..];
-        let mut sink = RangeSink {
-            input,
-            string: true,
-            units,
-            // Skeleton offsets are UTF-16 offsets: no conversion.
-            ascii: Some(true),
-            cursor: (0, 0),
-            meta: &mut self.meta,
-            packed: &mut self.packed,
-            wide: &mut self.wide,
-        };
-        // All ASCII: the skeleton is the text's UTF-8 itself.
-        let ascii = len8 == u64::from(units);
-        // Tells JS that this chunk was all ASCII: the next may go in as UTF-8 (`TextEncoder`
-        // writes ASCII faster than this reads UTF-16).
-        self.info[2] = u32::from(ascii);
-        let r = if ascii {
-            self.inner.feed_utf8_with(input, &mut sink)
-        } else {
-            self.inner.feed_units_with(input, len8, &mut sink)
-        };
-        self.finish_pieces(r)
+impl<'a> RangeSink<'a> {
+    /// A sink over `input`: the UTF-8 of a string chunk of `units` UTF-16 units, or bytes
+    /// when `units` is negative.
+    fn new(input: &'a [u8], units: i32, ascii: Option<bool>, out: &'a mut Pieces) -> Self {
+        RangeSink { input, string: units >= 0, units: units.max(0) as u32, ascii, cursor: (0, 0), out }
     }
-
-    /// Keeps no more block text in wasm memory and returns what was kept (the fast path
-    /// assembles the blocks in JS from these and the deltas).
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__stopKeeping", skip_typescript)]
-    pub fn stop_keeping(&mut self) -> Vec<String> {
-        self.inner.stop_keeping_text()
-    }
-
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = "__typeNames", skip_typescript)]
-    pub fn type_names(&self) -> Vec<String> {
-        self.stream.types.clone()
-    }
-
 }
 
 /// The strict final parser: the blocks by lowercase name (`{ artifact, user }`), or throws

@@ -1,4 +1,4 @@
 // What the main entry ('streamroute') adds to its wasm exports: the web adapters of the
-// stream router (web.js also gives StreamRouter its `transform()`) and the client helpers.
+// stream router and the client helpers.
 export { connectSse, routeResponse, toSse } from './web.js';
 export { StreamMux, StreamState, fromSse } from './client.js';

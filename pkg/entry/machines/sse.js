@@ -1,7 +1,7 @@
 // SseDecoder: decodes `text/event-stream` bytes or text into events, exactly as the WHATWG
 // standard interprets an event stream. The wasm half is `SseDecoderHandle` (src/wasm/sse.rs).
 import { SseDecoderHandle } from '../streamroute.js';
-import { Machine, NodeBuffer, NOT_UNITS, headerText, stringError, u32, views } from '../boundary.js';
+import { headerText, INPUT, Machine, NodeBuffer, NONE, NOT_UNITS, PARTIAL, READ, SETTLE, stringError, u32, views } from '../boundary.js';
 import { OPS, SSE_RANGE, SSE_SAME } from '../abi.js';
 
 // A long string chunk in Node goes in as UTF-16 (`Buffer#write`) and wasm reads its skeleton:
@@ -15,22 +15,22 @@ export class SseDecoder extends Machine {
     super(new SseDecoderHandle(options));
   }
 
-  static partial = 'events';
+  static [PARTIAL] = 'events';
 
-  static none() {
+  static [NONE]() {
     return [];
   }
 
   feed(chunk) {
     if (NodeBuffer === null || typeof chunk !== 'string' || chunk.length < UNITS_MIN) return super.feed(chunk);
     try {
-      const i = this.input;
+      const i = this[INPUT];
       const h = i.handle();
       const str = i.take(chunk);
       const n = h.feedUnits(i.writeUnits(str));
       // Declined (a lone surrogate, a byte order mark begun by bytes): as UTF-8.
-      if (n === NOT_UNITS) return this.settle(h.feed(i.writeUtf8(str)));
-      return this.settle(n);
+      if (n === NOT_UNITS) return this[SETTLE](h.feed(i.writeUtf8(str)));
+      return this[SETTLE](n);
     } catch (e) {
       throw stringError(e);
     }
@@ -38,18 +38,18 @@ export class SseDecoder extends Machine {
 
   /** The last event ID string (`""` when none). */
   get lastEventId() {
-    return this.input.handle().lastEventId;
+    return this[INPUT].handle().lastEventId;
   }
 
   /** The last valid reconnection time in ms, `undefined` before any. */
   get retry() {
-    return this.input.handle().retry;
+    return this[INPUT].handle().retry;
   }
 
   // Per event `[event, data, id]` (abi.rs): UTF-16 lengths of fields that follow one another in
   // the text, each followed by CR; SSE_SAME repeats the previous event's string; SSE_RANGE
   // is `str.slice(from, to)` of the string chunk just fed, with `from` and `to` after it.
-  read(input, count) {
+  [READ](input, count) {
     views();
     const h = input.header;
     const text = headerText(h);

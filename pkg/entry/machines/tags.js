@@ -1,0 +1,110 @@
+// TagFilter: streams the blocks of a nonce-tagged response, never a marker, a partial marker
+// or text outside blocks. The wasm half is `TagFilterHandle` (src/wasm/tags.rs), which keeps
+// no block text: the blocks of `finish()` are assembled here from the deltas.
+import { TagFilterHandle } from '../streamroute.js';
+import { FINISHED, INPUT, Machine, NodeBuffer, NONE, NOT_UNITS, PARTIAL, READ, readText, readText16, SETTLE, stringError, u32, views } from '../boundary.js';
+import { FLAGS, OPS, TAG_SLICE, TAG_UNITS } from '../abi.js';
+
+// Strings at least this long go in as UTF-16 where the runtime has Node's Buffer.
+const UNITS_MIN = 64;
+
+export class TagFilter extends Machine {
+  // The delta type of each block, and each block's text so far.
+  #types;
+  #blocks;
+  // The last UTF-16 chunk was all ASCII: the next string goes in as UTF-8.
+  #asciiRun = false;
+
+  constructor(nonce, options) {
+    super(new TagFilterHandle(nonce, options));
+    this.#types = this[INPUT].h.deltaTypes;
+    this.#blocks = this.#types.map(() => '');
+  }
+
+  static [PARTIAL] = 'deltas';
+
+  static [NONE]() {
+    return [];
+  }
+
+  feed(chunk) {
+    try {
+      const i = this[INPUT];
+      const h = i.handle();
+      // Bytes: units -1.
+      if (typeof chunk !== 'string') return this[SETTLE](h.feed(i.write(chunk), -1));
+      const str = i.take(chunk);
+      if (NodeBuffer !== null && str.length >= UNITS_MIN && !this.#asciiRun) {
+        // Node writes a string as UTF-16 several times faster than as UTF-8 (when it has
+        // characters beyond Latin-1); wasm reads its skeleton. After an all-ASCII chunk the
+        // next goes in as UTF-8 (faster for ASCII) until one is not.
+        const n = h.feedUnits(i.writeUnits(str));
+        if (n !== NOT_UNITS) {
+          views();
+          this.#asciiRun = u32[i.header + FLAGS] === 1;
+          return this[SETTLE](n);
+        }
+        // A lone surrogate (U+FFFD in UTF-8) or a carried UTF-8 sequence: as UTF-8.
+      }
+      const len = i.writeUtf8(str);
+      this.#asciiRun = len === str.length;
+      return this[SETTLE](h.feed(len, str.length));
+    } catch (e) {
+      throw stringError(e);
+    }
+  }
+
+  /**
+   * Bytes held back right now (a possible marker prefix plus an incomplete UTF-8 sequence);
+   * never more than `maxBufferedBytes`.
+   */
+  get bufferedBytes() {
+    return this[INPUT].handle().bufferedBytes;
+  }
+
+  /** The bound on `bufferedBytes`: the longest marker − 1 + 3. */
+  get maxBufferedBytes() {
+    return this[INPUT].handle().maxBufferedBytes;
+  }
+
+  /** The delta type of each block, in contract order (`["artifact_delta", "user_delta"]`). */
+  get deltaTypes() {
+    this[INPUT].handle();
+    return this.#types.slice();
+  }
+
+  // `{ ok, parse_ok, blocks, violations, deltas }`: the blocks by lowercase name, as own
+  // properties (`__proto__` too), in contract order.
+  [FINISHED](deltas) {
+    const r = this[INPUT].h.takeResult();
+    r.deltas = deltas;
+    r.blocks = Object.fromEntries(this.#types.map((type, k) => [type.slice(0, -'_delta'.length), this.#blocks[k]]));
+    return r;
+  }
+
+  // Per piece `[block, kind, a, b]` (abi.rs TAG_ kinds); adjacent pieces of one block are one
+  // delta. Every piece is added to its block's text.
+  [READ](input, count) {
+    const out = [];
+    const str = input.str;
+    const blocks = this.#blocks;
+    views();
+    let last = -1;
+    // readText never grows the memory, so `u32` stays valid for the whole loop.
+    for (let k = u32[input.header + OPS] >>> 2, end = k + 4 * count; k < end; k += 4) {
+      const block = u32[k];
+      const kind = u32[k + 1];
+      const a = u32[k + 2];
+      const b = u32[k + 3];
+      const text =
+        kind === TAG_SLICE ? (a === 0 && b === str.length ? str : str.slice(a, b))
+        : kind === TAG_UNITS ? readText16(a, (b - a) >>> 1)
+        : readText(a, b - a);
+      blocks[block] += text;
+      if (block === last) out[out.length - 1].text += text;
+      else out.push({ type: this.#types[block], text });
+      last = block;
+    }
+    return out;
+  }
+}
