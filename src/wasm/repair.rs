@@ -9,23 +9,10 @@
 use super::host::json_parse;
 use super::{js_error, text_arg, FlatOptions, Utf16Offsets};
 use crate::Error;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::fmt::Write as _;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
-
-/// One repair: its stable `kind` (`"trailing_comma"`, `"quotes"`, …) and where it applies.
-/// (The type of the result; the value is built as JSON text.)
-#[derive(Tsify, Serialize)]
-#[allow(dead_code)]
-pub struct RepairEntry {
-    /// What was repaired: one of the stable kinds of the repair table.
-    #[tsify(type = "RepairKind")]
-    kind: &'static str,
-    /// Offset in the input string, in UTF-16 code units (`text.length` for what was
-    /// missing at the end).
-    offset: f64,
-}
 
 /// The closed list of repair kinds, as `RepairKind::ALL` names them (tests/repair.rs holds
 /// the two equal).
@@ -41,13 +28,14 @@ export type RepairKind =
 "#;
 
 /// What `repairJsonWithLog` returns.
-#[derive(Tsify, Serialize)]
+#[derive(Tsify)]
 #[allow(dead_code)]
 pub struct RepairResult {
     /// The repaired, compact JSON text.
     json: String,
     /// The repairs applied, in input order (empty for valid JSON).
-    repairs: Vec<RepairEntry>,
+    #[tsify(type = "RepairEntry[]")]
+    repairs: Vec<crate::Repair>,
 }
 
 /// Options of `parseJson(text, options)`.
