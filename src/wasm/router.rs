@@ -14,7 +14,7 @@ use super::{js_error, options, utf16_len};
 use crate::budget::{out_of_memory, try_push_str, try_room, try_room_str};
 use crate::json::write_json_string;
 use crate::{ContentMode, Error, ErrorKind, Provider, RoutedEvent, StreamRouterOptions, ThinkingSource, Usage};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
@@ -411,30 +411,6 @@ fn usage_json(u: &Usage, out: &mut String) {
         }
     }
     out.push('}');
-}
-
-/// Options of `structuredRequest(provider, options)`.
-#[derive(Tsify, Serialize)]
-#[allow(dead_code)]
-pub struct StructuredRequestInit {
-    /// The conversation: `{ role, content }` messages.
-    #[tsify(type = "{ role: string; content: unknown }[]")]
-    messages: (),
-    /// The JSON schema of the output.
-    #[tsify(type = "Record<string, unknown>")]
-    schema: (),
-    /// The tool / schema name (1-64 letters, digits, `_`, `-`).
-    name: String,
-    /// Ask for a streamed response (default `true`).
-    #[tsify(optional)]
-    stream: Option<bool>,
-    /// A weaker layer than the provider's strongest.
-    #[tsify(optional, type = "\"tool\" | \"json_schema\" | \"json_object\" | \"prompt\"")]
-    mode: Option<String>,
-    /// The model, put in the body where the API takes it there (not Gemini's or Bedrock's:
-    /// they name it in the URL).
-    #[tsify(optional)]
-    model: Option<String>,
 }
 
 fn provider_of(name: &str) -> Result<Provider, JsValue> {
