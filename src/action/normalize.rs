@@ -45,7 +45,7 @@ use crate::{Error, ErrorKind, Result};
 
 /// The canonical action.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null))]
 pub struct PlannerAction {
     /// `final_response`, `plan`, `task`, or a tool name.
     pub next_node: String,

@@ -124,7 +124,7 @@ impl ThinkingSource {
     target_arch = "wasm32",
     derive(tsify::Tsify),
     serde(tag = "type", rename_all = "snake_case"),
-    tsify(rename = "RoutedEventType")
+    tsify(rename = "RoutedEventType", missing_as_null)
 )]
 pub enum RoutedEvent {
     /// User-facing answer text.
