@@ -14,19 +14,6 @@ use std::fmt::Write as _;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
-/// The closed list of repair kinds, as `RepairKind::ALL` names them (tests/repair.rs holds
-/// the two equal).
-#[wasm_bindgen(typescript_custom_section)]
-const REPAIR_KIND: &str = r#"/** What a repair fixed: one of the kinds of the repair table (README, repairJson). */
-export type RepairKind =
-  | "prose" | "fence" | "comment" | "whitespace" | "control_character" | "quotes"
-  | "inner_quote" | "missing_quote" | "invalid_escape" | "stringified" | "string_concatenation"
-  | "unquoted_key" | "unquoted_string" | "python_literal" | "js_literal" | "number" | "regex"
-  | "mongo_wrapper" | "jsonp" | "missing_comma" | "trailing_comma" | "extra_comma"
-  | "missing_colon" | "missing_value" | "missing_key" | "ellipsis" | "missing_bracket"
-  | "mismatched_bracket" | "unmatched_bracket" | "skipped" | "truncated" | "concatenated";
-"#;
-
 /// What `repairJsonWithLog` returns.
 #[derive(Tsify)]
 #[allow(dead_code)]
