@@ -51,6 +51,7 @@ use normalize::{is_action_shaped, is_answer_shaped, normalize_mapping};
 
 /// Where the chosen action came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), serde(rename_all = "snake_case"))]
 pub enum ActionSource {
     /// The input was an object (or the whole text was one JSON object).
     Direct,
@@ -82,16 +83,20 @@ impl ActionSource {
 
 /// What `normalize_action_with_diagnostics` reports besides the action.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ActionDiagnostics {
     /// Where the action came from.
     pub source: ActionSource,
-    /// The JSON repairs applied to the chosen candidate (offsets in the input text).
+    /// The JSON repairs applied to the chosen candidate (offsets in the input text: bytes,
+    /// UTF-16 code units in JS).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "{ kind: string; offset: number }[]"))]
     pub repairs: Vec<Repair>,
-    /// Bytes of input before the chosen candidate.
+    /// Input before the chosen candidate: bytes (UTF-16 code units in JS).
     pub ignored_prefix_len: usize,
-    /// Bytes of input after it.
+    /// Input after it: bytes (UTF-16 code units in JS).
     pub ignored_suffix_len: usize,
     /// The other action candidates, normalised, with long answers replaced by their length.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "{ source: string; action: PlannerAction }[]"))]
     pub other_actions: Vec<(ActionSource, PlannerAction)>,
 }
 

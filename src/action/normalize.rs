@@ -45,10 +45,12 @@ use crate::{Error, ErrorKind, Result};
 
 /// The canonical action.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null))]
 pub struct PlannerAction {
     /// `final_response`, `plan`, `task`, or a tool name.
     pub next_node: String,
     /// The arguments, always an object (members in written order).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub args: Vec<(String, JsonValue)>,
     /// The legacy `thought`, trimmed, when the model wrote one.
     pub thought: Option<String>,

@@ -59,14 +59,24 @@ const MAX_ANSWER_DEPTH: usize = 8;
 
 /// What the run knows besides the final args.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    serde(rename_all = "camelCase"),
+    tsify(rename = "FinalPayloadContext")
+)]
 pub struct PayloadContext {
     /// Artifacts collected from tool outputs (`ArtifactCollector::all`).
+    #[cfg_attr(target_arch = "wasm32", tsify(optional, type = "Record<string, Record<string, unknown>>"))]
     pub artifacts: Artifacts,
     /// Sources collected from tool outputs (`collect_sources`).
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub sources: Vec<Source>,
     /// The last tool observation, for the answer fallback.
+    #[cfg_attr(target_arch = "wasm32", tsify(optional, type = "unknown"))]
     pub last_observation: Option<JsonValue>,
     /// A reflection score in `0..=1`; overrides the model's confidence.
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub reflection_score: Option<f64>,
 }
 
@@ -120,6 +130,7 @@ impl PayloadContext {
 
 /// A built payload and what was dropped or changed on the way.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(rename = "BuiltFinalPayload"))]
 pub struct BuiltPayload {
     /// The payload (always valid: `validate_final_payload` accepts its JSON).
     pub payload: FinalPayload,

@@ -362,12 +362,15 @@ impl ArtifactCollector {
 
 /// One executed tool step, as `collect_sources` reads it.
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(rename = "ToolStepInput"))]
 pub struct ToolStep<'a> {
     /// The tool (node) name.
     pub node: &'a str,
     /// The tool's output JSON Schema.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown> | boolean"))]
     pub schema: &'a JsonValue,
     /// The full observation (`null` when the step produced none).
+    #[cfg_attr(target_arch = "wasm32", tsify(optional, type = "unknown"))]
     pub observation: &'a JsonValue,
 }
 

@@ -17,12 +17,19 @@ pub const MAX_STREAMS: usize = 4096;
 
 /// One `artifact_chunk` event.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    serde(tag = "type", rename = "artifact_chunk"),
+    tsify(rename = "ArtifactChunkEvent")
+)]
 pub struct ArtifactChunk {
     /// The stream it belongs to.
     pub stream_id: String,
     /// Its position in the stream, from 0.
     pub seq: u64,
     /// The chunk of artifact data.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown"))]
     pub chunk: JsonValue,
     /// Whether this is the stream's last chunk.
     pub done: bool,

@@ -11,6 +11,7 @@ pub type Artifacts = Vec<(String, JsonMap)>;
 
 /// A citation or reference used in the answer.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null))]
 pub struct Source {
     /// The title (required).
     pub title: String,
@@ -49,12 +50,14 @@ impl Source {
 
 /// A follow-up action the user might want to take.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct SuggestedAction {
     /// A stable id, e.g. `export_csv`.
     pub action_id: String,
     /// The human-readable label.
     pub label: String,
     /// Parameters of the action (default `{}`).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub params: JsonMap,
 }
 
@@ -74,10 +77,12 @@ impl SuggestedAction {
 
 /// The one structure every planner answer reaches the frontend as.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(missing_as_null))]
 pub struct FinalPayload {
     /// The human-readable answer text (required).
     pub raw_answer: String,
     /// Heavy data from tool outputs: node name to `{field: value}` (default `{}`).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, Record<string, unknown>>"))]
     pub artifacts: Artifacts,
     /// Confidence in `0..=1`, or `None`.
     pub confidence: Option<f64>,
@@ -94,6 +99,7 @@ pub struct FinalPayload {
     /// ISO 639-1 code of the answer's language, or `None`.
     pub language: Option<String>,
     /// Domain-specific fields (default `{}`).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub extra: JsonMap,
 }
 

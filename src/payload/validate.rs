@@ -12,6 +12,7 @@ use crate::{Error, ErrorKind, Result};
 
 /// One reason a value is not a valid `FinalPayload`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PayloadProblem {
     /// Where: `confidence`, `sources[0].title`, `artifacts.analyze_sales` (`$` for the root).
     pub path: String,

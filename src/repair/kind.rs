@@ -4,11 +4,12 @@
 /// Declares the kinds once: the enum, `ALL` in table order, and the stable names.
 macro_rules! repair_kinds {
     ($($(#[$doc:meta])* $kind:ident => $name:literal,)*) => {
-        /// What a repair fixed. [`crate::Repair::kind`] is its [`as_str`](RepairKind::as_str)
-        /// name, the stable string that JS sees too.
+        /// What a repair fixed: one of the kinds of the repair table (README, `repairJson`).
+        /// A repair's `kind` is its `as_str` name, the stable string that JS sees too.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
         pub enum RepairKind {
-            $($(#[$doc])* $kind,)*
+            $($(#[$doc])* #[cfg_attr(target_arch = "wasm32", serde(rename = $name))] $kind,)*
         }
 
         impl RepairKind {

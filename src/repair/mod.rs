@@ -31,12 +31,14 @@ use crate::{JsonValue, Result};
 /// One repair applied to the input: a stable `kind` (see the table on [`repair_json`]; the
 /// closed list is [`RepairKind`]) and the byte offset in the input where it applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(rename = "RepairEntry"))]
 pub struct Repair {
     /// What was repaired: `"trailing_comma"`, `"quotes"`, `"truncated"`, … (the name of a
     /// [`RepairKind`]).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "RepairKind"))]
     pub kind: &'static str,
-    /// Byte offset in the input of the first character concerned (the input length for
-    /// what was missing at the end).
+    /// Offset in the input of the first character concerned (the input length for what was
+    /// missing at the end): bytes, UTF-16 code units in JS.
     pub offset: usize,
 }
 

@@ -3,6 +3,7 @@
 
 /// Token counts, as far as the provider reports them (`None` where it does not).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(rename = "UsageCounts", missing_as_null))]
 pub struct Usage {
     /// Prompt / input tokens.
     pub input_tokens: Option<u64>,
@@ -88,6 +89,7 @@ pub enum ModelDelta {
 
 /// A cited source; every field may be unknown.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(rename = "RoutedSource", missing_as_null))]
 pub struct Source {
     /// The provider's id of the source, where it has one.
     pub id: Option<String>,

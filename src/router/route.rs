@@ -98,6 +98,7 @@ impl Default for StreamRouterOptions {
 
 /// Where a `thinking_delta` comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), serde(rename_all = "snake_case"))]
 pub enum ThinkingSource {
     /// The provider's reasoning / thinking channel.
     Reasoning,
@@ -115,8 +116,16 @@ impl ThinkingSource {
     }
 }
 
-/// One routed event.
+/// One routed event; in JS an object tagged by `type`, the variant's name in snake_case.
+// Its TypeScript declaration is `RoutedEventType`; src/wasm/router.rs declares `RoutedEvent`
+// over it (a `tool_result` there also carries `provider_executed: true`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(
+    target_arch = "wasm32",
+    derive(tsify::Tsify),
+    serde(tag = "type", rename_all = "snake_case"),
+    tsify(rename = "RoutedEventType", missing_as_null)
+)]
 pub enum RoutedEvent {
     /// User-facing answer text.
     AnswerDelta {
@@ -167,6 +176,7 @@ pub enum RoutedEvent {
         /// The tool name.
         name: String,
         /// The parsed arguments (`{}` for empty text; `null` when nothing could be repaired).
+        #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown"))]
         arguments: JsonValue,
         /// The argument text was not valid JSON and went through the repairer.
         repaired: bool,
@@ -182,10 +192,11 @@ pub enum RoutedEvent {
         /// The tool name.
         name: String,
         /// The result (parsed JSON; a string when it was not JSON).
+        #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown"))]
         result: JsonValue,
     },
     /// A cited source (citations, annotations, grounding), each once per stream.
-    Source(super::delta::Source),
+    Source(#[cfg_attr(target_arch = "wasm32", tsify(type = "RoutedSource"))] super::delta::Source),
     /// Refusal text.
     RefusalDelta {
         /// The new text.
@@ -197,7 +208,7 @@ pub enum RoutedEvent {
         action: PlannerAction,
     },
     /// Token counts (only when they changed).
-    Usage(Usage),
+    Usage(#[cfg_attr(target_arch = "wasm32", tsify(type = "UsageCounts"))] Usage),
     /// The end of the stream.
     Done {
         /// The stream completed: its end marker came and no error was reported.
@@ -223,6 +234,7 @@ pub enum RoutedEvent {
 
 /// Why the model stopped, normalised across providers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), serde(rename_all = "kebab-case"))]
 pub enum Finish {
     /// A natural stop (`stop`, `end_turn`, `STOP`, `completed`, ...).
     Stop,

@@ -31,6 +31,7 @@ use crate::{Error, ErrorKind, Result};
 
 /// How the output is asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), serde(rename_all = "snake_case"))]
 pub enum StructuredMode {
     /// A forced call of one tool whose parameters are the schema.
     Tool,
@@ -80,21 +81,28 @@ pub fn structured_modes(provider: Provider) -> &'static [StructuredMode] {
     }
 }
 
-/// What to ask for.
+/// What to ask for (in JS the options of `structuredRequest`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(rename = "StructuredRequestInit"))]
 pub struct StructuredRequest {
     /// The conversation: `{role, content}` objects (`system`, `user`, `assistant`).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "{ role: string; content: unknown }[]"))]
     pub messages: Vec<JsonValue>,
     /// The JSON schema of the output (an object schema for the tool layer).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub schema: JsonValue,
     /// The tool / schema name (`[A-Za-z0-9_-]{1,64}`).
     pub name: String,
-    /// Ask for a streamed response (where the body says so; Gemini streams by URL).
+    /// Ask for a streamed response (where the body says so; Gemini streams by URL). In JS
+    /// the default is `true`.
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub stream: bool,
     /// A weaker layer than the provider's strongest (`None`: the strongest).
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub mode: Option<StructuredMode>,
     /// The model, put in the body where the API takes it there (OpenAI, Anthropic, Ollama,
     /// text); Gemini and Bedrock name the model in the URL, so their bodies carry none.
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub model: Option<String>,
 }
 

@@ -8,40 +8,6 @@ use serde::Serialize;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
-/// The canonical planner action.
-#[derive(Tsify, Serialize)]
-#[allow(dead_code)]
-pub struct PlannerAction {
-    /// `"final_response"`, `"plan"`, `"task"`, or a tool name.
-    next_node: String,
-    /// The arguments (for a final response `answer` is always set when any answer exists).
-    #[tsify(type = "Record<string, unknown>")]
-    args: (),
-    /// The legacy `thought`, trimmed, or `null`.
-    thought: Option<String>,
-    /// Reasoning around the JSON (`<think>` blocks, prose before it), trimmed, or `null`.
-    reasoning: Option<String>,
-}
-
-/// Where an action came from and what else was found.
-#[derive(Tsify, Serialize)]
-#[allow(dead_code)]
-pub struct ActionDiagnostics {
-    /// `"direct"`, `"fence"`, `"text"`, `"think"`, `"embedded_string"` or `"list_item"`.
-    #[tsify(type = "\"direct\" | \"fence\" | \"text\" | \"think\" | \"embedded_string\" | \"list_item\"")]
-    source: String,
-    /// JSON repairs applied to the chosen candidate, with offsets (UTF-16 units) in the input.
-    #[tsify(type = "{ kind: string; offset: number }[]")]
-    repairs: (),
-    /// UTF-16 units of input before the action.
-    ignored_prefix_len: f64,
-    /// UTF-16 units of input after it.
-    ignored_suffix_len: f64,
-    /// The other candidates, normalised; long answers replaced by `answer_len`.
-    #[tsify(type = "{ source: string; action: PlannerAction }[]")]
-    other_actions: (),
-}
-
 /// `normalizeAction` with its diagnostics.
 #[derive(Tsify, Serialize)]
 #[allow(dead_code)]

@@ -1,8 +1,9 @@
 //! JS API of `src/payload`: `validateFinalPayload`, `buildFinalPayload`, `redactArtifacts`
 //! (+ `redactArtifactsJson`), `collectSources`, and the classes `ArtifactCollector` and
-//! `ArtifactStream`; the TypeScript types of the contract (`FinalPayload`, `Source`,
-//! `SuggestedAction`, `PlanStep`, `PlanJoin`, `PlanArgs`, `TaskArgs`, `FinalResponseArgs`;
-//! `PlannerAction` is action.rs's).
+//! `ArtifactStream`; the TypeScript types of the contract that have no core type
+//! (`PlanStep`, `PlanJoin`, `PlanArgs`, `TaskArgs`, `FinalResponseArgs`, ...). `FinalPayload`,
+//! `Source`, `SuggestedAction` and the other values the core builds are declared on the core
+//! types in `src/payload` (`PlannerAction` on the core's, `src/action`).
 //!
 //! Values cross the boundary as JSON text: `JSON.stringify` on the way in, `JSON.parse` on
 //! the way out (plain objects, JS numbers), which is much cheaper for big observations than
@@ -16,69 +17,6 @@ use serde::Serialize;
 use std::cell::RefCell;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
-
-/// The standard structure of every planner answer (final-payload-and-artifacts.md §1).
-#[derive(Tsify, Serialize)]
-#[allow(dead_code)]
-pub struct FinalPayload {
-    /// The human-readable answer text. Always present.
-    raw_answer: String,
-    /// Heavy data from tool outputs, by tool (node) name, then field.
-    #[tsify(type = "Record<string, Record<string, unknown>>")]
-    artifacts: (),
-    /// Confidence in the answer, 0 to 1, or `null`.
-    #[tsify(type = "number | null")]
-    confidence: Option<f64>,
-    /// Citations and references used for the answer.
-    #[tsify(type = "Source[]")]
-    sources: (),
-    /// The answer's category (`"knowledge_base"`, `"calculation"`, ...), or `null`.
-    #[tsify(type = "string | null")]
-    route: Option<String>,
-    /// Recommended follow-up actions.
-    #[tsify(type = "SuggestedAction[]")]
-    suggested_actions: (),
-    /// Whether the answer needs the user's clarification or input.
-    requires_followup: bool,
-    /// Non-fatal issues (`"data_stale"`, `"partial_results"`, ...).
-    warnings: Vec<String>,
-    /// ISO 639-1 code of the answer's language (`"en"`), or `null`.
-    #[tsify(type = "string | null")]
-    language: Option<String>,
-    /// Domain-specific fields.
-    #[tsify(type = "Record<string, unknown>")]
-    extra: (),
-}
-
-/// A citation or reference used in the answer.
-#[derive(Tsify, Serialize)]
-#[allow(dead_code)]
-pub struct Source {
-    /// The title (required).
-    title: String,
-    /// Where it lives, or `null`.
-    #[tsify(type = "string | null")]
-    url: Option<String>,
-    /// The quoted passage, or `null`.
-    #[tsify(type = "string | null")]
-    snippet: Option<String>,
-    /// The retriever's relevance score, or `null`.
-    #[tsify(type = "number | null")]
-    relevance_score: Option<f64>,
-}
-
-/// A follow-up action the user might want to take.
-#[derive(Tsify, Serialize)]
-#[allow(dead_code)]
-pub struct SuggestedAction {
-    /// A stable id, e.g. `"export_csv"`.
-    action_id: String,
-    /// The human-readable label.
-    label: String,
-    /// Parameters of the action.
-    #[tsify(type = "Record<string, unknown>")]
-    params: (),
-}
 
 /// One step of a parallel plan (`next_node: "plan"`).
 #[derive(Tsify, Serialize)]
@@ -184,46 +122,6 @@ pub struct FinalResponseArgs {
     language: (),
 }
 
-/// What `buildFinalPayload` knows besides the final args.
-#[derive(Tsify, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct FinalPayloadContext {
-    /// Collected artifacts (`ArtifactCollector.all()`), merged over the model's.
-    #[tsify(optional, type = "Record<string, Record<string, unknown>>")]
-    artifacts: (),
-    /// Collected sources (`collectSources`), merged after the model's.
-    #[tsify(optional, type = "Source[]")]
-    sources: (),
-    /// The last tool observation, for the answer fallback.
-    #[tsify(optional, type = "unknown")]
-    last_observation: (),
-    /// A reflection score in 0..1; overrides the model's confidence.
-    #[tsify(optional, type = "number")]
-    reflection_score: (),
-}
-
-/// The result of `buildFinalPayload`.
-#[derive(Tsify, Serialize)]
-#[allow(dead_code)]
-pub struct BuiltFinalPayload {
-    /// The payload (always valid).
-    #[tsify(type = "FinalPayload")]
-    payload: (),
-    /// What was dropped or moved, one `"<code>: <detail>"` line each.
-    warnings: Vec<String>,
-}
-
-/// One problem listed by a `payload_invalid` error (`error.problems`).
-#[derive(Tsify, Serialize)]
-#[allow(dead_code)]
-pub struct PayloadProblem {
-    /// Where (`"confidence"`, `"sources[0].title"`, `"$"` for the value itself).
-    path: String,
-    /// What is wrong.
-    message: String,
-}
-
 /// A large artifact replaced by a reference (what `store` returned).
 #[derive(Tsify, Serialize)]
 #[allow(dead_code)]
@@ -251,41 +149,6 @@ pub struct ArtifactCollectorOptions {
         type = "(node: string, field: string, value: unknown) => string"
     )]
     store: (),
-}
-
-/// One executed tool step, for `collectSources`.
-#[derive(Tsify, Serialize)]
-#[allow(dead_code)]
-pub struct ToolStepInput {
-    /// The tool (node) name.
-    node: String,
-    /// The tool's output JSON Schema.
-    #[tsify(type = "Record<string, unknown> | boolean")]
-    schema: (),
-    /// The full observation (`null`/absent when none).
-    #[tsify(optional, type = "unknown")]
-    observation: (),
-}
-
-/// An `artifact_chunk` event (SSE `artifact_chunk` in the planner profile, a
-/// `data-artifact` part in the ai-sdk profile).
-#[derive(Tsify, Serialize)]
-#[allow(dead_code)]
-pub struct ArtifactChunkEvent {
-    /// Always `"artifact_chunk"`.
-    #[tsify(type = "\"artifact_chunk\"")]
-    r#type: (),
-    /// The stream it belongs to.
-    stream_id: String,
-    /// Its position in the stream, from 0.
-    seq: f64,
-    /// The chunk (a JSON value).
-    #[tsify(type = "unknown")]
-    chunk: (),
-    /// Whether this is the stream's last chunk.
-    done: bool,
-    /// What the artifact is: given, or the chunk's type name (`"dict"`, `"list"`, ...).
-    artifact_type: String,
 }
 
 /// The `done` event that ends a run.

@@ -9,45 +9,20 @@
 use super::host::json_parse;
 use super::{js_error, text_arg, FlatOptions, Utf16Offsets};
 use crate::Error;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::fmt::Write as _;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
-/// One repair: its stable `kind` (`"trailing_comma"`, `"quotes"`, …) and where it applies.
-/// (The type of the result; the value is built as JSON text.)
-#[derive(Tsify, Serialize)]
-#[allow(dead_code)]
-pub struct RepairEntry {
-    /// What was repaired: one of the stable kinds of the repair table.
-    #[tsify(type = "RepairKind")]
-    kind: &'static str,
-    /// Offset in the input string, in UTF-16 code units (`text.length` for what was
-    /// missing at the end).
-    offset: f64,
-}
-
-/// The closed list of repair kinds, as `RepairKind::ALL` names them (tests/repair.rs holds
-/// the two equal).
-#[wasm_bindgen(typescript_custom_section)]
-const REPAIR_KIND: &str = r#"/** What a repair fixed: one of the kinds of the repair table (README, repairJson). */
-export type RepairKind =
-  | "prose" | "fence" | "comment" | "whitespace" | "control_character" | "quotes"
-  | "inner_quote" | "missing_quote" | "invalid_escape" | "stringified" | "string_concatenation"
-  | "unquoted_key" | "unquoted_string" | "python_literal" | "js_literal" | "number" | "regex"
-  | "mongo_wrapper" | "jsonp" | "missing_comma" | "trailing_comma" | "extra_comma"
-  | "missing_colon" | "missing_value" | "missing_key" | "ellipsis" | "missing_bracket"
-  | "mismatched_bracket" | "unmatched_bracket" | "skipped" | "truncated" | "concatenated";
-"#;
-
 /// What `repairJsonWithLog` returns.
-#[derive(Tsify, Serialize)]
+#[derive(Tsify)]
 #[allow(dead_code)]
 pub struct RepairResult {
     /// The repaired, compact JSON text.
     json: String,
     /// The repairs applied, in input order (empty for valid JSON).
-    repairs: Vec<RepairEntry>,
+    #[tsify(type = "RepairEntry[]")]
+    repairs: Vec<crate::Repair>,
 }
 
 /// Options of `parseJson(text, options)`.

@@ -13,7 +13,7 @@ use super::{js_error, options, utf16_len};
 use crate::budget::{out_of_memory, try_push_str, try_room, try_room_str};
 use crate::json::write_json_string;
 use crate::{ContentMode, Error, ErrorKind, Provider, RoutedEvent, StreamRouterOptions, ThinkingSource, Usage};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
@@ -40,162 +40,13 @@ pub struct StreamRouterInit {
     max_buffer_bytes: Option<f64>,
 }
 
-/// Token counts (`null` where the provider does not report one).
-#[derive(Tsify, Serialize)]
-#[allow(dead_code)]
-pub struct UsageCounts {
-    /// Prompt / input tokens.
-    input_tokens: Option<f64>,
-    /// Completion / output tokens.
-    output_tokens: Option<f64>,
-    /// The total, when reported.
-    total_tokens: Option<f64>,
-    /// Reasoning tokens, when reported separately.
-    reasoning_tokens: Option<f64>,
-    /// Input tokens read from a prompt cache.
-    cached_input_tokens: Option<f64>,
-}
-
-/// One routed event (a tagged union on `type`).
-#[derive(Tsify, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-#[allow(dead_code)]
-pub enum RoutedEventType {
-    /// User-facing answer text.
-    AnswerDelta {
-        /// The new text.
-        text: String,
-    },
-    /// Reasoning (`"reasoning"`) or the action's `thought` (`"thought"`).
-    ThinkingDelta {
-        /// The new text.
-        text: String,
-        /// Where it comes from.
-        #[tsify(type = "\"reasoning\" | \"thought\"")]
-        source: String,
-    },
-    /// Text of the tagged artifact block.
-    ArtifactDelta {
-        /// The new text.
-        text: String,
-    },
-    /// Text of the tagged user block.
-    UserDelta {
-        /// The new text.
-        text: String,
-    },
-    /// A tool call begins.
-    ToolCallStart {
-        /// The provider's index of the call.
-        index: u32,
-        /// The call id.
-        id: String,
-        /// The tool name.
-        name: String,
-        /// The provider runs the tool itself (web search, code execution, ...): do not run it.
-        provider_executed: bool,
-    },
-    /// Raw argument text of a tool call.
-    ToolCallDelta {
-        /// The call's index.
-        index: u32,
-        /// The new argument text.
-        arguments: String,
-    },
-    /// A complete tool call.
-    ToolCall {
-        /// The call's index.
-        index: u32,
-        /// The call id.
-        id: String,
-        /// The tool name.
-        name: String,
-        /// The parsed arguments (`{}` for empty text, `null` when nothing could be repaired).
-        #[tsify(type = "unknown")]
-        arguments: (),
-        /// The argument text was not valid JSON and was repaired.
-        repaired: bool,
-        /// The provider runs the tool itself; a `tool_result` follows.
-        provider_executed: bool,
-    },
-    /// The result of a provider-executed tool call.
-    ToolResult {
-        /// The call's index.
-        index: u32,
-        /// The call id.
-        id: String,
-        /// The tool name.
-        name: String,
-        /// The result (parsed JSON; a string when it was not JSON).
-        #[tsify(type = "unknown")]
-        result: (),
-        /// Always `true`.
-        #[tsify(type = "true")]
-        provider_executed: bool,
-    },
-    /// A cited source (citations, annotations, grounding), once per stream.
-    Source {
-        /// The provider's id of the source.
-        id: Option<String>,
-        /// The URL.
-        url: Option<String>,
-        /// The title.
-        title: Option<String>,
-        /// The cited text or a snippet.
-        snippet: Option<String>,
-    },
-    /// Refusal text (the model declined).
-    RefusalDelta {
-        /// The new text.
-        text: String,
-    },
-    /// The normalised planner action (`content: "action-json"`).
-    Action {
-        /// The action.
-        #[tsify(type = "PlannerAction")]
-        action: (),
-    },
-    /// Token counts (only when they changed).
-    Usage {
-        /// Prompt / input tokens.
-        input_tokens: Option<f64>,
-        /// Completion / output tokens.
-        output_tokens: Option<f64>,
-        /// The total, when reported.
-        total_tokens: Option<f64>,
-        /// Reasoning tokens, when reported separately.
-        reasoning_tokens: Option<f64>,
-        /// Input tokens read from a prompt cache.
-        cached_input_tokens: Option<f64>,
-    },
-    /// The end of the stream.
-    Done {
-        /// The stream completed: its end marker came and no error was reported.
-        ok: bool,
-        /// The content parsed by its contract (always `true` for `content: "text"`).
-        parse_ok: bool,
-        /// The provider's last finish reason, or `null`.
-        finish_reason: Option<String>,
-        /// The finish reason, normalised.
-        #[tsify(type = "\"stop\" | \"length\" | \"tool-calls\" | \"content-filter\" | \"error\" | \"other\"")]
-        finish: String,
-    },
-    /// A provider error, an unreadable event (`provider_event_invalid`,
-    /// `provider_event_unknown`) or a truncated stream (`stream_truncated`).
-    Error {
-        /// A stable code.
-        code: String,
-        /// A human message (the provider's own, where it sent one).
-        message: String,
-        /// The provider's own error code, where it sent one.
-        provider_code: Option<String>,
-    },
-}
-
+// `RoutedEventType` is the TypeScript declaration of `crate::RoutedEvent` (src/router/route.rs).
 #[wasm_bindgen(typescript_custom_section)]
 const ROUTED_EVENT_TS: &str = r#"
 /** What `StreamRouter.feed` / `finish` return. */
-export type RoutedEvent = RoutedEventType;
+export type RoutedEvent =
+  | Exclude<RoutedEventType, { type: "tool_result" }>
+  | (Extract<RoutedEventType, { type: "tool_result" }> & { provider_executed: true });
 "#;
 
 fn bad_option(msg: String) -> JsValue {
@@ -517,30 +368,6 @@ fn usage_json(u: &Usage, out: &mut String) {
         }
     }
     out.push('}');
-}
-
-/// Options of `structuredRequest(provider, options)`.
-#[derive(Tsify, Serialize)]
-#[allow(dead_code)]
-pub struct StructuredRequestInit {
-    /// The conversation: `{ role, content }` messages.
-    #[tsify(type = "{ role: string; content: unknown }[]")]
-    messages: (),
-    /// The JSON schema of the output.
-    #[tsify(type = "Record<string, unknown>")]
-    schema: (),
-    /// The tool / schema name (1-64 letters, digits, `_`, `-`).
-    name: String,
-    /// Ask for a streamed response (default `true`).
-    #[tsify(optional)]
-    stream: Option<bool>,
-    /// A weaker layer than the provider's strongest.
-    #[tsify(optional, type = "\"tool\" | \"json_schema\" | \"json_object\" | \"prompt\"")]
-    mode: Option<String>,
-    /// The model, put in the body where the API takes it there (not Gemini's or Bedrock's:
-    /// they name it in the URL).
-    #[tsify(optional)]
-    model: Option<String>,
 }
 
 fn provider_of(name: &str) -> Result<Provider, JsValue> {

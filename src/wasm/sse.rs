@@ -6,7 +6,7 @@ use super::{js_error, limit, options};
 use crate::budget::out_of_memory;
 use crate::sse::{Emit, Utf16Text};
 use crate::{Error, ErrorKind, SseMessage, SseSink};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
@@ -23,18 +23,6 @@ pub struct SseDecoderOptions {
     /// The most data bytes one event may accumulate (default 8 MiB).
     #[tsify(optional)]
     max_event_bytes: Option<f64>,
-}
-
-/// One decoded server-sent event.
-#[derive(Tsify, Serialize)]
-#[allow(dead_code)]
-pub struct SseEvent {
-    /// The event type, `"message"` when unnamed.
-    event: String,
-    /// The data lines joined with `"\n"`.
-    data: String,
-    /// The last event ID in force at dispatch, `""` when none.
-    id: String,
 }
 
 /// Options of `new SseEncoder(options)`.

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as sr from 'streamroute';
+import { typecheck } from './helpers/typecheck.mjs';
 
 const corpus = JSON.parse(
   readFileSync(new URL('../corpus/normalize.json', import.meta.url), 'utf8'),
@@ -199,4 +200,18 @@ test('a 1 MB answer comes back whole', () => {
   const a = sr.normalizeAction(`<think>hm</think>\n${JSON.stringify({ next_node: 'final_response', args: { answer: big } })}`);
   assert.ok(a.args.answer === big, 'answer differs');
   assert.equal(a.reasoning, 'hm');
+});
+
+// The declared types are the types of the values: every diagnosed corpus result (every action
+// source, absent fields as `null`) type-checks as a `NormalizedAction` literal.
+test('TypeScript: every normalised corpus result is a NormalizedAction', () => {
+  const results = corpus.filter((c) => !c.error).map((c) => sr.normalizeActionWithDiagnostics(inputOf(c)));
+  const sources = new Set(results.flatMap((r) => [r.diagnostics.source, ...r.diagnostics.other_actions.map((o) => o.source)]));
+  assert.deepEqual([...sources].sort(), ['direct', 'embedded_string', 'fence', 'list_item', 'text', 'think']);
+  assert.ok(results.some((r) => r.action.thought === null && r.action.reasoning === null), 'absent fields are null');
+  const { status, output } = typecheck('ts-normalize-values', `
+    import type { NormalizedAction } from 'streamroute';
+    export const results: NormalizedAction[] = ${JSON.stringify(results)};
+  `);
+  assert.equal(status, 0, output);
 });

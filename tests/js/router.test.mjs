@@ -386,6 +386,25 @@ test('TypeScript: the router API type-checks', async () => {
   assert.equal(status, 0, output);
 });
 
+// The declared type is the type of the values: every event of the sample streams (every event
+// type, absent optional fields as `null`) type-checks as a `RoutedEvent` literal, where a
+// field of another type, a missing field or an undeclared one is an error.
+test('TypeScript: every routed event of the sample streams is a RoutedEvent, every structured mode a StructuredMode', () => {
+  const events = SAMPLES.flatMap((s) => coalesce(feedAll(new StreamRouter({ content: s.content, nonce: NONCE }), [s.bytes])));
+  assert.equal(new Set(events.map((e) => e.type)).size, 14, 'every event type');
+  assert.ok(events.some((e) => e.type === 'usage' && Object.values(e).includes(null)), 'a usage count is null');
+  assert.ok(events.some((e) => e.type === 'action' && e.action.thought === null), 'an action thought is null');
+  const providers = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'ollama', 'bedrock', 'text'];
+  const modes = providers.flatMap((p) => structuredModes(p));
+  assert.equal(new Set(modes).size, 4, 'every mode');
+  const { status, output } = typecheck('ts-router-values', `
+    import type { RoutedEvent, StructuredMode } from 'streamroute';
+    export const events: RoutedEvent[] = ${JSON.stringify(events)};
+    export const modes: StructuredMode[] = ${JSON.stringify(modes)};
+  `);
+  assert.equal(status, 0, output);
+});
+
 test('structuredRequest builds the strongest supported request body; structuredModes is the table', () => {
   const schema = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] };
   const messages = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Quiz me' }];
