@@ -140,6 +140,12 @@ export class Input {
     h?.free();
   }
 
+  /** `reset()` of a machine that has one: the handle's, and the held surrogate forgotten. */
+  reset() {
+    this.handle().reset();
+    this.forget();
+  }
+
   /** Forgets the held surrogate and the buffer's address (rule 3): for `reset()` and after `finish()`. */
   forget() {
     this.high = '';
@@ -337,7 +343,8 @@ export class Machine {
     const key = this.constructor[PARTIAL];
     if (key === null) throw e;
     views();
-    throw partial(e, key, this[READ](i, u32[i.header + COUNT]));
+    const count = u32[i.header + COUNT];
+    throw partial(e, key, count === 0 ? this.constructor[NONE]() : this[READ](i, count));
   }
 
   /** What `finish()` returns, from the results of its call. */

@@ -86,6 +86,16 @@ pub const ROUTE_SOURCE: u32 = 13;
 /// `refusal_delta`: len.
 pub const ROUTE_REFUSAL: u32 = 14;
 
+// LlmStreamChunker. Per chunk an opcode; texts follow one another in the text.
+/// A chunk of the streamed thought: len.
+pub const CHUNK_THOUGHT: u32 = 0;
+/// A chunk of answer text: len.
+pub const CHUNK_ANSWER: u32 = 1;
+/// The closing chunk of a finish action.
+pub const CHUNK_DONE: u32 = 2;
+
+// JsonItemStream: the text is the JSON array of the items; no op words.
+
 // PartialJson. The path lives on the JS side and only its changed tail crosses; lengths are
 // UTF-16 units of strings that follow one another in the text.
 /// `begin` of an object.
@@ -108,14 +118,14 @@ pub const JSON_SET_FALSE: u32 = 7;
 pub const JSON_SET_NULL: u32 = 8;
 /// `end`.
 pub const JSON_END: u32 = 9;
-/// The path keeps its first n segments: n.
+/// The path keeps its first n segments: n. (The path ops are numbered after the event ops.)
 pub const JSON_TRUNCATE: u32 = 10;
 /// The path gains a key: len.
 pub const JSON_KEY: u32 = 11;
 /// The path gains an index: the index.
 pub const JSON_INDEX: u32 = 12;
 
-// TagFilter. Per piece of block text four words, `[block, kind, a, b]`, kind one of:
+// TagFilter, TaggedTurn. Per piece of block text four words, `[block, kind, a, b]`, kind one of:
 /// Tag piece: `chunk.slice(a, b)` of the string chunk just fed (UTF-16 offsets).
 pub const TAG_SLICE: u32 = 0;
 /// Tag piece: the UTF-8 bytes at `[a, b)` of wasm memory.

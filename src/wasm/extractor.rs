@@ -1,9 +1,8 @@
 //! JS classes `AnswerExtractor` and `LlmStreamChunker`.
 
-use super::abi::Header;
-use super::handle::{handle_io, InputBuffer, FAILED};
-use super::input::ChunkInput;
-use super::{js_error, new_object, FlatOptions};
+use super::abi::{Header, CHUNK_ANSWER, CHUNK_DONE, CHUNK_THOUGHT};
+use super::handle::{handle_io, status, InputBuffer, FAILED};
+use super::{js_error, FlatOptions};
 use crate::{AnswerExtractorOptions, Error, ErrorKind};
 use serde::Deserialize;
 use tsify::Tsify;
@@ -128,13 +127,7 @@ impl JsAnswerExtractor {
             self.out16.len() - lows
         };
         self.inner.count_emitted(scalars as u64);
-        match r {
-            Ok(()) => u32::from(scalars > 0),
-            Err(e) => {
-                self.error = Some(js_error(&e));
-                FAILED
-            }
-        }
+        status(r, u32::from(scalars > 0), &mut self.error)
     }
 
     #[wasm_bindgen(getter = isFinishAction, skip_typescript)]
@@ -192,112 +185,125 @@ pub struct LlmStreamChunk {
     pub action_seq: Option<f64>,
 }
 
-/// Turns an action stream into `llm_stream_chunk` objects: answer text as
-/// `{phase: "answer", channel: "answer"}`, the legacy `thought` as
-/// `{phase: "observation", channel: "thinking"}`, and a closing `{text: "", done: true}` only
-/// for a finish action.
-#[wasm_bindgen(js_name = LlmStreamChunker)]
+#[wasm_bindgen(typescript_custom_section)]
+const LLM_STREAM_CHUNKER_TS: &str = r#"
+/**
+ * Turns an action stream into `llm_stream_chunk` objects: answer text as
+ * `{phase: "answer", channel: "answer"}`, the legacy `thought` as
+ * `{phase: "observation", channel: "thinking"}`, and a closing `{text: "", done: true}` only
+ * for a finish action.
+ */
+export class LlmStreamChunker {
+    /** `new LlmStreamChunker({ actionSeq?, maxBufferBytes? })`. */
+    constructor(options?: LlmStreamChunkerInit);
+    /** Reads a chunk; returns the chunks to send (thought first, then answer). */
+    feed(chunk: string | Uint8Array): LlmStreamChunk[];
+    /** Ends the stream; the closing `done` chunk comes only for a finish action. */
+    finish(): LlmStreamChunk[];
+    /** Back to the initial state, for a retry (same `actionSeq`). */
+    reset(): void;
+    /** The underlying extractor's decision (see `AnswerExtractor.isFinishAction`). */
+    readonly isFinishAction: boolean | undefined;
+    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
+    free(): void;
+    [Symbol.dispose](): void;
+}
+"#;
+
+/// The wasm half of `LlmStreamChunker` (pkg/entry/machines/extractor.js).
+#[wasm_bindgen(js_name = LlmStreamChunkerHandle, skip_typescript)]
 pub struct JsLlmStreamChunker {
     inner: crate::AnswerExtractor,
-    input: ChunkInput,
-    /// The keys and the repeated values of a chunk as JS values, made once: a chunk then
-    /// costs one string conversion, its text.
-    names: ChunkNames,
+    action_seq: Option<f64>,
+    /// The call's texts (thought, then answer) and their `CHUNK_` op words.
+    text: String,
+    ops: Vec<u32>,
+    header: Header,
+    input: InputBuffer,
+    error: Option<JsValue>,
 }
 
-struct ChunkNames {
-    /// `text`, `done`, `phase`, `channel`, `action_seq`.
-    keys: [JsValue; 5],
-    answer: JsValue,
-    observation: JsValue,
-    thinking: JsValue,
-    /// The number given, or `null`.
-    action_seq: JsValue,
-}
+handle_io!(JsLlmStreamChunker, LlmStreamChunkerHandle);
 
-#[wasm_bindgen(js_class = LlmStreamChunker)]
+#[wasm_bindgen(js_class = LlmStreamChunkerHandle)]
 impl JsLlmStreamChunker {
     /// `new LlmStreamChunker({ actionSeq?, maxBufferBytes? })`.
-    #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_optional_param_type = "LlmStreamChunkerInit")] options_value: Option<
-            JsValue,
-        >,
-    ) -> Result<JsLlmStreamChunker, JsValue> {
+    #[wasm_bindgen(constructor, skip_typescript)]
+    pub fn new(options_value: Option<JsValue>) -> Result<JsLlmStreamChunker, JsValue> {
         let o = FlatOptions::new(options_value, "LlmStreamChunkerInit", &["actionSeq", "maxBufferBytes"])?;
         let o = LlmStreamChunkerInit { action_seq: o.number("actionSeq")?, max_buffer_bytes: o.number("maxBufferBytes")? };
         let opts = extractor_options(o.max_buffer_bytes)?;
         Ok(JsLlmStreamChunker {
             inner: crate::AnswerExtractor::new(opts),
-            input: ChunkInput::default(),
-            names: ChunkNames {
-                keys: ["text", "done", "phase", "channel", "action_seq"].map(JsValue::from_str),
-                answer: JsValue::from_str("answer"),
-                observation: JsValue::from_str("observation"),
-                thinking: JsValue::from_str("thinking"),
-                action_seq: o.action_seq.map_or(JsValue::NULL, JsValue::from_f64),
-            },
+            action_seq: o.action_seq,
+            text: String::new(),
+            ops: Vec::new(),
+            header: Header::default(),
+            input: InputBuffer::default(),
+            error: None,
         })
     }
 
-    /// Reads a chunk; returns the chunks to send (thought first, then answer).
-    #[wasm_bindgen(unchecked_return_type = "LlmStreamChunk[]")]
-    pub fn feed(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let bytes = self.input.read(&chunk)?;
+    /// Reads `len` bytes of the input buffer; the chunks are described in the header
+    /// (abi.rs `CHUNK_`). Returns their count, or `FAILED`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn feed(&mut self, len: u32) -> u32 {
         let mut answer = String::new();
-        self.inner.feed_into(bytes, &mut answer).map_err(|e| js_error(&e))?;
-        self.chunks(answer, false)
+        let r = self.inner.feed_into(self.input.bytes(len), &mut answer);
+        self.done(r.map(|()| answer), false)
     }
 
-    /// Ends the stream; the closing `done` chunk comes only for a finish action.
-    #[wasm_bindgen(unchecked_return_type = "LlmStreamChunk[]")]
-    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+    /// Reads the last `len` bytes and ends the stream; as `feed`, with the closing chunk of a
+    /// finish action.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn finish(&mut self, len: u32) -> u32 {
         let mut answer = String::new();
-        let tail = self.input.finish();
-        if !tail.is_empty() {
-            self.inner.feed_into(tail, &mut answer).map_err(|e| js_error(&e))?;
-        }
-        answer.push_str(&self.inner.finish().map_err(|e| js_error(&e))?);
-        self.chunks(answer, true)
+        let r = self.inner.feed_into(self.input.bytes(len), &mut answer);
+        let r = r.and_then(|()| self.inner.finish()).map(|tail| answer + &tail);
+        self.done(r, true)
     }
 
-    /// Back to the initial state, for a retry (same `actionSeq`).
+    #[wasm_bindgen(skip_typescript)]
     pub fn reset(&mut self) {
         self.inner.reset();
-        self.input.reset();
     }
 
-    /// The underlying extractor's decision (see `AnswerExtractor.isFinishAction`).
-    #[wasm_bindgen(getter = isFinishAction)]
+    #[wasm_bindgen(getter = isFinishAction, skip_typescript)]
     pub fn is_finish_action(&self) -> Option<bool> {
         self.inner.is_finish_action()
     }
 
-    fn chunks(&mut self, answer: String, end: bool) -> Result<JsValue, JsValue> {
-        let v = js_sys::Array::new();
-        let thought = self.inner.take_thought();
-        let n = &self.names;
-        let chunk = |text: &str, done: bool, answer: bool| {
-            let o = new_object();
-            let (phase, channel) = if answer { (&n.answer, &n.answer) } else { (&n.observation, &n.thinking) };
-            let values = [&JsValue::from_str(text), &JsValue::from_bool(done), phase, channel, &n.action_seq];
-            for (key, value) in n.keys.iter().zip(values) {
-                o.set(key, value);
+    /// The `actionSeq` given, or `null`.
+    #[wasm_bindgen(getter = actionSeq, skip_typescript)]
+    pub fn action_seq(&self) -> JsValue {
+        self.action_seq.map_or(JsValue::NULL, JsValue::from_f64)
+    }
+
+    /// Packs the call's chunks (thought first, then answer, then the closing one).
+    fn done(&mut self, answer: crate::Result<String>, end: bool) -> u32 {
+        self.text.clear();
+        self.ops.clear();
+        let answer = match answer {
+            Ok(a) => a,
+            Err(e) => {
+                self.error = Some(js_error(&e));
+                return FAILED;
             }
-            v.push(&o);
         };
-        if !thought.is_empty() {
-            chunk(&thought, false, false);
-        }
-        if !answer.is_empty() {
-            chunk(&answer, false, true);
+        let thought = self.inner.take_thought();
+        let mut count = 0;
+        for (op, t) in [(CHUNK_THOUGHT, &thought), (CHUNK_ANSWER, &answer)] {
+            if !t.is_empty() {
+                self.text.push_str(t);
+                self.ops.extend([op, super::utf16_len(t)]);
+                count += 1;
+            }
         }
         if end && self.inner.is_finish_action() == Some(true) {
-            chunk("", true, true);
+            self.ops.push(CHUNK_DONE);
+            count += 1;
         }
-        Ok(v.into())
+        self.header.utf8(self.text.as_bytes(), &self.ops, count);
+        count
     }
 }

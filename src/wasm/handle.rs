@@ -46,6 +46,18 @@ impl InputBuffer {
     }
 }
 
+/// What `feed` / `finish` return (abi.rs): `count`, or `FAILED` with the error kept in
+/// `error` for `takeError()`.
+pub(crate) fn status(r: crate::Result<()>, count: u32, error: &mut Option<JsValue>) -> u32 {
+    match r {
+        Ok(()) => count,
+        Err(e) => {
+            *error = Some(super::js_error(&e));
+            FAILED
+        }
+    }
+}
+
 /// The plumbing every handle shares, as a second `impl` block of its class: `inPtr(cap)`
 /// (where JS writes the chunk, from the `input: InputBuffer` field), `fromUnits(units)` (a
 /// string chunk written as UTF-16, made UTF-8 in place), `takeError()` (the error a failed

@@ -7,9 +7,8 @@
 //! come out of `JSON.parse`: plain objects, JS numbers.
 
 use super::abi::*;
-use super::handle::{handle_io, InputBuffer, FAILED};
+use super::handle::{handle_io, status, InputBuffer};
 use super::host::to_js_value;
-use super::input::ChunkInput;
 use super::{js_error, utf16_len, FlatOptions};
 use crate::budget::out_of_memory;
 use crate::json::partial::{Event, EventSink, Leaf, PathSegment, ValueKind};
@@ -177,13 +176,6 @@ impl EventSink for Packer {
     }
 }
 
-/// Throws `err` with the results of the failing call on it as `error.events`.
-fn with_results(err: &Error, results: &JsValue) -> JsValue {
-    let e = js_error(err);
-    let _ = js_sys::Reflect::set(&e, &JsValue::from_str("events"), results);
-    e
-}
-
 #[wasm_bindgen(typescript_custom_section)]
 const PARTIAL_JSON_TS: &str = r#"
 /**
@@ -299,38 +291,58 @@ impl JsPartialJson {
     fn done(&mut self, r: crate::Result<()>) -> u32 {
         let p = &self.packer;
         self.header.utf8(p.text.as_bytes(), &p.ops, p.count);
-        match r {
-            Ok(()) => p.count,
-            Err(e) => {
-                self.error = Some(js_error(&e));
-                FAILED
-            }
-        }
+        status(r, p.count, &mut self.error)
     }
 }
 
-/// Streams the elements of the array at a path (`$.items`, `$` for a top-level array), or
-/// every top-level value (`$*`: NDJSON, concatenated JSON), each as a complete value as soon
-/// as it closes. Everything else is checked but never built.
-#[wasm_bindgen(js_name = JsonItemStream)]
+#[wasm_bindgen(typescript_custom_section)]
+const JSON_ITEM_STREAM_TS: &str = r#"
+/**
+ * Streams the elements of the array at a path (`$.items`, `$` for a top-level array), or
+ * every top-level value (`$*`: NDJSON, concatenated JSON), each as a complete value as soon
+ * as it closes. Everything else is checked but never built.
+ */
+export class JsonItemStream {
+    /**
+     * `new JsonItemStream(path, { strict?, maxDepth?, maxItemBytes? })`: `path` is `$`,
+     * `$.a.b`, `$['key']`, `$.a[2].b` or `$*`. Throws `invalid_option` for another path.
+     */
+    constructor(path: string, options?: JsonItemStreamOptions);
+    /**
+     * Reads a chunk and returns the items it completed. Throws like `PartialJson.feed`
+     * (`buffer_limit_exceeded` for an item past `maxItemBytes`), with the items completed
+     * before the error as `error.events`.
+     */
+    feed(chunk: string | Uint8Array): unknown[];
+    /**
+     * Ends the input: returns the last items (a top-level number in `$*` mode). Throws
+     * `json_invalid` with `offset` when the input ended inside a value.
+     */
+    finish(): unknown[];
+    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
+    free(): void;
+    [Symbol.dispose](): void;
+}
+"#;
+
+/// The wasm half of `JsonItemStream` (pkg/entry/machines/json.js).
+#[wasm_bindgen(js_name = JsonItemStreamHandle, skip_typescript)]
 pub struct JsJsonItemStream {
     inner: crate::JsonItemStream,
-    input: ChunkInput,
     items: Vec<JsonValue>,
+    /// The call's items as one JSON array.
     text: String,
+    header: Header,
+    input: InputBuffer,
+    error: Option<JsValue>,
 }
 
-#[wasm_bindgen(js_class = JsonItemStream)]
+handle_io!(JsJsonItemStream, JsonItemStreamHandle);
+
+#[wasm_bindgen(js_class = JsonItemStreamHandle)]
 impl JsJsonItemStream {
-    /// `new JsonItemStream(path, { strict?, maxDepth?, maxItemBytes? })`: `path` is `$`,
-    /// `$.a.b`, `$['key']`, `$.a[2].b` or `$*`. Throws `invalid_option` for another path.
-    #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "string")] path: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "JsonItemStreamOptions")] options: Option<
-            JsValue,
-        >,
-    ) -> Result<JsJsonItemStream, JsValue> {
+    #[wasm_bindgen(constructor, skip_typescript)]
+    pub fn new(path: JsValue, options: Option<JsValue>) -> Result<JsJsonItemStream, JsValue> {
         let path = &super::text_arg(&path, "path")?;
         let o = JsonItemStreamOptions::read(options)?;
         let d = crate::JsonItemStreamOptions::default();
@@ -342,38 +354,34 @@ impl JsJsonItemStream {
         let inner = crate::JsonItemStream::new(path, opts).map_err(|e| js_error(&e))?;
         Ok(JsJsonItemStream {
             inner,
-            input: ChunkInput::default(),
             items: Vec::new(),
             text: String::new(),
+            header: Header::default(),
+            input: InputBuffer::default(),
+            error: None,
         })
     }
 
-    /// Reads a chunk and returns the items it completed. Throws like `PartialJson.feed`
-    /// (`buffer_limit_exceeded` for an item past `maxItemBytes`), with the items completed
-    /// before the error as `error.events`.
-    #[wasm_bindgen(unchecked_return_type = "unknown[]")]
-    pub fn feed(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let bytes = self.input.read(&chunk)?;
-        let r = self.inner.feed(bytes, &mut self.items);
-        self.deliver(r)
+    /// Reads `len` bytes of the input buffer; the items completed are the header's text, a
+    /// JSON array (abi.rs). Returns their count, or `FAILED`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn feed(&mut self, len: u32) -> u32 {
+        let r = self.inner.feed(self.input.bytes(len), &mut self.items);
+        self.done(r)
     }
 
-    /// Ends the input: returns the last items (a top-level number in `$*` mode). Throws
-    /// `json_invalid` with `offset` when the input ended inside a value.
-    #[wasm_bindgen(unchecked_return_type = "unknown[]")]
-    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
-        let tail = self.input.finish();
-        let r = self.inner.feed(tail, &mut self.items);
+    /// Reads the last `len` bytes and ends the input; as `feed`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn finish(&mut self, len: u32) -> u32 {
+        let r = self.inner.feed(self.input.bytes(len), &mut self.items);
         let r = r.and_then(|()| self.inner.finish(&mut self.items));
-        self.deliver(r)
+        self.done(r)
     }
 
-    fn deliver(&mut self, mut r: crate::Result<()>) -> Result<JsValue, JsValue> {
+    fn done(&mut self, mut r: crate::Result<()>) -> u32 {
         self.text.clear();
         let mut sep = '[';
+        let mut count = 0;
         for v in self.items.drain(..) {
             // Room for the item, its separator and the closing `]`, or the items so far go
             // out and the stream fails with `memory_limit_exceeded`.
@@ -385,17 +393,13 @@ impl JsJsonItemStream {
             self.text.push(sep);
             v.write_json(&mut self.text);
             sep = ',';
+            count += 1;
         }
         self.items.clear();
-        let items = if self.text.is_empty() {
-            js_sys::Array::new().into()
-        } else {
+        if count > 0 {
             self.text.push(']');
-            super::host::json_parse(&self.text)
-        };
-        match r {
-            Ok(()) => Ok(items),
-            Err(e) => Err(with_results(&e, &items)),
         }
+        self.header.utf8(self.text.as_bytes(), &[], count);
+        status(r, count, &mut self.error)
     }
 }

@@ -12,7 +12,6 @@ pub(crate) use de::FlatOptions;
 mod abi;
 mod handle;
 pub(crate) mod host;
-mod input;
 #[cfg(feature = "sse")]
 pub mod sse;
 #[cfg(feature = "json")]
@@ -35,7 +34,6 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(module = "/src/wasm/runtime.js")]
 extern "C" {
     fn __sr_error(code: &str, message: &str, offset: Option<f64>) -> JsValue;
-    fn __sr_chunk_view(chunk: &JsValue) -> JsValue;
 }
 
 /// A string argument from JS, or `invalid_input` ("`what` must be a string").

@@ -7,7 +7,7 @@
 //! `JSON.parse`.
 
 use super::abi::*;
-use super::handle::{handle_io, InputBuffer, FAILED};
+use super::handle::{handle_io, status, InputBuffer, FAILED};
 use super::limit;
 use super::{js_error, options, utf16_len};
 use crate::budget::{out_of_memory, try_push_str, try_room, try_room_str};
@@ -174,13 +174,7 @@ impl JsStreamRouter {
             }
         };
         self.header.utf8(self.out.text.as_bytes(), &self.out.ops, self.events.len() as u32);
-        match r {
-            Ok(()) => self.events.len() as u32,
-            Err(e) => {
-                self.error = Some(js_error(&e));
-                FAILED
-            }
-        }
+        status(r, self.events.len() as u32, &mut self.error)
     }
 }
 

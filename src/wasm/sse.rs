@@ -1,7 +1,7 @@
 //! JS classes `SseDecoder` and `SseEncoder`.
 
 use super::abi::{Header, SSE_RANGE, SSE_SAME};
-use super::handle::{handle_io, InputBuffer, FAILED, NOT_UNITS};
+use super::handle::{handle_io, status, InputBuffer, NOT_UNITS};
 use super::{js_error, limit, options};
 use crate::budget::out_of_memory;
 use crate::sse::{Emit, Utf16Text};
@@ -215,13 +215,7 @@ impl JsSseDecoder {
         } else {
             self.header.utf16(&out.wide, &out.lens, out.count);
         }
-        match r {
-            Ok(()) => out.count,
-            Err(e) => {
-                self.error = Some(js_error(&e));
-                FAILED
-            }
-        }
+        status(r, out.count, &mut self.error)
     }
 }
 

@@ -5,10 +5,9 @@
 //! the same for string and byte input, so that the filter and `parseTagged` agree.
 
 use super::abi::{Header, TAG_BYTES, TAG_SLICE, TAG_UNITS};
-use super::handle::{handle_io, InputBuffer, FAILED, NOT_UNITS};
-use super::input::ChunkInput;
+use super::handle::{handle_io, status, InputBuffer, NOT_UNITS};
 use super::limit;
-use super::{js_error, new_object, opt_text_arg, options, plain_object, text_arg, FlatOptions};
+use super::{js_error, opt_text_arg, options, plain_object, text_arg, FlatOptions};
 use crate::budget::{out_of_memory, try_extend};
 use crate::tags::DEFAULT_MAX_BUFFER_BYTES;
 use crate::tags::{
@@ -47,7 +46,7 @@ fn filter_options(value: Option<JsValue>) -> Result<TagFilterOptions, JsValue> {
 }
 
 /// Text that became certain for one block: `type` is `"<lowercase block name>_delta"`.
-/// (The type only: [`deltas_js`] makes the objects.)
+/// (The type only: pkg/entry/machines/tags.js makes the objects.)
 #[derive(Tsify)]
 pub struct TagDelta {
     /// `"artifact_delta"`, `"user_delta"`, or `"<name>_delta"` for custom blocks.
@@ -126,86 +125,6 @@ fn type_names(f: &crate::TagFilter) -> Vec<String> {
     (0..f.block_count()).map(|i| format!("{}_delta", f.block_name(i))).collect()
 }
 
-/// `[{ type, text }]`, taking the deltas.
-fn deltas_js(names: &DeltaNames, deltas: &mut Vec<CoreDelta>) -> JsValue {
-    let a = js_sys::Array::new();
-    for d in deltas.drain(..) {
-        let o = new_object();
-        let kind = names.types.get(d.block).cloned().unwrap_or_else(|| JsValue::from_str(""));
-        o.set(&names.keys[0], &kind);
-        o.set(&names.keys[1], &JsValue::from_str(&d.text));
-        a.push(&o);
-    }
-    a.into()
-}
-
-/// A delta stream's type names and the keys of a delta as JS strings, made once: a delta
-/// then costs one string conversion, its text.
-struct DeltaNames {
-    types: Vec<JsValue>,
-    keys: [JsValue; 2],
-}
-
-impl DeltaNames {
-    fn new(types: &[String]) -> DeltaNames {
-        DeltaNames {
-            types: types.iter().map(|t| JsValue::from_str(t)).collect(),
-            keys: [JsValue::from_str("type"), JsValue::from_str("text")],
-        }
-    }
-}
-
-/// The JS side of a delta stream (`TagFilter`, `TaggedTurn`): chunk input, the delta type
-/// names, and the deltas of the current call.
-struct DeltaStream {
-    input: ChunkInput,
-    names: DeltaNames,
-    deltas: Vec<CoreDelta>,
-}
-
-impl DeltaStream {
-    fn new(f: &crate::TagFilter) -> DeltaStream {
-        DeltaStream { input: ChunkInput::default(), names: DeltaNames::new(&type_names(f)), deltas: Vec::new() }
-    }
-
-    /// Reads `chunk` and gives its bytes to `feed`; the deltas for JS, or the error with
-    /// them as `error.deltas`.
-    fn feed(
-        &mut self,
-        chunk: &JsValue,
-        feed: impl FnOnce(&[u8], &mut Vec<CoreDelta>) -> crate::Result<()>,
-    ) -> Result<JsValue, JsValue> {
-        let bytes = self.input.read(chunk)?;
-        self.deltas.clear();
-        match feed(bytes, &mut self.deltas) {
-            Ok(()) => Ok(deltas_js(&self.names, &mut self.deltas)),
-            Err(e) => Err(error_with_deltas(&e, &self.names, &mut self.deltas)),
-        }
-    }
-
-    /// Gives the held input tail (U+FFFD for a lone high surrogate) to `feed`; its error
-    /// is ignored (the machine's `finish` then reports `ok: false`).
-    fn tail(&mut self, feed: impl FnOnce(&[u8], &mut Vec<CoreDelta>) -> crate::Result<()>) {
-        self.deltas.clear();
-        let tail = self.input.finish();
-        if !tail.is_empty() {
-            let _ = feed(tail, &mut self.deltas);
-        }
-    }
-
-    /// The deltas collected since the last call, for JS.
-    fn take(&mut self) -> JsValue {
-        deltas_js(&self.names, &mut self.deltas)
-    }
-}
-
-/// `err` with the deltas produced before it as `error.deltas`.
-fn error_with_deltas(err: &Error, names: &DeltaNames, deltas: &mut Vec<CoreDelta>) -> JsValue {
-    let e = js_error(err);
-    let _ = js_sys::Reflect::set(&e, &JsValue::from_str("deltas"), &deltas_js(names, deltas));
-    e
-}
-
 /// A piece at `[a, b)` of `packed`, until the end of the call (then `TAG_BYTES` at its
 /// address). Never seen by JS.
 const PACKED: u32 = 2;
@@ -247,6 +166,38 @@ impl Pieces {
         self.meta.clear();
         self.packed.clear();
         self.wide.clear();
+    }
+
+    /// Copies `deltas` (text not in the chunk) as pieces; `memory_limit_exceeded` when the
+    /// buffers cannot grow.
+    fn copy(&mut self, deltas: &[CoreDelta]) -> crate::Result<()> {
+        self.meta.try_reserve(4 * deltas.len()).map_err(|_| out_of_memory(16 * deltas.len()))?;
+        for d in deltas {
+            let at = self.packed.len() as u32;
+            try_extend(&mut self.packed, d.text.as_bytes())?;
+            self.meta.extend([d.block as u32, PACKED, at, self.packed.len() as u32]);
+        }
+        Ok(())
+    }
+
+    /// The pieces get their final addresses (their buffers no longer grow) and are described
+    /// in `header`; returns their count.
+    fn describe(&mut self, header: &mut Header) -> u32 {
+        let base = self.packed.as_ptr() as usize as u32;
+        let wide = self.wide.as_ptr() as usize as u32;
+        for piece in self.meta.chunks_exact_mut(4) {
+            if piece[1] == PACKED {
+                piece[1] = TAG_BYTES;
+                piece[2] += base;
+                piece[3] += base;
+            } else if piece[1] == WIDE {
+                piece[2] += wide;
+                piece[3] += wide;
+            }
+        }
+        let count = (self.meta.len() / 4) as u32;
+        header.utf8(&[], &self.meta, count);
+        count
     }
 }
 
@@ -494,31 +445,10 @@ impl JsTagFilter {
         self.types.clone()
     }
 
-    /// The pieces get their final addresses (their buffers no longer grow) and are described
-    /// in the header; their count, or `FAILED` with the error kept.
+    /// Describes the pieces in the header; their count, or `FAILED` with the error kept.
     fn done(&mut self, r: crate::Result<()>) -> u32 {
-        let p = &mut self.pieces;
-        let base = p.packed.as_ptr() as usize as u32;
-        let wide = p.wide.as_ptr() as usize as u32;
-        for piece in p.meta.chunks_exact_mut(4) {
-            if piece[1] == PACKED {
-                piece[1] = TAG_BYTES;
-                piece[2] += base;
-                piece[3] += base;
-            } else if piece[1] == WIDE {
-                piece[2] += wide;
-                piece[3] += wide;
-            }
-        }
-        let count = (p.meta.len() / 4) as u32;
-        self.header.utf8(&[], &p.meta, count);
-        match r {
-            Ok(()) => count,
-            Err(e) => {
-                self.error = Some(js_error(&e));
-                FAILED
-            }
-        }
+        let count = self.pieces.describe(&mut self.header);
+        status(r, count, &mut self.error)
     }
 }
 
@@ -699,22 +629,66 @@ fn nonce_or_new(nonce: Option<String>) -> Result<String, JsValue> {
     }
 }
 
-/// One model turn under the tag contract: exactly one automatic retry after a broken
-/// response, then `done { ok: false, parse_ok: false }` keeping the last good state; a valid
-/// response becomes the draft (memory only), final only on `confirm()`.
-#[wasm_bindgen(js_name = TaggedTurn)]
+#[wasm_bindgen(typescript_custom_section)]
+const TAGGED_TURN_TS: &str = r#"
+/**
+ * One model turn under the tag contract: exactly one automatic retry after a broken
+ * response, then `done { ok: false, parse_ok: false }` keeping the last good state; a valid
+ * response becomes the draft (memory only), final only on `confirm()`.
+ */
+export class TaggedTurn {
+    /** `new TaggedTurn({ nonce?, blocks?, maxBufferBytes? })`. */
+    constructor(options?: TaggedTurnInit);
+    /** The nonce of the current turn. */
+    readonly nonce: string;
+    /** 1 for the first response, 2 for the retry. */
+    readonly attempt: number;
+    /** The contract text for the system prompt (`descriptions`: what each block holds). */
+    contract(descriptions?: Record<string, string>): string;
+    /** Streams a chunk of the current response; returns its deltas. */
+    feed(chunk: string | Uint8Array): TagDelta[];
+    /**
+     * Ends the current response: `{ type: "retry", corrective, result }` after a first
+     * failure, else `{ type: "done", ok, parse_ok, result }`.
+     */
+    finish(): TurnStep;
+    /** The blocks of the last valid response (memory only), or `null`. */
+    readonly draft: Record<string, string> | null;
+    /** The confirmed blocks, or `null`. */
+    readonly final: Record<string, string> | null;
+    /** Makes the draft final and returns it; throws `invalid_state` when there is none. */
+    confirm(): Record<string, string>;
+    /**
+     * Starts the next turn (a fresh nonce, `makeNonce()` when omitted), keeping the draft
+     * and the final blocks.
+     */
+    nextTurn(nonce?: string | null): void;
+    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
+    free(): void;
+    [Symbol.dispose](): void;
+}
+"#;
+
+/// The wasm half of `TaggedTurn` (pkg/entry/machines/tags.js).
+#[wasm_bindgen(js_name = TaggedTurnHandle, skip_typescript)]
 pub struct JsTaggedTurn {
     inner: crate::TaggedTurn,
-    stream: DeltaStream,
+    types: Vec<String>,
+    deltas: Vec<CoreDelta>,
+    pieces: Pieces,
+    /// What the last `finish` said, until JS takes it.
+    step: Option<CoreStep>,
+    header: Header,
+    input: InputBuffer,
+    error: Option<JsValue>,
 }
 
-#[wasm_bindgen(js_class = TaggedTurn)]
+handle_io!(JsTaggedTurn, TaggedTurnHandle);
+
+#[wasm_bindgen(js_class = TaggedTurnHandle)]
 impl JsTaggedTurn {
-    /// `new TaggedTurn({ nonce?, blocks?, maxBufferBytes? })`.
-    #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_optional_param_type = "TaggedTurnInit")] options_value: Option<JsValue>,
-    ) -> Result<JsTaggedTurn, JsValue> {
+    #[wasm_bindgen(constructor, skip_typescript)]
+    pub fn new(options_value: Option<JsValue>) -> Result<JsTaggedTurn, JsValue> {
         let o = FlatOptions::new(options_value, "TaggedTurnInit", &["nonce", "blocks", "maxBufferBytes"])?;
         let o = TaggedTurnInit {
             nonce: o.string("nonce")?,
@@ -724,92 +698,109 @@ impl JsTaggedTurn {
         let nonce = nonce_or_new(o.nonce)?;
         let fo = TagFilterInit { blocks: o.blocks, max_buffer_bytes: o.max_buffer_bytes }.core()?;
         let inner = crate::TaggedTurn::new(&nonce, fo).map_err(|e| js_error(&e))?;
-        Ok(JsTaggedTurn { stream: DeltaStream::new(inner.filter()), inner })
+        Ok(JsTaggedTurn {
+            types: type_names(inner.filter()),
+            inner,
+            deltas: Vec::new(),
+            pieces: Pieces::default(),
+            step: None,
+            header: Header::default(),
+            input: InputBuffer::default(),
+            error: None,
+        })
     }
 
-    /// The nonce of the current turn.
-    #[wasm_bindgen(getter)]
+    #[wasm_bindgen(getter, skip_typescript)]
     pub fn nonce(&self) -> String {
         self.inner.nonce().to_string()
     }
 
-    /// 1 for the first response, 2 for the retry.
-    #[wasm_bindgen(getter)]
+    #[wasm_bindgen(getter, skip_typescript)]
     pub fn attempt(&self) -> u32 {
         self.inner.attempt()
     }
 
-    /// The contract text for the system prompt (`descriptions`: what each block holds).
-    pub fn contract(
-        &self,
-        #[wasm_bindgen(unchecked_optional_param_type = "Record<string, string>")] descriptions: Option<JsValue>,
-    ) -> Result<String, JsValue> {
+    /// The delta type of each block, in contract order.
+    #[wasm_bindgen(getter = deltaTypes, skip_typescript)]
+    pub fn delta_types(&self) -> Vec<String> {
+        self.types.clone()
+    }
+
+    #[wasm_bindgen(skip_typescript)]
+    pub fn contract(&self, descriptions: Option<JsValue>) -> Result<String, JsValue> {
         let d: super::de::StringPairs = options(descriptions)?;
         self.inner.contract(&d.0).map_err(|e| js_error(&e))
     }
 
-    /// Streams a chunk of the current response; returns its deltas.
-    #[wasm_bindgen(unchecked_return_type = "TagDelta[]")]
-    pub fn feed(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let inner = &mut self.inner;
-        self.stream.feed(&chunk, |b, out| inner.feed(b, out))
+    /// Streams `len` bytes of the input buffer; the deltas are described in the header as
+    /// `TagFilter`'s are. Returns their count, or `FAILED`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn feed(&mut self, len: u32) -> u32 {
+        self.deltas.clear();
+        let r = self.inner.feed(self.input.bytes(len), &mut self.deltas);
+        self.done(r)
     }
 
-    /// Ends the current response: `{ type: "retry", corrective, result }` after a first
-    /// failure, else `{ type: "done", ok, parse_ok, result }`.
-    #[wasm_bindgen(unchecked_return_type = "TurnStep")]
-    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
-        let inner = &mut self.inner;
-        self.stream.tail(|b, out| inner.feed(b, out));
-        let step = self.inner.finish(&mut self.stream.deltas).map_err(|e| js_error(&e))?;
-        let deltas = self.stream.take();
-        Ok(match &step {
-            CoreStep::Retry { corrective, result } => plain_object(&[
+    /// Streams the last `len` bytes (an error there only shows in the verdict) and ends the
+    /// current response: the deltas as for `feed`, the step is `takeStep()`.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn finish(&mut self, len: u32) -> u32 {
+        self.deltas.clear();
+        let _ = self.inner.feed(self.input.bytes(len), &mut self.deltas);
+        let r = self.inner.finish(&mut self.deltas).map(|s| self.step = Some(s));
+        self.done(r)
+    }
+
+    /// `{ type: "retry", corrective, result }` or `{ type: "done", ok, parse_ok, result }` of
+    /// the last `finish` (JS adds `result.deltas`).
+    #[wasm_bindgen(js_name = takeStep, skip_typescript)]
+    pub fn take_step(&mut self) -> Result<JsValue, JsValue> {
+        let none = || js_sys::Array::new().into();
+        Ok(match self.step.take() {
+            None => JsValue::UNDEFINED,
+            Some(CoreStep::Retry { corrective, result }) => plain_object(&[
                 ("type", JsValue::from_str("retry")),
-                ("corrective", JsValue::from_str(corrective)),
-                ("result", result_js(result, deltas)?),
+                ("corrective", JsValue::from_str(&corrective)),
+                ("result", result_js(&result, none())?),
             ]),
-            CoreStep::Done { ok, parse_ok, result } => plain_object(&[
+            Some(CoreStep::Done { ok, parse_ok, result }) => plain_object(&[
                 ("type", JsValue::from_str("done")),
-                ("ok", JsValue::from_bool(*ok)),
-                ("parse_ok", JsValue::from_bool(*parse_ok)),
-                ("result", result_js(result, deltas)?),
+                ("ok", JsValue::from_bool(ok)),
+                ("parse_ok", JsValue::from_bool(parse_ok)),
+                ("result", result_js(&result, none())?),
             ]),
         })
     }
 
-    /// The blocks of the last valid response (memory only), or `null`.
-    #[wasm_bindgen(getter, unchecked_return_type = "Record<string, string> | null")]
+    #[wasm_bindgen(getter, skip_typescript)]
     pub fn draft(&self) -> Result<JsValue, JsValue> {
         self.inner.draft().map_or(Ok(JsValue::NULL), |d| blocks_js(d))
     }
 
-    /// The confirmed blocks, or `null`.
-    #[wasm_bindgen(getter = "final", unchecked_return_type = "Record<string, string> | null")]
+    #[wasm_bindgen(getter = "final", skip_typescript)]
     pub fn final_blocks(&self) -> Result<JsValue, JsValue> {
         self.inner.confirmed().map_or(Ok(JsValue::NULL), |d| blocks_js(d))
     }
 
-    /// Makes the draft final and returns it; throws `invalid_state` when there is none.
-    #[wasm_bindgen(unchecked_return_type = "Record<string, string>")]
+    #[wasm_bindgen(skip_typescript)]
     pub fn confirm(&mut self) -> Result<JsValue, JsValue> {
         let d = self.inner.confirm().map_err(|e| js_error(&e))?;
         blocks_js(d)
     }
 
-    /// Starts the next turn (a fresh nonce, `makeNonce()` when omitted), keeping the draft
-    /// and the final blocks.
-    #[wasm_bindgen(js_name = nextTurn)]
-    pub fn next_turn(
-        &mut self,
-        #[wasm_bindgen(unchecked_optional_param_type = "string | null")] nonce: Option<JsValue>,
-    ) -> Result<(), JsValue> {
+    #[wasm_bindgen(js_name = nextTurn, skip_typescript)]
+    pub fn next_turn(&mut self, nonce: Option<JsValue>) -> Result<(), JsValue> {
         let n = nonce_or_new(opt_text_arg(nonce, "nonce")?)?;
-        self.stream.input.reset();
         self.inner.next_turn(&n).map_err(|e| js_error(&e))
+    }
+
+    /// Copies the call's deltas as pieces and describes them in the header; their count, or
+    /// `FAILED` with the error kept.
+    fn done(&mut self, r: crate::Result<()>) -> u32 {
+        self.pieces.clear();
+        let r = r.and(self.pieces.copy(&self.deltas));
+        let count = self.pieces.describe(&mut self.header);
+        status(r, count, &mut self.error)
     }
 }
 

@@ -1,7 +1,9 @@
-// AnswerExtractor: streams the user-facing answer out of a planner action as the model writes
-// it. The wasm half is `AnswerExtractorHandle` (src/wasm/extractor.rs).
-import { AnswerExtractorHandle } from '../streamroute.js';
-import { headerText, INPUT, Machine, NONE, PARTIAL, READ } from '../boundary.js';
+// AnswerExtractor streams the user-facing answer out of a planner action as the model writes
+// it; LlmStreamChunker turns the same stream into `llm_stream_chunk` objects. Their wasm
+// halves are `AnswerExtractorHandle` and `LlmStreamChunkerHandle` (src/wasm/extractor.rs).
+import { AnswerExtractorHandle, LlmStreamChunkerHandle } from '../streamroute.js';
+import { headerText, INPUT, Machine, NONE, PARTIAL, READ, u32, views } from '../boundary.js';
+import { CHUNK_ANSWER, CHUNK_DONE, OPS } from '../abi.js';
 
 export class AnswerExtractor extends Machine {
   constructor(options) {
@@ -17,8 +19,7 @@ export class AnswerExtractor extends Machine {
 
   /** Back to the initial state, for a retry. */
   reset() {
-    this[INPUT].handle().reset();
-    this[INPUT].forget();
+    this[INPUT].reset();
   }
 
   /** The top-level `thought` text decoded since the last call. */
@@ -44,5 +45,53 @@ export class AnswerExtractor extends Machine {
   // The answer text is the header's text (abi.rs).
   [READ](input) {
     return headerText(input.header);
+  }
+}
+
+export class LlmStreamChunker extends Machine {
+  #seq;
+
+  constructor(options) {
+    super(new LlmStreamChunkerHandle(options));
+    this.#seq = this[INPUT].h.actionSeq;
+  }
+
+  // The errors carry no partial result: a failed call emitted nothing.
+  static [PARTIAL] = null;
+
+  static [NONE]() {
+    return [];
+  }
+
+  /** Back to the initial state, for a retry (same `actionSeq`). */
+  reset() {
+    this[INPUT].reset();
+  }
+
+  /** The underlying extractor's decision (see `AnswerExtractor.isFinishAction`). */
+  get isFinishAction() {
+    return this[INPUT].handle().isFinishAction;
+  }
+
+  // Per chunk a CHUNK_ opcode (abi.rs) and, for text, its UTF-16 length.
+  [READ](input, count) {
+    const h = input.header;
+    const text = headerText(h);
+    views();
+    const out = new Array(count);
+    const action_seq = this.#seq;
+    let p = 0;
+    for (let k = 0, i = u32[h + OPS] >>> 2; k < count; k++) {
+      const code = u32[i++];
+      if (code === CHUNK_DONE) {
+        out[k] = { text: '', done: true, phase: 'answer', channel: 'answer', action_seq };
+        continue;
+      }
+      const t = text.slice(p, (p += u32[i++]));
+      out[k] = code === CHUNK_ANSWER
+        ? { text: t, done: false, phase: 'answer', channel: 'answer', action_seq }
+        : { text: t, done: false, phase: 'observation', channel: 'thinking', action_seq };
+    }
+    return out;
   }
 }

@@ -1,6 +1,7 @@
-// PartialJson: the incremental parser for one JSON document arriving in pieces. The wasm half
-// is `PartialJsonHandle` (src/wasm/json.rs).
-import { PartialJsonHandle } from '../streamroute.js';
+// PartialJson: the incremental parser for one JSON document arriving in pieces; JsonItemStream:
+// the items of an array (or a stream of values) as each closes. Their wasm halves are
+// `PartialJsonHandle` and `JsonItemStreamHandle` (src/wasm/json.rs).
+import { JsonItemStreamHandle, PartialJsonHandle } from '../streamroute.js';
 import { FINISHED, headerText, INPUT, Machine, NONE, PARTIAL, READ, u32, views } from '../boundary.js';
 import * as op from '../abi.js';
 
@@ -69,5 +70,22 @@ export class PartialJson extends Machine {
     }
     this.#path = path === null ? Object.freeze(segs.slice()) : path;
     return out;
+  }
+}
+
+export class JsonItemStream extends Machine {
+  constructor(path, options) {
+    super(new JsonItemStreamHandle(path, options));
+  }
+
+  static [PARTIAL] = 'events';
+
+  static [NONE]() {
+    return [];
+  }
+
+  // The header's text is the JSON array of the items (abi.rs).
+  [READ](input) {
+    return JSON.parse(headerText(input.header));
   }
 }

@@ -1,7 +1,8 @@
-// TagFilter: streams the blocks of a nonce-tagged response, never a marker, a partial marker
-// or text outside blocks. The wasm half is `TagFilterHandle` (src/wasm/tags.rs), which keeps
-// no block text: the blocks of `finish()` are assembled here from the deltas.
-import { TagFilterHandle } from '../streamroute.js';
+// TagFilter streams the blocks of a nonce-tagged response, never a marker, a partial marker
+// or text outside blocks; TaggedTurn runs one model turn under the tag contract. Their wasm
+// halves are `TagFilterHandle` (which keeps no block text: the blocks of `finish()` are
+// assembled here from the deltas) and `TaggedTurnHandle` (src/wasm/tags.rs).
+import { TagFilterHandle, TaggedTurnHandle } from '../streamroute.js';
 import { FINISHED, INPUT, Machine, NodeBuffer, NONE, NOT_UNITS, PARTIAL, READ, readText, readText16, SETTLE, stringError, u32, views } from '../boundary.js';
 import { FLAGS, OPS, TAG_SLICE, TAG_UNITS } from '../abi.js';
 
@@ -82,29 +83,95 @@ export class TagFilter extends Machine {
     return r;
   }
 
-  // Per piece `[block, kind, a, b]` (abi.rs TAG_ kinds); adjacent pieces of one block are one
-  // delta. Every piece is added to its block's text.
   [READ](input, count) {
-    const out = [];
-    const str = input.str;
-    const blocks = this.#blocks;
-    views();
-    let last = -1;
-    // readText never grows the memory, so `u32` stays valid for the whole loop.
-    for (let k = u32[input.header + OPS] >>> 2, end = k + 4 * count; k < end; k += 4) {
-      const block = u32[k];
-      const kind = u32[k + 1];
-      const a = u32[k + 2];
-      const b = u32[k + 3];
-      const text =
-        kind === TAG_SLICE ? (a === 0 && b === str.length ? str : str.slice(a, b))
-        : kind === TAG_UNITS ? readText16(a, (b - a) >>> 1)
-        : readText(a, b - a);
-      blocks[block] += text;
-      if (block === last) out[out.length - 1].text += text;
-      else out.push({ type: this.#types[block], text });
-      last = block;
-    }
-    return out;
+    return readPieces(input, count, this.#types, this.#blocks);
   }
+}
+
+export class TaggedTurn extends Machine {
+  #types;
+
+  constructor(options) {
+    super(new TaggedTurnHandle(options));
+    this.#types = this[INPUT].h.deltaTypes;
+  }
+
+  static [PARTIAL] = 'deltas';
+
+  static [NONE]() {
+    return [];
+  }
+
+  /** The nonce of the current turn. */
+  get nonce() {
+    return this[INPUT].handle().nonce;
+  }
+
+  /** 1 for the first response, 2 for the retry. */
+  get attempt() {
+    return this[INPUT].handle().attempt;
+  }
+
+  /** The contract text for the system prompt (`descriptions`: what each block holds). */
+  contract(descriptions) {
+    return this[INPUT].handle().contract(descriptions);
+  }
+
+  /** The blocks of the last valid response (memory only), or `null`. */
+  get draft() {
+    return this[INPUT].handle().draft;
+  }
+
+  /** The confirmed blocks, or `null`. */
+  get final() {
+    return this[INPUT].handle().final;
+  }
+
+  /** Makes the draft final and returns it; throws `invalid_state` when there is none. */
+  confirm() {
+    return this[INPUT].handle().confirm();
+  }
+
+  /** Starts the next turn (a fresh nonce, `makeNonce()` when omitted), keeping the draft and the final blocks. */
+  nextTurn(nonce) {
+    const h = this[INPUT].handle();
+    this[INPUT].forget();
+    h.nextTurn(nonce);
+  }
+
+  // `{ type: "retry", corrective, result }` or `{ type: "done", ok, parse_ok, result }`.
+  [FINISHED](deltas) {
+    const step = this[INPUT].h.takeStep();
+    step.result.deltas = deltas;
+    return step;
+  }
+
+  [READ](input, count) {
+    return readPieces(input, count, this.#types, null);
+  }
+}
+
+// The deltas of `count` pieces `[block, kind, a, b]` (abi.rs TAG_ kinds): adjacent pieces of
+// one block are one delta. With `blocks`, every piece is added to its block's text too.
+function readPieces(input, count, types, blocks) {
+  const out = [];
+  const str = input.str;
+  views();
+  let last = -1;
+  // readText never grows the memory, so `u32` stays valid for the whole loop.
+  for (let k = u32[input.header + OPS] >>> 2, end = k + 4 * count; k < end; k += 4) {
+    const block = u32[k];
+    const kind = u32[k + 1];
+    const a = u32[k + 2];
+    const b = u32[k + 3];
+    const text =
+      kind === TAG_SLICE ? (a === 0 && b === str.length ? str : str.slice(a, b))
+      : kind === TAG_UNITS ? readText16(a, (b - a) >>> 1)
+      : readText(a, b - a);
+    if (blocks !== null) blocks[block] += text;
+    if (block === last) out[out.length - 1].text += text;
+    else out.push({ type: types[block], text });
+    last = block;
+  }
+  return out;
 }
