@@ -21,6 +21,26 @@
 //! `export const NAME = VALUE;` of the generated `abi.js` that the JS side imports: no number
 //! of this format is written twice.
 
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const STREAM_MACHINE_TS: &str = r#"
+/**
+ * What every streaming class has: `feed` a chunk (a string, a `Uint8Array` or any other
+ * `ArrayBuffer` view or `ArrayBuffer`), `finish` the input, and `free()` (or a `using` block)
+ * to give its wasm memory back now; a freed machine throws `invalid_state`.
+ */
+declare class StreamMachine<Result, Final = Result> {
+    /** Reads a chunk; returns the results it completed (see the class). */
+    feed(chunk: string | Uint8Array): Result;
+    /** Ends the input; returns the last results (see the class). */
+    finish(): Final;
+    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
+    free(): void;
+    [Symbol.dispose](): void;
+}
+"#;
+
 /// Header slot: the address of the result's text.
 pub const TEXT: u32 = 0;
 /// Header slot: the text's length, in bytes (UTF-8) or, when [`WIDE`] is 1, in UTF-16 units.

@@ -34,14 +34,15 @@ fn extractor_options(max: Option<f64>) -> Result<AnswerExtractorOptions, JsValue
 
 #[wasm_bindgen(typescript_custom_section)]
 const ANSWER_EXTRACTOR_TS: &str = r#"
-/** Streams the user-facing answer out of a planner action as the model writes it. */
-export class AnswerExtractor {
+/**
+ * Streams the user-facing answer out of a planner action as the model writes it.
+ *
+ * `feed`: reads a chunk; returns the newly decoded answer text (`""` when none).
+ * `finish`: ends the stream; returns the last answer text (usually `""`).
+ */
+export class AnswerExtractor extends StreamMachine<string> {
     /** `new AnswerExtractor({ maxBufferBytes? })`. */
     constructor(options?: AnswerExtractorInit);
-    /** Reads a chunk; returns the newly decoded answer text (`""` when none). */
-    feed(chunk: string | Uint8Array): string;
-    /** Ends the stream; returns the last answer text (usually `""`). */
-    finish(): string;
     /** Back to the initial state, for a retry. */
     reset(): void;
     /** The top-level `thought` text decoded since the last call. */
@@ -52,9 +53,6 @@ export class AnswerExtractor {
     readonly nextNode: string | undefined;
     /** Unicode scalar values emitted so far. */
     readonly emittedCount: number;
-    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
-    free(): void;
-    [Symbol.dispose](): void;
 }
 "#;
 
@@ -92,21 +90,12 @@ impl JsAnswerExtractor {
         })
     }
 
-    /// Reads `len` bytes of the input buffer; the answer text is the header's text (abi.rs).
-    /// Returns 1 when there is some, 0 when none, or `FAILED`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn feed(&mut self, len: u32) -> u32 {
-        self.raw.clear();
-        let r = self.inner.feed_raw(self.input.bytes(len), &mut self.raw);
-        self.done(r)
-    }
-
-    /// Reads the last `len` bytes of the input buffer and ends the stream; as `feed`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn finish(&mut self, len: u32) -> u32 {
+    /// Reads `len` bytes of the input buffer (and ends the stream when `end`); the answer
+    /// text is the header's text (abi.rs), `COUNT` 1 when there is some.
+    fn step(&mut self, len: u32, end: bool) -> u32 {
         self.raw.clear();
         let mut r = self.inner.feed_raw(self.input.bytes(len), &mut self.raw);
-        if r.is_ok() {
+        if end && r.is_ok() {
             r = self.inner.finish_raw(&mut self.raw);
         }
         self.done(r)
@@ -192,21 +181,17 @@ const LLM_STREAM_CHUNKER_TS: &str = r#"
  * `{phase: "answer", channel: "answer"}`, the legacy `thought` as
  * `{phase: "observation", channel: "thinking"}`, and a closing `{text: "", done: true}` only
  * for a finish action.
+ *
+ * `feed`: reads a chunk; returns the chunks to send (thought first, then answer).
+ * `finish`: ends the stream; the closing `done` chunk comes only for a finish action.
  */
-export class LlmStreamChunker {
+export class LlmStreamChunker extends StreamMachine<LlmStreamChunk[]> {
     /** `new LlmStreamChunker({ actionSeq?, maxBufferBytes? })`. */
     constructor(options?: LlmStreamChunkerInit);
-    /** Reads a chunk; returns the chunks to send (thought first, then answer). */
-    feed(chunk: string | Uint8Array): LlmStreamChunk[];
-    /** Ends the stream; the closing `done` chunk comes only for a finish action. */
-    finish(): LlmStreamChunk[];
     /** Back to the initial state, for a retry (same `actionSeq`). */
     reset(): void;
     /** The underlying extractor's decision (see `AnswerExtractor.isFinishAction`). */
     readonly isFinishAction: boolean | undefined;
-    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
-    free(): void;
-    [Symbol.dispose](): void;
 }
 "#;
 
@@ -244,23 +229,16 @@ impl JsLlmStreamChunker {
         })
     }
 
-    /// Reads `len` bytes of the input buffer; the chunks are described in the header
-    /// (abi.rs `CHUNK_`). Returns their count, or `FAILED`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn feed(&mut self, len: u32) -> u32 {
+    /// Reads `len` bytes of the input buffer (and ends the stream when `end`, with the
+    /// closing chunk of a finish action); the chunks are described in the header (abi.rs
+    /// `CHUNK_`).
+    fn step(&mut self, len: u32, end: bool) -> u32 {
         let mut answer = String::new();
-        let r = self.inner.feed_into(self.input.bytes(len), &mut answer);
-        self.done(r.map(|()| answer), false)
-    }
-
-    /// Reads the last `len` bytes and ends the stream; as `feed`, with the closing chunk of a
-    /// finish action.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn finish(&mut self, len: u32) -> u32 {
-        let mut answer = String::new();
-        let r = self.inner.feed_into(self.input.bytes(len), &mut answer);
-        let r = r.and_then(|()| self.inner.finish()).map(|tail| answer + &tail);
-        self.done(r, true)
+        let mut r = self.inner.feed_into(self.input.bytes(len), &mut answer);
+        if end && r.is_ok() {
+            r = self.inner.finish().map(|tail| answer.push_str(&tail));
+        }
+        self.done(r.map(|()| answer), end)
     }
 
     #[wasm_bindgen(skip_typescript)]

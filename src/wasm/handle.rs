@@ -61,10 +61,25 @@ pub(crate) fn status(r: crate::Result<()>, count: u32, error: &mut Option<JsValu
 /// The plumbing every handle shares, as a second `impl` block of its class: `inPtr(cap)`
 /// (where JS writes the chunk, from the `input: InputBuffer` field), `fromUnits(units)` (a
 /// string chunk written as UTF-16, made UTF-8 in place), `takeError()` (the error a failed
-/// call left in `error: Option<JsValue>`) and `header()` (the address of the `header: Header`
-/// field, see abi.rs).
+/// call left in `error: Option<JsValue>`), `header()` (the address of the `header: Header`
+/// field, see abi.rs), and `feed(len)` / `finish(len)`: the handle's one feed path,
+/// `step(len, end)`. With `own_feed`, the handle writes its own `feed` (TagFilter's takes the
+/// UTF-16 length of a string chunk too).
 macro_rules! handle_io {
     ($ty:ty, $class:ident) => {
+        $crate::wasm::handle::handle_io!($ty, $class, own_feed);
+
+        #[wasm_bindgen::prelude::wasm_bindgen(js_class = $class)]
+        impl $ty {
+            /// Reads `len` bytes of the input buffer; the results are described in the header
+            /// (abi.rs). Returns their count, or `FAILED`.
+            #[wasm_bindgen(skip_typescript)]
+            pub fn feed(&mut self, len: u32) -> u32 {
+                self.step(len, false)
+            }
+        }
+    };
+    ($ty:ty, $class:ident, own_feed) => {
         #[wasm_bindgen::prelude::wasm_bindgen(js_class = $class)]
         impl $ty {
             /// 0 when the buffer could not grow: `takeError()` has the error.
@@ -89,6 +104,12 @@ macro_rules! handle_io {
             #[wasm_bindgen(skip_typescript)]
             pub fn header(&self) -> u32 {
                 self.header.ptr()
+            }
+
+            /// Reads the last `len` bytes of the input buffer and ends the input; as `feed`.
+            #[wasm_bindgen(skip_typescript)]
+            pub fn finish(&mut self, len: u32) -> u32 {
+                self.step(len, true)
             }
         }
     };

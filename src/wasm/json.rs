@@ -182,32 +182,24 @@ const PARTIAL_JSON_TS: &str = r#"
  * The incremental parser for one JSON document arriving in pieces (tool-call arguments,
  * structured output): `feed` returns what changed as `JsonEvent`s; `value` is the partial
  * value at any time.
+ *
+ * `feed`: reads a chunk and returns the events it caused (one `append` per string per call).
+ * Throws `StreamrouteError` `json_invalid` (strict mode), `json_too_deep` or
+ * `buffer_limit_exceeded` with `offset`; the events before the error are on it as
+ * `error.events`. After an error every call throws it again.
+ * `finish`: ends the document and returns its value. Throws `json_invalid` with `offset` when
+ * the input ended inside the value (the partial value stays readable on `value`), and
+ * `invalid_state` when called again.
  */
-export class PartialJson {
+export class PartialJson extends StreamMachine<JsonEvent[], unknown> {
     /** `new PartialJson({ strict?, maxDepth?, maxBufferBytes? })`. */
     constructor(options?: PartialJsonOptions);
-    /**
-     * Reads a chunk and returns the events it caused (one `append` per string per call).
-     * Throws `StreamrouteError` `json_invalid` (strict mode), `json_too_deep` or
-     * `buffer_limit_exceeded` with `offset`; the events before the error are on it as
-     * `error.events`. After an error every call throws it again.
-     */
-    feed(chunk: string | Uint8Array): JsonEvent[];
-    /**
-     * Ends the document and returns its value. Throws `json_invalid` with `offset` when the
-     * input ended inside the value (the partial value stays readable on `value`), and
-     * `invalid_state` when called again.
-     */
-    finish(): unknown;
     /**
      * The value so far, built on each read: strings as read so far, containers with the
      * members read so far; keys without a value and unfinished numbers left out.
      * `undefined` before a value begins.
      */
     readonly value: unknown;
-    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
-    free(): void;
-    [Symbol.dispose](): void;
 }
 "#;
 
@@ -252,25 +244,14 @@ impl JsPartialJson {
         })
     }
 
-    /// Reads `len` bytes of the input buffer; the events are described in the header
-    /// (abi.rs). Returns their count, or `FAILED`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn feed(&mut self, len: u32) -> u32 {
+    /// Reads `len` bytes of the input buffer (and ends the document when `end`: its value is
+    /// then `takeValue()`); the events are described in the header (abi.rs).
+    fn step(&mut self, len: u32, end: bool) -> u32 {
         self.packer.clear();
-        let r = self.inner.feed_with(self.input.bytes(len), &mut self.packer);
-        self.done(r)
-    }
-
-    /// Reads the last `len` bytes of the input buffer and ends the document: its value is
-    /// `takeValue()`; the events of the call are described as for `feed`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn finish(&mut self, len: u32) -> u32 {
-        self.packer.clear();
-        let r = self
-            .inner
-            .feed_with(self.input.bytes(len), &mut self.packer)
-            .and_then(|()| self.inner.finish_with(&mut self.packer));
-        let r = r.map(|v| self.value = Some(v));
+        let mut r = self.inner.feed_with(self.input.bytes(len), &mut self.packer);
+        if end && r.is_ok() {
+            r = self.inner.finish_with(&mut self.packer).map(|v| self.value = Some(v));
+        }
         self.done(r)
     }
 
@@ -301,27 +282,19 @@ const JSON_ITEM_STREAM_TS: &str = r#"
  * Streams the elements of the array at a path (`$.items`, `$` for a top-level array), or
  * every top-level value (`$*`: NDJSON, concatenated JSON), each as a complete value as soon
  * as it closes. Everything else is checked but never built.
+ *
+ * `feed`: reads a chunk and returns the items it completed. Throws like `PartialJson.feed`
+ * (`buffer_limit_exceeded` for an item past `maxItemBytes`), with the items completed before
+ * the error as `error.events`.
+ * `finish`: ends the input: returns the last items (a top-level number in `$*` mode). Throws
+ * `json_invalid` with `offset` when the input ended inside a value.
  */
-export class JsonItemStream {
+export class JsonItemStream extends StreamMachine<unknown[]> {
     /**
      * `new JsonItemStream(path, { strict?, maxDepth?, maxItemBytes? })`: `path` is `$`,
      * `$.a.b`, `$['key']`, `$.a[2].b` or `$*`. Throws `invalid_option` for another path.
      */
     constructor(path: string, options?: JsonItemStreamOptions);
-    /**
-     * Reads a chunk and returns the items it completed. Throws like `PartialJson.feed`
-     * (`buffer_limit_exceeded` for an item past `maxItemBytes`), with the items completed
-     * before the error as `error.events`.
-     */
-    feed(chunk: string | Uint8Array): unknown[];
-    /**
-     * Ends the input: returns the last items (a top-level number in `$*` mode). Throws
-     * `json_invalid` with `offset` when the input ended inside a value.
-     */
-    finish(): unknown[];
-    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
-    free(): void;
-    [Symbol.dispose](): void;
 }
 "#;
 
@@ -362,19 +335,13 @@ impl JsJsonItemStream {
         })
     }
 
-    /// Reads `len` bytes of the input buffer; the items completed are the header's text, a
-    /// JSON array (abi.rs). Returns their count, or `FAILED`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn feed(&mut self, len: u32) -> u32 {
-        let r = self.inner.feed(self.input.bytes(len), &mut self.items);
-        self.done(r)
-    }
-
-    /// Reads the last `len` bytes and ends the input; as `feed`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn finish(&mut self, len: u32) -> u32 {
-        let r = self.inner.feed(self.input.bytes(len), &mut self.items);
-        let r = r.and_then(|()| self.inner.finish(&mut self.items));
+    /// Reads `len` bytes of the input buffer (and ends the input when `end`); the items
+    /// completed are the header's text, a JSON array (abi.rs).
+    fn step(&mut self, len: u32, end: bool) -> u32 {
+        let mut r = self.inner.feed(self.input.bytes(len), &mut self.items);
+        if end && r.is_ok() {
+            r = self.inner.finish(&mut self.items);
+        }
         self.done(r)
     }
 

@@ -55,18 +55,17 @@ fn bad_option(msg: String) -> JsValue {
 
 #[wasm_bindgen(typescript_custom_section)]
 const STREAM_ROUTER_TS: &str = r#"
-/** Turns a raw provider stream into routed events, in one pass. */
-export class StreamRouter {
+/**
+ * Turns a raw provider stream into routed events, in one pass.
+ *
+ * `feed`: routes a chunk; returns the events it completed. Throws `StreamrouteError`
+ * (`sse_event_too_large`, `buffer_limit_exceeded`, `invalid_state`) with the events completed
+ * before the failure on `error.events`.
+ * `finish`: ends the stream: the last events, then `done`.
+ */
+export class StreamRouter extends StreamMachine<RoutedEvent[]> {
     /** `new StreamRouter({ provider?, content?, nonce?, maxEventBytes?, maxBufferBytes? })`. */
     constructor(options?: StreamRouterInit);
-    /**
-     * Routes a chunk; returns the events it completed. Throws `StreamrouteError`
-     * (`sse_event_too_large`, `buffer_limit_exceeded`, `invalid_state`) with the events
-     * completed before the failure on `error.events`.
-     */
-    feed(chunk: string | Uint8Array): RoutedEvent[];
-    /** Ends the stream: the last events, then `done`. */
-    finish(): RoutedEvent[];
     /**
      * The provider format in force: the configured one, or what `"auto"` detected
      * (`"auto"` until an event showed it).
@@ -74,9 +73,6 @@ export class StreamRouter {
     readonly provider: "auto" | "openai-chat" | "openai-responses" | "anthropic" | "gemini" | "ollama" | "bedrock" | "text";
     /** A TransformStream<Uint8Array | string, RoutedEvent> over this router (the main entry). */
     transform(): TransformStream<Uint8Array | string, RoutedEvent>;
-    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
-    free(): void;
-    [Symbol.dispose](): void;
 }
 "#;
 
@@ -125,30 +121,16 @@ impl JsStreamRouter {
         })
     }
 
-    /// Routes `len` bytes of the input buffer; the events are described in the header
-    /// (abi.rs). Returns their count, or `FAILED`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn feed(&mut self, len: u32) -> u32 {
-        if let Some(e) = &self.lost {
-            self.error = Some(js_error(e));
-            return FAILED;
-        }
-        self.events.clear();
-        let r = self.inner.feed(self.input.bytes(len), &mut self.events);
-        self.done(r)
-    }
-
-    /// Routes the last `len` bytes of the input buffer and ends the stream: the last events,
-    /// then `done`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn finish(&mut self, len: u32) -> u32 {
+    /// Routes `len` bytes of the input buffer (and ends the stream when `end`: the last
+    /// events, then `done`); the events are described in the header (abi.rs).
+    fn step(&mut self, len: u32, end: bool) -> u32 {
         if let Some(e) = &self.lost {
             self.error = Some(js_error(e));
             return FAILED;
         }
         self.events.clear();
         let mut r = self.inner.feed(self.input.bytes(len), &mut self.events);
-        if r.is_ok() {
+        if end && r.is_ok() {
             r = self.inner.finish(&mut self.events);
         }
         self.done(r)

@@ -91,28 +91,20 @@ const SSE_DECODER_TS: &str = r#"
 /**
  * Decodes `text/event-stream` bytes or text into events, exactly as the WHATWG standard
  * interprets an event stream.
+ *
+ * `feed`: decodes a chunk and returns the events it completed (possibly none). Throws
+ * `StreamrouteError` `sse_event_too_large` when a cap is hit; the events completed before that
+ * point are on the error as `error.events`.
+ * `finish`: ends the stream: returns the last events (an unterminated event only with
+ * `flushOnFinish`). The decoder may then be fed a new stream.
  */
-export class SseDecoder {
+export class SseDecoder extends StreamMachine<SseEvent[]> {
     /** `new SseDecoder({ flushOnFinish?, maxLineBytes?, maxEventBytes? })`. */
     constructor(options?: SseDecoderOptions);
-    /**
-     * Decodes a chunk and returns the events it completed (possibly none).
-     * Throws `StreamrouteError` `sse_event_too_large` when a cap is hit; the events completed
-     * before that point are on the error as `error.events`.
-     */
-    feed(chunk: string | Uint8Array): SseEvent[];
-    /**
-     * Ends the stream: returns the last events (an unterminated event only with
-     * `flushOnFinish`). The decoder may then be fed a new stream.
-     */
-    finish(): SseEvent[];
     /** The last event ID string (`""` when none). */
     readonly lastEventId: string;
     /** The last valid reconnection time in ms, `undefined` before any. */
     readonly retry: number | undefined;
-    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
-    free(): void;
-    [Symbol.dispose](): void;
 }
 "#;
 
@@ -153,15 +145,6 @@ impl JsSseDecoder {
         })
     }
 
-    /// Decodes `len` bytes of the input buffer; the events are described in the header
-    /// (abi.rs). Returns their count, or `FAILED`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn feed(&mut self, len: u32) -> u32 {
-        self.out.clear();
-        let r = self.inner.feed(self.input.bytes(len), &mut self.out);
-        self.done(r)
-    }
-
     /// Decodes a string chunk of `units` UTF-16 code units that JS wrote to the input buffer
     /// as UTF-16LE (`SseDecoder::feed_utf16le`): an event whose data is one line of the chunk
     /// comes back as a range of it (`SSE_RANGE`), which JS slices from the string it fed.
@@ -177,14 +160,13 @@ impl JsSseDecoder {
         }
     }
 
-    /// Decodes the last `len` bytes of the input buffer and ends the stream: the last events
-    /// (an unterminated event only with `flushOnFinish`). The decoder may then be fed a new
-    /// stream.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn finish(&mut self, len: u32) -> u32 {
+    /// Decodes `len` bytes of the input buffer (and ends the stream when `end`: the last
+    /// events, an unterminated one only with `flushOnFinish`; the decoder may then be fed a
+    /// new stream). The events are described in the header (abi.rs).
+    fn step(&mut self, len: u32, end: bool) -> u32 {
         self.out.clear();
         let mut r = self.inner.feed(self.input.bytes(len), &mut self.out);
-        if r.is_ok() {
+        if end && r.is_ok() {
             r = self.inner.finish(&mut self.out);
         }
         self.done(r)

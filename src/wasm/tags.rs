@@ -282,25 +282,20 @@ const TAG_FILTER_TS: &str = r#"
 /**
  * Streams the blocks of a nonce-tagged response: block text as soon as it cannot be part of
  * a marker; never a marker, a partial marker or text outside blocks.
+ *
+ * `feed`: reads a chunk; returns the deltas that became certain (adjacent text of one block
+ * comes as one delta). Throws `buffer_limit_exceeded` past the cap (the deltas before it are on
+ * `error.deltas`), `invalid_state` after `finish()`.
+ * `finish`: ends the response: `{ ok, parse_ok, blocks, violations, deltas }` (`deltas`: text
+ * that was held and turned out not to be a marker). Throws `invalid_state` when called twice.
  */
-export class TagFilter {
+export class TagFilter extends StreamMachine<TagDelta[], TagResult> {
     /**
      * `new TagFilter(nonce, { blocks?, maxBufferBytes? })`. Throws `invalid_option` for a
      * nonce that is not 1–128 of `[A-Za-z0-9_-]`, bad or repeated block names, or a cap
      * below the longest marker + 3.
      */
     constructor(nonce: string, options?: TagFilterInit);
-    /**
-     * Reads a chunk; returns the deltas that became certain (adjacent text of one block
-     * comes as one delta). Throws `buffer_limit_exceeded` past the cap (the deltas before
-     * it are on `error.deltas`), `invalid_state` after `finish()`.
-     */
-    feed(chunk: string | Uint8Array): TagDelta[];
-    /**
-     * Ends the response: `{ ok, parse_ok, blocks, violations, deltas }` (`deltas`: text that
-     * was held and turned out not to be a marker). Throws `invalid_state` when called twice.
-     */
-    finish(): TagResult;
     /**
      * Bytes held back right now (a possible marker prefix plus an incomplete UTF-8
      * sequence); never more than `maxBufferedBytes`.
@@ -310,9 +305,6 @@ export class TagFilter {
     readonly maxBufferedBytes: number;
     /** The delta type of each block, in contract order (`["artifact_delta", "user_delta"]`). */
     readonly deltaTypes: string[];
-    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
-    free(): void;
-    [Symbol.dispose](): void;
 }
 "#;
 
@@ -332,7 +324,7 @@ pub struct JsTagFilter {
     error: Option<JsValue>,
 }
 
-handle_io!(JsTagFilter, TagFilterHandle);
+handle_io!(JsTagFilter, TagFilterHandle, own_feed);
 
 #[wasm_bindgen(js_class = TagFilterHandle)]
 impl JsTagFilter {
@@ -402,11 +394,10 @@ impl JsTagFilter {
         self.done(r)
     }
 
-    /// Reads the last `len` bytes of the input buffer (an error there only makes the verdict
-    /// `ok: false`) and ends the response: the pieces are described as for `feed`, the
-    /// verdict is `takeResult()`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn finish(&mut self, len: u32) -> u32 {
+    /// `finish(len)`: reads the last `len` bytes of the input buffer (an error there only
+    /// makes the verdict `ok: false`) and ends the response: the pieces are described as for
+    /// `feed`, the verdict is `takeResult()`.
+    fn step(&mut self, len: u32, _end: bool) -> u32 {
         self.pieces.clear();
         let input = self.input.bytes(len);
         let mut sink = RangeSink::new(input, -1, None, &mut self.pieces);
@@ -635,8 +626,12 @@ const TAGGED_TURN_TS: &str = r#"
  * One model turn under the tag contract: exactly one automatic retry after a broken
  * response, then `done { ok: false, parse_ok: false }` keeping the last good state; a valid
  * response becomes the draft (memory only), final only on `confirm()`.
+ *
+ * `feed`: streams a chunk of the current response; returns its deltas.
+ * `finish`: ends the current response: `{ type: "retry", corrective, result }` after a first
+ * failure, else `{ type: "done", ok, parse_ok, result }`.
  */
-export class TaggedTurn {
+export class TaggedTurn extends StreamMachine<TagDelta[], TurnStep> {
     /** `new TaggedTurn({ nonce?, blocks?, maxBufferBytes? })`. */
     constructor(options?: TaggedTurnInit);
     /** The nonce of the current turn. */
@@ -645,13 +640,6 @@ export class TaggedTurn {
     readonly attempt: number;
     /** The contract text for the system prompt (`descriptions`: what each block holds). */
     contract(descriptions?: Record<string, string>): string;
-    /** Streams a chunk of the current response; returns its deltas. */
-    feed(chunk: string | Uint8Array): TagDelta[];
-    /**
-     * Ends the current response: `{ type: "retry", corrective, result }` after a first
-     * failure, else `{ type: "done", ok, parse_ok, result }`.
-     */
-    finish(): TurnStep;
     /** The blocks of the last valid response (memory only), or `null`. */
     readonly draft: Record<string, string> | null;
     /** The confirmed blocks, or `null`. */
@@ -663,9 +651,6 @@ export class TaggedTurn {
      * and the final blocks.
      */
     nextTurn(nonce?: string | null): void;
-    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
-    free(): void;
-    [Symbol.dispose](): void;
 }
 "#;
 
@@ -732,22 +717,13 @@ impl JsTaggedTurn {
         self.inner.contract(&d.0).map_err(|e| js_error(&e))
     }
 
-    /// Streams `len` bytes of the input buffer; the deltas are described in the header as
-    /// `TagFilter`'s are. Returns their count, or `FAILED`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn feed(&mut self, len: u32) -> u32 {
+    /// Streams `len` bytes of the input buffer (and ends the current response when `end`: an
+    /// error in those bytes then only shows in the verdict, and the step is `takeStep()`).
+    /// The deltas are described in the header as `TagFilter`'s are.
+    fn step(&mut self, len: u32, end: bool) -> u32 {
         self.deltas.clear();
         let r = self.inner.feed(self.input.bytes(len), &mut self.deltas);
-        self.done(r)
-    }
-
-    /// Streams the last `len` bytes (an error there only shows in the verdict) and ends the
-    /// current response: the deltas as for `feed`, the step is `takeStep()`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn finish(&mut self, len: u32) -> u32 {
-        self.deltas.clear();
-        let _ = self.inner.feed(self.input.bytes(len), &mut self.deltas);
-        let r = self.inner.finish(&mut self.deltas).map(|s| self.step = Some(s));
+        let r = if end { self.inner.finish(&mut self.deltas).map(|s| self.step = Some(s)) } else { r };
         self.done(r)
     }
 
