@@ -163,16 +163,14 @@ fn split_lines(text: &str) -> impl Iterator<Item = &str> {
     let mut rest = Some(text);
     std::iter::from_fn(move || {
         let s = rest?;
-        match s.find(['\r', '\n']) {
-            Some(i) => {
-                let skip = if s[i..].starts_with("\r\n") { 2 } else { 1 };
-                rest = Some(&s[i + skip..]);
-                Some(&s[..i])
-            }
-            None => {
-                rest = None;
-                Some(s)
-            }
-        }
+        let Some(i) = s.find(['\r', '\n']) else {
+            rest = None;
+            return Some(s);
+        };
+        let skip = if s.as_bytes().get(i..i + 2) == Some(b"\r\n") { 2 } else { 1 };
+        // `i` and `i + skip` are at ASCII line breaks, so char boundaries: `get` always
+        // succeeds (and links no slicing panic).
+        rest = s.get(i + skip..);
+        s.get(..i)
     })
 }

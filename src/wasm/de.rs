@@ -74,6 +74,48 @@ impl FlatOptions {
         Ok(FlatOptions(Some(FlatObject { object: o.clone(), fields, keys: field_keys(fields) })))
     }
 
+    /// `value` as the argument object `name` with the fields `fields`, other keys ignored
+    /// (absent, `undefined` or `null`: every field absent). Its fields are read with the
+    /// `read_` methods, whose errors the caller words.
+    pub(crate) fn record(value: JsValue, name: &str, fields: &'static [&'static str]) -> Result<FlatOptions, DeError> {
+        if value.is_undefined() || value.is_null() {
+            return Ok(FlatOptions(None));
+        }
+        let de = JsDe(value, false);
+        let Some(o) = de.object() else {
+            return Err(de.invalid_type(&format!("struct {name}").as_str()));
+        };
+        Ok(FlatOptions(Some(FlatObject { object: o.clone(), fields, keys: field_keys(fields) })))
+    }
+
+    /// A string field of a [`record`](Self::record).
+    pub(crate) fn read_string(&self, key: &str) -> Result<Option<String>, DeError> {
+        self.field(key).and_then(|f| f.map(JsDe::string).transpose())
+    }
+
+    /// A number field of a [`record`](Self::record).
+    pub(crate) fn read_number(&self, key: &str) -> Result<Option<f64>, DeError> {
+        self.field(key).and_then(|f| f.map(|de| de.0.as_f64().ok_or_else(|| de.invalid_type(&"f64"))).transpose())
+    }
+
+    /// A field of a [`record`](Self::record) that is a string or a number (`expected`
+    /// names what it may be).
+    pub(crate) fn read_string_or_number(&self, key: &str, expected: &str) -> Result<Option<Result<String, f64>>, DeError> {
+        self.field(key).and_then(|f| {
+            f.map(|de| match (de.0.as_string(), de.0.as_f64()) {
+                (Some(s), _) => Ok(Ok(s)),
+                (None, Some(x)) => Ok(Err(x)),
+                _ => Err(de.invalid_type(&expected)),
+            })
+            .transpose()
+        })
+    }
+
+    /// A missing required field of a [`record`](Self::record).
+    pub(crate) fn missing(key: &'static str) -> DeError {
+        de::Error::missing_field(key)
+    }
+
     /// The field's value, `None` when it is absent, `undefined` or `null`. `key` is one of the
     /// struct's fields, whose JS strings are made once (as for serde's reads).
     #[inline(never)]
@@ -94,8 +136,7 @@ impl FlatOptions {
 
     /// A string field (its error thrown as [`super::options`] throws it).
     pub(crate) fn string(&self, key: &str) -> Result<Option<String>, JsValue> {
-        let read = self.field(key).and_then(|f| f.map(JsDe::string).transpose());
-        read.map_err(super::options_error)
+        self.read_string(key).map_err(super::options_error)
     }
 
     /// An array-of-strings field (its error thrown as [`super::options`] throws it).
@@ -116,8 +157,7 @@ impl FlatOptions {
 
     /// A number field (its error thrown as [`super::options`] throws it).
     pub(crate) fn number(&self, key: &str) -> Result<Option<f64>, JsValue> {
-        let read = self.field(key).and_then(|f| f.map(|de| de.0.as_f64().ok_or_else(|| de.invalid_type(&"f64"))).transpose());
-        read.map_err(super::options_error)
+        self.read_number(key).map_err(super::options_error)
     }
 }
 

@@ -34,6 +34,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(module = "/src/wasm/runtime.js")]
 extern "C" {
     fn __sr_error(code: &str, message: &str, offset: Option<f64>) -> JsValue;
+    fn __sr_panic(file: &str, line: u32, column: u32);
 }
 
 /// A string argument from JS, or `invalid_input` ("`what` must be a string").
@@ -85,9 +86,16 @@ pub(crate) fn js_error(err: &Error) -> JsValue {
     __sr_error(err.code(), err.message(), err.offset().map(|o| o as f64))
 }
 
+/// A panic is a bug (the machines return errors instead) and aborts this wasm instance: the
+/// hook says where it happened on the console first. It formats nothing, so no formatting
+/// code is linked for it.
 #[wasm_bindgen(start, js_name = "__streamroute_start", skip_typescript)]
 fn start() {
-    console_error_panic_hook::set_once();
+    std::panic::set_hook(Box::new(|info| {
+        if let Some(at) = info.location() {
+            __sr_panic(at.file(), at.line(), at.column());
+        }
+    }));
 }
 
 /// The package version.

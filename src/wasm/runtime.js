@@ -24,6 +24,12 @@ export function __sr_error(code, message, offset) {
   return new StreamrouteError(code, message, offset);
 }
 
+// A panic in wasm is a bug: it aborts the instance (every later call on it throws). Where it
+// happened goes to the console first.
+export function __sr_panic(file, line, column) {
+  console.error(`streamroute: internal error at ${file}:${line}:${column}; this instance can no longer be used (please report it)`);
+}
+
 // A result too long for a JS string (V8 stops at 2^29 - 24 characters, and Node's UTF-8
 // decoding at that many bytes: ~180M characters of CJK text) is `memory_limit_exceeded`, not
 // the engine's plain Error. The fast path (pkg/entry/fast.js) and the glue's string reading

@@ -2,17 +2,16 @@
 
 use super::abi::{Header, SSE_RANGE, SSE_SAME};
 use super::handle::{handle_io, status, InputBuffer, NOT_UNITS};
-use super::{js_error, limit, options};
+use super::de::{DeError, FlatOptions};
+use super::{js_error, limit};
 use crate::budget::out_of_memory;
 use crate::sse::{Emit, Utf16Text};
 use crate::{Error, ErrorKind, SseMessage, SseSink};
-use serde::Deserialize;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
 /// Options of `new SseDecoder(options)`.
-#[derive(Tsify, Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Tsify)]
 pub struct SseDecoderOptions {
     /// Dispatch an unterminated last event at `finish()` instead of discarding it.
     #[tsify(optional)]
@@ -26,8 +25,7 @@ pub struct SseDecoderOptions {
 }
 
 /// Options of `new SseEncoder(options)`.
-#[derive(Tsify, Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Tsify)]
 pub struct SseEncoderOptions {
     /// Give every event without an explicit `id` the next number of a counter.
     #[tsify(optional)]
@@ -38,51 +36,32 @@ pub struct SseEncoderOptions {
 }
 
 /// An event to encode.
-#[derive(Tsify, Deserialize)]
+#[derive(Tsify)]
 pub struct SseMessageInit {
     /// The event type; omitted or `""` for an unnamed (`"message"`) event.
     #[tsify(optional)]
-    #[serde(default)]
     event: Option<String>,
     /// The data; line breaks become several `data:` lines.
     data: String,
-    /// An explicit id (overrides the automatic one).
+    /// An explicit id (overrides the automatic one): a string, or a number written as JS
+    /// writes it.
     #[tsify(optional, type = "string | number")]
-    #[serde(default)]
-    id: Option<IdValue>,
+    id: Option<Result<String, f64>>,
     /// A reconnection time in milliseconds.
     #[tsify(optional)]
-    #[serde(default)]
     retry: Option<f64>,
 }
 
-/// An explicit id: a string, or a number written as JS writes it.
-enum IdValue {
-    Text(String),
-    Number(f64),
-}
-
-impl<'de> Deserialize<'de> for IdValue {
-    // By hand rather than `#[serde(untagged)]`: the message names what an id may be, and a
-    // value of another kind is not buffered (nor walked) first.
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Id;
-        impl serde::de::Visitor<'_> for Id {
-            type Value = IdValue;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an `id` that is a string or a number")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<IdValue, E> {
-                Ok(IdValue::Text(v.to_owned()))
-            }
-            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<IdValue, E> {
-                Ok(IdValue::Text(v))
-            }
-            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<IdValue, E> {
-                Ok(IdValue::Number(v))
-            }
-        }
-        d.deserialize_any(Id)
+impl SseMessageInit {
+    /// Reads the message object (other keys are ignored).
+    fn read(message: JsValue) -> Result<SseMessageInit, DeError> {
+        let m = FlatOptions::record(message, "SseMessageInit", &["event", "data", "id", "retry"])?;
+        Ok(SseMessageInit {
+            event: m.read_string("event")?,
+            data: m.read_string("data")?.ok_or_else(|| FlatOptions::missing("data"))?,
+            id: m.read_string_or_number("id", "an `id` that is a string or a number")?,
+            retry: m.read_number("retry")?,
+        })
     }
 }
 
@@ -128,7 +107,12 @@ impl JsSseDecoder {
     /// `new SseDecoder({ flushOnFinish?, maxLineBytes?, maxEventBytes? })`.
     #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new(options_value: Option<JsValue>) -> Result<JsSseDecoder, JsValue> {
-        let o: SseDecoderOptions = options(options_value)?;
+        let o = FlatOptions::new(options_value, "SseDecoderOptions", &["flushOnFinish", "maxLineBytes", "maxEventBytes"])?;
+        let o = SseDecoderOptions {
+            flush_on_finish: o.bool("flushOnFinish")?,
+            max_line_bytes: o.number("maxLineBytes")?,
+            max_event_bytes: o.number("maxEventBytes")?,
+        };
         let d = crate::SseDecoderOptions::default();
         let opts = crate::SseDecoderOptions {
             flush_on_finish: o.flush_on_finish.unwrap_or(false),
@@ -362,7 +346,8 @@ impl JsSseEncoder {
     pub fn new(
         #[wasm_bindgen(unchecked_optional_param_type = "SseEncoderOptions")] options_value: Option<JsValue>,
     ) -> Result<JsSseEncoder, JsValue> {
-        let o: SseEncoderOptions = options(options_value)?;
+        let o = FlatOptions::new(options_value, "SseEncoderOptions", &["autoId", "firstId"])?;
+        let o = SseEncoderOptions { auto_id: o.bool("autoId")?, first_id: o.number("firstId")? };
         let first_id = match o.first_id {
             None => 1,
             Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 => x as u64,
@@ -383,14 +368,11 @@ impl JsSseEncoder {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "SseMessageInit")] message: JsValue,
     ) -> Result<String, JsValue> {
-        let m: SseMessageInit = super::de::from_js(message).map_err(|e| {
+        let m = SseMessageInit::read(message).map_err(|e| {
             js_error(&Error::new(ErrorKind::InvalidInput, format!("invalid SSE message: {e}")))
         })?;
-        let id = m.id.map(|v| match v {
-            IdValue::Text(s) => s,
-            IdValue::Number(n) => {
-                js_sys::Number::from(n).to_string_with_radix(10).map(String::from).unwrap_or_default()
-            }
+        let id = m.id.map(|v| {
+            v.unwrap_or_else(|n| js_sys::Number::from(n).to_string_with_radix(10).map(String::from).unwrap_or_default())
         });
         let retry = match m.retry {
             None => None,
