@@ -1,7 +1,8 @@
 // The JavaScript half of the boundary with wasm (src/wasm/abi.rs is the other half).
 //
-// Each streaming class (machines/*.js) is a small class over a wasm handle: a `Machine` that
-// holds an `Input`. Every rule about wasm memory lives in this file:
+// Each streaming class (classes/*.js) is a small class over a wasm handle: a `Machine` that
+// holds an `Input`. Every rule about wasm memory lives in this file, but for rule 5, which
+// handled.js holds (the classes that are not streaming machines need only that one):
 //
 // 1. A chunk is written into the handle's input buffer by `Input#write` and nowhere else. Only
 //    a string or a genuine ArrayBuffer view or buffer is written, read with the built-in
@@ -15,13 +16,14 @@
 //    its scratch memory back).
 // 4. A result is read from the header (abi.rs) and the memory it points at before any other
 //    call on the handle; reading never calls into wasm, so the memory cannot move meanwhile.
-// 5. A freed machine never reaches its handle: every call checks first (`Input#handle`).
+// 5. A freed machine never reaches its handle: every call checks first (handled.js `live`).
 //
 // One surrogate carry: a string chunk that ends with a UTF-16 high surrogate keeps it for the
 // next chunk (so a pair split between chunks is one character); a high surrogate with no low
 // one after it becomes U+FFFD, as `TextEncoder` makes of it. Bytes are passed as they are.
 import { __sr_memory } from './streamroute.js';
-import { StreamrouteError, chunkView, misuse, stringError, u8Length } from './runtime.js';
+import { StreamrouteError, chunkView, stringError, u8Length } from './runtime.js';
+import { HANDLE, live } from './handled.js';
 import { COUNT, FAILED, NOT_UNITS, TEXT, TEXT_LEN, WIDE } from './abi.js';
 
 export { FAILED, NOT_UNITS };
@@ -130,8 +132,7 @@ export class Input {
 
   /** The live handle; `invalid_state` once freed (rule 5). */
   handle() {
-    if (this.h === null) throw misuse('null pointer passed to rust');
-    return this.h;
+    return live(this.h);
   }
 
   free() {
@@ -287,10 +288,10 @@ export const NONE = Symbol('none');
 /**
  * The base of the streaming classes: `feed`, `finish` and `free` over a handle whose
  * `feed(len)`/`finish(len)` follow abi.rs. A class gives `[READ](input, count)` (its results
- * from the header, for the string chunk `input.str` when one was just fed), `static [NONE]()`
- * (no results), `static [PARTIAL]` (the property that carries the results before an error:
- * `error.events`, ...; null for none) and may give `[FINISHED](results)` (what `finish()`
- * returns).
+ * from the header, for the string chunk `input.str` when one was just fed) and may give
+ * `static [NONE]()` (no results: `[]`), `static [PARTIAL]` (the property that carries the
+ * results before an error: `error.events`; null for none) and `[FINISHED](results)` (what
+ * `finish()` returns).
  */
 export class Machine {
   #in;
@@ -302,6 +303,19 @@ export class Machine {
   /** The input side, for the class's own methods. */
   get [INPUT]() {
     return this.#in;
+  }
+
+  /** The live handle (handled.js `forward` passes getters and methods to it). */
+  get [HANDLE]() {
+    return this.#in.handle();
+  }
+
+  // Most machines give an array of results and carry those before an error as
+  // `error.events`; a class says otherwise.
+  static [PARTIAL] = 'events';
+
+  static [NONE]() {
+    return [];
   }
 
   feed(chunk) {

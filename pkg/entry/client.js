@@ -7,8 +7,8 @@
 // of snapshots in between thanks to rope concatenation); a snapshot is rebuilt only for what
 // changed, and is the very same object while nothing did. The only wasm used here is
 // `SseDecoder` (framing) and `PartialJson` (tool arguments).
-import { PartialJson } from './machines/json.js';
-import { SseDecoder } from './machines/sse.js';
+import { PartialJson } from './classes/json.js';
+import { SseDecoder } from './classes/sse.js';
 import { StreamrouteError } from './runtime.js';
 
 /** Fields a wire frame carries besides its event, kept on the events read from it. */

@@ -1,7 +1,7 @@
 // connectSse: a fetch-based EventSource that POSTs, aborts and resumes, and the options reading
 // the web adapters share. Every entry with the SSE decoder has it: the SSE entry as it is
 // (`connector({})`), the main entry with the router and the wire profiles (web.js).
-import { SseDecoder } from './machines/sse.js';
+import { SseDecoder } from './classes/sse.js';
 import { StreamrouteError } from './runtime.js';
 
 const utf8 = new TextEncoder();

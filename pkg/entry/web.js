@@ -3,7 +3,7 @@
 // options)` with its `router` and `profile` options (connect.js). The machines (SSE decoding,
 // provider decoding, routing) are the wasm ones; this module only moves chunks between
 // streams, timers and fetch, which live in JS anyway.
-import { StreamRouter } from './machines/router.js';
+import { StreamRouter } from './classes/router.js';
 import { StreamrouteError } from './runtime.js';
 import { EXTRA_TYPES, wireReader } from './client.js';
 import { abortError, connector, optionsIn } from './connect.js';

@@ -1,6 +1,6 @@
 //! The one result format of the streaming machines, declared once.
 //!
-//! A JS class (`pkg/entry/machines/`) drives its machine's handle in four steps, the same for
+//! A JS class (`pkg/entry/classes/`) drives its machine's handle in four steps, the same for
 //! every machine:
 //!
 //! 1. `inPtr(cap)`: where the handle's input buffer takes `cap` bytes; JS writes the chunk
@@ -26,18 +26,25 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(typescript_custom_section)]
 const STREAM_MACHINE_TS: &str = r#"
 /**
- * What every streaming class has: `feed` a chunk (a string, a `Uint8Array` or any other
- * `ArrayBuffer` view or `ArrayBuffer`), `finish` the input, and `free()` (or a `using` block)
- * to give its wasm memory back now; a freed machine throws `invalid_state`.
+ * A JS object over wasm memory: `free()` (or the end of a `using` block) gives the memory back
+ * now; a freed object throws `invalid_state`. Without either, the memory goes back when the
+ * object is garbage-collected.
  */
-declare class StreamMachine<Result, Final = Result> {
+declare class Handled {
+    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
+    free(): void;
+    [Symbol.dispose](): void;
+}
+
+/**
+ * What every streaming class has: `feed` a chunk (a string, a `Uint8Array` or any other
+ * `ArrayBuffer` view or `ArrayBuffer`), then `finish` the input.
+ */
+declare class StreamMachine<Result, Final = Result> extends Handled {
     /** Reads a chunk; returns the results it completed (see the class). */
     feed(chunk: string | Uint8Array): Result;
     /** Ends the input; returns the last results (see the class). */
     finish(): Final;
-    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
-    free(): void;
-    [Symbol.dispose](): void;
 }
 "#;
 

@@ -56,7 +56,7 @@ export class AnswerExtractor extends StreamMachine<string> {
 }
 "#;
 
-/// The wasm half of `AnswerExtractor` (pkg/entry/machines/extractor.js).
+/// The wasm half of `AnswerExtractor` (pkg/entry/classes/extractor.js).
 #[wasm_bindgen(js_name = AnswerExtractorHandle, skip_typescript)]
 pub struct JsAnswerExtractor {
     inner: crate::AnswerExtractor,
@@ -195,7 +195,7 @@ export class LlmStreamChunker extends StreamMachine<LlmStreamChunk[]> {
 }
 "#;
 
-/// The wasm half of `LlmStreamChunker` (pkg/entry/machines/extractor.js).
+/// The wasm half of `LlmStreamChunker` (pkg/entry/classes/extractor.js).
 #[wasm_bindgen(js_name = LlmStreamChunkerHandle, skip_typescript)]
 pub struct JsLlmStreamChunker {
     inner: crate::AnswerExtractor,

@@ -81,6 +81,17 @@ pub(crate) fn room_for_copy(units: usize) -> crate::Result<()> {
     room.try_reserve_exact(n).map_err(|_| crate::budget::out_of_memory(n))
 }
 
+/// A core error as a thrown `StreamrouteError` with more on it (`error.violations`,
+/// `error.problems`, ...): the one builder of such errors on the Rust side (the streaming
+/// machines' partial results are added by `pkg/entry/boundary.js` `partial`).
+pub(crate) fn js_error_with(err: &Error, fields: &[(&str, JsValue)]) -> JsValue {
+    let e = js_error(err);
+    for (key, value) in fields {
+        let _ = js_sys::Reflect::set(&e, &JsValue::from_str(key), value);
+    }
+    e
+}
+
 /// Converts a core error into a thrown `StreamrouteError`.
 pub(crate) fn js_error(err: &Error) -> JsValue {
     __sr_error(err.code(), err.message(), err.offset().map(|o| o as f64))

@@ -228,7 +228,6 @@ fn redacted_back(observation: JsValue, text: &str, replaced: usize) -> JsValue {
 }
 
 fn payload_invalid(problems: &[crate::PayloadProblem]) -> JsValue {
-    let e = js_error(&crate::payload_error(problems));
     let list = JsonValue::Array(
         problems
             .iter()
@@ -240,8 +239,7 @@ fn payload_invalid(problems: &[crate::PayloadProblem]) -> JsValue {
             })
             .collect(),
     );
-    let _ = js_sys::Reflect::set(&e, &JsValue::from_str("problems"), &to_js_value(&list));
-    e
+    super::js_error_with(&crate::payload_error(problems), &[("problems", to_js_value(&list))])
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -387,19 +385,70 @@ fn failed(f: Failed) -> JsValue {
     }
 }
 
+#[wasm_bindgen(typescript_custom_section)]
+const ARTIFACT_COLLECTOR_TS: &str = r#"
+/**
+ * Collects artifact fields from full tool observations, by tool name.
+ */
+export class ArtifactCollector extends Handled {
+    /**
+     * Everything collected: tool name to `{ field: value }` (a copy).
+     */
+    all(): Record<string, Record<string, unknown>>;
+    /**
+     * Forgets every artifact and warning.
+     */
+    clear(): void;
+    /**
+     * `collectAndRedact` on JSON text in and out.
+     */
+    collectAndRedactJson(nodeName: string, schema: Record<string, unknown> | boolean | string, observationJson: string): string;
+    /**
+     * `collect` and `redactArtifacts` in one walk: collects, then returns the redacted
+     * observation (a JSON-text string observation comes back as text, as `redactArtifacts`).
+     */
+    collectAndRedact(nodeName: string, schema: Record<string, unknown> | boolean | string, observation: unknown): unknown;
+    /**
+     * `collect` with the observation as JSON text (a JSON string literal holding a JSON
+     * object or array is collected from, as `collect` does with such a string).
+     */
+    collectJson(nodeName: string, schema: Record<string, unknown> | boolean | string, observationJson: string): void;
+    /**
+     * Collects the artifact-marked fields of `observation` under `nodeName`. Call it with
+     * the full observation, before any truncation. A string holding a JSON object or array is
+     * read as JSON text; other primitives hold no artifacts.
+     */
+    collect(nodeName: string, schema: Record<string, unknown> | boolean | string, observation: unknown): void;
+    /**
+     * A collector. `maxInlineBytes` (default 1 MiB): larger artifacts are handed to `store`
+     * and replaced by `{ artifact_ref, type, size_bytes }`; an `artifact_large` warning is
+     * recorded either way. Throws `invalid_option` for a bad option.
+     */
+    constructor(options?: ArtifactCollectorOptions);
+    /**
+     * The size above which artifacts go to the store.
+     */
+    readonly maxInlineBytes: number;
+    /**
+     * The `artifact_large` warnings recorded so far.
+     */
+    readonly warnings: string[];
+}
+"#;
+
 /// Collects artifact fields from full tool observations, by tool name.
-#[wasm_bindgen(js_name = ArtifactCollector)]
+#[wasm_bindgen(js_name = ArtifactCollectorHandle, skip_typescript)]
 pub struct ArtifactCollector {
     inner: crate::ArtifactCollector,
     store: Option<js_sys::Function>,
 }
 
-#[wasm_bindgen(js_class = ArtifactCollector)]
+#[wasm_bindgen(js_class = ArtifactCollectorHandle)]
 impl ArtifactCollector {
     /// A collector. `maxInlineBytes` (default 1 MiB): larger artifacts are handed to `store`
     /// and replaced by `{ artifact_ref, type, size_bytes }`; an `artifact_large` warning is
     /// recorded either way. Throws `invalid_option` for a bad option.
-    #[wasm_bindgen(constructor)]
+    #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new(
         #[wasm_bindgen(unchecked_optional_param_type = "ArtifactCollectorOptions")] options: Option<
             JsValue,
@@ -439,6 +488,7 @@ impl ArtifactCollector {
     /// Collects the artifact-marked fields of `observation` under `nodeName`. Call it with
     /// the full observation, before any truncation. A string holding a JSON object or array is
     /// read as JSON text; other primitives hold no artifacts.
+    #[wasm_bindgen(skip_typescript)]
     pub fn collect(
         &mut self,
         #[wasm_bindgen(js_name = nodeName, unchecked_param_type = "string")] node_name: JsValue,
@@ -456,7 +506,7 @@ impl ArtifactCollector {
 
     /// `collect` with the observation as JSON text (a JSON string literal holding a JSON
     /// object or array is collected from, as `collect` does with such a string).
-    #[wasm_bindgen(js_name = collectJson)]
+    #[wasm_bindgen(js_name = collectJson, skip_typescript)]
     pub fn collect_json(
         &mut self,
         #[wasm_bindgen(js_name = nodeName, unchecked_param_type = "string")] node_name: JsValue,
@@ -471,7 +521,7 @@ impl ArtifactCollector {
 
     /// `collect` and `redactArtifacts` in one walk: collects, then returns the redacted
     /// observation (a JSON-text string observation comes back as text, as `redactArtifacts`).
-    #[wasm_bindgen(js_name = collectAndRedact, unchecked_return_type = "unknown")]
+    #[wasm_bindgen(js_name = collectAndRedact, unchecked_return_type = "unknown", skip_typescript)]
     pub fn collect_and_redact(
         &mut self,
         #[wasm_bindgen(js_name = nodeName, unchecked_param_type = "string")] node_name: JsValue,
@@ -492,7 +542,7 @@ impl ArtifactCollector {
     }
 
     /// `collectAndRedact` on JSON text in and out.
-    #[wasm_bindgen(js_name = collectAndRedactJson)]
+    #[wasm_bindgen(js_name = collectAndRedactJson, skip_typescript)]
     pub fn collect_and_redact_json(
         &mut self,
         #[wasm_bindgen(js_name = nodeName, unchecked_param_type = "string")] node_name: JsValue,
@@ -558,24 +608,25 @@ impl ArtifactCollector {
     }
 
     /// Everything collected: tool name to `{ field: value }` (a copy).
-    #[wasm_bindgen(unchecked_return_type = "Record<string, Record<string, unknown>>")]
+    #[wasm_bindgen(unchecked_return_type = "Record<string, Record<string, unknown>>", skip_typescript)]
     pub fn all(&self) -> JsValue {
         json_parse(&self.inner.all_json())
     }
 
     /// The `artifact_large` warnings recorded so far.
-    #[wasm_bindgen(getter)]
+    #[wasm_bindgen(getter, skip_typescript)]
     pub fn warnings(&self) -> Vec<String> {
         self.inner.warnings().to_vec()
     }
 
     /// The size above which artifacts go to the store.
-    #[wasm_bindgen(getter = maxInlineBytes)]
+    #[wasm_bindgen(getter = maxInlineBytes, skip_typescript)]
     pub fn max_inline_bytes(&self) -> f64 {
         self.inner.options().max_inline_bytes as f64
     }
 
     /// Forgets every artifact and warning.
+    #[wasm_bindgen(skip_typescript)]
     pub fn clear(&mut self) {
         self.inner.clear();
     }
@@ -584,17 +635,49 @@ impl ArtifactCollector {
 // ---------------------------------------------------------------------------------------------
 // ArtifactStream
 
+#[wasm_bindgen(typescript_custom_section)]
+const ARTIFACT_STREAM_TS: &str = r#"
+/**
+ * Numbers artifact chunks per `stream_id` and makes `artifact_chunk` events of them.
+ */
+export class ArtifactStream extends Handled {
+    /**
+     * The next chunk of `streamId` as an `artifact_chunk` event (`seq` from 0 per stream).
+     * `artifactType` defaults to the chunk's type name. Throws `invalid_state` after the
+     * stream's `done` chunk, `invalid_input` for an empty id or a chunk that is not JSON.
+     */
+    emit(streamId: string, chunk: unknown, done?: boolean | null, artifactType?: string | null): ArtifactChunkEvent;
+    /**
+     * The `done` event that ends the run, carrying the payload (validated: throws
+     * `payload_invalid`).
+     */
+    finish(payload: FinalPayload): FinalPayloadDoneEvent;
+    /**
+     * A stream set with no streams yet.
+     */
+    constructor();
+    /**
+     * Ids of streams that have not sent their `done` chunk.
+     */
+    openStreams(): string[];
+    /**
+     * Forgets every stream (numbering starts again at 0).
+     */
+    reset(): void;
+}
+"#;
+
 /// Numbers artifact chunks per `stream_id` and makes `artifact_chunk` events of them.
-#[wasm_bindgen(js_name = ArtifactStream)]
+#[wasm_bindgen(js_name = ArtifactStreamHandle, skip_typescript)]
 #[derive(Default)]
 pub struct ArtifactStream {
     inner: crate::ArtifactStream,
 }
 
-#[wasm_bindgen(js_class = ArtifactStream)]
+#[wasm_bindgen(js_class = ArtifactStreamHandle)]
 impl ArtifactStream {
     /// A stream set with no streams yet.
-    #[wasm_bindgen(constructor)]
+    #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new() -> ArtifactStream {
         ArtifactStream::default()
     }
@@ -602,7 +685,7 @@ impl ArtifactStream {
     /// The next chunk of `streamId` as an `artifact_chunk` event (`seq` from 0 per stream).
     /// `artifactType` defaults to the chunk's type name. Throws `invalid_state` after the
     /// stream's `done` chunk, `invalid_input` for an empty id or a chunk that is not JSON.
-    #[wasm_bindgen(unchecked_return_type = "ArtifactChunkEvent")]
+    #[wasm_bindgen(unchecked_return_type = "ArtifactChunkEvent", skip_typescript)]
     pub fn emit(
         &mut self,
         #[wasm_bindgen(js_name = streamId, unchecked_param_type = "string")] stream_id: JsValue,
@@ -628,7 +711,7 @@ impl ArtifactStream {
 
     /// The `done` event that ends the run, carrying the payload (validated: throws
     /// `payload_invalid`).
-    #[wasm_bindgen(unchecked_return_type = "FinalPayloadDoneEvent")]
+    #[wasm_bindgen(unchecked_return_type = "FinalPayloadDoneEvent", skip_typescript)]
     pub fn finish(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "FinalPayload")] payload: JsValue,
@@ -639,7 +722,7 @@ impl ArtifactStream {
     }
 
     /// Ids of streams that have not sent their `done` chunk.
-    #[wasm_bindgen(js_name = openStreams)]
+    #[wasm_bindgen(js_name = openStreams, skip_typescript)]
     pub fn open_streams(&self) -> Vec<String> {
         self.inner
             .open_streams()
@@ -649,6 +732,7 @@ impl ArtifactStream {
     }
 
     /// Forgets every stream (numbering starts again at 0).
+    #[wasm_bindgen(skip_typescript)]
     pub fn reset(&mut self) {
         self.inner.reset();
     }

@@ -266,10 +266,8 @@ fn requirements(value: &JsValue) -> Result<Requirements, JsValue> {
 
 /// The `requirements_invalid` error with `errors` set to the issues.
 fn invalid_requirements(e: &plan::InvalidRequirements) -> JsValue {
-    let err = js_error(&e.error());
     let issues = JsonValue::Array(e.issues.iter().map(|i| i.to_json_value()).collect());
-    let _ = Reflect::set(&err, &JsValue::from_str("errors"), &to_js_value(&issues));
-    err
+    super::js_error_with(&e.error(), &[("errors", to_js_value(&issues))])
 }
 
 fn strings(v: &JsonValue, what: &str) -> Result<Vec<String>, JsValue> {
@@ -417,8 +415,48 @@ pub fn retrieval_queries(
     Ok(to_js_value(&JsonValue::Array(q.into_iter().map(JsonValue::String).collect())))
 }
 
+#[wasm_bindgen(typescript_custom_section)]
+const CAPABILITY_MAP_TS: &str = r#"
+/**
+ * The versioned requirement → capability registry.
+ */
+export class CapabilityMap extends Handled {
+    /**
+     * For CI: labels (default sets extended by `labels`) without a rule, and capabilities of
+     * `catalog` that no rule, alias or plot pattern mentions.
+     */
+    audit(catalog: Catalog | ToolIndex, labels?: RequirementLabels): { unmapped: string[]; unknown_capabilities: string[] };
+    /**
+     * The canonical name of a capability (aliases followed).
+     */
+    canonical(capability: string): string;
+    /**
+     * Loads a map from its JSON form (object or text); without one, the design's default
+     * mapping. Core rules a map lacks come from the default (see `warnings`). Throws
+     * `invalid_input` for a map without `version` or with a malformed rule.
+     */
+    constructor(json?: CapabilityMapJson | string);
+    /**
+     * The clauses for a requirement reference (`"analysis.total"`, `"group_by"`, …), or null.
+     */
+    rule(reference: string): CapabilityClause[] | null;
+    /**
+     * The JSON form (loadable again).
+     */
+    toJSON(): CapabilityMapJson;
+    /**
+     * The map's version.
+     */
+    readonly version: string;
+    /**
+     * Core rules filled in from the default map.
+     */
+    readonly warnings: string[];
+}
+"#;
+
 /// The versioned requirement → capability registry.
-#[wasm_bindgen(js_name = CapabilityMap)]
+#[wasm_bindgen(js_name = CapabilityMapHandle, skip_typescript)]
 pub struct JsCapabilityMap {
     map: CoreMap,
 }
@@ -430,12 +468,12 @@ fn map_arg(v: Option<JsValue>) -> Result<CoreMap, JsValue> {
     }
 }
 
-#[wasm_bindgen(js_class = CapabilityMap)]
+#[wasm_bindgen(js_class = CapabilityMapHandle)]
 impl JsCapabilityMap {
     /// Loads a map from its JSON form (object or text); without one, the design's default
     /// mapping. Core rules a map lacks come from the default (see `warnings`). Throws
     /// `invalid_input` for a map without `version` or with a malformed rule.
-    #[wasm_bindgen(constructor)]
+    #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new(
         #[wasm_bindgen(unchecked_optional_param_type = "CapabilityMapJson | string")] json: Option<JsValue>,
     ) -> Result<JsCapabilityMap, JsValue> {
@@ -443,7 +481,7 @@ impl JsCapabilityMap {
     }
 
     /// The map's version.
-    #[wasm_bindgen(getter)]
+    #[wasm_bindgen(getter, skip_typescript)]
     pub fn version(&self) -> String {
         self.map.version().to_string()
     }
@@ -465,6 +503,7 @@ impl JsCapabilityMap {
     }
 
     /// The canonical name of a capability (aliases followed).
+    #[wasm_bindgen(skip_typescript)]
     pub fn canonical(&self, #[wasm_bindgen(unchecked_param_type = "string")] capability: JsValue) -> Result<String, JsValue> {
         Ok(self.map.canonical(&super::text_arg(&capability, "capability")?))
     }
@@ -492,15 +531,68 @@ impl JsCapabilityMap {
     }
 
     /// The JSON form (loadable again).
-    #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "CapabilityMapJson")]
+    #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "CapabilityMapJson", skip_typescript)]
     pub fn to_json(&self) -> JsValue {
         to_js_value(&self.map.to_json_value())
     }
 }
 
+#[wasm_bindgen(typescript_custom_section)]
+const TOOL_INDEX_TS: &str = r#"
+/**
+ * The tool catalog with its embeddings (one contiguous buffer, L2-normalised, tagged with
+ * the model) and a BM25 index: exact top-N cosine search, BM25, hybrid, narrowing.
+ */
+export class ToolIndex extends Handled {
+    /**
+     * `narrowTools` over this index.
+     */
+    narrow(options: NarrowOptions): NarrowResult;
+    /**
+     * Builds the index from a catalog. Embeddings come from `options.embeddings` (contiguous
+     * `Float32Array`, `tools × dim`) or from each tool's `embedding`, tagged with
+     * `options.model_id` / `dim` / `pooling`; without them the index answers with BM25 only.
+     * Throws `invalid_input` for a malformed catalog, duplicate names or bad embeddings.
+     */
+    constructor(catalog: Catalog, options?: ToolIndexOptions);
+    /**
+     * Retrieval with the fallback rules: cosine (or hybrid) when the query vectors fit the
+     * index's model and dimension, BM25 over `texts` otherwise.
+     */
+    retrieve(options: RetrieveOptions): Retrieval;
+    /**
+     * Top-`n` (default 8) BM25 search over name, description and capabilities.
+     */
+    searchText(text: string, n?: number | null): SearchHit[];
+    /**
+     * Exact top-`n` (default 8) cosine search for one query vector: FAISS `IndexFlatIP` over
+     * normalised vectors, ties broken by tool name. Throws `invalid_input` without
+     * embeddings or for a query of another dimension.
+     */
+    search(query: Float32Array, n?: number | null): SearchHit[];
+    /**
+     * The catalog (without embeddings): what `JSON.stringify(index)` gives, so an index can be
+     * passed wherever a catalog is expected.
+     */
+    toJSON(): Tool[];
+    /**
+     * A copy of the normalised embeddings (`size × dim`, catalog order; empty without a model).
+     */
+    readonly embeddings: Float32Array;
+    /**
+     * The model tag, or null without embeddings.
+     */
+    readonly model: EmbeddingModel | null;
+    /**
+     * Number of tools.
+     */
+    readonly size: number;
+}
+"#;
+
 /// The tool catalog with its embeddings (one contiguous buffer, L2-normalised, tagged with
 /// the model) and a BM25 index: exact top-N cosine search, BM25, hybrid, narrowing.
-#[wasm_bindgen(js_name = ToolIndex)]
+#[wasm_bindgen(js_name = ToolIndexHandle, skip_typescript)]
 pub struct JsToolIndex {
     index: CoreIndex,
 }
@@ -683,13 +775,13 @@ fn narrow_with(index: Option<&CoreIndex>, options: &JsValue) -> Result<JsValue, 
     Ok(to_js_value(&narrowed_json(&n)))
 }
 
-#[wasm_bindgen(js_class = ToolIndex)]
+#[wasm_bindgen(js_class = ToolIndexHandle)]
 impl JsToolIndex {
     /// Builds the index from a catalog. Embeddings come from `options.embeddings` (contiguous
     /// `Float32Array`, `tools × dim`) or from each tool's `embedding`, tagged with
     /// `options.model_id` / `dim` / `pooling`; without them the index answers with BM25 only.
     /// Throws `invalid_input` for a malformed catalog, duplicate names or bad embeddings.
-    #[wasm_bindgen(constructor)]
+    #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "Catalog")] catalog: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "ToolIndexOptions")] options: Option<JsValue>,
@@ -698,19 +790,19 @@ impl JsToolIndex {
     }
 
     /// Number of tools.
-    #[wasm_bindgen(getter)]
+    #[wasm_bindgen(getter, skip_typescript)]
     pub fn size(&self) -> usize {
         self.index.len()
     }
 
     /// A copy of the normalised embeddings (`size × dim`, catalog order; empty without a model).
-    #[wasm_bindgen(getter)]
+    #[wasm_bindgen(getter, skip_typescript)]
     pub fn embeddings(&self) -> Vec<f32> {
         self.index.vectors().to_vec()
     }
 
     /// The model tag, or null without embeddings.
-    #[wasm_bindgen(getter, unchecked_return_type = "EmbeddingModel | null")]
+    #[wasm_bindgen(getter, unchecked_return_type = "EmbeddingModel | null", skip_typescript)]
     pub fn model(&self) -> JsValue {
         match self.index.model() {
             None => JsValue::NULL,
@@ -751,7 +843,7 @@ impl JsToolIndex {
 
     /// Retrieval with the fallback rules: cosine (or hybrid) when the query vectors fit the
     /// index's model and dimension, BM25 over `texts` otherwise.
-    #[wasm_bindgen(unchecked_return_type = "Retrieval")]
+    #[wasm_bindgen(unchecked_return_type = "Retrieval", skip_typescript)]
     pub fn retrieve(&self, #[wasm_bindgen(unchecked_param_type = "RetrieveOptions")] options: JsValue) -> Result<JsValue, JsValue> {
         let options = options_copy(&options, &["vectors", "texts", "text", "mode", "n"])?;
         let v = query_vectors(get(&options, "vectors"))?;
@@ -786,7 +878,7 @@ impl JsToolIndex {
     }
 
     /// `narrowTools` over this index.
-    #[wasm_bindgen(unchecked_return_type = "NarrowResult")]
+    #[wasm_bindgen(unchecked_return_type = "NarrowResult", skip_typescript)]
     pub fn narrow(&self, #[wasm_bindgen(unchecked_param_type = "NarrowOptions")] options: JsValue) -> Result<JsValue, JsValue> {
         narrow_with(Some(&self.index), &options)
     }

@@ -2,7 +2,7 @@
 //!
 //! Events cross the boundary once per call in the result format of abi.rs: `Packed` writes
 //! every event's strings into one UTF-8 text and its shape into op words (a `ROUTE_` opcode,
-//! then indices and UTF-16 lengths), and pkg/entry/machines/router.js builds the objects.
+//! then indices and UTF-16 lengths), and pkg/entry/classes/router.js builds the objects.
 //! Values (tool call arguments, the action, usage) travel as JSON text and come out of
 //! `JSON.parse`.
 
@@ -76,7 +76,7 @@ export class StreamRouter extends StreamMachine<RoutedEvent[]> {
 }
 "#;
 
-/// The wasm half of `StreamRouter` (pkg/entry/machines/router.js).
+/// The wasm half of `StreamRouter` (pkg/entry/classes/router.js).
 #[wasm_bindgen(js_name = StreamRouterHandle, skip_typescript)]
 pub struct JsStreamRouter {
     inner: crate::StreamRouter,

@@ -12,6 +12,7 @@ use wasm_bindgen::prelude::*;
 
 /// Options of `new SseDecoder(options)`.
 #[derive(Tsify)]
+#[serde(rename_all = "camelCase")]
 pub struct SseDecoderOptions {
     /// Dispatch an unterminated last event at `finish()` instead of discarding it.
     #[tsify(optional)]
@@ -26,6 +27,7 @@ pub struct SseDecoderOptions {
 
 /// Options of `new SseEncoder(options)`.
 #[derive(Tsify)]
+#[serde(rename_all = "camelCase")]
 pub struct SseEncoderOptions {
     /// Give every event without an explicit `id` the next number of a counter.
     #[tsify(optional)]
@@ -87,7 +89,7 @@ export class SseDecoder extends StreamMachine<SseEvent[]> {
 }
 "#;
 
-/// The wasm half of `SseDecoder` (pkg/entry/machines/sse.js): decodes `text/event-stream`
+/// The wasm half of `SseDecoder` (pkg/entry/classes/sse.js): decodes `text/event-stream`
 /// bytes or text into events, exactly as the WHATWG standard interprets an event stream.
 #[wasm_bindgen(js_name = SseDecoderHandle, skip_typescript)]
 pub struct JsSseDecoder {
@@ -333,16 +335,42 @@ impl<'a> Emit<Utf16Text<'a>> for Packed {
     }
 }
 
+#[wasm_bindgen(typescript_custom_section)]
+const SSE_ENCODER_TS: &str = r#"
+/**
+ * Encodes events as `text/event-stream` text.
+ */
+export class SseEncoder extends Handled {
+    /**
+     * A comment block (`: text`), ignored by readers.
+     */
+    comment(text: string): string;
+    /**
+     * The wire form of one event, ending with the blank line that dispatches it.
+     * Throws `sse_invalid_field` for CR/LF in `event` or `id`.
+     */
+    encode(message: SseMessageInit): string;
+    /**
+     * `new SseEncoder({ autoId?, firstId? })`.
+     */
+    constructor(options?: SseEncoderOptions);
+    /**
+     * The heartbeat comment `: ping`.
+     */
+    ping(): string;
+}
+"#;
+
 /// Encodes events as `text/event-stream` text.
-#[wasm_bindgen(js_name = SseEncoder)]
+#[wasm_bindgen(js_name = SseEncoderHandle, skip_typescript)]
 pub struct JsSseEncoder {
     inner: crate::SseEncoder,
 }
 
-#[wasm_bindgen(js_class = SseEncoder)]
+#[wasm_bindgen(js_class = SseEncoderHandle)]
 impl JsSseEncoder {
     /// `new SseEncoder({ autoId?, firstId? })`.
-    #[wasm_bindgen(constructor)]
+    #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new(
         #[wasm_bindgen(unchecked_optional_param_type = "SseEncoderOptions")] options_value: Option<JsValue>,
     ) -> Result<JsSseEncoder, JsValue> {
@@ -364,6 +392,7 @@ impl JsSseEncoder {
 
     /// The wire form of one event, ending with the blank line that dispatches it.
     /// Throws `sse_invalid_field` for CR/LF in `event` or `id`.
+    #[wasm_bindgen(skip_typescript)]
     pub fn encode(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "SseMessageInit")] message: JsValue,
@@ -390,11 +419,13 @@ impl JsSseEncoder {
     }
 
     /// A comment block (`: text`), ignored by readers.
+    #[wasm_bindgen(skip_typescript)]
     pub fn comment(&self, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<String, JsValue> {
         Ok(self.inner.comment(&super::text_arg(&text, "text")?))
     }
 
     /// The heartbeat comment `: ping`.
+    #[wasm_bindgen(skip_typescript)]
     pub fn ping(&self) -> String {
         self.inner.ping()
     }

@@ -46,7 +46,7 @@ fn filter_options(value: Option<JsValue>) -> Result<TagFilterOptions, JsValue> {
 }
 
 /// Text that became certain for one block: `type` is `"<lowercase block name>_delta"`.
-/// (The type only: pkg/entry/machines/tags.js makes the objects.)
+/// (The type only: pkg/entry/classes/tags.js makes the objects.)
 #[derive(Tsify)]
 pub struct TagDelta {
     /// `"artifact_delta"`, `"user_delta"`, or `"<name>_delta"` for custom blocks.
@@ -308,7 +308,7 @@ export class TagFilter extends StreamMachine<TagDelta[], TagResult> {
 }
 "#;
 
-/// The wasm half of `TagFilter` (pkg/entry/machines/tags.js). It keeps no block text: JS
+/// The wasm half of `TagFilter` (pkg/entry/classes/tags.js). It keeps no block text: JS
 /// assembles the blocks of `finish()` from the deltas.
 #[wasm_bindgen(js_name = TagFilterHandle, skip_typescript)]
 pub struct JsTagFilter {
@@ -470,10 +470,7 @@ pub fn parse_tagged(
     let err = crate::parse_tagged(&text, nonce, &o).err().unwrap_or_else(|| {
         Error::new(ErrorKind::TagContractViolation, "the response breaks the tag contract")
     });
-    let e = js_error(&err);
-    let _ = js_sys::Reflect::set(&e, &JsValue::from_str("violations"), &violations_js(&r.violations));
-    let _ = js_sys::Reflect::set(&e, &JsValue::from_str("blocks"), &blocks_js(&r.blocks)?);
-    Err(e)
+    Err(super::js_error_with(&err, &[("violations", violations_js(&r.violations)), ("blocks", blocks_js(&r.blocks)?)]))
 }
 
 /// Judges a complete response without throwing on violations: the `TagResult` that
@@ -654,7 +651,7 @@ export class TaggedTurn extends StreamMachine<TagDelta[], TurnStep> {
 }
 "#;
 
-/// The wasm half of `TaggedTurn` (pkg/entry/machines/tags.js).
+/// The wasm half of `TaggedTurn` (pkg/entry/classes/tags.js).
 #[wasm_bindgen(js_name = TaggedTurnHandle, skip_typescript)]
 pub struct JsTaggedTurn {
     inner: crate::TaggedTurn,
@@ -819,18 +816,50 @@ fn whole(x: Option<f64>, name: &str) -> Result<Option<u64>, JsValue> {
     }
 }
 
+#[wasm_bindgen(typescript_custom_section)]
+const TAG_EVENT_WRITER_TS: &str = r#"
+/**
+ * Turns deltas into the SSE events of the design (`artifact_delta {text}`,
+ * `user_delta {text}`, `done {ok, parse_ok}`, `ping {}`) with monotonic `id:` and an
+ * optional `retry:` on the first event, through `SseEncoder`.
+ */
+export class TagEventWriter extends Handled {
+    /**
+     * One event per delta (`event: artifact_delta`, `data: {"text":…}`).
+     */
+    deltas(deltas: TagDelta[]): string;
+    /**
+     * The `done` event: `data: {"ok":…,"parse_ok":…}` (pass the `TagResult` or a turn's
+     * `done` step).
+     */
+    done(result: DoneInit): string;
+    /**
+     * `new TagEventWriter({ firstId?, retry? })`.
+     */
+    constructor(options?: TagEventWriterInit);
+    /**
+     * The heartbeat event `event: ping`, `data: {}`.
+     */
+    ping(): string;
+    /**
+     * The id the next event will carry.
+     */
+    readonly nextId: number;
+}
+"#;
+
 /// Turns deltas into the SSE events of the design (`artifact_delta {text}`,
 /// `user_delta {text}`, `done {ok, parse_ok}`, `ping {}`) with monotonic `id:` and an
 /// optional `retry:` on the first event, through `SseEncoder`.
-#[wasm_bindgen(js_name = TagEventWriter)]
+#[wasm_bindgen(js_name = TagEventWriterHandle, skip_typescript)]
 pub struct JsTagEventWriter {
     inner: crate::TagEventWriter,
 }
 
-#[wasm_bindgen(js_class = TagEventWriter)]
+#[wasm_bindgen(js_class = TagEventWriterHandle)]
 impl JsTagEventWriter {
     /// `new TagEventWriter({ firstId?, retry? })`.
-    #[wasm_bindgen(constructor)]
+    #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new(
         #[wasm_bindgen(unchecked_optional_param_type = "TagEventWriterInit")] options_value: Option<JsValue>,
     ) -> Result<JsTagEventWriter, JsValue> {
@@ -841,6 +870,7 @@ impl JsTagEventWriter {
     }
 
     /// One event per delta (`event: artifact_delta`, `data: {"text":…}`).
+    #[wasm_bindgen(skip_typescript)]
     pub fn deltas(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "TagDelta[]")] deltas: JsValue,
@@ -857,6 +887,7 @@ impl JsTagEventWriter {
 
     /// The `done` event: `data: {"ok":…,"parse_ok":…}` (pass the `TagResult` or a turn's
     /// `done` step).
+    #[wasm_bindgen(skip_typescript)]
     pub fn done(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "DoneInit")] result: JsValue,
@@ -870,6 +901,7 @@ impl JsTagEventWriter {
     }
 
     /// The heartbeat event `event: ping`, `data: {}`.
+    #[wasm_bindgen(skip_typescript)]
     pub fn ping(&mut self) -> Result<String, JsValue> {
         let mut out = String::new();
         self.inner.ping(&mut out).map_err(|e| js_error(&e))?;
@@ -877,7 +909,7 @@ impl JsTagEventWriter {
     }
 
     /// The id the next event will carry.
-    #[wasm_bindgen(getter = nextId)]
+    #[wasm_bindgen(getter = nextId, skip_typescript)]
     pub fn next_id(&self) -> f64 {
         self.inner.next_id() as f64
     }

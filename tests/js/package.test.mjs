@@ -261,7 +261,7 @@ test('one feed of many events: names and ids that repeat, change and hold invali
 });
 
 // In Node a string chunk of 64+ units may go into wasm as UTF-16 and be made UTF-8 there
-// (fast.js `writeString`), by a route each chunk picks from the one before (sparse or dense
+// (boundary.js `Input#writeString`), by a route each chunk picks from the one before (sparse or dense
 // characters beyond ASCII, or none). Whatever the route, the text must be the UTF-8 the
 // string stands for (a lone surrogate as U+FFFD, as TextEncoder makes it).
 test('long string chunks decode as their UTF-8 bytes, on every route and switch between routes', () => {

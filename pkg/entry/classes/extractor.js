@@ -3,6 +3,7 @@
 // halves are `AnswerExtractorHandle` and `LlmStreamChunkerHandle` (src/wasm/extractor.rs).
 import { AnswerExtractorHandle, LlmStreamChunkerHandle } from '../streamroute.js';
 import { headerText, INPUT, Machine, NONE, PARTIAL, READ, u32, views } from '../boundary.js';
+import { forward } from '../handled.js';
 import { CHUNK_ANSWER, CHUNK_DONE, OPS } from '../abi.js';
 
 export class AnswerExtractor extends Machine {
@@ -22,31 +23,16 @@ export class AnswerExtractor extends Machine {
     this[INPUT].reset();
   }
 
-  /** The top-level `thought` text decoded since the last call. */
-  takeThought() {
-    return this[INPUT].handle().takeThought();
-  }
 
-  /** `true` for a finish action, `false` for any other, `undefined` until decided. */
-  get isFinishAction() {
-    return this[INPUT].handle().isFinishAction;
-  }
 
-  /** The trimmed `next_node`, once read. */
-  get nextNode() {
-    return this[INPUT].handle().nextNode;
-  }
 
-  /** Unicode scalar values emitted so far. */
-  get emittedCount() {
-    return this[INPUT].handle().emittedCount;
-  }
 
   // The answer text is the header's text (abi.rs).
   [READ](input) {
     return headerText(input.header);
   }
 }
+forward(AnswerExtractor, ['takeThought'], ['emittedCount', 'isFinishAction', 'nextNode']);
 
 export class LlmStreamChunker extends Machine {
   #seq;
@@ -59,19 +45,11 @@ export class LlmStreamChunker extends Machine {
   // The errors carry no partial result: a failed call emitted nothing.
   static [PARTIAL] = null;
 
-  static [NONE]() {
-    return [];
-  }
-
   /** Back to the initial state, for a retry (same `actionSeq`). */
   reset() {
     this[INPUT].reset();
   }
 
-  /** The underlying extractor's decision (see `AnswerExtractor.isFinishAction`). */
-  get isFinishAction() {
-    return this[INPUT].handle().isFinishAction;
-  }
 
   // Per chunk a CHUNK_ opcode (abi.rs) and, for text, its UTF-16 length.
   [READ](input, count) {
@@ -95,3 +73,4 @@ export class LlmStreamChunker extends Machine {
     return out;
   }
 }
+forward(LlmStreamChunker, [], ['isFinishAction']);

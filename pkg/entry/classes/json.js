@@ -2,7 +2,8 @@
 // the items of an array (or a stream of values) as each closes. Their wasm halves are
 // `PartialJsonHandle` and `JsonItemStreamHandle` (src/wasm/json.rs).
 import { JsonItemStreamHandle, PartialJsonHandle } from '../streamroute.js';
-import { FINISHED, headerText, INPUT, Machine, NONE, PARTIAL, READ, u32, views } from '../boundary.js';
+import { FINISHED, headerText, INPUT, Machine, READ, u32, views } from '../boundary.js';
+import { forward } from '../handled.js';
 import * as op from '../abi.js';
 
 export class PartialJson extends Machine {
@@ -15,19 +16,10 @@ export class PartialJson extends Machine {
     super(new PartialJsonHandle(options));
   }
 
-  static [PARTIAL] = 'events';
-
-  static [NONE]() {
-    return [];
-  }
-
   /**
    * The value so far: strings as read so far, containers with the members read so far; keys
    * without a value and unfinished numbers left out. `undefined` before a value begins.
    */
-  get value() {
-    return this[INPUT].handle().value;
-  }
 
   // `finish()` returns the document's value, not events.
   [FINISHED]() {
@@ -72,16 +64,11 @@ export class PartialJson extends Machine {
     return out;
   }
 }
+forward(PartialJson, [], ['value']);
 
 export class JsonItemStream extends Machine {
   constructor(path, options) {
     super(new JsonItemStreamHandle(path, options));
-  }
-
-  static [PARTIAL] = 'events';
-
-  static [NONE]() {
-    return [];
   }
 
   // The header's text is the JSON array of the items (abi.rs).

@@ -1,7 +1,8 @@
 // StreamRouter: turns a raw provider stream into routed events, in one pass. The wasm half is
 // `StreamRouterHandle` (src/wasm/router.rs).
 import { StreamRouterHandle } from '../streamroute.js';
-import { headerText, INPUT, Machine, NONE, PARTIAL, READ, u32, views } from '../boundary.js';
+import { headerText, Machine, READ, u32, views } from '../boundary.js';
+import { forward } from '../handled.js';
 import * as op from '../abi.js';
 
 export class StreamRouter extends Machine {
@@ -9,19 +10,10 @@ export class StreamRouter extends Machine {
     super(new StreamRouterHandle(options));
   }
 
-  static [PARTIAL] = 'events';
-
-  static [NONE]() {
-    return [];
-  }
-
   /**
    * The provider format in force: the configured one, or what `"auto"` detected (`"auto"`
    * until an event showed it).
    */
-  get provider() {
-    return this[INPUT].handle().provider;
-  }
 
   /** A TransformStream<Uint8Array | string, RoutedEvent> over this router. */
   transform() {
@@ -104,3 +96,4 @@ export class StreamRouter extends Machine {
     return out;
   }
 }
+forward(StreamRouter, [], ['provider']);

@@ -2,8 +2,9 @@
 // or text outside blocks; TaggedTurn runs one model turn under the tag contract. Their wasm
 // halves are `TagFilterHandle` (which keeps no block text: the blocks of `finish()` are
 // assembled here from the deltas) and `TaggedTurnHandle` (src/wasm/tags.rs).
-import { TagFilterHandle, TaggedTurnHandle } from '../streamroute.js';
-import { FINISHED, INPUT, Machine, NodeBuffer, NONE, NOT_UNITS, PARTIAL, READ, readText, readText16, SETTLE, stringError, u32, views } from '../boundary.js';
+import { TagEventWriterHandle, TagFilterHandle, TaggedTurnHandle } from '../streamroute.js';
+import { FINISHED, INPUT, Machine, NodeBuffer, NOT_UNITS, PARTIAL, READ, readText, readText16, SETTLE, stringError, u32, views } from '../boundary.js';
+import { forward, Handled } from '../handled.js';
 import { FLAGS, OPS, TAG_SLICE, TAG_UNITS } from '../abi.js';
 
 // Strings at least this long go in as UTF-16 where the runtime has Node's Buffer.
@@ -23,10 +24,6 @@ export class TagFilter extends Machine {
   }
 
   static [PARTIAL] = 'deltas';
-
-  static [NONE]() {
-    return [];
-  }
 
   feed(chunk) {
     try {
@@ -59,14 +56,7 @@ export class TagFilter extends Machine {
    * Bytes held back right now (a possible marker prefix plus an incomplete UTF-8 sequence);
    * never more than `maxBufferedBytes`.
    */
-  get bufferedBytes() {
-    return this[INPUT].handle().bufferedBytes;
-  }
 
-  /** The bound on `bufferedBytes`: the longest marker − 1 + 3. */
-  get maxBufferedBytes() {
-    return this[INPUT].handle().maxBufferedBytes;
-  }
 
   /** The delta type of each block, in contract order (`["artifact_delta", "user_delta"]`). */
   get deltaTypes() {
@@ -87,6 +77,7 @@ export class TagFilter extends Machine {
     return readPieces(input, count, this.#types, this.#blocks);
   }
 }
+forward(TagFilter, [], ['bufferedBytes', 'maxBufferedBytes']);
 
 export class TaggedTurn extends Machine {
   #types;
@@ -98,39 +89,11 @@ export class TaggedTurn extends Machine {
 
   static [PARTIAL] = 'deltas';
 
-  static [NONE]() {
-    return [];
-  }
 
-  /** The nonce of the current turn. */
-  get nonce() {
-    return this[INPUT].handle().nonce;
-  }
 
-  /** 1 for the first response, 2 for the retry. */
-  get attempt() {
-    return this[INPUT].handle().attempt;
-  }
 
-  /** The contract text for the system prompt (`descriptions`: what each block holds). */
-  contract(descriptions) {
-    return this[INPUT].handle().contract(descriptions);
-  }
 
-  /** The blocks of the last valid response (memory only), or `null`. */
-  get draft() {
-    return this[INPUT].handle().draft;
-  }
 
-  /** The confirmed blocks, or `null`. */
-  get final() {
-    return this[INPUT].handle().final;
-  }
-
-  /** Makes the draft final and returns it; throws `invalid_state` when there is none. */
-  confirm() {
-    return this[INPUT].handle().confirm();
-  }
 
   /** Starts the next turn (a fresh nonce, `makeNonce()` when omitted), keeping the draft and the final blocks. */
   nextTurn(nonce) {
@@ -150,6 +113,7 @@ export class TaggedTurn extends Machine {
     return readPieces(input, count, this.#types, null);
   }
 }
+forward(TaggedTurn, ['confirm', 'contract'], ['attempt', 'draft', 'final', 'nonce']);
 
 // The deltas of `count` pieces `[block, kind, a, b]` (abi.rs TAG_ kinds): adjacent pieces of
 // one block are one delta. With `blocks`, every piece is added to its block's text too.
@@ -175,3 +139,10 @@ function readPieces(input, count, types, blocks) {
   }
   return out;
 }
+
+export class TagEventWriter extends Handled {
+  constructor(options) {
+    super(new TagEventWriterHandle(options));
+  }
+}
+forward(TagEventWriter, ['deltas', 'done', 'ping'], ['nextId']);

@@ -1,7 +1,8 @@
 // SseDecoder: decodes `text/event-stream` bytes or text into events, exactly as the WHATWG
 // standard interprets an event stream. The wasm half is `SseDecoderHandle` (src/wasm/sse.rs).
-import { SseDecoderHandle } from '../streamroute.js';
-import { headerText, INPUT, Machine, NodeBuffer, NONE, NOT_UNITS, PARTIAL, READ, SETTLE, stringError, u32, views } from '../boundary.js';
+import { SseDecoderHandle, SseEncoderHandle } from '../streamroute.js';
+import { headerText, INPUT, Machine, NodeBuffer, NOT_UNITS, READ, SETTLE, stringError, u32, views } from '../boundary.js';
+import { forward, Handled } from '../handled.js';
 import { OPS, SSE_RANGE, SSE_SAME } from '../abi.js';
 
 // A long string chunk in Node goes in as UTF-16 (`Buffer#write`) and wasm reads its skeleton:
@@ -13,12 +14,6 @@ const UNITS_MIN = 256;
 export class SseDecoder extends Machine {
   constructor(options) {
     super(new SseDecoderHandle(options));
-  }
-
-  static [PARTIAL] = 'events';
-
-  static [NONE]() {
-    return [];
   }
 
   feed(chunk) {
@@ -36,15 +31,7 @@ export class SseDecoder extends Machine {
     }
   }
 
-  /** The last event ID string (`""` when none). */
-  get lastEventId() {
-    return this[INPUT].handle().lastEventId;
-  }
 
-  /** The last valid reconnection time in ms, `undefined` before any. */
-  get retry() {
-    return this[INPUT].handle().retry;
-  }
 
   // Per event `[event, data, id]` (abi.rs): UTF-16 lengths of fields that follow one another in
   // the text, each followed by CR; SSE_SAME repeats the previous event's string; SSE_RANGE
@@ -83,3 +70,11 @@ export class SseDecoder extends Machine {
     return out;
   }
 }
+forward(SseDecoder, [], ['lastEventId', 'retry']);
+
+export class SseEncoder extends Handled {
+  constructor(options) {
+    super(new SseEncoderHandle(options));
+  }
+}
+forward(SseEncoder, ['comment', 'encode', 'ping']);

@@ -1,0 +1,69 @@
+// Rule 5 of the boundary (boundary.js lists them): a freed object never reaches its wasm
+// handle; every call checks first (`live`) and throws `invalid_state`. And the base of the JS
+// classes over handles that are not streaming machines (`SseEncoder`, `ToolIndex`, ...), on
+// its own so that an entry without streaming machines (payload, planning) loads only this.
+import { misuse } from './runtime.js';
+
+/** `handle`, or `invalid_state` when the object was freed (`handle` null). */
+export function live(handle) {
+  if (handle === null) throw misuse('null pointer passed to rust');
+  return handle;
+}
+
+export const HANDLE = Symbol('handle');
+
+/**
+ * The base of the classes that are not streaming machines (`SseEncoder`, `ToolIndex`, ...):
+ * `this[HANDLE]` is the live wasm handle, `invalid_state` once freed (rule 5).
+ */
+export class Handled {
+  #h;
+
+  constructor(handle) {
+    this.#h = handle;
+  }
+
+  get [HANDLE]() {
+    return live(this.#h);
+  }
+
+  /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
+  free() {
+    const h = this.#h;
+    this.#h = null;
+    h?.free();
+  }
+
+  [Symbol.dispose]() {
+    this.free();
+  }
+}
+
+/**
+ * Gives `Class` methods and getters that pass straight to its wasm handle (`this[HANDLE]`):
+ * `methods` and `getters` name them, as the handle names them. Defined once on the class's
+ * own prototype, like its written methods (not enumerable).
+ */
+export function forward(Class, methods, getters = []) {
+  const proto = Class.prototype;
+  for (const name of methods) {
+    const method = {
+      [name](...args) {
+        return this[HANDLE][name](...args);
+      },
+    }[name];
+    Object.defineProperty(proto, name, { value: method, writable: true, configurable: true });
+  }
+  for (const name of getters) {
+    const { get } = Object.getOwnPropertyDescriptor(
+      {
+        get [name]() {
+          return this[HANDLE][name];
+        },
+      },
+      name,
+    );
+    Object.defineProperty(proto, name, { get, configurable: true });
+  }
+}
+
