@@ -23,7 +23,7 @@
 // one after it becomes U+FFFD, as `TextEncoder` makes of it. Bytes are passed as they are.
 import { __sr_memory } from './streamroute.js';
 import { StreamrouteError, chunkView, stringError, u8Length } from './runtime.js';
-import { HANDLE, live } from './handled.js';
+import { disposable, HANDLE, live } from './handled.js';
 import { COUNT, FAILED, NOT_UNITS, TEXT, TEXT_LEN, WIDE } from './abi.js';
 
 export { FAILED, NOT_UNITS };
@@ -345,10 +345,6 @@ export class Machine {
     this.#in.free();
   }
 
-  [Symbol.dispose]() {
-    this.free();
-  }
-
   /** The results of a call that returned `n` (abi.rs): read, or thrown on the error. */
   [SETTLE](n) {
     const i = this.#in;
@@ -366,5 +362,6 @@ export class Machine {
     return results;
   }
 }
+disposable(Machine);
 
 export { decoder, stringError, StreamrouteError };

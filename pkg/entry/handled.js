@@ -34,8 +34,17 @@ export class Handled {
     h?.free();
   }
 
-  [Symbol.dispose]() {
-    this.free();
+}
+disposable(Handled);
+
+/**
+ * `using` frees an object of `Class` at the end of its block: `[Symbol.dispose]` is `free`,
+ * where the runtime has `Symbol.dispose` (a computed class member would be named
+ * "undefined" where it has not).
+ */
+export function disposable(Class) {
+  if (typeof Symbol.dispose === 'symbol') {
+    Object.defineProperty(Class.prototype, Symbol.dispose, { value: Class.prototype.free, writable: true, configurable: true });
   }
 }
 
