@@ -38,6 +38,16 @@ pub(crate) fn incomplete_tail(run: &[u8]) -> usize {
     0
 }
 
+/// `s[range]` when `range` is at char boundaries, which every caller knows it to be; `""`
+/// otherwise (a bug, caught by the debug assertion in tests). Unlike `&s[range]`, it links no
+/// slicing panic, whose message formatting (`char`'s `Debug`, the Unicode printability
+/// tables) costs ~4 KB in a `.wasm` (bench/README "Sizes by entry").
+#[inline]
+pub(crate) fn sub<R: std::slice::SliceIndex<str, Output = str> + Clone>(s: &str, range: R) -> &str {
+    debug_assert!(s.get(range.clone()).is_some(), "a string sliced off a char boundary");
+    s.get(range).unwrap_or_default()
+}
+
 impl Utf8Carry {
     /// Bytes held back.
     pub(crate) fn pending(&self) -> usize {
@@ -63,13 +73,13 @@ impl Utf8Carry {
             let consumed = match std::str::from_utf8(&tmp[..total]) {
                 Ok(s) => {
                     let c = s.chars().next().map_or(0, char::len_utf8);
-                    emit(&s[..c])?;
+                    emit(crate::text::sub(s, ..c))?;
                     c
                 }
                 Err(e) if e.valid_up_to() > 0 => {
                     let s = std::str::from_utf8(&tmp[..e.valid_up_to()]).unwrap_or_default();
                     let c = s.chars().next().map_or(0, char::len_utf8);
-                    emit(&s[..c])?;
+                    emit(crate::text::sub(s, ..c))?;
                     c
                 }
                 Err(e) => match e.error_len() {

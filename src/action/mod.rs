@@ -169,7 +169,7 @@ pub fn normalize_action_with_diagnostics(
     let streamed = candidate::streamed(text);
     let (action, scan, idx) = choose_in(text, streamed.as_ref())?;
     let c = &scan.out[idx];
-    let whole = blank(&text[..c.start]) && blank(&text[c.end..]);
+    let whole = blank(crate::text::sub(text, ..c.start)) && blank(crate::text::sub(text, c.end..));
     let source = if whole && c.source == ActionSource::Text { ActionSource::Direct } else { c.source };
     let other_actions = scan
         .out
@@ -279,12 +279,12 @@ fn reasoning_before(text: &str, start: usize, thinks: &[Think]) -> Option<String
         if t.open >= start {
             break;
         }
-        parts.push(&text[at..t.open]);
-        parts.push(&text[t.body_start..t.body_end.min(start)]);
+        parts.push(crate::text::sub(text, at..t.open));
+        parts.push(crate::text::sub(text, t.body_start..t.body_end.min(start)));
         at = t.close_end.min(start);
     }
     if at < start {
-        parts.push(&text[at..start]);
+        parts.push(crate::text::sub(text, at..start));
     }
     let joined = parts
         .iter()
@@ -309,7 +309,7 @@ fn blank(s: &str) -> bool {
 fn strip_fence_markers(p: &str) -> String {
     p.lines()
         .filter(|l| !l.trim_start().starts_with("```"))
-        .map(|l| opener_at(l).map_or(l, |at| &l[..at]))
+        .map(|l| opener_at(l).map_or(l, |at| crate::text::sub(l, ..at)))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -319,7 +319,7 @@ fn strip_fence_markers(p: &str) -> String {
 /// `str::find`, which would link a substring searcher into the `.wasm`.)
 fn opener_at(l: &str) -> Option<usize> {
     let at = l.as_bytes().windows(3).position(|w| w == b"```")?;
-    let tag = l[at..].trim_start_matches('`').trim_end();
+    let tag = crate::text::sub(l, at..).trim_start_matches('`').trim_end();
     (!tag.contains(|c: char| c.is_whitespace() || c == '`')).then_some(at)
 }
 
@@ -623,12 +623,12 @@ impl<'a> Scan<'a> {
     /// is where the value ends in the input (prose or a second value after it left out).
     fn repair(&mut self, i: usize, region: usize) -> Option<(JsonValue, usize, Vec<Repair>)> {
         let text = self.text;
-        let (mut json, mut repairs) = repair_json_with_log(&text[i..region]).ok()?;
+        let (mut json, mut repairs) = repair_json_with_log(crate::text::sub(text, i..region)).ok()?;
         let mut end = region;
         if let Some(c) = repairs.iter().find(|r| r.kind == "concatenated").map(|r| r.offset) {
             // Only the first of several values: repair the text before the second one.
             end = i + c;
-            let (j, r) = repair_json_with_log(&text[i..end]).ok()?;
+            let (j, r) = repair_json_with_log(crate::text::sub(text, i..end)).ok()?;
             json = j;
             repairs = r;
         }
@@ -636,7 +636,7 @@ impl<'a> Scan<'a> {
             end = end.min(i + repairs[pos].offset);
             repairs.remove(pos);
         }
-        end = i + text[i..end].trim_end().len();
+        end = i + crate::text::sub(text, i..end).trim_end().len();
         let v = crate::json::parse_strict(json.as_bytes()).ok()?;
         for r in &mut repairs {
             r.offset += i;

@@ -473,7 +473,7 @@ impl Action {
                         while !t.is_char_boundary(end) {
                             end -= 1;
                         }
-                        self.nn_buf.push_str(&t[..end]);
+                        self.nn_buf.push_str(crate::text::sub(t, ..end));
                         self.nn_full = true;
                     }
                 }

@@ -66,7 +66,7 @@ fn parse_path(path: &str) -> Result<Option<Vec<Step>>> {
     let mut steps = Vec::new();
     while let Some(c) = rest.chars().next() {
         if c == '.' {
-            let name_len = rest[1..]
+            let name_len = crate::text::sub(rest, 1..)
                 .find(|c: char| {
                     matches!(c, '.' | '[' | ']' | '\'' | '"' | '*') || c.is_whitespace()
                 })
@@ -74,14 +74,14 @@ fn parse_path(path: &str) -> Result<Option<Vec<Step>>> {
             if name_len == 0 {
                 return Err(bad("expected a name after '.'"));
             }
-            steps.push(Step::Key(rest[1..1 + name_len].to_string()));
-            rest = &rest[1 + name_len..];
+            steps.push(Step::Key(crate::text::sub(rest, 1..1 + name_len).to_string()));
+            rest = crate::text::sub(rest, 1 + name_len..);
         } else if c == '[' {
-            let inner = &rest[1..];
+            let inner = crate::text::sub(rest, 1..);
             match inner.chars().next() {
                 Some(q @ ('\'' | '"')) => {
                     let mut key = String::new();
-                    let mut chars = inner[1..].char_indices();
+                    let mut chars = crate::text::sub(inner, 1..).char_indices();
                     let end = loop {
                         match chars.next() {
                             None => return Err(bad("unterminated quoted name")),
@@ -93,7 +93,7 @@ fn parse_path(path: &str) -> Result<Option<Vec<Step>>> {
                             Some((_, ch)) => key.push(ch),
                         }
                     };
-                    let after = &inner[1 + end + 1..];
+                    let after = crate::text::sub(inner, 1 + end + 1..);
                     let Some(r) = after.strip_prefix(']') else {
                         return Err(bad("expected ']' after a quoted name"));
                     };
@@ -104,13 +104,13 @@ fn parse_path(path: &str) -> Result<Option<Vec<Step>>> {
                     let Some(close) = inner.find(']') else {
                         return Err(bad("expected ']'"));
                     };
-                    let digits = &inner[..close];
+                    let digits = crate::text::sub(inner, ..close);
                     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
                         return Err(bad("expected an array index, a quoted name or '*' in []"));
                     }
                     let i = digits.parse().map_err(|_| bad("array index too large"))?;
                     steps.push(Step::Index(i));
-                    rest = &inner[close + 1..];
+                    rest = crate::text::sub(inner, close + 1..);
                 }
             }
         } else {

@@ -348,7 +348,7 @@ impl Doc {
     /// Sends the open string's text not sent yet.
     fn flush_append(&mut self, out: &mut impl EventSink) -> Result<()> {
         if self.in_string && self.reported < self.text.len() {
-            emit(out, &self.path, &mut self.same, Event::Append(&self.text[self.reported..]))?;
+            emit(out, &self.path, &mut self.same, Event::Append(crate::text::sub(&self.text, self.reported..)))?;
             self.reported = self.text.len();
         }
         Ok(())

@@ -150,7 +150,7 @@ pub(crate) fn write_json_escaped(s: &str, out: &mut String) {
             0..=0x1f => "",
             _ => continue,
         };
-        out.push_str(&s[start..i]);
+        out.push_str(crate::text::sub(s, start..i));
         if esc.is_empty() {
             let _ = write!(out, "\\u{:04x}", b);
         } else {
@@ -158,7 +158,7 @@ pub(crate) fn write_json_escaped(s: &str, out: &mut String) {
         }
         start = i + 1;
     }
-    out.push_str(&s[start..]);
+    out.push_str(crate::text::sub(s, start..));
 }
 
 /// Shows a string in messages as a JSON string literal: `format!("got {}", Quoted(name))`.

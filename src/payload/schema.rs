@@ -437,8 +437,8 @@ fn pointer_token(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len());
     let mut rest = raw;
     while let Some(i) = rest.find('~') {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 1..];
+        out.push_str(crate::text::sub(rest, ..i));
+        let after = crate::text::sub(rest, i + 1..);
         match after.as_bytes().first() {
             Some(b'0') => out.push('~'),
             Some(b'1') => out.push('/'),
@@ -448,7 +448,7 @@ fn pointer_token(raw: &str) -> String {
                 continue;
             }
         }
-        rest = &after[1..];
+        rest = crate::text::sub(after, 1..);
     }
     out.push_str(rest);
     out

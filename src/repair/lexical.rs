@@ -127,8 +127,8 @@ pub(super) enum NumberToken<'a> {
 pub(super) fn number_token(tok: &str, at_end: bool) -> NumberToken<'_> {
     let b = tok.as_bytes();
     let (sign, body) = match b.first() {
-        Some(b'-') => ("-", &tok[1..]),
-        Some(b'+') => ("", &tok[1..]),
+        Some(b'-') => ("-", crate::text::sub(tok, 1..)),
+        Some(b'+') => ("", crate::text::sub(tok, 1..)),
         _ => ("", tok),
     };
     let plus = b.first() == Some(&b'+');
@@ -155,7 +155,7 @@ pub(super) fn number_token(tok: &str, at_end: bool) -> NumberToken<'_> {
     }
     if body.starts_with("0x") || body.starts_with("0X") {
         // JSON has no hexadecimal numbers; the digits are kept, as a string.
-        return if body.len() > 2 && body[2..].bytes().all(|d| d.is_ascii_hexdigit()) {
+        return if body.len() > 2 && crate::text::sub(body, 2..).bytes().all(|d| d.is_ascii_hexdigit()) {
             NumberToken::Text
         } else {
             NumberToken::NotANumber
@@ -210,12 +210,12 @@ pub(super) fn number_token(tok: &str, at_end: bool) -> NumberToken<'_> {
         s.push('0');
     }
     let frac_end = frac.map_or(int_end, |f| f.1);
-    s.push_str(&body[..frac_end]);
+    s.push_str(crate::text::sub(body, ..frac_end));
     if frac_empty {
         s.push('0');
     }
     if let Some((e, _, end)) = exp {
-        s.push_str(&body[e..end]);
+        s.push_str(crate::text::sub(body, e..end));
         if exp_empty {
             s.push('0');
         }

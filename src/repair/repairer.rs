@@ -195,7 +195,7 @@ impl<'a> Repairer<'a> {
     fn char_at(&self, i: usize) -> char {
         match self.b.get(i) {
             Some(&b) if b < 0x80 => b as char,
-            Some(_) => self.text[i..].chars().next().unwrap_or('\u{FFFD}'),
+            Some(_) => crate::text::sub(self.text, i..).chars().next().unwrap_or('\u{FFFD}'),
             None => '\0',
         }
     }
@@ -932,7 +932,7 @@ impl<'a> Repairer<'a> {
         {
             end += 1;
         }
-        let tok = &self.text[start..end];
+        let tok = crate::text::sub(self.text, start..end);
         if ctx == Ctx::Top && !self.bare && tok.trim_start_matches(['-', '+']) == "." {
             // A dot before the JSON is punctuation of the prose.
             return false;
@@ -974,7 +974,7 @@ impl<'a> Repairer<'a> {
         }
         let after = self.skip_spaces(end);
         if self.b.get(after) == Some(&b'(') {
-            let mongo = ctx != Ctx::Top || is_mongo_type(&self.text[start..end]);
+            let mongo = ctx != Ctx::Top || is_mongo_type(crate::text::sub(self.text, start..end));
             self.note(
                 if mongo {
                     RepairKind::MongoWrapper
@@ -992,7 +992,7 @@ impl<'a> Repairer<'a> {
             self.state = State::Value;
             return Ok(Word::Call);
         }
-        let word = &self.text[start..end];
+        let word = crate::text::sub(self.text, start..end);
         let more_words = self
             .b
             .get(after)
@@ -1029,7 +1029,7 @@ impl<'a> Repairer<'a> {
         while end < self.b.len() && is_ident_char(self.b[end]) {
             end += 1;
         }
-        keyword(&self.text[i..end]).is_some()
+        keyword(crate::text::sub(self.text, i..end)).is_some()
     }
 
     /// An unquoted string value from `start` to the next delimiter on its line, trailing
@@ -1075,7 +1075,7 @@ impl<'a> Repairer<'a> {
             end = i;
         }
         self.note(RepairKind::UnquotedString, start);
-        write_json_string(&self.text[start..end], &mut self.out);
+        write_json_string(crate::text::sub(self.text, start..end), &mut self.out);
         self.pos = next.unwrap_or(i);
     }
 
@@ -1131,7 +1131,7 @@ impl<'a> Repairer<'a> {
             end = i;
         }
         self.note(RepairKind::UnquotedKey, start);
-        write_json_string(&self.text[start..end], &mut self.out);
+        write_json_string(crate::text::sub(self.text, start..end), &mut self.out);
         self.pos = next.unwrap_or(i);
     }
 
@@ -1164,7 +1164,7 @@ impl<'a> Repairer<'a> {
             return false;
         }
         self.note(RepairKind::Regex, start);
-        write_json_string(&self.text[start..i], &mut self.out);
+        write_json_string(crate::text::sub(self.text, start..i), &mut self.out);
         self.pos = i;
         true
     }

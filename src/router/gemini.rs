@@ -301,13 +301,13 @@ fn set_path(root: &mut JsonValue, path: &str, value: JsonValue, append: bool) {
         match b[i] {
             b'.' => {
                 let end = b[i + 1..].iter().position(|&c| c == b'.' || c == b'[').map_or(b.len(), |p| i + 1 + p);
-                segs.push(Seg::Key(path[i + 1..end].to_string()));
+                segs.push(Seg::Key(crate::text::sub(path, i + 1..end).to_string()));
                 i = end;
             }
             b'[' if matches!(b.get(i + 1), Some(b'\'' | b'"')) => {
                 let q = b[i + 1];
                 let Some(close) = b[i + 2..].iter().position(|&c| c == q).map(|p| i + 2 + p) else { return };
-                segs.push(Seg::Key(path[i + 2..close].to_string()));
+                segs.push(Seg::Key(crate::text::sub(path, i + 2..close).to_string()));
                 if b.get(close + 1) != Some(&b']') {
                     return;
                 }
@@ -315,7 +315,7 @@ fn set_path(root: &mut JsonValue, path: &str, value: JsonValue, append: bool) {
             }
             b'[' => {
                 let Some(close) = b[i + 1..].iter().position(|&c| c == b']').map(|p| i + 1 + p) else { return };
-                let Ok(n) = path[i + 1..close].parse::<usize>() else { return };
+                let Ok(n) = crate::text::sub(path, i + 1..close).parse::<usize>() else { return };
                 segs.push(Seg::Index(n));
                 i = close + 1;
             }

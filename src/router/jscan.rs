@@ -434,10 +434,10 @@ pub(crate) fn unescape(raw: &str, out: &mut String) -> R<()> {
     }
     while i < b.len() {
         let Some(p) = memchr::memchr(b'\\', &b[i..]) else {
-            out.push_str(&raw[i..]);
+            out.push_str(crate::text::sub(raw, i..));
             return Ok(());
         };
-        out.push_str(&raw[i..i + p]);
+        out.push_str(crate::text::sub(raw, i..i + p));
         i += p;
         let c = match b.get(i + 1) {
             Some(b'"') => '"',

@@ -703,7 +703,7 @@ impl Route {
             end -= 1;
         }
         let streamed = a.streamed_candidate(end, true);
-        let r = crate::action::normalize_streamed(&a.text[..end], streamed.as_ref());
+        let r = crate::action::normalize_streamed(crate::text::sub(&a.text, ..end), streamed.as_ref());
         a.text = String::new();
         self.budget.release(self.action_charge);
         self.action_charge = 0;

@@ -39,7 +39,7 @@ pub fn sanitize_untrusted(text: &str) -> String {
     let mut close_at: Option<usize> = None;
     for (i, c) in text.char_indices() {
         if close_at == Some(i) {
-            out.push_str(&text[copied..i]);
+            out.push_str(crate::text::sub(text, copied..i));
             out.push(')');
             copied = i + c.len_utf8();
             close_at = None;
@@ -48,15 +48,15 @@ pub fn sanitize_untrusted(text: &str) -> String {
         if !is_open(c) {
             continue;
         }
-        let rest = &text[i + c.len_utf8()..];
+        let rest = crate::text::sub(text, i + c.len_utf8()..);
         if let Some(close) = marker_like(rest) {
-            out.push_str(&text[copied..i]);
+            out.push_str(crate::text::sub(text, copied..i));
             out.push('(');
             copied = i + c.len_utf8();
             close_at = close.map(|k| copied + k);
         }
     }
-    out.push_str(&text[copied..]);
+    out.push_str(crate::text::sub(text, copied..));
     out
 }
 
@@ -98,7 +98,7 @@ fn marker_like(rest: &str) -> Option<Option<usize>> {
     // The token: skip spaces and invisibles, then name characters, then spaces; a closing
     // bracket right there closes it.
     let mut seen_token = false;
-    for (k, c) in rest[after..].char_indices() {
+    for (k, c) in crate::text::sub(rest, after..).char_indices() {
         if is_invisible(c) || c.is_whitespace() {
             continue;
         }

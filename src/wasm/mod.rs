@@ -323,7 +323,7 @@ impl<'a> Utf16Offsets<'a> {
             self.byte = 0;
             self.unit = 0;
         }
-        self.unit += u64::from(utf16_len(&self.text[self.byte..byte]));
+        self.unit += u64::from(utf16_len(crate::text::sub(self.text, self.byte..byte)));
         self.byte = byte;
         self.unit
     }

@@ -129,7 +129,7 @@ impl Repairer<'_> {
             }
             if self.pos > run {
                 let bytes = &self.b[run..self.pos];
-                self.buf.push_str(&self.text[run..self.pos]);
+                self.buf.push_str(crate::text::sub(self.text, run..self.pos));
                 if let Some(k) = bytes.iter().rposition(|&x| x != b' ') {
                     let trailing = bytes.len() - k - 1;
                     m.content(run + k, self.buf.len() - trailing, false);
@@ -557,7 +557,7 @@ impl Repairer<'_> {
                 .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) =>
             {
                 self.note(RepairKind::InvalidEscape, at);
-                let v = u32::from_str_radix(&self.text[at + 2..at + 4], 16).unwrap_or(0xFFFD);
+                let v = u32::from_str_radix(crate::text::sub(self.text, at + 2..at + 4), 16).unwrap_or(0xFFFD);
                 self.buf.push(char::from_u32(v).unwrap_or('\u{FFFD}'));
                 self.pos += 4;
             }
@@ -590,7 +590,7 @@ impl Repairer<'_> {
                 self.pos = self.b.len();
             } else {
                 self.note(RepairKind::InvalidEscape, at);
-                self.buf.push_str(&self.text[u_at..k]);
+                self.buf.push_str(crate::text::sub(self.text, u_at..k));
                 self.pos = k;
             }
             return;
@@ -625,7 +625,7 @@ impl Repairer<'_> {
         if !h.iter().all(u8::is_ascii_hexdigit) {
             return None;
         }
-        u32::from_str_radix(&self.text[i..i + 4], 16).ok()
+        u32::from_str_radix(crate::text::sub(self.text, i..i + 4), 16).ok()
     }
 
     /// One step of a stringified string (opened by `\"`): one level of escaping is undone
