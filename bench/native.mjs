@@ -9,7 +9,9 @@
 // 3. router.mjs runs as it does alone (its streamroute rows are the wasm-through-JS numbers;
 //    its JS pipeline rows are run too, so the conditions are those of bench/README "Stream
 //    router");
-// then one table: case, chunk, native MB/s, wasm-through-JS MB/s, native / wasm.
+// then one table: case, chunk, native MB/s, wasm-through-JS MB/s, native / wasm; and, from
+// the smallest and the largest chunk size, each side's time split into a cost per feed and a
+// cost per byte (a two-point fit of seconds = feeds × c + bytes / rate).
 //
 // A measurement, not a test: nothing asserts a speed; a wrong answer on either side exits 1.
 // Needs `scripts/build` (pkg/dist/streamroute) and bench's `npm ci`, as router.mjs does.
@@ -53,6 +55,29 @@ if (!existsSync(join(ROOT, 'pkg/dist/streamroute/node.js')) && !process.env.STRE
 const { dumpRouterStreams, runRouterBench } = await import('./router.mjs');
 
 console.log(`${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores; node ${process.version}; ${version('rustc', ['--version'])}`);
+/**
+ * Per case, each side's median time at the smallest and the largest chunk size fitted to
+ * seconds = feeds × c + bytes / rate: `c` (ns per feed) is what a call costs whatever it
+ * carries, `rate` (MB/s) the speed of the code on the bytes themselves. Two points, so it is
+ * a reading of the medians, not a model checked against a third size.
+ */
+function splitCosts(rows) {
+  const out = [];
+  for (const content of new Set(rows.map((r) => r.content))) {
+    const own = rows.filter((r) => r.content === content).sort((a, b) => a.size - b.size);
+    if (own.length < 2 || own[0].size === own.at(-1).size) continue;
+    const [lo, hi] = [own[0], own.at(-1)];
+    const fit = (side) => {
+      const c = (lo[side].seconds - hi[side].seconds) / (lo[side].feeds - hi[side].feeds);
+      const byteSeconds = hi[side].seconds - hi[side].feeds * c;
+      // The same stream on both sides; router.mjs rows do not carry its length.
+      return { nsPerFeed: c * 1e9, mbps: hi.native.bytes / 1e6 / byteSeconds };
+    };
+    out.push({ content, native: fit('native'), wasm: fit('wasm') });
+  }
+  return out;
+}
+
 /** Runs both sides on the streams in `dir`; returns the exit status. */
 async function main(dir) {
   const files = dumpRouterStreams(dir);
@@ -88,9 +113,18 @@ async function main(dir) {
   for (const r of rows) {
     console.log(`| ${r.content} | ${sizeLabel(r.size)} | ${range(r.native)} | ${range(r.wasm)} | **${r.ratio.toFixed(2)}×** |`);
   }
+  const split = splitCosts(rows);
+  if (split.length) {
+    console.log('\n| case | native ns per feed | wasm-through-JS ns per feed | native MB/s per byte | wasm-through-JS MB/s per byte | native / wasm, per byte |');
+    console.log('|---|--:|--:|--:|--:|--:|');
+    for (const r of split) {
+      console.log(`| ${r.content} | ${r.native.nsPerFeed.toFixed(0)} | ${r.wasm.nsPerFeed.toFixed(0)} | ` +
+        `${r.native.mbps.toFixed(0)} | ${r.wasm.mbps.toFixed(0)} | **${(r.native.mbps / r.wasm.mbps).toFixed(2)}×** |`);
+    }
+  }
   console.log(`1-min load average: native ${loads.nativeBefore} → ${loads.nativeAfter}, wasm ${loads.wasmBefore} → ${loads.wasmAfter}`);
   if (opts.json) {
-    writeFileSync(opts.json, JSON.stringify({ date: new Date().toISOString(), node: process.version, loads, rows }, null, 2));
+    writeFileSync(opts.json, JSON.stringify({ date: new Date().toISOString(), node: process.version, loads, rows, split }, null, 2));
   }
   return 0;
 }
