@@ -115,7 +115,7 @@ async function main(dir) {
   }
   const split = splitCosts(rows);
   if (split.length) {
-    console.log('\n| case | native ns per feed | wasm-through-JS ns per feed | native MB/s per byte | wasm-through-JS MB/s per byte | native / wasm, per byte |');
+    console.log('\n| case | ns per feed, native | ns per feed, wasm-through-JS | MB/s on the bytes, native | MB/s on the bytes, wasm-through-JS | native / wasm on the bytes |');
     console.log('|---|--:|--:|--:|--:|--:|');
     for (const r of split) {
       console.log(`| ${r.content} | ${r.native.nsPerFeed.toFixed(0)} | ${r.wasm.nsPerFeed.toFixed(0)} | ` +
