@@ -68,7 +68,10 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Options {
         let mut value = || args.next().unwrap_or_else(|| fail(&format!("{a} needs a value\n{USAGE}")));
         match a.as_str() {
             "--iterations" => o.iterations = number(&value(), &a),
-            "--warmup-ms" => o.warmup = Duration::from_millis(number(&value(), &a) as u64),
+            "--warmup-ms" => {
+                let v = value();
+                o.warmup = Duration::from_millis(v.parse().unwrap_or_else(|_| fail(&format!("{a}: not a number of ms: {v}"))));
+            }
             "--sizes" => o.sizes = value().split(',').map(|s| number(s, "--sizes")).collect(),
             "--json" => o.json = Some(PathBuf::from(value())),
             // `cargo bench` appends `--bench`.
