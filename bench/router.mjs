@@ -18,8 +18,13 @@
 // ERROR and exits 1.
 //
 //   node router.mjs [--iterations N] [--warmup-ms MS] [--sizes 64,4096] [--json FILE]
+//   node router.mjs --dump DIR   writes the two streams (DIR/text.sse, DIR/action-json.sse:
+//                                exactly the bytes fed) and the answer text each must give
+//                                (DIR/<content>.answer.txt, UTF-8), then exits: the input of
+//                                the native bench (native.rs, run by native.mjs)
 
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { createParser } from 'eventsource-parser';
 import { generateStream, mulberry32 } from './gen.mjs';
@@ -32,13 +37,14 @@ const ENTRY = process.env.STREAMROUTE_ENTRY
 const { StreamRouter } = await import(ENTRY);
 
 function parseArgs(argv) {
-  const o = { iterations: 15, warmupMs: 1500, sizes: [64, 4096], json: null };
+  const o = { iterations: 15, warmupMs: 1500, sizes: [64, 4096], json: null, dump: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--iterations') o.iterations = Number(argv[++i]);
     else if (a === '--warmup-ms') o.warmupMs = Number(argv[++i]);
     else if (a === '--sizes') o.sizes = argv[++i].split(',').map(Number);
     else if (a === '--json') o.json = argv[++i];
+    else if (a === '--dump') o.dump = argv[++i];
     else throw new Error(`unknown argument ${a}`);
   }
   return o;
@@ -117,13 +123,8 @@ function jsRun(extract) {
   };
 }
 
-/**
- * Runs the router comparison and prints a markdown table.
- * @returns {Promise<{ ok: boolean, results: object[] }>}
- */
-export async function runRouterBench(argv = []) {
-  const opts = parseArgs(argv);
-  const gc = fullGc();
+/** The streams measured, by content mode, and the answer text both must give. */
+function routerStreams() {
   const plain = generateStream();
   // The answer the generator wrote: every delta's content, concatenated (parsed once here).
   let answer = '';
@@ -132,7 +133,37 @@ export async function runRouterBench(argv = []) {
     answer += JSON.parse(line.slice(6)).choices[0].delta.content ?? '';
   }
   const action = actionStream(plain, answer);
-  const streams = { text: plain, 'action-json': action };
+  return { plain, action, answer, streams: { text: plain, 'action-json': action } };
+}
+
+/**
+ * Writes the measured streams into `dir` (`<content>.sse`, the bytes fed) with the answer
+ * each must give (`<content>.answer.txt`); returns the stream files' paths.
+ */
+export function dumpRouterStreams(dir) {
+  const { answer, streams } = routerStreams();
+  mkdirSync(dir, { recursive: true });
+  return Object.entries(streams).map(([content, s]) => {
+    const file = join(dir, `${content}.sse`);
+    writeFileSync(file, s.bytes);
+    writeFileSync(join(dir, `${content}.answer.txt`), answer);
+    return file;
+  });
+}
+
+/**
+ * Runs the router comparison and prints a markdown table (with `--dump DIR`, only writes
+ * the streams: `dumpRouterStreams`).
+ * @returns {Promise<{ ok: boolean, results: object[] }>}
+ */
+export async function runRouterBench(argv = []) {
+  const opts = parseArgs(argv);
+  if (opts.dump) {
+    for (const file of dumpRouterStreams(opts.dump)) console.log(`wrote ${file} and its answer`);
+    return { ok: true, results: [] };
+  }
+  const gc = fullGc();
+  const { plain, action, answer, streams } = routerStreams();
   console.log(
     `streams: text ${plain.bytes.length} bytes (${plain.deltas} deltas), action-json ${action.bytes.length} bytes; ` +
       `answer ${answer.length} UTF-16 units; warm-up >= ${opts.warmupMs} ms per variant, median of ${opts.iterations} runs`,
