@@ -10,14 +10,14 @@
 use super::tokenizer::Token;
 use crate::budget::{out_of_memory, try_push};
 use crate::Result;
-use std::collections::{HashMap, HashSet};
+use crate::hash::{Map, Set};
 
 /// The keys of one object so far: a short list while it is short (most objects: no hashing),
 /// a hash set past `FEW` keys.
 #[derive(Debug, Clone)]
 enum Seen {
     Few(Vec<Box<str>>),
-    Many(HashSet<Box<str>>),
+    Many(Set<Box<str>>),
 }
 
 const FEW: usize = 8;
@@ -40,7 +40,7 @@ impl Seen {
             }
             Seen::Few(list) => {
                 let k = boxed(k)?;
-                let mut set: HashSet<Box<str>> = HashSet::new();
+                let mut set: Set<Box<str>> = Set::default();
                 set.try_reserve(FEW + 1).map_err(|_| out_of_memory(FEW + 1))?;
                 set.extend(list.drain(..));
                 set.insert(k);
@@ -150,7 +150,7 @@ impl FirstKeys {
 
 /// The members with each key's first occurrence only, in written order.
 pub(crate) fn first_keys<V: Clone>(m: &[(String, V)]) -> Vec<(String, V)> {
-    let mut seen: HashSet<&str> = HashSet::with_capacity(m.len());
+    let mut seen: Set<&str> = crate::hash::set_with_capacity(m.len());
     m.iter().filter(|(k, _)| seen.insert(k.as_str())).cloned().collect()
 }
 
@@ -163,7 +163,7 @@ pub(crate) fn merge_all<V>(
     items: impl IntoIterator<Item = (String, V)>,
     mut combine: impl FnMut(&str, &mut V, V),
 ) {
-    let mut at: HashMap<String, usize> = HashMap::with_capacity(into.len());
+    let mut at: Map<String, usize> = crate::hash::map_with_capacity(into.len());
     let mut i = 0;
     into.retain(|(k, _)| {
         let first = !at.contains_key(k.as_str());

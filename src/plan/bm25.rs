@@ -5,7 +5,7 @@
 //! list is dropped and a light plural rule applied (`totals` → `total`, `categories` →
 //! `category`), the same for documents and queries.
 
-use std::collections::HashMap;
+use crate::hash::Map;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -40,7 +40,7 @@ pub(crate) fn tokenize(text: &str, out: &mut Vec<String>) {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Bm25 {
     /// term → (document, term frequency), documents ascending.
-    postings: HashMap<String, Vec<(u32, u32)>>,
+    postings: Map<String, Vec<(u32, u32)>>,
     /// Token count per document.
     lengths: Vec<u32>,
     avg_len: f64,
@@ -55,7 +55,7 @@ impl Bm25 {
             tokenize(&text, &mut tokens);
             index.lengths.push(tokens.len() as u32);
             // Term counts in first-seen order (postings stay in document order).
-            let mut counts: HashMap<&str, u32> = HashMap::new();
+            let mut counts: Map<&str, u32> = Map::default();
             let mut order: Vec<&str> = Vec::new();
             for t in &tokens {
                 let n = counts.entry(t.as_str()).or_insert(0);

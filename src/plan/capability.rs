@@ -22,7 +22,7 @@
 use super::requirements::string_list;
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
-use std::collections::HashMap;
+use crate::hash::Map;
 
 /// One clause of a rule: any of `any_of`, on a step that meets the conditions.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -97,7 +97,7 @@ pub struct CapabilityMap {
     rules: Vec<Rule>,
     aliases: Vec<(String, String)>,
     /// alias → position in `aliases`.
-    alias_index: HashMap<String, usize>,
+    alias_index: Map<String, usize>,
     plot: Vec<String>,
     warnings: Vec<String>,
 }
@@ -178,7 +178,7 @@ impl Default for CapabilityMap {
             version: "1".into(),
             rules: vec![],
             aliases: vec![],
-            alias_index: HashMap::new(),
+            alias_index: Map::default(),
             plot: vec!["plot".into(), "*_plot".into()],
             warnings: vec![],
         })
@@ -202,11 +202,11 @@ impl CapabilityMap {
             version: String::new(),
             rules: vec![],
             aliases: vec![],
-            alias_index: HashMap::new(),
+            alias_index: Map::default(),
             plot: vec!["plot".into(), "*_plot".into()],
             warnings: vec![],
         };
-        let mut rule_index: HashMap<String, usize> = HashMap::new();
+        let mut rule_index: Map<String, usize> = Map::default();
         let mut has_version = false;
         for (k, v) in members {
             match k.as_str() {

@@ -14,7 +14,7 @@ use super::index::ToolIndex;
 use super::requirements::{string_list, Requirements};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
-use std::collections::HashSet;
+use crate::hash::Set;
 
 /// One plan step.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -187,7 +187,7 @@ fn missing_item(req: &Requirements, reference: &str, columns: &[String]) -> Stri
 pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, catalog: &ToolIndex) -> CoverageReport {
     let mut r = CoverageReport::default();
     // Each missing tool is warned about once (a set: a plan may name thousands).
-    let mut missing: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut missing: Set<&str> = Set::default();
     let steps: Vec<Resolved> = plan
         .steps
         .iter()
@@ -331,7 +331,7 @@ pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, cata
 
 /// `names` without repeats, in order of first appearance (a set: no scan per name).
 fn distinct<'a>(names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = Set::default();
     names.filter(|n| seen.insert(*n)).collect()
 }
 
@@ -342,8 +342,8 @@ fn distinct<'a>(names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
 /// `invalid_input` when `plan` is not a plan.
 pub fn apply_removals(plan: &JsonValue, unjustified_steps: Option<&[usize]>, unjustified: &[String]) -> Result<JsonValue> {
     let steps = steps_of(plan)?;
-    let positions: Option<HashSet<usize>> = unjustified_steps.map(|idx| idx.iter().copied().collect());
-    let names: HashSet<&str> = unjustified.iter().map(|u| u.trim()).collect();
+    let positions: Option<Set<usize>> = unjustified_steps.map(|idx| idx.iter().copied().collect());
+    let names: Set<&str> = unjustified.iter().map(|u| u.trim()).collect();
     let keep: Vec<JsonValue> = steps
         .iter()
         .enumerate()

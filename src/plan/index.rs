@@ -12,7 +12,7 @@
 use super::bm25::Bm25;
 use super::catalog::Tool;
 use crate::{Error, ErrorKind, Result};
-use std::collections::HashMap;
+use crate::hash::Map;
 
 /// The most floats the embeddings may take (256 MiB).
 pub const MAX_EMBEDDING_FLOATS: usize = 64 << 20;
@@ -128,7 +128,7 @@ pub struct ToolIndex {
     tools: Vec<Tool>,
     /// Rank of each tool's name in byte order (the tie-break).
     name_rank: Vec<u32>,
-    by_name: HashMap<String, usize>,
+    by_name: Map<String, usize>,
     model: Option<EmbeddingModel>,
     vectors: Vec<f32>,
     bm25: Bm25,
@@ -251,7 +251,7 @@ impl ToolIndex {
     /// dimension of 0 or over [`MAX_DIM`], non-finite values, or more than
     /// [`MAX_EMBEDDING_FLOATS`] floats.
     pub fn new(mut tools: Vec<Tool>, model: Option<EmbeddingModel>, embeddings: Option<Vec<f32>>) -> Result<ToolIndex> {
-        let mut by_name = HashMap::with_capacity(tools.len());
+        let mut by_name = crate::hash::map_with_capacity(tools.len());
         for (i, t) in tools.iter().enumerate() {
             if by_name.insert(t.name.clone(), i).is_some() {
                 return Err(bad(format!("duplicate tool name \"{}\"", t.name)));

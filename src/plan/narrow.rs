@@ -7,7 +7,7 @@
 
 use super::index::{Method, Mode, Query, ToolIndex};
 use super::requirements::Requirements;
-use std::collections::{HashMap, HashSet};
+use crate::hash::{Map, Set};
 
 /// Why a tool is in the subset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -206,13 +206,13 @@ pub fn narrow_ranked(index: Option<&ToolIndex>, ranked: &[(String, f64)], opts: 
     let mut warnings = Vec::new();
     let mut tools: Vec<NarrowedTool> = Vec::new();
     // Score and 1-based rank by name (the first occurrence counts).
-    let mut by_name: HashMap<&str, (f64, usize)> = HashMap::with_capacity(ranked.len());
+    let mut by_name: Map<&str, (f64, usize)> = crate::hash::map_with_capacity(ranked.len());
     for (r, (name, score)) in ranked.iter().enumerate() {
         by_name.entry(name.as_str()).or_insert((*score, r + 1));
     }
     let scored = |name: &str| by_name.get(name).copied();
     // Names already in the subset or among the candidates.
-    let mut seen: HashSet<String> = HashSet::new();
+    let mut seen: Set<String> = Set::default();
     let mut add = |tools: &mut Vec<NarrowedTool>, name: &str, reason: Reason| {
         if index.is_some_and(|i| i.position(name).is_none()) {
             warnings.push(format!("{} tool \"{name}\" is not in the catalog", reason.as_str()));
@@ -235,7 +235,7 @@ pub fn narrow_ranked(index: Option<&ToolIndex>, ranked: &[(String, f64)], opts: 
     }
     let mut safety = Vec::new();
     let mut safety_missing = Vec::new();
-    let mut listed: HashSet<&str> = HashSet::new();
+    let mut listed: Set<&str> = Set::default();
     for s in &opts.safety_set {
         if !listed.insert(s.as_str()) {
             continue;

@@ -6,7 +6,7 @@
 //! gets another value: such a repair is rejected and the plan is made again.
 
 use crate::json::JsonValue;
-use std::collections::{HashMap, HashSet};
+use crate::hash::{Map, Set};
 use crate::num::parse_f64;
 use crate::{Error, ErrorKind, Result};
 
@@ -83,8 +83,8 @@ fn parts(v: &JsonValue) -> Result<(Option<&str>, &Members)> {
 }
 
 /// Each key's first value (a repeated key counts once).
-fn first_table(m: &Members) -> HashMap<&str, &JsonValue> {
-    let mut t: HashMap<&str, &JsonValue> = HashMap::with_capacity(m.len());
+fn first_table(m: &Members) -> Map<&str, &JsonValue> {
+    let mut t: Map<&str, &JsonValue> = crate::hash::map_with_capacity(m.len());
     for (k, v) in m {
         t.entry(k.as_str()).or_insert(v);
     }
@@ -107,7 +107,7 @@ pub fn classify_repair(before: &JsonValue, after: &JsonValue, semantic_params: &
     // One look-up table per side (a repeated key counts once, its first occurrence), so the
     // comparison is linear in the keys.
     let (ta, tb) = (first_table(pa), first_table(pb));
-    let semantic_set: HashSet<String> = semantic_params.iter().map(|s| s.to_ascii_lowercase()).collect();
+    let semantic_set: Set<String> = semantic_params.iter().map(|s| s.to_ascii_lowercase()).collect();
     let mut keys: Vec<&str> = ta.keys().chain(tb.keys()).copied().collect();
     crate::sort::sort_by(&mut keys, |a, b| a < b);
     keys.dedup();

@@ -9,7 +9,7 @@
 
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind};
-use std::collections::HashSet;
+use crate::hash::Set;
 
 /// The closed label sets of the schema. Callers extend them (see [`RequirementLabels::extend`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,7 +41,7 @@ impl RequirementLabels {
     pub fn extend(&self, extra: &RequirementLabels) -> RequirementLabels {
         let union = |a: &[String], b: &[String]| {
             let mut out = a.to_vec();
-            let mut seen: HashSet<String> = a.iter().cloned().collect();
+            let mut seen: Set<String> = a.iter().cloned().collect();
             for l in b {
                 let l = l.trim().to_ascii_lowercase();
                 if !l.is_empty() && seen.insert(l.clone()) {
@@ -225,7 +225,7 @@ fn read(value: &JsonValue, labels: Option<&RequirementLabels>) -> Result<Require
 
 fn names(key: &str, v: &JsonValue, issues: &mut Vec<RequirementIssue>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut seen: HashSet<&str> = HashSet::new();
+    let mut seen: Set<&str> = Set::default();
     match v {
         JsonValue::Null => {}
         JsonValue::Array(items) => {
@@ -252,7 +252,7 @@ fn label_list(
     issues: &mut Vec<RequirementIssue>,
 ) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut seen: HashSet<String> = HashSet::new();
+    let mut seen: Set<String> = Set::default();
     let JsonValue::Array(items) = v else {
         if !matches!(v, JsonValue::Null) {
             issues.push(RequirementIssue::shape(key, "must be an array of labels"));

@@ -1,0 +1,117 @@
+//! The crate's hash maps and sets: `Map` and `Set`, std's with the hasher chosen here.
+//!
+//! In wasm, std's `RandomState` has no source of randomness (its keys are fixed), so SipHash
+//! buys no flooding resistance there and costs its rounds and a few KB of `.wasm` per entry;
+//! the wasm build hashes with [`FxHasher`] (a multiply-rotate word hash) instead. Natively,
+//! where the keys are random, `RandomState` is kept (the hasher is still built and tested).
+#![cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+
+use std::hash::Hasher;
+
+/// The hasher of [`Map`] and [`Set`].
+#[cfg(target_arch = "wasm32")]
+pub(crate) type State = std::hash::BuildHasherDefault<FxHasher>;
+/// The hasher of [`Map`] and [`Set`].
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) type State = std::collections::hash_map::RandomState;
+
+/// A hash map with the crate's hasher.
+pub(crate) type Map<K, V> = std::collections::HashMap<K, V, State>;
+/// A hash set with the crate's hasher.
+pub(crate) type Set<K> = std::collections::HashSet<K, State>;
+
+/// An empty map with room for `n` entries.
+pub(crate) fn map_with_capacity<K, V>(n: usize) -> Map<K, V> {
+    Map::with_capacity_and_hasher(n, State::default())
+}
+
+/// An empty set with room for `n` keys.
+pub(crate) fn set_with_capacity<K>(n: usize) -> Set<K> {
+    Set::with_capacity_and_hasher(n, State::default())
+}
+
+/// FxHash (rustc's): each word is added, rotated and multiplied into one `u64`.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct FxHasher {
+    hash: u64,
+}
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(SEED);
+    }
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(w);
+            self.add(u64::from_le_bytes(b));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut b = [0u8; 8];
+            b[..rest.len()].copy_from_slice(rest);
+            // The length keeps "a" and "a\0" apart.
+            self.add(u64::from_le_bytes(b) ^ ((rest.len() as u64) << 56));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::{BuildHasher, BuildHasherDefault};
+
+    fn fx(s: &str) -> u64 {
+        BuildHasherDefault::<FxHasher>::default().hash_one(s)
+    }
+
+    #[test]
+    fn fx_is_deterministic_and_tells_strings_apart() {
+        assert_eq!(fx("group_by"), fx("group_by"));
+        let words = ["", "a", "a\0", "ab", "ba", "abcdefgh", "abcdefgh\0", "abcdefghi", "total", "totals"];
+        for (i, a) in words.iter().enumerate() {
+            for b in &words[i + 1..] {
+                assert_ne!(fx(a), fx(b), "{a:?} and {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn fx_spreads_short_keys_over_the_high_bits() {
+        // hashbrown takes its 7-bit tag from the top of the hash: short keys must reach it.
+        let tags: Set<u64> = (0..64).map(|i| fx(&format!("t{i}")) >> 57).collect();
+        assert!(tags.len() > 32, "{} distinct tags", tags.len());
+    }
+}
