@@ -30,6 +30,14 @@ pub(crate) fn set_with_capacity<K>(n: usize) -> Set<K> {
     Set::with_capacity_and_hasher(n, State::default())
 }
 
+/// `items` without repeats, each first occurrence in its place.
+pub(crate) fn distinct_strings(items: Vec<String>) -> Vec<String> {
+    let mut seen: Set<&str> = set_with_capacity(items.len());
+    let first: Vec<bool> = items.iter().map(|s| seen.insert(s.as_str())).collect();
+    drop(seen);
+    items.into_iter().zip(first).filter_map(|(s, first)| first.then_some(s)).collect()
+}
+
 /// FxHash (rustc's): each word is added, rotated and multiplied into one `u64`.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct FxHasher {

@@ -317,6 +317,24 @@ fn ties_break_by_tool_name_whatever_the_catalog_order() {
 }
 
 #[test]
+fn position_finds_every_tool_by_name_and_duplicates_are_refused() {
+    // Names in a scrambled order, with prefixes of each other and non-ASCII bytes.
+    let names: Vec<String> = (0..200u32).map(|i| format!("{}{}", ["t", "tt", "é", "T_"][(i % 4) as usize], (i * 7919) % 211)).collect();
+    let index = ToolIndex::new(names.iter().map(|n| tool(n, &[])).collect(), None, None).unwrap();
+    for (i, n) in names.iter().enumerate() {
+        assert_eq!(index.position(n), Some(i), "{n}");
+    }
+    for missing in ["", "t", "t0x", "zz", "T"] {
+        assert_eq!(index.position(missing), None, "{missing}");
+    }
+    // A repeated name far from its first occurrence.
+    let mut dup: Vec<Tool> = names.iter().map(|n| tool(n, &[])).collect();
+    dup.push(tool(&names[3], &[]));
+    let e = ToolIndex::new(dup, None, None).unwrap_err();
+    assert_eq!((e.code(), e.message()), ("invalid_input", format!("duplicate tool name \"{}\"", names[3]).as_str()));
+}
+
+#[test]
 fn per_tool_embeddings_and_bad_embeddings() {
     let mut a = tool("a", &[]);
     a.embedding = Some(vec![1.0, 0.0]);

@@ -39,8 +39,10 @@ pub(crate) fn tokenize(text: &str, out: &mut Vec<String>) {
 /// The inverted index.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Bm25 {
-    /// term → (document, term frequency), documents ascending.
-    postings: Map<String, Vec<(u32, u32)>>,
+    /// term → its position in `postings`.
+    terms: Map<String, usize>,
+    /// Per term: (document, term frequency), documents ascending.
+    postings: Vec<Vec<(u32, u32)>>,
     /// Token count per document.
     lengths: Vec<u32>,
     avg_len: f64,
@@ -55,7 +57,7 @@ impl Bm25 {
             tokenize(&text, &mut tokens);
             index.lengths.push(tokens.len() as u32);
             // Term counts in first-seen order (postings stay in document order).
-            let mut counts: Map<&str, u32> = Map::default();
+            let mut counts: Map<&str, usize> = Map::default();
             let mut order: Vec<&str> = Vec::new();
             for t in &tokens {
                 let n = counts.entry(t.as_str()).or_insert(0);
@@ -65,8 +67,18 @@ impl Bm25 {
                 *n += 1;
             }
             for t in order {
-                let n = counts.get(t).copied().unwrap_or(1);
-                index.postings.entry(t.to_string()).or_default().push((d as u32, n));
+                let n = counts.get(t).copied().unwrap_or(1) as u32;
+                let at = match index.terms.get(t) {
+                    Some(&at) => at,
+                    None => {
+                        index.terms.insert(t.to_string(), index.postings.len());
+                        index.postings.push(Vec::new());
+                        index.postings.len() - 1
+                    }
+                };
+                if let Some(list) = index.postings.get_mut(at) {
+                    list.push((d as u32, n));
+                }
             }
         }
         let total: u64 = index.lengths.iter().map(|&l| u64::from(l)).sum();
@@ -84,7 +96,7 @@ impl Bm25 {
         crate::sort::sort_by(&mut terms, |a, b| a < b);
         terms.dedup();
         for t in terms {
-            let Some(list) = self.postings.get(t) else { continue };
+            let Some(list) = self.terms.get(t).and_then(|&at| self.postings.get(at)) else { continue };
             let df = list.len() as f64;
             let idf = ((n as f64 - df + 0.5) / (df + 0.5) + 1.0).ln();
             for &(d, tf) in list {

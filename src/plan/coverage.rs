@@ -342,13 +342,22 @@ fn distinct<'a>(names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
 /// `invalid_input` when `plan` is not a plan.
 pub fn apply_removals(plan: &JsonValue, unjustified_steps: Option<&[usize]>, unjustified: &[String]) -> Result<JsonValue> {
     let steps = steps_of(plan)?;
-    let positions: Option<Set<usize>> = unjustified_steps.map(|idx| idx.iter().copied().collect());
+    // The positions to drop, as one flag per step (positions past the end name no step).
+    let positions: Option<Vec<bool>> = unjustified_steps.map(|idx| {
+        let mut drop = vec![false; steps.len()];
+        for &i in idx {
+            if let Some(d) = drop.get_mut(i) {
+                *d = true;
+            }
+        }
+        drop
+    });
     let names: Set<&str> = unjustified.iter().map(|u| u.trim()).collect();
     let keep: Vec<JsonValue> = steps
         .iter()
         .enumerate()
         .filter(|(i, s)| match &positions {
-            Some(idx) => !idx.contains(i),
+            Some(drop) => !drop.get(*i).copied().unwrap_or(false),
             None => !s.get("tool").and_then(JsonValue::as_str).is_some_and(|t| names.contains(t.trim())),
         })
         .map(|(_, s)| s.clone())

@@ -206,13 +206,13 @@ pub fn narrow_ranked(index: Option<&ToolIndex>, ranked: &[(String, f64)], opts: 
     let mut warnings = Vec::new();
     let mut tools: Vec<NarrowedTool> = Vec::new();
     // Score and 1-based rank by name (the first occurrence counts).
-    let mut by_name: Map<&str, (f64, usize)> = crate::hash::map_with_capacity(ranked.len());
-    for (r, (name, score)) in ranked.iter().enumerate() {
-        by_name.entry(name.as_str()).or_insert((*score, r + 1));
+    let mut by_name: Map<&str, usize> = crate::hash::map_with_capacity(ranked.len());
+    for (r, (name, _)) in ranked.iter().enumerate() {
+        by_name.entry(name.as_str()).or_insert(r);
     }
-    let scored = |name: &str| by_name.get(name).copied();
+    let scored = |name: &str| by_name.get(name).and_then(|&r| Some((ranked.get(r)?.1, r + 1)));
     // Names already in the subset or among the candidates.
-    let mut seen: Set<String> = Set::default();
+    let mut seen: Set<&str> = Set::default();
     let mut add = |tools: &mut Vec<NarrowedTool>, name: &str, reason: Reason| {
         if index.is_some_and(|i| i.position(name).is_none()) {
             warnings.push(format!("{} tool \"{name}\" is not in the catalog", reason.as_str()));
@@ -221,14 +221,14 @@ pub fn narrow_ranked(index: Option<&ToolIndex>, ranked: &[(String, f64)], opts: 
         tools.push(NarrowedTool { name: name.into(), reason, score: s.map(|x| x.0), rank: s.map(|x| x.1) });
     };
     for t in &opts.template {
-        if seen.insert(t.clone()) {
+        if seen.insert(t.as_str()) {
             add(&mut tools, t, Reason::Template);
         }
     }
     // Candidate retrieval tools, best first.
     let mut candidates: Vec<(String, f64, usize)> = Vec::new();
     for (r, (name, score)) in ranked.iter().enumerate() {
-        if opts.min_score.is_some_and(|m| *score < m) || !seen.insert(name.clone()) {
+        if opts.min_score.is_some_and(|m| *score < m) || !seen.insert(name.as_str()) {
             continue;
         }
         candidates.push((name.clone(), *score, r + 1));
@@ -240,7 +240,7 @@ pub fn narrow_ranked(index: Option<&ToolIndex>, ranked: &[(String, f64)], opts: 
         if !listed.insert(s.as_str()) {
             continue;
         }
-        let present = seen.contains(s);
+        let present = seen.contains(s.as_str());
         safety.push((s.clone(), !present));
         if !present {
             safety_missing.push(s.clone());

@@ -107,13 +107,14 @@ pub fn classify_repair(before: &JsonValue, after: &JsonValue, semantic_params: &
     // One look-up table per side (a repeated key counts once, its first occurrence), so the
     // comparison is linear in the keys.
     let (ta, tb) = (first_table(pa), first_table(pb));
-    let semantic_set: Set<String> = semantic_params.iter().map(|s| s.to_ascii_lowercase()).collect();
+    let semantic_lower: Vec<String> = semantic_params.iter().map(|s| s.to_ascii_lowercase()).collect();
+    let semantic_set: Set<&str> = semantic_lower.iter().map(String::as_str).collect();
     let mut keys: Vec<&str> = ta.keys().chain(tb.keys()).copied().collect();
     crate::sort::sort_by(&mut keys, |a, b| a < b);
     keys.dedup();
     for k in keys {
         let (a, b) = (ta.get(k).copied().cloned(), tb.get(k).copied().cloned());
-        let semantic = semantic_set.contains(&k.to_ascii_lowercase());
+        let semantic = semantic_set.contains(k.to_ascii_lowercase().as_str());
         let changed = match (&a, &b) {
             (Some(x), Some(y)) => !same_ignoring_case(x, y),
             _ => !(empty(a.as_ref()) && empty(b.as_ref())),
