@@ -880,6 +880,22 @@ fn repair_classification() {
     assert_eq!(custom, RepairClass::Semantic);
     assert_eq!(classify_repair(&json("3"), &json("{}"), &[]).unwrap_err().code(), "invalid_input");
     assert_eq!(classify_repair(&json(r#"{"params":3}"#), &json("{}"), &[]).unwrap_err().code(), "invalid_input");
+    // A repeated key (built by hand: parsing keeps only the first) counts by its first value.
+    let obj = |m: &[(&str, &str)]| JsonValue::Object(m.iter().map(|(k, v)| (k.to_string(), JsonValue::String(v.to_string()))).collect());
+    let y = ["y".to_string()];
+    let twice = obj(&[("y", "revenue"), ("bins", "1"), ("y", "profit")]);
+    assert_eq!(classify_repair(&twice, &obj(&[("y", "revenue")]), &y).unwrap(), RepairClass::Safe);
+    assert_eq!(classify_repair(&twice, &obj(&[("y", "profit")]), &y).unwrap(), RepairClass::Semantic);
+    assert_eq!(classify_repair(&obj(&[("y", "profit")]), &twice, &y).unwrap(), RepairClass::Semantic);
+}
+
+#[test]
+fn narrowing_a_ranking_with_a_repeated_name_keeps_its_first_score_and_rank() {
+    let ranked: Vec<(String, f64)> = [("a", 0.9), ("b", 0.8), ("a", 0.5), ("b", 0.1)].iter().map(|(n, s)| (n.to_string(), *s)).collect();
+    let opts = NarrowOptions { template: vec!["b".into()], safety_set: vec![], ..NarrowOptions::default() };
+    let got = narrow_ranked(None, &ranked, &opts);
+    let tools: Vec<(&str, Option<f64>, Option<usize>)> = got.tools.iter().map(|t| (t.name.as_str(), t.score, t.rank)).collect();
+    assert_eq!(tools, [("b", Some(0.8), Some(2)), ("a", Some(0.9), Some(1))]);
 }
 
 #[test]

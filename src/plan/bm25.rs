@@ -57,17 +57,22 @@ impl Bm25 {
             tokenize(&text, &mut tokens);
             index.lengths.push(tokens.len() as u32);
             // Term counts in first-seen order (postings stay in document order).
-            let mut counts: Map<&str, usize> = Map::default();
-            let mut order: Vec<&str> = Vec::new();
+            let mut slot: Map<&str, usize> = Map::default();
+            let mut counts: Vec<(&str, u32)> = Vec::new();
             for t in &tokens {
-                let n = counts.entry(t.as_str()).or_insert(0);
-                if *n == 0 {
-                    order.push(t);
+                match slot.get(t.as_str()) {
+                    Some(&i) => {
+                        if let Some(c) = counts.get_mut(i) {
+                            c.1 += 1;
+                        }
+                    }
+                    None => {
+                        slot.insert(t, counts.len());
+                        counts.push((t, 1));
+                    }
                 }
-                *n += 1;
             }
-            for t in order {
-                let n = counts.get(t).copied().unwrap_or(1) as u32;
+            for (t, n) in counts {
                 let at = match index.terms.get(t) {
                     Some(&at) => at,
                     None => {

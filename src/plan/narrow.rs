@@ -207,8 +207,9 @@ pub fn narrow_ranked(index: Option<&ToolIndex>, ranked: &[(String, f64)], opts: 
     let mut tools: Vec<NarrowedTool> = Vec::new();
     // Score and 1-based rank by name (the first occurrence counts).
     let mut by_name: Map<&str, usize> = crate::hash::map_with_capacity(ranked.len());
-    for (r, (name, _)) in ranked.iter().enumerate() {
-        by_name.entry(name.as_str()).or_insert(r);
+    // Backwards, so that the first occurrence is the one inserted last.
+    for (r, (name, _)) in ranked.iter().enumerate().rev() {
+        by_name.insert(name.as_str(), r);
     }
     let scored = |name: &str| by_name.get(name).and_then(|&r| Some((ranked.get(r)?.1, r + 1)));
     // Names already in the subset or among the candidates.

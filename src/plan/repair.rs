@@ -85,8 +85,9 @@ fn parts(v: &JsonValue) -> Result<(Option<&str>, &Members)> {
 /// Each key's first value (a repeated key counts once).
 fn first_table(m: &Members) -> Map<&str, &JsonValue> {
     let mut t: Map<&str, &JsonValue> = crate::hash::map_with_capacity(m.len());
-    for (k, v) in m {
-        t.entry(k.as_str()).or_insert(v);
+    // Backwards, so that the first occurrence is the one inserted last.
+    for (k, v) in m.iter().rev() {
+        t.insert(k.as_str(), v);
     }
     t
 }
