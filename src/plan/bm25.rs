@@ -40,7 +40,7 @@ pub(crate) fn tokenize(text: &str, out: &mut Vec<String>) {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Bm25 {
     /// term → its position in `postings`.
-    terms: Map<String, usize>,
+    terms: Map<Box<str>, usize>,
     /// Per term: (document, term frequency), documents ascending.
     postings: Vec<Vec<(u32, u32)>>,
     /// Token count per document.
@@ -76,7 +76,7 @@ impl Bm25 {
                 let at = match index.terms.get(t) {
                     Some(&at) => at,
                     None => {
-                        index.terms.insert(t.to_string(), index.postings.len());
+                        index.terms.insert(t.into(), index.postings.len());
                         index.postings.push(Vec::new());
                         index.postings.len() - 1
                     }

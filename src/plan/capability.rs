@@ -97,7 +97,7 @@ pub struct CapabilityMap {
     rules: Vec<Rule>,
     aliases: Vec<(String, String)>,
     /// alias → position in `aliases`.
-    alias_index: Map<String, usize>,
+    alias_index: Map<Box<str>, usize>,
     plot: Vec<String>,
     warnings: Vec<String>,
 }
@@ -206,7 +206,7 @@ impl CapabilityMap {
             plot: vec!["plot".into(), "*_plot".into()],
             warnings: vec![],
         };
-        let mut rule_index: Map<String, usize> = Map::default();
+        let mut rule_index: Map<&str, usize> = Map::default();
         let mut has_version = false;
         for (k, v) in members {
             match k.as_str() {
@@ -229,7 +229,7 @@ impl CapabilityMap {
                         match rule_index.get(r) {
                             Some(&i) => map.rules[i] = rule,
                             None => {
-                                rule_index.insert(r.to_string(), map.rules.len());
+                                rule_index.insert(r, map.rules.len());
                                 map.rules.push(rule);
                             }
                         }
@@ -243,10 +243,10 @@ impl CapabilityMap {
                         let c = c.as_str().ok_or_else(|| bad(format!("aliases[\"{a}\"] must be a string")))?;
                         let a = a.trim().to_ascii_lowercase();
                         let c = c.trim().to_ascii_lowercase();
-                        match map.alias_index.get(&a) {
+                        match map.alias_index.get(a.as_str()) {
                             Some(&i) => map.aliases[i].1 = c,
                             None => {
-                                map.alias_index.insert(a.clone(), map.aliases.len());
+                                map.alias_index.insert(a.as_str().into(), map.aliases.len());
                                 map.aliases.push((a, c));
                             }
                         }
@@ -297,7 +297,7 @@ impl CapabilityMap {
     pub fn canonical(&self, capability: &str) -> String {
         let mut c = capability.trim().to_ascii_lowercase();
         for _ in 0..8 {
-            match self.alias_index.get(&c).and_then(|&i| self.aliases.get(i)) {
+            match self.alias_index.get(c.as_str()).and_then(|&i| self.aliases.get(i)) {
                 Some((_, to)) if *to != c => c = to.clone(),
                 _ => break,
             }

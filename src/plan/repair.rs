@@ -83,11 +83,11 @@ fn parts(v: &JsonValue) -> Result<(Option<&str>, &Members)> {
 }
 
 /// Each key's first value (a repeated key counts once).
-fn first_table(m: &Members) -> Map<&str, &JsonValue> {
-    let mut t: Map<&str, &JsonValue> = crate::hash::map_with_capacity(m.len());
+fn first_table(m: &Members) -> Map<&str, usize> {
+    let mut t: Map<&str, usize> = crate::hash::map_with_capacity(m.len());
     // Backwards, so that the first occurrence is the one inserted last.
-    for (k, v) in m.iter().rev() {
-        t.insert(k.as_str(), v);
+    for (i, (k, _)) in m.iter().enumerate().rev() {
+        t.insert(k.as_str(), i);
     }
     t
 }
@@ -114,7 +114,8 @@ pub fn classify_repair(before: &JsonValue, after: &JsonValue, semantic_params: &
     crate::sort::sort_by(&mut keys, |a, b| a < b);
     keys.dedup();
     for k in keys {
-        let (a, b) = (ta.get(k).copied().cloned(), tb.get(k).copied().cloned());
+        let value = |t: &Map<&str, usize>, m: &Members| t.get(k).and_then(|&i| m.get(i)).map(|(_, v)| v.clone());
+        let (a, b) = (value(&ta, pa), value(&tb, pb));
         let semantic = semantic_set.contains(k.to_ascii_lowercase().as_str());
         let changed = match (&a, &b) {
             (Some(x), Some(y)) => !same_ignoring_case(x, y),
