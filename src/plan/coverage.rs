@@ -295,7 +295,7 @@ pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, cata
                 }
             }
             ok &= met;
-            let mut part = if names.is_empty() { "none".to_string() } else { names.join("/") };
+            let mut part = if names.is_empty() { "none".to_string() } else { join(&names, "/") };
             if clause.group_by_columns {
                 part.push_str(" with group_by");
             }
@@ -323,10 +323,23 @@ pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, cata
     }
     if !r.unjustified.is_empty() {
         let names = distinct(r.unjustified.iter().map(String::as_str));
-        msg.push(format!("Remove unjustified steps: {}", names.join(", ")));
+        msg.push(format!("Remove unjustified steps: {}", join(&names, ", ")));
     }
     r.message = msg.join("\n");
     r
+}
+
+/// `parts` with `sep` between them (`[&str]::join` would link a second copy of std's join
+/// beside the one for `[String]`).
+fn join(parts: &[&str], sep: &str) -> String {
+    let mut out = String::new();
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        out.push_str(p);
+    }
+    out
 }
 
 /// `names` without repeats, in order of first appearance (a set: no scan per name).

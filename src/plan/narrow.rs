@@ -155,7 +155,15 @@ pub fn retrieval_queries(req: &Requirements) -> Vec<String> {
         out.push(q);
     }
     if out.len() > 1 {
-        out.push(combined.join(" ").split_whitespace().collect::<Vec<_>>().join(" "));
+        // The words of all queries, one space apart.
+        let mut all = String::new();
+        for w in combined.iter().flat_map(|q| q.split_whitespace()) {
+            if !all.is_empty() {
+                all.push(' ');
+            }
+            all.push_str(w);
+        }
+        out.push(all);
     } else if out.is_empty() && !metrics.is_empty() {
         out.push(metrics);
     }

@@ -92,6 +92,11 @@ fn first_table(m: &Members) -> Map<&str, usize> {
     t
 }
 
+/// The first value of key `k` in `m`, found through its table.
+fn first_value<'a>(t: &Map<&str, usize>, m: &'a Members, k: &str) -> Option<&'a JsonValue> {
+    t.get(k).and_then(|&i| m.get(i)).map(|(_, v)| v)
+}
+
 /// Classifies the repair that turned `before` into `after` (steps or params objects), with
 /// the parameters of `semantic_params` (default [`SEMANTIC_PARAMS`]) carrying intent.
 ///
@@ -114,17 +119,16 @@ pub fn classify_repair(before: &JsonValue, after: &JsonValue, semantic_params: &
     crate::sort::sort_by(&mut keys, |a, b| a < b);
     keys.dedup();
     for k in keys {
-        let value = |t: &Map<&str, usize>, m: &Members| t.get(k).and_then(|&i| m.get(i)).map(|(_, v)| v.clone());
-        let (a, b) = (value(&ta, pa), value(&tb, pb));
+        let (a, b) = (first_value(&ta, pa, k), first_value(&tb, pb, k));
         let semantic = semantic_set.contains(k.to_ascii_lowercase().as_str());
-        let changed = match (&a, &b) {
+        let changed = match (a, b) {
             (Some(x), Some(y)) => !same_ignoring_case(x, y),
-            _ => !(empty(a.as_ref()) && empty(b.as_ref())),
+            _ => !(empty(a) && empty(b)),
         };
         if !changed {
             continue;
         }
-        if FRAME_PARAMS.contains(&k) && empty(a.as_ref()) {
+        if FRAME_PARAMS.contains(&k) && empty(a) {
             continue; // missing df filled in
         }
         if semantic {
