@@ -25,14 +25,42 @@ pub(crate) fn map_with_capacity<K, V>(n: usize) -> Map<K, V> {
     Map::with_capacity_and_hasher(n, State::default())
 }
 
-/// An empty set with room for `n` keys.
-pub(crate) fn set_with_capacity<K>(n: usize) -> Set<K> {
-    Set::with_capacity_and_hasher(n, State::default())
+/// A set of borrowed strings. Underneath it is a `Map<&str, usize>` (the values unused), so
+/// that these sets and the maps from names to positions are one table type in the `.wasm`
+/// (each key and value type links its own copy of the table's insert and growth code).
+#[derive(Debug, Default)]
+pub(crate) struct StrSet<'a>(Map<&'a str, usize>);
+
+impl<'a> StrSet<'a> {
+    /// An empty set with room for `n` strings.
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        StrSet(map_with_capacity(n))
+    }
+
+    /// Adds `k`; `false` when it was there.
+    pub(crate) fn insert(&mut self, k: &'a str) -> bool {
+        self.0.insert(k, 0).is_none()
+    }
+
+    /// Whether `k` is in the set.
+    pub(crate) fn contains(&self, k: &str) -> bool {
+        self.0.contains_key(k)
+    }
+}
+
+impl<'a> FromIterator<&'a str> for StrSet<'a> {
+    fn from_iter<I: IntoIterator<Item = &'a str>>(items: I) -> Self {
+        let mut set = StrSet::default();
+        for k in items {
+            set.insert(k);
+        }
+        set
+    }
 }
 
 /// `items` without repeats, each first occurrence in its place.
 pub(crate) fn distinct_strings(items: Vec<String>) -> Vec<String> {
-    let mut seen: Set<&str> = set_with_capacity(items.len());
+    let mut seen = StrSet::with_capacity(items.len());
     let first: Vec<bool> = items.iter().map(|s| seen.insert(s.as_str())).collect();
     drop(seen);
     items.into_iter().zip(first).filter_map(|(s, first)| first.then_some(s)).collect()
@@ -119,7 +147,7 @@ mod tests {
     #[test]
     fn fx_spreads_short_keys_over_the_high_bits() {
         // hashbrown takes its 7-bit tag from the top of the hash: short keys must reach it.
-        let tags: Set<u64> = (0..64).map(|i| fx(&format!("t{i}")) >> 57).collect();
+        let tags: std::collections::HashSet<u64> = (0..64).map(|i| fx(&format!("t{i}")) >> 57).collect();
         assert!(tags.len() > 32, "{} distinct tags", tags.len());
     }
 }

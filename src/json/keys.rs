@@ -10,7 +10,7 @@
 use super::tokenizer::Token;
 use crate::budget::{out_of_memory, try_push};
 use crate::Result;
-use crate::hash::{Map, Set};
+use crate::hash::{Map, Set, StrSet};
 
 /// The keys of one object so far: a short list while it is short (most objects: no hashing),
 /// a hash set past `FEW` keys.
@@ -150,7 +150,7 @@ impl FirstKeys {
 
 /// The members with each key's first occurrence only, in written order.
 pub(crate) fn first_keys<V: Clone>(m: &[(String, V)]) -> Vec<(String, V)> {
-    let mut seen: Set<&str> = crate::hash::set_with_capacity(m.len());
+    let mut seen = StrSet::with_capacity(m.len());
     m.iter().filter(|(k, _)| seen.insert(k.as_str())).cloned().collect()
 }
 

@@ -14,7 +14,7 @@ use super::index::ToolIndex;
 use super::requirements::{string_list, Requirements};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
-use crate::hash::Set;
+use crate::hash::StrSet;
 
 /// One plan step.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -187,7 +187,7 @@ fn missing_item(req: &Requirements, reference: &str, columns: &[String]) -> Stri
 pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, catalog: &ToolIndex) -> CoverageReport {
     let mut r = CoverageReport::default();
     // Each missing tool is warned about once (a set: a plan may name thousands).
-    let mut missing: Set<&str> = Set::default();
+    let mut missing = StrSet::default();
     let steps: Vec<Resolved> = plan
         .steps
         .iter()
@@ -344,7 +344,7 @@ fn join(parts: &[&str], sep: &str) -> String {
 
 /// `names` without repeats, in order of first appearance (a set: no scan per name).
 fn distinct<'a>(names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-    let mut seen = Set::default();
+    let mut seen = StrSet::default();
     names.filter(|n| seen.insert(*n)).collect()
 }
 
@@ -365,7 +365,7 @@ pub fn apply_removals(plan: &JsonValue, unjustified_steps: Option<&[usize]>, unj
         }
         drop
     });
-    let names: Set<&str> = unjustified.iter().map(|u| u.trim()).collect();
+    let names: StrSet = unjustified.iter().map(|u| u.trim()).collect();
     let keep: Vec<JsonValue> = steps
         .iter()
         .enumerate()

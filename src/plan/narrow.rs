@@ -7,7 +7,7 @@
 
 use super::index::{Method, Mode, Query, ToolIndex};
 use super::requirements::Requirements;
-use crate::hash::{Map, Set};
+use crate::hash::{Map, StrSet};
 
 /// Why a tool is in the subset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,7 +221,7 @@ pub fn narrow_ranked(index: Option<&ToolIndex>, ranked: &[(String, f64)], opts: 
     }
     let scored = |name: &str| by_name.get(name).and_then(|&r| Some((ranked.get(r)?.1, r + 1)));
     // Names already in the subset or among the candidates.
-    let mut seen: Set<&str> = Set::default();
+    let mut seen = StrSet::default();
     let mut add = |tools: &mut Vec<NarrowedTool>, name: &str, reason: Reason| {
         if index.is_some_and(|i| i.position(name).is_none()) {
             warnings.push(format!("{} tool \"{name}\" is not in the catalog", reason.as_str()));
@@ -244,7 +244,7 @@ pub fn narrow_ranked(index: Option<&ToolIndex>, ranked: &[(String, f64)], opts: 
     }
     let mut safety = Vec::new();
     let mut safety_missing = Vec::new();
-    let mut listed: Set<&str> = Set::default();
+    let mut listed = StrSet::default();
     for s in &opts.safety_set {
         if !listed.insert(s.as_str()) {
             continue;

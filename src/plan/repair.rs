@@ -6,7 +6,7 @@
 //! gets another value: such a repair is rejected and the plan is made again.
 
 use crate::json::JsonValue;
-use crate::hash::{Map, Set};
+use crate::hash::{Map, StrSet};
 use crate::num::parse_f64;
 use crate::{Error, ErrorKind, Result};
 
@@ -114,7 +114,7 @@ pub fn classify_repair(before: &JsonValue, after: &JsonValue, semantic_params: &
     // comparison is linear in the keys.
     let (ta, tb) = (first_table(pa), first_table(pb));
     let semantic_lower: Vec<String> = semantic_params.iter().map(|s| s.to_ascii_lowercase()).collect();
-    let semantic_set: Set<&str> = semantic_lower.iter().map(String::as_str).collect();
+    let semantic_set: StrSet = semantic_lower.iter().map(String::as_str).collect();
     let mut keys: Vec<&str> = ta.keys().chain(tb.keys()).copied().collect();
     crate::sort::sort_by(&mut keys, |a, b| a < b);
     keys.dedup();

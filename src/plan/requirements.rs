@@ -9,7 +9,7 @@
 
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind};
-use crate::hash::Set;
+use crate::hash::StrSet;
 
 /// The closed label sets of the schema. Callers extend them (see [`RequirementLabels::extend`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,7 +42,7 @@ impl RequirementLabels {
         let union = |a: &[String], b: &[String]| {
             let lowered: Vec<String> = b.iter().map(|l| l.trim().to_ascii_lowercase()).collect();
             let mut out = a.to_vec();
-            let mut seen: Set<&str> = a.iter().map(String::as_str).collect();
+            let mut seen: StrSet = a.iter().map(String::as_str).collect();
             for l in &lowered {
                 if !l.is_empty() && seen.insert(l) {
                     out.push(l.clone());
@@ -225,7 +225,7 @@ fn read(value: &JsonValue, labels: Option<&RequirementLabels>) -> Result<Require
 
 fn names(key: &str, v: &JsonValue, issues: &mut Vec<RequirementIssue>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut seen: Set<&str> = Set::default();
+    let mut seen = StrSet::default();
     match v {
         JsonValue::Null => {}
         JsonValue::Array(items) => {
