@@ -206,6 +206,18 @@ fn loaded_maps_are_versioned_many_to_many_with_aliases_and_a_core_set() {
     // Alias loops end.
     let m = CapabilityMap::from_json(&json(r#"{"version":"x","aliases":{"a":"b","b":"a"}}"#)).unwrap();
     let _ = m.canonical("a");
+    // A repeated alias (built by hand: parsing keeps only the first) keeps its first place and
+    // takes its last capability, also across two `aliases` members.
+    let s = |x: &str| JsonValue::String(x.into());
+    let hand = JsonValue::Object(vec![
+        ("version".into(), s("3")),
+        ("aliases".into(), JsonValue::Object(vec![("Zed".into(), s("x")), ("b".into(), s("B_Cap")), (" zed ".into(), s("y"))])),
+        ("aliases".into(), JsonValue::Object(vec![("c".into(), s("d")), ("B".into(), s("e"))])),
+    ]);
+    let m = CapabilityMap::from_json(&hand).unwrap();
+    assert_eq!([m.canonical("ZED"), m.canonical("b"), m.canonical("c"), m.canonical("zz")], ["y", "e", "d", "zz"]);
+    let written = m.to_json_value().get("aliases").unwrap().to_json();
+    assert_eq!(written, r#"{"zed":"y","b":"e","c":"d"}"#);
     for bad in [
         r#"{"requirements":{}}"#,
         r#"{"version":""}"#,

@@ -116,3 +116,47 @@ impl Bm25 {
         scores
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_follow_the_formula_over_repeated_and_shared_terms() {
+        let docs = ["total totals revenue", "revenue by region region", "plot line", "", "Region REVENUE"];
+        let index = Bm25::new(docs.iter().map(|d| d.to_string()));
+        let toks: Vec<Vec<String>> = docs
+            .iter()
+            .map(|d| {
+                let mut t = vec![];
+                tokenize(d, &mut t);
+                t
+            })
+            .collect();
+        let avg = (toks.iter().map(Vec::len).sum::<usize>() as f64 / toks.len() as f64).max(1.0);
+        for q in ["total revenue", "region", "region region plot", "nothing", "revenues total"] {
+            let mut terms = vec![];
+            tokenize(q, &mut terms);
+            terms.sort();
+            terms.dedup();
+            let want: Vec<f64> = toks
+                .iter()
+                .map(|doc| {
+                    terms
+                        .iter()
+                        .map(|t| {
+                            let df = toks.iter().filter(|d| d.contains(t)).count() as f64;
+                            let tf = doc.iter().filter(|x| *x == t).count() as f64;
+                            if tf == 0.0 {
+                                return 0.0;
+                            }
+                            let idf = ((docs.len() as f64 - df + 0.5) / (df + 0.5) + 1.0).ln();
+                            idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * doc.len() as f64 / avg))
+                        })
+                        .sum()
+                })
+                .collect();
+            assert_eq!(index.scores(q), want, "{q}");
+        }
+    }
+}

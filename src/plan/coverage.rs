@@ -345,7 +345,7 @@ fn join(parts: &[&str], sep: &str) -> String {
 /// `names` without repeats, in order of first appearance (a set: no scan per name).
 fn distinct<'a>(names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
     let mut seen = StrSet::default();
-    names.filter(|n| seen.insert(*n)).collect()
+    names.filter(|n| seen.insert(n)).collect()
 }
 
 /// The plan without the steps the report calls unjustified (by position when the report has
