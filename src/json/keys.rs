@@ -10,14 +10,15 @@
 use super::tokenizer::Token;
 use crate::budget::{out_of_memory, try_push};
 use crate::Result;
-use crate::hash::{Map, Set, StrSet};
+use crate::hash::{Map, StrSet};
 
 /// The keys of one object so far: a short list while it is short (most objects: no hashing),
-/// a hash set past `FEW` keys.
+/// a hash table past `FEW` keys. The table is a map with unused values rather than a set: it is
+/// then the same table type as the planning code's `Box<str>` maps (one copy in the `.wasm`).
 #[derive(Debug, Clone)]
 enum Seen {
     Few(Vec<Box<str>>),
-    Many(Set<Box<str>>),
+    Many(Map<Box<str>, usize>),
 }
 
 const FEW: usize = 8;
@@ -40,18 +41,18 @@ impl Seen {
             }
             Seen::Few(list) => {
                 let k = boxed(k)?;
-                let mut set: Set<Box<str>> = Set::default();
+                let mut set: Map<Box<str>, usize> = Map::default();
                 set.try_reserve(FEW + 1).map_err(|_| out_of_memory(FEW + 1))?;
-                set.extend(list.drain(..));
-                set.insert(k);
+                set.extend(list.drain(..).map(|k| (k, 0)));
+                set.insert(k, 0);
                 *self = Seen::Many(set);
                 Ok(true)
             }
-            Seen::Many(set) if set.contains(k) => Ok(false),
+            Seen::Many(set) if set.contains_key(k) => Ok(false),
             Seen::Many(set) => {
                 let k = boxed(k)?;
                 set.try_reserve(1).map_err(|_| out_of_memory(k.len()))?;
-                Ok(set.insert(k))
+                Ok(set.insert(k, 0).is_none())
             }
         }
     }
