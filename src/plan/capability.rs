@@ -145,11 +145,13 @@ fn rule(reference: &str, v: &JsonValue) -> Result<Rule> {
         JsonValue::Array(items) if items.iter().all(|i| matches!(i, JsonValue::String(_))) => {
             vec![clause(v, &at)?]
         }
-        JsonValue::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, c)| clause(c, &format!("{at}[{i}]")))
-            .collect::<Result<_>>()?,
+        JsonValue::Array(items) => {
+            let mut clauses = Vec::with_capacity(items.len());
+            for (i, c) in items.iter().enumerate() {
+                clauses.push(clause(c, &format!("{at}[{i}]"))?);
+            }
+            clauses
+        }
         JsonValue::Object(_) => vec![clause(v, &at)?],
         _ => return Err(bad(format!("{at} must be an array or a clause object"))),
     };

@@ -391,10 +391,10 @@ pub fn reextraction_message(
     let JsonValue::Array(items) = v else {
         return Err(bad("errors must be an array of { path, label, allowed, message }"));
     };
-    let issues = items
-        .iter()
-        .map(|i| plan::RequirementIssue::from_json(i).ok_or_else(|| bad("each error needs a string path")))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut issues = Vec::with_capacity(items.len());
+    for i in &items {
+        issues.push(plan::RequirementIssue::from_json(i).ok_or_else(|| bad("each error needs a string path"))?);
+    }
     Ok(plan::reextraction_message(&issues))
 }
 
