@@ -1,4 +1,4 @@
-//! The crate's hash tables: `Map` (std's, with the hasher chosen here) and `StrSet`.
+//! The crate's hash tables: `Map` and `Set` (std's, with the hasher chosen here) and `StrSet`.
 //!
 //! In wasm, std's `RandomState` has no source of randomness (its keys are fixed), so SipHash
 //! buys no flooding resistance there and costs its rounds and a few KB of `.wasm` per entry;
@@ -8,15 +8,17 @@
 
 use std::hash::Hasher;
 
-/// The hasher of [`Map`].
+/// The hasher of [`Map`] and [`Set`].
 #[cfg(target_arch = "wasm32")]
 pub(crate) type State = std::hash::BuildHasherDefault<FxHasher>;
-/// The hasher of [`Map`].
+/// The hasher of [`Map`] and [`Set`].
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) type State = std::collections::hash_map::RandomState;
 
 /// A hash map with the crate's hasher.
 pub(crate) type Map<K, V> = std::collections::HashMap<K, V, State>;
+/// A hash set with the crate's hasher.
+pub(crate) type Set<K> = std::collections::HashSet<K, State>;
 
 /// An empty map with room for `n` entries.
 pub(crate) fn map_with_capacity<K, V>(n: usize) -> Map<K, V> {
