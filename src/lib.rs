@@ -41,6 +41,7 @@ pub mod plan;
 mod repair;
 #[cfg(feature = "router")]
 mod router;
+mod hash;
 mod sort;
 #[cfg(any(feature = "sse", feature = "tags"))]
 mod sse;

@@ -206,6 +206,18 @@ fn loaded_maps_are_versioned_many_to_many_with_aliases_and_a_core_set() {
     // Alias loops end.
     let m = CapabilityMap::from_json(&json(r#"{"version":"x","aliases":{"a":"b","b":"a"}}"#)).unwrap();
     let _ = m.canonical("a");
+    // A repeated alias (built by hand: parsing keeps only the first) keeps its first place and
+    // takes its last capability, also across two `aliases` members.
+    let s = |x: &str| JsonValue::String(x.into());
+    let hand = JsonValue::Object(vec![
+        ("version".into(), s("3")),
+        ("aliases".into(), JsonValue::Object(vec![("Zed".into(), s("x")), ("b".into(), s("B_Cap")), (" zed ".into(), s("y"))])),
+        ("aliases".into(), JsonValue::Object(vec![("c".into(), s("d")), ("B".into(), s("e"))])),
+    ]);
+    let m = CapabilityMap::from_json(&hand).unwrap();
+    assert_eq!([m.canonical("ZED"), m.canonical("b"), m.canonical("c"), m.canonical("zz")], ["y", "e", "d", "zz"]);
+    let written = m.to_json_value().get("aliases").unwrap().to_json();
+    assert_eq!(written, r#"{"zed":"y","b":"e","c":"d"}"#);
     for bad in [
         r#"{"requirements":{}}"#,
         r#"{"version":""}"#,
@@ -314,6 +326,24 @@ fn ties_break_by_tool_name_whatever_the_catalog_order() {
     let index = ToolIndex::new(rev, model(3), Some(rv)).unwrap();
     let got: Vec<String> = index.search(&[1.0, 2.0, 0.0], 3).unwrap().iter().map(|h| index.tool(h.index).unwrap().name.clone()).collect();
     assert_eq!(got, ["alpha", "beta", "mid"]);
+}
+
+#[test]
+fn position_finds_every_tool_by_name_and_duplicates_are_refused() {
+    // Names in a scrambled order, with prefixes of each other and non-ASCII bytes.
+    let names: Vec<String> = (0..200u32).map(|i| format!("{}{}", ["t", "tt", "é", "T_"][(i % 4) as usize], (i * 7919) % 211)).collect();
+    let index = ToolIndex::new(names.iter().map(|n| tool(n, &[])).collect(), None, None).unwrap();
+    for (i, n) in names.iter().enumerate() {
+        assert_eq!(index.position(n), Some(i), "{n}");
+    }
+    for missing in ["", "t", "t0x", "zz", "T"] {
+        assert_eq!(index.position(missing), None, "{missing}");
+    }
+    // A repeated name far from its first occurrence.
+    let mut dup: Vec<Tool> = names.iter().map(|n| tool(n, &[])).collect();
+    dup.push(tool(&names[3], &[]));
+    let e = ToolIndex::new(dup, None, None).unwrap_err();
+    assert_eq!((e.code(), e.message()), ("invalid_input", format!("duplicate tool name \"{}\"", names[3]).as_str()));
 }
 
 #[test]
@@ -862,6 +892,22 @@ fn repair_classification() {
     assert_eq!(custom, RepairClass::Semantic);
     assert_eq!(classify_repair(&json("3"), &json("{}"), &[]).unwrap_err().code(), "invalid_input");
     assert_eq!(classify_repair(&json(r#"{"params":3}"#), &json("{}"), &[]).unwrap_err().code(), "invalid_input");
+    // A repeated key (built by hand: parsing keeps only the first) counts by its first value.
+    let obj = |m: &[(&str, &str)]| JsonValue::Object(m.iter().map(|(k, v)| (k.to_string(), JsonValue::String(v.to_string()))).collect());
+    let y = ["y".to_string()];
+    let twice = obj(&[("y", "revenue"), ("bins", "1"), ("y", "profit")]);
+    assert_eq!(classify_repair(&twice, &obj(&[("y", "revenue")]), &y).unwrap(), RepairClass::Safe);
+    assert_eq!(classify_repair(&twice, &obj(&[("y", "profit")]), &y).unwrap(), RepairClass::Semantic);
+    assert_eq!(classify_repair(&obj(&[("y", "profit")]), &twice, &y).unwrap(), RepairClass::Semantic);
+}
+
+#[test]
+fn narrowing_a_ranking_with_a_repeated_name_keeps_its_first_score_and_rank() {
+    let ranked: Vec<(String, f64)> = [("a", 0.9), ("b", 0.8), ("a", 0.5), ("b", 0.1)].iter().map(|(n, s)| (n.to_string(), *s)).collect();
+    let opts = NarrowOptions { template: vec!["b".into()], safety_set: vec![], ..NarrowOptions::default() };
+    let got = narrow_ranked(None, &ranked, &opts);
+    let tools: Vec<(&str, Option<f64>, Option<usize>)> = got.tools.iter().map(|t| (t.name.as_str(), t.score, t.rank)).collect();
+    assert_eq!(tools, [("b", Some(0.8), Some(2)), ("a", Some(0.9), Some(1))]);
 }
 
 #[test]

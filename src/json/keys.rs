@@ -10,14 +10,15 @@
 use super::tokenizer::Token;
 use crate::budget::{out_of_memory, try_push};
 use crate::Result;
-use std::collections::{HashMap, HashSet};
+use crate::hash::{Map, StrSet};
 
 /// The keys of one object so far: a short list while it is short (most objects: no hashing),
-/// a hash set past `FEW` keys.
+/// a hash table past `FEW` keys. The table is a map with unused values rather than a set: it is
+/// then the same table type as the planning code's `Box<str>` maps (one copy in the `.wasm`).
 #[derive(Debug, Clone)]
 enum Seen {
     Few(Vec<Box<str>>),
-    Many(HashSet<Box<str>>),
+    Many(Map<Box<str>, usize>),
 }
 
 const FEW: usize = 8;
@@ -40,18 +41,18 @@ impl Seen {
             }
             Seen::Few(list) => {
                 let k = boxed(k)?;
-                let mut set: HashSet<Box<str>> = HashSet::new();
+                let mut set: Map<Box<str>, usize> = Map::default();
                 set.try_reserve(FEW + 1).map_err(|_| out_of_memory(FEW + 1))?;
-                set.extend(list.drain(..));
-                set.insert(k);
+                set.extend(list.drain(..).map(|k| (k, 0)));
+                set.insert(k, 0);
                 *self = Seen::Many(set);
                 Ok(true)
             }
-            Seen::Many(set) if set.contains(k) => Ok(false),
+            Seen::Many(set) if set.contains_key(k) => Ok(false),
             Seen::Many(set) => {
                 let k = boxed(k)?;
                 set.try_reserve(1).map_err(|_| out_of_memory(k.len()))?;
-                Ok(set.insert(k))
+                Ok(set.insert(k, 0).is_none())
             }
         }
     }
@@ -150,7 +151,7 @@ impl FirstKeys {
 
 /// The members with each key's first occurrence only, in written order.
 pub(crate) fn first_keys<V: Clone>(m: &[(String, V)]) -> Vec<(String, V)> {
-    let mut seen: HashSet<&str> = HashSet::with_capacity(m.len());
+    let mut seen = StrSet::with_capacity(m.len());
     m.iter().filter(|(k, _)| seen.insert(k.as_str())).cloned().collect()
 }
 
@@ -163,7 +164,7 @@ pub(crate) fn merge_all<V>(
     items: impl IntoIterator<Item = (String, V)>,
     mut combine: impl FnMut(&str, &mut V, V),
 ) {
-    let mut at: HashMap<String, usize> = HashMap::with_capacity(into.len());
+    let mut at: Map<String, usize> = crate::hash::map_with_capacity(into.len());
     let mut i = 0;
     into.retain(|(k, _)| {
         let first = !at.contains_key(k.as_str());

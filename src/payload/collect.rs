@@ -16,7 +16,7 @@ use super::types::{
     dedup_sources, get, json_len, number, set, type_name, Artifacts, JsonMap, Source,
 };
 use crate::json::JsonValue;
-use std::collections::HashMap;
+use crate::hash::Map;
 use crate::budget::{out_of_memory, try_to_string};
 use crate::{Error, ErrorKind, Result};
 
@@ -85,8 +85,8 @@ pub struct ArtifactCollector {
     artifacts: Vec<(String, Vec<(String, Held)>)>,
     /// Where each node is in `artifacts`, and each field in its node: a run that collects
     /// many fields or nodes must not look each up by scanning.
-    node_at: HashMap<String, usize>,
-    field_at: Vec<HashMap<String, usize>>,
+    node_at: Map<String, usize>,
+    field_at: Vec<Map<String, usize>>,
     warnings: Vec<String>,
 }
 
@@ -96,7 +96,7 @@ impl ArtifactCollector {
         ArtifactCollector {
             options,
             artifacts: Vec::new(),
-            node_at: HashMap::new(),
+            node_at: Map::default(),
             field_at: Vec::new(),
             warnings: Vec::new(),
         }
@@ -275,7 +275,7 @@ impl ArtifactCollector {
                 self.field_at.try_reserve(1).map_err(oom(node.len()))?;
                 self.node_at.insert(key, self.artifacts.len());
                 self.artifacts.push((name, Vec::new()));
-                self.field_at.push(HashMap::new());
+                self.field_at.push(Map::default());
                 self.artifacts.len() - 1
             }
         };

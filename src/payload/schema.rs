@@ -18,11 +18,11 @@
 //! One expansion costs O(`MAX_EXPAND`) (duplicates are found through a set once it is
 //! large), so a walk is linear in the observation for any schema.
 
-use std::collections::HashMap;
+use crate::hash::Map;
 use std::rc::Rc;
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
-use std::collections::HashSet;
+use crate::hash::Set;
 
 /// Most distinct schema nodes one expansion may hold (`schema_too_complex` beyond).
 pub(crate) const MAX_EXPAND: usize = 1024;
@@ -50,15 +50,15 @@ pub(crate) struct SchemaDoc<'a> {
     root: &'a JsonValue,
     /// A table of the members of every large `properties` object, by its address: an
     /// observation with many members looks each one up, and scanning would be quadratic.
-    tables: Rc<HashMap<*const JsonValue, HashMap<&'a str, &'a JsonValue>>>,
+    tables: Rc<Map<*const JsonValue, Map<&'a str, &'a JsonValue>>>,
 }
 
 /// Objects with more members than this get a table; smaller ones are scanned.
 const TABLE_MIN: usize = 8;
 
 /// The tables of [`SchemaDoc`]: one walk over the schema (explicit stack, no recursion).
-fn property_tables(root: &JsonValue) -> HashMap<*const JsonValue, HashMap<&str, &JsonValue>> {
-    let mut tables = HashMap::new();
+fn property_tables(root: &JsonValue) -> Map<*const JsonValue, Map<&str, &JsonValue>> {
+    let mut tables = Map::default();
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
         match n {
@@ -66,7 +66,7 @@ fn property_tables(root: &JsonValue) -> HashMap<*const JsonValue, HashMap<&str, 
                 for (k, v) in m {
                     if let (true, JsonValue::Object(props)) = (k == "properties", v) {
                         if props.len() > TABLE_MIN && !tables.contains_key(&(v as *const JsonValue)) {
-                            let mut t = HashMap::with_capacity(props.len());
+                            let mut t = crate::hash::map_with_capacity(props.len());
                             for (name, schema) in props {
                                 t.entry(name.as_str()).or_insert(schema);
                             }
@@ -275,7 +275,7 @@ impl<'a> SchemaDoc<'a> {
 struct Expansion<'a> {
     nodes: Vec<&'a JsonValue>,
     /// The nodes' addresses, once there are more than `SCAN_DEDUP` of them.
-    seen: Option<HashSet<*const JsonValue>>,
+    seen: Option<Set<*const JsonValue>>,
 }
 
 impl<'a> Expansion<'a> {

@@ -10,7 +10,7 @@ use super::types::{number, type_name, FinalPayload};
 use crate::json::JsonValue;
 use crate::budget::{out_of_memory, try_to_string};
 use crate::{Error, ErrorKind, Result};
-use std::collections::HashMap;
+use crate::hash::Map;
 
 /// Most distinct stream ids one `ArtifactStream` tracks.
 pub const MAX_STREAMS: usize = 4096;
@@ -69,7 +69,7 @@ struct Stream {
 pub struct ArtifactStream {
     streams: Vec<Stream>,
     /// Where each stream is in `streams` (a chunk must not scan up to `MAX_STREAMS` ids).
-    at: HashMap<String, usize>,
+    at: Map<String, usize>,
 }
 
 impl ArtifactStream {

@@ -213,7 +213,7 @@ pub(crate) fn get<'a>(map: &'a [(String, JsonValue)], key: &str) -> Option<&'a J
 
 /// Keeps the first of sources equal on `(title, url, snippet)`, in order.
 pub fn dedup_sources(sources: Vec<Source>) -> Vec<Source> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = crate::hash::Set::default();
     sources
         .into_iter()
         .filter(|s| seen.insert((s.title.clone(), s.url.clone(), s.snippet.clone())))

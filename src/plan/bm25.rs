@@ -5,7 +5,7 @@
 //! list is dropped and a light plural rule applied (`totals` → `total`, `categories` →
 //! `category`), the same for documents and queries.
 
-use std::collections::HashMap;
+use crate::hash::Map;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -39,8 +39,10 @@ pub(crate) fn tokenize(text: &str, out: &mut Vec<String>) {
 /// The inverted index.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Bm25 {
-    /// term → (document, term frequency), documents ascending.
-    postings: HashMap<String, Vec<(u32, u32)>>,
+    /// term → its position in `postings`.
+    terms: Map<Box<str>, usize>,
+    /// Per term: (document, term frequency), documents ascending.
+    postings: Vec<Vec<(u32, u32)>>,
     /// Token count per document.
     lengths: Vec<u32>,
     avg_len: f64,
@@ -55,18 +57,33 @@ impl Bm25 {
             tokenize(&text, &mut tokens);
             index.lengths.push(tokens.len() as u32);
             // Term counts in first-seen order (postings stay in document order).
-            let mut counts: HashMap<&str, u32> = HashMap::new();
-            let mut order: Vec<&str> = Vec::new();
+            let mut slot: Map<&str, usize> = Map::default();
+            let mut counts: Vec<(&str, u32)> = Vec::new();
             for t in &tokens {
-                let n = counts.entry(t.as_str()).or_insert(0);
-                if *n == 0 {
-                    order.push(t);
+                match slot.get(t.as_str()) {
+                    Some(&i) => {
+                        if let Some(c) = counts.get_mut(i) {
+                            c.1 += 1;
+                        }
+                    }
+                    None => {
+                        slot.insert(t, counts.len());
+                        counts.push((t, 1));
+                    }
                 }
-                *n += 1;
             }
-            for t in order {
-                let n = counts.get(t).copied().unwrap_or(1);
-                index.postings.entry(t.to_string()).or_default().push((d as u32, n));
+            for (t, n) in counts {
+                let at = match index.terms.get(t) {
+                    Some(&at) => at,
+                    None => {
+                        index.terms.insert(t.into(), index.postings.len());
+                        index.postings.push(Vec::new());
+                        index.postings.len() - 1
+                    }
+                };
+                if let Some(list) = index.postings.get_mut(at) {
+                    list.push((d as u32, n));
+                }
             }
         }
         let total: u64 = index.lengths.iter().map(|&l| u64::from(l)).sum();
@@ -84,7 +101,7 @@ impl Bm25 {
         crate::sort::sort_by(&mut terms, |a, b| a < b);
         terms.dedup();
         for t in terms {
-            let Some(list) = self.postings.get(t) else { continue };
+            let Some(list) = self.terms.get(t).and_then(|&at| self.postings.get(at)) else { continue };
             let df = list.len() as f64;
             let idf = ((n as f64 - df + 0.5) / (df + 0.5) + 1.0).ln();
             for &(d, tf) in list {
@@ -97,5 +114,49 @@ impl Bm25 {
             }
         }
         scores
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_follow_the_formula_over_repeated_and_shared_terms() {
+        let docs = ["total totals revenue", "revenue by region region", "plot line", "", "Region REVENUE"];
+        let index = Bm25::new(docs.iter().map(|d| d.to_string()));
+        let toks: Vec<Vec<String>> = docs
+            .iter()
+            .map(|d| {
+                let mut t = vec![];
+                tokenize(d, &mut t);
+                t
+            })
+            .collect();
+        let avg = (toks.iter().map(Vec::len).sum::<usize>() as f64 / toks.len() as f64).max(1.0);
+        for q in ["total revenue", "region", "region region plot", "nothing", "revenues total"] {
+            let mut terms = vec![];
+            tokenize(q, &mut terms);
+            terms.sort();
+            terms.dedup();
+            let want: Vec<f64> = toks
+                .iter()
+                .map(|doc| {
+                    terms
+                        .iter()
+                        .map(|t| {
+                            let df = toks.iter().filter(|d| d.contains(t)).count() as f64;
+                            let tf = doc.iter().filter(|x| *x == t).count() as f64;
+                            if tf == 0.0 {
+                                return 0.0;
+                            }
+                            let idf = ((docs.len() as f64 - df + 0.5) / (df + 0.5) + 1.0).ln();
+                            idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * doc.len() as f64 / avg))
+                        })
+                        .sum()
+                })
+                .collect();
+            assert_eq!(index.scores(q), want, "{q}");
+        }
     }
 }

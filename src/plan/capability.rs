@@ -22,7 +22,7 @@
 use super::requirements::string_list;
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
-use std::collections::HashMap;
+use crate::hash::Map;
 
 /// One clause of a rule: any of `any_of`, on a step that meets the conditions.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -97,7 +97,7 @@ pub struct CapabilityMap {
     rules: Vec<Rule>,
     aliases: Vec<(String, String)>,
     /// alias → position in `aliases`.
-    alias_index: HashMap<String, usize>,
+    alias_index: Map<Box<str>, usize>,
     plot: Vec<String>,
     warnings: Vec<String>,
 }
@@ -145,11 +145,13 @@ fn rule(reference: &str, v: &JsonValue) -> Result<Rule> {
         JsonValue::Array(items) if items.iter().all(|i| matches!(i, JsonValue::String(_))) => {
             vec![clause(v, &at)?]
         }
-        JsonValue::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, c)| clause(c, &format!("{at}[{i}]")))
-            .collect::<Result<_>>()?,
+        JsonValue::Array(items) => {
+            let mut clauses = Vec::with_capacity(items.len());
+            for (i, c) in items.iter().enumerate() {
+                clauses.push(clause(c, &format!("{at}[{i}]"))?);
+            }
+            clauses
+        }
         JsonValue::Object(_) => vec![clause(v, &at)?],
         _ => return Err(bad(format!("{at} must be an array or a clause object"))),
     };
@@ -178,7 +180,7 @@ impl Default for CapabilityMap {
             version: "1".into(),
             rules: vec![],
             aliases: vec![],
-            alias_index: HashMap::new(),
+            alias_index: Map::default(),
             plot: vec!["plot".into(), "*_plot".into()],
             warnings: vec![],
         })
@@ -202,11 +204,11 @@ impl CapabilityMap {
             version: String::new(),
             rules: vec![],
             aliases: vec![],
-            alias_index: HashMap::new(),
+            alias_index: Map::default(),
             plot: vec!["plot".into(), "*_plot".into()],
             warnings: vec![],
         };
-        let mut rule_index: HashMap<String, usize> = HashMap::new();
+        let mut rule_index: Map<&str, usize> = Map::default();
         let mut has_version = false;
         for (k, v) in members {
             match k.as_str() {
@@ -229,7 +231,7 @@ impl CapabilityMap {
                         match rule_index.get(r) {
                             Some(&i) => map.rules[i] = rule,
                             None => {
-                                rule_index.insert(r.to_string(), map.rules.len());
+                                rule_index.insert(r, map.rules.len());
                                 map.rules.push(rule);
                             }
                         }
@@ -243,10 +245,10 @@ impl CapabilityMap {
                         let c = c.as_str().ok_or_else(|| bad(format!("aliases[\"{a}\"] must be a string")))?;
                         let a = a.trim().to_ascii_lowercase();
                         let c = c.trim().to_ascii_lowercase();
-                        match map.alias_index.get(&a) {
+                        match map.alias_index.get(a.as_str()) {
                             Some(&i) => map.aliases[i].1 = c,
                             None => {
-                                map.alias_index.insert(a.clone(), map.aliases.len());
+                                map.alias_index.insert(a.as_str().into(), map.aliases.len());
                                 map.aliases.push((a, c));
                             }
                         }
@@ -297,7 +299,7 @@ impl CapabilityMap {
     pub fn canonical(&self, capability: &str) -> String {
         let mut c = capability.trim().to_ascii_lowercase();
         for _ in 0..8 {
-            match self.alias_index.get(&c).and_then(|&i| self.aliases.get(i)) {
+            match self.alias_index.get(c.as_str()).and_then(|&i| self.aliases.get(i)) {
                 Some((_, to)) if *to != c => c = to.clone(),
                 _ => break,
             }

@@ -99,18 +99,20 @@ impl Tool {
 fn embedding(v: &JsonValue, at: &str) -> Result<Option<Vec<f32>>> {
     match v {
         JsonValue::Null => Ok(None),
-        JsonValue::Array(items) => items
-            .iter()
-            .map(|x| match x {
+        JsonValue::Array(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for x in items {
+                let JsonValue::Number(n) = x else {
+                    return Err(bad(format!("{at} must be an array of numbers")));
+                };
                 // Read as f64, then rounded to f32 (the float code is shared with the rest).
-                JsonValue::Number(n) => crate::num::parse_f64(n)
-                    .map(|f| f as f32)
-                    .filter(|f| f.is_finite())
-                    .ok_or_else(|| bad(format!("{at}: {n} is not a finite 32-bit float"))),
-                _ => Err(bad(format!("{at} must be an array of numbers"))),
-            })
-            .collect::<Result<Vec<f32>>>()
-            .map(Some),
+                match crate::num::parse_f64(n).map(|f| f as f32).filter(|f| f.is_finite()) {
+                    Some(f) => out.push(f),
+                    None => return Err(bad(format!("{at}: {n} is not a finite 32-bit float"))),
+                }
+            }
+            Ok(Some(out))
+        }
         _ => Err(bad(format!("{at} must be an array of numbers"))),
     }
 }
@@ -131,11 +133,11 @@ pub fn parse_catalog(value: &JsonValue) -> Result<Vec<Tool>> {
     if items.len() > MAX_TOOLS {
         return Err(bad(format!("a catalog holds at most {MAX_TOOLS} tools")));
     }
-    let tools = items
-        .iter()
-        .enumerate()
-        .map(|(i, t)| Tool::from_json(t, &format!("tools[{i}]")))
-        .collect::<Result<Vec<Tool>>>()?;
+    // Plain loops rather than `collect::<Result<_>>()` here and below: smaller in the `.wasm`.
+    let mut tools = Vec::with_capacity(items.len());
+    for (i, t) in items.iter().enumerate() {
+        tools.push(Tool::from_json(t, &format!("tools[{i}]"))?);
+    }
     let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     crate::sort::sort_by(&mut names, |a, b| a < b);
     if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {

@@ -14,7 +14,7 @@ use super::index::ToolIndex;
 use super::requirements::{string_list, Requirements};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
-use std::collections::HashSet;
+use crate::hash::StrSet;
 
 /// One plan step.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -187,7 +187,7 @@ fn missing_item(req: &Requirements, reference: &str, columns: &[String]) -> Stri
 pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, catalog: &ToolIndex) -> CoverageReport {
     let mut r = CoverageReport::default();
     // Each missing tool is warned about once (a set: a plan may name thousands).
-    let mut missing: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut missing = StrSet::default();
     let steps: Vec<Resolved> = plan
         .steps
         .iter()
@@ -295,7 +295,7 @@ pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, cata
                 }
             }
             ok &= met;
-            let mut part = if names.is_empty() { "none".to_string() } else { names.join("/") };
+            let mut part = if names.is_empty() { "none".to_string() } else { join(&names, "/") };
             if clause.group_by_columns {
                 part.push_str(" with group_by");
             }
@@ -323,16 +323,29 @@ pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, cata
     }
     if !r.unjustified.is_empty() {
         let names = distinct(r.unjustified.iter().map(String::as_str));
-        msg.push(format!("Remove unjustified steps: {}", names.join(", ")));
+        msg.push(format!("Remove unjustified steps: {}", join(&names, ", ")));
     }
     r.message = msg.join("\n");
     r
 }
 
+/// `parts` with `sep` between them (`[&str]::join` would link a second copy of std's join
+/// beside the one for `[String]`).
+fn join(parts: &[&str], sep: &str) -> String {
+    let mut out = String::new();
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        out.push_str(p);
+    }
+    out
+}
+
 /// `names` without repeats, in order of first appearance (a set: no scan per name).
 fn distinct<'a>(names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-    let mut seen = std::collections::HashSet::new();
-    names.filter(|n| seen.insert(*n)).collect()
+    let mut seen = StrSet::default();
+    names.filter(|n| seen.insert(n)).collect()
 }
 
 /// The plan without the steps the report calls unjustified (by position when the report has
@@ -342,13 +355,22 @@ fn distinct<'a>(names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
 /// `invalid_input` when `plan` is not a plan.
 pub fn apply_removals(plan: &JsonValue, unjustified_steps: Option<&[usize]>, unjustified: &[String]) -> Result<JsonValue> {
     let steps = steps_of(plan)?;
-    let positions: Option<HashSet<usize>> = unjustified_steps.map(|idx| idx.iter().copied().collect());
-    let names: HashSet<&str> = unjustified.iter().map(|u| u.trim()).collect();
+    // The positions to drop, as one flag per step (positions past the end name no step).
+    let positions: Option<Vec<bool>> = unjustified_steps.map(|idx| {
+        let mut drop = vec![false; steps.len()];
+        for &i in idx {
+            if let Some(d) = drop.get_mut(i) {
+                *d = true;
+            }
+        }
+        drop
+    });
+    let names: StrSet = unjustified.iter().map(|u| u.trim()).collect();
     let keep: Vec<JsonValue> = steps
         .iter()
         .enumerate()
         .filter(|(i, s)| match &positions {
-            Some(idx) => !idx.contains(i),
+            Some(drop) => !drop.get(*i).copied().unwrap_or(false),
             None => !s.get("tool").and_then(JsonValue::as_str).is_some_and(|t| names.contains(t.trim())),
         })
         .map(|(_, s)| s.clone())

@@ -10,9 +10,8 @@
 //! `simd128`, SSE/NEON natively) without changing the result between targets.
 
 use super::bm25::Bm25;
-use super::catalog::Tool;
+use super::catalog::{Tool, MAX_TOOLS};
 use crate::{Error, ErrorKind, Result};
-use std::collections::HashMap;
 
 /// The most floats the embeddings may take (256 MiB).
 pub const MAX_EMBEDDING_FLOATS: usize = 64 << 20;
@@ -128,7 +127,8 @@ pub struct ToolIndex {
     tools: Vec<Tool>,
     /// Rank of each tool's name in byte order (the tie-break).
     name_rank: Vec<u32>,
-    by_name: HashMap<String, usize>,
+    /// The positions of the tools in name order (`position` searches it).
+    by_name: Vec<u32>,
     model: Option<EmbeddingModel>,
     vectors: Vec<f32>,
     bm25: Bm25,
@@ -247,15 +247,17 @@ impl ToolIndex {
     /// embedding give a BM25-only index.
     ///
     /// # Errors
-    /// `invalid_input` for duplicate names, embeddings without a model, a wrong length, a
+    /// `invalid_input` for more than [`MAX_TOOLS`] tools, duplicate names, embeddings without a model, a wrong length, a
     /// dimension of 0 or over [`MAX_DIM`], non-finite values, or more than
     /// [`MAX_EMBEDDING_FLOATS`] floats.
     pub fn new(mut tools: Vec<Tool>, model: Option<EmbeddingModel>, embeddings: Option<Vec<f32>>) -> Result<ToolIndex> {
-        let mut by_name = HashMap::with_capacity(tools.len());
-        for (i, t) in tools.iter().enumerate() {
-            if by_name.insert(t.name.clone(), i).is_some() {
-                return Err(bad(format!("duplicate tool name \"{}\"", t.name)));
-            }
+        if tools.len() > MAX_TOOLS {
+            return Err(bad(format!("a catalog holds at most {MAX_TOOLS} tools")));
+        }
+        let mut by_name: Vec<u32> = (0..tools.len() as u32).collect();
+        crate::sort::sort_by(&mut by_name, |&a, &b| tools[a as usize].name < tools[b as usize].name);
+        if let Some(w) = by_name.windows(2).find(|w| tools[w[0] as usize].name == tools[w[1] as usize].name) {
+            return Err(bad(format!("duplicate tool name \"{}\"", tools[w[0] as usize].name)));
         }
         let with = tools.iter().filter(|t| t.embedding.is_some()).count();
         let vectors = match (embeddings, with) {
@@ -317,11 +319,9 @@ impl ToolIndex {
             }
         };
         let model = if vectors.is_empty() { None } else { model };
-        let mut order: Vec<usize> = (0..tools.len()).collect();
-        crate::sort::sort_by(&mut order, |&a, &b| tools[a].name < tools[b].name);
         let mut name_rank = vec![0u32; tools.len()];
-        for (r, &i) in order.iter().enumerate() {
-            name_rank[i] = r as u32;
+        for (r, &i) in by_name.iter().enumerate() {
+            name_rank[i as usize] = r as u32;
         }
         let bm25 = Bm25::new(tools.iter().map(|t| {
             format!("{} {} {}", t.name, t.description, t.capabilities.join(" "))
@@ -341,7 +341,8 @@ impl ToolIndex {
 
     /// The position of the tool called `name`.
     pub fn position(&self, name: &str) -> Option<usize> {
-        self.by_name.get(name).copied()
+        let at = self.by_name.binary_search_by(|&i| self.tools[i as usize].name.as_str().cmp(name)).ok()?;
+        self.by_name.get(at).map(|&i| i as usize)
     }
 
     /// The model tag, when the index has embeddings.

@@ -7,7 +7,7 @@
 
 use super::index::{Method, Mode, Query, ToolIndex};
 use super::requirements::Requirements;
-use std::collections::{HashMap, HashSet};
+use crate::hash::{Map, StrSet};
 
 /// Why a tool is in the subset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,7 +155,15 @@ pub fn retrieval_queries(req: &Requirements) -> Vec<String> {
         out.push(q);
     }
     if out.len() > 1 {
-        out.push(combined.join(" ").split_whitespace().collect::<Vec<_>>().join(" "));
+        // The words of all queries, one space apart.
+        let mut all = String::new();
+        for w in combined.iter().flat_map(|q| q.split_whitespace()) {
+            if !all.is_empty() {
+                all.push(' ');
+            }
+            all.push_str(w);
+        }
+        out.push(all);
     } else if out.is_empty() && !metrics.is_empty() {
         out.push(metrics);
     }
@@ -206,13 +214,14 @@ pub fn narrow_ranked(index: Option<&ToolIndex>, ranked: &[(String, f64)], opts: 
     let mut warnings = Vec::new();
     let mut tools: Vec<NarrowedTool> = Vec::new();
     // Score and 1-based rank by name (the first occurrence counts).
-    let mut by_name: HashMap<&str, (f64, usize)> = HashMap::with_capacity(ranked.len());
-    for (r, (name, score)) in ranked.iter().enumerate() {
-        by_name.entry(name.as_str()).or_insert((*score, r + 1));
+    let mut by_name: Map<&str, usize> = crate::hash::map_with_capacity(ranked.len());
+    // Backwards, so that the first occurrence is the one inserted last.
+    for (r, (name, _)) in ranked.iter().enumerate().rev() {
+        by_name.insert(name.as_str(), r);
     }
-    let scored = |name: &str| by_name.get(name).copied();
+    let scored = |name: &str| by_name.get(name).and_then(|&r| Some((ranked.get(r)?.1, r + 1)));
     // Names already in the subset or among the candidates.
-    let mut seen: HashSet<String> = HashSet::new();
+    let mut seen = StrSet::default();
     let mut add = |tools: &mut Vec<NarrowedTool>, name: &str, reason: Reason| {
         if index.is_some_and(|i| i.position(name).is_none()) {
             warnings.push(format!("{} tool \"{name}\" is not in the catalog", reason.as_str()));
@@ -221,26 +230,26 @@ pub fn narrow_ranked(index: Option<&ToolIndex>, ranked: &[(String, f64)], opts: 
         tools.push(NarrowedTool { name: name.into(), reason, score: s.map(|x| x.0), rank: s.map(|x| x.1) });
     };
     for t in &opts.template {
-        if seen.insert(t.clone()) {
+        if seen.insert(t.as_str()) {
             add(&mut tools, t, Reason::Template);
         }
     }
     // Candidate retrieval tools, best first.
     let mut candidates: Vec<(String, f64, usize)> = Vec::new();
     for (r, (name, score)) in ranked.iter().enumerate() {
-        if opts.min_score.is_some_and(|m| *score < m) || !seen.insert(name.clone()) {
+        if opts.min_score.is_some_and(|m| *score < m) || !seen.insert(name.as_str()) {
             continue;
         }
         candidates.push((name.clone(), *score, r + 1));
     }
     let mut safety = Vec::new();
     let mut safety_missing = Vec::new();
-    let mut listed: HashSet<&str> = HashSet::new();
+    let mut listed = StrSet::default();
     for s in &opts.safety_set {
         if !listed.insert(s.as_str()) {
             continue;
         }
-        let present = seen.contains(s);
+        let present = seen.contains(s.as_str());
         safety.push((s.clone(), !present));
         if !present {
             safety_missing.push(s.clone());

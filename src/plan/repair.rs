@@ -6,7 +6,7 @@
 //! gets another value: such a repair is rejected and the plan is made again.
 
 use crate::json::JsonValue;
-use std::collections::{HashMap, HashSet};
+use crate::hash::{Map, StrSet};
 use crate::num::parse_f64;
 use crate::{Error, ErrorKind, Result};
 
@@ -83,12 +83,18 @@ fn parts(v: &JsonValue) -> Result<(Option<&str>, &Members)> {
 }
 
 /// Each key's first value (a repeated key counts once).
-fn first_table(m: &Members) -> HashMap<&str, &JsonValue> {
-    let mut t: HashMap<&str, &JsonValue> = HashMap::with_capacity(m.len());
-    for (k, v) in m {
-        t.entry(k.as_str()).or_insert(v);
+fn first_table(m: &Members) -> Map<&str, usize> {
+    let mut t: Map<&str, usize> = crate::hash::map_with_capacity(m.len());
+    // Backwards, so that the first occurrence is the one inserted last.
+    for (i, (k, _)) in m.iter().enumerate().rev() {
+        t.insert(k.as_str(), i);
     }
     t
+}
+
+/// The first value of key `k` in `m`, found through its table.
+fn first_value<'a>(t: &Map<&str, usize>, m: &'a Members, k: &str) -> Option<&'a JsonValue> {
+    t.get(k).and_then(|&i| m.get(i)).map(|(_, v)| v)
 }
 
 /// Classifies the repair that turned `before` into `after` (steps or params objects), with
@@ -107,21 +113,22 @@ pub fn classify_repair(before: &JsonValue, after: &JsonValue, semantic_params: &
     // One look-up table per side (a repeated key counts once, its first occurrence), so the
     // comparison is linear in the keys.
     let (ta, tb) = (first_table(pa), first_table(pb));
-    let semantic_set: HashSet<String> = semantic_params.iter().map(|s| s.to_ascii_lowercase()).collect();
+    let semantic_lower: Vec<String> = semantic_params.iter().map(|s| s.to_ascii_lowercase()).collect();
+    let semantic_set: StrSet = semantic_lower.iter().map(String::as_str).collect();
     let mut keys: Vec<&str> = ta.keys().chain(tb.keys()).copied().collect();
     crate::sort::sort_by(&mut keys, |a, b| a < b);
     keys.dedup();
     for k in keys {
-        let (a, b) = (ta.get(k).copied().cloned(), tb.get(k).copied().cloned());
-        let semantic = semantic_set.contains(&k.to_ascii_lowercase());
-        let changed = match (&a, &b) {
+        let (a, b) = (first_value(&ta, pa, k), first_value(&tb, pb, k));
+        let semantic = semantic_set.contains(k.to_ascii_lowercase().as_str());
+        let changed = match (a, b) {
             (Some(x), Some(y)) => !same_ignoring_case(x, y),
-            _ => !(empty(a.as_ref()) && empty(b.as_ref())),
+            _ => !(empty(a) && empty(b)),
         };
         if !changed {
             continue;
         }
-        if FRAME_PARAMS.contains(&k) && empty(a.as_ref()) {
+        if FRAME_PARAMS.contains(&k) && empty(a) {
             continue; // missing df filled in
         }
         if semantic {

@@ -9,7 +9,7 @@
 
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind};
-use std::collections::HashSet;
+use crate::hash::StrSet;
 
 /// The closed label sets of the schema. Callers extend them (see [`RequirementLabels::extend`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,12 +40,12 @@ impl RequirementLabels {
     /// These sets plus the labels of `extra` (lowercased), in order, without duplicates.
     pub fn extend(&self, extra: &RequirementLabels) -> RequirementLabels {
         let union = |a: &[String], b: &[String]| {
+            let lowered: Vec<String> = b.iter().map(|l| l.trim().to_ascii_lowercase()).collect();
             let mut out = a.to_vec();
-            let mut seen: HashSet<String> = a.iter().cloned().collect();
-            for l in b {
-                let l = l.trim().to_ascii_lowercase();
-                if !l.is_empty() && seen.insert(l.clone()) {
-                    out.push(l);
+            let mut seen: StrSet = a.iter().map(String::as_str).collect();
+            for l in &lowered {
+                if !l.is_empty() && seen.insert(l) {
+                    out.push(l.clone());
                 }
             }
             out
@@ -225,7 +225,7 @@ fn read(value: &JsonValue, labels: Option<&RequirementLabels>) -> Result<Require
 
 fn names(key: &str, v: &JsonValue, issues: &mut Vec<RequirementIssue>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut seen: HashSet<&str> = HashSet::new();
+    let mut seen = StrSet::default();
     match v {
         JsonValue::Null => {}
         JsonValue::Array(items) => {
@@ -252,7 +252,6 @@ fn label_list(
     issues: &mut Vec<RequirementIssue>,
 ) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut seen: HashSet<String> = HashSet::new();
     let JsonValue::Array(items) = v else {
         if !matches!(v, JsonValue::Null) {
             issues.push(RequirementIssue::shape(key, "must be an array of labels"));
@@ -265,13 +264,9 @@ fn label_list(
             issues.push(RequirementIssue::shape(&path, "must be a label string"));
             continue;
         };
-        if let Some(label) = check_label(&path, label, allowed, issues) {
-            if seen.insert(label.clone()) {
-                out.push(label);
-            }
-        }
+        out.extend(check_label(&path, label, allowed, issues));
     }
-    out
+    crate::hash::distinct_strings(out)
 }
 
 /// The label lowercased and trimmed, or `None` (and an issue) when it is outside `allowed`.

@@ -22,9 +22,9 @@ use super::tools::{event_index, OpenCalls};
 pub(crate) struct OpenAiResponses {
     calls: OpenCalls,
     /// Calls that received argument deltas.
-    had_args: std::collections::HashSet<u32>,
+    had_args: crate::hash::Set<u32>,
     /// Custom tool calls: their free-text input is sent as the body of a JSON string.
-    custom: std::collections::HashSet<u32>,
+    custom: crate::hash::Set<u32>,
     scratch: String,
     /// A terminal `response.*` event was seen.
     pub(crate) ended: bool,

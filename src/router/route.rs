@@ -340,7 +340,7 @@ impl StreamRouter {
                 answer: String::new(),
                 answer_room: 0,
                 client_calls: false,
-                sources: std::collections::HashSet::new(),
+                sources: crate::hash::Set::default(),
                 pending: String::new(),
                 scratch: String::new(),
                 budget: Budget::new(options.max_buffer_bytes),
@@ -503,7 +503,7 @@ struct Route {
     /// A client (not provider-executed) tool call was routed.
     client_calls: bool,
     /// Hashes of the sources routed so far (each source once).
-    sources: std::collections::HashSet<u64>,
+    sources: crate::hash::Set<u64>,
     /// Model text not yet given to the content machine (action-json, tagged): the text
     /// deltas of one call go in at once, which spares a machine call per delta.
     pending: String,

@@ -3,7 +3,7 @@
 
 use super::delta::DeltaSink;
 use super::jscan::index_of;
-use std::collections::{HashMap, HashSet};
+use crate::hash::{Map, Set};
 
 /// Most tool calls tracked at once; more are still routed, but calls past the cap are ended
 /// as soon as they start (their arguments then arrive as deltas of an ended call, which the
@@ -53,7 +53,7 @@ pub(crate) fn event_index(raw: Option<&str>, call_event: bool, sink: &mut dyn De
 pub(crate) struct OpenCalls {
     open: ByIndex<()>,
     /// Every index ever started (to start each only once), up to `MAX_OPEN_CALLS * 4`.
-    seen: HashSet<u32>,
+    seen: Set<u32>,
 }
 
 impl OpenCalls {
@@ -135,14 +135,14 @@ impl OpenCalls {
 pub(crate) struct ByIndex<T> {
     slots: Vec<Option<(u32, T)>>,
     /// Where each present index is in `slots`.
-    at: HashMap<u32, usize>,
+    at: Map<u32, usize>,
     /// Slots before this one are all holes.
     head: usize,
 }
 
 impl<T> Default for ByIndex<T> {
     fn default() -> Self {
-        ByIndex { slots: Vec::new(), at: HashMap::new(), head: 0 }
+        ByIndex { slots: Vec::new(), at: Map::default(), head: 0 }
     }
 }
 

@@ -391,10 +391,10 @@ pub fn reextraction_message(
     let JsonValue::Array(items) = v else {
         return Err(bad("errors must be an array of { path, label, allowed, message }"));
     };
-    let issues = items
-        .iter()
-        .map(|i| plan::RequirementIssue::from_json(i).ok_or_else(|| bad("each error needs a string path")))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut issues = Vec::with_capacity(items.len());
+    for i in &items {
+        issues.push(plan::RequirementIssue::from_json(i).ok_or_else(|| bad("each error needs a string path"))?);
+    }
     Ok(plan::reextraction_message(&issues))
 }
 
@@ -751,18 +751,17 @@ fn narrow_with(index: Option<&CoreIndex>, options: &JsValue) -> Result<JsValue, 
         let JsonValue::Array(items) = json_arg(&r, "retrieved")? else {
             return Err(bad("retrieved must be an array of { name, score }"));
         };
-        let ranked = items
-            .iter()
-            .map(|i| {
-                let name = i.get("name").and_then(JsonValue::as_str).map(str::to_string);
-                let score = match i.get("score") {
-                    Some(JsonValue::Number(n)) => crate::num::parse_f64(n),
-                    None => Some(0.0),
-                    _ => None,
-                };
-                name.zip(score).ok_or_else(|| bad("retrieved must be an array of { name, score }"))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        // Plain loops rather than `collect::<Result<_>>()` here and below: smaller in the `.wasm`.
+        let mut ranked = Vec::with_capacity(items.len());
+        for i in &items {
+            let name = i.get("name").and_then(JsonValue::as_str).map(str::to_string);
+            let score = match i.get("score") {
+                Some(JsonValue::Number(n)) => crate::num::parse_f64(n),
+                None => Some(0.0),
+                _ => None,
+            };
+            ranked.push(name.zip(score).ok_or_else(|| bad("retrieved must be an array of { name, score }"))?);
+        }
         let mut n = plan::narrow_ranked(index, &ranked, &o);
         n.queries = texts.unwrap_or_else(|| plan::retrieval_queries(&req));
         return Ok(to_js_value(&narrowed_json(&n)));
@@ -981,16 +980,17 @@ pub fn apply_removals(
     let r = json_arg(&report, "report")?;
     let unjustified = strings(r.get("unjustified").unwrap_or(&JsonValue::Null), "report.unjustified")?;
     let positions = match r.get("unjustified_steps") {
-        Some(JsonValue::Array(items)) => Some(
-            items
-                .iter()
-                .map(|i| match i {
+        Some(JsonValue::Array(items)) => {
+            let mut at = Vec::with_capacity(items.len());
+            for i in items {
+                let p = match i {
                     JsonValue::Number(n) => n.parse::<usize>().ok(),
                     _ => None,
-                })
-                .collect::<Option<Vec<usize>>>()
-                .ok_or_else(|| bad("report.unjustified_steps must hold step positions"))?,
-        ),
+                };
+                at.push(p.ok_or_else(|| bad("report.unjustified_steps must hold step positions"))?);
+            }
+            Some(at)
+        }
         _ => None,
     };
     plan::apply_removals(&p, positions.as_deref(), &unjustified).map(|v| to_js_value(&v)).map_err(|e| js_error(&e))
