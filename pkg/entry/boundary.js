@@ -24,9 +24,7 @@
 import { __sr_memory } from './streamroute.js';
 import { StreamrouteError, chunkView, stringError, u8Length } from './runtime.js';
 import { disposable, HANDLE, live } from './handled.js';
-import { COUNT, FAILED, NOT_UNITS, TEXT, TEXT_LEN, WIDE } from './abi.js';
-
-export { FAILED, NOT_UNITS };
+import { COUNT, FAILED, TEXT, TEXT_LEN, WIDE } from './abi.js';
 
 const encoder = new TextEncoder();
 // ignoreBOM: a U+FEFF at the start of the text is content, not a byte order mark.
@@ -47,7 +45,7 @@ export const NodeBuffer =
     : null;
 
 let memory;
-export let u8 = new Uint8Array(0);
+let u8 = new Uint8Array(0);
 export let u32 = new Uint32Array(0);
 let u16 = new Uint16Array(0);
 let nodeBuf = null;
@@ -364,4 +362,4 @@ export class Machine {
 }
 disposable(Machine);
 
-export { decoder, stringError, StreamrouteError };
+export { stringError };

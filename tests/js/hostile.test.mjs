@@ -138,6 +138,36 @@ test('a freed object throws invalid_state', () => {
   assert.throws(() => f.finish(), (e) => e instanceof StreamrouteError && e.code === 'invalid_state');
 });
 
+test('every class frees through Symbol.dispose (using), then throws invalid_state', () => {
+  const made = [
+    new sr.SseDecoder(), new sr.SseEncoder(), new sr.StreamRouter(), new sr.AnswerExtractor(), new sr.LlmStreamChunker(),
+    new sr.PartialJson(), new sr.JsonItemStream('$'), new sr.TagFilter(NONCE), new sr.TaggedTurn(), new sr.TagEventWriter(),
+    new sr.ArtifactCollector(), new sr.ArtifactStream(), new sr.CapabilityMap(), new sr.ToolIndex([]),
+  ];
+  assert.equal(typeof Symbol.dispose, 'symbol');
+  for (const o of made) {
+    const name = o.constructor.name;
+    assert.equal(o[Symbol.dispose], o.free, name);
+    assert.ok(!Object.getOwnPropertyNames(Object.getPrototypeOf(o)).includes('undefined'), name);
+    o[Symbol.dispose]();
+    o.free(); // a second free does nothing
+    const call = 'feed' in o ? () => o.feed('x') : () => JSON.stringify(o.toJSON?.() ?? o.ping?.() ?? o.all?.() ?? o.openStreams());
+    assert.throws(call, (e) => e instanceof StreamrouteError && e.code === 'invalid_state' && /freed/.test(e.message), name);
+  }
+});
+
+test('SseEncoder.encode names what is wrong with its message, and ignores keys it does not read', () => {
+  const enc = new sr.SseEncoder();
+  const bad = (message, pattern) =>
+    assert.throws(() => enc.encode(message), (e) => e instanceof StreamrouteError && e.code === 'invalid_input' && pattern.test(e.message));
+  bad({}, /^invalid SSE message: missing field `data`$/);
+  bad(undefined, /^invalid SSE message: missing field `data`$/);
+  bad('text', /^invalid SSE message: invalid type: a string, expected struct SseMessageInit$/);
+  bad({ data: 'd', id: true }, /^invalid SSE message: invalid type: boolean `true`, expected an `id` that is a string or a number$/);
+  bad({ data: 'd', retry: '5' }, /^invalid SSE message: invalid type: a string, expected f64$/);
+  assert.equal(enc.encode({ data: 'd', id: 'a', retry: 5, extra: 1 }), 'id: a\nretry: 5\ndata: d\n\n');
+});
+
 test('toSse: a profile that is not a known name, or data JSON cannot encode, is a StreamrouteError', async () => {
   for (const p of ['constructor', 'toString', 42, { toString() { throw new Error('boom'); } }, Object.create(null)]) {
     assert.throws(() => sr.toSse(p), (e) => e instanceof StreamrouteError && e.code === 'invalid_option');

@@ -1,9 +1,9 @@
 // SseDecoder: decodes `text/event-stream` bytes or text into events, exactly as the WHATWG
 // standard interprets an event stream. The wasm half is `SseDecoderHandle` (src/wasm/sse.rs).
 import { SseDecoderHandle, SseEncoderHandle } from '../streamroute.js';
-import { headerText, INPUT, Machine, NodeBuffer, NOT_UNITS, READ, SETTLE, stringError, u32, views } from '../boundary.js';
+import { headerText, INPUT, Machine, NodeBuffer, READ, SETTLE, stringError, u32, views } from '../boundary.js';
 import { forward, Handled } from '../handled.js';
-import { OPS, SSE_RANGE, SSE_SAME } from '../abi.js';
+import { NOT_UNITS, OPS, SSE_RANGE, SSE_SAME } from '../abi.js';
 
 // A long string chunk in Node goes in as UTF-16 (`Buffer#write`) and wasm reads its skeleton:
 // an event whose data is one line of the chunk comes back as a range that is sliced from the

@@ -3,9 +3,9 @@
 // halves are `TagFilterHandle` (which keeps no block text: the blocks of `finish()` are
 // assembled here from the deltas) and `TaggedTurnHandle` (src/wasm/tags.rs).
 import { TagEventWriterHandle, TagFilterHandle, TaggedTurnHandle } from '../streamroute.js';
-import { FINISHED, INPUT, Machine, NodeBuffer, NOT_UNITS, PARTIAL, READ, readText, readText16, SETTLE, stringError, u32, views } from '../boundary.js';
+import { FINISHED, INPUT, Machine, NodeBuffer, PARTIAL, READ, readText, readText16, SETTLE, stringError, u32, views } from '../boundary.js';
 import { forward, Handled } from '../handled.js';
-import { FLAGS, OPS, TAG_SLICE, TAG_UNITS } from '../abi.js';
+import { FLAGS, NOT_UNITS, OPS, TAG_SLICE, TAG_UNITS } from '../abi.js';
 
 // Strings at least this long go in as UTF-16 where the runtime has Node's Buffer.
 const UNITS_MIN = 64;
