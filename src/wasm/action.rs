@@ -4,12 +4,11 @@ use super::host::to_js_value;
 use super::{js_error, Utf16Offsets};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind};
-use serde::Serialize;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
 /// `normalizeAction` with its diagnostics.
-#[derive(Tsify, Serialize)]
+#[derive(Tsify)]
 #[allow(dead_code)]
 pub struct NormalizedAction {
     /// The action.

@@ -1,20 +1,21 @@
-//! Options and small argument objects from JS values, with serde.
+//! Options and argument objects from JS values, read field by field (no serde).
 //!
-//! The bindings' own deserializer instead of serde-wasm-bindgen's: it reads only what they
-//! take (booleans, numbers, strings, arrays, plain objects, `null`/`undefined` as absent),
-//! and its error messages never format a number, so no float formatter is linked for them
-//! (with core's float parser gone too, ~20 KB less `.wasm`). Results go to JS as JSON text
-//! (`host::json_parse`) or as objects built directly (`super::plain_object`), not through a
-//! serde serializer.
+//! One reader for every options and argument object of the bindings: [`FlatOptions`] reads
+//! an object's declared fields by name, each as a [`Read`] type (booleans, numbers, strings,
+//! arrays of them or of small objects, objects of strings as [`StringPairs`], anything as
+//! [`Any`]). It keeps the checks and messages the bindings had when they read these objects
+//! with serde (`unknown option "key"`, `invalid type: a string, expected f64`, `missing field
+//! `data``, `expected struct Name`), and its messages never format a number, so no float
+//! formatter is linked for them. No serde code is in the `.wasm`: one field reader instead of
+//! a visitor per struct.
 //!
 //! Every read of the caller's object goes through a `catch` import (`Reflect.get`,
 //! `Object.keys`, `Object.entries`, `Array.isArray`): a getter or Proxy trap that throws
 //! becomes an `invalid_input` error here instead of a JS exception unwinding through wasm
-//! frames. Options objects are read strictly ([`options_from_js`]): a key that is not an
-//! option is an `invalid_input` error naming it, at any depth.
+//! frames. Options objects are read strictly ([`FlatOptions::new`]): a key that is not an
+//! option is an `invalid_input` error naming it.
 
 use js_sys::{Array, Object, Reflect};
-use serde::de::{self, Deserialize, DeserializeOwned, DeserializeSeed, Expected, IntoDeserializer, Unexpected, Visitor};
 use std::cell::RefCell;
 use std::fmt;
 use std::rc::Rc;
@@ -31,23 +32,51 @@ extern "C" {
     fn is_array(v: &JsValue) -> Result<bool, JsValue>;
 }
 
-/// Deserialises `value` into `T`; the error is a message for the caller to wrap.
-pub(crate) fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, DeError> {
-    T::deserialize(JsDe(value, false))
+/// A type read from a JS value (never `undefined`; `null` only where a field is required or
+/// an array element: it is then the wrong type).
+pub(crate) trait Read: Sized {
+    /// `v` as `Self`, else what is wrong with it.
+    fn read(v: Js) -> Result<Self, DeError>;
 }
 
-/// [`from_js`] for an options object: every key of it (and of the objects in it that are
-/// read as structs) must be a field of its struct, else `unknown option "key"`.
-pub(crate) fn options_from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, DeError> {
-    T::deserialize(JsDe(value, true))
+/// Reads `value` as `T` (a whole argument, such as `TagEventWriter.deltas`' array); the
+/// error is a message for the caller to wrap.
+pub(crate) fn from_js<T: Read>(value: JsValue) -> Result<T, DeError> {
+    T::read(Js(value))
 }
 
-/// An options object of booleans, numbers and strings read field by field, without serde:
-/// the checks and messages of [`options_from_js`] (`unknown option "key"`, `invalid type: a
-/// string, expected f64`, `expected struct Name` for a value that is not an object, `null` or
-/// `undefined` as absent), with one reader's code in the `.wasm` instead of a serde visitor per
-/// options struct. A field must be read in declaration order for the first error to be the
-/// one serde reports.
+impl Read for bool {
+    fn read(v: Js) -> Result<bool, DeError> {
+        v.0.as_bool().ok_or_else(|| v.invalid_type("a boolean"))
+    }
+}
+
+impl Read for f64 {
+    fn read(v: Js) -> Result<f64, DeError> {
+        v.0.as_f64().ok_or_else(|| v.invalid_type("f64"))
+    }
+}
+
+impl Read for String {
+    fn read(v: Js) -> Result<String, DeError> {
+        v.0.as_string().ok_or_else(|| v.invalid_type("a string"))
+    }
+}
+
+impl<T: Read> Read for Vec<T> {
+    fn read(v: Js) -> Result<Vec<T>, DeError> {
+        let mut items = v.items()?;
+        let mut out = Vec::new();
+        while let Some(item) = items.next_item()? {
+            out.push(T::read(item)?);
+        }
+        Ok(out)
+    }
+}
+
+/// An options object or an argument object, read field by field: its fields are read with
+/// [`get`](Self::get) (options) or [`read`](Self::read) / [`need`](Self::need) (arguments), in
+/// declaration order, so that the first error is the first field's.
 pub(crate) struct FlatOptions(Option<FlatObject>);
 
 /// The object of [`FlatOptions`], its struct's fields and their JS strings.
@@ -59,133 +88,178 @@ struct FlatObject {
 
 impl FlatOptions {
     /// `value` as the options struct `name` whose JS keys are `fields` (absent, `undefined` or
-    /// `null`: every field absent).
+    /// `null`: every field absent); another key is `unknown option "key"`.
     #[inline(never)]
     pub(crate) fn new(value: Option<JsValue>, name: &str, fields: &'static [&'static str]) -> Result<FlatOptions, JsValue> {
         let value = match value {
             Some(v) if !v.is_undefined() && !v.is_null() => v,
             _ => return Ok(FlatOptions(None)),
         };
-        let de = JsDe(value, true);
-        let Some(o) = de.object() else {
-            return Err(super::options_error(de.invalid_type(&format!("struct {name}").as_str())));
-        };
-        only_keys(o, fields).map_err(super::options_error)?;
-        Ok(FlatOptions(Some(FlatObject { object: o.clone(), fields, keys: field_keys(fields) })))
-    }
-
-    /// `value` as the argument object `name` with the fields `fields`, other keys ignored
-    /// (absent, `undefined` or `null`: every field absent). Its fields are read with the
-    /// `read_` methods, whose errors the caller words.
-    pub(crate) fn record(value: JsValue, name: &str, fields: &'static [&'static str]) -> Result<FlatOptions, DeError> {
-        if value.is_undefined() || value.is_null() {
-            return Ok(FlatOptions(None));
-        }
-        let de = JsDe(value, false);
-        let Some(o) = de.object() else {
-            return Err(de.invalid_type(&format!("struct {name}").as_str()));
-        };
-        Ok(FlatOptions(Some(FlatObject { object: o.clone(), fields, keys: field_keys(fields) })))
-    }
-
-    /// A string field of a [`record`](Self::record).
-    pub(crate) fn read_string(&self, key: &str) -> Result<Option<String>, DeError> {
-        self.field(key).and_then(|f| f.map(JsDe::string).transpose())
-    }
-
-    /// A number field of a [`record`](Self::record).
-    pub(crate) fn read_number(&self, key: &str) -> Result<Option<f64>, DeError> {
-        self.field(key).and_then(|f| f.map(|de| de.0.as_f64().ok_or_else(|| de.invalid_type(&"f64"))).transpose())
-    }
-
-    /// A field of a [`record`](Self::record) that is a string or a number (`expected`
-    /// names what it may be).
-    pub(crate) fn read_string_or_number(&self, key: &str, expected: &str) -> Result<Option<Result<String, f64>>, DeError> {
-        self.field(key).and_then(|f| {
-            f.map(|de| match (de.0.as_string(), de.0.as_f64()) {
-                (Some(s), _) => Ok(Ok(s)),
-                (None, Some(x)) => Ok(Err(x)),
-                _ => Err(de.invalid_type(&expected)),
-            })
-            .transpose()
-        })
-    }
-
-    /// A missing required field of a [`record`](Self::record).
-    pub(crate) fn missing(key: &'static str) -> DeError {
-        de::Error::missing_field(key)
-    }
-
-    /// The field's value, `None` when it is absent, `undefined` or `null`. `key` is one of the
-    /// struct's fields, whose JS strings are made once (as for serde's reads).
-    #[inline(never)]
-    fn field(&self, key: &str) -> Result<Option<JsDe>, DeError> {
-        let Some(flat) = &self.0 else { return Ok(None) };
-        let at = flat.fields.iter().position(|f| *f == key);
-        let Some(js_key) = at.and_then(|i| flat.keys.get(i)) else { return Ok(None) };
-        let value = get(&flat.object, js_key, &|| format!("\"{key}\""))?;
-        let de = JsDe(value, true);
-        Ok((!de.nullish()).then_some(de))
-    }
-
-    /// A boolean field (its error thrown as [`super::options`] throws it).
-    pub(crate) fn bool(&self, key: &str) -> Result<Option<bool>, JsValue> {
-        let read = self.field(key).and_then(|f| f.map(|de| de.0.as_bool().ok_or_else(|| de.invalid_type(&"a boolean"))).transpose());
-        read.map_err(super::options_error)
-    }
-
-    /// A string field (its error thrown as [`super::options`] throws it).
-    pub(crate) fn string(&self, key: &str) -> Result<Option<String>, JsValue> {
-        self.read_string(key).map_err(super::options_error)
-    }
-
-    /// An array-of-strings field (its error thrown as [`super::options`] throws it).
-    pub(crate) fn strings(&self, key: &str) -> Result<Option<Vec<String>>, JsValue> {
-        let read = self.field(key).and_then(|f| {
-            f.map(|de| {
-                let mut items = de.seq_items(&"a sequence")?;
-                let mut out = Vec::new();
-                while let Some(item) = items.next_item()? {
-                    out.push(item.string()?);
-                }
-                Ok(out)
-            })
-            .transpose()
+        let read = Self::object(Js(value), name, fields).and_then(|o| {
+            let flat = o.0.as_ref().map(|f| &f.object);
+            flat.map_or(Ok(()), |f| only_keys(f, fields)).map(|_| o)
         });
         read.map_err(super::options_error)
     }
 
-    /// A number field (its error thrown as [`super::options`] throws it).
-    pub(crate) fn number(&self, key: &str) -> Result<Option<f64>, JsValue> {
-        self.read_number(key).map_err(super::options_error)
+    /// `value` as the argument object `name` with the fields `fields`, other keys ignored
+    /// (absent, `undefined` or `null`: every field absent).
+    pub(crate) fn record(value: JsValue, name: &str, fields: &'static [&'static str]) -> Result<FlatOptions, DeError> {
+        if value.is_undefined() || value.is_null() {
+            return Ok(FlatOptions(None));
+        }
+        Self::object(Js(value), name, fields)
+    }
+
+    /// `v` as the struct `name` with the fields `fields`, other keys ignored: a value that is
+    /// not an object (`null` too) is `invalid type: …, expected struct Name`.
+    #[inline(never)]
+    pub(crate) fn object(v: Js, name: &str, fields: &'static [&'static str]) -> Result<FlatOptions, DeError> {
+        let Some(o) = v.object() else {
+            return Err(v.invalid_type(&format!("struct {name}")));
+        };
+        Ok(FlatOptions(Some(FlatObject { object: o.clone(), fields, keys: field_keys(fields) })))
+    }
+
+    /// `v` as the struct `name` of two required fields (other keys ignored): both are read,
+    /// in order, before a missing one is `missing field`.
+    pub(crate) fn both<A: Read, B: Read>(v: Js, name: &str, fields: &'static [&'static str; 2]) -> Result<(A, B), DeError> {
+        let o = Self::object(v, name, fields)?;
+        let (a, b) = (o.need(fields[0])?, o.need(fields[1])?);
+        Ok((a.ok_or_else(|| Self::missing(fields[0]))?, b.ok_or_else(|| Self::missing(fields[1]))?))
+    }
+
+    /// An options field (its error thrown as an options error: `invalid options: …`).
+    pub(crate) fn get<T: Read>(&self, key: &str) -> Result<Option<T>, JsValue> {
+        self.read(key).map_err(super::options_error)
+    }
+
+    /// An optional field of an argument object: `None` when absent, `undefined` or `null`.
+    pub(crate) fn read<T: Read>(&self, key: &str) -> Result<Option<T>, DeError> {
+        self.field(key).and_then(|f| f.filter(|v| !v.0.is_null()).map(T::read).transpose())
+    }
+
+    /// A required field: `None` when absent or `undefined` (for [`missing`](Self::missing)
+    /// once every field is read); `null` is the wrong type.
+    fn need<T: Read>(&self, key: &str) -> Result<Option<T>, DeError> {
+        self.field(key).and_then(|f| f.map(T::read).transpose())
+    }
+
+    /// An optional field that is a string or a number (`expected` names what it may be).
+    pub(crate) fn read_string_or_number(&self, key: &str, expected: &str) -> Result<Option<Result<String, f64>>, DeError> {
+        self.field(key).and_then(|f| {
+            f.filter(|v| !v.0.is_null())
+                .map(|v| match (v.0.as_string(), v.0.as_f64()) {
+                    (Some(s), _) => Ok(Ok(s)),
+                    (None, Some(x)) => Ok(Err(x)),
+                    _ => Err(v.invalid_type(expected)),
+                })
+                .transpose()
+        })
+    }
+
+    /// A missing required field.
+    pub(crate) fn missing(key: &str) -> DeError {
+        DeError(format!("missing field `{key}`"), false)
+    }
+
+    /// The field's value, `None` when it is absent or `undefined`. `key` is one of the
+    /// struct's fields, whose JS strings are made once.
+    #[inline(never)]
+    fn field(&self, key: &str) -> Result<Option<Js>, DeError> {
+        let Some(flat) = &self.0 else { return Ok(None) };
+        let at = flat.fields.iter().position(|f| *f == key);
+        let Some(js_key) = at.and_then(|i| flat.keys.get(i)) else { return Ok(None) };
+        let value = get(&flat.object, js_key, &|| format!("\"{key}\""))?;
+        Ok((!value.is_undefined()).then_some(Js(value)))
     }
 }
 
-/// A JS object of strings as `(key, value)` pairs sorted by key: what a `BTreeMap` gave,
-/// without a B-tree's code in the `.wasm`.
+/// A JS object of strings as `(key, value)` pairs sorted by key.
 #[derive(Default)]
 pub(crate) struct StringPairs(pub(crate) Vec<(String, String)>);
 
-impl<'de> Deserialize<'de> for StringPairs {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Pairs;
-        impl<'de> Visitor<'de> for Pairs {
-            type Value = StringPairs;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object of strings")
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, mut m: A) -> Result<StringPairs, A::Error> {
-                let mut v: Vec<(String, String)> = Vec::new();
-                while let Some((k, x)) = m.next_entry::<String, String>()? {
-                    match v.binary_search_by(|(key, _)| key.as_str().cmp(&k)) {
-                        Ok(i) => v[i].1 = x,
-                        Err(i) => v.insert(i, (k, x)),
-                    }
-                }
-                Ok(StringPairs(v))
-            }
+impl Read for StringPairs {
+    fn read(v: Js) -> Result<StringPairs, DeError> {
+        let mut pairs = Vec::new();
+        for (key, value) in v.entries("an object of strings")? {
+            pairs.push((key, String::read(value)?));
         }
-        d.deserialize_map(Pairs)
+        // An object's own keys are distinct: sorting is all a map's order needs.
+        let mut order: Vec<usize> = (0..pairs.len()).collect();
+        crate::sort::sort_by(&mut order, |a, b| pairs[*a].0 < pairs[*b].0);
+        let mut slots: Vec<Option<(String, String)>> = pairs.into_iter().map(Some).collect();
+        Ok(StringPairs(order.iter().filter_map(|&i| slots[i].take()).collect()))
+    }
+}
+
+/// Any value, read whole as a union of shapes reads it (what serde's untagged enums
+/// buffered): `null` for `null` and `undefined`, object entries in their order. Arrays and
+/// objects nest at most 64 deep, so a cyclic value is an error, not a stack overflow.
+pub(crate) enum Any {
+    /// `null` or `undefined`.
+    Null,
+    /// A boolean (no shape reads its value yet).
+    Bool,
+    /// A number.
+    Number(f64),
+    /// A string.
+    Str(String),
+    /// An array's elements.
+    Seq(Vec<Any>),
+    /// A plain object's own enumerable entries.
+    Map(Vec<(String, Any)>),
+}
+
+/// The deepest nesting of arrays and objects read as [`Any`].
+const MAX_ANY_DEPTH: u32 = 64;
+
+impl Read for Any {
+    fn read(v: Js) -> Result<Any, DeError> {
+        Any::at(v, 0)
+    }
+}
+
+impl Any {
+    /// `v` inside `depth` arrays and objects.
+    fn at(v: Js, depth: u32) -> Result<Any, DeError> {
+        let container = v.array() || v.object().is_some();
+        if container && depth >= MAX_ANY_DEPTH {
+            // The number is written out: these messages never format one (ARCHITECTURE.md).
+            return Err(DeError::input("nested more than 64 levels deep (a cyclic object?)".into()));
+        }
+        Ok(if v.nullish() {
+            Any::Null
+        } else if v.0.as_bool().is_some() {
+            Any::Bool
+        } else if let Some(x) = v.0.as_f64() {
+            Any::Number(x)
+        } else if let Some(s) = v.0.as_string() {
+            Any::Str(s)
+        } else if v.array() {
+            let mut items = v.items()?;
+            let mut out = Vec::new();
+            while let Some(item) = items.next_item()? {
+                out.push(Any::at(item, depth + 1)?);
+            }
+            Any::Seq(out)
+        } else if v.object().is_some() {
+            let mut out = Vec::new();
+            for (key, value) in v.entries("any value")? {
+                out.push((key, Any::at(value, depth + 1)?));
+            }
+            Any::Map(out)
+        } else {
+            return Err(v.invalid_type("any value"));
+        })
+    }
+
+    /// The value of `key` in a map.
+    pub(crate) fn get(&self, key: &str) -> Option<&Any> {
+        match self {
+            Any::Map(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
     }
 }
 
@@ -197,6 +271,11 @@ pub(crate) struct DeError(String, bool);
 impl DeError {
     fn input(message: String) -> Self {
         DeError(message, true)
+    }
+
+    /// A wrong value, described by `message`.
+    pub(crate) fn new(message: String) -> Self {
+        DeError(message, false)
     }
 
     /// The error kind: `invalid_input` for a value that could not be read, else `otherwise`.
@@ -220,8 +299,7 @@ fn threw(what: &str, thrown: &JsValue) -> DeError {
     })
 }
 
-/// An options object's keys must all be `fields`, else `unknown option "key"`. Apart from the
-/// generic deserializer so that its code is in the `.wasm` once, not once per struct.
+/// An options object's keys must all be `fields`, else `unknown option "key"`.
 #[inline(never)]
 fn only_keys(o: &Object, fields: &[&str]) -> Result<(), DeError> {
     let keys = own_keys(o).map_err(|e| threw("the options' keys", &e))?;
@@ -231,140 +309,66 @@ fn only_keys(o: &Object, fields: &[&str]) -> Result<(), DeError> {
     }
 }
 
-/// An array's length, read through `Reflect.get` (the array may be a Proxy).
-#[inline(never)]
-fn array_len(array: &JsValue) -> Result<u32, DeError> {
-    let len = get(array, &JsValue::from_str("length"), &|| "an array's length".into())?;
-    Ok(len.as_f64().map_or(0, |n| n.clamp(0.0, f64::from(u32::MAX)) as u32))
-}
-
 /// `Reflect.get(object, key)`, a throw as [`threw`].
 #[inline(never)]
 fn get(object: &JsValue, key: &JsValue, what: &dyn Fn() -> String) -> Result<JsValue, DeError> {
     Reflect::get(object, key).map_err(|e| threw(&what(), &e))
 }
 
-impl std::error::Error for DeError {}
+/// A JS value to read.
+pub(crate) struct Js(JsValue);
 
-/// A value's kind in messages: never its number, so no float is formatted.
-fn kind(u: &Unexpected<'_>) -> String {
-    match u {
-        Unexpected::Bool(b) => format!("boolean `{b}`"),
-        Unexpected::Str(s) => format!("string \"{s}\""),
-        Unexpected::Unsigned(_) | Unexpected::Signed(_) | Unexpected::Float(_) => "a number".into(),
-        Unexpected::Unit | Unexpected::Option => "null".into(),
-        Unexpected::Seq => "an array".into(),
-        Unexpected::Map => "an object".into(),
-        Unexpected::Other(what) => (*what).into(),
-        _ => "another kind of value".into(),
-    }
-}
-
-impl de::Error for DeError {
-    fn custom<T: fmt::Display>(msg: T) -> Self {
-        DeError(msg.to_string(), false)
-    }
-    fn invalid_type(unexp: Unexpected<'_>, exp: &dyn Expected) -> Self {
-        DeError(format!("invalid type: {}, expected {exp}", kind(&unexp)), false)
-    }
-    fn invalid_value(unexp: Unexpected<'_>, exp: &dyn Expected) -> Self {
-        DeError(format!("invalid value: {}, expected {exp}", kind(&unexp)), false)
-    }
-    fn invalid_length(len: usize, exp: &dyn Expected) -> Self {
-        DeError(format!("invalid length {len}, expected {exp}"), false)
-    }
-    fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
-        DeError(format!("unknown variant \"{variant}\", expected one of {}", expected.join(", ")), false)
-    }
-    fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
-        DeError(format!("unknown field \"{field}\", expected one of {}", expected.join(", ")), false)
-    }
-    fn missing_field(field: &'static str) -> Self {
-        DeError(format!("missing field `{field}`"), false)
-    }
-    fn duplicate_field(field: &'static str) -> Self {
-        DeError(format!("duplicate field `{field}`"), false)
-    }
-}
-
-/// A JS value to read, and whether structs in it are options (unknown keys are errors).
-struct JsDe(JsValue, bool);
-
-impl JsDe {
+impl Js {
     fn nullish(&self) -> bool {
         self.0.is_null() || self.0.is_undefined()
     }
 
-    fn unexpected(&self) -> Unexpected<'static> {
+    /// The value's kind in messages: never its number, so no float is formatted.
+    fn kind(&self) -> String {
         if self.nullish() {
-            Unexpected::Unit
+            "null".into()
         } else if let Some(b) = self.0.as_bool() {
-            Unexpected::Bool(b)
+            format!("boolean `{b}`")
         } else if self.0.as_f64().is_some() {
-            Unexpected::Float(0.0)
+            "a number".into()
         } else if self.0.is_string() {
-            Unexpected::Other("a string")
+            "a string".into()
         } else if self.array() {
-            Unexpected::Seq
+            "an array".into()
         } else if self.0.is_object() {
-            Unexpected::Map
+            "an object".into()
         } else {
-            Unexpected::Other("another kind of value")
+            "another kind of value".into()
         }
     }
 
-    fn invalid<'de, V: Visitor<'de>>(&self, v: V) -> Result<V::Value, DeError> {
-        Err(self.invalid_type(&v))
+    /// The wrong-type error.
+    #[inline(never)]
+    fn invalid_type(&self, expected: &str) -> DeError {
+        DeError::new(format!("invalid type: {}, expected {expected}", self.kind()))
     }
 
-    /// The wrong-type error, apart from the generic methods so that its code is in the
-    /// `.wasm` once, not once per visitor (as every other non-generic step below).
+    /// An array's elements, else the wrong-type error (`expected a sequence`).
     #[inline(never)]
-    fn invalid_type(&self, expected: &dyn Expected) -> DeError {
-        de::Error::invalid_type(self.unexpected(), expected)
-    }
-
-    /// The object to read a struct's `fields` from (checking its keys if it is options).
-    #[inline(never)]
-    fn struct_fields(self, fields: &'static [&'static str], expected: &dyn Expected) -> Result<Fields, DeError> {
-        let Some(o) = self.object() else { return Err(self.invalid_type(expected)) };
-        if self.1 {
-            only_keys(o, fields)?;
-        }
-        Ok(Fields { object: o.clone(), fields, keys: field_keys(fields), next: 0, value: None, strict: self.1 })
-    }
-
-    /// A plain object's entries, read as a map.
-    #[inline(never)]
-    fn map_entries(self, expected: &dyn Expected) -> Result<Entries, DeError> {
-        match self.object() {
-            Some(o) => {
-                let entries = own_entries(o).map_err(|e| threw("an object's entries", &e))?;
-                Ok(Entries { entries, next: 0, value: None, strict: self.1 })
-            }
-            None => Err(self.invalid_type(expected)),
-        }
-    }
-
-    /// An array's elements, read as a sequence.
-    #[inline(never)]
-    fn seq_items(self, expected: &dyn Expected) -> Result<Items, DeError> {
+    fn items(self) -> Result<Items, DeError> {
         if !self.array() {
-            return Err(self.invalid_type(expected));
+            return Err(self.invalid_type("a sequence"));
         }
-        let len = array_len(&self.0)?;
-        Ok(Items { array: self.0, len, next: 0, strict: self.1 })
+        let len = get(&self.0, &JsValue::from_str("length"), &|| "an array's length".into())?;
+        let len = len.as_f64().map_or(0, |n| n.clamp(0.0, f64::from(u32::MAX)) as u32);
+        Ok(Items { array: self.0, len, next: 0 })
     }
 
-    /// A string, else the wrong-type error.
-    fn string(self) -> Result<String, DeError> {
-        self.0.as_string().ok_or_else(|| self.invalid_type(&"a string"))
-    }
-
-    /// A JS number that is a safe integer.
-    fn integer(&self) -> Option<i64> {
-        let x = self.0.as_f64()?;
-        (x.fract() == 0.0 && x.abs() <= 9_007_199_254_740_991.0).then_some(x as i64)
+    /// A plain object's own enumerable `(key, value)` pairs, else the wrong-type error.
+    #[inline(never)]
+    fn entries(self, expected: &str) -> Result<Vec<(String, Js)>, DeError> {
+        let Some(o) = self.object() else { return Err(self.invalid_type(expected)) };
+        let entries = own_entries(o).map_err(|e| threw("an object's entries", &e))?;
+        let pair = |p: JsValue| {
+            let p: Array = p.unchecked_into();
+            (p.get(0).as_string().unwrap_or_default(), Js(p.get(1)))
+        };
+        Ok(entries.iter().map(pair).collect())
     }
 
     /// An array (a revoked Proxy, on which `Array.isArray` throws, is not).
@@ -378,289 +382,28 @@ impl JsDe {
     }
 }
 
-impl<'de> de::Deserializer<'de> for JsDe {
-    type Error = DeError;
-
-    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        if self.nullish() {
-            v.visit_unit()
-        } else if let Some(b) = self.0.as_bool() {
-            v.visit_bool(b)
-        } else if let Some(x) = self.0.as_f64() {
-            v.visit_f64(x)
-        } else if let Some(s) = self.0.as_string() {
-            v.visit_string(s)
-        } else if self.array() {
-            let _depth = AnyDepth::enter()?;
-            self.deserialize_seq(v)
-        } else if self.object().is_some() {
-            let _depth = AnyDepth::enter()?;
-            self.deserialize_map(v)
-        } else {
-            self.invalid(v)
-        }
-    }
-
-    fn deserialize_bool<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        match self.0.as_bool() {
-            Some(b) => v.visit_bool(b),
-            None => self.invalid(v),
-        }
-    }
-
-    fn deserialize_f64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        match self.0.as_f64() {
-            Some(x) => v.visit_f64(x),
-            None => self.invalid(v),
-        }
-    }
-
-    fn deserialize_f32<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        self.deserialize_f64(v)
-    }
-
-    fn deserialize_i64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        match self.integer() {
-            Some(i) => v.visit_i64(i),
-            None => self.invalid(v),
-        }
-    }
-
-    fn deserialize_u64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        match self.integer() {
-            Some(i) if i >= 0 => v.visit_u64(i as u64),
-            _ => self.invalid(v),
-        }
-    }
-
-    fn deserialize_i8<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        self.deserialize_i64(v)
-    }
-    fn deserialize_i16<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        self.deserialize_i64(v)
-    }
-    fn deserialize_i32<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        self.deserialize_i64(v)
-    }
-    fn deserialize_u8<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        self.deserialize_u64(v)
-    }
-    fn deserialize_u16<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        self.deserialize_u64(v)
-    }
-    fn deserialize_u32<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        self.deserialize_u64(v)
-    }
-
-    fn deserialize_string<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        match self.0.as_string() {
-            Some(s) => v.visit_string(s),
-            None => self.invalid(v),
-        }
-    }
-
-    fn deserialize_str<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        self.deserialize_string(v)
-    }
-
-    fn deserialize_char<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        self.deserialize_string(v)
-    }
-
-    fn deserialize_identifier<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        self.deserialize_string(v)
-    }
-
-    fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        if self.nullish() {
-            v.visit_none()
-        } else {
-            v.visit_some(self)
-        }
-    }
-
-    fn deserialize_unit<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        if self.nullish() {
-            v.visit_unit()
-        } else {
-            self.invalid(v)
-        }
-    }
-
-    fn deserialize_unit_struct<V: Visitor<'de>>(self, _name: &'static str, v: V) -> Result<V::Value, DeError> {
-        self.deserialize_unit(v)
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, v: V) -> Result<V::Value, DeError> {
-        v.visit_newtype_struct(self)
-    }
-
-    fn deserialize_seq<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        let items = self.seq_items(&v)?;
-        v.visit_seq(items)
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, v: V) -> Result<V::Value, DeError> {
-        self.deserialize_seq(v)
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(self, _name: &'static str, _len: usize, v: V) -> Result<V::Value, DeError> {
-        self.deserialize_seq(v)
-    }
-
-    fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        let entries = self.map_entries(&v)?;
-        v.visit_map(entries)
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        fields: &'static [&'static str],
-        v: V,
-    ) -> Result<V::Value, DeError> {
-        let fields = self.struct_fields(fields, &v)?;
-        v.visit_map(fields)
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _variants: &'static [&'static str],
-        v: V,
-    ) -> Result<V::Value, DeError> {
-        // Unit variants by name: the only enums the bindings read this way.
-        match self.0.as_string() {
-            Some(s) => v.visit_enum(s.into_deserializer()),
-            None => self.invalid(v),
-        }
-    }
-
-    fn deserialize_bytes<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        self.deserialize_seq(v)
-    }
-
-    fn deserialize_byte_buf<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        self.deserialize_seq(v)
-    }
-
-    fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        v.visit_unit()
-    }
-}
-
-/// An array's elements in order.
+/// An array's elements in order, each read through `Reflect.get` (the array may be a Proxy).
 struct Items {
     array: JsValue,
     len: u32,
     next: u32,
-    strict: bool,
-}
-
-impl<'de> de::SeqAccess<'de> for Items {
-    type Error = DeError;
-
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, DeError> {
-        match self.next_item()? {
-            Some(item) => seed.deserialize(item).map(Some),
-            None => Ok(None),
-        }
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.len.saturating_sub(self.next).min(4096) as usize)
-    }
 }
 
 impl Items {
     #[inline(never)]
-    fn next_item(&mut self) -> Result<Option<JsDe>, DeError> {
+    fn next_item(&mut self) -> Result<Option<Js>, DeError> {
         if self.next >= self.len {
             return Ok(None);
         }
         let item = get(&self.array, &JsValue::from(self.next), &|| "an array element".into())?;
         self.next += 1;
-        Ok(Some(JsDe(item, self.strict)))
-    }
-}
-
-/// A plain object's own enumerable `[key, value]` pairs (a map such as `descriptions`).
-struct Entries {
-    entries: Array,
-    next: u32,
-    value: Option<JsValue>,
-    strict: bool,
-}
-
-impl<'de> de::MapAccess<'de> for Entries {
-    type Error = DeError;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, DeError> {
-        match self.next_key() {
-            Some(key) => seed.deserialize(key).map(Some),
-            None => Ok(None),
-        }
-    }
-
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
-        seed.deserialize(take_value(&mut self.value, self.strict))
-    }
-}
-
-impl Entries {
-    /// The next entry's key (its value kept for `next_value_seed`).
-    #[inline(never)]
-    fn next_key(&mut self) -> Option<JsDe> {
-        if self.next >= self.entries.length() {
-            return None;
-        }
-        let pair: Array = self.entries.get(self.next).unchecked_into();
-        self.next += 1;
-        self.value = Some(pair.get(1));
-        Some(JsDe(pair.get(0), self.strict))
-    }
-}
-
-/// The value `next_key_seed` kept, to read (`undefined` if there is none).
-#[inline(never)]
-fn take_value(value: &mut Option<JsValue>, strict: bool) -> JsDe {
-    JsDe(value.take().unwrap_or(JsValue::UNDEFINED), strict)
-}
-
-/// The deepest nesting of arrays and objects read through `deserialize_any`.
-const MAX_ANY_DEPTH: u32 = 64;
-
-thread_local! {
-    /// How many arrays and objects `deserialize_any` is inside (an untagged enum reads its
-    /// value that way). Typed reads end with their types; this one would recurse through a
-    /// cyclic object until the wasm stack overflowed.
-    static ANY_DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
-}
-
-/// One level of `deserialize_any` nesting, given back when dropped.
-struct AnyDepth;
-
-impl AnyDepth {
-    fn enter() -> Result<AnyDepth, DeError> {
-        let depth = ANY_DEPTH.with(|d| d.get());
-        if depth >= MAX_ANY_DEPTH {
-            // The number is written out: these messages never format one (ARCHITECTURE.md).
-            return Err(DeError::input("nested more than 64 levels deep (a cyclic object?)".into()));
-        }
-        ANY_DEPTH.with(|d| d.set(depth + 1));
-        Ok(AnyDepth)
-    }
-}
-
-impl Drop for AnyDepth {
-    fn drop(&mut self) {
-        ANY_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+        Ok(Some(Js(item)))
     }
 }
 
 thread_local! {
     /// Each struct's field names as JS strings, made on its first read (keyed by the address
-    /// of serde's field list): per-call arguments such as `SseEncoder.encode`'s message then
+    /// of its field list): per-call arguments such as `SseEncoder.encode`'s message then
     /// cost no string conversions.
     static FIELD_KEYS: RefCell<Vec<(usize, Rc<[JsValue]>)>> = const { RefCell::new(Vec::new()) };
 }
@@ -678,52 +421,7 @@ fn field_keys(fields: &'static [&'static str]) -> Rc<[JsValue]> {
     })
 }
 
-/// A struct's declared fields read off an object by name (a field that is `undefined` counts
-/// as absent; other keys are looked at only to reject them, in options).
-struct Fields {
-    object: Object,
-    fields: &'static [&'static str],
-    keys: Rc<[JsValue]>,
-    next: usize,
-    value: Option<JsValue>,
-    strict: bool,
-}
-
-impl<'de> de::MapAccess<'de> for Fields {
-    type Error = DeError;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, DeError> {
-        match self.next_field()? {
-            Some(field) => {
-                let key: de::value::StrDeserializer<'_, DeError> = field.into_deserializer();
-                seed.deserialize(key).map(Some)
-            }
-            None => Ok(None),
-        }
-    }
-
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
-        seed.deserialize(take_value(&mut self.value, self.strict))
-    }
-}
-
-impl Fields {
-    /// The next field the object has (not `undefined`), its value kept for `next_value_seed`.
-    #[inline(never)]
-    fn next_field(&mut self) -> Result<Option<&'static str>, DeError> {
-        while let (Some(&field), Some(key)) = (self.fields.get(self.next), self.keys.get(self.next)) {
-            self.next += 1;
-            let value = get(&self.object, key, &|| format!("\"{field}\""))?;
-            if !value.is_undefined() {
-                self.value = Some(value);
-                return Ok(Some(field));
-            }
-        }
-        Ok(None)
-    }
-}
-
-/// Options read by hand (not through serde): a plain copy of `options` holding only the
+/// Options read by hand (not field by field): a plain copy of `options` holding only the
 /// `allowed` keys it has, read once each. A key not in `allowed`, or a getter or Proxy trap
 /// that throws, is an `invalid_input` error naming it; a value that is not an object is
 /// returned as it is (the caller says what it must be).

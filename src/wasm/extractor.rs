@@ -4,12 +4,13 @@ use super::abi::{Header, CHUNK_ANSWER, CHUNK_DONE, CHUNK_THOUGHT};
 use super::handle::{handle_io, status, InputBuffer, FAILED};
 use super::{js_error, FlatOptions};
 use crate::{AnswerExtractorOptions, Error, ErrorKind};
-use serde::Deserialize;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
 /// Options of `new AnswerExtractor(options)`.
-#[derive(Tsify, Deserialize, Default)]
+// The type only: its one field is read directly.
+#[derive(Tsify)]
+#[allow(dead_code)]
 #[serde(rename_all = "camelCase", default)]
 pub struct AnswerExtractorInit {
     /// Most bytes of answer text held back while `next_node` is undecided (default 8 MiB).
@@ -80,7 +81,7 @@ impl JsAnswerExtractor {
     pub fn new(options_value: Option<JsValue>) -> Result<JsAnswerExtractor, JsValue> {
         Ok(JsAnswerExtractor {
             inner: crate::AnswerExtractor::new(extractor_options(
-                FlatOptions::new(options_value, "AnswerExtractorInit", &["maxBufferBytes"])?.number("maxBufferBytes")?,
+                FlatOptions::new(options_value, "AnswerExtractorInit", &["maxBufferBytes"])?.get("maxBufferBytes")?,
             )?),
             raw: Vec::new(),
             out16: Vec::new(),
@@ -146,7 +147,7 @@ impl JsAnswerExtractor {
 }
 
 /// Options of `new LlmStreamChunker(options)`.
-#[derive(Tsify, Deserialize, Default)]
+#[derive(Tsify)]
 #[serde(rename_all = "camelCase", default)]
 pub struct LlmStreamChunkerInit {
     /// The planner's `action_seq` to stamp on every chunk (`null` when omitted).
@@ -216,7 +217,7 @@ impl JsLlmStreamChunker {
     #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new(options_value: Option<JsValue>) -> Result<JsLlmStreamChunker, JsValue> {
         let o = FlatOptions::new(options_value, "LlmStreamChunkerInit", &["actionSeq", "maxBufferBytes"])?;
-        let o = LlmStreamChunkerInit { action_seq: o.number("actionSeq")?, max_buffer_bytes: o.number("maxBufferBytes")? };
+        let o = LlmStreamChunkerInit { action_seq: o.get("actionSeq")?, max_buffer_bytes: o.get("maxBufferBytes")? };
         let opts = extractor_options(o.max_buffer_bytes)?;
         Ok(JsLlmStreamChunker {
             inner: crate::AnswerExtractor::new(opts),

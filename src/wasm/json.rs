@@ -13,7 +13,6 @@ use super::{js_error, utf16_len, FlatOptions};
 use crate::budget::out_of_memory;
 use crate::json::partial::{Event, EventSink, Leaf, PathSegment, ValueKind};
 use crate::{Error, ErrorKind, JsonValue};
-use serde::Deserialize;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
@@ -35,7 +34,7 @@ export type JsonEvent =
 "#;
 
 /// Options of `new PartialJson(options)`.
-#[derive(Tsify, Deserialize, Default)]
+#[derive(Tsify)]
 #[serde(rename_all = "camelCase", default)]
 pub struct PartialJsonOptions {
     /// Accept exactly RFC 8259 JSON (default `true`); `false` tolerates raw control
@@ -52,7 +51,7 @@ pub struct PartialJsonOptions {
 }
 
 /// Options of `new JsonItemStream(path, options)`.
-#[derive(Tsify, Deserialize, Default)]
+#[derive(Tsify)]
 #[serde(rename_all = "camelCase", default)]
 pub struct JsonItemStreamOptions {
     /// Accept exactly RFC 8259 JSON (default `true`).
@@ -72,7 +71,7 @@ type JsonOptions = (Option<bool>, Option<f64>, Option<f64>);
 /// `{ strict?, maxDepth?, <cap>? }` of the options struct `name`: the two machines' options.
 fn json_options(value: Option<JsValue>, name: &str, keys: &'static [&'static str; 3]) -> Result<JsonOptions, JsValue> {
     let o = FlatOptions::new(value, name, keys)?;
-    Ok((o.bool(keys[0])?, o.number(keys[1])?, o.number(keys[2])?))
+    Ok((o.get(keys[0])?, o.get(keys[1])?, o.get(keys[2])?))
 }
 
 impl PartialJsonOptions {

@@ -239,15 +239,13 @@ pub fn make_nonce() -> Result<String, JsValue> {
     crate::make_nonce().map_err(|e| js_error(&e))
 }
 
-/// Reads options from a JS object with serde: an `invalid_option` error for a malformed
-/// value, `invalid_input` for a key that is not an option or a getter that throws.
-pub(crate) fn options<T: serde::de::DeserializeOwned + Default>(
-    value: Option<JsValue>,
-) -> Result<T, JsValue> {
+/// Reads an options value that is not an object of fields (`TaggedTurn.contract`'s
+/// descriptions): `T::default()` when absent, `undefined` or `null`; an `invalid_option` error
+/// for a malformed value, `invalid_input` for a getter that throws.
+pub(crate) fn options<T: de::Read + Default>(value: Option<JsValue>) -> Result<T, JsValue> {
     match value {
-        None => Ok(T::default()),
-        Some(v) if v.is_undefined() || v.is_null() => Ok(T::default()),
-        Some(v) => de::options_from_js(v).map_err(options_error),
+        Some(v) if !v.is_undefined() && !v.is_null() => de::from_js(v).map_err(options_error),
+        _ => Ok(T::default()),
     }
 }
 

@@ -13,13 +13,12 @@ use super::{js_error, opt_text_arg, text_arg};
 use super::host::{json_parse, to_js_value};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind};
-use serde::Serialize;
 use std::cell::RefCell;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
 /// One step of a parallel plan (`next_node: "plan"`).
-#[derive(Tsify, Serialize)]
+#[derive(Tsify)]
 #[allow(dead_code)]
 pub struct PlanStep {
     /// The tool to call.
@@ -30,7 +29,7 @@ pub struct PlanStep {
 }
 
 /// How the results of a parallel plan are joined.
-#[derive(Tsify, Serialize)]
+#[derive(Tsify)]
 #[allow(dead_code)]
 pub struct PlanJoin {
     /// The aggregation tool, or `null` to let the model combine the results.
@@ -45,7 +44,7 @@ pub struct PlanJoin {
 }
 
 /// The args of a `plan` action.
-#[derive(Tsify, Serialize)]
+#[derive(Tsify)]
 #[allow(dead_code)]
 pub struct PlanArgs {
     /// The tool calls to run in parallel.
@@ -57,7 +56,7 @@ pub struct PlanArgs {
 }
 
 /// The args of a `task` action (a background task); every field is optional.
-#[derive(Tsify, Serialize)]
+#[derive(Tsify)]
 #[allow(dead_code)]
 pub struct TaskArgs {
     /// Display name.
@@ -99,7 +98,7 @@ pub struct TaskArgs {
 }
 
 /// The args of a `final_response` action; every field is optional.
-#[derive(Tsify, Serialize)]
+#[derive(Tsify)]
 #[allow(dead_code)]
 pub struct FinalResponseArgs {
     /// The response text (streamed to the user).
@@ -123,7 +122,7 @@ pub struct FinalResponseArgs {
 }
 
 /// A large artifact replaced by a reference (what `store` returned).
-#[derive(Tsify, Serialize)]
+#[derive(Tsify)]
 #[allow(dead_code)]
 pub struct ArtifactRef {
     /// The reference the store returned.
@@ -136,7 +135,7 @@ pub struct ArtifactRef {
 }
 
 /// Options of `new ArtifactCollector(options)`.
-#[derive(Tsify, Serialize)]
+#[derive(Tsify)]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct ArtifactCollectorOptions {
@@ -152,7 +151,7 @@ pub struct ArtifactCollectorOptions {
 }
 
 /// The `done` event that ends a run.
-#[derive(Tsify, Serialize)]
+#[derive(Tsify)]
 #[allow(dead_code)]
 pub struct FinalPayloadDoneEvent {
     /// Always `"done"`.

@@ -9,7 +9,6 @@
 use super::host::json_parse;
 use super::{js_error, text_arg, FlatOptions, Utf16Offsets};
 use crate::Error;
-use serde::Deserialize;
 use std::fmt::Write as _;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
@@ -26,7 +25,7 @@ pub struct RepairResult {
 }
 
 /// Options of `parseJson(text, options)`.
-#[derive(Tsify, Deserialize, Default)]
+#[derive(Tsify)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ParseJsonOptions {
     /// Repair the text first (default `false`: strict RFC 8259).
@@ -92,7 +91,7 @@ pub fn parse_json(
     #[wasm_bindgen(unchecked_optional_param_type = "ParseJsonOptions")] options: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let o = FlatOptions::new(options, "ParseJsonOptions", &["repair"])?;
-    let o = ParseJsonOptions { repair: o.bool("repair")? };
+    let o = ParseJsonOptions { repair: o.get("repair")? };
     let text = text_arg(&text, "text")?;
     let json = if o.repair.unwrap_or(false) {
         crate::repair_json(&text)

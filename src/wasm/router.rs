@@ -9,16 +9,15 @@
 use super::abi::*;
 use super::handle::{handle_io, status, InputBuffer, FAILED};
 use super::limit;
-use super::{js_error, options, utf16_len};
+use super::{js_error, utf16_len, FlatOptions};
 use crate::budget::{out_of_memory, try_push_str, try_room, try_room_str};
 use crate::json::write_json_string;
 use crate::{ContentMode, Error, ErrorKind, Provider, RoutedEvent, StreamRouterOptions, ThinkingSource, Usage};
-use serde::Deserialize;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
 /// Options of `new StreamRouter(options)`.
-#[derive(Tsify, Deserialize, Default)]
+#[derive(Tsify)]
 #[serde(rename_all = "camelCase", default)]
 pub struct StreamRouterInit {
     /// The stream format (default `"auto"`: detected from the first bytes and events).
@@ -96,7 +95,15 @@ impl JsStreamRouter {
     /// `new StreamRouter({ provider?, content?, nonce?, maxEventBytes?, maxBufferBytes? })`.
     #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new(options_value: Option<JsValue>) -> Result<JsStreamRouter, JsValue> {
-        let o: StreamRouterInit = options(options_value)?;
+        const KEYS: &[&str] = &["provider", "content", "nonce", "maxEventBytes", "maxBufferBytes"];
+        let o = FlatOptions::new(options_value, "StreamRouterInit", KEYS)?;
+        let o = StreamRouterInit {
+            provider: o.get("provider")?,
+            content: o.get("content")?,
+            nonce: o.get("nonce")?,
+            max_event_bytes: o.get("maxEventBytes")?,
+            max_buffer_bytes: o.get("maxBufferBytes")?,
+        };
         let d = StreamRouterOptions::default();
         let provider = match o.provider.as_deref() {
             None => d.provider,

@@ -59,10 +59,10 @@ impl SseMessageInit {
     fn read(message: JsValue) -> Result<SseMessageInit, DeError> {
         let m = FlatOptions::record(message, "SseMessageInit", &["event", "data", "id", "retry"])?;
         Ok(SseMessageInit {
-            event: m.read_string("event")?,
-            data: m.read_string("data")?.ok_or_else(|| FlatOptions::missing("data"))?,
+            event: m.read("event")?,
+            data: m.read("data")?.ok_or_else(|| FlatOptions::missing("data"))?,
             id: m.read_string_or_number("id", "an `id` that is a string or a number")?,
-            retry: m.read_number("retry")?,
+            retry: m.read("retry")?,
         })
     }
 }
@@ -111,9 +111,9 @@ impl JsSseDecoder {
     pub fn new(options_value: Option<JsValue>) -> Result<JsSseDecoder, JsValue> {
         let o = FlatOptions::new(options_value, "SseDecoderOptions", &["flushOnFinish", "maxLineBytes", "maxEventBytes"])?;
         let o = SseDecoderOptions {
-            flush_on_finish: o.bool("flushOnFinish")?,
-            max_line_bytes: o.number("maxLineBytes")?,
-            max_event_bytes: o.number("maxEventBytes")?,
+            flush_on_finish: o.get("flushOnFinish")?,
+            max_line_bytes: o.get("maxLineBytes")?,
+            max_event_bytes: o.get("maxEventBytes")?,
         };
         let d = crate::SseDecoderOptions::default();
         let opts = crate::SseDecoderOptions {
@@ -375,7 +375,7 @@ impl JsSseEncoder {
         #[wasm_bindgen(unchecked_optional_param_type = "SseEncoderOptions")] options_value: Option<JsValue>,
     ) -> Result<JsSseEncoder, JsValue> {
         let o = FlatOptions::new(options_value, "SseEncoderOptions", &["autoId", "firstId"])?;
-        let o = SseEncoderOptions { auto_id: o.bool("autoId")?, first_id: o.number("firstId")? };
+        let o = SseEncoderOptions { auto_id: o.get("autoId")?, first_id: o.get("firstId")? };
         let first_id = match o.first_id {
             None => 1,
             Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 => x as u64,

@@ -7,6 +7,7 @@
 use super::abi::{Header, TAG_BYTES, TAG_SLICE, TAG_UNITS};
 use super::handle::{handle_io, status, InputBuffer, NOT_UNITS};
 use super::limit;
+use super::de::{Any, DeError, Read};
 use super::{js_error, opt_text_arg, options, plain_object, text_arg, FlatOptions};
 use crate::budget::{out_of_memory, try_extend};
 use crate::tags::DEFAULT_MAX_BUFFER_BYTES;
@@ -14,12 +15,11 @@ use crate::tags::{
     DeltaSink, TagDelta as CoreDelta, TagResult as CoreResult, TagViolation as CoreViolation, TurnStep as CoreStep,
 };
 use crate::{Error, ErrorKind, TagFilterOptions};
-use serde::Deserialize;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
 /// Options of `new TagFilter(nonce, options)` and `parseTagged(text, nonce, options)`.
-#[derive(Tsify, Deserialize, Default)]
+#[derive(Tsify)]
 #[serde(rename_all = "camelCase", default)]
 pub struct TagFilterInit {
     /// Block names in contract order (default `["ARTIFACT", "USER"]`).
@@ -42,7 +42,7 @@ impl TagFilterInit {
 
 fn filter_options(value: Option<JsValue>) -> Result<TagFilterOptions, JsValue> {
     let o = FlatOptions::new(value, "TagFilterInit", &["blocks", "maxBufferBytes"])?;
-    TagFilterInit { blocks: o.strings("blocks")?, max_buffer_bytes: o.number("maxBufferBytes")? }.core()
+    TagFilterInit { blocks: o.get("blocks")?, max_buffer_bytes: o.get("maxBufferBytes")? }.core()
 }
 
 /// Text that became certain for one block: `type` is `"<lowercase block name>_delta"`.
@@ -59,7 +59,8 @@ pub struct TagDelta {
 
 /// One contract violation: its code and UTF-8 byte offset in the response (read from JS by
 /// `correctiveMessage`; [`violations_js`] makes the ones JS gets).
-#[derive(Tsify, Deserialize)]
+#[derive(Tsify)]
+#[allow(dead_code)]
 pub struct TagViolation {
     /// `text_outside_blocks`, `missing_block`, `duplicate_block`, `wrong_order`,
     /// `unclosed_block`, `nested_marker` or `nonce_in_text`.
@@ -497,7 +498,7 @@ pub fn sanitize_untrusted(#[wasm_bindgen(unchecked_param_type = "string")] text:
 }
 
 /// Options of `tagContract(nonce, options)`.
-#[derive(Tsify, Deserialize, Default)]
+#[derive(Tsify)]
 #[serde(rename_all = "camelCase", default)]
 pub struct TagContractOptions {
     /// Block names in contract order (default `["ARTIFACT", "USER"]`).
@@ -516,17 +517,41 @@ pub fn tag_contract(
     #[wasm_bindgen(unchecked_optional_param_type = "TagContractOptions")] options_value: Option<JsValue>,
 ) -> Result<String, JsValue> {
     let nonce = &text_arg(&nonce, "nonce")?;
-    let o: TagContractOptions = options(options_value)?;
+    let o = FlatOptions::new(options_value, "TagContractOptions", &["blocks", "descriptions"])?;
+    let o = TagContractOptions { blocks: o.get("blocks")?, descriptions: o.get("descriptions")? };
     let fo = TagFilterInit { blocks: o.blocks, max_buffer_bytes: None }.core()?;
     let d = o.descriptions.unwrap_or_default().0;
     crate::tag_contract(nonce, &fo, &d).map_err(|e| js_error(&e))
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum ViolationArg {
-    Code(String),
-    Full(TagViolation),
+/// A violation `correctiveMessage` takes: a code, or a `TagViolation` (`{ code, offset? }`,
+/// or `[code, offset?]`), read as one of the two shapes (the value is read whole first).
+impl Read for CoreViolation {
+    fn read(v: super::de::Js) -> Result<CoreViolation, DeError> {
+        let any = Any::read(v)?;
+        let (code, offset) = match &any {
+            Any::Str(c) => (Some(c), Some(0.0)),
+            Any::Map(_) => (any.get("code").and_then(string), any.get("offset").map_or(Some(0.0), number)),
+            Any::Seq(s) => match s.as_slice() {
+                [c] => (string(c), Some(0.0)),
+                [c, offset] => (string(c), number(offset)),
+                _ => (None, None),
+            },
+            _ => (None, None),
+        };
+        match (code, offset) {
+            (Some(c), Some(o)) => Ok(CoreViolation { code: static_code(c), offset: o as u64 }),
+            _ => Err(DeError::new("data did not match any variant of untagged enum ViolationArg".into())),
+        }
+    }
+}
+
+fn string(a: &Any) -> Option<&String> {
+    if let Any::Str(s) = a { Some(s) } else { None }
+}
+
+fn number(a: &Any) -> Option<f64> {
+    if let Any::Number(x) = a { Some(*x) } else { None }
 }
 
 /// The violation codes the core knows, as its static strings (unknown ones read as generic).
@@ -554,7 +579,7 @@ pub fn corrective_message(
     #[wasm_bindgen(unchecked_optional_param_type = "TagFilterInit")] options_value: Option<JsValue>,
 ) -> Result<String, JsValue> {
     let nonce = &text_arg(&nonce, "nonce")?;
-    let list: Vec<ViolationArg> = match violations {
+    let v: Vec<CoreViolation> = match violations {
         Some(v) if !v.is_undefined() && !v.is_null() => super::de::from_js(v).map_err(|e| {
             js_error(&Error::new(
                 ErrorKind::InvalidInput,
@@ -563,18 +588,11 @@ pub fn corrective_message(
         })?,
         _ => Vec::new(),
     };
-    let v: Vec<CoreViolation> = list
-        .iter()
-        .map(|a| match a {
-            ViolationArg::Code(c) => CoreViolation { code: static_code(c), offset: 0 },
-            ViolationArg::Full(f) => CoreViolation { code: static_code(&f.code), offset: f.offset as u64 },
-        })
-        .collect();
     crate::corrective_message(nonce, &filter_options(options_value)?, &v).map_err(|e| js_error(&e))
 }
 
 /// Options of `new TaggedTurn(options)`.
-#[derive(Tsify, Deserialize, Default)]
+#[derive(Tsify)]
 #[serde(rename_all = "camelCase", default)]
 pub struct TaggedTurnInit {
     /// The request nonce (default: `makeNonce()`).
@@ -673,9 +691,9 @@ impl JsTaggedTurn {
     pub fn new(options_value: Option<JsValue>) -> Result<JsTaggedTurn, JsValue> {
         let o = FlatOptions::new(options_value, "TaggedTurnInit", &["nonce", "blocks", "maxBufferBytes"])?;
         let o = TaggedTurnInit {
-            nonce: o.string("nonce")?,
-            blocks: o.strings("blocks")?,
-            max_buffer_bytes: o.number("maxBufferBytes")?,
+            nonce: o.get("nonce")?,
+            blocks: o.get("blocks")?,
+            max_buffer_bytes: o.get("maxBufferBytes")?,
         };
         let nonce = nonce_or_new(o.nonce)?;
         let fo = TagFilterInit { blocks: o.blocks, max_buffer_bytes: o.max_buffer_bytes }.core()?;
@@ -778,7 +796,7 @@ impl JsTaggedTurn {
 }
 
 /// Options of `new TagEventWriter(options)`.
-#[derive(Tsify, Deserialize, Default)]
+#[derive(Tsify)]
 #[serde(rename_all = "camelCase", default)]
 pub struct TagEventWriterInit {
     /// The id of the first event (default 1); ids then count up by one.
@@ -790,7 +808,7 @@ pub struct TagEventWriterInit {
 }
 
 /// The `done` event's data.
-#[derive(Tsify, Deserialize)]
+#[derive(Tsify)]
 pub struct DoneInit {
     /// The stream completed.
     ok: bool,
@@ -798,11 +816,24 @@ pub struct DoneInit {
     parse_ok: bool,
 }
 
-#[derive(Deserialize)]
+impl Read for DoneInit {
+    fn read(v: super::de::Js) -> Result<DoneInit, DeError> {
+        let (ok, parse_ok) = FlatOptions::both(v, "DoneInit", &["ok", "parse_ok"])?;
+        Ok(DoneInit { ok, parse_ok })
+    }
+}
+
+/// A `TagDelta` given to `TagEventWriter.deltas` (other keys ignored).
 struct DeltaArg {
-    #[serde(rename = "type")]
     kind: String,
     text: String,
+}
+
+impl Read for DeltaArg {
+    fn read(v: super::de::Js) -> Result<DeltaArg, DeError> {
+        let (kind, text) = FlatOptions::both(v, "DeltaArg", &["type", "text"])?;
+        Ok(DeltaArg { kind, text })
+    }
 }
 
 fn whole(x: Option<f64>, name: &str) -> Result<Option<u64>, JsValue> {
@@ -864,7 +895,7 @@ impl JsTagEventWriter {
         #[wasm_bindgen(unchecked_optional_param_type = "TagEventWriterInit")] options_value: Option<JsValue>,
     ) -> Result<JsTagEventWriter, JsValue> {
         let o = FlatOptions::new(options_value, "TagEventWriterInit", &["firstId", "retry"])?;
-        let o = TagEventWriterInit { first_id: o.number("firstId")?, retry: o.number("retry")? };
+        let o = TagEventWriterInit { first_id: o.get("firstId")?, retry: o.get("retry")? };
         let first = whole(o.first_id, "firstId")?.unwrap_or(1);
         Ok(JsTagEventWriter { inner: crate::TagEventWriter::new(first, whole(o.retry, "retry")?) })
     }
