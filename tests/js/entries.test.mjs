@@ -49,6 +49,14 @@ test('the exports map names every entry in every runtime condition, with its typ
   assert.ok(existsSync(join(PKG_DIR, 'types', 'common.d.ts')));
 });
 
+test('no entry links serde: options and arguments are read by the field reader (src/wasm/de.rs)', () => {
+  // Texts every serde-derived deserializer links: its field visitor's and its length error's.
+  for (const dir of DIRS) {
+    const wasm = readFileSync(join(PKG_DIR, 'dist', dir, 'streamroute_bg.wasm'));
+    for (const text of ['field identifier', 'invalid length']) assert.ok(!wasm.includes(text), `${dir}: ${text}`);
+  }
+});
+
 test('Node ESM: each entry, its exports, buildInfo, one call, one StreamrouteError class', async () => {
   const r = await entriesResult({ streamroute, sse, json, tags, payload, planning });
   assert.deepEqual(r, EXPECTED_ENTRIES);

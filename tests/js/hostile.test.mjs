@@ -168,6 +168,72 @@ test('SseEncoder.encode names what is wrong with its message, and ignores keys i
   assert.equal(enc.encode({ data: 'd', id: 'a', retry: 5, extra: 1 }), 'id: a\nretry: 5\ndata: d\n\n');
 });
 
+test('options and argument objects keep the readers\' messages: first bad field, missing after, null as absent or wrong', () => {
+  const why = (f) => {
+    try {
+      return `ok: ${f()}`;
+    } catch (e) {
+      assert.ok(e instanceof StreamrouteError, String(e));
+      return `${e.code}: ${e.message}`;
+    }
+  };
+  const router = (o) => why(() => new sr.StreamRouter(o).free());
+  assert.equal(router([]), 'invalid_option: invalid options: invalid type: an array, expected struct StreamRouterInit');
+  assert.equal(router({ provider: 1, content: 2 }), 'invalid_option: invalid options: invalid type: a number, expected a string');
+  assert.equal(router({ maxBufferBytes: true }), 'invalid_option: invalid options: invalid type: boolean `true`, expected f64');
+  assert.equal(router({ provider: null, nonce: undefined }), 'ok: undefined');
+  assert.equal(router({ zzz: 1 }), 'invalid_input: invalid options: unknown option "zzz"');
+  assert.equal(router({ nonce: null, maxBufferBytes: 2.5 }), 'invalid_option: maxBufferBytes must be a positive integer, got 2.5');
+
+  const contract = (o) => why(() => sr.tagContract(NONCE, o));
+  assert.equal(contract({ blocks: [null] }), 'invalid_option: invalid options: invalid type: null, expected a string');
+  assert.equal(contract({ descriptions: [] }), 'invalid_option: invalid options: invalid type: an array, expected an object of strings');
+  assert.equal(contract({ descriptions: { A: 1 } }), 'invalid_option: invalid options: invalid type: a number, expected a string');
+  assert.equal(contract({ descriptions: null }), contract({}));
+  // Descriptions are looked up by name, whatever the object's key order.
+  const both = { blocks: ['B', 'A'], descriptions: { B: 'bee', A: 'ay', C: 'sea' } };
+  assert.equal(contract(both), contract({ ...both, descriptions: { C: 'sea', A: 'ay', B: 'bee' } }));
+  assert.match(contract(both), /\(bee\)[^]*\(ay\)/);
+  const turn = new sr.TaggedTurn({ nonce: NONCE });
+  assert.equal(why(() => turn.contract([])), 'invalid_option: invalid options: invalid type: an array, expected an object of strings');
+  assert.equal(why(() => turn.contract({ USER: 5 })), 'invalid_option: invalid options: invalid type: a number, expected a string');
+  assert.equal(why(() => turn.contract({ USER: 'you', 1: 'one', ARTIFACT: 'art' })), why(() => turn.contract({ ARTIFACT: 'art', USER: 'you' })));
+  turn.free();
+
+  // A violation is a code, `{ code, offset? }` or `[code, offset?]`, read whole first.
+  const fix = (v) => why(() => sr.correctiveMessage(NONCE, v));
+  const noVariant = 'invalid_input: violations must be an array of violation codes or { code, … } objects: data did not match any variant of untagged enum ViolationArg';
+  for (const v of [[null], [5], [true], [{}], [{ code: 1 }], [{ code: 'wrong_order', offset: null }], [{ code: 'wrong_order', offset: undefined }],
+    [{ code: 'wrong_order', offset: '3' }], [[]], [['wrong_order', 1, 2]], [['wrong_order', 'x']]]) {
+    assert.equal(fix(v), noVariant, show(v));
+  }
+  const wrongOrder = fix(['wrong_order']);
+  for (const v of [[['wrong_order']], [['wrong_order', 3]], [{ code: 'wrong_order', offset: 1e30, extra: { a: [1] } }]]) assert.equal(fix(v), wrongOrder, show(v));
+  let deep = [];
+  const deep63 = deep;
+  for (let i = 0; i < 62; i++) deep = deep[0] = [];
+  assert.equal(fix([{ code: 'wrong_order', x: deep63 }]), wrongOrder);
+  deep[0] = [[]];
+  assert.match(fix([{ code: 'wrong_order', x: deep63 }]), /^invalid_input: .*nested more than 64 levels deep/);
+  assert.match(fix([{ code: 'wrong_order', f: () => 1 }]), /invalid type: another kind of value, expected any value$/);
+  assert.match(fix({ length: 1, 0: 'wrong_order' }), /invalid type: an object, expected a sequence$/);
+
+  const deltas = (v) => why(() => new sr.TagEventWriter().deltas(v));
+  const done = (v) => why(() => new sr.TagEventWriter().done(v));
+  assert.equal(deltas(undefined), 'invalid_input: deltas must be TagDelta[]: invalid type: null, expected a sequence');
+  assert.equal(deltas([[]]), 'invalid_input: deltas must be TagDelta[]: invalid type: an array, expected struct DeltaArg');
+  assert.equal(deltas([{ text: 1 }]), 'invalid_input: deltas must be TagDelta[]: invalid type: a number, expected a string');
+  assert.equal(deltas([{ text: 't' }]), 'invalid_input: deltas must be TagDelta[]: missing field `type`');
+  assert.equal(deltas([{ type: 'user_delta', text: null }]), 'invalid_input: deltas must be TagDelta[]: invalid type: null, expected a string');
+  assert.equal(deltas(new Proxy([], { get() { throw new Error('trap'); } })), "invalid_input: deltas must be TagDelta[]: reading an array's length threw: trap");
+  assert.equal(done(null), 'invalid_input: done needs { ok, parse_ok }: invalid type: null, expected struct DoneInit');
+  assert.equal(done({ parse_ok: 1 }), 'invalid_input: done needs { ok, parse_ok }: invalid type: a number, expected a boolean');
+  assert.equal(done({ parse_ok: true }), 'invalid_input: done needs { ok, parse_ok }: missing field `ok`');
+  assert.equal(done({ ok: null, parse_ok: true }), 'invalid_input: done needs { ok, parse_ok }: invalid type: null, expected a boolean');
+  assert.equal(done({ get ok() { throw new Error('boom'); } }), 'invalid_input: done needs { ok, parse_ok }: reading "ok" threw: boom');
+  assert.equal(done({ ok: true, parse_ok: false, x: 1 }), 'ok: event: done\nid: 1\ndata: {"ok":true,"parse_ok":false}\n\n');
+});
+
 test('toSse: a profile that is not a known name, or data JSON cannot encode, is a StreamrouteError', async () => {
   for (const p of ['constructor', 'toString', 42, { toString() { throw new Error('boom'); } }, Object.create(null)]) {
     assert.throws(() => sr.toSse(p), (e) => e instanceof StreamrouteError && e.code === 'invalid_option');
