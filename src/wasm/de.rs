@@ -95,11 +95,11 @@ impl FlatOptions {
             Some(v) if !v.is_undefined() && !v.is_null() => v,
             _ => return Ok(FlatOptions(None)),
         };
-        let read = Self::object(Js(value), name, fields).and_then(|o| {
-            let flat = o.0.as_ref().map(|f| &f.object);
-            flat.map_or(Ok(()), |f| only_keys(f, fields)).map(|_| o)
-        });
-        read.map_err(super::options_error)
+        let o = Self::object(Js(value), name, fields).map_err(super::options_error)?;
+        if let Some(flat) = &o.0 {
+            only_keys(&flat.object, fields).map_err(super::options_error)?;
+        }
+        Ok(o)
     }
 
     /// `value` as the argument object `name` with the fields `fields`, other keys ignored
