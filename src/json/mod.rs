@@ -4,6 +4,9 @@
 #[cfg(feature = "json")]
 mod extractor;
 pub(crate) mod tokenizer;
+pub(crate) mod document;
+#[cfg(test)]
+pub(crate) mod document_cases;
 #[cfg(feature = "json")]
 pub(crate) mod partial;
 #[cfg(feature = "json")]
@@ -30,15 +33,8 @@ use tokenizer::{AfterValue, Tokenizer, TokenizerOptions};
 /// # Errors
 /// `json_invalid` (with the byte offset), `json_too_deep` past 512 levels.
 pub fn parse_strict(text: &[u8]) -> crate::Result<JsonValue> {
-    let mut tok = Tokenizer::new(TokenizerOptions {
-        strict: true,
-        after_value: AfterValue::End,
-        max_token_bytes: usize::MAX,
-        ..TokenizerOptions::default()
-    });
     let mut b = ValueBuilder::default();
-    tok.feed(text, &mut b)?;
-    tok.finish(&mut b)?;
+    document::read_document(text, &mut b)?;
     b.done.pop().ok_or_else(|| {
         crate::Error::new(crate::ErrorKind::JsonInvalid, "expected a JSON value").at(0)
     })
@@ -62,4 +58,18 @@ pub fn parse_strict_chunks(chunks: &[&[u8]]) -> crate::Result<JsonValue> {
     b.done.pop().ok_or_else(|| {
         crate::Error::new(crate::ErrorKind::JsonInvalid, "expected a JSON value").at(0)
     })
+}
+
+/// The streaming tokenizer over one whole document, as [`parse_strict`] read it before
+/// `document` did: the reference the tests compare `document::read_document` with.
+#[cfg(test)]
+pub(crate) fn read_streaming(text: &[u8], sink: &mut dyn tokenizer::Sink) -> crate::Result<()> {
+    let mut tok = Tokenizer::new(TokenizerOptions {
+        strict: true,
+        after_value: AfterValue::End,
+        max_token_bytes: usize::MAX,
+        ..TokenizerOptions::default()
+    });
+    tok.feed(text, sink)?;
+    tok.finish(sink)
 }
