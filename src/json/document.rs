@@ -11,10 +11,12 @@
 //! - For every input it drives the sink exactly as `Tokenizer` with `strict`,
 //!   `AfterValue::End` and no token cap does when the whole input is one `feed` followed by
 //!   `finish`: the same tokens in the same order (a string value's text is one `StringPart`,
-//!   as the tokenizer batches it per feed) and the same first error (kind, message, byte
-//!   offset). `tests/json_document.rs` and the unit tests below compare the two on generated
-//!   valid and invalid documents; `parse_strict_chunks` keeps the streaming tokenizer as the
-//!   reference.
+//!   as the tokenizer batches it per feed; text read before a fault is reported as it would
+//!   be) and the same first error (kind, message, byte offset). The tests below compare the
+//!   two, token by token, on generated valid and invalid documents (`document_cases.rs`), as
+//!   do payload/text.rs's for the redaction walk, tests/json_strict.rs and the `json_tokenizer`
+//!   fuzz target (`parse_strict_document` against `parse_strict_chunks`, the reference).
+//! - It honours [`Sink::skip_inside`] as the tokenizer does (every byte still checked).
 //! - No recursion, no allocation for structure: the open containers are bits of a fixed
 //!   512-bit stack (the depth cap), so deep input is `json_too_deep`, never a stack overflow.
 //! - Every byte is looked at a bounded number of times (a string run twice: its end, then its
@@ -400,7 +402,7 @@ impl<'t> Doc<'t> {
 mod tests {
     use super::super::document_cases::{documents, seed};
     use super::super::tokenizer::{Sink, Token};
-    use super::super::{parse_strict, parse_strict_chunks, read_streaming};
+    use super::super::{parse_strict_chunks, parse_strict_document, read_streaming};
     use super::read_document;
     use crate::Result;
 
@@ -422,7 +424,10 @@ mod tests {
         }
     }
 
-    fn both(doc: &[u8], skip: Option<usize>) -> [(Result<()>, Vec<(String, usize)>); 2] {
+    /// A reader's result and the tokens it reported.
+    type Run = (Result<()>, Vec<(String, usize)>);
+
+    fn both(doc: &[u8], skip: Option<usize>) -> [Run; 2] {
         let mut ours = Record { skip, ..Record::default() };
         let mut theirs = Record { skip, ..Record::default() };
         let a = read_document(doc, &mut ours);
@@ -444,7 +449,7 @@ mod tests {
                 String::from_utf8_lossy(doc)
             );
             // The same value or the same error (kind, message, offset).
-            assert_eq!(parse_strict(doc), parse_strict_chunks(&[doc]), "{:?}", String::from_utf8_lossy(doc));
+            assert_eq!(parse_strict_document(doc), parse_strict_chunks(&[doc]), "{:?}", String::from_utf8_lossy(doc));
             if ours.0.is_ok() {
                 valid += 1;
             } else {
@@ -482,20 +487,20 @@ mod tests {
             (b"{} x", "json_invalid", "unexpected data after the JSON value", 3),
         ];
         for &(doc, code, message, at) in cases {
-            let e = parse_strict(doc).unwrap_err();
+            let e = parse_strict_document(doc).unwrap_err();
             assert_eq!((e.code(), e.message(), e.offset()), (code, message, Some(at)), "{doc:?}");
             assert_eq!(Err(e), parse_strict_chunks(&[doc]));
         }
         let deep = [vec![b'['; 512], vec![b']'; 512]].concat();
-        assert!(parse_strict(&deep).is_ok());
-        let e = parse_strict(&[b"[".repeat(513), b"]".repeat(513)].concat()).unwrap_err();
+        assert!(parse_strict_document(&deep).is_ok());
+        let e = parse_strict_document(&[b"[".repeat(513), b"]".repeat(513)].concat()).unwrap_err();
         assert_eq!((e.code(), e.offset()), ("json_too_deep", Some(512)));
     }
 
     #[test]
     fn deep_input_is_an_error_not_a_stack_overflow() {
         let doc = b"[{\"a\":".repeat(100_000);
-        let e = parse_strict(&doc).unwrap_err();
+        let e = parse_strict_document(&doc).unwrap_err();
         assert_eq!(e.code(), "json_too_deep");
         assert_eq!(Err(e), parse_strict_chunks(&[&doc]));
     }

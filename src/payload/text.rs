@@ -1,4 +1,5 @@
-//! The artifact walk straight over JSON text: one pass of the shared tokenizer, the
+//! The artifact walk straight over JSON text: one pass of the whole-document tokenizer
+//! (`json/document.rs`, in every build: the payload entry links no streaming tokenizer), the
 //! non-artifact parts written out as compact JSON as they are read, artifact values only
 //! measured for their placeholder (and built as `JsonValue`s when they are collected). The
 //! observation is never built as a tree (collected artifacts are kept as their compact JSON
