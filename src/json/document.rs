@@ -19,8 +19,8 @@
 //! - It honours [`Sink::skip_inside`] as the tokenizer does (every byte still checked).
 //! - No recursion, no allocation for structure: the open containers are bits of a fixed
 //!   512-bit stack (the depth cap), so deep input is `json_too_deep`, never a stack overflow.
-//! - Every byte is looked at a bounded number of times (a string run twice: its end, then its
-//!   UTF-8 and control characters).
+//! - Every byte is looked at a bounded number of times, never again after the cursor passed it
+//!   (a string run three times: for its end, its control characters, its UTF-8).
 
 use super::tokenizer::{hex, is_number_byte, is_ws, simple_escape, string_run_len, valid_number, Sink, Token};
 use crate::budget::try_push_str;
