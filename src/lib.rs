@@ -64,7 +64,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use eventstream::{
     encode_eventstream_message, EventStreamDecoder, EventStreamDecoderOptions, EventStreamMessage, EventStreamSink,
 };
-pub use json::{parse_strict, parse_strict_chunks, JsonValue};
+pub use json::{parse_strict, parse_strict_chunks, parse_strict_document, JsonValue};
 #[cfg(feature = "json")]
 pub use json::{AnswerExtractor, AnswerExtractorOptions};
 #[cfg(feature = "json")]

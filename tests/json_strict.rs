@@ -1,4 +1,5 @@
-//! Strict-mode (RFC 8259) conformance of the shared JSON tokenizer.
+//! Strict-mode (RFC 8259) conformance of the shared JSON tokenizer and of the whole-document
+//! tokenizer (`parse_strict_document`), which must agree with it on every document.
 //!
 //! - A table of `y_` documents (must be accepted) and `n_` documents (must be rejected),
 //!   written for this project in the spirit of the JSONTestSuite categories. Every document
@@ -31,7 +32,8 @@ mod first_wins;
 use common::{assert_chunk_invariant, random_split, seed, Rng};
 use serde_json::Value;
 use streamroute::{
-    parse_strict, parse_strict_chunks, Error, JsonValue, PartialJson, PartialJsonOptions,
+    parse_strict, parse_strict_chunks, parse_strict_document, Error, JsonValue, PartialJson,
+    PartialJsonOptions,
 };
 
 // ---- The y_ table: must be accepted ---------------------------------------------------------
@@ -610,13 +612,18 @@ fn serde_parse(doc: &[u8]) -> Result<Value, serde_json::Error> {
 }
 
 /// Runs `doc` through `parse_strict_chunks` under every chunking, and checks that
-/// `parse_strict` on the whole input agrees. Returns the result.
+/// `parse_strict` and the whole-document tokenizer agree. Returns the result.
 fn run_strict(name: &str, doc: &[u8]) -> Result<JsonValue, Error> {
     let got = assert_chunk_invariant(name, doc, parse_strict_chunks);
     assert_eq!(
         parse_strict(doc),
         got,
         "{name}: parse_strict and parse_strict_chunks differ"
+    );
+    assert_eq!(
+        parse_strict_document(doc),
+        got,
+        "{name}: parse_strict_document and parse_strict_chunks differ"
     );
     got
 }
@@ -1101,6 +1108,12 @@ fn mutations_are_accepted_exactly_when_serde_json_accepts_them() {
             parse_strict_chunks(&chunks),
             ours,
             "round {round}: chunking changed the result of {:?}",
+            String::from_utf8_lossy(&doc)
+        );
+        assert_eq!(
+            parse_strict_document(&doc),
+            ours,
+            "round {round}: the whole-document tokenizer differs on {:?}",
             String::from_utf8_lossy(&doc)
         );
         let theirs = serde_parse(&doc);

@@ -26,7 +26,7 @@ use streamroute::plan::{
     NarrowOptions, Plan, RequirementLabels, Requirements, Tool, ToolIndex,
 };
 use streamroute::{
-    build_final_payload, check_tagged, collect_sources, normalize_action_text, normalize_action_value, parse_json,
+    build_final_payload, check_tagged, collect_sources, normalize_action_text, normalize_action_value, parse_json, parse_strict_document,
     parse_tagged, redact_artifacts, redact_artifacts_json, repair_json, validate_final_payload, AnswerExtractor,
     AnswerExtractorOptions, ArtifactCollector, ArtifactCollectorOptions, ArtifactStream, ContentMode, JsonItemStream,
     JsonItemStreamOptions, JsonValue, PartialJson, PartialJsonOptions, PayloadContext, Provider, SseDecoder,
@@ -530,6 +530,15 @@ const WORKLOADS: &[Workload] = &[
     Workload { name: "parse_json/repeated_keys", unit: 500, input: repeated_keys_text, run: |i| drop(black_box(parse_json(text(i), false))) },
     Workload { name: "parse_json/items", unit: 250, input: items_text, run: |i| drop(black_box(parse_json(text(i), false))) },
     Workload { name: "parse_json/broken", unit: 500, input: broken_text, run: |i| drop(black_box(parse_json(text(i), true))) },
+    Workload { name: "parse_strict_document/repeated_keys", unit: 500, input: repeated_keys_text, run: |i| drop(black_box(parse_strict_document(text(i).as_bytes()))) },
+    Workload { name: "parse_strict_document/items", unit: 250, input: items_text, run: |i| drop(black_box(parse_strict_document(text(i).as_bytes()))) },
+    Workload { name: "parse_strict_document/nested", unit: 10, input: nested_text, run: |i| drop(black_box(parse_strict_document(text(i).as_bytes()))) },
+    Workload {
+        name: "parse_strict_document/escapes",
+        unit: 500,
+        input: |n| repeat_text("[\"", "a\\n\\u00e9\\ud83d\\ude00\\ud800 ", n, "\"]"),
+        run: |i| drop(black_box(parse_strict_document(text(i).as_bytes()))),
+    },
     Workload { name: "normalize_action_text/keys", unit: 500, input: action_text, run: |i| drop(black_box(normalize_action_text(text(i)))) },
     Workload { name: "normalize_action_text/repeated_keys", unit: 500, input: action_repeated_text, run: |i| drop(black_box(normalize_action_text(text(i)))) },
     Workload { name: "normalize_action_text/braces", unit: 250, input: braces_text, run: |i| drop(black_box(normalize_action_text(text(i)))) },

@@ -1,5 +1,10 @@
-//! The strict tokenizer (`parse_strict` / `parse_strict_chunks`): chunking invariance and a
-//! differential check against serde_json.
+//! The strict tokenizers (`parse_strict_chunks`, the streaming tokenizer, and
+//! `parse_strict_document`, the whole-document one): the same result for every input, chunking
+//! invariance and a differential check against serde_json.
+//!
+//! `parse_strict_document` on the whole input must equal `parse_strict_chunks` on it as one
+//! piece (the same value, or the same error: code, message and offset), and so must
+//! `parse_strict` (whichever of the two the build reads with).
 //!
 //! The first input byte chooses how the rest is cut: bits 0-4 give the piece size (1..=32),
 //! bit 5 makes the pieces vary in size. The chunked parse must give exactly the whole-input
@@ -17,7 +22,7 @@ mod first_wins;
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use streamroute::{parse_strict, parse_strict_chunks, JsonValue};
+use streamroute::{parse_strict, parse_strict_chunks, parse_strict_document, JsonValue};
 
 fn to_serde(v: &JsonValue) -> Value {
     match v {
@@ -116,6 +121,12 @@ fuzz_target!(|input: &[u8]| {
     }
 
     let whole = parse_strict(rest);
+    assert_eq!(
+        parse_strict_document(rest),
+        parse_strict_chunks(&[rest]),
+        "the whole-document tokenizer and the streaming one disagree"
+    );
+    assert_eq!(parse_strict_document(rest), whole, "parse_strict reads differently");
     assert_eq!(
         parse_strict_chunks(&pieces),
         whole,

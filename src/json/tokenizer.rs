@@ -894,17 +894,17 @@ impl Tokenizer {
 }
 
 #[inline]
-fn is_number_byte(b: u8) -> bool {
+pub(crate) fn is_number_byte(b: u8) -> bool {
     matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
 }
 
 #[inline]
-fn is_ws(b: u8) -> bool {
+pub(crate) fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 #[inline]
-fn hex(b: u8) -> Option<u16> {
+pub(crate) fn hex(b: u8) -> Option<u16> {
     match b {
         b'0'..=b'9' => Some(u16::from(b - b'0')),
         b'a'..=b'f' => Some(u16::from(b - b'a' + 10)),
@@ -957,7 +957,7 @@ pub(crate) fn valid_number(s: &[u8]) -> bool {
 
 /// The byte a one-character escape (`\\"` `\\\\` `\\/` `\\b` `\\f` `\\n` `\\r` `\\t`) stands for.
 #[inline]
-fn simple_escape(b: u8) -> Option<u8> {
+pub(crate) fn simple_escape(b: u8) -> Option<u8> {
     match b {
         b'"' | b'\\' | b'/' => Some(b),
         b'b' => Some(0x08),
@@ -984,7 +984,7 @@ fn bytes_equal(v: u64, splat: u64) -> u64 {
 /// Most runs are short (a word between escapes): the first 32 bytes are checked eight at a
 /// time in a word, and memchr, whose set-up costs more than that, takes only long runs.
 #[inline]
-fn string_run_len(rest: &[u8]) -> usize {
+pub(crate) fn string_run_len(rest: &[u8]) -> usize {
     const SHORT: usize = 32;
     let head = rest.len().min(SHORT);
     let mut k = 0;
