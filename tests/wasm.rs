@@ -194,3 +194,70 @@ fn options_with_strings_and_lists_are_checked_with_the_same_messages() {
     assert!(JsTagFilter::new(nonce(), Some(parse("{\"blocks\":[\"A\",\"B\"],\"maxBufferBytes\":null}"))).is_ok());
     assert!(JsTaggedTurn::new(Some(parse("{\"nonce\":\"n0nce\",\"blocks\":null}"))).is_ok());
 }
+
+/// The global allocator (src/wasm/mod.rs) under a long-lived machine's pattern: many times
+/// the wasm memory in allocations of mixed sizes, mostly small, grown in steps (`realloc`)
+/// and freed in random order while others live. Freed memory must be reused: memory grows
+/// by at most twice the most that is ever live at once (a leaking allocator grows by all
+/// of it). Contents survive every `realloc`. Then memory runs out: `try_reserve` fails, it
+/// never traps, and what was freed is there again.
+#[wasm_bindgen_test]
+fn the_allocator_reuses_freed_memory_keeps_contents_and_reports_exhaustion() {
+    use core::arch::wasm32::memory_size;
+    const PAGE: usize = 1 << 16;
+    const LIVE: usize = 64;
+    const LARGEST: usize = 64 << 10;
+    let mut state = 0x2545_f491_u32;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state
+    };
+    let start = memory_size(0);
+    let churn = (16 * start * PAGE).max(64 << 20);
+    let (mut total, mut live) = (0, Vec::<Vec<u8>>::with_capacity(LIVE));
+    while total < churn {
+        let r = next();
+        // One in eight up to 64 KiB, the rest up to 512 bytes.
+        let size = 1 + if r % 8 == 0 { (r >> 3) as usize % LARGEST } else { (r >> 3) as usize % 512 };
+        let mut v = Vec::new();
+        let mut step = 1 + (r >> 24) as usize % 64;
+        while v.len() < size {
+            step = (step * 2).min(size - v.len());
+            v.try_reserve(step).expect("room");
+            let from = v.len();
+            v.extend((from..from + step).map(|i| i as u8 ^ r as u8));
+        }
+        total += size;
+        if live.len() < LIVE {
+            live.push(v);
+            continue;
+        }
+        let old = std::mem::replace(&mut live[(r >> 12) as usize % LIVE], v);
+        let key = old.first().map_or(0, |&b| b);
+        assert!(old.iter().enumerate().all(|(i, &b)| b == i as u8 ^ key), "contents kept through realloc");
+    }
+    drop(live);
+    let grown = (memory_size(0) - start) * PAGE;
+    assert!(grown <= 2 * LIVE * LARGEST, "{grown} bytes grown for at most {} live", LIVE * LARGEST);
+
+    // Exhaustion: 256 MiB blocks until the allocator says no (wasm32 memory ends at 4 GiB).
+    let mut blocks = Vec::with_capacity(17);
+    loop {
+        let mut b = Vec::<u8>::new();
+        if b.try_reserve_exact(256 << 20).is_err() {
+            break;
+        }
+        blocks.push(b);
+        assert!(blocks.len() < 17, "more than 4 GiB");
+    }
+    assert!(!blocks.is_empty());
+    let n = blocks.len();
+    blocks.clear();
+    for _ in 0..n {
+        let mut b = Vec::<u8>::new();
+        b.try_reserve_exact(256 << 20).expect("freed memory is reused");
+        blocks.push(b);
+    }
+}
