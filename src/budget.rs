@@ -151,6 +151,13 @@ pub(crate) fn try_to_string(text: &str) -> Result<String> {
     Ok(s)
 }
 
+/// [`try_to_string`] as a `Box<str>`: the key type of the crate's kept-name tables
+/// (`Map<Box<str>, usize>`, one table type in the `.wasm`).
+pub(crate) fn try_boxed_str(text: &str) -> Result<Box<str>> {
+    // Reserved exactly, so the conversion does not reallocate.
+    try_to_string(text).map(String::into_boxed_str)
+}
+
 // Used by the wasm input buffer (`src/wasm/fast.rs`).
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 /// Makes `buf` at least `len` bytes long (new bytes are 0), or `memory_limit_exceeded`.

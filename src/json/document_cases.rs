@@ -4,7 +4,7 @@
 //! on failure.
 
 #[path = "../../tests/common/mod.rs"]
-#[allow(dead_code, unused_imports)]
+#[allow(unused_imports)]
 mod common;
 
 pub(crate) use common::seed;

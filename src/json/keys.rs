@@ -8,7 +8,7 @@
 //! operation here that meets many keys goes through one hash set or map of the keys.
 
 use super::tokenizer::Token;
-use crate::budget::{out_of_memory, try_push};
+use crate::budget::{out_of_memory, try_boxed_str, try_push};
 use crate::Result;
 use crate::hash::{Map, StrSet};
 
@@ -35,12 +35,12 @@ impl Seen {
         match self {
             Seen::Few(list) if list.iter().any(|x| &**x == k) => Ok(false),
             Seen::Few(list) if list.len() < FEW => {
-                let k = boxed(k)?;
+                let k = try_boxed_str(k)?;
                 try_push(list, k)?;
                 Ok(true)
             }
             Seen::Few(list) => {
-                let k = boxed(k)?;
+                let k = try_boxed_str(k)?;
                 let mut set: Map<Box<str>, usize> = Map::default();
                 set.try_reserve(FEW + 1).map_err(|_| out_of_memory(FEW + 1))?;
                 set.extend(list.drain(..).map(|k| (k, 0)));
@@ -50,7 +50,7 @@ impl Seen {
             }
             Seen::Many(set) if set.contains_key(k) => Ok(false),
             Seen::Many(set) => {
-                let k = boxed(k)?;
+                let k = try_boxed_str(k)?;
                 set.try_reserve(1).map_err(|_| out_of_memory(k.len()))?;
                 Ok(set.insert(k, 0).is_none())
             }
@@ -58,13 +58,6 @@ impl Seen {
     }
 }
 
-/// A kept copy of key `k`, or `memory_limit_exceeded`.
-fn boxed(k: &str) -> Result<Box<str>> {
-    let mut s = String::new();
-    s.try_reserve_exact(k.len()).map_err(|_| out_of_memory(k.len()))?;
-    s.push_str(k);
-    Ok(s.into_boxed_str())
-}
 
 /// The duplicate-key rule on a token stream: [`FirstKeys::admit`] says which tokens a sink
 /// keeps. A repeated key of an object and every token of its value are dropped, so what
@@ -164,12 +157,13 @@ pub(crate) fn merge_all<V>(
     items: impl IntoIterator<Item = (String, V)>,
     mut combine: impl FnMut(&str, &mut V, V),
 ) {
-    let mut at: Map<String, usize> = crate::hash::map_with_capacity(into.len());
+    // `Box<str>` keys: the crate's kept-name table type (one copy of its code in the `.wasm`).
+    let mut at: Map<Box<str>, usize> = crate::hash::map_with_capacity(into.len());
     let mut i = 0;
     into.retain(|(k, _)| {
         let first = !at.contains_key(k.as_str());
         if first {
-            at.insert(k.clone(), i);
+            at.insert(k.as_str().into(), i);
             i += 1;
         }
         first
@@ -178,7 +172,7 @@ pub(crate) fn merge_all<V>(
         match at.get(k.as_str()) {
             Some(&i) => combine(&k, &mut into[i].1, v),
             None => {
-                at.insert(k.clone(), into.len());
+                at.insert(k.as_str().into(), into.len());
                 into.push((k, v));
             }
         }

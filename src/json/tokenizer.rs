@@ -55,10 +55,11 @@ pub(crate) trait Sink {
     /// String-value content as raw bytes, for a tokenizer with `raw_text` (tolerant only): the
     /// bytes are UTF-8 except for malformed sequences that no later byte can complete (each
     /// decodes to U+FFFD on its own, so decoding pieces one by one or joined gives the same
-    /// text), and they were not validated. The default decodes them and reports a
-    /// `StringPart`.
-    fn raw_part(&mut self, bytes: &[u8], depth: usize) -> Result<()> {
-        self.token(Token::StringPart(&String::from_utf8_lossy(bytes)), depth)
+    /// text), and they were not validated. Only a sink that reads raw text turns `raw_text`
+    /// on, and it implements this; the default is an `invalid_state` error (a decoding default
+    /// would link the lossy decoder into every build through each sink's vtable).
+    fn raw_part(&mut self, _bytes: &[u8], _depth: usize) -> Result<()> {
+        Err(crate::Error::new(crate::ErrorKind::InvalidState, "this JSON sink does not read raw text"))
     }
 
     /// Asked right after a container's start token at `depth`: `true` when no token inside

@@ -17,7 +17,7 @@ use super::types::{
 };
 use crate::json::JsonValue;
 use crate::hash::Map;
-use crate::budget::{out_of_memory, try_to_string};
+use crate::budget::{out_of_memory, try_boxed_str, try_to_string};
 use crate::{Error, ErrorKind, Result};
 
 /// Default `max_inline_bytes`: 1 MiB.
@@ -85,8 +85,8 @@ pub struct ArtifactCollector {
     artifacts: Vec<(String, Vec<(String, Held)>)>,
     /// Where each node is in `artifacts`, and each field in its node: a run that collects
     /// many fields or nodes must not look each up by scanning.
-    node_at: Map<String, usize>,
-    field_at: Vec<Map<String, usize>>,
+    node_at: Map<Box<str>, usize>,
+    field_at: Vec<Map<Box<str>, usize>>,
     warnings: Vec<String>,
 }
 
@@ -269,7 +269,7 @@ impl ArtifactCollector {
         let n = match self.node_at.get(node) {
             Some(&n) => n,
             None => {
-                let (key, name) = (try_to_string(node)?, try_to_string(node)?);
+                let (key, name) = (try_boxed_str(node)?, try_to_string(node)?);
                 self.node_at.try_reserve(1).map_err(oom(node.len()))?;
                 self.artifacts.try_reserve(1).map_err(oom(node.len()))?;
                 self.field_at.try_reserve(1).map_err(oom(node.len()))?;
@@ -283,10 +283,10 @@ impl ArtifactCollector {
         slot.try_reserve(kept.len()).map_err(oom(kept.len()))?;
         at.try_reserve(kept.len()).map_err(oom(kept.len()))?;
         for (field, held) in kept {
-            match at.get(&field) {
+            match at.get(field.as_str()) {
                 Some(&i) => slot[i].1 = held,
                 None => {
-                    at.insert(try_to_string(&field)?, slot.len());
+                    at.insert(try_boxed_str(&field)?, slot.len());
                     slot.push((field, held));
                 }
             }

@@ -8,7 +8,7 @@
 use crate::json::Quoted;
 use super::types::{number, type_name, FinalPayload};
 use crate::json::JsonValue;
-use crate::budget::{out_of_memory, try_to_string};
+use crate::budget::{out_of_memory, try_boxed_str, try_to_string};
 use crate::{Error, ErrorKind, Result};
 use crate::hash::Map;
 
@@ -69,7 +69,7 @@ struct Stream {
 pub struct ArtifactStream {
     streams: Vec<Stream>,
     /// Where each stream is in `streams` (a chunk must not scan up to `MAX_STREAMS` ids).
-    at: Map<String, usize>,
+    at: Map<Box<str>, usize>,
 }
 
 impl ArtifactStream {
@@ -124,7 +124,7 @@ impl ArtifactStream {
         let event_id = try_to_string(stream_id)?;
         let artifact_type = try_to_string(artifact_type.unwrap_or_else(|| type_name(&chunk)))?;
         if i == self.streams.len() {
-            let (key, id) = (try_to_string(stream_id)?, try_to_string(stream_id)?);
+            let (key, id) = (try_boxed_str(stream_id)?, try_to_string(stream_id)?);
             self.at.try_reserve(1).map_err(|_| out_of_memory(stream_id.len()))?;
             self.streams.try_reserve(1).map_err(|_| out_of_memory(std::mem::size_of::<Stream>()))?;
             self.at.insert(key, i);

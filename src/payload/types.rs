@@ -213,10 +213,25 @@ pub(crate) fn get<'a>(map: &'a [(String, JsonValue)], key: &str) -> Option<&'a J
 
 /// Keeps the first of sources equal on `(title, url, snippet)`, in order.
 pub fn dedup_sources(sources: Vec<Source>) -> Vec<Source> {
-    let mut seen = crate::hash::Set::default();
+    // Keyed by the three as JSON text (`"title","url",null`: one text per triple), in the
+    // crate's kept-name table type, so the `.wasm` links no table code for a tuple key.
+    let mut seen: crate::hash::Map<Box<str>, usize> = crate::hash::Map::default();
+    let mut key = String::new();
     sources
         .into_iter()
-        .filter(|s| seen.insert((s.title.clone(), s.url.clone(), s.snippet.clone())))
+        .filter(|s| {
+            key.clear();
+            for (i, part) in [Some(&s.title), s.url.as_ref(), s.snippet.as_ref()].into_iter().enumerate() {
+                if i > 0 {
+                    key.push(',');
+                }
+                match part {
+                    Some(text) => crate::json::write_json_string(text, &mut key),
+                    None => key.push_str("null"),
+                }
+            }
+            !seen.contains_key(key.as_str()) && seen.insert(key.as_str().into(), 0).is_none()
+        })
         .collect()
 }
 
@@ -271,4 +286,31 @@ pub(crate) fn escaped_len(s: &str) -> usize {
                 _ => 0,
             })
             .sum::<usize>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{dedup_sources, Source};
+
+    fn source(title: &str, url: Option<&str>, snippet: Option<&str>) -> Source {
+        Source { url: url.map(Into::into), snippet: snippet.map(Into::into), ..Source::new(title) }
+    }
+
+    #[test]
+    fn dedup_sources_keeps_the_first_of_equal_triples_only() {
+        let list = vec![
+            source("a", None, None),
+            source("a", Some("null"), None),
+            source("a", None, Some("null")),
+            source("a,", None, None),
+            source("a", Some(","), None),
+            source("a\",\"b", None, None),
+            source("a", Some("b"), None),
+            source("a", None, None),
+            source("a", Some("b"), None),
+            Source { relevance_score: Some(0.5), ..source("a", Some("null"), None) },
+        ];
+        let kept = dedup_sources(list.clone());
+        assert_eq!(kept, list[..7].to_vec());
+    }
 }
