@@ -158,7 +158,7 @@ pub(crate) fn try_boxed_str(text: &str) -> Result<Box<str>> {
     try_to_string(text).map(String::into_boxed_str)
 }
 
-// Used by the wasm input buffer (`src/wasm/fast.rs`).
+// Used by the wasm input buffer (`src/wasm/handle.rs`).
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 /// Makes `buf` at least `len` bytes long (new bytes are 0), or `memory_limit_exceeded`.
 pub(crate) fn try_grow_to(buf: &mut Vec<u8>, len: usize) -> Result<()> {

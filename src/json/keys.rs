@@ -58,7 +58,6 @@ impl Seen {
     }
 }
 
-
 /// The duplicate-key rule on a token stream: [`FirstKeys::admit`] says which tokens a sink
 /// keeps. A repeated key of an object and every token of its value are dropped, so what
 /// a streaming sink reports for the first occurrence is never contradicted. One hash set of

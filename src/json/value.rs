@@ -289,6 +289,17 @@ impl Sink for ValueBuilder {
 #[cfg(test)]
 mod tests {
     #[test]
+    fn a_sink_that_reads_no_raw_text_refuses_it() {
+        // Only the answer extractor turns `raw_text` on, and it reads the raw bytes itself;
+        // another sink's default is an `invalid_state` error, never a silent decode.
+        use super::super::tokenizer::{Tokenizer, TokenizerOptions};
+        let mut tok = Tokenizer::new(TokenizerOptions { raw_text: true, strict: false, ..TokenizerOptions::default() });
+        let mut b = super::ValueBuilder::default();
+        let e = tok.feed(br#"{"a":"text"}"#, &mut b).and_then(|_| tok.finish(&mut b)).unwrap_err();
+        assert_eq!(e.code(), "invalid_state");
+    }
+
+    #[test]
     fn json_len_is_the_length_of_the_text() {
         let v = crate::parse_strict(br#"{"a\n\u0001\"":[1,true,false,null,"\t\\x\u001f\u007f\u00e9\b\f\r",{}],"b":[],"c":{"d":-1.5e3}}"#).unwrap();
         assert_eq!(v.json_len(), v.to_json().len());

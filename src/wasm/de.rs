@@ -188,8 +188,7 @@ impl Read for StringPairs {
         // An object's own keys are distinct: sorting is all a map's order needs.
         let mut order: Vec<usize> = (0..pairs.len()).collect();
         crate::sort::sort_by(&mut order, |a, b| pairs[*a].0 < pairs[*b].0);
-        let mut slots: Vec<Option<(String, String)>> = pairs.into_iter().map(Some).collect();
-        Ok(StringPairs(order.iter().filter_map(|&i| slots[i].take()).collect()))
+        Ok(StringPairs(order.iter().map(|&i| std::mem::take(&mut pairs[i])).collect()))
     }
 }
 

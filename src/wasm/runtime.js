@@ -32,7 +32,7 @@ export function __sr_panic(file, line, column) {
 
 // A result too long for a JS string (V8 stops at 2^29 - 24 characters, and Node's UTF-8
 // decoding at that many bytes: ~180M characters of CJK text) is `memory_limit_exceeded`, not
-// the engine's plain Error. The fast path (pkg/entry/fast.js) and the glue's string reading
+// the engine's plain Error. The machines' result readers (pkg/entry/boundary.js) and the glue's string reading
 // (scripts/patch-glue.mjs) pass what they catch through here; other errors come back as
 // they are.
 export function __sr_string_error(err) {
