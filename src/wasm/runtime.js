@@ -53,51 +53,6 @@ export function __sr_misuse(message) {
   return new StreamrouteError('invalid_state', MISUSE[message] ?? message);
 }
 
-// A chunk's bytes as a Uint8Array, read without running any code of the caller's: only a
-// genuine ArrayBuffer view or ArrayBuffer qualifies (a Proxy, an array-like or a subclass's
-// getters never run), and its buffer, offset and length are read with the built-in getters.
-// So no callback can re-enter or free a machine while its chunk is being copied into wasm
-// memory. `null` for anything else (the caller throws invalid_input). Strings are the
-// callers' own business (a primitive string runs no code either).
-const builtinGetter = (proto, name) => Object.getOwnPropertyDescriptor(proto, name).get;
-const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
-const VIEW = {
-  ta: [builtinGetter(TypedArrayProto, 'buffer'), builtinGetter(TypedArrayProto, 'byteOffset'), builtinGetter(TypedArrayProto, 'byteLength')],
-  dv: [builtinGetter(DataView.prototype, 'buffer'), builtinGetter(DataView.prototype, 'byteOffset'), builtinGetter(DataView.prototype, 'byteLength')],
-};
-const taTag = builtinGetter(TypedArrayProto, Symbol.toStringTag);
-const abLength = builtinGetter(ArrayBuffer.prototype, 'byteLength');
-const sabLength = typeof SharedArrayBuffer === 'function' ? builtinGetter(SharedArrayBuffer.prototype, 'byteLength') : null;
-// The length of a genuine, attached, non-empty Uint8Array (read with the built-in getter), else
-// -1. Such a chunk is copied into wasm memory as it is, by `TypedArray.prototype.set`, which
-// reads its internal slots only: no code of the caller's runs, and no view is made per feed.
-const taLength = builtinGetter(TypedArrayProto, 'length');
-export function __sr_u8_length(chunk) {
-  if (!ArrayBuffer.isView(chunk) || taTag.call(chunk) !== 'Uint8Array') return -1;
-  const n = taLength.call(chunk);
-  return n === 0 ? -1 : n; // 0 may be a detached buffer: the general path tells
-}
-
-export function __sr_chunk_view(chunk) {
-  if (chunk === null || typeof chunk !== 'object') return null;
-  try {
-    if (ArrayBuffer.isView(chunk)) {
-      const [buffer, offset, length] = taTag.call(chunk) === undefined ? VIEW.dv : VIEW.ta;
-      return new Uint8Array(buffer.call(chunk), offset.call(chunk), length.call(chunk));
-    }
-  } catch {
-    return null; // a detached buffer
-  }
-  for (const byteLength of [abLength, sabLength]) {
-    try {
-      if (byteLength !== null) return new Uint8Array(chunk, 0, byteLength.call(chunk));
-    } catch {
-      // Not this kind of buffer (or detached).
-    }
-  }
-  return null;
-}
-
 // JSON text made by the wasm side (values, or an array of items) to JS values: plain
 // objects, numbers as JS numbers.
 export function __sr_json_parse(text) {
