@@ -138,6 +138,37 @@ pub struct BuiltPayload {
     pub warnings: Vec<String>,
 }
 
+/// The warnings of one build. Every warning is made by these few functions, not inline at
+/// each of the ~30 places that give one (a `.wasm` size choice: each inlined `push` of a
+/// formatted string is its own copy of the allocation and growth code).
+struct Warnings(Vec<String>);
+
+impl Warnings {
+    #[inline(never)]
+    fn text(&mut self, s: &str) {
+        self.0.push(s.to_owned());
+    }
+
+    #[inline(never)]
+    fn fmt(&mut self, a: std::fmt::Arguments<'_>) {
+        self.0.push(std::fmt::format(a));
+    }
+
+    /// `"<code>: <path>: <message>"`.
+    #[inline(never)]
+    fn dropped(&mut self, code: &str, p: &PayloadProblem) {
+        self.fmt(format_args!("{code}: {}: {}", p.path, p.message));
+    }
+
+    /// `r`'s value into `slot`, or a `field_dropped` warning.
+    fn keep<T>(&mut self, slot: &mut T, r: Result<T, PayloadProblem>) {
+        match r {
+            Ok(v) => *slot = v,
+            Err(e) => self.dropped("field_dropped", &e),
+        }
+    }
+}
+
 /// Builds the `FinalPayload` of a finished run.
 ///
 /// # Errors
@@ -151,8 +182,8 @@ pub fn build_final_payload(args: &JsonValue, context: &PayloadContext) -> Result
             ));
         }
     }
-    let mut warnings = Vec::new();
-    let args = unwrap_action(args, &mut warnings);
+    let w = &mut Warnings(Vec::new());
+    let args = unwrap_action(args, w);
     let empty = Vec::new();
     let map: &JsonMap = match args {
         JsonValue::Object(m) => m,
@@ -162,11 +193,11 @@ pub fn build_final_payload(args: &JsonValue, context: &PayloadContext) -> Result
 
     // 2. The answer.
     let (answer, used) = match args {
-        JsonValue::Object(_) => top_answer(map, &mut warnings),
+        JsonValue::Object(_) => top_answer(map, w),
         other => (scalar_answer(other), None),
     };
     if matches!(args, JsonValue::Array(_)) {
-        warnings.push("field_dropped: args: an array is not a final response's args".into());
+        w.text("field_dropped: args: an array is not a final response's args");
     }
     p.raw_answer = match answer.or_else(|| {
         context
@@ -176,8 +207,7 @@ pub fn build_final_payload(args: &JsonValue, context: &PayloadContext) -> Result
     }) {
         Some(a) => a,
         None => {
-            warnings
-                .push("raw_answer_missing: no answer in the args or the last observation".into());
+            w.text("raw_answer_missing: no answer in the args or the last observation");
             NO_ANSWER.into()
         }
     };
@@ -192,11 +222,11 @@ pub fn build_final_payload(args: &JsonValue, context: &PayloadContext) -> Result
                     match check::object(&fields, &format!("artifacts.{node}")) {
                         // Nodes are distinct: `check::object` keeps the first of a repeated key.
                         Ok(f) => model_artifacts.push((node, f)),
-                        Err(e) => warnings.push(dropped("item_dropped", &e)),
+                        Err(e) => w.dropped("item_dropped", &e),
                     }
                 }
             }
-            Err(e) => warnings.push(dropped("field_dropped", &e)),
+            Err(e) => w.dropped("field_dropped", &e),
         }
     }
     merge_nodes(&mut model_artifacts, context.artifacts.iter().cloned());
@@ -204,10 +234,7 @@ pub fn build_final_payload(args: &JsonValue, context: &PayloadContext) -> Result
 
     let model_confidence = get(map, "confidence").filter(|v| !matches!(v, JsonValue::Null));
     if let Some(v) = model_confidence {
-        match check::confidence(v, "confidence") {
-            Ok(c) => p.confidence = c,
-            Err(e) => warnings.push(dropped("field_dropped", &e)),
-        }
+        w.keep(&mut p.confidence, check::confidence(v, "confidence"));
     }
     if let Some(score) = context.reflection_score {
         p.confidence = Some(score);
@@ -218,7 +245,7 @@ pub fn build_final_payload(args: &JsonValue, context: &PayloadContext) -> Result
 
     let mut sources = Vec::new();
     if let Some(v) = present("sources") {
-        lenient_list(v, "sources", &mut warnings, |x, path, w| {
+        lenient_list(v, "sources", w, &mut |x, path, w| {
             let (s, ignored) = check::source(x, path.clone(), false)?;
             note_ignored(&path, &ignored, w);
             sources.push(s);
@@ -229,14 +256,11 @@ pub fn build_final_payload(args: &JsonValue, context: &PayloadContext) -> Result
     p.sources = dedup_sources(sources);
 
     if let Some(v) = present("route") {
-        match check::nullable_string(v, "route") {
-            Ok(r) => p.route = r,
-            Err(e) => warnings.push(dropped("field_dropped", &e)),
-        }
+        w.keep(&mut p.route, check::nullable_string(v, "route"));
     }
     if let Some(v) = present("suggested_actions") {
         let mut actions = Vec::new();
-        lenient_list(v, "suggested_actions", &mut warnings, |x, path, w| {
+        lenient_list(v, "suggested_actions", w, &mut |x, path, w| {
             let (a, ignored) = check::suggested_action(x, path.clone(), false)?;
             note_ignored(&path, &ignored, w);
             actions.push(a);
@@ -245,51 +269,42 @@ pub fn build_final_payload(args: &JsonValue, context: &PayloadContext) -> Result
         p.suggested_actions = actions;
     }
     if let Some(v) = present("requires_followup") {
-        match check::boolean(v, "requires_followup") {
-            Ok(b) => p.requires_followup = b,
-            Err(e) => warnings.push(dropped("field_dropped", &e)),
-        }
+        w.keep(&mut p.requires_followup, check::boolean(v, "requires_followup"));
     }
     if let Some(v) = present("warnings") {
         let mut list = Vec::new();
-        lenient_list(v, "warnings", &mut warnings, |x, path, _| {
+        lenient_list(v, "warnings", w, &mut |x, path, _| {
             list.push(check::string(x, &path).map_err(|e| vec![e])?);
             Ok(())
         });
         p.warnings = list;
     }
     if let Some(v) = present("language") {
-        match check::language(v, "language") {
-            Ok(l) => p.language = l,
-            Err(e) => warnings.push(dropped("field_dropped", &e)),
-        }
+        w.keep(&mut p.language, check::language(v, "language"));
     }
 
     // 6. Extra: the explicit object, then the unknown keys.
     let mut extra = Vec::new();
     if let Some(v) = present("extra") {
-        match check::object(v, "extra") {
-            Ok(e) => extra = e,
-            Err(e) => warnings.push(dropped("field_dropped", &e)),
-        }
+        w.keep(&mut extra, check::object(v, "extra"));
     }
     let unknown = map
         .iter()
         .filter(|(k, _)| !(FIELDS.contains(&k.as_str()) || k == "answer" || used.as_deref() == Some(k.as_str())))
         .cloned();
     merge_all(&mut extra, unknown, |k, _, _| {
-        warnings.push(format!("extra_conflict: {k}: extra.{k} is kept, the top-level {k} is dropped"));
+        w.fmt(format_args!("extra_conflict: {k}: extra.{k} is kept, the top-level {k} is dropped"));
     });
     set_all(&mut extra, std::mem::take(&mut p.extra));
     p.extra = extra;
     Ok(BuiltPayload {
         payload: p,
-        warnings,
+        warnings: std::mem::take(&mut w.0),
     })
 }
 
 /// The args of a whole action (`{next_node, args}`), or the input itself.
-fn unwrap_action<'v>(input: &'v JsonValue, warnings: &mut Vec<String>) -> &'v JsonValue {
+fn unwrap_action<'v>(input: &'v JsonValue, w: &mut Warnings) -> &'v JsonValue {
     let JsonValue::Object(m) = input else {
         return input;
     };
@@ -301,7 +316,7 @@ fn unwrap_action<'v>(input: &'v JsonValue, warnings: &mut Vec<String>) -> &'v Js
         JsonValue::String(n) if n == "final_response" => args,
         JsonValue::Null => args,
         JsonValue::String(n) => {
-            warnings.push(format!(
+            w.fmt(format_args!(
                 "not_final_response: the action's next_node is {}; its args are used",
                 Quoted(n)
             ));
@@ -323,7 +338,7 @@ fn scalar_answer(v: &JsonValue) -> Option<String> {
 
 /// The answer of an args object and the top-level key it came from (consumed, not moved to
 /// `extra`).
-fn top_answer(m: &JsonMap, warnings: &mut Vec<String>) -> (Option<String>, Option<String>) {
+fn top_answer(m: &JsonMap, w: &mut Warnings) -> (Option<String>, Option<String>) {
     let text = |k: &str| match get(m, k) {
         Some(JsonValue::String(s)) if !s.trim().is_empty() => Some(s.clone()),
         _ => None,
@@ -331,8 +346,7 @@ fn top_answer(m: &JsonMap, warnings: &mut Vec<String>) -> (Option<String>, Optio
     match (text("answer"), text("raw_answer")) {
         (Some(a), Some(r)) => {
             if a != r {
-                warnings
-                    .push("answer_conflict: answer and raw_answer differ; answer is used".into());
+                w.text("answer_conflict: answer and raw_answer differ; answer is used");
             }
             return (Some(a), None);
         }
@@ -343,7 +357,7 @@ fn top_answer(m: &JsonMap, warnings: &mut Vec<String>) -> (Option<String>, Optio
         if let Some(v) =
             get(m, key).filter(|v| !matches!(v, JsonValue::Null | JsonValue::String(_)))
         {
-            warnings.push(format!(
+            w.fmt(format_args!(
                 "field_dropped: {key}: must be a string (got {})",
                 check::kind(v)
             ));
@@ -399,33 +413,29 @@ fn merge_nodes(into: &mut Artifacts, nodes: impl IntoIterator<Item = (String, Js
 fn lenient_list(
     v: &JsonValue,
     path: &str,
-    warnings: &mut Vec<String>,
-    mut item: impl FnMut(&JsonValue, String, &mut Vec<String>) -> Result<(), Vec<PayloadProblem>>,
+    w: &mut Warnings,
+    item: &mut dyn FnMut(&JsonValue, String, &mut Warnings) -> Result<(), Vec<PayloadProblem>>,
 ) {
     let JsonValue::Array(items) = v else {
-        warnings.push(format!(
+        w.fmt(format_args!(
             "field_dropped: {path}: must be an array (got {})",
             check::kind(v)
         ));
         return;
     };
     for (i, x) in items.iter().enumerate() {
-        if let Err(problems) = item(x, format!("{path}[{i}]"), warnings) {
+        if let Err(problems) = item(x, format!("{path}[{i}]"), w) {
             let list: Vec<String> = problems
                 .iter()
                 .map(|p| format!("{}: {}", p.path, p.message))
                 .collect();
-            warnings.push(format!("item_dropped: {path}[{i}]: {}", list.join("; ")));
+            w.fmt(format_args!("item_dropped: {path}[{i}]: {}", list.join("; ")));
         }
     }
 }
 
-fn note_ignored(path: &str, ignored: &[String], warnings: &mut Vec<String>) {
+fn note_ignored(path: &str, ignored: &[String], w: &mut Warnings) {
     for k in ignored {
-        warnings.push(format!("key_ignored: {path}.{k}: not a field of its type"));
+        w.fmt(format_args!("key_ignored: {path}.{k}: not a field of its type"));
     }
-}
-
-fn dropped(code: &str, p: &PayloadProblem) -> String {
-    format!("{code}: {}: {}", p.path, p.message)
 }
