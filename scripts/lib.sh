@@ -70,4 +70,13 @@ build_wasm() {
     --enable-mutable-globals --enable-nontrapping-float-to-int --enable-reference-types \
     --enable-multivalue --enable-simd --strip-debug --strip-producers \
     "$dist/streamroute_bg.wasm" -o "$dist/streamroute_bg.wasm"
+
+  # Short import and export names (`a`, `b`, ...) in the .wasm, and the same in the glue
+  # (scripts/minify-names.mjs): wasm-bindgen's names and their hash suffixes cost ~1 KB gzip.
+  log "wasm-opt: short import and export names"
+  "$ROOT/scripts/node_modules/.bin/wasm-opt" --minify-imports-and-exports-and-modules \
+    --enable-bulk-memory --enable-sign-ext --enable-mutable-globals --enable-nontrapping-float-to-int \
+    --enable-reference-types --enable-multivalue --enable-simd \
+    "$dist/streamroute_bg.wasm" -o "$dist/streamroute_bg.wasm" > "$dist/names.json"
+  node "$ROOT/scripts/minify-names.mjs" "$dist/names.json" "$dist/streamroute.js"
 }

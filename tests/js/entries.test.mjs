@@ -57,6 +57,17 @@ test('no entry links serde: options and arguments are read by the field reader (
   }
 });
 
+test('every .wasm has short import and export names (scripts/minify-names.mjs), and its glue the same', () => {
+  for (const dir of DIRS) {
+    const module = new WebAssembly.Module(readFileSync(join(PKG_DIR, 'dist', dir, 'streamroute_bg.wasm')));
+    const names = [...WebAssembly.Module.imports(module).flatMap((i) => [i.module, i.name]), ...WebAssembly.Module.exports(module).map((e) => e.name)];
+    assert.ok(names.length > 10, dir);
+    for (const name of names) assert.ok(name.length <= 3, `${dir}: ${name}`);
+    const glue = readFileSync(join(PKG_DIR, 'dist', dir, 'browser.js'), 'utf8');
+    assert.ok(!/__wbg_\w+_[0-9a-f]{16}\b/.test(glue), `${dir}: a hashed import name in the glue`);
+  }
+});
+
 test('Node ESM: each entry, its exports, buildInfo, one call, one StreamrouteError class', async () => {
   const r = await entriesResult({ streamroute, sse, json, tags, payload, planning });
   assert.deepEqual(r, EXPECTED_ENTRIES);
