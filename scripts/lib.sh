@@ -48,9 +48,15 @@ build_wasm() {
   log "cargo build --release --target wasm32-unknown-unknown $*"
   # Size: LLVM's inline threshold at 50 instead of 225 (opt-level 2, Cargo.toml) takes ~10% off
   # the gzipped .wasm at no measured speed cost (bench/README "Size"). Lower thresholds, a lower
-  # threshold for #[inline] functions, or no loop unrolling cost the router or SSE 10-20%.
-  local size_flags="-C llvm-args=-inline-threshold=50"
-  (cd "$ROOT" && RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+simd128 $size_flags" \
+  # threshold for #[inline] functions, or no loop unrolling cost the router or SSE 10-20%; an
+  # entry may set its own (scripts/entries.json `inline`, passed as SR_INLINE_THRESHOLD) where
+  # its bench says it costs no speed.
+  local inline="${SR_INLINE_THRESHOLD:-50}"
+  local size_flags="-C llvm-args=-inline-threshold=$inline"
+  # Other flags rebuild every dependency: such builds get their own directory, so that the
+  # others stay cached.
+  [ "$inline" != 50 ] && target="$target/inline-$inline"
+  (cd "$ROOT" && CARGO_TARGET_DIR="$target" RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+simd128 $size_flags" \
     cargo build --release --target wasm32-unknown-unknown --lib --quiet "$@")
 
   rm -rf "$dist"
