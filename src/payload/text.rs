@@ -37,6 +37,7 @@ struct CompactWriter {
 
 impl CompactWriter {
     /// A comma before the next member (`key`) or element, where one is due.
+    #[inline]
     fn comma(&mut self, key: bool, out: &mut String) {
         if let Some((object, n)) = self.open.last_mut() {
             if *object == key {
@@ -52,8 +53,10 @@ impl CompactWriter {
         match tok {
             Token::Key(k) => {
                 self.comma(true, out);
-                write_json_string(k, out);
-                out.push(':');
+                // `write_json_string` without its `reserve` call: this is the walk's hot path.
+                out.push('"');
+                write_json_escaped(k, out);
+                out.push_str("\":");
                 return;
             }
             Token::StringPart(s) => return write_json_escaped(s, out),
