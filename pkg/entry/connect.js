@@ -87,75 +87,79 @@ const wire = (e) => `event: ${e.event}\ndata: ${e.data.split('\n').join('\ndata:
  * `invalid_input` (the SSE entry has neither: `router` and `profile` need the main entry).
  */
 export function connector(kinds) {
-  return async function* connectSse(url, init, options) {
-    init = init ?? {};
-    options = optionsIn(options, ['maxRetries', 'retryMs', 'router', 'fetch', 'profile']);
-    const signal = init.signal;
-    const maxRetries = options.maxRetries ?? 3;
-    const doFetch = options.fetch ?? globalThis.fetch;
-    for (const kind of ['router', 'profile']) {
-      if (options[kind] !== undefined && options[kind] !== null && !kinds[kind]) {
-        throw new StreamrouteError('invalid_input', `invalid options: "${kind}" needs the main entry ('streamroute'), not this one`);
+  // A method of an object literal: its name (`connectSse.name`) survives minifying, which
+  // drops the names of function expressions.
+  return {
+    async *connectSse(url, init, options) {
+      init = init ?? {};
+      options = optionsIn(options, ['maxRetries', 'retryMs', 'router', 'fetch', 'profile']);
+      const signal = init.signal;
+      const maxRetries = options.maxRetries ?? 3;
+      const doFetch = options.fetch ?? globalThis.fetch;
+      for (const kind of ['router', 'profile']) {
+        if (options[kind] !== undefined && options[kind] !== null && !kinds[kind]) {
+          throw new StreamrouteError('invalid_input', `invalid options: "${kind}" needs the main entry ('streamroute'), not this one`);
+        }
       }
-    }
-    const decoder = new SseDecoder();
-    const reader = options.profile !== undefined ? kinds.profile(options.profile) : null;
-    const router = options.router ? kinds.router(options.router) : null;
-    let failures = 0;
-    let lastError = null;
-    const out = (events) => {
-      if (reader) return events.flatMap((e) => reader.frame(e));
-      if (!router) return events;
-      const routed = [];
-      for (const e of events) routed.push(...router.feed(wire(e)));
-      return routed;
-    };
-    try {
-      for (;;) {
-        if (signal?.aborted) throw abortError(signal);
-        const headers = new Headers(init.headers);
-        if (!headers.has('accept')) headers.set('accept', 'text/event-stream');
-        const lastId = lastEventIdHeader(decoder.lastEventId);
-        if (lastId !== null) headers.set('last-event-id', lastId);
-        let ended = false;
-        try {
-          const res = await doFetch(url, { ...init, headers });
-          if (!res.ok) {
-            // A 4xx is final (the request is wrong); a 5xx may pass.
-            const err = new StreamrouteError('sse_connection_failed', `HTTP ${res.status} from ${url}`);
-            if (res.status < 500) throw Object.assign(err, { final: true });
-            throw err;
-          }
-          const reader = res.body.getReader();
-          for (;;) {
-            const { done, value } = await reader.read();
-            if (done) break;
-            const events = decoder.feed(value);
-            if (events.length) {
-              failures = 0;
-              yield* out(events);
-            }
-          }
-          ended = true;
-        } catch (err) {
+      const decoder = new SseDecoder();
+      const reader = options.profile !== undefined ? kinds.profile(options.profile) : null;
+      const router = options.router ? kinds.router(options.router) : null;
+      let failures = 0;
+      let lastError = null;
+      const out = (events) => {
+        if (reader) return events.flatMap((e) => reader.frame(e));
+        if (!router) return events;
+        const routed = [];
+        for (const e of events) routed.push(...router.feed(wire(e)));
+        return routed;
+      };
+      try {
+        for (;;) {
           if (signal?.aborted) throw abortError(signal);
-          if (err?.final || (err instanceof StreamrouteError && err.code !== 'sse_connection_failed')) throw err;
-          lastError = err;
+          const headers = new Headers(init.headers);
+          if (!headers.has('accept')) headers.set('accept', 'text/event-stream');
+          const lastId = lastEventIdHeader(decoder.lastEventId);
+          if (lastId !== null) headers.set('last-event-id', lastId);
+          let ended = false;
+          try {
+            const res = await doFetch(url, { ...init, headers });
+            if (!res.ok) {
+              // A 4xx is final (the request is wrong); a 5xx may pass.
+              const err = new StreamrouteError('sse_connection_failed', `HTTP ${res.status} from ${url}`);
+              if (res.status < 500) throw Object.assign(err, { final: true });
+              throw err;
+            }
+            const reader = res.body.getReader();
+            for (;;) {
+              const { done, value } = await reader.read();
+              if (done) break;
+              const events = decoder.feed(value);
+              if (events.length) {
+                failures = 0;
+                yield* out(events);
+              }
+            }
+            ended = true;
+          } catch (err) {
+            if (signal?.aborted) throw abortError(signal);
+            if (err?.final || (err instanceof StreamrouteError && err.code !== 'sse_connection_failed')) throw err;
+            lastError = err;
+          }
+          // The events completed so far stand; an unterminated one is dropped (it comes again
+          // after the reconnection).
+          yield* out(decoder.finish());
+          if (ended) break;
+          if (++failures > maxRetries) {
+            throw new StreamrouteError('sse_connection_failed',
+              `gave up after ${maxRetries} reconnection attempts: ${lastError?.message ?? lastError}`);
+          }
+          await sleep(retryDelay(decoder.retry ?? options.retryMs ?? 1000), signal);
         }
-        // The events completed so far stand; an unterminated one is dropped (it comes again
-        // after the reconnection).
-        yield* out(decoder.finish());
-        if (ended) break;
-        if (++failures > maxRetries) {
-          throw new StreamrouteError('sse_connection_failed',
-            `gave up after ${maxRetries} reconnection attempts: ${lastError?.message ?? lastError}`);
-        }
-        await sleep(retryDelay(decoder.retry ?? options.retryMs ?? 1000), signal);
+        if (router) yield* router.finish();
+      } finally {
+        decoder.free();
+        router?.free();
       }
-      if (router) yield* router.finish();
-    } finally {
-      decoder.free();
-      router?.free();
-    }
-  };
+    },
+  }.connectSse;
 }

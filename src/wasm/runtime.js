@@ -11,7 +11,13 @@
  * it is tested against (ESM and CommonJS alike).
  */
 const SHARED = Symbol.for('streamroute.StreamrouteError');
-export const StreamrouteError = (globalThis[SHARED] ??= class StreamrouteError extends Error {
+export const StreamrouteError = (globalThis[SHARED] ??= class extends Error {
+  // Its name (`StreamrouteError.name`), set here because minifying drops the names of class
+  // expressions (and renames a class declaration that shares the exported name).
+  static {
+    Object.defineProperty(this, 'name', { value: 'StreamrouteError' });
+  }
+
   constructor(code, message, offset) {
     super(message);
     this.name = 'StreamrouteError';

@@ -68,6 +68,27 @@ test('every .wasm has short import and export names (scripts/minify-names.mjs), 
   }
 });
 
+test('every exported class and function is named as it is exported (ESM and CommonJS), through the minified bundles', () => {
+  const cjs = { streamroute: 'streamroute', sse: 'streamroute/sse', json: 'streamroute/json', tags: 'streamroute/tags', payload: 'streamroute/payload', planning: 'streamroute/planning' };
+  writeFileSync(join(CONSUMER, 'names.cjs'), `
+    const out = {};
+    for (const [dir, spec] of Object.entries(${JSON.stringify(cjs)})) {
+      out[dir] = Object.entries(require(spec)).filter(([, v]) => typeof v === 'function').map(([k, v]) => [k, v.name]);
+    }
+    console.log(JSON.stringify(out));
+  `);
+  const viaRequire = JSON.parse(execFileSync(process.execPath, [join(CONSUMER, 'names.cjs')], { cwd: CONSUMER, encoding: 'utf8' }));
+  const modules = { streamroute, sse, json, tags, payload, planning };
+  for (const [dir, m] of Object.entries(modules)) {
+    const named = Object.entries(m).filter(([, v]) => typeof v === 'function');
+    assert.ok(named.length > 3, dir);
+    for (const [k, v] of named) assert.equal(v.name, k, `${dir}: ${k}.name`);
+    for (const [k, name] of viaRequire[dir]) assert.equal(name, k, `${dir} (require): ${k}.name`);
+  }
+  assert.equal(String(new streamroute.StreamrouteError('invalid_input', 'x')), 'StreamrouteError: x');
+  assert.equal(new payload.ArtifactCollector().constructor.name, 'ArtifactCollector');
+});
+
 test('Node ESM: each entry, its exports, buildInfo, one call, one StreamrouteError class', async () => {
   const r = await entriesResult({ streamroute, sse, json, tags, payload, planning });
   assert.deepEqual(r, EXPECTED_ENTRIES);
