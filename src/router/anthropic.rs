@@ -179,7 +179,7 @@ impl Anthropic {
             // MCP): web search results are sources too.
             let tool_use_id = string_of(tool_use_id)?;
             let found = self.servers.iter().find(|(i, _, _)| *i == tool_use_id).map(|(_, n, t)| (*n, t.clone()));
-            let (call, tool) = found.unwrap_or((index, kind.trim_end_matches("_tool_result").to_string()));
+            let (call, tool) = found.unwrap_or((index, kind.strip_suffix("_tool_result").unwrap_or(&kind).to_string()));
             if kind == "web_search_tool_result" {
                 if let Some(content) = content.filter(|c| c.starts_with('[')) {
                     let mut j = Json::new(content);

@@ -96,7 +96,7 @@ impl OpenAiResponses {
                 }
                 self.ended = true;
             }
-            "error" if data.contains("\"error\"") && members(data, ["error"])?[0].is_some_and(|e| e.starts_with('{')) => {
+            "error" if memchr::memmem::find(data.as_bytes(), b"\"error\"").is_some() && members(data, ["error"])?[0].is_some_and(|e| e.starts_with('{')) => {
                 // `{"type": "error", "error": {"code", "message"}}`
                 let [e] = members(data, ["error"])?;
                 let mut j = Json::new(e.unwrap_or("{}"));
@@ -190,7 +190,7 @@ impl OpenAiResponses {
                 }
             }
             "web_search_call" | "file_search_call" | "code_interpreter_call" | "image_generation_call" | "mcp_call" => {
-                let tool = if kind == "mcp_call" { name.as_str() } else { kind.trim_end_matches("_call") };
+                let tool = if kind == "mcp_call" { name.as_str() } else { kind.strip_suffix("_call").unwrap_or(&kind) };
                 self.calls.start(index, &id, tool, true, sink);
                 if done && self.calls.is_open(index) {
                     let input = match kind.as_str() {

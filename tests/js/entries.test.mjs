@@ -57,6 +57,15 @@ test('no entry links serde: options and arguments are read by the field reader (
   }
 });
 
+test('no entry links the str slicing panic (its message formatting, char Debug and the Unicode printable tables cost ~5 KB gzip)', () => {
+  // `&s[a..b]`, `str::contains(&str)` and `trim_end_matches(&str)` link it; the code uses
+  // `text::sub`, memchr and `strip_suffix` instead.
+  for (const dir of DIRS) {
+    const wasm = readFileSync(join(PKG_DIR, 'dist', dir, 'streamroute_bg.wasm'));
+    assert.ok(!wasm.includes('is not a char boundary'), dir);
+  }
+});
+
 test('every .wasm has short import and export names (scripts/minify-names.mjs), and its glue the same', () => {
   for (const dir of DIRS) {
     const module = new WebAssembly.Module(readFileSync(join(PKG_DIR, 'dist', dir, 'streamroute_bg.wasm')));
