@@ -48,6 +48,23 @@ pub(crate) fn sub<R: std::slice::SliceIndex<str, Output = str> + Clone>(s: &str,
     s.get(range).unwrap_or_default()
 }
 
+/// Where `needle` (non-empty, a few bytes: a delimiter) first occurs in `hay`: each
+/// occurrence of its first byte (memchr) is compared with the rest, at most `needle.len()`
+/// bytes each, so a search is linear for the short needles it is given. A one-shot
+/// `memmem::find` links memmem's searcher builder and prefilters: ~2.5 KB of `.wasm`.
+pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let (&first, rest) = needle.split_first()?;
+    let mut at = 0;
+    while let Some(i) = memchr::memchr(first, hay.get(at..)?) {
+        let p = at + i;
+        if hay.get(p + 1..).is_some_and(|tail| tail.starts_with(rest)) {
+            return Some(p);
+        }
+        at = p + 1;
+    }
+    None
+}
+
 impl Utf8Carry {
     /// Bytes held back.
     pub(crate) fn pending(&self) -> usize {
@@ -494,6 +511,24 @@ fn decode_one(c: u8, rest: &[u8]) -> (Result<u32, ()>, usize) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn find_is_memmem_find() {
+        let hays: [&[u8]; 8] = [b"", b"*", b"*/", b"a*/b*/", b"***//", b"<think></think></thinking>", b"</thin</think>", "x\u{FFFD}y\u{FFFD}".as_bytes()];
+        let needles: [&[u8]; 5] = [b"*/", b"</think>", b"</thinking>", "\u{FFFD}".as_bytes(), b"\"error\""];
+        for hay in hays {
+            for needle in needles {
+                assert_eq!(super::find(hay, needle), memchr::memmem::find(hay, needle), "{hay:?} {needle:?}");
+            }
+        }
+        let mut x = 0x9e37_79b9_u32;
+        for _ in 0..2000 {
+            let hay: Vec<u8> = (0..64).map(|_| { x ^= x << 13; x ^= x >> 17; x ^= x << 5; b"*/<>ab"[(x % 6) as usize] }).collect();
+            for needle in [&b"*/"[..], b"<>", b"*/*", b"a*/b"] {
+                assert_eq!(super::find(&hay, needle), memchr::memmem::find(&hay, needle));
+            }
+        }
+    }
+
     #[test]
     fn push_utf16_is_encode_utf16() {
         for s in ["", "abc", "abcdefghijklmnop", "abcdefghijklmnopqrstuvwxyz0123456789é01234567890123456789", "héllo wörld 你好 😀 ok", "😀😀😀😀😀😀😀😀😀", "a\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}z"] {

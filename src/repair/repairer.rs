@@ -278,7 +278,7 @@ impl<'a> Repairer<'a> {
                     Some(b'*') => {
                         self.note(RepairKind::Comment, self.pos);
                         let from = self.pos + 2;
-                        self.pos = memchr::memmem::find(&self.b[from..], b"*/")
+                        self.pos = crate::text::find(&self.b[from..], b"*/")
                             .map_or(self.b.len(), |k| from + k + 2);
                     }
                     _ => return,
@@ -517,7 +517,7 @@ impl<'a> Repairer<'a> {
                         continue;
                     };
                     let from = self.pos + 1;
-                    self.pos = memchr::memmem::find(&self.b[from..], close)
+                    self.pos = crate::text::find(&self.b[from..], close)
                         .map_or(self.b.len(), |k| from + k + close.len());
                 }
                 _ => self.pos += 1,

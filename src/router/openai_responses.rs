@@ -96,7 +96,7 @@ impl OpenAiResponses {
                 }
                 self.ended = true;
             }
-            "error" if memchr::memmem::find(data.as_bytes(), b"\"error\"").is_some() && members(data, ["error"])?[0].is_some_and(|e| e.starts_with('{')) => {
+            "error" if crate::text::find(data.as_bytes(), b"\"error\"").is_some() && members(data, ["error"])?[0].is_some_and(|e| e.starts_with('{')) => {
                 // `{"type": "error", "error": {"code", "message"}}`
                 let [e] = members(data, ["error"])?;
                 let mut j = Json::new(e.unwrap_or("{}"));
