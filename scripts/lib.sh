@@ -42,7 +42,8 @@ npm_ci() {
 build_wasm() {
   # build_wasm DIST [CARGO_ARGS...]: the release .wasm (size-optimised) and its ESM glue as
   # DIST/streamroute_bg.wasm and DIST/streamroute.js: cargo (wasm32), wasm-bindgen, the glue
-  # patch, wasm-opt -Oz. CARGO_ARGS pick the features; CARGO_TARGET_DIR is honoured.
+  # patch, wasm-opt -Oz, short import and export names. CARGO_ARGS pick the features;
+  # CARGO_TARGET_DIR and SR_INLINE_THRESHOLD are honoured.
   local dist="$1"; shift
   local target="${CARGO_TARGET_DIR:-$ROOT/target}"
   log "cargo build --release --target wasm32-unknown-unknown $*"
