@@ -48,11 +48,17 @@ enum Step {
 /// Parses `$`, `$.a.b`, `$['k']`, `$["k"]`, `$.a[2].b` (optionally ending in `[*]` or
 /// `.*`), or `$*`. `None` stands for `$*`.
 fn parse_path(path: &str) -> Result<Option<Vec<Step>>> {
-    let bad = |why: &str| {
+    // One error site: the reason is joined to the message once, not at each of the nine
+    // places that find one.
+    steps(path).map_err(|why| {
         Error::new(ErrorKind::InvalidOption, format!("invalid item path {}: {why}", Quoted(path)))
-    };
+    })
+}
+
+/// [`parse_path`], with what is wrong as the error.
+fn steps(path: &str) -> std::result::Result<Option<Vec<Step>>, &'static str> {
     let Some(mut rest) = path.strip_prefix('$') else {
-        return Err(bad("it must start with '$'"));
+        return Err("it must start with '$'");
     };
     if rest == "*" {
         return Ok(None);
@@ -72,7 +78,7 @@ fn parse_path(path: &str) -> Result<Option<Vec<Step>>> {
                 })
                 .unwrap_or(rest.len() - 1);
             if name_len == 0 {
-                return Err(bad("expected a name after '.'"));
+                return Err("expected a name after '.'");
             }
             steps.push(Step::Key(crate::text::sub(rest, 1..1 + name_len).to_string()));
             rest = crate::text::sub(rest, 1 + name_len..);
@@ -84,10 +90,10 @@ fn parse_path(path: &str) -> Result<Option<Vec<Step>>> {
                     let mut chars = crate::text::sub(inner, 1..).char_indices();
                     let end = loop {
                         match chars.next() {
-                            None => return Err(bad("unterminated quoted name")),
+                            None => return Err("unterminated quoted name"),
                             Some((_, '\\')) => match chars.next() {
                                 Some((_, e)) => key.push(e),
-                                None => return Err(bad("unterminated quoted name")),
+                                None => return Err("unterminated quoted name"),
                             },
                             Some((i, ch)) if ch == q => break i,
                             Some((_, ch)) => key.push(ch),
@@ -95,26 +101,26 @@ fn parse_path(path: &str) -> Result<Option<Vec<Step>>> {
                     };
                     let after = crate::text::sub(inner, 1 + end + 1..);
                     let Some(r) = after.strip_prefix(']') else {
-                        return Err(bad("expected ']' after a quoted name"));
+                        return Err("expected ']' after a quoted name");
                     };
                     steps.push(Step::Key(key));
                     rest = r;
                 }
                 _ => {
                     let Some(close) = inner.find(']') else {
-                        return Err(bad("expected ']'"));
+                        return Err("expected ']'");
                     };
                     let digits = crate::text::sub(inner, ..close);
                     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-                        return Err(bad("expected an array index, a quoted name or '*' in []"));
+                        return Err("expected an array index, a quoted name or '*' in []");
                     }
-                    let i = digits.parse().map_err(|_| bad("array index too large"))?;
+                    let i = digits.parse().map_err(|_| "array index too large")?;
                     steps.push(Step::Index(i));
                     rest = crate::text::sub(inner, close + 1..);
                 }
             }
         } else {
-            return Err(bad("expected '.' or '['"));
+            return Err("expected '.' or '['");
         }
     }
     Ok(Some(steps))
