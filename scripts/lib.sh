@@ -79,7 +79,8 @@ build_wasm() {
     "$dist/streamroute_bg.wasm" -o "$dist/streamroute_bg.wasm"
 
   # Short import and export names (`a`, `b`, ...) in the .wasm, and the same in the glue
-  # (scripts/minify-names.mjs): wasm-bindgen's names and their hash suffixes cost ~1 KB gzip.
+  # (scripts/minify-names.mjs): wasm-bindgen's names and their hash suffixes cost 1.5–2.2 KB
+  # gzip per entry.
   log "wasm-opt: short import and export names"
   "$ROOT/scripts/node_modules/.bin/wasm-opt" --minify-imports-and-exports-and-modules \
     --enable-bulk-memory --enable-sign-ext --enable-mutable-globals --enable-nontrapping-float-to-int \

@@ -2,7 +2,7 @@
 // --minify-imports-and-exports-and-modules` gave the .wasm (scripts/lib.sh `build_wasm`).
 // wasm-bindgen names each import `__wbg_<name>_<16 hex digits>` and each export after its Rust
 // item, and both the .wasm and the glue spell every name out: the hex digits do not compress,
-// and the names cost about 1 KB gzip of .wasm and JS per entry (bench/README "Sizes by
+// and the long names cost 1.5–2.2 KB gzip of .wasm and JS per entry (bench/README "Sizes by
 // entry"). The map is what wasm-opt prints: `{ imports: [[module, name, new]], exports:
 // [[name, new]] }`.
 //
@@ -25,7 +25,7 @@ const fail = (why) => {
 // Exports: `wasm.<name>`, the only way the glue reads them.
 const exports = new Map(map.exports);
 const shortNames = new Set(exports.values());
-glue = glue.replace(/\bwasm\.([A-Za-z_$][\w$]*)/g, (all, name) => {
+glue = glue.replace(/\bwasm\.([A-Za-z_$][\w$]*)/g, (_, name) => {
   const short = exports.get(name);
   if (short === undefined) fail(`wasm.${name} is not an export of the .wasm`);
   return `wasm.${short}`;

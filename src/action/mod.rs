@@ -315,10 +315,10 @@ fn strip_fence_markers(p: &str) -> String {
 }
 
 /// Where a fence opener that ends the line `l` starts: three or more backticks, then a
-/// language tag of no spaces or backticks, then nothing but whitespace. (A byte window, not
+/// language tag of no spaces or backticks, then nothing but whitespace. (`text::find`, not
 /// `str::find`, which would link a substring searcher into the `.wasm`.)
 fn opener_at(l: &str) -> Option<usize> {
-    let at = l.as_bytes().windows(3).position(|w| w == b"```")?;
+    let at = crate::text::find(l.as_bytes(), b"```")?;
     let tag = crate::text::sub(l, at..).trim_start_matches('`').trim_end();
     (!tag.contains(|c: char| c.is_whitespace() || c == '`')).then_some(at)
 }

@@ -36,7 +36,8 @@ struct CompactWriter {
 }
 
 impl CompactWriter {
-    /// A comma before the next member (`key`) or element, where one is due.
+    /// A comma before the next member (`key`) or element, where one is due. `#[inline]`: on
+    /// the walk's hot path, and the payload entry builds at a lower inline threshold (40).
     #[inline]
     fn comma(&mut self, key: bool, out: &mut String) {
         if let Some((object, n)) = self.open.last_mut() {

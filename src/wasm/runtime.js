@@ -38,9 +38,9 @@ export function __sr_panic(file, line, column) {
 
 // A result too long for a JS string (V8 stops at 2^29 - 24 characters, and Node's UTF-8
 // decoding at that many bytes: ~180M characters of CJK text) is `memory_limit_exceeded`, not
-// the engine's plain Error. The machines' result readers (pkg/entry/boundary.js) and the glue's string reading
-// (scripts/patch-glue.mjs) pass what they catch through here; other errors come back as
-// they are.
+// the engine's plain Error. The machines' result readers (pkg/entry/boundary.js) and the
+// glue's string reading (scripts/patch-glue.mjs) pass what they catch through here; other
+// errors come back as they are.
 export function __sr_string_error(err) {
   if (err instanceof StreamrouteError) return err;
   const tooLong = err?.code === 'ERR_STRING_TOO_LONG' || (err instanceof RangeError && /string length/i.test(err.message));
