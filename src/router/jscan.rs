@@ -398,7 +398,7 @@ impl SkipCache {
     #[inline]
     pub(crate) fn jump(&self, j: &mut Json<'_>) -> bool {
         let rest = j.b().get(j.i..).unwrap_or_default();
-        let hit = !self.prefix.is_empty() && rest.starts_with(&self.prefix);
+        let hit = !self.prefix.is_empty() && crate::text::starts_with(rest, &self.prefix);
         if hit {
             j.i += self.prefix.len();
         }
