@@ -25,6 +25,7 @@ import { __sr_memory } from './streamroute.js';
 import { StreamrouteError, stringError } from './runtime.js';
 import { disposable, HANDLE, live } from './handled.js';
 import { COUNT, FAILED, TEXT, TEXT_LEN, WIDE } from './abi.js';
+import { decodeShort } from './utf8.js';
 
 // A chunk's bytes as a Uint8Array, read without running any code of the caller's: only a
 // genuine ArrayBuffer view or ArrayBuffer qualifies (a Proxy, an array-like or a subclass's
@@ -125,17 +126,10 @@ export function readText16(ptr, units) {
 /** The string of the `n` UTF-8 bytes at `ptr` (malformed sequences become U+FFFD). */
 export function readText(ptr, n) {
   views();
-  if (n <= 24) {
-    let s = '';
-    for (let i = 0; i < n; i++) {
-      const c = u8[ptr + i];
-      if (c > 0x7f) return decoder.decode(u8.subarray(ptr, ptr + n));
-      s += String.fromCharCode(c);
-    }
-    return s;
-  }
-  return decoder.decode(u8.subarray(ptr, ptr + n));
+  // A TextDecoder call costs more than decoding a few characters in JS.
+  return (n <= 32 ? decodeShort(u8, ptr, ptr + n) : null) ?? decoder.decode(u8.subarray(ptr, ptr + n));
 }
+
 
 /** A result's text (abi.rs `TEXT`, `TEXT_LEN`, `WIDE`) as a string. */
 export function headerText(h) {

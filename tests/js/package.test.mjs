@@ -316,3 +316,45 @@ test('the package ships the licence texts its licence field names', () => {
   assert.match(readFileSync(join(pkgDir, 'LICENSE-MIT'), 'utf8'), /^MIT License\n/);
   assert.match(readFileSync(join(pkgDir, 'LICENSE-APACHE'), 'utf8'), /Apache License\s+Version 2\.0, January 2004/);
 });
+
+// Short text out of wasm is decoded in JS (pkg/entry/utf8.js); it must be exactly what
+// TextDecoder makes of well-formed UTF-8, and decline (null) everything else, which then goes
+// to TextDecoder for its U+FFFD.
+test('decodeShort is TextDecoder on well-formed UTF-8 and declines the rest', async () => {
+  const { decodeShort } = await import('../../pkg/entry/utf8.js');
+  const fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const check = (bytes) => {
+    const got = decodeShort(bytes, 1, bytes.length - 1);
+    const inner = bytes.subarray(1, bytes.length - 1);
+    let want = null;
+    try {
+      want = fatal.decode(inner);
+    } catch {
+      // Malformed: decodeShort must decline.
+    }
+    assert.equal(got, want, `${[...inner].map((b) => b.toString(16)).join(' ')}`);
+  };
+  // Every code point (surrogates included, as their 3-byte forms), between guard bytes.
+  for (let cp = 0; cp <= 0x10ffff; cp += cp < 0x3000 ? 1 : 97) {
+    const b = cp < 0x80 ? [cp] : cp < 0x800 ? [0xc0 | (cp >> 6), 0x80 | (cp & 63)]
+      : cp < 0x10000 ? [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63)]
+      : [0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 63), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63)];
+    check(Uint8Array.from([0xff, ...b, 0xff]));
+  }
+  // Every one- and two-byte sequence, then random ones over the bytes that matter.
+  for (let a = 0; a < 256; a++) {
+    check(Uint8Array.from([0xff, a, 0xff]));
+    for (let b = 0; b < 256; b++) check(Uint8Array.from([0xff, a, b, 0xff]));
+  }
+  const alphabet = [0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xff];
+  let s = 0x1b873593;
+  const next = (n) => {
+    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    return s % n;
+  };
+  for (let round = 0; round < 100000; round++) {
+    const n = 1 + next(8);
+    check(Uint8Array.from([0xff, ...Array.from({ length: n }, () => alphabet[next(alphabet.length)]), 0xff]));
+  }
+  assert.equal(decodeShort(new Uint8Array(0), 0, 0), '');
+});
