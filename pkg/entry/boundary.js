@@ -11,6 +11,8 @@
 //    free it, move its buffer or grow the memory under the write.
 // 2. The views of wasm memory are made again only after the memory grew (a grown memory
 //    detaches the old buffer, whose views then have length 0): `views()` before every access.
+//    `Input#view`, the input buffer's own view, is made again when it has length 0 too, and
+//    dropped when the buffer moves (rule 3).
 // 3. The input buffer only moves when it grows or is given back: its address is kept, asked
 //    for again for a larger chunk, and forgotten after `finish()` (a finished handle may give
 //    its scratch memory back).
@@ -159,6 +161,8 @@ export class Input {
     this.header = handle.header() >>> 2;
     this.ptr = 0;
     this.cap = 0;
+    /** The input buffer as a view for `encodeInto`, kept while the buffer stays (rules 2, 3). */
+    this.view = null;
     /** A held UTF-16 high surrogate, or ''. */
     this.high = '';
     /** The text of the last string chunk written (without a held surrogate). */
@@ -197,6 +201,7 @@ export class Input {
     if (ptr === 0) throw this.h.takeError();
     this.ptr = ptr;
     this.cap = cap;
+    this.view = null;
     return ptr;
   }
 
@@ -301,7 +306,13 @@ export class Input {
     const cap = n * 3;
     const ptr = this.at(cap);
     views();
-    if (n > 32) return encoder.encodeInto(str, u8.subarray(ptr, ptr + cap)).written;
+    if (n > 32) {
+      // One view of the buffer for every chunk (a view per call cost ~25 ns a chunk); a grown
+      // memory detaches it (length 0), a moved buffer drops it (`at`).
+      let view = this.view;
+      if (view === null || view.length === 0) view = this.view = u8.subarray(ptr, ptr + this.cap);
+      return encoder.encodeInto(str, view).written;
+    }
     let i = 0;
     for (; i < n; i++) {
       const c = str.charCodeAt(i);

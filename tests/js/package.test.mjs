@@ -358,3 +358,38 @@ test('decodeShort is TextDecoder on well-formed UTF-8 and declines the rest', as
   }
   assert.equal(decodeShort(new Uint8Array(0), 0, 0), '');
 });
+
+// Input#writeUtf8 keeps one view of the input buffer between chunks: it must be made again
+// after the memory grew (the old view is detached) and after the buffer moved (a larger chunk).
+test('string chunks are written right after the memory grew and after the input buffer moved', () => {
+  const chunks = [];
+  for (let i = 0; i < 80; i++) {
+    // 35 to 59 units (written as UTF-8 through the kept view), or ~900 (a larger buffer).
+    const k = i % 11 === 5 ? 900 + i : 25 + ((i * 37) % 25);
+    chunks.push(`data: ${'x'.repeat(k)}\u00e9${i}\n\n`);
+  }
+  const want = feedAll(new sr.SseDecoder(), [Buffer.from(chunks.join(''))]);
+  const memory = () => sr.__sr_memory().buffer.byteLength;
+  const before = memory();
+  const d = new sr.SseDecoder();
+  const got = [];
+  const hogs = [];
+  for (const [i, c] of chunks.entries()) {
+    got.push(...d.feed(c));
+    if (i % 7 === 3) {
+      // Another machine's large chunk grows the memory (its own error, if any, is not ours).
+      const hog = new sr.SseDecoder();
+      hogs.push(hog);
+      try {
+        hog.feed(`: ${'y'.repeat(1 << (15 + (i % 6)))}`);
+      } catch {
+        // the line cap
+      }
+    }
+  }
+  got.push(...d.finish());
+  for (const hog of hogs) hog.free();
+  d.free();
+  assert.ok(memory() > before, 'the memory grew');
+  assert.deepEqual(got, want);
+});
