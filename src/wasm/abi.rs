@@ -50,10 +50,16 @@ declare class StreamMachine<Result, Final = Result> extends Handled {
 
 /// Header slot: the address of the result's text.
 pub const TEXT: u32 = 0;
-/// Header slot: the text's length, in bytes (UTF-8) or, when [`WIDE`] is 1, in UTF-16 units.
+/// Header slot: the text's length, in bytes or, for [`TEXT_UTF16`], in UTF-16 units.
 pub const TEXT_LEN: u32 = 1;
-/// Header slot: 1 when the text is UTF-16 code units, 0 when it is UTF-8 bytes.
+/// Header slot: the text's encoding, [`TEXT_UTF8`], [`TEXT_UTF16`] or [`TEXT_ASCII`].
 pub const WIDE: u32 = 2;
+/// Text encoding: UTF-8 bytes.
+pub const TEXT_UTF8: u32 = 0;
+/// Text encoding: UTF-16 code units.
+pub const TEXT_UTF16: u32 = 1;
+/// Text encoding: ASCII bytes only (JS may decode them as Latin-1, a faster call in Node).
+pub const TEXT_ASCII: u32 = 2;
 /// Header slot: the address of the op words (`u32`, 4-aligned).
 pub const OPS: u32 = 3;
 /// Header slot: how many op words there are.
@@ -177,12 +183,17 @@ impl Header {
 
     /// Describes a result: UTF-8 `text` and `ops`, `count` results.
     pub(crate) fn utf8(&mut self, text: &[u8], ops: &[u32], count: u32) {
-        self.set(text.as_ptr() as usize, text.len(), 0, ops, count);
+        self.set(text.as_ptr() as usize, text.len(), TEXT_UTF8, ops, count);
+    }
+
+    /// Describes a result whose text is all ASCII (the caller knows it).
+    pub(crate) fn ascii(&mut self, text: &[u8], ops: &[u32], count: u32) {
+        self.set(text.as_ptr() as usize, text.len(), TEXT_ASCII, ops, count);
     }
 
     /// Describes a result whose text is UTF-16 code units.
     pub(crate) fn utf16(&mut self, text: &[u16], ops: &[u32], count: u32) {
-        self.set(text.as_ptr() as usize, text.len(), 1, ops, count);
+        self.set(text.as_ptr() as usize, text.len(), TEXT_UTF16, ops, count);
     }
 
     fn set(&mut self, text: usize, len: usize, wide: u32, ops: &[u32], count: u32) {

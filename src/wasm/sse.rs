@@ -178,10 +178,14 @@ impl JsSseDecoder {
             (r, _) => r,
         };
         let out = &self.out;
-        if out.wide.is_empty() {
-            self.header.utf8(&out.bytes, &out.lens, out.count);
-        } else {
+        if !out.wide.is_empty() {
             self.header.utf16(&out.wide, &out.lens, out.count);
+        } else if r.is_ok() {
+            // Every field went through `push`, which starts `wide` at the first one that is
+            // not ASCII. (After a failure the bytes past the counted events may hold one.)
+            self.header.ascii(&out.bytes, &out.lens, out.count);
+        } else {
+            self.header.utf8(&out.bytes, &out.lens, out.count);
         }
         status(r, out.count, &mut self.error)
     }
