@@ -113,3 +113,36 @@ function mixed(text, next) {
   }
   return out;
 }
+
+// Long string chunks go into wasm as UTF-16 (`feedUnits`), where a line's stream offset is
+// counted from the chunk's UTF-8 length; an error's offset (and the events before it) must be
+// what the same text fed as bytes gives.
+test('the offset of a line over the caps is the same for long string chunks and for bytes', () => {
+  const outcome = (chunks) => {
+    const d = new sr.SseDecoder({ maxLineBytes: 200 });
+    const events = [];
+    try {
+      for (const c of chunks) events.push(...d.feed(c));
+      events.push(...d.finish());
+      return { events };
+    } catch (e) {
+      return { events: [...events, ...(e.events ?? [])], code: e.code, offset: e.offset };
+    } finally {
+      d.free();
+    }
+  };
+  const wide = ['a', '\u00e9', '\u4e2d', '\u{1F600}', ' '];
+  for (let round = 0; round < 40; round++) {
+    let lines = '';
+    for (let k = 0; k < 30 + round; k++) lines += `data: ${wide.map((w, i) => w.repeat((k + i + round) % 9)).join('')}\n\n`;
+    // An over-long line after them (its own characters of every width).
+    const text = `${lines}data: ${'x\u00e9\u4e2d'.repeat(60 + round)}\n\n`;
+    const want = outcome([Buffer.from(text)]);
+    assert.ok(['sse_line_too_long', 'sse_event_too_large'].includes(want.code) && want.offset > 0, `round ${round}`);
+    for (const size of [256, 300 + 7 * round, 1024, text.length]) {
+      const chunks = [];
+      for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
+      assert.deepEqual(outcome(chunks), want, `round ${round}, chunks of ${size}`);
+    }
+  }
+});
