@@ -132,7 +132,6 @@ export function readText(ptr, n) {
   return (n <= 32 ? decodeShort(u8, ptr, ptr + n) : null) ?? decoder.decode(u8.subarray(ptr, ptr + n));
 }
 
-
 /** A result's text (abi.rs `TEXT`, `TEXT_LEN`, `WIDE`) as a string. */
 export function headerText(h) {
   views();

@@ -151,7 +151,7 @@ pub(crate) struct Utf16Text<'a> {
     pub(crate) units_le: &'a [u8],
     pub(crate) skeleton: &'a [u8],
     /// The UTF-8 length of the whole text (what `utf16_skeleton` returned).
-    pub(crate) len8: u64,
+    pub(crate) total8: u64,
 }
 
 impl Utf16Text<'_> {
@@ -171,7 +171,7 @@ impl LineInput for Utf16Text<'_> {
     fn len8(&self, a: usize, b: usize) -> usize {
         let s = self.skeleton;
         let n = if 2 * (b - a) > s.len() {
-            self.len8 - crate::text::skeleton_len8(&s[..a]) - crate::text::skeleton_len8(&s[b..])
+            self.total8 - crate::text::skeleton_len8(&s[..a]) - crate::text::skeleton_len8(&s[b..])
         } else {
             crate::text::skeleton_len8(&s[a..b])
         };
@@ -351,10 +351,10 @@ impl SseDecoder {
             State::StartOfStream(held) if held > 0 => return Ok(false),
             _ => {}
         }
-        let Some(len8) = crate::text::utf16_skeleton(units_le, skeleton) else {
+        let Some(total8) = crate::text::utf16_skeleton(units_le, skeleton) else {
             return Ok(false);
         };
-        let text = Utf16Text { units_le, skeleton, len8 };
+        let text = Utf16Text { units_le, skeleton, total8 };
         if text.skeleton.is_empty() {
             return Ok(true);
         }
@@ -657,9 +657,9 @@ mod tests {
             let units: Vec<u16> = text.encode_utf16().collect();
             let units_le: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
             let mut skeleton = Vec::new();
-            let len8 = crate::text::utf16_skeleton(&units_le, &mut skeleton).unwrap();
-            assert_eq!(len8, text.len() as u64);
-            let t = Utf16Text { units_le: &units_le, skeleton: &skeleton, len8 };
+            let total8 = crate::text::utf16_skeleton(&units_le, &mut skeleton).unwrap();
+            assert_eq!(total8, text.len() as u64);
+            let t = Utf16Text { units_le: &units_le, skeleton: &skeleton, total8 };
             for a in 0..=units.len() {
                 for b in a..=units.len() {
                     // A range that cuts a surrogate pair counts each half as the pair's half.
