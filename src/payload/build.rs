@@ -408,11 +408,11 @@ fn merge_nodes(into: &mut Artifacts, nodes: impl IntoIterator<Item = (String, Js
     merge_all(into, nodes, |_, existing, fields| set_all(existing, fields));
 }
 
-/// Checks the items of a list field one by one: a non-array drops the field, an invalid item
-/// drops the item, each with a warning.
 /// Checks one item of a list field (its value and path); keeps it or gives its problems.
 type ItemCheck<'a> = dyn FnMut(&JsonValue, String, &mut Warnings) -> Result<(), Vec<PayloadProblem>> + 'a;
 
+/// Checks the items of a list field one by one: a non-array drops the field, an invalid item
+/// drops the item, each with a warning.
 fn lenient_list(v: &JsonValue, path: &str, w: &mut Warnings, item: &mut ItemCheck<'_>) {
     let JsonValue::Array(items) = v else {
         w.fmt(format_args!(

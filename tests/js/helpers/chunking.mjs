@@ -57,6 +57,21 @@ export function byteSplitings(bytes, seed = SEED, maxes = [2, 3, 7, 64]) {
   return out;
 }
 
+/**
+ * [label, chunks] pairs of string pieces only: whole, and random pieces of at most each `max`
+ * code units (a surrogate pair may be split). For inputs whose long string chunks take their
+ * own route (at least 256 units go into wasm as UTF-16).
+ */
+export function stringSplitings(text, seed = SEED, maxes = [512, 1024, 4096]) {
+  const next = rng(seed);
+  const out = [['whole string', [text]]];
+  for (const max of maxes) {
+    out.push([`random string pieces <=${max} (seed ${seed})`,
+      randomPieces(text.length, next, max).map(([a, b]) => text.slice(a, b))]);
+  }
+  return out;
+}
+
 /** Feeds every chunk, then finishes; returns everything the machine returned, in order. */
 export function feedAll(machine, chunks) {
   const out = [];
