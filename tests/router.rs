@@ -927,6 +927,44 @@ fn responses_builtin_tools_custom_tools_annotations_and_nested_errors() {
     assert_eq!(finish(&e), "error");
 }
 
+/// A `*_tool_result` block whose `tool_use_id` names no call seen (its `server_tool_use` was
+/// never streamed): the result still goes out, at the block's own index, named after the
+/// block type without `_tool_result`. One that names a seen call gets that call's index and
+/// name.
+#[test]
+fn anthropic_tool_result_of_an_unseen_call_is_named_by_its_block_type() {
+    let ev = |name: &str, data: &str| format!("event: {name}\ndata: {data}\n\n");
+    let stream = [
+        ev("message_start", r#"{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"usage":{"input_tokens":3,"output_tokens":1}}}"#),
+        ev("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"code_execution_tool_result","tool_use_id":"srvtoolu_gone","content":{"type":"code_execution_result","stdout":"4\n","stderr":"","return_code":0}}}"#),
+        ev("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
+        ev("content_block_start", r#"{"type":"content_block_start","index":1,"content_block":{"type":"mcp_tool_use","id":"mcptoolu_1","name":"lookup","server_name":"kb","input":{}}}"#),
+        ev("content_block_delta", r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"q\":\"x\"}"}}"#),
+        ev("content_block_stop", r#"{"type":"content_block_stop","index":1}"#),
+        ev("content_block_start", r#"{"type":"content_block_start","index":2,"content_block":{"type":"mcp_tool_result","tool_use_id":"mcptoolu_1","is_error":false,"content":[{"type":"text","text":"found"}]}}"#),
+        ev("content_block_stop", r#"{"type":"content_block_stop","index":2}"#),
+        ev("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9}}"#),
+        ev("message_stop", r#"{"type":"message_stop"}"#),
+    ]
+    .concat();
+    let results = assert_chunk_invariant("anthropic unseen tool result", stream.as_bytes(), |chunks| {
+        route(Provider::Anthropic, ContentMode::Text, "", chunks)
+            .into_iter()
+            .filter_map(|e| match e {
+                RoutedEvent::ToolResult { index, id, name, result } => Some((index, id, name, result.to_json())),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    });
+    assert_eq!(
+        results,
+        vec![
+            (0, "srvtoolu_gone".to_string(), "code_execution".to_string(), r#"{"type":"code_execution_result","stdout":"4\n","stderr":"","return_code":0}"#.to_string()),
+            (1, "mcptoolu_1".to_string(), "lookup".to_string(), r#"[{"type":"text","text":"found"}]"#.to_string()),
+        ]
+    );
+}
+
 #[test]
 fn anthropic_server_tools_citations_and_blocks_in_message_start() {
     let e = events_of("anthropic-server-tools.sse");
