@@ -622,6 +622,26 @@ fn precedence_template_always_then_retrieval_until_the_cap() {
 }
 
 #[test]
+fn retrieval_tools_are_ranked_by_score_whatever_order_they_come_in() {
+    // The same tools and scores in any order give the same subset: the lowest-scoring are
+    // dropped, and the depth `n` takes the best n.
+    let best_first = ranked(&[("a", 0.9), ("b", 0.7), ("c", 0.6), ("d", 0.5)]);
+    let shuffled = ranked(&[("c", 0.6), ("d", 0.5), ("a", 0.9), ("b", 0.7)]);
+    let n = narrow_ranked(None, &shuffled, &opts(&["t1"], &[], 3));
+    assert_eq!(reasons(&n), [("t1", "template"), ("a", "retrieval"), ("b", "retrieval")]);
+    assert_eq!(n.dropped, [("c".to_string(), 0.6)]);
+    assert_eq!((n.tools[1].rank, n.tools[2].rank), (Some(1), Some(2)));
+    assert_eq!(n, narrow_ranked(None, &best_first, &opts(&["t1"], &[], 3)));
+    // Equal scores keep the order given.
+    let tied = ranked(&[("y", 0.5), ("x", 0.5), ("z", 0.9)]);
+    let mut o = opts(&[], &[], 2);
+    o.n = Some(3);
+    let n = narrow_ranked(None, &tied, &o);
+    assert_eq!(names(&n), ["z", "y"]);
+    assert_eq!(n.dropped, [("x".to_string(), 0.5)]);
+}
+
+#[test]
 fn precedence_safety_appended_when_missing_even_past_the_cap() {
     let r = ranked(&[("a", 0.9), ("b", 0.7), ("c", 0.6)]);
     // Room is made by dropping the lowest retrieval tools first.

@@ -204,20 +204,25 @@ pub fn narrow_tools(
     out
 }
 
-/// The precedence alone, over tools that retrieval elsewhere ranked (best first, with their
-/// scores): e.g. a platform vector index. `index`, when given, is only used to warn about
-/// template and safety tools that are not in the catalog. `method` is reported as `Given`.
+/// The precedence alone, over tools that retrieval elsewhere scored: e.g. a platform vector
+/// index. They are ranked by score, best first (a stable sort: equal scores keep the order
+/// given), so the lowest-scoring ones are dropped first whatever order they came in. `index`,
+/// when given, is only used to warn about template and safety tools that are not in the
+/// catalog. `method` is reported as `Given`.
 pub fn narrow_ranked(index: Option<&ToolIndex>, ranked: &[(String, f64)], opts: &NarrowOptions) -> Narrowed {
     let cap = opts.cap.max(1);
     let n = opts.n.unwrap_or(cap);
-    let ranked = &ranked[..ranked.len().min(n)];
+    let mut order: Vec<usize> = (0..ranked.len()).collect();
+    crate::sort::sort_by(&mut order, |&a, &b| ranked[a].1 > ranked[b].1);
+    let best_first: Vec<(&str, f64)> = order.iter().take(n).map(|&i| (ranked[i].0.as_str(), ranked[i].1)).collect();
+    let ranked = &best_first[..];
     let mut warnings = Vec::new();
     let mut tools: Vec<NarrowedTool> = Vec::new();
     // Score and 1-based rank by name (the first occurrence counts).
     let mut by_name: Map<&str, usize> = crate::hash::map_with_capacity(ranked.len());
     // Backwards, so that the first occurrence is the one inserted last.
     for (r, (name, _)) in ranked.iter().enumerate().rev() {
-        by_name.insert(name.as_str(), r);
+        by_name.insert(name, r);
     }
     let scored = |name: &str| by_name.get(name).and_then(|&r| Some((ranked.get(r)?.1, r + 1)));
     // Names already in the subset or among the candidates.
@@ -237,10 +242,10 @@ pub fn narrow_ranked(index: Option<&ToolIndex>, ranked: &[(String, f64)], opts: 
     // Candidate retrieval tools, best first.
     let mut candidates: Vec<(String, f64, usize)> = Vec::new();
     for (r, (name, score)) in ranked.iter().enumerate() {
-        if opts.min_score.is_some_and(|m| *score < m) || !seen.insert(name.as_str()) {
+        if opts.min_score.is_some_and(|m| *score < m) || !seen.insert(name) {
             continue;
         }
-        candidates.push((name.clone(), *score, r + 1));
+        candidates.push((name.to_string(), *score, r + 1));
     }
     let mut safety = Vec::new();
     let mut safety_missing = Vec::new();

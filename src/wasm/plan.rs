@@ -150,7 +150,7 @@ export interface NarrowOptions {
   /** The index to search (`narrowTools` only; or `catalog`). */
   index?: ToolIndex;
   catalog?: Catalog;
-  /** Tools ranked by a retrieval elsewhere (best first): skips the search. */
+  /** Tools scored by a retrieval elsewhere, in any order (ranked here by score, best first; equal scores keep their order): skips the search. */
   retrieved?: { name: string; score: number }[];
   /** Retrieval depth N (default: the cap). */
   n?: number;
