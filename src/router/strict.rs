@@ -11,7 +11,7 @@
 //! cannot be exact: a root that is not an object schema, an open object
 //! (`additionalProperties: true` or a schema), keywords strict mode does not take (`allOf`,
 //! `oneOf`, `not`, `if`/`then`/`else`, `patternProperties`, `dependentRequired`, tuple
-//! `items`, ...), a schema of `true` / `{}` (any value), or nesting past 64 levels. Pure
+//! `items`, ...), a schema of `true` / `{}` (any value), an array without `items`, or nesting past 64 levels. Pure
 //! annotations (`$schema`, `$id`, `$comment`, `examples`, `default`) are dropped; `title` and
 //! `description` are kept.
 
@@ -58,6 +58,15 @@ fn convert(schema: &JsonValue, depth: usize) -> Option<JsonValue> {
         return None;
     }
     let object = schema.get("type").and_then(JsonValue::as_str) == Some("object") || schema.get("properties").is_some();
+    // An array of anything (no `items`): strict mode wants the item schema.
+    let array = match schema.get("type") {
+        Some(JsonValue::String(t)) => t == "array",
+        Some(JsonValue::Array(ts)) => ts.iter().any(|t| t.as_str() == Some("array")),
+        _ => false,
+    };
+    if array && schema.get("items").is_none() {
+        return None;
+    }
     let mut out: Vec<(String, JsonValue)> = Vec::with_capacity(members.len() + 2);
     let mut required: Vec<&str> = Vec::new();
     for (k, v) in members {
@@ -190,6 +199,8 @@ mod tests {
     fn what_cannot_be_exact_is_refused() {
         for s in [
             r#"{"type":"array","items":{"type":"string"}}"#,
+            r#"{"type":"object","properties":{"tags":{"type":"array"}}}"#,
+            r#"{"type":"object","properties":{"tags":{"type":["array","null"]}}}"#,
             r#"{"type":"object","additionalProperties":{"type":"string"}}"#,
             r#"{"type":"object","properties":{"a":{"allOf":[{"type":"string"}]}}}"#,
             r#"{"type":"object","properties":{"a":{}}}"#,
