@@ -501,18 +501,24 @@ fn cases() -> Vec<Case> {
         )
         .caps(16, 32),
         case(
-            "event data one byte too long",
+            "event data exactly at the cap",
             "data: 0123456789\ndata: 0123456789\ndata: 0123456789\n\n",
+            &[msg("0123456789\n0123456789\n0123456789")],
+        )
+        .caps(16, 32),
+        case(
+            "event data one byte too long",
+            "data: 0123456789\ndata: 0123456789\ndata: 01234567890\n\n",
             &[],
         )
-        .caps(16, 32)
+        .caps(20, 32)
         .error(34),
         case(
             "event too long: earlier events kept",
-            "data: a\n\ndata: 0123456789\ndata: 0123456789\ndata: 0123456789\n\n",
+            "data: a\n\ndata: 0123456789\ndata: 0123456789\ndata: 01234567890\n\n",
             &[msg("a")],
         )
-        .caps(16, 32)
+        .caps(20, 32)
         .error(43),
         case(
             "event cap is per event",
@@ -520,9 +526,11 @@ fn cases() -> Vec<Case> {
             &[msg("0123456789\n0123456789"), msg("0123456789\n0123456789")],
         )
         .caps(16, 32),
-        case("event cap counts empty data lines", leak("data\n".repeat(33) + "\n"), &[])
+        case("event cap counts empty data lines", leak("data\n".repeat(33) + "\n"), &[msg(leak("\n".repeat(32)))])
+            .caps(16, 32),
+        case("event cap counts empty data lines: one too many", leak("data\n".repeat(34) + "\n"), &[])
             .caps(16, 32)
-            .error(160),
+            .error(165),
         case(
             "event cap hit by flushed line",
             "data: 0123456789\ndata: 0123456789",

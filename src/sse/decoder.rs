@@ -558,11 +558,14 @@ impl SseDecoder {
             b"data" => {
                 // A pending range is of this same input: a carried line (`Bytes`) is read
                 // only after `materialize`.
+                // The event's data if this line is its last: what is kept (each earlier line
+                // with the LF that joins it to the next) and this line's value. Its own LF is
+                // kept too, but dropped at dispatch, so it does not count.
                 let max = self.opts.max_event_bytes;
                 let pending = self.data_range;
-                let bound = self.data.len() + input.bound8(from, b) + 1 + pending.map_or(0, |(f, t)| input.bound8(f, t) + 1);
+                let bound = self.data.len() + input.bound8(from, b) + pending.map_or(0, |(f, t)| input.bound8(f, t) + 1);
                 if bound > max {
-                    let exact = self.data.len() + input.len8(from, b) + 1 + pending.map_or(0, |(f, t)| input.len8(f, t) + 1);
+                    let exact = self.data.len() + input.len8(from, b) + pending.map_or(0, |(f, t)| input.len8(f, t) + 1);
                     if exact > max {
                         return Ok(Field::TooLarge);
                     }
