@@ -848,6 +848,20 @@ fn auto_tells_ndjson_and_event_streams_from_plain_text() {
     let line = br#"{"model":"m","created_at":"t","response":"hi","done":true}"#;
     let e = route(Provider::Auto, ContentMode::Text, "", &[line]);
     assert_eq!(answer(&e), "hi");
+    // A cloud model's lines name where it ran between `model` and `created_at`.
+    let cloud = concat!(
+        r#"{"model":"gpt-oss:120b-cloud","remote_model":"gpt-oss:120b","remote_host":"https://ollama.com:443","created_at":"t","message":{"role":"assistant","content":"","thinking":"Hmm"},"done":false}"#,
+        "\n",
+        r#"{"model":"gpt-oss:120b-cloud","remote_model":"gpt-oss:120b","remote_host":"https://ollama.com:443","created_at":"t","message":{"role":"assistant","content":"Hi"},"done":true,"done_reason":"stop","prompt_eval_count":5,"eval_count":6}"#,
+        "\n",
+    );
+    let e = route_str(Provider::Auto, ContentMode::Text, cloud);
+    assert_eq!(e, route_str(Provider::Ollama, ContentMode::Text, cloud));
+    assert_eq!(answer(&e), "Hi");
+    assert!(e.iter().any(|e| matches!(e, RoutedEvent::ThinkingDelta { text, .. } if text == "Hmm")));
+    // Other members between the two are not Ollama's.
+    let e = route(Provider::Auto, ContentMode::Text, "", &[br#"{"model":"m","id":"x","created_at":"t","response":"hi","done":true}"#]);
+    assert_eq!(answer(&e), r#"{"model":"m","id":"x","created_at":"t","response":"hi","done":true}"#);
     // A lone Ollama error line.
     let e = route(Provider::Auto, ContentMode::Text, "", &[b"{\"error\":\"model \\\"x\\\" not found\"}\n"]);
     assert_eq!(errors(&e)[0], "provider_error");

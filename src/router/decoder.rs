@@ -316,7 +316,8 @@ impl ProviderDecoder {
 /// The framing the first bytes show: `Some(State::Sse)` for an event stream (an SSE field
 /// after an optional BOM and blank lines), `Some(State::EventStream)` for a binary
 /// event-stream prelude whose CRC checks, `Some(State::Ndjson)` for an Ollama line (an object
-/// whose first members are `model` and `created_at`, or a lone `{"error": "..."}` line),
+/// whose first members are `model` and `created_at`, with only `remote_*` members between them,
+/// or a lone `{"error": "..."}` line),
 /// `Some(State::Text)` for anything else; `None`: not known yet.
 fn sniff(held: &[u8]) -> Option<State> {
     let full = held.len() >= MAX_SNIFF;
@@ -393,7 +394,14 @@ fn ollama_line(b: &[u8]) -> Option<bool> {
         match first {
             Some("model") => {
                 j.skip()?;
-                Ok(j.next_key(&mut m)? == Some("created_at"))
+                // Cloud models name where they ran (`remote_model`, `remote_host`) between the
+                // two.
+                loop {
+                    match j.next_key(&mut m)? {
+                        Some(k) if k.starts_with("remote_") => j.skip()?,
+                        k => return Ok(k == Some("created_at")),
+                    }
+                }
             }
             Some("error") if j.kind()? == Kind::String => {
                 j.skip()?;
