@@ -861,6 +861,30 @@ fn nested_artifacts_through_refs_unions_lists_and_dicts() {
 }
 
 #[test]
+fn pattern_properties_count_as_matching_every_key() {
+    // pydantic v2 writes `patternProperties` for `dict[Annotated[str, pattern], Model]`. Patterns
+    // are not evaluated: an undeclared key takes every pattern's schema, so nothing marked as an
+    // artifact under any of them leaks.
+    let schema = j(
+        r##"{"type":"object","properties":{"charts":{"type":"object","patternProperties":{"^c":{"$ref":"#/$defs/Chart"},"^t":{"type":"string"}}},"name":{"type":"string"}},"$defs":{"Chart":{"type":"object","properties":{"title":{"type":"string"},"options":{"type":"object","artifact":true}}}}}"##,
+    );
+    let obs = j(r#"{"charts":{"c1":{"title":"Q4","options":{"secret":"S"}},"x":{"title":"X","options":[1]}},"name":"n"}"#);
+    let out = redact_artifacts(&obs, &schema).unwrap();
+    assert_eq!(
+        out.to_json(),
+        r#"{"charts":{"c1":{"title":"Q4","options":"<artifact:dict size=14B>"},"x":{"title":"X","options":"<artifact:list size=1 items>"}},"name":"n"}"#
+    );
+    let mut c = ArtifactCollector::default();
+    c.collect("t", &schema, &obs).unwrap();
+    let all = c.all();
+    let names: Vec<&str> = all[0].1.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(names, ["charts.c1.options", "charts.x.options"]);
+    // A declared property still takes only its own schema.
+    let declared = j(r#"{"type":"object","properties":{"a":{"type":"string"}},"patternProperties":{".*":{"artifact":true}}}"#);
+    assert_eq!(redact_artifacts(&j(r#"{"a":"kept","b":"gone"}"#), &declared).unwrap().to_json(), r#"{"a":"kept","b":"<artifact:str size=4 chars>"}"#);
+}
+
+#[test]
 fn zod_style_definitions_and_refs() {
     // zod-to-json-schema: `definitions`, `$ref` into them, `nullable` as anyOf.
     let schema = j(

@@ -211,7 +211,14 @@ impl<'a> SchemaDoc<'a> {
     }
 
     /// The expanded schema of member `key` of an object described by `nodes` (its
-    /// `properties`, else a schema-valued `additionalProperties`). Empty when unknown.
+    /// `properties`, else every `patternProperties` schema and a schema-valued
+    /// `additionalProperties`). Empty when unknown.
+    ///
+    /// Patterns are regular expressions, which this crate does not evaluate: a key that is not
+    /// declared takes every pattern's schema, as if each matched, and `additionalProperties`
+    /// too. So a value that any of them marks as an artifact is treated as one (pydantic
+    /// writes `patternProperties` for a dict whose keys have a pattern): erring towards
+    /// redaction, never towards a leak.
     ///
     /// # Errors
     /// `schema_too_complex` past `MAX_EXPAND` nodes.
@@ -226,10 +233,19 @@ impl<'a> SchemaDoc<'a> {
                 Some(t) => t.get(key).copied(),
                 None => p.get(key),
             });
-            match (declared, n.get("additionalProperties")) {
-                (Some(p), _) => self.expand(p, &mut out)?,
-                (None, Some(extra @ JsonValue::Object(_))) => self.expand(extra, &mut out)?,
-                _ => {}
+            if let Some(p) = declared {
+                self.expand(p, &mut out)?;
+                continue;
+            }
+            if let Some(JsonValue::Object(patterns)) = n.get("patternProperties") {
+                for (_, schema) in patterns {
+                    if let JsonValue::Object(_) = schema {
+                        self.expand(schema, &mut out)?;
+                    }
+                }
+            }
+            if let Some(extra @ JsonValue::Object(_)) = n.get("additionalProperties") {
+                self.expand(extra, &mut out)?;
             }
         }
         Ok(out.nodes)
