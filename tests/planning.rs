@@ -907,6 +907,13 @@ fn repair_classification() {
     assert_eq!(c(r#"{"agg_func":"sum"}"#, r#"{"agg_func":"mean"}"#), "semantic");
     assert_eq!(c(r#"{"df":"a"}"#, r#"{"df":"b"}"#), "safe");
     assert_eq!(c(r#"{"tool":"plot_line","params":{}}"#, r#"{"tool":"plot_bar","params":{}}"#), "semantic");
+    // The column a tool analyses is its metric: casing is safe, another column is not.
+    assert_eq!(c(r#"{"tool":"detect_anomalies","params":{"column":"Revenue"}}"#, r#"{"tool":"detect_anomalies","params":{"column":"revenue"}}"#), "safe");
+    assert_eq!(c(r#"{"tool":"detect_anomalies","params":{"column":"revenue"}}"#, r#"{"tool":"detect_anomalies","params":{"column":"profit"}}"#), "semantic");
+    // Inside a nested parameter object, by the same rules.
+    assert_eq!(c(r#"{"time":{"column":"date","grain":"month"}}"#, r#"{"time":{"column":"date","grain":"week"}}"#), "semantic");
+    assert_eq!(c(r#"{"time":{"column":"Date","grain":"month"}}"#, r#"{"time":{"column":"date","grain":"month","tz":"UTC"}}"#), "safe");
+    assert_eq!(c(r#"{"style":{"theme":"dark"}}"#, r#"{"style":{"theme":"light"}}"#), "safe");
     // Custom semantic params.
     let custom = classify_repair(&json(r#"{"bins":10}"#), &json(r#"{"bins":20}"#), &["bins".to_string()]).unwrap();
     assert_eq!(custom, RepairClass::Semantic);

@@ -29,11 +29,16 @@ impl RepairClass {
     }
 }
 
-/// Parameters whose value carries analysis intent.
+/// Parameters whose value carries analysis intent. (`column`/`columns`: the column a tool
+/// analyses, e.g. `detect_anomalies` or `plot_histogram`; another one is another metric.)
 pub const SEMANTIC_PARAMS: &[&str] = &[
     "group_by", "by", "metrics", "metric", "y", "x", "color", "agg_func", "agg", "aggregation",
-    "grain", "time_grain", "freq", "frequency", "period", "time_column", "date_column",
+    "grain", "time_grain", "freq", "frequency", "period", "time_column", "date_column", "column",
+    "columns",
 ];
+
+/// How deep nested parameter objects are compared member by member (deeper ones as values).
+const MAX_NESTED: usize = 32;
 
 /// Parameters naming the input frame: filling one in is the `missing df` repair.
 const FRAME_PARAMS: &[&str] = &["df", "data", "dataframe", "input"];
@@ -110,11 +115,17 @@ pub fn classify_repair(before: &JsonValue, after: &JsonValue, semantic_params: &
             return Ok(RepairClass::Semantic);
         }
     }
+    let semantic_lower: Vec<String> = semantic_params.iter().map(|s| s.to_ascii_lowercase()).collect();
+    let semantic_set: StrSet = semantic_lower.iter().map(String::as_str).collect();
+    Ok(if changes_intent(pa, pb, &semantic_set, 0) { RepairClass::Semantic } else { RepairClass::Safe })
+}
+
+/// Whether params `pa` became `pb` by a change of intent: a semantic parameter that got another
+/// value (beyond case), also inside a nested parameter object (`time: {column, grain}`).
+fn changes_intent(pa: &Members, pb: &Members, semantic_set: &StrSet, depth: usize) -> bool {
     // One look-up table per side (a repeated key counts once, its first occurrence), so the
     // comparison is linear in the keys.
     let (ta, tb) = (first_table(pa), first_table(pb));
-    let semantic_lower: Vec<String> = semantic_params.iter().map(|s| s.to_ascii_lowercase()).collect();
-    let semantic_set: StrSet = semantic_lower.iter().map(String::as_str).collect();
     let mut keys: Vec<&str> = ta.keys().chain(tb.keys()).copied().collect();
     crate::sort::sort_by(&mut keys, |a, b| a < b);
     keys.dedup();
@@ -132,10 +143,15 @@ pub fn classify_repair(before: &JsonValue, after: &JsonValue, semantic_params: &
             continue; // missing df filled in
         }
         if semantic {
-            return Ok(RepairClass::Semantic);
+            return true;
+        }
+        if let (Some(JsonValue::Object(x)), Some(JsonValue::Object(y))) = (a, b) {
+            if depth < MAX_NESTED && changes_intent(x, y, semantic_set, depth + 1) {
+                return true;
+            }
         }
     }
-    Ok(RepairClass::Safe)
+    false
 }
 
 /// The auto time grain for data spanning `span_days` with `points` points: `"day"` below 90
