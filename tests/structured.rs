@@ -133,6 +133,15 @@ fn anthropic_json_schema_output_format_and_gemini_json_schema_tools() {
     assert_eq!(m, StructuredMode::JsonSchema);
     let b = b.to_json();
     assert!(b.contains(&format!(r#""output_config":{{"format":{{"type":"json_schema","schema":{SCHEMA}}}}}"#)) && !b.contains("tools"), "{b}");
+    // An open object goes out closed (the API requires it), constraints it rejects as notes.
+    let open = r#"{"type":"object","properties":{"city":{"type":"string","maxLength":40}},"required":["city"]}"#;
+    let (b, _) = structured_request(Provider::Anthropic, &with(open, Some(StructuredMode::JsonSchema), None)).unwrap();
+    let b = b.to_json();
+    let closed = r#"{"type":"object","properties":{"city":{"type":"string","description":"(maxLength: 40)"}},"required":["city"],"additionalProperties":false}"#;
+    assert!(b.contains(&format!(r#""schema":{closed}"#)), "{b}");
+    // The forced tool takes the schema as it is.
+    let (b, _) = structured_request(Provider::Anthropic, &with(open, Some(StructuredMode::Tool), None)).unwrap();
+    assert!(b.to_json().contains(&format!(r#""input_schema":{open}"#)));
     let described = r##"{"description":"A quiz.","type":"object","properties":{"q":{"$ref":"#/$defs/Q"}},"$defs":{"Q":{"type":"string"}},"additionalProperties":false}"##;
     let (b, _) = structured_request(Provider::Gemini, &with(described, None, None)).unwrap();
     let b = b.to_json();

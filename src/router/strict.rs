@@ -129,6 +129,78 @@ fn convert(schema: &JsonValue, depth: usize) -> Option<JsonValue> {
     Some(JsonValue::Object(out))
 }
 
+/// Keywords Anthropic's JSON outputs (`output_config.format`) do not take: they are moved into
+/// the schema's `description` as a note, so the model still reads them.
+const ANTHROPIC_NOTED: [&str; 8] =
+    ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "maxItems"];
+
+/// The form of `schema` that Anthropic's JSON outputs take: every object schema that does not
+/// say otherwise closed (`additionalProperties: false`, which the API requires), and the
+/// constraints it does not support (`minimum`, `maxLength`, `minItems` above 1, ...) moved into
+/// `description` (`"… (minimum: 1, maxLength: 20)"`). Subschemas are converted the same way
+/// through `properties`, `items`, `prefixItems`, `anyOf`/`allOf`/`oneOf`, `not`, a
+/// schema-valued `additionalProperties` and `$defs`/`definitions`, to 64 levels (deeper ones
+/// go as they are). An explicitly open object (`additionalProperties: true` or a schema) stays
+/// open: closing it would change what it means.
+pub(crate) fn anthropic_output_schema(schema: &JsonValue) -> JsonValue {
+    anthropic_node(schema, 0)
+}
+
+fn anthropic_node(schema: &JsonValue, depth: usize) -> JsonValue {
+    let JsonValue::Object(members) = schema else { return schema.clone() };
+    if depth > MAX_DEPTH {
+        return schema.clone();
+    }
+    let sub = |v: &JsonValue| anthropic_node(v, depth + 1);
+    let each = |v: &JsonValue| match v {
+        JsonValue::Array(items) => JsonValue::Array(items.iter().map(sub).collect()),
+        other => sub(other),
+    };
+    let named = |v: &JsonValue| match v {
+        JsonValue::Object(m) => JsonValue::Object(m.iter().map(|(k, s)| (k.clone(), sub(s))).collect()),
+        other => other.clone(),
+    };
+    let object = match schema.get("type") {
+        Some(JsonValue::String(t)) => t == "object",
+        Some(JsonValue::Array(ts)) => ts.iter().any(|t| t.as_str() == Some("object")),
+        _ => false,
+    } || schema.get("properties").is_some();
+    let mut out: Vec<(String, JsonValue)> = Vec::with_capacity(members.len() + 1);
+    let mut notes: Vec<String> = Vec::new();
+    for (k, v) in members {
+        let v = match k.as_str() {
+            "properties" | "$defs" | "definitions" | "patternProperties" => named(v),
+            "items" | "prefixItems" | "anyOf" | "allOf" | "oneOf" | "not" => each(v),
+            "additionalProperties" if matches!(v, JsonValue::Object(_)) => sub(v),
+            "minItems" if !matches!(v, JsonValue::Number(n) if n == "0" || n == "1") => {
+                notes.push(format!("{k}: {}", v.to_json()));
+                continue;
+            }
+            key if ANTHROPIC_NOTED.contains(&key) => {
+                notes.push(format!("{k}: {}", v.to_json()));
+                continue;
+            }
+            _ => v.clone(),
+        };
+        out.push((k.clone(), v));
+    }
+    if !notes.is_empty() {
+        let note = format!("({})", notes.join(", "));
+        match out.iter_mut().find(|(k, _)| k == "description") {
+            Some((_, JsonValue::String(d))) if !d.trim().is_empty() => {
+                d.push(' ');
+                d.push_str(&note);
+            }
+            Some((_, d)) => *d = JsonValue::String(note),
+            None => out.push(("description".into(), JsonValue::String(note))),
+        }
+    }
+    if object && schema.get("additionalProperties").is_none() {
+        out.push(("additionalProperties".into(), JsonValue::Bool(false)));
+    }
+    JsonValue::Object(out)
+}
+
 /// `schema` that also takes `null`.
 fn nullable(schema: JsonValue) -> JsonValue {
     let null = || JsonValue::String("null".into());
@@ -193,6 +265,20 @@ mod tests {
             strict(r##"{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer","enum":[1,2]},"c":{"$ref":"#/$defs/C","description":"d"}},"required":["a"],"$defs":{"C":{"type":"object","properties":{"x":{"type":"array","items":{"type":"string"}}}}}}"##).unwrap(),
             r##"{"type":"object","$defs":{"C":{"type":"object","properties":{"x":{"type":["array","null"],"items":{"type":"string"}}},"required":["x"],"additionalProperties":false}},"properties":{"a":{"type":"string"},"b":{"type":["integer","null"],"enum":[1,2,null]},"c":{"description":"d","anyOf":[{"$ref":"#/$defs/C"},{"type":"null"}]}},"required":["a","b","c"],"additionalProperties":false}"##
         );
+    }
+
+    fn anthropic(s: &str) -> String {
+        anthropic_output_schema(&parse_strict(s.as_bytes()).unwrap()).to_json()
+    }
+
+    #[test]
+    fn anthropic_objects_closed_and_unsupported_constraints_noted() {
+        assert_eq!(
+            anthropic(r##"{"type":"object","properties":{"city":{"type":"string","maxLength":20},"n":{"type":"integer","description":"How many.","minimum":1,"maximum":5},"tags":{"type":"array","items":{"type":"object","properties":{"t":{"type":"string"}}},"minItems":1,"maxItems":3},"map":{"type":"object","additionalProperties":{"type":"object","properties":{}}},"open":{"type":"object","additionalProperties":true},"ref":{"$ref":"#/$defs/R"}},"required":["city"],"$defs":{"R":{"type":"object","properties":{"x":{"anyOf":[{"type":"object"},{"type":"null"}]}}}}}"##),
+            r##"{"type":"object","properties":{"city":{"type":"string","description":"(maxLength: 20)"},"n":{"type":"integer","description":"How many. (minimum: 1, maximum: 5)"},"tags":{"type":"array","items":{"type":"object","properties":{"t":{"type":"string"}},"additionalProperties":false},"minItems":1,"description":"(maxItems: 3)"},"map":{"type":"object","additionalProperties":{"type":"object","properties":{},"additionalProperties":false}},"open":{"type":"object","additionalProperties":true},"ref":{"$ref":"#/$defs/R"}},"required":["city"],"$defs":{"R":{"type":"object","properties":{"x":{"anyOf":[{"type":"object","additionalProperties":false},{"type":"null"}]}},"additionalProperties":false}},"additionalProperties":false}"##
+        );
+        assert_eq!(anthropic(r#"{"type":"array","minItems":2}"#), r#"{"type":"array","description":"(minItems: 2)"}"#);
+        assert_eq!(anthropic(r#"true"#), "true");
     }
 
     #[test]

@@ -18,7 +18,10 @@
 //!
 //! OpenAI's `strict: true` asks for a closed, complete schema: the schema goes out in that
 //! form (`strict.rs`: every property required, optional ones nullable, objects closed) when
-//! the conversion is exact, and unchanged with `strict: false` when it is not.
+//! the conversion is exact, and unchanged with `strict: false` when it is not. Anthropic's
+//! JSON outputs take closed objects and no numeric, length or item-count constraints: the
+//! schema goes out with its objects closed and those constraints noted in `description`
+//! (`strict.rs` `anthropic_output_schema`).
 //!
 //! Every layer works with the router: a forced tool call streams as `tool_call_*` events (the
 //! arguments are the structured output), the other layers stream as text.
@@ -26,7 +29,7 @@
 use crate::json::Quoted;
 use super::decoder::Provider;
 use crate::json::JsonValue;
-use super::strict::openai_strict;
+use super::strict::{anthropic_output_schema, openai_strict};
 use crate::{Error, ErrorKind, Result};
 
 /// How the output is asked for.
@@ -224,7 +227,8 @@ pub fn structured_request(provider: Provider, req: &StructuredRequest) -> Result
                     b.push(("tool_choice", obj(vec![("type", s("tool")), ("name", name)])));
                 }
                 StructuredMode::JsonSchema => {
-                    let format = obj(vec![("type", s("json_schema")), ("schema", schema)]);
+                    // Closed objects, no unsupported constraints: what the API accepts.
+                    let format = obj(vec![("type", s("json_schema")), ("schema", anthropic_output_schema(&schema))]);
                     b.push(("output_config", obj(vec![("format", format)])));
                 }
                 _ => {}
