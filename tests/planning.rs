@@ -787,6 +787,11 @@ fn group_by_columns_and_ordering() {
     assert_eq!(rep.missing, ["group_by"]);
     assert_eq!(rep.lines[1], "group_by -> none with group_by (MISSING: aggregate must come before plot_bar)");
     assert_eq!(rep.message, "Missing coverage: group_by=[Region, product_category]");
+    // An unjustified plot (removed anyway) orders nothing: only its removal is asked for.
+    let p = plan(r#"[{"tool":"plot_histogram","satisfies":[]},{"tool":"aggregate","params":{"group_by":["region","product_category"]},"satisfies":["group_by"]},{"tool":"plot_bar","satisfies":["outputs.chart"]}]"#);
+    let rep = check_coverage(&r, &p, &map, &index);
+    assert!(rep.missing.is_empty(), "{rep:?}");
+    assert_eq!(rep.message, "Remove unjustified steps: plot_histogram");
     // A grouping tool without group_by params does not cover group_by.
     let p = plan(r#"[{"tool":"aggregate","satisfies":["group_by"]}]"#);
     let rep = check_coverage(&r, &p, &map, &index);

@@ -5,8 +5,8 @@
 //! hold by citation alone). A step with no holding citation is unjustified. A requirement is
 //! covered when every clause of its rule is met by the justified steps (whichever they cite):
 //! a clause is met by a step whose tool has one of its capabilities and that satisfies the
-//! clause's conditions (grouping, the required `group_by` columns, coming before the first plot
-//! step). Analysis and output labels the map has no rule for follow the unknown-requirement
+//! clause's conditions (grouping, the required `group_by` columns, coming before the first
+//! justified plot step). Analysis and output labels the map has no rule for follow the unknown-requirement
 //! policy: a warning and `reextract`, not a failure.
 
 use super::capability::{CapabilityMap, Clause};
@@ -205,7 +205,6 @@ pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, cata
             Resolved { caps, plot, groups: grouping_columns(&s.params) }
         })
         .collect();
-    let first_plot = steps.iter().position(|s| s.plot);
 
     // Citations and justification.
     let mut justified = vec![false; plan.steps.len()];
@@ -229,6 +228,9 @@ pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, cata
         }
         r.steps.push(check);
     }
+    // Grouping must come before the first plot that stays: an unjustified plot is removed
+    // anyway, so it orders nothing.
+    let first_plot = steps.iter().enumerate().position(|(i, s)| s.plot && justified[i]);
 
     // Coverage, requirement by requirement.
     let mut missing_items = Vec::new();
