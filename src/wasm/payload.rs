@@ -182,6 +182,25 @@ fn json_in(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
     parse_text(&json_text(value, what)?, what)
 }
 
+#[wasm_bindgen(module = "/src/wasm/runtime.js")]
+extern "C" {
+    // `catch`: a JS exception must not unwind through wasm frames; JSON.stringify throws on
+    // BigInt and cycles.
+    #[wasm_bindgen(catch)]
+    fn __sr_stringify_finite(value: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+/// A payload or its args as a `JsonValue`, with a non-finite number as its name (`"NaN"`,
+/// `"Infinity"`) instead of `JSON.stringify`'s `null`: `confidence: NaN` is then an invalid
+/// `confidence`, not a missing one.
+fn payload_in(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
+    let text = __sr_stringify_finite(value)
+        .ok()
+        .and_then(|s| super::js_text(&s, what))
+        .unwrap_or_else(|| Err(invalid(format!("{what} must be a JSON-serialisable value"))))?;
+    parse_text(&text, what)
+}
+
 /// An error of reading the observation text: `json_invalid` is the caller's `invalid_input`.
 fn observation_error(e: &Error) -> JsValue {
     if e.kind() == ErrorKind::JsonInvalid {
@@ -254,7 +273,7 @@ pub fn validate_final_payload(
     let v = if value.is_undefined() {
         JsonValue::Null
     } else {
-        json_in(&value, "the payload")?
+        payload_in(&value, "the payload")?
     };
     let p = crate::check_final_payload(&v).map_err(|p| payload_invalid(&p))?;
     Ok(to_js_value(&p.to_value()))
@@ -275,11 +294,11 @@ pub fn build_final_payload(
     let args = if args.is_undefined() {
         JsonValue::Null
     } else {
-        json_in(&args, "args")?
+        payload_in(&args, "args")?
     };
     let ctx = match context {
         Some(c) if !c.is_undefined() && !c.is_null() => {
-            crate::PayloadContext::from_value(&json_in(&c, "context")?).map_err(|e| js_error(&e))?
+            crate::PayloadContext::from_value(&payload_in(&c, "context")?).map_err(|e| js_error(&e))?
         }
         _ => crate::PayloadContext::default(),
     };

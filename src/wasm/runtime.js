@@ -74,6 +74,17 @@ export function __sr_number(text) {
   return Number(text);
 }
 
+// FinalPayload checks: JS values to JSON text where a non-finite number must not pass as
+// `null` (JSON.stringify's NaN and Infinity): it goes as its name ("NaN", "Infinity"), which
+// fails a number field's check instead of meeting a default. `undefined` when the value has no
+// JSON form; throws on a BigInt or a cycle (the caller catches).
+export function __sr_stringify_finite(value) {
+  return JSON.stringify(value, nonFiniteAsText);
+}
+function nonFiniteAsText(_key, value) {
+  return typeof value === 'number' && !Number.isFinite(value) ? String(value) : value;
+}
+
 // Planning checks: JS values to JSON text for the wasm side. Typed arrays (embeddings) become
 // plain arrays; a ToolIndex or CapabilityMap goes through its own toJSON().
 function typedArraysAsArrays(_key, value) {

@@ -88,6 +88,9 @@ test('validateFinalPayload: every rule throws payload_invalid with its path', ()
     [null, '$'], ['text', '$'], [[], '$'], [{}, 'raw_answer'], [{ raw_answer: 3 }, 'raw_answer'],
     [{ raw_answer: 'a', confidence: 1.5 }, 'confidence'], [{ raw_answer: 'a', confidence: -1 }, 'confidence'],
     [{ raw_answer: 'a', confidence: '0.5' }, 'confidence'],
+    // A non-finite number is not a missing one (JSON.stringify would make it null).
+    [{ raw_answer: 'a', confidence: NaN }, 'confidence'], [{ raw_answer: 'a', confidence: Infinity }, 'confidence'],
+    [{ raw_answer: 'a', confidence: -Infinity }, 'confidence'],
     [{ raw_answer: 'a', artifacts: { t: 1 } }, 'artifacts.t'], [{ raw_answer: 'a', artifacts: [] }, 'artifacts'],
     [{ raw_answer: 'a', sources: [{ url: 'u' }] }, 'sources[0].title'],
     [{ raw_answer: 'a', sources: [{ title: 't', relevance_score: 'x' }] }, 'sources[0].relevance_score'],
@@ -147,6 +150,13 @@ test('buildFinalPayload: an invalid field is dropped with a warning, the rest ke
     'item_dropped: suggested_actions[1]: suggested_actions[1].action_id: required string is missing',
     'field_dropped: language: must be an ISO 639-1 code such as "en" (got "english")',
   ]);
+});
+
+test('buildFinalPayload: a non-finite confidence is dropped with a warning, not taken as missing', () => {
+  const { payload, warnings } = sr.buildFinalPayload({ raw_answer: 'A', confidence: NaN });
+  assert.equal(payload.confidence, null);
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0], /^field_dropped: confidence: /);
 });
 
 test('buildFinalPayload: model sources merged with collected ones (B19), extra, reflection score', () => {
