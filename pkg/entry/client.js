@@ -22,6 +22,13 @@ const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 
 // Text of a field that should be a string: anything else (a hostile object included) is ''.
 const textOf = (v) => (typeof v === 'string' ? v : '');
+// An event of `type` with the members of `parts`: `type` first, and never one of theirs (an
+// OpenAI tool call's data has `"type": "function"`).
+const typed = (type, a, b) => {
+  const event = { type, ...a, ...b };
+  event.type = type;
+  return event;
+};
 
 // A field as a string for a message or code, whatever the value (a throwing toString too).
 function str(v) {
@@ -55,9 +62,11 @@ const invalid = (message, frame) => ({ type: 'error', code: 'wire_invalid',
 function plannerReader() {
   const tools = new Map(); // tool_call_id -> { index, action_seq }
   let order = 0;
-  const toolIndex = (d) => {
+  // `start`: a tool_call_start, which begins a new call even when an earlier action's call had
+  // the same id (routers number calls per response: `call_0` again in the next action).
+  const toolIndex = (d, start = false) => {
     const id = String(d.tool_call_id);
-    let t = tools.get(id);
+    let t = start ? undefined : tools.get(id);
     if (!t) tools.set(id, (t = { index: Number.isInteger(d.index) ? d.index : order, action_seq: d.action_seq }));
     order = Math.max(order, t.index + 1);
     return t;
@@ -87,7 +96,7 @@ function plannerReader() {
         }
         case 'tool_call_start': {
           if (d.tool_call_id === undefined) throw new TypeError('tool_call_start without tool_call_id');
-          const t = toolIndex(d);
+          const t = toolIndex(d, true);
           const pe = d.provider_executed === undefined ? {} : { provider_executed: d.provider_executed };
           const out = [{ type: 'tool_call_start', index: t.index, id: String(d.tool_call_id), name: d.tool_name, ...pe, ...wire }];
           if (typeof d.args_json === 'string' && d.args_json) out.push({ type: 'tool_call_delta', index: t.index, arguments: d.args_json, ...wire });
@@ -111,8 +120,8 @@ function plannerReader() {
           return isObject(d.action) ? [{ type: 'action', action: d.action, ...wire }] : [];
         case 'event': {
           const rest = without(d, [...WIRE_FIELDS, 'event', 'ts', 'step']);
-          if (d.event === 'usage') return [{ type: 'usage', ...rest, ...wire }];
-          if (EXTRA_TYPES.has(d.event)) return [{ type: d.event, ...rest, ...wire }];
+          if (d.event === 'usage') return [typed('usage', rest, wire)];
+          if (EXTRA_TYPES.has(d.event)) return [typed(d.event, rest, wire)];
           return [];
         }
         case 'error':
@@ -168,7 +177,7 @@ function taggedReader() {
           return out;
         }
         default:
-          return named.has(name) ? [{ type: name, ...d }] : [];
+          return named.has(name) ? [typed(name, d)] : [];
       }
     },
   };
@@ -266,17 +275,19 @@ function aiSdkReader() {
           return [{ type: 'action', action: p.data }];
         case 'data-usage':
           if (!isObject(p.data)) throw new TypeError('data-usage without data');
-          return [{ type: 'usage', ...p.data }];
+          return [typed('usage', p.data)];
         case 'data-error':
           if (isObject(p.data) && typeof p.data.code === 'string') {
-            errorCode = { code: p.data.code, provider_code: typeof p.data.provider_code === 'string' ? p.data.provider_code : null };
+            errorCode = { code: p.data.code, provider_code: typeof p.data.provider_code === 'string' ? p.data.provider_code : null,
+              // An empty message goes as the code in `errorText` (the SDK shows that text).
+              empty: p.data.message === '' };
           }
           return [];
         case 'error': {
           const text = String(p.errorText ?? '');
           const known = errorCode;
           errorCode = null;
-          if (known) return [{ type: 'error', code: known.code, message: text, provider_code: known.provider_code }];
+          if (known) return [{ type: 'error', code: known.code, message: known.empty ? '' : text, provider_code: known.provider_code }];
           const m = /^([^\s:]+): ([\s\S]*)$/.exec(text);
           return [{ type: 'error', code: m ? m[1] : 'server_error', message: m ? m[2] : text }];
         }
@@ -289,7 +300,7 @@ function aiSdkReader() {
         }
         default: {
           const extra = typeof p.type === 'string' && p.type.startsWith('data-') ? p.type.slice(5).replaceAll('-', '_') : null;
-          return extra && EXTRA_TYPES.has(extra) && isObject(p.data) ? [{ type: extra, ...p.data }] : [];
+          return extra && EXTRA_TYPES.has(extra) && isObject(p.data) ? [typed(extra, p.data)] : [];
         }
       }
     },
@@ -414,6 +425,9 @@ export function fromSse(profile, options) {
 class Text {
   value = '';
   parts = [];
+  get empty() {
+    return this.value === '' && this.parts.length === 0;
+  }
   push(s) {
     if (s) this.parts.push(s);
     return s.length > 0;
@@ -492,6 +506,9 @@ function newArtifact(type) {
  * `snapshot()` and `subscribe(listener) -> unsubscribe`. `snapshot` and `subscribe` are bound,
  * so `useSyncExternalStore(state.subscribe, state.snapshot)` works.
  */
+// Whether a stream has ended (for StreamMux), read without making a snapshot.
+const ENDED = Symbol('ended');
+
 export class StreamState {
   #status = 'streaming';
   #answer = new Text();
@@ -524,13 +541,14 @@ export class StreamState {
   /** Folds one event or an array of events; listeners hear once per call that changed something. */
   apply(events) {
     const list = Array.isArray(events) ? events : [events];
-    const before = this.#version;
+    // Checked first: a batch with a bad element changes nothing.
     for (const e of list) {
       if (!isObject(e) || typeof e.type !== 'string') {
         throw new StreamrouteError('invalid_input', 'StreamState.apply takes an event object (with a string type) or an array of them');
       }
-      this.#fold(e);
     }
+    const before = this.#version;
+    for (const e of list) this.#fold(e);
     if (this.#version !== before) {
       for (const l of [...this.#listeners]) l();
     }
@@ -726,6 +744,18 @@ export class StreamState {
   }
 
   /** The current snapshot: the same object until something changes. */
+  /**
+   * Ended: `done` or an error came, or the stream carries only artifacts and every one of them
+   * is complete (done, no gaps). O(artifacts), no copying.
+   */
+  [ENDED]() {
+    if (this.#status !== 'streaming') return true;
+    if (this.#artifacts.size === 0) return false;
+    for (const a of this.#artifacts.values()) if (!a.done || a.gaps.size !== 0) return false;
+    return this.#answer.empty && this.#userText.empty && this.#artifactText.empty && this.#tools.length === 0
+      && this.#action === null && this.#reasoning.empty && this.#thought.empty;
+  }
+
   snapshot() {
     if (this.#dirty.size === 0) return this.#snap;
     const prev = this.#snap;
@@ -778,16 +808,6 @@ function toolSnapshot(t) {
 
 const KEY_FIELDS = new Set(['session_id', 'trace_id', 'action_seq', 'stream_id']);
 
-// A stream has ended when it is done or failed, or when all it carries is artifacts and every
-// one of them is complete (its last chunk came and no `seq` is missing).
-function hasEnded(s) {
-  if (s.status !== 'streaming') return true;
-  const artifacts = Object.values(s.artifacts);
-  return artifacts.length > 0 && artifacts.every((a) => a.done && a.gaps.length === 0)
-    && !s.answer && !s.userText && !s.artifactText && !s.toolCalls.length && s.action === null
-    && !s.thinking.reasoning && !s.thinking.thought;
-}
-
 /**
  * Splits events that carry several streams into one `StreamState` per stream. `key` is a field
  * name (`session_id`, `trace_id`, `action_seq`, `stream_id`) or a function of the event; events
@@ -797,7 +817,8 @@ export class StreamMux {
   #key;
   #states = new Map();
   #ended = new Set();
-  #keys = Object.freeze([]);
+  #keys = [];
+  #keysFrozen = Object.freeze([]);
   #listeners = new Set();
 
   constructor(options) {
@@ -817,15 +838,21 @@ export class StreamMux {
   /** Routes one event or an array of them to their streams. */
   apply(events) {
     const list = Array.isArray(events) ? events : [events];
+    // Checked first: a batch with a bad element adds no stream and changes none.
+    for (const e of list) {
+      if (!isObject(e) || typeof e.type !== 'string') {
+        throw new StreamrouteError('invalid_input', 'StreamMux.apply takes an event object (with a string type) or an array of them');
+      }
+    }
     const batches = new Map();
     const changes = [];
     for (const e of list) {
-      if (!isObject(e)) throw new StreamrouteError('invalid_input', 'StreamMux.apply takes an event object or an array of them');
       const k = this.#key(e) ?? null;
       let state = this.#states.get(k);
       if (!state) {
         this.#states.set(k, (state = new StreamState()));
-        this.#keys = Object.freeze([...this.#keys, k]);
+        this.#keys.push(k);
+        this.#keysFrozen = null;
         changes.push({ type: 'added', key: k, state });
       }
       let batch = batches.get(k);
@@ -835,7 +862,7 @@ export class StreamMux {
     for (const [k, batch] of batches) {
       const state = this.#states.get(k);
       state.apply(batch);
-      if (!this.#ended.has(k) && hasEnded(state.snapshot())) {
+      if (!this.#ended.has(k) && state[ENDED]()) {
         this.#ended.add(k);
         changes.push({ type: 'ended', key: k, state });
       }
@@ -850,7 +877,7 @@ export class StreamMux {
 
   /** The stream keys in order of arrival (the same array until a stream is added). */
   keys() {
-    return this.#keys;
+    return (this.#keysFrozen ??= Object.freeze([...this.#keys]));
   }
 
   /** Frees every stream's wasm argument parsers (see `StreamState.free`). */

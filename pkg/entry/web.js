@@ -317,7 +317,8 @@ function aiSdkProfile(o) {
           // recovered (an action, a payload). The text is the provider's own message.
           close(out);
           // The code rides in a transient data part just before (the error part has no field).
-          errors.push([null, { type: 'data-error', data: { code: e.code, provider_code: e.provider_code ?? null }, transient: true }]);
+          errors.push([null, { type: 'data-error', data: { code: e.code, provider_code: e.provider_code ?? null,
+            ...(e.message ? {} : { message: '' }) }, transient: true }]);
           errors.push([null, { type: 'error', errorText: e.message || e.code }]);
           break;
         case 'done': {
@@ -339,7 +340,8 @@ function aiSdkProfile(o) {
       }
       return out;
     },
-    end: () => ['data: [DONE]\n\n'],
+    // Errors still held (no `done` came) go out before the end marker.
+    end: (frame) => [...errors.splice(0).map(([name, data]) => frame(name, data)), 'data: [DONE]\n\n'],
   };
 }
 
@@ -412,7 +414,7 @@ export function toSse(profile, options) {
     },
     flush(controller) {
       stop();
-      const tail = p.end().join('');
+      const tail = p.end(frame).join('');
       if (tail) controller.enqueue(utf8.encode(tail));
     },
     cancel: stop,

@@ -295,6 +295,93 @@ test('StreamMux: a planner connection with a foreground answer, two background t
   assert.throws(() => new StreamMux(), (e) => e.code === 'invalid_option');
 });
 
+test('StreamMux and StreamState: a batch with a bad element changes nothing; the mux makes no snapshot', () => {
+  const state = new StreamState();
+  state.apply({ type: 'answer_delta', text: 'a' });
+  const before = state.snapshot();
+  let heard = 0;
+  state.subscribe(() => heard++);
+  assert.throws(() => state.apply([{ type: 'answer_delta', text: 'b' }, null]), (e) => e.code === 'invalid_input');
+  assert.equal(state.snapshot(), before);
+  assert.equal(heard, 0);
+
+  const mux = new StreamMux({ key: 'session_id' });
+  const changes = [];
+  mux.subscribe((c) => changes.push(c.type));
+  assert.throws(() => mux.apply([{ type: 'answer_delta', text: 'x', session_id: 'a' }, { session_id: 'b' }]), (e) => e.code === 'invalid_input');
+  assert.deepEqual(mux.keys(), []);
+  assert.deepEqual(changes, []);
+
+  // Ending is read without a snapshot: folding n artifact chunks through the mux makes none
+  // (a snapshot copies every chunk, so one per event would cost O(n^2)).
+  const snapshot = StreamState.prototype.snapshot;
+  let snapshots = 0;
+  StreamState.prototype.snapshot = function counted() {
+    snapshots++;
+    return snapshot.call(this);
+  };
+  try {
+    const art = new StreamMux({ key: 'session_id' });
+    const ended = [];
+    art.subscribe((c) => c.type === 'ended' && ended.push(c.key));
+    for (let seq = 0; seq < 1000; seq++) {
+      art.apply({ type: 'artifact_chunk', session_id: 's', stream_id: 't', seq, chunk: 'r', done: seq === 999, artifact_type: 'str', meta: {} });
+    }
+    assert.equal(snapshots, 0);
+    assert.deepEqual(ended, ['s']);
+    const keys = art.keys();
+    assert.equal(art.keys(), keys, 'the same array until a stream is added');
+  } finally {
+    StreamState.prototype.snapshot = snapshot;
+  }
+});
+
+test('planner wire: a later action that reuses a tool call id is its own call (StreamMux by action_seq)', async () => {
+  const action = (name, args) => [
+    { type: 'tool_call_start', index: 0, id: 'call_0', name, provider_executed: false },
+    { type: 'tool_call_delta', index: 0, arguments: JSON.stringify(args) },
+    { type: 'tool_call', index: 0, id: 'call_0', name, arguments: args, repaired: false, provider_executed: false },
+    { type: 'done', ok: true, parse_ok: true, finish_reason: 'tool_calls', finish: 'tool-calls' },
+  ];
+  const text = (await wireText(sr, action('search', { q: 'first' }), 'planner', { actionSeq: 1, sessionId: 's' }))
+    + (await wireText(sr, action('fetch', { url: 'second' }), 'planner', { actionSeq: 2, sessionId: 's', firstId: 100 }));
+  const calls = (state) => state.snapshot().toolCalls.map((t) => [t.name, t.argumentsText, t.state]);
+  for (const [label, chunks] of splitings(text, SEED)) {
+    const mux = new StreamMux({ key: 'action_seq' });
+    mux.apply(await readWire(sr, 'planner', chunks));
+    assert.deepEqual(mux.keys(), [1, 2], label);
+    assert.deepEqual(calls(mux.get(1)), [['search', '{"q":"first"}', 'input-available']], label);
+    assert.deepEqual(calls(mux.get(2)), [['fetch', '{"url":"second"}', 'input-available']], label);
+  }
+});
+
+test('an error with no done after it, or with an empty message, crosses every profile', async () => {
+  for (const message of ['Overloaded', '']) {
+    const events = [{ type: 'answer_delta', text: 'Hi' }, { type: 'error', code: 'overloaded_error', message, provider_code: null }];
+    for (const profile of PROFILES) {
+      const state = new StreamState();
+      state.apply(await readWire(sr, profile, [await wireText(sr, events, profile)]));
+      const s = state.snapshot();
+      assert.equal(s.answer, 'Hi', profile);
+      assert.equal(s.status, 'error', profile);
+      assert.deepEqual(s.errors, [{ code: 'overloaded_error', message }], `${profile} ${JSON.stringify(message)}`);
+    }
+  }
+});
+
+test('a frame is the type its name says, whatever type its data has', async () => {
+  const tagged = 'event: tool_call\ndata: {"type":"function","index":0,"id":"c1","name":"f","arguments":{"a":1}}\n\n'
+    + 'event: usage\ndata: {"type":"x","input_tokens":1}\n\n';
+  const [call, usage] = await readWire(sr, 'tagged', [tagged]);
+  assert.equal(call.type, 'tool_call');
+  assert.deepEqual(call.arguments, { a: 1 });
+  assert.equal(usage.type, 'usage');
+  const aiSdk = 'data: {"type":"data-usage","data":{"type":"answer_delta","input_tokens":2}}\n\n';
+  const [u] = await readWire(sr, 'ai-sdk', [aiSdk]);
+  assert.equal(u.type, 'usage');
+  assert.equal(u.input_tokens, 2);
+});
+
 test('connectSse with a profile yields fromSse events and resumes with Last-Event-ID without duplicates', async () => {
   const events = CASES.find(([n]) => n === 'openai-chat-tools.sse')[1];
   const wire = await wireText(sr, events, 'planner');
