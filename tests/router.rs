@@ -723,6 +723,41 @@ fn tool_call_indices_that_are_not_indices_are_provider_errors() {
 // ---- NDJSON (Ollama) and the binary event-stream framing (Bedrock) --------------------------
 
 #[test]
+fn nothing_after_the_provider_end_is_routed() {
+    // Ollama: the `done: true` line ends the stream.
+    let ollama = concat!(
+        r#"{"model":"m","created_at":"t","message":{"role":"assistant","content":"A"},"done":false}"#,
+        "\n",
+        r#"{"model":"m","created_at":"t","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}"#,
+        "\n",
+        r#"{"model":"m","created_at":"t","message":{"role":"assistant","content":"LATE"},"done":false}"#,
+        "\n",
+    );
+    for provider in [Provider::Auto, Provider::Ollama] {
+        let e = route_str(provider, ContentMode::Text, ollama);
+        assert_eq!(answer(&e), "A", "{provider:?}");
+    }
+    // Anthropic: no content block after the stop reason (text or a tool call).
+    let ev = |name: &str, data: &str| format!("event: {name}\ndata: {data}\n\n");
+    let anthropic = [
+        ev("message_start", r#"{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}"#),
+        ev("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
+        ev("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"A"}}"#),
+        ev("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
+        ev("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}"#),
+        ev("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"LATE"}}"#),
+        ev("content_block_start", r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}"#),
+        ev("content_block_stop", r#"{"type":"content_block_stop","index":1}"#),
+        ev("message_stop", r#"{"type":"message_stop"}"#),
+    ]
+    .concat();
+    let e = route_str(Provider::Anthropic, ContentMode::Text, &anthropic);
+    assert_eq!(answer(&e), "A");
+    assert!(tool_calls(&e).is_empty(), "{e:?}");
+    assert_eq!(finish(&e), "stop");
+}
+
+#[test]
 fn ollama_chat_generate_tools_and_errors() {
     let e = events_of("ollama-chat.ndjson");
     assert_eq!(answer(&e), "こんにちは, café 😀!");

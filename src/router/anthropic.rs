@@ -10,8 +10,8 @@
 //! results are sources too). Blocks and a stop reason that `message_start` already carries
 //! are routed as if they had streamed. Unknown event types are ignored, as Anthropic's
 //! versioning policy asks of clients. A content block event whose `index` is not a whole
-//! number from 0 to 2^32 - 1 is a `provider_error` and is dropped. Nothing after
-//! `message_stop` is read (decoder.rs).
+//! number from 0 to 2^32 - 1 is a `provider_error` and is dropped. No content block after a
+//! stop reason is routed, and nothing after `message_stop` is read (decoder.rs).
 //! The `type` field of the data decides (the `event:` name is the same by the format).
 
 use super::delta::{DeltaSink, Source, Usage};
@@ -32,6 +32,8 @@ pub(crate) struct Anthropic {
     scratch: String,
     /// `message_stop` (or a stop reason) was seen.
     pub(crate) ended: bool,
+    /// A stop reason came: content blocks after it are not routed (usage and errors still are).
+    stopped: bool,
 }
 
 impl Anthropic {
@@ -41,6 +43,9 @@ impl Anthropic {
             members(data, ["type", "index", "delta", "content_block", "usage", "message", "error"])?;
         let kind = string_of(kind)?;
         let block_event = matches!(kind.as_str(), "content_block_start" | "content_block_delta" | "content_block_stop");
+        if block_event && self.stopped {
+            return Ok(());
+        }
         let Some(index) = event_index(index, block_event, sink) else { return Ok(()) };
         match kind.as_str() {
             "message_start" => {
@@ -74,6 +79,7 @@ impl Anthropic {
                         if let Some(r) = stop {
                             self.calls.end_all(sink);
                             sink.finish(&r);
+                            self.stopped = true;
                         }
                     }
                 }
@@ -106,6 +112,7 @@ impl Anthropic {
                                 if let Some(r) = j.str_value(&mut self.scratch)? {
                                     self.calls.end_all(sink);
                                     sink.finish(r);
+                                    self.stopped = true;
                                 }
                             } else {
                                 j.skip()?;

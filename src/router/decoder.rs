@@ -421,6 +421,10 @@ fn ollama_line(b: &[u8]) -> Option<bool> {
 /// One NDJSON line to the Ollama reader (blank lines skipped; a malformed one is an error
 /// delta, and reading goes on).
 fn ndjson_line(f: &mut Formats, line: &[u8], sink: &mut dyn DeltaSink) {
+    // Nothing after the `done: true` line is routed.
+    if f.ollama.ended {
+        return;
+    }
     let line = lossy(line);
     let line = line.trim();
     if line.is_empty() {
