@@ -109,8 +109,8 @@ pub struct PartialJsonOptions {
     pub strict: bool,
     /// The deepest nesting of objects and arrays (default 512, at most 1024).
     pub max_depth: usize,
-    /// The most bytes the partial tree may hold (default 64 MiB): string, key and number
-    /// bytes plus 32 bytes per value and 24 per object member. A pending key or number is
+    /// The most bytes the partial tree may hold (default 64 MiB): string and number bytes,
+    /// key bytes twice, 32 bytes per value and 64 per object member. A pending key or number is
     /// also capped, at the smaller of this and 1 MiB.
     pub max_buffer_bytes: usize,
 }
@@ -145,8 +145,11 @@ pub(crate) fn tokenizer_options(
 
 /// Charge per value (object, array, string, number, literal) held in a tree.
 const NODE_COST: usize = 32;
-/// Charge per object member, besides its key's bytes.
-const MEMBER_COST: usize = 24;
+/// Charge per object member, besides its key's bytes, which count twice: the member (key and
+/// value slot) and its entry in the open object's first-key table, which keeps a copy of the
+/// key (measured in wasm: ~109 bytes per member of a long object with 7-byte keys and
+/// one-digit values, which this charges 111).
+const MEMBER_COST: usize = 64;
 /// More than one input byte can add to a charge, beyond the bytes the tokenizer already
 /// holds (a pending key or number): at most two values (a number ended by the start of the
 /// next value, in `AfterValue::Another` mode) or a value and a few decoded characters.
@@ -158,7 +161,7 @@ pub(crate) fn cost(tok: &Token<'_>) -> usize {
         Token::ObjectStart | Token::ArrayStart | Token::StringStart => NODE_COST,
         Token::Bool(_) | Token::Null => NODE_COST,
         Token::Number(n) => NODE_COST + n.len(),
-        Token::Key(k) => MEMBER_COST + k.len(),
+        Token::Key(k) => MEMBER_COST + 2 * k.len(),
         Token::StringPart(t) => t.len(),
         Token::ObjectEnd | Token::ArrayEnd | Token::StringEnd => 0,
     }

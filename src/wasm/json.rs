@@ -44,8 +44,8 @@ pub struct PartialJsonOptions {
     /// The deepest nesting of objects and arrays (default 512, at most 1024).
     #[tsify(optional)]
     max_depth: Option<f64>,
-    /// The most bytes the partial value may hold (default 64 MiB): string, key and number
-    /// bytes plus 32 per value and 24 per member.
+    /// The most bytes the partial value may hold (default 64 MiB): string and number bytes,
+    /// key bytes twice, 32 per value and 64 per member.
     #[tsify(optional)]
     max_buffer_bytes: Option<f64>,
 }
