@@ -34,15 +34,11 @@ fn input_text(raw: &JsValue) -> Result<String, JsValue> {
     if let Some(s) = super::js_text(raw, "the action") {
         return s;
     }
-    js_sys::JSON::stringify(raw)
-        .ok()
-        .and_then(|s| super::js_text(&s, "the action"))
-        .unwrap_or_else(|| {
-            Err(js_error(&Error::new(
-                ErrorKind::ActionPayloadUnparseable,
-                "the action must be a string or a JSON-serialisable object",
-            )))
-        })
+    let unencodable = || {
+        js_error(&Error::new(ErrorKind::ActionPayloadUnparseable, "the action must be a string or a JSON-serialisable object"))
+    };
+    let text = js_sys::JSON::stringify(raw).map_err(|e| super::too_big_to_encode(&e, "the action").unwrap_or_else(unencodable))?;
+    super::js_text(&text, "the action").unwrap_or_else(|| Err(unencodable()))
 }
 
 /// Finds and normalises the planner action in model output (or an object).

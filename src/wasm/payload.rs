@@ -171,10 +171,9 @@ fn invalid(message: impl Into<String>) -> JsValue {
 
 /// A JS value as JSON text (`JSON.stringify`).
 fn json_text(value: &JsValue, what: &str) -> Result<String, JsValue> {
-    js_sys::JSON::stringify(value)
-        .ok()
-        .and_then(|s| super::js_text(&s, what))
-        .unwrap_or_else(|| Err(invalid(format!("{what} must be a JSON-serialisable value"))))
+    let unencodable = || invalid(format!("{what} must be a JSON-serialisable value"));
+    let text = js_sys::JSON::stringify(value).map_err(|e| super::too_big_to_encode(&e, what).unwrap_or_else(unencodable))?;
+    super::js_text(&text, what).unwrap_or_else(|| Err(unencodable()))
 }
 
 /// A JS value as a `JsonValue` (through `JSON.stringify`).
@@ -194,10 +193,9 @@ extern "C" {
 /// `"Infinity"`) instead of `JSON.stringify`'s `null`: `confidence: NaN` is then an invalid
 /// `confidence`, not a missing one.
 fn payload_in(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
-    let text = __sr_stringify_finite(value)
-        .ok()
-        .and_then(|s| super::js_text(&s, what))
-        .unwrap_or_else(|| Err(invalid(format!("{what} must be a JSON-serialisable value"))))?;
+    let unencodable = || invalid(format!("{what} must be a JSON-serialisable value"));
+    let text = __sr_stringify_finite(value).map_err(|e| super::too_big_to_encode(&e, what).unwrap_or_else(unencodable))?;
+    let text = super::js_text(&text, what).unwrap_or_else(|| Err(unencodable()))?;
     parse_text(&text, what)
 }
 

@@ -244,7 +244,7 @@ fn json_arg(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
     let text = match value.as_string() {
         Some(s) => s,
         None => __sr_stringify(value)
-            .map_err(|_| bad(format!("{what} must be a JSON-serialisable value")))?
+            .map_err(|e| super::too_big_to_encode(&e, what).unwrap_or_else(|| bad(format!("{what} must be a JSON-serialisable value"))))?
             .ok_or_else(|| bad(format!("{what} is missing")))?,
     };
     crate::parse_strict(text.as_bytes()).map_err(|e| {

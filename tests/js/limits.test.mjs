@@ -9,7 +9,8 @@ import {
   normalizeAction, parseJson, repairJson,
 } from 'streamroute';
 // The payload entry has a wasm instance (and memory) of its own.
-import { ArtifactStream, validateFinalPayload, __sr_memory as payloadMemory } from 'streamroute/payload';
+import { ArtifactStream, redactArtifacts, validateFinalPayload, __sr_memory as payloadMemory } from 'streamroute/payload';
+import { checkCoverage } from 'streamroute/planning';
 import { splitings } from './helpers/chunking.mjs';
 
 const MiB = 1 << 20;
@@ -152,6 +153,24 @@ function exhaust(make, start, grow) {
 const freeAll = (ms) => ms.forEach((m) => m.free());
 
 // Last: they leave wasm memory grown to almost 4 GiB for the rest of the process.
+test('a JS value nested past what JSON.stringify can encode is json_too_deep, not invalid_input', () => {
+  let deep = {};
+  for (let i = 0; i < 200_000; i++) deep = { a: deep };
+  for (const [name, call] of [
+    ['validateFinalPayload', () => validateFinalPayload({ raw_answer: 'x', extra: deep })],
+    ['redactArtifacts', () => redactArtifacts(deep, { type: 'object' })],
+    ['normalizeAction', () => normalizeAction(deep)],
+    ['checkCoverage', () => checkCoverage(deep, { steps: [] })],
+  ]) {
+    assert.throws(call, (e) => e instanceof StreamrouteError && e.code === 'json_too_deep', name);
+  }
+  // A cycle is still not encodable at all.
+  const cycle = {};
+  cycle.self = cycle;
+  assert.throws(() => validateFinalPayload(cycle), { code: 'invalid_input' });
+  assert.throws(() => normalizeAction(cycle), { code: 'action_payload_unparseable' });
+});
+
 test('out of wasm memory: memory_limit_exceeded on the machine that asked, the others go on', (t) => {
   const memory = __sr_memory();
   const bystander = new StreamRouter({ provider: 'anthropic' });
