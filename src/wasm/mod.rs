@@ -34,6 +34,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(module = "/src/wasm/runtime.js")]
 extern "C" {
     fn __sr_error(code: &str, message: &str, offset: Option<f64>) -> JsValue;
+    fn __sr_encode_error(thrown: &JsValue, what: &str) -> JsValue;
     fn __sr_panic(file: &str, line: u32, column: u32);
 }
 
@@ -93,24 +94,11 @@ pub(crate) fn js_error_with(err: &Error, fields: &[(&str, JsValue)]) -> JsValue 
 }
 
 /// The error for `what`, a value `JSON.stringify` threw `thrown` on, when the value was too
-/// big rather than unencodable: nesting deeper than the engine's stack is `json_too_deep` (the
-/// functions that take JS values read at most 512 levels anyway), text longer than the
-/// engine's longest string `input_too_large`. `None` for the rest (a BigInt, a cycle), which
-/// each caller reports its own way.
-#[cold]
+/// big rather than unencodable (`json_too_deep`, `input_too_large`: runtime.js
+/// `__sr_encode_error`, which reads the engine's error). `None` for the rest (a BigInt, a
+/// cycle), which each caller reports its own way.
 pub(crate) fn too_big_to_encode(thrown: &JsValue, what: &str) -> Option<JsValue> {
-    let field = |name: &str| js_sys::Reflect::get(thrown, &JsValue::from_str(name)).ok().and_then(|v| v.as_string());
-    let name = field("name").unwrap_or_default();
-    let err = if name == "RangeError" && field("message").unwrap_or_default().contains("string length") {
-        Error::new(ErrorKind::InputTooLarge, format!("{what} is longer than the longest JSON text this JS engine makes"))
-    } else if name == "RangeError" || name == "InternalError" {
-        // V8 and JavaScriptCore: "Maximum call stack size exceeded"; SpiderMonkey: "too much
-        // recursion".
-        Error::new(ErrorKind::JsonTooDeep, format!("{what} is nested too deeply to encode"))
-    } else {
-        return None;
-    };
-    Some(js_error(&err))
+    Some(__sr_encode_error(thrown, what)).filter(|e| !e.is_null())
 }
 
 /// Converts a core error into a thrown `StreamrouteError`.
