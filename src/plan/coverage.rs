@@ -6,8 +6,8 @@
 //! covered when every clause of its rule is met by the justified steps (whichever they cite):
 //! a clause is met by a step whose tool has one of its capabilities and that satisfies the
 //! clause's conditions (grouping, the required `group_by` columns, coming before the first
-//! justified plot step). Analysis and output labels the map has no rule for follow the unknown-requirement
-//! policy: a warning and `reextract`, not a failure.
+//! justified plot step). Analysis and output labels the map has no rule for follow the
+//! unknown-requirement policy: a warning and `reextract`, not a failure.
 
 use super::capability::{CapabilityMap, Clause};
 use super::index::ToolIndex;
