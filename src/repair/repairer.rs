@@ -1037,6 +1037,7 @@ impl<'a> Repairer<'a> {
     /// is the end quote of a string that lost its start quote.
     fn unquoted_value(&mut self, start: usize) {
         let in_call = self.top_frame() == Some(Frame::Call);
+        let in_object = self.top_frame() == Some(Frame::Object);
         let (mut i, mut end) = (start, start);
         let mut next = None;
         while i < self.b.len() {
@@ -1055,6 +1056,8 @@ impl<'a> Repairer<'a> {
                     next = Some(i + 1);
                     break;
                 }
+                // In an object, a quoted key (`"b":`) ends the value: a comma is missing.
+                b'"' if in_object && i > start && self.quoted_key_at(i) => break,
                 b' ' | b'\t' => i += 1,
                 0x80.. => {
                     let c = self.char_at(i);
@@ -1077,6 +1080,22 @@ impl<'a> Repairer<'a> {
         self.note(RepairKind::UnquotedString, start);
         write_json_string(crate::text::sub(self.text, start..end), &mut self.out);
         self.pos = next.unwrap_or(i);
+    }
+
+    /// Whether a quoted key starts at the `"` at `i`: a quote closes it on the same line and a
+    /// `:` follows (after spaces). Reads up to that closing quote only, so the scans of one
+    /// unquoted value never overlap: linear.
+    fn quoted_key_at(&self, i: usize) -> bool {
+        let mut j = i + 1;
+        while let Some(&b) = self.b.get(j) {
+            match b {
+                b'"' => return self.b.get(self.skip_spaces(j + 1)) == Some(&b':'),
+                b'\n' | b'\r' => return false,
+                b'\\' => j += 2,
+                _ => j += 1,
+            }
+        }
+        false
     }
 
     /// Whether what follows position `i` (after spaces) ends a string: the end of the input,
