@@ -606,6 +606,21 @@ fn nothing_after_the_end_marker_is_routed() {
         assert_eq!(answer(&ev), "hi");
         assert_eq!(done(&ev), (true, true, Some("end_turn".into())));
     }
+    // Anthropic: no content block after the stop reason either (text or a tool call).
+    let anthropic = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":4}}}\n\n\
+        event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n\
+        event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n\
+        event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":1}}\n\n\
+        event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"LATE\"}}\n\n\
+        event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"f\",\"input\":{}}}\n\n\
+        event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n\
+        event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+    for provider in [Provider::Auto, Provider::Anthropic] {
+        let ev = routed("anthropic after the stop reason", provider, anthropic);
+        assert_eq!(answer(&ev), "hi");
+        assert!(!ev.iter().any(|e| matches!(e, RoutedEvent::ToolCallStart { .. })), "{ev:?}");
+        assert_eq!(done(&ev), (true, true, Some("end_turn".into())));
+    }
     // Responses: nothing after response.completed.
     let responses = "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"ok\"}\n\n\
         event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\"}}\n\n\
@@ -615,6 +630,20 @@ fn nothing_after_the_end_marker_is_routed() {
         let ev = routed("responses after completed", provider, responses);
         assert_eq!(answer(&ev), "ok");
         assert_eq!(done(&ev), (true, true, Some("completed".into())));
+    }
+    // Ollama: nothing after the `done: true` line.
+    let ollama = concat!(
+        r#"{"model":"m","created_at":"t","message":{"role":"assistant","content":"A"},"done":false}"#,
+        "\n",
+        r#"{"model":"m","created_at":"t","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}"#,
+        "\n",
+        r#"{"model":"m","created_at":"t","message":{"role":"assistant","content":"LATE"},"done":false}"#,
+        "\n",
+    );
+    for provider in [Provider::Auto, Provider::Ollama] {
+        let ev = routed("ollama after done", provider, ollama);
+        assert_eq!(answer(&ev), "A");
+        assert_eq!(done(&ev), (true, true, Some("stop".into())));
     }
     // Gemini has no end marker: after a finish reason no content is routed, usage still is.
     let gemini = sse(&[
@@ -721,41 +750,6 @@ fn tool_call_indices_that_are_not_indices_are_provider_errors() {
 }
 
 // ---- NDJSON (Ollama) and the binary event-stream framing (Bedrock) --------------------------
-
-#[test]
-fn nothing_after_the_provider_end_is_routed() {
-    // Ollama: the `done: true` line ends the stream.
-    let ollama = concat!(
-        r#"{"model":"m","created_at":"t","message":{"role":"assistant","content":"A"},"done":false}"#,
-        "\n",
-        r#"{"model":"m","created_at":"t","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}"#,
-        "\n",
-        r#"{"model":"m","created_at":"t","message":{"role":"assistant","content":"LATE"},"done":false}"#,
-        "\n",
-    );
-    for provider in [Provider::Auto, Provider::Ollama] {
-        let e = route_str(provider, ContentMode::Text, ollama);
-        assert_eq!(answer(&e), "A", "{provider:?}");
-    }
-    // Anthropic: no content block after the stop reason (text or a tool call).
-    let ev = |name: &str, data: &str| format!("event: {name}\ndata: {data}\n\n");
-    let anthropic = [
-        ev("message_start", r#"{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}"#),
-        ev("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
-        ev("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"A"}}"#),
-        ev("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
-        ev("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}"#),
-        ev("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"LATE"}}"#),
-        ev("content_block_start", r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}"#),
-        ev("content_block_stop", r#"{"type":"content_block_stop","index":1}"#),
-        ev("message_stop", r#"{"type":"message_stop"}"#),
-    ]
-    .concat();
-    let e = route_str(Provider::Anthropic, ContentMode::Text, &anthropic);
-    assert_eq!(answer(&e), "A");
-    assert!(tool_calls(&e).is_empty(), "{e:?}");
-    assert_eq!(finish(&e), "stop");
-}
 
 #[test]
 fn ollama_chat_generate_tools_and_errors() {

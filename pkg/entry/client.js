@@ -501,14 +501,14 @@ function newArtifact(type) {
   return { seqs: [], chunks: [], max: -1, done: false, artifact_type: type ?? null, gaps: new Set(), snap: null };
 }
 
+// Whether a stream has ended (for StreamMux), read without making a snapshot.
+const ENDED = Symbol('ended');
+
 /**
  * Folds routed events (and `fromSse`'s) into immutable snapshots: `apply(event | events)`,
  * `snapshot()` and `subscribe(listener) -> unsubscribe`. `snapshot` and `subscribe` are bound,
  * so `useSyncExternalStore(state.subscribe, state.snapshot)` works.
  */
-// Whether a stream has ended (for StreamMux), read without making a snapshot.
-const ENDED = Symbol('ended');
-
 export class StreamState {
   #status = 'streaming';
   #answer = new Text();
@@ -743,7 +743,6 @@ export class StreamState {
     this.#mark('artifacts');
   }
 
-  /** The current snapshot: the same object until something changes. */
   /**
    * Ended: `done` or an error came, or the stream carries only artifacts and every one of them
    * is complete (done, no gaps). O(artifacts), no copying.
@@ -756,6 +755,7 @@ export class StreamState {
       && this.#action === null && this.#reasoning.empty && this.#thought.empty;
   }
 
+  /** The current snapshot: the same object until something changes. */
   snapshot() {
     if (this.#dirty.size === 0) return this.#snap;
     const prev = this.#snap;

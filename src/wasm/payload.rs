@@ -171,8 +171,14 @@ fn invalid(message: impl Into<String>) -> JsValue {
 
 /// A JS value as JSON text (`JSON.stringify`).
 fn json_text(value: &JsValue, what: &str) -> Result<String, JsValue> {
+    stringified(js_sys::JSON::stringify(value).map(JsValue::from), what)
+}
+
+/// The JSON text a stringify call made of `what`, or the error for what it threw or could not
+/// encode (`undefined`: a function, a symbol).
+fn stringified(made: Result<JsValue, JsValue>, what: &str) -> Result<String, JsValue> {
     let unencodable = || invalid(format!("{what} must be a JSON-serialisable value"));
-    let text = js_sys::JSON::stringify(value).map_err(|e| super::too_big_to_encode(&e, what).unwrap_or_else(unencodable))?;
+    let text = made.map_err(|e| super::too_big_to_encode(&e, what).unwrap_or_else(unencodable))?;
     super::js_text(&text, what).unwrap_or_else(|| Err(unencodable()))
 }
 
@@ -193,10 +199,7 @@ extern "C" {
 /// `"Infinity"`) instead of `JSON.stringify`'s `null`: `confidence: NaN` is then an invalid
 /// `confidence`, not a missing one.
 fn payload_in(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
-    let unencodable = || invalid(format!("{what} must be a JSON-serialisable value"));
-    let text = __sr_stringify_finite(value).map_err(|e| super::too_big_to_encode(&e, what).unwrap_or_else(unencodable))?;
-    let text = super::js_text(&text, what).unwrap_or_else(|| Err(unencodable()))?;
-    parse_text(&text, what)
+    parse_text(&stringified(__sr_stringify_finite(value), what)?, what)
 }
 
 /// An error of reading the observation text: `json_invalid` is the caller's `invalid_input`.

@@ -29,13 +29,18 @@ export const StreamrouteError = (globalThis[SHARED] ??= class extends Error {
 // What `JSON.stringify` threw on `what`, when the value was too big rather than unencodable:
 // nested deeper than the engine's stack (V8 and JavaScriptCore throw a RangeError,
 // SpiderMonkey an InternalError) is `json_too_deep`, longer than its longest string
-// `input_too_large`. `null` for the rest (a BigInt, a cycle), which the caller reports.
+// `input_too_large`. `null` for the rest (a BigInt, a cycle), which the caller reports. Never
+// throws (a thrown value's getters are the caller's code): wasm calls it without a catch.
 export function __sr_encode_error(thrown, what) {
-  const name = thrown?.name;
-  if (name !== 'RangeError' && name !== 'InternalError') return null;
-  return /string length/.test(String(thrown.message))
-    ? new StreamrouteError('input_too_large', `${what} is longer than the longest JSON text this JS engine makes`)
-    : new StreamrouteError('json_too_deep', `${what} is nested too deeply to encode`);
+  try {
+    const name = thrown?.name;
+    if (name !== 'RangeError' && name !== 'InternalError') return null;
+    return /string length/.test(String(thrown.message))
+      ? new StreamrouteError('input_too_large', `${what} is longer than the longest JSON text this JS engine makes`)
+      : new StreamrouteError('json_too_deep', `${what} is nested too deeply to encode`);
+  } catch {
+    return null;
+  }
 }
 
 export function __sr_error(code, message, offset) {

@@ -169,6 +169,14 @@ test('a JS value nested past what JSON.stringify can encode is json_too_deep, no
   cycle.self = cycle;
   assert.throws(() => validateFinalPayload(cycle), { code: 'invalid_input' });
   assert.throws(() => normalizeAction(cycle), { code: 'action_payload_unparseable' });
+  // Text past the engine's longest string (what V8 throws then, made here by a toJSON).
+  const huge = { toJSON() { throw new RangeError('Invalid string length'); } };
+  assert.throws(() => validateFinalPayload(huge), { code: 'input_too_large' });
+  assert.throws(() => checkCoverage(huge, { steps: [] }), { code: 'input_too_large' });
+  // Whatever the caller's code throws, reading it throws nothing more.
+  const hostile = { toJSON() { throw { get name() { throw new Error('no'); } }; } };
+  assert.throws(() => validateFinalPayload(hostile), { code: 'invalid_input' });
+  assert.throws(() => normalizeAction(hostile), { code: 'action_payload_unparseable' });
 });
 
 test('out of wasm memory: memory_limit_exceeded on the machine that asked, the others go on', (t) => {
