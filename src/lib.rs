@@ -43,7 +43,7 @@ mod repair;
 mod router;
 mod hash;
 mod sort;
-#[cfg(any(feature = "sse", feature = "tags"))]
+#[cfg(any(feature = "decoder", feature = "tags"))]
 mod sse;
 #[cfg(feature = "tags")]
 mod tags;
@@ -67,8 +67,10 @@ pub use eventstream::{
 pub use json::{parse_strict, parse_strict_chunks, parse_strict_document, JsonValue};
 #[cfg(feature = "json")]
 pub use json::{AnswerExtractor, AnswerExtractorOptions};
+#[cfg(feature = "partial")]
+pub use json::{JsonEvent, PartialJson, PartialJsonOptions, PathSegment, ValueKind};
 #[cfg(feature = "json")]
-pub use json::{JsonEvent, JsonItemStream, JsonItemStreamOptions, PartialJson, PartialJsonOptions, PathSegment, ValueKind};
+pub use json::{JsonItemStream, JsonItemStreamOptions};
 #[cfg(feature = "tags")]
 pub use nonce::make_nonce;
 #[cfg(feature = "payload")]
@@ -95,7 +97,7 @@ pub use tags::{
     check_tagged, corrective_message, parse_tagged, sanitize_untrusted, tag_contract, TagBlocks, TagDelta,
     TagEventWriter, TagFilter, TagFilterOptions, TagResult, TagViolation, TaggedTurn, TurnStep,
 };
-#[cfg(any(feature = "sse", feature = "tags"))]
+#[cfg(any(feature = "decoder", feature = "tags"))]
 pub use sse::{SseDecoder, SseDecoderOptions, SseEncoder, SseEncoderOptions, SseEvent, SseMessage, SseSink};
 
 /// The crate version, as in `Cargo.toml`.

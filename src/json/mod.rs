@@ -8,7 +8,7 @@ pub(crate) mod tokenizer;
 pub(crate) mod document;
 #[cfg(test)]
 pub(crate) mod document_cases;
-#[cfg(feature = "json")]
+#[cfg(feature = "partial")]
 pub(crate) mod partial;
 #[cfg(feature = "json")]
 pub(crate) mod items;
@@ -21,7 +21,7 @@ pub use value::{write_json_string, JsonValue};
 pub(crate) use value::{write_json_escaped, Quoted};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use value::json_string_len;
-#[cfg(feature = "json")]
+#[cfg(feature = "partial")]
 pub use partial::{JsonEvent, PartialJson, PartialJsonOptions, PathSegment, ValueKind};
 #[cfg(feature = "json")]
 pub use items::{JsonItemStream, JsonItemStreamOptions};

@@ -24,7 +24,7 @@ use crate::{Error, ErrorKind, Result};
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[cfg_attr(all(target_arch = "wasm32", feature = "sse"), derive(tsify::Tsify))]
+#[cfg_attr(all(target_arch = "wasm32", feature = "decoder"), derive(tsify::Tsify))]
 pub struct SseEvent {
     /// The event type; `"message"` when the stream did not name one.
     pub event: String,

@@ -51,6 +51,7 @@ pub struct PartialJsonOptions {
 }
 
 /// Options of `new JsonItemStream(path, options)`.
+#[cfg(feature = "json")]
 #[derive(Tsify)]
 #[serde(rename_all = "camelCase", default)]
 pub struct JsonItemStreamOptions {
@@ -82,6 +83,7 @@ impl PartialJsonOptions {
     }
 }
 
+#[cfg(feature = "json")]
 impl JsonItemStreamOptions {
     fn read(value: Option<JsValue>) -> Result<Self, JsValue> {
         const KEYS: [&str; 3] = ["strict", "maxDepth", "maxItemBytes"];
@@ -275,6 +277,7 @@ impl JsPartialJson {
     }
 }
 
+#[cfg(feature = "json")]
 #[wasm_bindgen(typescript_custom_section)]
 const JSON_ITEM_STREAM_TS: &str = r#"
 /**
@@ -298,6 +301,7 @@ export class JsonItemStream extends StreamMachine<unknown[]> {
 "#;
 
 /// The wasm half of `JsonItemStream` (pkg/entry/classes/json.js).
+#[cfg(feature = "json")]
 #[wasm_bindgen(js_name = JsonItemStreamHandle, skip_typescript)]
 pub struct JsJsonItemStream {
     inner: crate::JsonItemStream,
@@ -309,8 +313,10 @@ pub struct JsJsonItemStream {
     error: Option<JsValue>,
 }
 
+#[cfg(feature = "json")]
 handle_io!(JsJsonItemStream, JsonItemStreamHandle);
 
+#[cfg(feature = "json")]
 #[wasm_bindgen(js_class = JsonItemStreamHandle)]
 impl JsJsonItemStream {
     #[wasm_bindgen(constructor, skip_typescript)]

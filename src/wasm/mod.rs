@@ -12,9 +12,9 @@ pub(crate) use de::FlatOptions;
 mod abi;
 mod handle;
 pub(crate) mod host;
-#[cfg(feature = "sse")]
+#[cfg(feature = "decoder")]
 pub mod sse;
-#[cfg(feature = "json")]
+#[cfg(feature = "partial")]
 pub mod json;
 #[cfg(feature = "payload")]
 pub mod payload;
@@ -151,13 +151,14 @@ pub struct BuildInfo {
 }
 
 /// Every cargo feature that names an entry, with whether this build has it (Cargo.toml order).
-const FEATURES: [(&str, bool); 6] = [
+const FEATURES: [(&str, bool); 7] = [
     ("sse", cfg!(feature = "sse")),
     ("json", cfg!(feature = "json")),
     ("tags", cfg!(feature = "tags")),
     ("router", cfg!(feature = "router")),
     ("payload", cfg!(feature = "payload")),
     ("planning", cfg!(feature = "planning")),
+    ("client", cfg!(feature = "client")),
 ];
 
 /// How many entry features this build has.
@@ -190,8 +191,15 @@ const ENABLED: [&str; ENABLED_COUNT] = {
 /// set, is the main entry.
 const ENTRY: &str = {
     // By the index in FEATURES of the one feature on.
-    const NAMES: [&str; 6] =
-        ["streamroute/sse", "streamroute/json", "streamroute/tags", "streamroute", "streamroute/payload", "streamroute/planning"];
+    const NAMES: [&str; 7] = [
+        "streamroute/sse",
+        "streamroute/json",
+        "streamroute/tags",
+        "streamroute",
+        "streamroute/payload",
+        "streamroute/planning",
+        "streamroute/client",
+    ];
     let mut i = 0;
     while i < FEATURES.len() && !FEATURES[i].1 {
         i += 1;
@@ -203,7 +211,7 @@ const ENTRY: &str = {
 #[wasm_bindgen(js_name = buildInfo, unchecked_return_type = "BuildInfo")]
 pub fn build_info() -> Result<JsValue, JsValue> {
     // Built as plain objects directly: no serde serializer in the `.wasm`.
-    #[cfg(feature = "sse")]
+    #[cfg(feature = "decoder")]
     let limits = {
         let d = crate::SseDecoderOptions::default();
         plain_object(&[
@@ -211,7 +219,7 @@ pub fn build_info() -> Result<JsValue, JsValue> {
             ("sseMaxEventBytes", JsValue::from_f64(d.max_event_bytes as f64)),
         ])
     };
-    #[cfg(not(feature = "sse"))]
+    #[cfg(not(feature = "decoder"))]
     let limits = plain_object(&[]);
     let features = js_sys::Array::new();
     for f in ENABLED {

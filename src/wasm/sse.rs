@@ -1,4 +1,5 @@
-//! JS classes `SseDecoder` and `SseEncoder`.
+//! JS classes `SseDecoder` and `SseEncoder` (the encoder only with feature `sse`: the client
+//! entry decodes only).
 
 use super::abi::{Header, SSE_RANGE, SSE_SAME};
 use super::handle::{handle_io, status, InputBuffer, NOT_UNITS};
@@ -26,6 +27,7 @@ pub struct SseDecoderOptions {
 }
 
 /// Options of `new SseEncoder(options)`.
+#[cfg(feature = "sse")]
 #[derive(Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct SseEncoderOptions {
@@ -38,6 +40,7 @@ pub struct SseEncoderOptions {
 }
 
 /// An event to encode.
+#[cfg(feature = "sse")]
 #[derive(Tsify)]
 pub struct SseMessageInit {
     /// The event type; omitted or `""` for an unnamed (`"message"`) event.
@@ -54,6 +57,7 @@ pub struct SseMessageInit {
     retry: Option<f64>,
 }
 
+#[cfg(feature = "sse")]
 impl SseMessageInit {
     /// Reads the message object (other keys are ignored).
     fn read(message: JsValue) -> Result<SseMessageInit, DeError> {
@@ -339,98 +343,103 @@ impl<'a> Emit<Utf16Text<'a>> for Packed {
     }
 }
 
-#[wasm_bindgen(typescript_custom_section)]
-const SSE_ENCODER_TS: &str = r#"
-/**
- * Encodes events as `text/event-stream` text.
- */
-export class SseEncoder extends Handled {
-    /**
-     * A comment block (`: text`), ignored by readers.
-     */
-    comment(text: string): string;
-    /**
-     * The wire form of one event, ending with the blank line that dispatches it.
-     * Throws `sse_invalid_field` for CR/LF in `event` or `id`.
-     */
-    encode(message: SseMessageInit): string;
-    /**
-     * `new SseEncoder({ autoId?, firstId? })`.
-     */
-    constructor(options?: SseEncoderOptions);
-    /**
-     * The heartbeat comment `: ping`.
-     */
-    ping(): string;
-}
-"#;
+#[cfg(feature = "sse")]
+mod encoder {
+    use super::*;
 
-/// Encodes events as `text/event-stream` text.
-#[wasm_bindgen(js_name = SseEncoderHandle, skip_typescript)]
-pub struct JsSseEncoder {
-    inner: crate::SseEncoder,
-}
+    #[wasm_bindgen(typescript_custom_section)]
+    const SSE_ENCODER_TS: &str = r#"
+    /**
+     * Encodes events as `text/event-stream` text.
+     */
+    export class SseEncoder extends Handled {
+        /**
+         * A comment block (`: text`), ignored by readers.
+         */
+        comment(text: string): string;
+        /**
+         * The wire form of one event, ending with the blank line that dispatches it.
+         * Throws `sse_invalid_field` for CR/LF in `event` or `id`.
+         */
+        encode(message: SseMessageInit): string;
+        /**
+         * `new SseEncoder({ autoId?, firstId? })`.
+         */
+        constructor(options?: SseEncoderOptions);
+        /**
+         * The heartbeat comment `: ping`.
+         */
+        ping(): string;
+    }
+    "#;
 
-#[wasm_bindgen(js_class = SseEncoderHandle)]
-impl JsSseEncoder {
-    /// `new SseEncoder({ autoId?, firstId? })`.
-    #[wasm_bindgen(constructor, skip_typescript)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_optional_param_type = "SseEncoderOptions")] options_value: Option<JsValue>,
-    ) -> Result<JsSseEncoder, JsValue> {
-        let o = FlatOptions::new(options_value, "SseEncoderOptions", &["autoId", "firstId"])?;
-        let o = SseEncoderOptions { auto_id: o.get("autoId")?, first_id: o.get("firstId")? };
-        let first_id = match o.first_id {
-            None => 1,
-            Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 => x as u64,
-            Some(x) => {
-                return Err(js_error(&Error::new(
-                    ErrorKind::InvalidOption,
-                    format!("firstId must be a non-negative integer, got {}", crate::num::show(x)),
-                )))
-            }
-        };
-        let opts = crate::SseEncoderOptions { auto_id: o.auto_id.unwrap_or(false), first_id };
-        Ok(JsSseEncoder { inner: crate::SseEncoder::new(opts) })
+    /// Encodes events as `text/event-stream` text.
+    #[wasm_bindgen(js_name = SseEncoderHandle, skip_typescript)]
+    pub struct JsSseEncoder {
+        inner: crate::SseEncoder,
     }
 
-    /// The wire form of one event, ending with the blank line that dispatches it.
-    /// Throws `sse_invalid_field` for CR/LF in `event` or `id`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn encode(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "SseMessageInit")] message: JsValue,
-    ) -> Result<String, JsValue> {
-        let m = SseMessageInit::read(message).map_err(|e| {
-            js_error(&Error::new(ErrorKind::InvalidInput, format!("invalid SSE message: {e}")))
-        })?;
-        let id = m.id.map(|v| {
-            v.unwrap_or_else(|n| js_sys::Number::from(n).to_string_with_radix(10).map(String::from).unwrap_or_default())
-        });
-        let retry = match m.retry {
-            None => None,
-            Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 => Some(x as u64),
-            Some(x) => {
-                return Err(js_error(&Error::new(
-                    ErrorKind::InvalidInput,
-                    format!("retry must be a non-negative integer, got {}", crate::num::show(x)),
-                )))
-            }
-        };
-        let msg =
-            SseMessage { event: m.event.as_deref(), data: &m.data, id: id.as_deref(), retry };
-        self.inner.encode(&msg).map_err(|e| js_error(&e))
-    }
+    #[wasm_bindgen(js_class = SseEncoderHandle)]
+    impl JsSseEncoder {
+        /// `new SseEncoder({ autoId?, firstId? })`.
+        #[wasm_bindgen(constructor, skip_typescript)]
+        pub fn new(
+            #[wasm_bindgen(unchecked_optional_param_type = "SseEncoderOptions")] options_value: Option<JsValue>,
+        ) -> Result<JsSseEncoder, JsValue> {
+            let o = FlatOptions::new(options_value, "SseEncoderOptions", &["autoId", "firstId"])?;
+            let o = SseEncoderOptions { auto_id: o.get("autoId")?, first_id: o.get("firstId")? };
+            let first_id = match o.first_id {
+                None => 1,
+                Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 => x as u64,
+                Some(x) => {
+                    return Err(js_error(&Error::new(
+                        ErrorKind::InvalidOption,
+                        format!("firstId must be a non-negative integer, got {}", crate::num::show(x)),
+                    )))
+                }
+            };
+            let opts = crate::SseEncoderOptions { auto_id: o.auto_id.unwrap_or(false), first_id };
+            Ok(JsSseEncoder { inner: crate::SseEncoder::new(opts) })
+        }
 
-    /// A comment block (`: text`), ignored by readers.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn comment(&self, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<String, JsValue> {
-        Ok(self.inner.comment(&super::text_arg(&text, "text")?))
-    }
+        /// The wire form of one event, ending with the blank line that dispatches it.
+        /// Throws `sse_invalid_field` for CR/LF in `event` or `id`.
+        #[wasm_bindgen(skip_typescript)]
+        pub fn encode(
+            &mut self,
+            #[wasm_bindgen(unchecked_param_type = "SseMessageInit")] message: JsValue,
+        ) -> Result<String, JsValue> {
+            let m = SseMessageInit::read(message).map_err(|e| {
+                js_error(&Error::new(ErrorKind::InvalidInput, format!("invalid SSE message: {e}")))
+            })?;
+            let id = m.id.map(|v| {
+                v.unwrap_or_else(|n| js_sys::Number::from(n).to_string_with_radix(10).map(String::from).unwrap_or_default())
+            });
+            let retry = match m.retry {
+                None => None,
+                Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 => Some(x as u64),
+                Some(x) => {
+                    return Err(js_error(&Error::new(
+                        ErrorKind::InvalidInput,
+                        format!("retry must be a non-negative integer, got {}", crate::num::show(x)),
+                    )))
+                }
+            };
+            let msg =
+                SseMessage { event: m.event.as_deref(), data: &m.data, id: id.as_deref(), retry };
+            self.inner.encode(&msg).map_err(|e| js_error(&e))
+        }
 
-    /// The heartbeat comment `: ping`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn ping(&self) -> String {
-        self.inner.ping()
+        /// A comment block (`: text`), ignored by readers.
+        #[wasm_bindgen(skip_typescript)]
+        pub fn comment(&self, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<String, JsValue> {
+            Ok(self.inner.comment(&crate::wasm::text_arg(&text, "text")?))
+        }
+
+        /// The heartbeat comment `: ping`.
+        #[wasm_bindgen(skip_typescript)]
+        pub fn ping(&self) -> String {
+            self.inner.ping()
+        }
     }
 }

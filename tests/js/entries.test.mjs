@@ -1,4 +1,4 @@
-// The package's entries ('streamroute', 'streamroute/sse', '/json', '/tags', '/payload',
+// The package's entries ('streamroute', 'streamroute/client', 'streamroute/sse', '/json', '/tags', '/payload',
 // '/planning'), each with its own .wasm, as a user gets them (the packed package, installed by
 // setup-consumer.sh): the exports map and the packed files; then, in Node ESM and CommonJS,
 // Chromium and workerd, each entry's exact export list, `buildInfo().entry`, one real call per
@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Miniflare } from 'miniflare';
 import * as streamroute from 'streamroute';
+import * as client from 'streamroute/client';
 import * as sse from 'streamroute/sse';
 import * as json from 'streamroute/json';
 import * as tags from 'streamroute/tags';
@@ -78,7 +79,7 @@ test('every .wasm has short import and export names (scripts/minify-names.mjs), 
 });
 
 test('every exported class and function is named as it is exported (ESM and CommonJS), through the minified bundles', () => {
-  const cjs = { streamroute: 'streamroute', sse: 'streamroute/sse', json: 'streamroute/json', tags: 'streamroute/tags', payload: 'streamroute/payload', planning: 'streamroute/planning' };
+  const cjs = { streamroute: 'streamroute', client: 'streamroute/client', sse: 'streamroute/sse', json: 'streamroute/json', tags: 'streamroute/tags', payload: 'streamroute/payload', planning: 'streamroute/planning' };
   writeFileSync(join(CONSUMER, 'names.cjs'), `
     const out = {};
     for (const [dir, spec] of Object.entries(${JSON.stringify(cjs)})) {
@@ -87,7 +88,7 @@ test('every exported class and function is named as it is exported (ESM and Comm
     console.log(JSON.stringify(out));
   `);
   const viaRequire = JSON.parse(execFileSync(process.execPath, [join(CONSUMER, 'names.cjs')], { cwd: CONSUMER, encoding: 'utf8' }));
-  const modules = { streamroute, sse, json, tags, payload, planning };
+  const modules = { streamroute, client, sse, json, tags, payload, planning };
   for (const [dir, m] of Object.entries(modules)) {
     const named = Object.entries(m).filter(([, v]) => typeof v === 'function');
     assert.ok(named.length > 3, dir);
@@ -99,14 +100,14 @@ test('every exported class and function is named as it is exported (ESM and Comm
 });
 
 test('Node ESM: each entry, its exports, buildInfo, one call, one StreamrouteError class', async () => {
-  const r = await entriesResult({ streamroute, sse, json, tags, payload, planning });
+  const r = await entriesResult({ streamroute, client, sse, json, tags, payload, planning });
   assert.deepEqual(r, EXPECTED_ENTRIES);
 });
 
 test('Node CommonJS: the same through require(), and one StreamrouteError class with ESM too', () => {
   writeFileSync(join(CONSUMER, 'entries.cjs'), `
     const modules = {
-      streamroute: require('streamroute'), sse: require('streamroute/sse'), json: require('streamroute/json'),
+      streamroute: require('streamroute'), client: require('streamroute/client'), sse: require('streamroute/sse'), json: require('streamroute/json'),
       tags: require('streamroute/tags'), payload: require('streamroute/payload'), planning: require('streamroute/planning'),
     };
     (async () => {

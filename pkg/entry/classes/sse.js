@@ -1,8 +1,9 @@
 // SseDecoder: decodes `text/event-stream` bytes or text into events, exactly as the WHATWG
 // standard interprets an event stream. The wasm half is `SseDecoderHandle` (src/wasm/sse.rs).
-import { SseDecoderHandle, SseEncoderHandle } from '../streamroute.js';
+// SseEncoder is in encoder.js (the client entry only decodes).
+import { SseDecoderHandle } from '../streamroute.js';
 import { headerText, INPUT, Machine, NodeBuffer, READ, SETTLE, stringError, u32, views } from '../boundary.js';
-import { forward, Handled } from '../handled.js';
+import { forward } from '../handled.js';
 import { NOT_UNITS, OPS, SSE_RANGE, SSE_SAME } from '../abi.js';
 
 // A long string chunk in Node goes in as UTF-16 (`Buffer#write`) and wasm reads its skeleton:
@@ -30,8 +31,6 @@ export class SseDecoder extends Machine {
       throw stringError(e);
     }
   }
-
-
 
   // Per event `[event, data, id]` (abi.rs): UTF-16 lengths of fields that follow one another in
   // the text, each followed by CR; SSE_SAME repeats the previous event's string; SSE_RANGE
@@ -71,10 +70,3 @@ export class SseDecoder extends Machine {
   }
 }
 forward(SseDecoder, [], ['lastEventId', 'retry']);
-
-export class SseEncoder extends Handled {
-  constructor(options) {
-    super(new SseEncoderHandle(options));
-  }
-}
-forward(SseEncoder, ['comment', 'encode', 'ping']);

@@ -8,6 +8,7 @@
 /** Entry directory under pkg/dist -> package subpath. */
 export const ENTRY_NAMES = {
   streamroute: 'streamroute',
+  client: 'streamroute/client',
   sse: 'streamroute/sse',
   json: 'streamroute/json',
   tags: 'streamroute/tags',
@@ -25,6 +26,7 @@ export const EXPORTS = {
     'actionToLegacy', 'checkTagged', 'connectSse', 'correctiveMessage', 'fromSse', 'makeNonce', 'normalizeAction',
     'normalizeActionWithDiagnostics', 'parseJson', 'parseTagged', 'repairJson', 'repairJsonWithLog', 'routeResponse',
     'sanitizeUntrusted', 'structuredModes', 'structuredRequest', 'tagContract', 'toSse'].sort(),
+  client: [...COMMON, 'PartialJson', 'SseDecoder', 'StreamMux', 'StreamState', 'connectSse', 'fromSse'].sort(),
   sse: [...COMMON, 'SseDecoder', 'SseEncoder', 'connectSse'].sort(),
   json: [...COMMON, 'AnswerExtractor', 'JsonItemStream', 'LlmStreamChunker', 'PartialJson', 'actionToLegacy',
     'normalizeAction', 'normalizeActionWithDiagnostics', 'parseJson', 'repairJson', 'repairJsonWithLog'].sort(),
@@ -39,6 +41,7 @@ export const EXPORTS = {
 
 const FEATURES = {
   streamroute: ['sse', 'json', 'tags', 'router'],
+  client: ['client'],
   sse: ['sse'],
   json: ['json'],
   tags: ['tags'],
@@ -56,6 +59,21 @@ const CALLS = {
     const done = router.finish();
     router.free();
     return [...events, ...done].map((e) => e.type + (e.text ? `:${e.text}` : ''));
+  },
+  client: (m) => {
+    // A frame split inside "é", its text folded into a snapshot.
+    const d = new m.SseDecoder();
+    const bytes = new TextEncoder().encode('data: {"text":"caf\u00e9"}\n\n');
+    const cut = bytes.indexOf(0xc3) + 1;
+    const frames = [...d.feed(bytes.subarray(0, cut)), ...d.feed(bytes.subarray(cut))];
+    d.free();
+    const state = new m.StreamState();
+    state.apply({ type: 'answer_delta', text: JSON.parse(frames[0].data).text });
+    const p = new m.PartialJson();
+    p.feed('{"a":[1,');
+    const partial = p.value;
+    p.free();
+    return [state.snapshot().answer, partial];
   },
   sse: (m) => {
     const d = new m.SseDecoder();
@@ -77,6 +95,7 @@ const CALLS = {
 /** A StreamrouteError thrown by each entry (by its wasm). */
 const THROWS = {
   streamroute: (m) => new m.StreamRouter({ nope: 1 }),
+  client: (m) => new m.StreamMux({ key: 'nope' }),
   sse: (m) => new m.SseDecoder({ maxLineBytes: 0 }),
   json: (m) => m.parseJson('{'),
   tags: (m) => new m.TagFilter(42),
@@ -116,8 +135,9 @@ export async function entriesResult(modules) {
   }
   // An error thrown by the JS of an entry (connectSse of the SSE entry refuses `router`, and
   // `profile`, which needs PartialJson).
-  for (const [name, option] of [['sseRouter', { router: {} }], ['sseProfile', { profile: 'planner' }]]) {
-    const e = await thrown(() => modules.sse.connectSse('http://127.0.0.1:9/', {}, option).next());
+  for (const [name, dir, option] of [['sseRouter', 'sse', { router: {} }], ['sseProfile', 'sse', { profile: 'planner' }],
+    ['clientRouter', 'client', { router: {} }]]) {
+    const e = await thrown(() => modules[dir].connectSse('http://127.0.0.1:9/', {}, option).next());
     out.errors[name] = { code: e?.code, instanceOf: dirs.filter((d) => e instanceof modules[d].StreamrouteError) };
   }
   return out;
@@ -131,6 +151,7 @@ export const EXPECTED_ENTRIES = {
   info: Object.fromEntries(ALL.map((d) => [d, { entry: ENTRY_NAMES[d], features: FEATURES[d], version: true }])),
   calls: {
     streamroute: ['answer_delta:hi', 'done'],
+    client: ['caf\u00e9', { a: [1] }],
     sse: [{ event: 'hi', data: 'caf\u00e9', id: '' }],
     json: ['hello', { a: [1, 2] }],
     tags: 'hello',
@@ -139,6 +160,7 @@ export const EXPECTED_ENTRIES = {
   },
   errors: {
     streamroute: { code: 'invalid_input', instanceOf: ALL },
+    client: { code: 'invalid_option', instanceOf: ALL },
     sse: { code: 'invalid_option', instanceOf: ALL },
     json: { code: 'json_invalid', instanceOf: ALL },
     tags: { code: 'invalid_input', instanceOf: ALL },
@@ -146,6 +168,7 @@ export const EXPECTED_ENTRIES = {
     planning: { code: 'requirements_invalid', instanceOf: ALL },
     sseRouter: { code: 'invalid_input', instanceOf: ALL },
     sseProfile: { code: 'invalid_input', instanceOf: ALL },
+    clientRouter: { code: 'invalid_input', instanceOf: ALL },
   },
   sameClass: true,
 };
