@@ -1,0 +1,15 @@
+// Types of sse.js for the TypeScript modules of pkg/entry (tsc only; the public declaration
+// is src/wasm/sse.rs's).
+export interface SseEvent {
+  event: string;
+  data: string;
+  id: string;
+}
+export class SseDecoder {
+  constructor(options?: { flushOnFinish?: boolean; maxLineBytes?: number; maxEventBytes?: number });
+  feed(chunk: string | Uint8Array | ArrayBuffer): SseEvent[];
+  finish(): SseEvent[];
+  readonly lastEventId: string;
+  readonly retry: number | undefined;
+  free(): void;
+}
