@@ -1,7 +1,7 @@
 // Points the wasm-bindgen glue's `__wbindgen_throw` (a freed object, re-entry into a busy
 // object) at runtime.js `__sr_misuse`, so those errors are StreamrouteErrors too; makes
-// `free()` safe inside a call on the same object and a too-long string result a
-// StreamrouteError (below). Exits
+// `free()` safe inside a call on the same object, a too-long string result a
+// StreamrouteError and a call before `init()` `not_initialized` (below). Exits
 // non-zero when the glue does not have exactly the expected shape (a wasm-bindgen upgrade
 // must revisit this), never patching silently halfway.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -16,7 +16,17 @@ const fail = (why) => {
 const importLine = /^import \{ ([^}]*) \} from '(\.\/snippets\/[^']+\/src\/wasm\/runtime\.js)';$/m;
 const m = glue.match(importLine);
 if (!m) fail('no import of runtime.js');
-glue = glue.replace(importLine, `import { ${m[1]}, __sr_misuse, __sr_string_error } from '${m[2]}';`);
+glue = glue.replace(importLine, `import { ${m[1]}, __sr_misuse, __sr_string_error, __sr_not_ready } from '${m[2]}';`);
+
+// Before `init()` the glue's `wasm` is runtime.js `__sr_not_ready`, whose every property
+// throws `not_initialized` (in a browser, a class constructed before `await init()`), and
+// the init functions test for it instead of `undefined`.
+const wasmLet = /^let wasmModule, wasmInstance, wasm;$/m;
+if (!wasmLet.test(glue)) fail('no `let wasmModule, wasmInstance, wasm;`');
+glue = glue.replace(wasmLet, 'let wasmModule, wasmInstance, wasm = __sr_not_ready;');
+const loadedTest = /if \(wasm !== undefined\) return wasm;/g;
+if ((glue.match(loadedTest)?.length ?? 0) !== 2) fail('not two `if (wasm !== undefined) return wasm;`');
+glue = glue.replace(loadedTest, 'if (wasm !== __sr_not_ready) return wasm;');
 
 const thrower = /(__wbg___wbindgen_throw_[0-9a-f]+: function\(arg0, arg1\) \{\s*)throw new Error\(getStringFromWasm0\(arg0, arg1\)\);/g;
 const hits = glue.match(thrower)?.length ?? 0;

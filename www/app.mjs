@@ -2,6 +2,7 @@
 // timing through a StreamRouter, and watch the panels, the wire log and the timings. The
 // package is imported by its name through the page's import map, as an app would.
 import * as main from 'streamroute';
+import * as client from 'streamroute/client';
 // buildFinalPayload and ArtifactStream: the payload entry (a .wasm of its own).
 import * as payload from 'streamroute/payload';
 import { PANELS, drawPanels, panelHtml } from './panels.mjs';
@@ -18,9 +19,11 @@ const ui = {
 };
 const targets = Object.fromEntries(PANELS.map((p) => [p, $(`#${p} .body`)]));
 
-await Promise.all([main.init(), payload.init()]);
-// The package as the page uses it: the main entry and the payload entry's API.
-const sr = { ...main, buildFinalPayload: payload.buildFinalPayload, ArtifactStream: payload.ArtifactStream };
+await Promise.all([main.init(), client.init(), payload.init()]);
+// The package as the page uses it: the main entry (the router, standing in for the server), the
+// client entry's fold (what a page that only reads a wire imports) and the payload entry's API.
+const sr = { ...main, StreamState: client.StreamState, StreamMux: client.StreamMux, fromSse: client.fromSse,
+  buildFinalPayload: payload.buildFinalPayload, ArtifactStream: payload.ArtifactStream };
 setupMux(sr, $('#mux'));
 
 // ---------------------------------------------------------------------------------------

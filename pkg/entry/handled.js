@@ -3,6 +3,15 @@
 // classes over handles that are not streaming machines (`SseEncoder`, `ToolIndex`, ...), on
 // its own so that an entry without streaming machines (payload, planning) loads only this.
 import { misuse } from './runtime.js';
+import { __sr_memory } from './streamroute.js';
+
+/**
+ * Throws `not_initialized` before `init()` has instantiated the module (in a browser), like
+ * every wasm class does: for the JS classes that hold no wasm at first (`StreamState`).
+ */
+export function requireInit() {
+  __sr_memory();
+}
 
 /** `handle`, or `invalid_state` when the object was freed (`handle` null). */
 export function live(handle) {

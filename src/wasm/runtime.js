@@ -26,6 +26,17 @@ export const StreamrouteError = (globalThis[SHARED] ??= class extends Error {
   }
 });
 
+/**
+ * The glue's `wasm` until the module is instantiated (scripts/patch-glue.mjs): in a browser a
+ * class constructed or a function called before `await init()` throws `not_initialized`
+ * instead of a TypeError about a property of undefined.
+ */
+export const __sr_not_ready = new Proxy({}, {
+  get() {
+    throw new StreamrouteError('not_initialized', 'call `await init()` first');
+  },
+});
+
 // What `JSON.stringify` threw on `what`, when the value was too big rather than unencodable:
 // nested deeper than the engine's stack (V8 and JavaScriptCore throw a RangeError,
 // SpiderMonkey an InternalError) is `json_too_deep`, longer than its longest string

@@ -139,7 +139,9 @@ impl JsSseDecoder {
     /// as UTF-16LE (`SseDecoder::feed_utf16le`): an event whose data is one line of the chunk
     /// comes back as a range of it (`SSE_RANGE`), which JS slices from the string it fed.
     /// Returns what `feed` returns, or `NOT_UNITS` having read nothing (a lone surrogate, or a
-    /// byte order mark begun by bytes): JS then feeds the UTF-8.
+    /// byte order mark begun by bytes): JS then feeds the UTF-8. Not in the client entry's
+    /// build (feature `sse` only): a Node path, 6.7 KB of `.wasm` a page would not use.
+    #[cfg(feature = "sse")]
     #[wasm_bindgen(js_name = "feedUnits", skip_typescript)]
     pub fn feed_units(&mut self, units: u32) -> u32 {
         self.out.clear();

@@ -18,7 +18,7 @@ import * as json from 'streamroute/json';
 import * as tags from 'streamroute/tags';
 import * as payload from 'streamroute/payload';
 import * as planning from 'streamroute/planning';
-import { ENTRY_NAMES, EXPECTED_ENTRIES, entriesResult } from './helpers/entries.mjs';
+import { ENTRY_NAMES, EXPECTED_BEFORE_INIT, EXPECTED_ENTRIES, entriesResult } from './helpers/entries.mjs';
 import { JS_DIR, PKG_DIR, bundleWorker, fileUnder, launchChromium, listen, sendFile } from './helpers/runtimes.mjs';
 import { typecheck } from './helpers/typecheck.mjs';
 
@@ -29,7 +29,7 @@ const subpath = (dir) => (dir === 'streamroute' ? '.' : `./${dir}`);
 
 test('the exports map names every entry in every runtime condition, with its types; npm pack ships them', () => {
   const pkg = JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8'));
-  const expectedKeys = [...DIRS.map(subpath), './streamroute_bg.wasm', './package.json'];
+  const expectedKeys = [...DIRS.map(subpath), './streamroute_bg.wasm', './client/streamroute_bg.wasm', './package.json'];
   assert.deepEqual(Object.keys(pkg.exports), expectedKeys);
   for (const dir of DIRS) {
     const d = `./dist/${dir}`;
@@ -127,9 +127,10 @@ test('Chromium: each browser entry loads its own .wasm once and passes the same 
   const imports = DIRS.map((d) => `import * as ${d} from '/streamroute/dist/${d}/browser.js';`).join('\n');
   const page = `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><pre id="out">loading</pre><script type="module">
 ${imports}
-import { entriesResult } from '/helpers/entries.mjs';
+import { beforeInitResult, entriesResult } from '/helpers/entries.mjs';
 try {
-  document.getElementById('out').textContent = JSON.stringify(await entriesResult({ ${DIRS.join(', ')} }));
+  const beforeInit = beforeInitResult({ ${DIRS.join(', ')} });
+  document.getElementById('out').textContent = JSON.stringify({ ...await entriesResult({ ${DIRS.join(', ')} }), beforeInit });
 } catch (e) {
   document.getElementById('out').textContent = JSON.stringify({ failed: String(e?.stack ?? e) });
 }
@@ -150,9 +151,10 @@ try {
     tab.on('pageerror', (e) => errors.push(e.message));
     await tab.goto(`${server.origin}/`);
     await tab.waitForFunction(() => document.getElementById('out').textContent !== 'loading', null, { timeout: 30_000 });
-    const r = JSON.parse(await tab.textContent('#out'));
+    const { beforeInit, ...r } = JSON.parse(await tab.textContent('#out'));
     assert.deepEqual(errors, []);
     assert.deepEqual(r, EXPECTED_ENTRIES);
+    assert.deepEqual(beforeInit, EXPECTED_BEFORE_INIT, 'a class constructed before init() throws not_initialized');
     assert.deepEqual(requests.filter((q) => !q.found), [], 'every request found');
     assert.deepEqual(requests.filter((q) => q.path.endsWith('.wasm')).map((q) => q.path).sort(),
       DIRS.map((d) => `/streamroute/dist/${d}/streamroute_bg.wasm`).sort(), 'each entry fetches its own .wasm, once');

@@ -323,7 +323,7 @@ test('live: stepping shows the answer growing and tool arguments filling in; a f
   assert.equal(await page.textContent('[data-testid="answer"]', { timeout: 2000 }), expectedPanels(g, NONCE).answer);
 });
 
-test('layouts at 1280 and 390 px (screenshots), one wasm fetch, no errors', { timeout: 30_000 }, async () => {
+test('layouts at 1280 and 390 px (screenshots), one wasm fetch per entry, no errors', { timeout: 30_000 }, async () => {
   mkdirSync(SHOTS, { recursive: true });
   await play(pageStreams[0].file);
   await page.selectOption('#profile', 'planner');
@@ -381,6 +381,7 @@ test('layouts at 1280 and 390 px (screenshots), one wasm fetch, no errors', { ti
 
   const wasm = requests.filter((r) => r.path.endsWith('.wasm'));
   assert.deepEqual(wasm.sort((a, b) => a.path.localeCompare(b.path)), [
+    { path: '/streamroute/dist/client/streamroute_bg.wasm', status: 200, type: 'application/wasm' },
     { path: '/streamroute/dist/payload/streamroute_bg.wasm', status: 200, type: 'application/wasm' },
     { path: '/streamroute/dist/streamroute/streamroute_bg.wasm', status: 200, type: 'application/wasm' },
   ], 'each entry\'s wasm is fetched once');

@@ -11,6 +11,8 @@ import { NOT_UNITS, OPS, SSE_RANGE, SSE_SAME } from '../abi.js';
 // string (no copy, no decoding). Below this length the per-call cost of that route outweighs
 // what slicing saves.
 const UNITS_MIN = 256;
+// Whether this entry's build has that route (the client entry's does not: see src/wasm/sse.rs).
+const HAS_UNITS = typeof SseDecoderHandle.prototype.feedUnits === 'function';
 
 export class SseDecoder extends Machine {
   constructor(options) {
@@ -18,7 +20,7 @@ export class SseDecoder extends Machine {
   }
 
   feed(chunk) {
-    if (NodeBuffer === null || typeof chunk !== 'string' || chunk.length < UNITS_MIN) return super.feed(chunk);
+    if (NodeBuffer === null || !HAS_UNITS || typeof chunk !== 'string' || chunk.length < UNITS_MIN) return super.feed(chunk);
     try {
       const i = this[INPUT];
       const h = i.handle();

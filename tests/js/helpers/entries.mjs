@@ -103,6 +103,40 @@ const THROWS = {
   planning: (m) => m.validateRequirements(42),
 };
 
+/** A class of each entry, constructed before `init()` in a browser (`beforeInitResult`). */
+const CLASSES = {
+  streamroute: 'StreamRouter', client: 'StreamState', sse: 'SseDecoder', json: 'PartialJson', tags: 'TagFilter',
+  payload: 'ArtifactCollector', planning: 'CapabilityMap',
+};
+
+/**
+ * In a browser, before any `init()`: what constructing a class of each entry throws (its
+ * `code` and `message`): the JS classes of the client entry (`StreamState`, which holds no
+ * wasm until it parses tool arguments) as well as its wasm ones.
+ */
+export function beforeInitResult(modules) {
+  const out = {};
+  const attempt = (name, f) => {
+    try {
+      f();
+      out[name] = 'constructed';
+    } catch (e) {
+      out[name] = { code: e?.code, message: e?.message, isError: e instanceof modules.streamroute.StreamrouteError };
+    }
+  };
+  for (const [dir, cls] of Object.entries(CLASSES)) attempt(dir, () => new modules[dir][cls]());
+  attempt('clientDecoder', () => new modules.client.SseDecoder());
+  attempt('clientMux', () => new modules.client.StreamMux({ key: 'session_id' }));
+  return out;
+}
+
+const NOT_READY = { code: 'not_initialized', message: 'call `await init()` first', isError: true };
+/** What `beforeInitResult` returns. */
+export const EXPECTED_BEFORE_INIT = {
+  streamroute: NOT_READY, client: NOT_READY, sse: NOT_READY, json: NOT_READY, tags: NOT_READY, payload: NOT_READY,
+  planning: NOT_READY, clientDecoder: NOT_READY, clientMux: NOT_READY,
+};
+
 /**
  * Runs the checks on `modules` (entry directory -> the module namespace or `require` result),
  * after `await init()` of each. Returns what `EXPECTED_ENTRIES` holds when all is well.
