@@ -8,6 +8,10 @@
 //   (c) the same answer text through toSse("ai-sdk") → fromSse("ai-sdk") → StreamState
 //   (d) peer: a fold that keeps the deltas in an array and joins them for every snapshot
 //       (the O(n²) pattern), only up to 20,000 (100,000 takes minutes)
+// and, in a second table, one tool call whose arguments are a flat object that gains one key
+// per delta (`"k17":17`), a snapshot after every delta, at 1,000 to 8,000 keys.
+// StreamState and fromSse come from 'streamroute/client', toSse from the main entry
+// (STREAMROUTE_ENTRY=path/to/node.js takes all three from one build, to compare builds).
 // A measurement, not a test: it checks that every variant ends with the right text and
 // reports time per delta; nothing asserts a speed.
 //
@@ -19,8 +23,9 @@ import { fullGc, median } from './timing.mjs';
 
 const ENTRY = process.env.STREAMROUTE_ENTRY
   ? new URL(process.env.STREAMROUTE_ENTRY, `file://${process.cwd()}/`).href
-  : new URL('../pkg/dist/streamroute/node.js', import.meta.url).href;
-const { StreamState, fromSse, toSse } = await import(ENTRY);
+  : null;
+const { StreamState, fromSse } = await import(ENTRY ?? new URL('../pkg/dist/client/node.js', import.meta.url).href);
+const { toSse } = await import(ENTRY ?? new URL('../pkg/dist/streamroute/node.js', import.meta.url).href);
 
 const PIECES = ['the ', 'a', 'é', '日本', '😀', 'word', ' ', 'x\n', '"q"', '\\'];
 
@@ -49,6 +54,20 @@ function foldArgs(ds, every) {
   const text = s.snapshot().toolCalls[0].partialArguments.text;
   s.free();
   return text;
+}
+
+function foldKeys(n) {
+  const s = new StreamState();
+  s.apply({ type: 'tool_call_start', index: 0, id: 'c', name: 'write' });
+  s.apply({ type: 'tool_call_delta', index: 0, arguments: '{' });
+  for (let i = 0; i < n; i++) {
+    s.apply({ type: 'tool_call_delta', index: 0, arguments: `${i ? ',' : ''}"k${i}":${i}` });
+    s.snapshot();
+  }
+  s.apply({ type: 'tool_call_delta', index: 0, arguments: '}' });
+  const keys = Object.keys(s.snapshot().toolCalls[0].partialArguments).length;
+  s.free();
+  return keys;
 }
 
 async function viaWire(ds) {
@@ -115,6 +134,18 @@ export async function runClientBench(argv) {
       rows.push({ n, variant, snapshots, ms, nsPerDelta: ns });
       console.log(`| ${n.toLocaleString('en')} | ${variant} | ${snapshots} | ${ms.toFixed(1)} | ${ns.toFixed(0)} |`);
     }
+  }
+  console.log('\n| keys | variant | snapshots | ms | ns per key |');
+  console.log('|--:|---|---|--:|--:|');
+  for (const n of [1000, 2000, 4000, 8000]) {
+    const { ms, out } = await time(() => foldKeys(n), iterations);
+    if (out !== n) {
+      ok = false;
+      console.log(`ERROR: ${n} keys gave ${out}`);
+    }
+    const ns = (ms * 1e6) / n;
+    rows.push({ n, variant: '(e) tool arguments, one key per delta', snapshots: 'every delta', ms, nsPerDelta: ns });
+    console.log(`| ${n.toLocaleString('en')} | (e) tool arguments, one key per delta | every delta | ${ms.toFixed(1)} | ${ns.toFixed(0)} |`);
   }
   if (json) writeFileSync(json, JSON.stringify(rows, null, 2));
   return { ok, rows };

@@ -179,6 +179,21 @@ enum Flow {
 }
 
 impl Tokenizer {
+    /// Whether string values go out as raw bytes: only the answer extractor asks for that, so
+    /// in builds without it (`json`) this is false at compile time and its paths are not linked.
+    #[inline(always)]
+    fn raw_text(&self) -> bool {
+        cfg!(feature = "json") && self.opts.raw_text
+    }
+
+    /// What follows a complete top-level value: only the extractor (`Stop`) and the item
+    /// stream (`Another`) read on, so in builds without them (`json`) it is `End` at compile
+    /// time.
+    #[inline(always)]
+    fn after_value(&self) -> AfterValue {
+        if cfg!(feature = "json") { self.opts.after_value } else { AfterValue::End }
+    }
+
     pub(crate) fn new(mut opts: TokenizerOptions) -> Self {
         // Strict mode checks every string byte: it has no raw text.
         opts.raw_text &= !opts.strict;
@@ -287,7 +302,7 @@ impl Tokenizer {
         match self.state {
             State::Done | State::Stopped => Ok(()),
             State::Value
-                if self.opts.after_value == AfterValue::Another && self.stack.is_empty() =>
+                if self.after_value() == AfterValue::Another && self.stack.is_empty() =>
             {
                 Ok(())
             }
@@ -326,7 +341,7 @@ impl Tokenizer {
         // valid window goes through the UTF-8 carry.
         const FIRST_WINDOW: usize = 64;
         let valid_from = chunk.iter().take(3).take_while(|&&c| (c & 0xC0) == 0x80).count();
-        let raw = self.opts.raw_text;
+        let raw = self.raw_text();
         let mut window: &str = "";
         let mut window_at = 0;
         while i < n {
@@ -663,7 +678,7 @@ impl Tokenizer {
                         i += 1;
                         continue;
                     }
-                    match self.opts.after_value {
+                    match self.after_value() {
                         AfterValue::Another => {
                             self.state = State::Value;
                             continue;
@@ -750,7 +765,7 @@ impl Tokenizer {
             self.state = State::CommaOrEnd;
             return Ok(Flow::Continue);
         }
-        match self.opts.after_value {
+        match self.after_value() {
             AfterValue::Stop => {
                 self.state = State::Stopped;
                 Ok(Flow::Stop)
@@ -782,7 +797,7 @@ impl Tokenizer {
         let strict = self.opts.strict;
         let cap = self.opts.max_token_bytes;
         let key_start = self.key_start;
-        let raw = self.opts.raw_text;
+        let raw = self.raw_text();
         let (text, raw_text, scratch) = (&mut self.text, &mut self.raw, &mut self.scratch);
         let mut emit = |t: &str| -> Result<()> {
             match s {
@@ -829,7 +844,7 @@ impl Tokenizer {
 
     /// Appends decoded text to the string value's pending text.
     fn push_value(&mut self, t: &str) -> Result<()> {
-        if self.opts.raw_text {
+        if self.raw_text() {
             try_extend(&mut self.raw, t.as_bytes())
         } else {
             try_push_str(&mut self.text, t)
