@@ -11,6 +11,8 @@
 //   ```js example    the text of a file in examples/: readme.test.mjs checks it is that file,
 //   ```html example  byte for byte, and runs it (Node, Chromium, workerd).
 //   ```jsx chromium  the React component of docs/client.md, rendered by docs.test.mjs.
+//   ```html preload  the preload examples of docs/client.md, run by preload.test.mjs (a page,
+//   ```js preload    a Vite app).
 //   ```sh no-run     not run: shell commands, type signatures, fragments that need a server or a
 //   ```js no-run     key. Use it sparingly.
 //
@@ -63,6 +65,10 @@ function plan(page) {
     if (mark === 'no-run' || mark === 'example') return;
     if (mark === 'chromium') {
       assert.ok(page === 'docs/client.md' && block.lang === 'jsx', `${where}: docs.test.mjs renders only docs/client.md's jsx block`);
+      return;
+    }
+    if (mark === 'preload') {
+      assert.ok(page === 'docs/client.md' && ['html', 'js'].includes(block.lang), `${where}: preload.test.mjs runs only docs/client.md's preload blocks`);
       return;
     }
     if (mark === 'prints') {
