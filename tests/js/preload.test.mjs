@@ -5,11 +5,10 @@
 // JavaScript has run, and the page folds a planner wire. Run after ./setup-consumer.sh.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'vite';
-import { JS_DIR, PKG_DIR, ROOT, fileUnder, launchChromium, listen, sendFile } from './helpers/runtimes.mjs';
+import { PKG_DIR, ROOT, fileUnder, freshApp, launchChromium, listen, sendFile } from './helpers/runtimes.mjs';
 import { fencedBlocks } from './helpers/markdown.mjs';
 
 const DOC = readFileSync(join(ROOT, 'docs', 'client.md'), 'utf8');
@@ -88,15 +87,7 @@ ${html}
 });
 
 test('docs/client.md: the Vite plugin preloads the built .wasm, which init() then uses', { timeout: 120_000 }, async () => {
-  const app = join(JS_DIR, '.tmp', 'vite-preload');
-  rmSync(app, { recursive: true, force: true });
-  mkdirSync(app, { recursive: true });
-  const tgz = readdirSync(join(JS_DIR, '.tmp')).find((f) => /^streamroute-.*\.tgz$/.test(f));
-  assert.ok(tgz, 'setup-consumer.sh packed the package');
-  writeFileSync(join(app, 'package.json'), JSON.stringify({
-    name: 'vite-preload', private: true, type: 'module', dependencies: { streamroute: `file:../${tgz}` },
-  }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: app, stdio: 'pipe' });
+  const app = freshApp('vite-preload');
   writeFileSync(join(app, 'vite.config.js'), block('js'));
   writeFileSync(join(app, 'index.html'), '<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body><pre id="out"></pre><script type="module" src="/main.js"></script></body></html>');
   writeFileSync(join(app, 'main.js'), FOLD);

@@ -6,11 +6,10 @@
 // (helpers/entries.mjs: each entry's .wasm found in both). Run after ./setup-consumer.sh.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, createServer } from 'vite';
-import { JS_DIR, fileUnder, launchChromium, listen, sendFile } from './helpers/runtimes.mjs';
+import { JS_DIR, fileUnder, freshApp, launchChromium, listen, sendFile } from './helpers/runtimes.mjs';
 import { ENTRY_NAMES, EXPECTED_ENTRIES } from './helpers/entries.mjs';
 
 const APP = join(JS_DIR, '.tmp', 'vite-app');
@@ -39,14 +38,7 @@ document.getElementById('out').textContent = JSON.stringify(out);
 let browser;
 
 before(() => {
-  rmSync(APP, { recursive: true, force: true });
-  mkdirSync(APP, { recursive: true });
-  const tgz = readdirSync(join(JS_DIR, '.tmp')).find((f) => /^streamroute-.*\.tgz$/.test(f));
-  assert.ok(tgz, 'setup-consumer.sh packed the package');
-  writeFileSync(join(APP, 'package.json'), JSON.stringify({
-    name: 'vite-app', private: true, type: 'module', dependencies: { streamroute: `file:../${tgz}` },
-  }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: APP, stdio: 'pipe' });
+  freshApp('vite-app');
   writeFileSync(join(APP, 'index.html'),
     '<!doctype html><html><body><pre id="out">loading</pre><script type="module" src="/main.js"></script></body></html>');
   writeFileSync(join(APP, 'main.js'), MAIN);

@@ -2,7 +2,9 @@
 // installed package among them), headless Chromium launched with the tests' flags, and the
 // worker bundle built the way wrangler builds it. Run the tests after ../setup-consumer.sh.
 import http from 'node:http';
-import { createReadStream, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
@@ -25,6 +27,23 @@ export const MIME = {
   '.map': 'application/json; charset=utf-8',
   '.ts': 'text/plain; charset=utf-8',
 };
+
+/**
+ * A fresh app project in tests/js/.tmp/`name` that installs the packed package with npm, as a
+ * user's app does (the tarball ../setup-consumer.sh made). Returns its directory.
+ */
+export function freshApp(name) {
+  const app = join(JS_DIR, '.tmp', name);
+  rmSync(app, { recursive: true, force: true });
+  mkdirSync(app, { recursive: true });
+  const tgz = readdirSync(join(JS_DIR, '.tmp')).find((f) => /^streamroute-.*\.tgz$/.test(f));
+  assert.ok(tgz, 'setup-consumer.sh packed the package');
+  writeFileSync(join(app, 'package.json'), JSON.stringify({
+    name, private: true, type: 'module', dependencies: { streamroute: `file:../${tgz}` },
+  }));
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: app, stdio: 'pipe' });
+  return app;
+}
 
 /** Maps a URL path to a file under `root`, or null (no escaping the root). */
 export function fileUnder(root, rel) {
