@@ -1,5 +1,6 @@
 // What every entry of the package declares alike: the one error class (shared by every entry
 // at run time too) and `init`.
+import type { BufferSource, WebAssembly } from './web.js';
 
 /** Every error streamroute throws: a stable `code`, a `message`, and `offset` where known. */
 export declare class StreamrouteError extends Error {

@@ -25,6 +25,9 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const STREAM_MACHINE_TS: &str = r#"
+// The web types the glue's `init` declarations name, for programs without the DOM lib.
+import type { BufferSource, RequestInfo, WebAssembly } from '../../types/web.js';
+
 /**
  * A JS object over wasm memory: `free()` (or the end of a `using` block) gives the memory back
  * now; a freed object throws `invalid_state`. Without either, the memory goes back when the
@@ -33,8 +36,14 @@ const STREAM_MACHINE_TS: &str = r#"
 declare class Handled {
     /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
     free(): void;
-    [Symbol.dispose](): void;
 }
+
+/**
+ * `[Symbol.dispose]()` (the same as `free`), declared where the TypeScript lib has
+ * `Symbol.dispose` (`esnext.disposable`, `@types/node`): without it the declarations still
+ * compile, and `using` is not offered.
+ */
+declare interface Handled extends Record<SymbolConstructor extends { readonly dispose: infer K extends symbol } ? K : never, () => void> {}
 
 /**
  * What every streaming class has: `feed` a chunk (a string, a `Uint8Array` or any other

@@ -29,7 +29,8 @@ const subpath = (dir) => (dir === 'streamroute' ? '.' : `./${dir}`);
 
 test('the exports map names every entry in every runtime condition, with its types; npm pack ships them', () => {
   const pkg = JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8'));
-  const expectedKeys = [...DIRS.map(subpath), './streamroute_bg.wasm', './client/streamroute_bg.wasm', './package.json'];
+  // './react' (hooks over the client entry, no wasm of its own) follows the wasm entries.
+  const expectedKeys = [...DIRS.map(subpath), './react', './streamroute_bg.wasm', './client/streamroute_bg.wasm', './package.json'];
   assert.deepEqual(Object.keys(pkg.exports), expectedKeys);
   for (const dir of DIRS) {
     const d = `./dist/${dir}`;
@@ -48,6 +49,11 @@ test('the exports map names every entry in every runtime condition, with its typ
     }
   }
   assert.ok(existsSync(join(PKG_DIR, 'types', 'common.d.ts')));
+  assert.deepEqual(pkg.exports['./react'], {
+    types: './types/react.d.ts', import: './dist/react/index.js', require: './dist/react/index.cjs', default: './dist/react/index.js',
+  });
+  for (const f of Object.values(pkg.exports['./react'])) assert.ok(existsSync(join(PKG_DIR, f)), `react ${f}`);
+  assert.deepEqual([pkg.peerDependencies, pkg.peerDependenciesMeta], [{ react: '>=18' }, { react: { optional: true } }]);
 });
 
 test('no entry links serde: options and arguments are read by the field reader (src/wasm/de.rs)', () => {
