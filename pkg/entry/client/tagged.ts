@@ -1,19 +1,27 @@
-// @ts-nocheck
 // The tagged profile (nonce-tag-streaming.md): `writer` is what `toSse("tagged")` writes,
 // `reader` what `fromSse("tagged")` reads back.
-import { EXTRA_TYPES, isObject, json, providerCode, typed, wireFields } from './common.js';
+import { EXTRA_TYPES, idOf, json, own, ownObject, providerCode, str, typed, wireFields } from './common.js';
+import type { ErrorEvent, FrameOut, JsonObject, ProfileReader, ProfileWriter, WireEvent, WireEventType } from './common.js';
+
+/** Routed events the vocabulary has no word for: they travel under their own name. */
+const ROUTED: ReadonlySet<string> = new Set(['thinking_delta', 'tool_call_start', 'tool_call_delta', 'tool_call', 'action', 'usage', ...EXTRA_TYPES]);
+
+/** The frame names of the tagged vocabulary and the routed names it writes. */
+export const NAMES: ReadonlySet<string> = new Set(['artifact_delta', 'user_delta', 'done', 'error', ...ROUTED]);
+
+/** Whether a frame (its event name) is of the tagged vocabulary. */
+export const knows = (name: string): boolean => NAMES.has(name);
 
 /**
  * The tagged vocabulary (nonce-tag-streaming.md): artifact_delta, user_delta, done, ping. What
  * it has no word for (errors, reasoning, tool calls, the action, usage) goes out under the
  * routed event's own name, which a client listening for the vocabulary's names never sees.
  */
-export function writer() {
-  let error = null;
-  const named = new Set(['thinking_delta', 'tool_call_start', 'tool_call_delta', 'tool_call', 'action', 'usage', ...EXTRA_TYPES]);
+export function writer(): ProfileWriter {
+  let error: { code: unknown; message: unknown } | null = null;
   return {
     heartbeat: () => 'event: ping\ndata: {}\n\n',
-    frames(e) {
+    frames(e: WireEvent): FrameOut[] {
       switch (e.type) {
         case 'artifact_delta':
           return [['artifact_delta', { text: e.text }]];
@@ -34,7 +42,7 @@ export function writer() {
             ...(e.finish !== undefined ? { finish: e.finish } : {}),
             ...(e.payload ? { payload: e.payload } : {}) }]];
         default: {
-          if (!named.has(e.type)) return [];
+          if (!ROUTED.has(e.type)) return [];
           const { type, ...fields } = e;
           return [[type, fields]];
         }
@@ -45,41 +53,49 @@ export function writer() {
 }
 
 /** The tagged vocabulary (nonce-tag-streaming.md), plus routed events under their own names. */
-export function reader() {
+export function reader(): ProfileReader {
   let errors = 0;
-  const named = new Set(['thinking_delta', 'tool_call_start', 'tool_call_delta', 'tool_call', 'action', 'usage', ...EXTRA_TYPES]);
+  const errorOf = (d: JsonObject): ErrorEvent => ({ type: 'error', code: idOf(own(d, 'code')) ?? 'server_error',
+    message: str(own(d, 'message') ?? own(d, 'error')) });
   return {
     named: true,
-    read(name, d) {
+    read(name: string, d: JsonObject): WireEvent[] {
       const wire = wireFields(d);
       switch (name) {
-        case 'artifact_delta':
-          if (typeof d.stream_id === 'string') {
-            return [{ type: 'artifact_chunk', stream_id: d.stream_id, seq: d.seq, chunk: d.chunk, done: d.done === true,
-              artifact_type: d.artifact_type ?? null, ...wire }];
+        case 'artifact_delta': {
+          const streamId = own(d, 'stream_id');
+          if (typeof streamId === 'string') {
+            return [{ type: 'artifact_chunk', stream_id: streamId, seq: own(d, 'seq'), chunk: own(d, 'chunk'),
+              done: own(d, 'done') === true, artifact_type: own(d, 'artifact_type') ?? null, ...wire }];
           }
-          if (typeof d.text !== 'string') throw new TypeError('artifact_delta without text');
-          return [{ type: 'artifact_delta', text: d.text, ...wire }];
-        case 'user_delta':
-          if (typeof d.text !== 'string') throw new TypeError('user_delta without text');
-          return [{ type: d.source === 'answer' ? 'answer_delta' : 'user_delta', text: d.text, ...wire }];
+          const text = own(d, 'text');
+          if (typeof text !== 'string') throw new TypeError('artifact_delta without text');
+          return [{ type: 'artifact_delta', text, ...wire }];
+        }
+        case 'user_delta': {
+          const text = own(d, 'text');
+          if (typeof text !== 'string') throw new TypeError('user_delta without text');
+          return [{ type: own(d, 'source') === 'answer' ? 'answer_delta' : 'user_delta', text, ...wire }];
+        }
         case 'error':
           errors++;
-          return [{ type: 'error', code: String(d.code ?? 'server_error'), message: String(d.message ?? d.error ?? ''),
-            ...providerCode(d), ...wire }];
+          return [{ ...errorOf(d), ...providerCode(d), ...wire }];
         case 'done': {
-          const out = [];
-          if (isObject(d.error) && errors === 0) {
-            out.push({ type: 'error', code: String(d.error.code ?? 'server_error'), message: String(d.error.message ?? ''), ...wire });
-          }
-          const ok = typeof d.ok === 'boolean' ? d.ok : true;
-          out.push({ type: 'done', ok, parse_ok: typeof d.parse_ok === 'boolean' ? d.parse_ok : ok,
-            finish_reason: d.finish_reason ?? null, ...(d.finish !== undefined ? { finish: d.finish } : {}),
-            ...(isObject(d.payload) ? { payload: d.payload } : {}), ...wire });
+          const out: WireEvent[] = [];
+          const error = ownObject(d, 'error');
+          if (error && errors === 0) out.push({ ...errorOf(error), ...wire });
+          const dOk = own(d, 'ok');
+          const dParse = own(d, 'parse_ok');
+          const finish = own(d, 'finish');
+          const payload = ownObject(d, 'payload');
+          const ok = typeof dOk === 'boolean' ? dOk : true;
+          out.push({ type: 'done', ok, parse_ok: typeof dParse === 'boolean' ? dParse : ok,
+            finish_reason: own(d, 'finish_reason') ?? null, ...(finish !== undefined ? { finish } : {}),
+            ...(payload ? { payload } : {}), ...wire });
           return out;
         }
         default:
-          return named.has(name) ? [typed(name, d)] : [];
+          return ROUTED.has(name) ? [typed(name as WireEventType, d)] : [];
       }
     },
   };
