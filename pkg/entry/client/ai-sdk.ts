@@ -1,7 +1,7 @@
 // The Vercel AI SDK UI message stream: `writer` is what `toSse("ai-sdk")` writes, `reader`
 // what `fromSse("ai-sdk")` reads back.
-import { EXTRA_TYPES, idOf, indexOf, isObject, own, ownObject, str, typed, without } from './common.js';
-import type { FrameOut, JsonObject, ProfileReader, ProfileWriter, WireEvent, WireEventType, WriterOptions } from './common.js';
+import { EXTRA_TYPES, extraEvent, idOf, indexOf, isObject, own, ownObject, str, typed, without } from './common.js';
+import type { FrameOut, JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
 
 const AI_SDK_FINISH: ReadonlyMap<unknown, string> = new Map(Object.entries({
   stop: 'stop', end_turn: 'stop', STOP: 'stop', completed: 'stop', stop_sequence: 'stop',
@@ -261,8 +261,10 @@ export function reader(): ProfileReader {
           const url = own(p, 'url');
           const meta = ownMeta(p);
           const id = Object.hasOwn(meta, 'id') ? meta.id : own(p, 'sourceId');
-          return [{ type: 'source', id: id ?? null, url: typeof url === 'string' ? url : null,
-            title: Object.hasOwn(meta, 'title') ? meta.title : (own(p, 'title') ?? null), snippet: own(meta, 'snippet') ?? null }];
+          const title = Object.hasOwn(meta, 'title') ? meta.title : own(p, 'title');
+          const snippet = own(meta, 'snippet');
+          return [{ type: 'source', id: idOf(id) ?? null, url: typeof url === 'string' ? url : null,
+            title: typeof title === 'string' ? title : null, snippet: typeof snippet === 'string' ? snippet : null }];
         }
         case 'data-artifact': {
           const d = ownObject(p, 'data');
@@ -318,7 +320,7 @@ export function reader(): ProfileReader {
         default: {
           const extra = typeof type === 'string' && type.startsWith('data-') ? type.slice(5).replaceAll('-', '_') : null;
           const data = ownObject(p, 'data');
-          return extra && EXTRA_TYPES.has(extra) && data ? [typed(extra as WireEventType, data)] : [];
+          return extra && EXTRA_TYPES.has(extra) && data ? [extraEvent(extra as 'source', data)] : [];
         }
       }
     },

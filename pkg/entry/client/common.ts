@@ -191,6 +191,27 @@ export const typed = (type: WireEventType, a: unknown, b?: unknown): WireEvent =
   return event as WireEvent;
 };
 
+/** The fields of a routed `source`: each a string or null. */
+const SOURCE_FIELDS = ['id', 'url', 'title', 'snippet'] as const;
+
+/**
+ * A routed event a profile has no word for (EXTRA_TYPES), from the members of a frame: as
+ * `typed` makes it, with a `source`'s fields as a routed source has them (a string or null).
+ * Throws when a `refusal_delta` has no text.
+ */
+export function extraEvent(type: 'tool_result' | 'source' | 'refusal_delta' | 'usage', data: unknown, wire?: WireFields): WireEvent {
+  const event = typed(type, data, wire) as JsonObject;
+  if (type === 'source') {
+    for (const k of SOURCE_FIELDS) {
+      const v = own(data, k);
+      event[k] = k === 'id' ? idOf(v) ?? null : typeof v === 'string' ? v : null;
+    }
+  } else if (type === 'refusal_delta' && typeof event.text !== 'string') {
+    throw new TypeError('refusal_delta without text');
+  }
+  return event as WireEvent;
+}
+
 // A field as a string for a message or code, whatever the value (a throwing toString too).
 export function str(v: unknown): string {
   if (typeof v === 'string') return v;

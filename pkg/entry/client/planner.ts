@@ -1,9 +1,9 @@
 // The planner profile (reference-behaviour.md §7): named frames, JSON data. `writer` is what
 // `toSse("planner")` writes, `reader` what `fromSse("planner")` reads back.
 import {
-  EXTRA_TYPES, WIRE_FIELDS, idOf, indexOf, own, ownObject, providerCode, str, typed, wireFields, without,
+  EXTRA_TYPES, WIRE_FIELDS, extraEvent, idOf, indexOf, own, ownObject, providerCode, str, wireFields, without,
 } from './common.js';
-import type { FrameOut, JsonObject, ProfileReader, ProfileWriter, WireEvent, WireEventType, WriterOptions } from './common.js';
+import type { FrameOut, JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
 
 /** The frame names of the planner vocabulary: a stream with none of them is not a planner stream. */
 export const NAMES: ReadonlySet<string> = new Set([
@@ -169,7 +169,7 @@ export function reader(): ProfileReader {
         case 'event': {
           const event = own(d, 'event');
           if (event !== 'usage' && !(typeof event === 'string' && EXTRA_TYPES.has(event))) return [];
-          return [typed(event as WireEventType, without(d, [...WIRE_FIELDS, 'event', 'ts', 'step']), wire)];
+          return [extraEvent(event as 'usage', without(d, [...WIRE_FIELDS, 'event', 'ts', 'step']), wire)];
         }
         case 'error': {
           const code = own(d, 'code');

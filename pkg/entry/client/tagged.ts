@@ -1,6 +1,6 @@
 // The tagged profile (nonce-tag-streaming.md): `writer` is what `toSse("tagged")` writes,
 // `reader` what `fromSse("tagged")` reads back.
-import { EXTRA_TYPES, idOf, json, own, ownObject, providerCode, str, typed, wireFields } from './common.js';
+import { EXTRA_TYPES, extraEvent, idOf, indexOf, json, own, ownObject, providerCode, str, typed, wireFields } from './common.js';
 import type { ErrorEvent, FrameOut, JsonObject, ProfileReader, ProfileWriter, WireEvent, WireEventType } from './common.js';
 
 /** Routed events the vocabulary has no word for: they travel under their own name. */
@@ -52,6 +52,36 @@ export function writer(): ProfileWriter {
   };
 }
 
+/**
+ * Throws when a routed event under its own name lacks what its type needs (the fields folds
+ * read: text, a tool call's index and id, its argument text, the action).
+ */
+function checkRouted(name: string, d: JsonObject): void {
+  const need = (ok: boolean, what: string) => {
+    if (!ok) throw new TypeError(`${name} without ${what}`);
+  };
+  switch (name) {
+    case 'thinking_delta':
+    case 'refusal_delta':
+      need(typeof own(d, 'text') === 'string', 'text');
+      break;
+    case 'tool_call_start':
+    case 'tool_call':
+      need(indexOf(own(d, 'index')) !== undefined, 'index');
+      need(typeof own(d, 'id') === 'string', 'id');
+      break;
+    case 'tool_call_delta':
+      need(indexOf(own(d, 'index')) !== undefined, 'index');
+      need(typeof own(d, 'arguments') === 'string', 'arguments');
+      break;
+    case 'action':
+      need(ownObject(d, 'action') !== undefined, 'action');
+      break;
+    default:
+      break;
+  }
+}
+
 /** The tagged vocabulary (nonce-tag-streaming.md), plus routed events under their own names. */
 export function reader(): ProfileReader {
   let errors = 0;
@@ -95,7 +125,9 @@ export function reader(): ProfileReader {
           return out;
         }
         default:
-          return ROUTED.has(name) ? [typed(name as WireEventType, d)] : [];
+          if (!ROUTED.has(name)) return [];
+          checkRouted(name, d);
+          return [EXTRA_TYPES.has(name) ? extraEvent(name as 'source', d) : typed(name as WireEventType, d)];
       }
     },
   };
