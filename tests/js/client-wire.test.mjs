@@ -245,7 +245,7 @@ const looksWrong = (events, like) => {
 };
 
 test('a wire that is not the profile\'s: one wire_invalid naming the profile it looks like, done {ok: false}, then nothing', async () => {
-  const pairs = [['planner', 'ai-sdk'], ['tagged', 'ai-sdk'], ['ai-sdk', 'planner'], ['ai-sdk', 'tagged']];
+  const pairs = PROFILES.flatMap((written) => PROFILES.filter((p) => p !== written).map((readAs) => [written, readAs]));
   for (const [written, readAs] of pairs) {
     for (const [name, events] of CASES) {
       const text = await wireText(sr, events, written);
@@ -260,7 +260,13 @@ test('a wire that is not the profile\'s: one wire_invalid naming the profile it 
       }
     }
   }
-  // Planner and tagged share `done` and `error`: 16 frames without them tell them apart.
+  // Planner and tagged share `done`, `error` and `tool_call_start`, told apart by their shape:
+  // a hand-written frame of neither shape is of both; 16 frames of one's own names tell them apart.
+  for (const profile of ['planner', 'tagged']) {
+    const events = await read(profile, [frames([['done', {}]])]);
+    assert.deepEqual(events.map((e) => e.type), ['done'], profile);
+    assert.equal(events[0].ok, true);
+  }
   const chunks = Array.from({ length: 20 }, (_, i) => ['llm_stream_chunk', { text: `p${i}`, phase: 'answer', channel: 'answer' }]);
   looksWrong(await read('tagged', [frames(chunks)]), 'planner');
   const users = Array.from({ length: 20 }, (_, i) => ['user_delta', { text: `u${i}` }]);

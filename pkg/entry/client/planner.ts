@@ -10,8 +10,25 @@ export const NAMES: ReadonlySet<string> = new Set([
   'llm_stream_chunk', 'artifact_chunk', 'tool_call_start', 'tool_call_args', 'tool_call_end', 'step', 'event', 'error', 'done',
 ]);
 
-/** Whether a frame (its event name) is of the planner vocabulary. */
-export const knows = (name: string): boolean => NAMES.has(name);
+/**
+ * Whether a frame is of the planner vocabulary: its name, and for the names the tagged profile
+ * writes too, not the tagged shape (a `done` with a boolean `ok` and no `metadata`, an `error`
+ * with a `message` and no `error`, a `tool_call_start` with an `id` and no `tool_call_id`).
+ */
+export function knows(name: string, _raw: string, data: unknown): boolean {
+  if (!NAMES.has(name)) return false;
+  const has = (k: string) => own(data, k) !== undefined;
+  switch (name) {
+    case 'done':
+      return !(typeof own(data, 'ok') === 'boolean' && !has('metadata'));
+    case 'error':
+      return !(has('message') && !has('error'));
+    case 'tool_call_start':
+      return !(has('id') && !has('tool_call_id'));
+    default:
+      return true;
+  }
+}
 
 /** The planner vocabulary (reference-behaviour.md §7): named frames, JSON data. */
 export function writer(o: WriterOptions): ProfileWriter {

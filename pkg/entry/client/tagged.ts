@@ -9,8 +9,25 @@ const ROUTED: ReadonlySet<string> = new Set(['thinking_delta', 'tool_call_start'
 /** The frame names of the tagged vocabulary and the routed names it writes. */
 export const NAMES: ReadonlySet<string> = new Set(['artifact_delta', 'user_delta', 'done', 'error', ...ROUTED]);
 
-/** Whether a frame (its event name) is of the tagged vocabulary. */
-export const knows = (name: string): boolean => NAMES.has(name);
+/**
+ * Whether a frame is of the tagged vocabulary: its name, and for the names the planner profile
+ * writes too, not the planner shape (a `done` with `metadata` or `answer_action_seq`, an
+ * `error` with an `error` and no `message`, a `tool_call_start` with a `tool_call_id`).
+ */
+export function knows(name: string, _raw: string, data: unknown): boolean {
+  if (!NAMES.has(name)) return false;
+  const has = (k: string) => own(data, k) !== undefined;
+  switch (name) {
+    case 'done':
+      return !(has('metadata') || has('answer_action_seq'));
+    case 'error':
+      return !(has('error') && !has('message'));
+    case 'tool_call_start':
+      return !has('tool_call_id');
+    default:
+      return true;
+  }
+}
 
 /**
  * The tagged vocabulary (nonce-tag-streaming.md): artifact_delta, user_delta, done, ping. What
