@@ -182,6 +182,54 @@ test('the skip survives a CR at a chunk end followed by an LF, a BOM, and a stre
   assert.deepEqual(events.map((e) => e.text ?? e.code), ['😀', 'wire_invalid', '😁']);
 });
 
+/**
+ * A random tagged stream around the cap: frames of one or several data lines (JSON cut where
+ * whitespace may go), some over the cap, comments, ids, pings, every line end; and what a
+ * decoder reading it whole gives, frame by frame (the text, or `wire_invalid` for a frame over
+ * the cap or with a line over the line cap).
+ */
+function capStream(next, cap) {
+  const enc = new TextEncoder();
+  const eols = ['\n', '\r', '\r\n'];
+  // A line end after a CR is never an LF alone (CR LF would be one line end).
+  let last = '';
+  const eol = () => (last = last === '\r' ? eols[2 - next(2)] : eols[next(3)]);
+  const alphabet = ['a', 'b', 'é', '😀', ' ', '"'];
+  let text = '';
+  const want = [];
+  for (let f = 0, n = 1 + next(12); f < n; f++) {
+    let body = '';
+    for (let i = 0, len = next(next(4) === 0 ? 3 * cap : cap / 2); i < len; i++) body += alphabet[next(alphabet.length)];
+    const json = JSON.stringify({ text: body });
+    // Cut into data lines after the colon and inside no string: `{"text":` and the rest.
+    const lines = next(2) ? [json] : ['{"text":', JSON.stringify(body) + '}'];
+    const data = lines.join('\n');
+    const over = enc.encode(data).length > cap || lines.some((l) => enc.encode(`data: ${l}`).length > cap + 64);
+    if (next(3) === 0) text += `: ${'c'.repeat(next(10))}${eol()}`;
+    if (next(3) === 0) text += `id: ${f}${eol()}`;
+    text += `event: user_delta${eol()}`;
+    for (const l of lines) text += `data: ${l}${eol()}`;
+    if (over && next(2)) text += `data: {"text":"INJECT"}${eol()}`;
+    text += eol();
+    if (next(4) === 0) text += `event: ping${eol()}data: {}${eol()}${eol()}`;
+    want.push(over ? 'wire_invalid' : body);
+  }
+  return { text, want };
+}
+
+test('random streams around the cap: fromSse gives what a whole read gives, at every chunking', async () => {
+  const cap = 48;
+  const next = rng(SEED);
+  for (let round = 0; round < 60; round++) {
+    const { text, want } = capStream(next, cap);
+    for (const [label, chunks] of splitings(text, SEED + round)) {
+      const events = await read('tagged', chunks, { maxEventBytes: cap });
+      const got = events.map((e) => e.text ?? e.code);
+      assert.deepEqual(got, want, `round ${round} ${label} (seed ${SEED}): ${JSON.stringify(text)}`);
+    }
+  }
+});
+
 test('connectSse with a profile: the frame cap, the skip and maxEventBytes; without one, maxEventBytes caps the decoder', async () => {
   const cap = 256;
   const text = injection('planner', 3 * cap);
