@@ -6,3 +6,9 @@
  * length. A value that is not a positive integer is passed on for the decoder to reject.
  */
 export function decoderCaps(maxEventBytes: unknown): { maxEventBytes?: number; maxLineBytes?: number };
+
+/**
+ * A plain copy of the `allowed` keys of an options object, each read once (`null`: every key);
+ * another key, or a getter that throws, is `invalid_input`. `undefined` and `null` are `{}`.
+ */
+export function optionsIn(options: unknown, allowed: readonly string[] | null): { [key: string]: unknown };

@@ -163,6 +163,9 @@ test('a frame up to maxEventBytes is read whole whatever its line length; one by
   }
   assert.throws(() => fromSse('tagged', { maxEventBytes: 0 }), (e) => e.code === 'invalid_option');
   assert.throws(() => fromSse('tagged', { maxEventBytes: 1.5 }), (e) => e.code === 'invalid_option');
+  assert.throws(() => fromSse('tagged', { maxEventBytes: 64, maxEventByte: 1 }), (e) => e.code === 'invalid_input' && /maxEventByte/.test(e.message));
+  assert.throws(() => fromSse('xml', { nonsense: 1 }), (e) => e.code === 'invalid_option');
+  for (const o of [undefined, null, {}, { maxEventBytes: undefined }, { maxEventBytes: null }]) fromSse('planner', o);
 });
 
 test('the skip survives a CR at a chunk end followed by an LF, a BOM, and a stream that ends inside the skipped frame', async () => {

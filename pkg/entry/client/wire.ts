@@ -12,7 +12,7 @@
 import { SseDecoder } from '../classes/sse.js';
 import type { SseEvent } from '../classes/sse.js';
 import { badChunk, chunkView } from '../boundary.js';
-import { decoderCaps } from '../connect.js';
+import { decoderCaps, optionsIn } from '../connect.js';
 import { StreamrouteError } from '../runtime.js';
 import { invalid, isObject, own, str } from './common.js';
 import type { DoneEvent, ErrorEvent, ProfileReader, SseFrame, WireEvent } from './common.js';
@@ -457,10 +457,12 @@ export const wireStream = (profile: unknown, options?: { maxEventBytes?: unknown
  * routed events, artifact chunks and a `done` carrying `payload`; a frame it cannot read is an
  * `error {code: "wire_invalid"}` and reading goes on. `options.maxEventBytes` caps one frame
  * (default 8 MiB): a longer one is one `wire_invalid` and is skipped through its blank line. A
- * wire that is not the profile's is one `wire_invalid` and a `done {ok: false}`.
+ * wire that is not the profile's is one `wire_invalid` and a `done {ok: false}`. Another
+ * option is `invalid_input`, as for `toSse`.
  */
-export function fromSse(profile: unknown, options?: { maxEventBytes?: unknown }): TransformStream<unknown, WireEvent> {
-  const wire = wireStream(profile, { maxEventBytes: options?.maxEventBytes });
+export function fromSse(profile: unknown, options?: unknown): TransformStream<unknown, WireEvent> {
+  const name = profileName(profile);
+  const wire = wireStream(name, optionsIn(options, ['maxEventBytes']));
   return new TransformStream<unknown, WireEvent>({
     transform(chunk, controller) {
       for (const e of wire.feed(chunk)) controller.enqueue(e);
