@@ -281,6 +281,34 @@ test('connectSse with a profile: the frame cap, the skip and maxEventBytes; with
   }
 });
 
+test('connectSse with a profile: a connection that drops inside a frame over the cap resumes after the last frame read', async () => {
+  const cap = 64;
+  const chunk = (id, text) => `id: ${id}\nevent: llm_stream_chunk\ndata: ${JSON.stringify({ text, phase: 'answer', channel: 'answer' })}\n\n`;
+  const huge = `id: 3\nevent: llm_stream_chunk\ndata: ${'x'.repeat(500)}\ndata: {"text":"INJECT","phase":"answer","channel":"answer"}\n\n`;
+  const all = [chunk(1, 'a'), chunk(2, 'b'), huge, chunk(4, 'c'), `id: 5\nevent: done\ndata: {"metadata":{"ok":true}}\n\n`];
+  const seen = [];
+  const server = await listen((req, res) => {
+    const last = req.headers['last-event-id'] ?? null;
+    seen.push(last);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    if (last === null) {
+      // Two frames, then the first 300 bytes of the one over the cap, and the connection drops.
+      res.write(all[0] + all[1] + huge.slice(0, 300));
+      setTimeout(() => res.socket.destroy(), 20);
+      return;
+    }
+    res.end(all.slice(Number(last)).join(''));
+  });
+  try {
+    const got = [];
+    for await (const e of client.connectSse(`${server.origin}/`, {}, { profile: 'planner', maxEventBytes: cap, retryMs: 1 })) got.push(e);
+    assert.deepEqual(seen, [null, '2']);
+    assert.deepEqual(got.map((e) => e.text ?? e.code ?? e.type), ['a', 'b', 'wire_invalid', 'wire_invalid', 'c', 'done']);
+  } finally {
+    await server.close();
+  }
+});
+
 // ---------------------------------------------------------------------------------------
 // A wire that is not the profile's
 

@@ -164,9 +164,9 @@ export class ProfileFrames {
     };
     const best = Math.max(...NAMES.map(score));
     const like = best > 0 ? NAMES.filter((p) => score(p) === best) : [];
-    const first = this.#seen < SCAN_FRAMES ? `none of the stream's ${this.#seen} frames` : `none of the first ${SCAN_FRAMES} frames`;
-    const message = `not a "${this.#profile}" stream: ${first} is of its vocabulary`
-      + (like.length ? `; they look like the "${like.join('" or "')}" profile's` : '');
+    const first = this.#seen < SCAN_FRAMES ? `none of its ${this.#seen} frames` : `none of its first ${SCAN_FRAMES} frames`;
+    const message = `the stream is not of the "${this.#profile}" profile: ${first} is of that vocabulary`
+      + (like.length ? `; they look like "${like.join('" or "')}" frames (fromSse("${like[0]}") reads them)` : '');
     const error: ErrorEvent = invalid(message);
     return [error, { ...FAILED_DONE }];
   }
