@@ -1,7 +1,7 @@
 // The Vercel AI SDK UI message stream: `writer` is what `toSse("ai-sdk")` writes, `reader`
 // what `fromSse("ai-sdk")` reads back.
 import { EXTRA_TYPES, extraEvent, idOf, indexOf, isObject, own, ownObject, str, typed, without } from './common.js';
-import type { FrameOut, JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
+import type { JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
 
 const AI_SDK_FINISH: ReadonlyMap<unknown, string> = new Map(Object.entries({
   stop: 'stop', end_turn: 'stop', STOP: 'stop', completed: 'stop', stop_sequence: 'stop',
@@ -31,7 +31,41 @@ export function knows(name: string, raw: string, data: unknown): boolean {
 }
 
 type Variant = { type: string } | { source: string };
-type OpenPart = [kind: 'text' | 'reasoning', id: string, variant: Variant | undefined];
+type Kind = 'text' | 'reasoning';
+type OpenPart = [kind: Kind, id: string, variant: Variant | undefined];
+
+/** What toSse keeps in a part's `providerMetadata` (the SDK's place for what its parts have no field for). */
+type Own<T> = { providerMetadata?: { streamroute: T } };
+
+/** The parts of the UI message stream `toSse("ai-sdk")` writes. */
+export type UiPart =
+  | { type: 'start'; messageId?: unknown }
+  | ({ type: `${Kind}-start`; id: string } & Own<Variant>)
+  | { type: `${Kind}-delta`; id: string; delta: string }
+  | { type: `${Kind}-end`; id: string }
+  | { type: 'data-artifact'; id: string; data: { stream_id: string; seq: unknown; chunk: unknown; done: boolean; artifact_type: unknown } }
+  | { type: 'data-tool-call-index'; data: { toolCallId: string; index: number }; transient: true }
+  | { type: 'tool-input-start'; toolCallId: string; toolName: unknown; providerExecuted?: true }
+  | { type: 'tool-input-delta'; toolCallId: unknown; inputTextDelta: string }
+  | ({ type: 'tool-input-available'; toolCallId: string; toolName: unknown; input: unknown; providerExecuted?: true }
+    & Own<{ repaired: true }>)
+  | { type: 'tool-output-available'; toolCallId: unknown; output: unknown; providerExecuted: true }
+  | ({ type: 'source-url'; sourceId: unknown; url: string; title?: unknown } & Own<SourceMeta>)
+  | ({ type: 'source-document'; sourceId: unknown; mediaType: 'text/plain'; title: unknown } & Own<SourceMeta>)
+  | { type: 'data-action'; data: JsonObject }
+  | { type: 'data-usage'; data: JsonObject; transient: true }
+  | { type: 'data-error'; data: { code: string; provider_code: string | null; message?: '' }; transient: true }
+  | { type: 'error'; errorText: string }
+  | { type: 'data-payload'; data: JsonObject }
+  | { type: 'finish'; finishReason: unknown; messageMetadata: { ok: boolean; parse_ok: boolean; finish_reason: unknown;
+      finish?: unknown; payload?: JsonObject } }
+  | { type: `data-${string}`; data: JsonObject };
+
+/** A source's fields the SDK's source parts have no field for. */
+type SourceMeta = { id: unknown; title: unknown; snippet: unknown };
+
+/** An AI SDK frame: unnamed, a part. */
+export type AiSdkFrame = [name: null, data: UiPart];
 
 const USER_TEXT = { type: 'user_delta' };
 const ARTIFACT_TEXT = { type: 'artifact_delta' };
@@ -39,32 +73,32 @@ const REFUSAL = { type: 'refusal_delta' };
 const THOUGHT = { source: 'thought' };
 
 /** The Vercel AI SDK UI message stream: unnamed `data:` frames of typed parts, `[DONE]`. */
-export function writer(o: WriterOptions): ProfileWriter {
+export function writer(o: WriterOptions): ProfileWriter<AiSdkFrame> {
   let started = false;
   let open: OpenPart | null = null; // the open text or reasoning part
   let parts = 0;
   const ids = new Map<unknown, unknown>(); // tool index -> toolCallId
-  const errors: FrameOut[] = []; // error frames, held until done: what was recovered goes first
-  const close = (out: FrameOut[]) => {
-    if (open) out.push([null, { type: `${open[0]}-end`, id: open[1] }]);
+  const errors: AiSdkFrame[] = []; // error frames, held until done: what was recovered goes first
+  const close = (out: AiSdkFrame[]) => {
+    if (open) out.push([null, { type: `${open[0]}-end` as const, id: open[1] }]);
     open = null;
   };
   // Every run of one kind of text is one text or reasoning part (a data part per delta would
   // make the message's parts follow the chunking). `variant` (user, artifact or refusal text,
   // the action's thought) rides on the part's providerMetadata, where the SDK keeps it.
-  const text = (out: FrameOut[], kind: 'text' | 'reasoning', delta: unknown, variant?: Variant) => {
+  const text = (out: AiSdkFrame[], kind: Kind, delta: string, variant?: Variant) => {
     if (open?.[0] !== kind || open[2] !== variant) {
       close(out);
       const part: OpenPart = [kind, `${kind}-${parts++}`, variant];
       open = part;
-      out.push([null, { type: `${kind}-start`, id: part[1], ...(variant ? { providerMetadata: { streamroute: variant } } : {}) }]);
+      out.push([null, { type: `${kind}-start` as const, id: part[1], ...(variant ? { providerMetadata: { streamroute: variant } } : {}) }]);
     }
-    out.push([null, { type: `${kind}-delta`, id: open[1], delta }]);
+    out.push([null, { type: `${kind}-delta` as const, id: open[1], delta }]);
   };
   return {
     heartbeat: () => ': ping\n\n',
-    frames(e: WireEvent): FrameOut[] {
-      const out: FrameOut[] = [];
+    frames(e: WireEvent): AiSdkFrame[] {
+      const out: AiSdkFrame[] = [];
       if (!started) {
         started = true;
         out.push([null, o.messageId ? { type: 'start', messageId: o.messageId } : { type: 'start' }]);

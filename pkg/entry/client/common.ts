@@ -85,9 +85,9 @@ export interface DoneEvent {
   finish?: unknown;
   payload?: JsonObject | null;
 }
-/** A routed event a profile has no word for (EXTRA_TYPES), with its own fields. */
+/** A routed event a profile has no word for (EXTRA_TYPES; `refusal_delta` is a TextDeltaEvent), with its own fields. */
 export interface ExtraEvent {
-  type: 'tool_result' | 'source' | 'refusal_delta';
+  type: 'tool_result' | 'source';
   [field: string]: unknown;
 }
 
@@ -122,12 +122,15 @@ export interface SseFrame {
 /** One frame a writer gives: its event name (`null`: unnamed) and its data. */
 export type FrameOut = [name: string | null, data: unknown];
 
-/** What every profile's `writer(options)` gives `toSse`. */
-export interface ProfileWriter {
+/** The frames of a profile whose frame data is `Frames[name]`, as `[name, data]` pairs. */
+export type FramesOf<Frames> = { [N in keyof Frames]: [name: N, data: Frames[N]] }[keyof Frames];
+
+/** What every profile's `writer(options)` gives `toSse`; `F` is the profile's frame type. */
+export interface ProfileWriter<F extends FrameOut = FrameOut> {
   /** The text of a heartbeat. */
   heartbeat(): string;
   /** The frames of one event. */
-  frames(e: WireEvent): FrameOut[];
+  frames(e: WireEvent): F[];
   /** The text that ends the stream; `frame` formats a frame as `toSse` does. */
   end(frame: (name: string | null, data: unknown) => string): string[];
 }

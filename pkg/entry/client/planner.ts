@@ -3,7 +3,7 @@
 import {
   EXTRA_TYPES, WIRE_FIELDS, extraEvent, idOf, indexOf, own, ownObject, providerCode, str, wireFields, without,
 } from './common.js';
-import type { FrameOut, JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
+import type { FramesOf, JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
 
 /** The frame names of the planner vocabulary: a stream with none of them is not a planner stream. */
 export const NAMES: ReadonlySet<string> = new Set([
@@ -30,9 +30,36 @@ export function knows(name: string, _raw: string, data: unknown): boolean {
   }
 }
 
+/** What every planner frame may carry (from toSse's options). */
+interface Base {
+  trace_id?: unknown;
+  session_id?: unknown;
+}
+
+/** The data of each planner frame `toSse("planner")` writes, by frame name. */
+export interface PlannerFrames {
+  llm_stream_chunk: Base & { text: string; done: boolean; phase: 'answer' | 'user' | 'thinking' | 'observation';
+    channel: 'answer' | 'thinking'; action_seq: unknown };
+  artifact_chunk: Base & { stream_id: string; seq: unknown; chunk: unknown; done: boolean; artifact_type: unknown;
+    meta: JsonObject; event: 'artifact_chunk' };
+  tool_call_start: Base & { tool_call_id: string; tool_name: unknown; args_json: ''; action_seq: unknown; index: number;
+    provider_executed?: unknown };
+  tool_call_args: Base & { tool_call_id: unknown; delta: string; index: number };
+  tool_call_end: Base & { tool_call_id: string; tool_name: unknown; args: unknown; repaired: boolean; index: number;
+    provider_executed?: unknown };
+  step: Base & { event: 'step_complete'; action_seq: unknown; node: unknown; thought: unknown; action: JsonObject };
+  event: Base & { event: string; [field: string]: unknown };
+  error: Base & { error: string; code: string; provider_code: string | null };
+  done: Base & { answer: string | null; metadata: { ok: boolean; parse_ok: boolean; finish_reason: unknown; finish?: unknown };
+    pause: null; answer_action_seq: unknown; payload?: JsonObject };
+}
+
+/** A planner frame: its name and its data. */
+export type PlannerFrame = FramesOf<PlannerFrames>;
+
 /** The planner vocabulary (reference-behaviour.md §7): named frames, JSON data. */
-export function writer(o: WriterOptions): ProfileWriter {
-  const base: JsonObject = {};
+export function writer(o: WriterOptions): ProfileWriter<PlannerFrame> {
+  const base: Base = {};
   if (o.traceId !== undefined) base.trace_id = o.traceId;
   if (o.sessionId !== undefined) base.session_id = o.sessionId;
   const seq = o.actionSeq ?? null;
@@ -40,14 +67,14 @@ export function writer(o: WriterOptions): ProfileWriter {
   let artifactSeq = 0;
   // Phases as the reference runtime writes them: `thinking` for native reasoning,
   // `observation` for the action's streamed thought; `user` marks tagged user text.
-  const chunk = (text: unknown, phase: string, done = false): JsonObject => ({
+  const chunk = (text: string, phase: PlannerFrames['llm_stream_chunk']['phase'], done = false): PlannerFrames['llm_stream_chunk'] => ({
     ...base, text, done, phase, channel: phase === 'answer' || phase === 'user' ? 'answer' : 'thinking', action_seq: seq,
   });
   const extra = (e: { provider_executed?: unknown }) => (e.provider_executed === undefined ? {} : { provider_executed: e.provider_executed });
-  const names = new Map<unknown, [unknown, unknown]>(); // tool index -> [id, name]
+  const names = new Map<unknown, [string, unknown]>(); // tool index -> [id, name]
   return {
     heartbeat: () => ': ping\n\n',
-    frames(e: WireEvent): FrameOut[] {
+    frames(e: WireEvent): PlannerFrame[] {
       switch (e.type) {
         case 'answer_delta':
         case 'user_delta':
@@ -82,7 +109,7 @@ export function writer(o: WriterOptions): ProfileWriter {
           const payload = e.payload ?? null;
           const raw = own(payload, 'raw_answer');
           const final = typeof raw === 'string' ? raw : answer;
-          const out: FrameOut[] = [];
+          const out: PlannerFrame[] = [];
           if (answer !== null) out.push(['llm_stream_chunk', chunk('', 'answer', true)]);
           out.push(['done', { ...base, answer: final, metadata: { ok: e.ok, parse_ok: e.parse_ok,
             finish_reason: e.finish_reason ?? null, ...(e.finish !== undefined ? { finish: e.finish } : {}) },

@@ -1,7 +1,7 @@
 // The tagged profile (nonce-tag-streaming.md): `writer` is what `toSse("tagged")` writes,
 // `reader` what `fromSse("tagged")` reads back.
 import { EXTRA_TYPES, extraEvent, idOf, indexOf, json, own, ownObject, providerCode, str, typed, wireFields } from './common.js';
-import type { ErrorEvent, FrameOut, JsonObject, ProfileReader, ProfileWriter, WireEvent, WireEventType } from './common.js';
+import type { ErrorEvent, FramesOf, JsonObject, ProfileReader, ProfileWriter, WireEvent, WireEventType } from './common.js';
 
 /** Routed events the vocabulary has no word for: they travel under their own name. */
 const ROUTED: ReadonlySet<string> = new Set(['thinking_delta', 'tool_call_start', 'tool_call_delta', 'tool_call', 'action', 'usage', ...EXTRA_TYPES]);
@@ -29,16 +29,28 @@ export function knows(name: string, _raw: string, data: unknown): boolean {
   }
 }
 
+/** The data of each frame `toSse("tagged")` writes, by frame name (routed events: themselves without `type`). */
+export interface TaggedFrames {
+  artifact_delta: { text: string; stream_id?: string; seq?: unknown; chunk?: unknown; done?: boolean; artifact_type?: unknown };
+  user_delta: { text: string; source?: 'answer' };
+  error: { code: string; message: string; provider_code?: string | null };
+  done: { ok: boolean; parse_ok: boolean; error?: { code: string; message: string }; finish_reason?: unknown; finish?: unknown;
+    payload?: JsonObject };
+}
+
+/** A tagged frame: one of the vocabulary, or a routed event under its own name. */
+export type TaggedFrame = FramesOf<TaggedFrames> | [name: string, data: { [field: string]: unknown }];
+
 /**
  * The tagged vocabulary (nonce-tag-streaming.md): artifact_delta, user_delta, done, ping. What
  * it has no word for (errors, reasoning, tool calls, the action, usage) goes out under the
  * routed event's own name, which a client listening for the vocabulary's names never sees.
  */
-export function writer(): ProfileWriter {
-  let error: { code: unknown; message: unknown } | null = null;
+export function writer(): ProfileWriter<TaggedFrame> {
+  let error: { code: string; message: string } | null = null;
   return {
     heartbeat: () => 'event: ping\ndata: {}\n\n',
-    frames(e: WireEvent): FrameOut[] {
+    frames(e: WireEvent): TaggedFrame[] {
       switch (e.type) {
         case 'artifact_delta':
           return [['artifact_delta', { text: e.text }]];
