@@ -520,6 +520,29 @@ test('hostile values (wrong types, huge or negative numbers, nested junk) never 
   }
 });
 
+test('each frame is parsed once: JSON.parse runs at most once per frame', async () => {
+  const parse = JSON.parse;
+  for (const profile of PROFILES) {
+    for (const [name, events] of CASES.slice(0, 8)) {
+      const text = await wireText(sr, events, profile);
+      const decoder = new client.SseDecoder();
+      const frameCount = [...decoder.feed(text), ...decoder.finish()].filter((f) => f.event !== 'ping' && f.data !== '[DONE]').length;
+      decoder.free();
+      let calls = 0;
+      JSON.parse = function counted(...args) {
+        calls++;
+        return parse.apply(this, args);
+      };
+      try {
+        await read(profile, [text]);
+      } finally {
+        JSON.parse = parse;
+      }
+      assert.ok(calls <= frameCount, `${profile} ${name}: ${calls} parses of ${frameCount} frames`);
+    }
+  }
+});
+
 test('per frame work is linear: a reader takes about as long per byte on a long frame as on a short one', async () => {
   for (const profile of PROFILES) {
     const time = async (n) => {
