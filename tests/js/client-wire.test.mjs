@@ -513,6 +513,12 @@ test('hostile values (wrong types, huge or negative numbers, nested junk) never 
         assert.equal(typeof e.type, 'string');
         if (e.type === 'error') assert.equal(typeof e.message, 'string');
         if (e.type.startsWith('tool_call')) assert.ok(Number.isSafeInteger(e.index) && e.index >= 0, `${profile}: index ${e.index}`);
+        if (e.type === 'tool_call_start' || e.type === 'tool_call') {
+          assert.equal(typeof e.id, 'string');
+          assert.ok(e.name == null || typeof e.name === 'string', `${profile}: name ${e.name}`);
+        }
+        if (e.type.endsWith('_delta')) assert.equal(typeof (e.text ?? e.arguments), 'string');
+        if (e.type === 'source') for (const k of ['id', 'url', 'title', 'snippet']) assert.ok(e[k] === null || typeof e[k] === 'string');
       }
       const state = new StreamState();
       state.apply(events);

@@ -1,6 +1,6 @@
 // The Vercel AI SDK UI message stream: `writer` is what `toSse("ai-sdk")` writes, `reader`
 // what `fromSse("ai-sdk")` reads back.
-import { EXTRA_TYPES, extraEvent, idOf, indexOf, isObject, own, ownObject, str, typed, without } from './common.js';
+import { EXTRA_TYPES, extraEvent, idOf, indexOf, own, ownObject, str, stringOrNull, typed, without } from './common.js';
 import type { JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
 
 const AI_SDK_FINISH: ReadonlyMap<unknown, string> = new Map(Object.entries({
@@ -264,7 +264,7 @@ export function reader(): ProfileReader {
         }
         case 'tool-input-start': {
           const id = callId(p, type);
-          const name = own(p, 'toolName');
+          const name = stringOrNull(own(p, 'toolName'));
           toolNames.set(id, name);
           return [{ type: 'tool_call_start', index: toolIndex(id), id, name, ...executed(p) }];
         }
@@ -276,7 +276,7 @@ export function reader(): ProfileReader {
         }
         case 'tool-input-available': {
           const id = callId(p, type);
-          return [{ type: 'tool_call', index: toolIndex(id), id, name: own(p, 'toolName'),
+          return [{ type: 'tool_call', index: toolIndex(id), id, name: stringOrNull(own(p, 'toolName')),
             arguments: own(p, 'input') ?? null, repaired: own(ownMeta(p), 'repaired') === true, ...executed(p) }];
         }
         case 'tool-output-available': {

@@ -225,6 +225,9 @@ export function str(v: unknown): string {
   }
 }
 
+/** A string field as it is, anything else null (names, titles). */
+export const stringOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
 /** A string field as it is, a number as its text, anything else `undefined` (ids, codes). */
 export const idOf = (v: unknown): string | undefined =>
   (typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined);

@@ -1,7 +1,7 @@
 // The planner profile (reference-behaviour.md §7): named frames, JSON data. `writer` is what
 // `toSse("planner")` writes, `reader` what `fromSse("planner")` reads back.
 import {
-  EXTRA_TYPES, WIRE_FIELDS, extraEvent, idOf, indexOf, own, ownObject, providerCode, str, wireFields, without,
+  EXTRA_TYPES, WIRE_FIELDS, extraEvent, idOf, indexOf, own, ownObject, providerCode, str, stringOrNull, wireFields, without,
 } from './common.js';
 import type { FramesOf, JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
 
@@ -188,7 +188,7 @@ export function reader(): ProfileReader {
         case 'tool_call_start': {
           const id = toolId(d, name);
           const t = toolIndex(id, d, true);
-          const out: WireEvent[] = [{ type: 'tool_call_start', index: t.index, id, name: own(d, 'tool_name'), ...executed(d), ...wire }];
+          const out: WireEvent[] = [{ type: 'tool_call_start', index: t.index, id, name: stringOrNull(own(d, 'tool_name')), ...executed(d), ...wire }];
           const args = own(d, 'args_json');
           if (typeof args === 'string' && args) out.push({ type: 'tool_call_delta', index: t.index, arguments: args, ...wire });
           return out;
@@ -203,7 +203,7 @@ export function reader(): ProfileReader {
         case 'tool_call_end': {
           const id = toolId(d, name);
           const t = toolIndex(id, d);
-          return [{ type: 'tool_call', index: t.index, id, name: own(d, 'tool_name'), arguments: own(d, 'args') ?? null,
+          return [{ type: 'tool_call', index: t.index, id, name: stringOrNull(own(d, 'tool_name')), arguments: own(d, 'args') ?? null,
             repaired: own(d, 'repaired') === true, ...executed(d), ...wire, ...seqOf(wire, t.action_seq) }];
         }
         case 'step': {

@@ -98,6 +98,7 @@ function checkRouted(name: string, d: JsonObject): void {
     case 'tool_call':
       need(indexOf(own(d, 'index')) !== undefined, 'index');
       need(typeof own(d, 'id') === 'string', 'id');
+      need(['string', 'undefined'].includes(typeof own(d, 'name')) || own(d, 'name') === null, 'a string name');
       break;
     case 'tool_call_delta':
       need(indexOf(own(d, 'index')) !== undefined, 'index');
