@@ -54,7 +54,7 @@ function u8Length(chunk) {
   return n === 0 ? -1 : n; // 0 may be a detached buffer: the general path tells
 }
 
-function chunkView(chunk) {
+export function chunkView(chunk) {
   if (chunk === null || typeof chunk !== 'object') return null;
   try {
     if (ArrayBuffer.isView(chunk)) {
@@ -153,7 +153,7 @@ export function partial(e, key, value) {
   return e;
 }
 
-const badChunk = () =>
+export const badChunk = () =>
   new StreamrouteError('invalid_input', 'a chunk must be a string, a Uint8Array (or other ArrayBuffer view) or an ArrayBuffer');
 
 // Strings at least this long go in as UTF-16 where the runtime has Node's Buffer.

@@ -72,6 +72,25 @@ function lastEventIdHeader(id) {
 
 const wire = (e) => `event: ${e.event}\ndata: ${e.data.split('\n').join('\ndata: ')}\n\n`;
 
+/** The default cap on one event's data (the SseDecoder's own default). */
+export const DEFAULT_EVENT_BYTES = 8 * 1024 * 1024;
+// Room in the line cap for a field name before the data (`data: `): a line of one event's
+// whole data is read, whatever the cap.
+const LINE_SLACK = 64;
+const MAX_CAP = 2 ** 32 - 1;
+
+/**
+ * The SseDecoder caps for events of up to `maxEventBytes` data bytes (default 8 MiB): that
+ * event cap and a line cap just above it, so such an event is read whole whatever its line
+ * length. A value that is not a positive integer is passed on for the decoder to reject
+ * (`invalid_option`).
+ */
+export function decoderCaps(maxEventBytes) {
+  const cap = maxEventBytes ?? DEFAULT_EVENT_BYTES;
+  if (!Number.isSafeInteger(cap) || cap < 1) return { maxEventBytes: cap };
+  return { maxEventBytes: cap, maxLineBytes: Math.min(cap + LINE_SLACK, MAX_CAP) };
+}
+
 /**
  * Connects to an event stream with fetch (any method, body and headers; `init.signal`
  * aborts) and yields its `SseEvent`s; with `options.router` (StreamRouter options) yields
@@ -80,11 +99,16 @@ const wire = (e) => `event: ${e.event}\ndata: ${e.data.split('\n').join('\ndata:
  * bytes, as EventSource sends it) after the server's `retry:` (else `options.retryMs`, default
  * 1000; at most one hour: larger waits are clamped), at most
  * `options.maxRetries` times in a row (default 3), then throws `sse_connection_failed`.
- * A stream the server ends cleanly is the end (no reconnection).
+ * A stream the server ends cleanly is the end (no reconnection). `options.maxEventBytes`
+ * (default 8 MiB) caps one event's data; an event up to it is read whole, whatever its line
+ * length. Over it, without a profile the iterator throws `sse_event_too_large`; with one, the
+ * frame is one `wire_invalid` error event and is skipped, as `fromSse` does. With a profile, a
+ * wire that is not that profile's ends the iteration after `wire_invalid` and `done {ok: false}`.
  *
  * `kinds` says what this entry's `connectSse` can turn events into: `router(options)` makes a
- * StreamRouter, `profile(name)` a wire reader. An option whose kind the entry lacks is
- * `invalid_input` (the SSE entry has neither: `router` and `profile` need the main entry).
+ * StreamRouter, `profile(name, { maxEventBytes })` a wire reader (client/wire.ts
+ * `WireStream`). An option whose kind the entry lacks is `invalid_input` (the SSE entry has
+ * neither: `router` and `profile` need the main entry).
  */
 export function connector(kinds) {
   // A method of an object literal: its name (`connectSse.name`) survives minifying, which
@@ -92,7 +116,7 @@ export function connector(kinds) {
   return {
     async *connectSse(url, init, options) {
       init = init ?? {};
-      options = optionsIn(options, ['maxRetries', 'retryMs', 'router', 'fetch', 'profile']);
+      options = optionsIn(options, ['maxRetries', 'retryMs', 'router', 'fetch', 'profile', 'maxEventBytes']);
       const signal = init.signal;
       const maxRetries = options.maxRetries ?? 3;
       const doFetch = options.fetch ?? globalThis.fetch;
@@ -101,24 +125,32 @@ export function connector(kinds) {
           throw new StreamrouteError('invalid_input', `invalid options: "${kind}" needs the main entry ('streamroute'), not this one`);
         }
       }
-      const decoder = new SseDecoder();
-      const reader = options.profile !== undefined ? kinds.profile(options.profile) : null;
+      // With a profile, the wire reader decodes (caps, skipping a frame over the cap);
+      // otherwise a decoder, its events as they are or routed.
+      const profile = options.profile !== undefined
+        ? kinds.profile(options.profile, { maxEventBytes: options.maxEventBytes })
+        : null;
+      const decoder = profile ? null : new SseDecoder(decoderCaps(options.maxEventBytes));
+      const source = profile ?? decoder;
       const router = options.router ? kinds.router(options.router) : null;
       let failures = 0;
       let lastError = null;
       const out = (events) => {
-        if (reader) return events.flatMap((e) => reader.frame(e));
         if (!router) return events;
         const routed = [];
         for (const e of events) routed.push(...router.feed(wire(e)));
         return routed;
       };
+      const feed = (chunk) => (profile ? profile.feed(chunk) : out(decoder.feed(chunk)));
+      // The end of one connection: an unterminated event is dropped (it comes again after the
+      // reconnection).
+      const drop = () => (profile ? profile.drop() : out(decoder.finish()));
       try {
         for (;;) {
           if (signal?.aborted) throw abortError(signal);
           const headers = new Headers(init.headers);
           if (!headers.has('accept')) headers.set('accept', 'text/event-stream');
-          const lastId = lastEventIdHeader(decoder.lastEventId);
+          const lastId = lastEventIdHeader(source.lastEventId);
           if (lastId !== null) headers.set('last-event-id', lastId);
           let ended = false;
           try {
@@ -129,14 +161,19 @@ export function connector(kinds) {
               if (res.status < 500) throw Object.assign(err, { final: true });
               throw err;
             }
-            const reader = res.body.getReader();
+            const body = res.body.getReader();
             for (;;) {
-              const { done, value } = await reader.read();
+              const { done, value } = await body.read();
               if (done) break;
-              const events = decoder.feed(value);
+              const events = feed(value);
               if (events.length) {
                 failures = 0;
-                yield* out(events);
+                yield* events;
+              }
+              if (profile?.stopped) {
+                // Not the profile's wire: nothing more will come of it.
+                await body.cancel().catch(() => {});
+                break;
               }
             }
             ended = true;
@@ -145,19 +182,18 @@ export function connector(kinds) {
             if (err?.final || (err instanceof StreamrouteError && err.code !== 'sse_connection_failed')) throw err;
             lastError = err;
           }
-          // The events completed so far stand; an unterminated one is dropped (it comes again
-          // after the reconnection).
-          yield* out(decoder.finish());
+          yield* drop();
           if (ended) break;
           if (++failures > maxRetries) {
             throw new StreamrouteError('sse_connection_failed',
               `gave up after ${maxRetries} reconnection attempts: ${lastError?.message ?? lastError}`);
           }
-          await sleep(retryDelay(decoder.retry ?? options.retryMs ?? 1000), signal);
+          await sleep(retryDelay(source.retry ?? options.retryMs ?? 1000), signal);
         }
+        if (profile) yield* profile.end();
         if (router) yield* router.finish();
       } finally {
-        decoder.free();
+        source.free();
         router?.free();
       }
     },

@@ -6,7 +6,7 @@
 import { StreamRouter } from './classes/router.js';
 import { StreamrouteError } from './runtime.js';
 import { json } from './client/common.js';
-import { profileName, wireReader } from './client/wire.js';
+import { profileName, wireStream } from './client/wire.js';
 import { writer as planner } from './client/planner.js';
 import { writer as tagged } from './client/tagged.js';
 import { writer as aiSdk } from './client/ai-sdk.js';
@@ -162,4 +162,4 @@ export function toSse(profile, options) {
  * (StreamRouter options) yields RoutedEvents instead, with `options.profile` the events
  * `fromSse(profile)` reads. See connect.js.
  */
-export const connectSse = connector({ router: (options) => new StreamRouter(options), profile: wireReader });
+export const connectSse = connector({ router: (options) => new StreamRouter(options), profile: wireStream });

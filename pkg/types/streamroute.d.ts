@@ -74,6 +74,13 @@ export interface ConnectSseOptions {
   retryMs?: number;
   /** The fetch to use (default `globalThis.fetch`). */
   fetch?: typeof fetch;
+  /**
+   * The most data bytes of one event (default 8 MiB); an event up to it is read whole, whatever
+   * its line length. Over it: with `profile`, one `error {code: "wire_invalid"}` and the frame
+   * is skipped through its blank line (as `fromSse`); without, the iterator throws
+   * `sse_event_too_large`.
+   */
+  maxEventBytes?: number;
 }
 
 /**
@@ -94,13 +101,20 @@ export type WireEvent = (SseInputEvent | { type: 'tool_result' | 'source' | 'ref
 
 /** Options of `fromSse`. */
 export interface FromSseOptions {
-  /** The most data bytes of one frame (default 8 MiB); a longer frame is `wire_invalid` and skipped. */
+  /**
+   * The most data bytes of one frame (default 8 MiB). A frame up to it is read whole, whatever
+   * its line length; a longer one is one `error {code: "wire_invalid"}` and is skipped through
+   * its terminating blank line (nothing of it is read as a frame).
+   */
   maxEventBytes?: number;
 }
 
 /**
  * Reads what `toSse(profile)` writes (or a server writes by hand in the same vocabulary) back
  * into events. A frame it cannot read is an `error {code: "wire_invalid"}`; reading goes on.
+ * A wire with none of the profile's vocabulary in its first 16 frames (or in all of them, if
+ * fewer) is one `wire_invalid` naming the profile it looks like, then `done {ok: false}`, and
+ * nothing more.
  */
 export declare function fromSse(profile: SseProfile, options?: FromSseOptions): TransformStream<Uint8Array | string, WireEvent>;
 

@@ -1,42 +1,104 @@
-// @ts-nocheck
 // The Vercel AI SDK UI message stream: `writer` is what `toSse("ai-sdk")` writes, `reader`
 // what `fromSse("ai-sdk")` reads back.
-import { EXTRA_TYPES, isObject, typed } from './common.js';
+import { EXTRA_TYPES, extraEvent, idOf, indexOf, own, ownObject, str, stringOrNull, typed, without } from './common.js';
+import type { JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
 
-const AI_SDK_FINISH = {
+const AI_SDK_FINISH: ReadonlyMap<unknown, string> = new Map(Object.entries({
   stop: 'stop', end_turn: 'stop', STOP: 'stop', completed: 'stop', stop_sequence: 'stop',
   length: 'length', max_tokens: 'length', MAX_TOKENS: 'length', max_output_tokens: 'length',
   tool_calls: 'tool-calls', tool_use: 'tool-calls', function_call: 'tool-calls',
   content_filter: 'content-filter', SAFETY: 'content-filter', RECITATION: 'content-filter',
   refusal: 'content-filter', failed: 'error',
-};
+}));
+
+/** The part types of the UI message stream (besides `data-*`, `tool-*`, `source-*`, `reasoning-*`). */
+const PART_TYPES: ReadonlySet<string> = new Set(['start', 'finish', 'error', 'abort', 'message-metadata', 'start-step', 'finish-step',
+  'text-start', 'text-delta', 'text-end', 'file']);
+const PART_PREFIXES = ['data-', 'tool-', 'source-', 'reasoning-', 'text-'];
+
+/** The `[DONE]` marker that ends the stream. */
+export const DONE_MARKER = '[DONE]';
+
+/**
+ * Whether a frame is of the UI message stream: unnamed (`message`), with data `[DONE]` or a
+ * JSON object whose `type` is a part type. `data` is the frame's parsed JSON (or undefined).
+ */
+export function knows(name: string, raw: string, data: unknown): boolean {
+  if (name !== 'message') return false;
+  if (raw === DONE_MARKER) return true;
+  const type = own(data, 'type');
+  return typeof type === 'string' && (PART_TYPES.has(type) || PART_PREFIXES.some((p) => type.startsWith(p) && type.length > p.length));
+}
+
+type Variant = { type: string } | { source: string };
+type Kind = 'text' | 'reasoning';
+type OpenPart = [kind: Kind, id: string, variant: Variant | undefined];
+
+/** What toSse keeps in a part's `providerMetadata` (the SDK's place for what its parts have no field for). */
+type Own<T> = { providerMetadata?: { streamroute: T } };
+
+/** The parts of the UI message stream `toSse("ai-sdk")` writes. */
+export type UiPart =
+  | { type: 'start'; messageId?: unknown }
+  | ({ type: `${Kind}-start`; id: string } & Own<Variant>)
+  | { type: `${Kind}-delta`; id: string; delta: string }
+  | { type: `${Kind}-end`; id: string }
+  | { type: 'data-artifact'; id: string; data: { stream_id: string; seq: unknown; chunk: unknown; done: boolean; artifact_type: unknown } }
+  | { type: 'data-tool-call-index'; data: { toolCallId: string; index: number }; transient: true }
+  | { type: 'tool-input-start'; toolCallId: string; toolName: unknown; providerExecuted?: true }
+  | { type: 'tool-input-delta'; toolCallId: unknown; inputTextDelta: string }
+  | ({ type: 'tool-input-available'; toolCallId: string; toolName: unknown; input: unknown; providerExecuted?: true }
+    & Own<{ repaired: true }>)
+  | { type: 'tool-output-available'; toolCallId: unknown; output: unknown; providerExecuted: true }
+  | ({ type: 'source-url'; sourceId: unknown; url: string; title?: unknown } & Own<SourceMeta>)
+  | ({ type: 'source-document'; sourceId: unknown; mediaType: 'text/plain'; title: unknown } & Own<SourceMeta>)
+  | { type: 'data-action'; data: JsonObject }
+  | { type: 'data-usage'; data: JsonObject; transient: true }
+  | { type: 'data-error'; data: { code: string; provider_code: string | null; message?: '' }; transient: true }
+  | { type: 'error'; errorText: string }
+  | { type: 'data-payload'; data: JsonObject }
+  | { type: 'finish'; finishReason: unknown; messageMetadata: { ok: boolean; parse_ok: boolean; finish_reason: unknown;
+      finish?: unknown; payload?: JsonObject } }
+  | { type: `data-${string}`; data: JsonObject };
+
+/** A source's fields the SDK's source parts have no field for. */
+type SourceMeta = { id: unknown; title: unknown; snippet: unknown };
+
+/** An AI SDK frame: unnamed, a part. */
+export type AiSdkFrame = [name: null, data: UiPart];
+
+const USER_TEXT = { type: 'user_delta' };
+const ARTIFACT_TEXT = { type: 'artifact_delta' };
+const REFUSAL = { type: 'refusal_delta' };
+const THOUGHT = { source: 'thought' };
 
 /** The Vercel AI SDK UI message stream: unnamed `data:` frames of typed parts, `[DONE]`. */
-export function writer(o) {
+export function writer(o: WriterOptions): ProfileWriter<AiSdkFrame> {
   let started = false;
-  let open = null; // [kind, id, variant] of the open text or reasoning part
+  let open: OpenPart | null = null; // the open text or reasoning part
   let parts = 0;
-  const ids = new Map(); // tool index -> toolCallId
-  const errors = []; // error frames, held until done: what was recovered goes first
-  const close = (out) => {
-    if (open) out.push([null, { type: `${open[0]}-end`, id: open[1] }]);
+  const ids = new Map<unknown, unknown>(); // tool index -> toolCallId
+  const errors: AiSdkFrame[] = []; // error frames, held until done: what was recovered goes first
+  const close = (out: AiSdkFrame[]) => {
+    if (open) out.push([null, { type: `${open[0]}-end` as const, id: open[1] }]);
     open = null;
   };
   // Every run of one kind of text is one text or reasoning part (a data part per delta would
   // make the message's parts follow the chunking). `variant` (user, artifact or refusal text,
   // the action's thought) rides on the part's providerMetadata, where the SDK keeps it.
-  const text = (out, kind, delta, variant) => {
+  const text = (out: AiSdkFrame[], kind: Kind, delta: string, variant?: Variant) => {
     if (open?.[0] !== kind || open[2] !== variant) {
       close(out);
-      open = [kind, `${kind}-${parts++}`, variant];
-      out.push([null, { type: `${kind}-start`, id: open[1], ...(variant ? { providerMetadata: { streamroute: variant } } : {}) }]);
+      const part: OpenPart = [kind, `${kind}-${parts++}`, variant];
+      open = part;
+      out.push([null, { type: `${kind}-start` as const, id: part[1], ...(variant ? { providerMetadata: { streamroute: variant } } : {}) }]);
     }
-    out.push([null, { type: `${kind}-delta`, id: open[1], delta }]);
+    out.push([null, { type: `${kind}-delta` as const, id: open[1], delta }]);
   };
   return {
     heartbeat: () => ': ping\n\n',
-    frames(e) {
-      const out = [];
+    frames(e: WireEvent): AiSdkFrame[] {
+      const out: AiSdkFrame[] = [];
       if (!started) {
         started = true;
         out.push([null, o.messageId ? { type: 'start', messageId: o.messageId } : { type: 'start' }]);
@@ -59,7 +121,7 @@ export function writer(o) {
           break;
         case 'artifact_chunk':
           close(out);
-          out.push([null, { type: 'data-artifact', id: `${e.stream_id}-${e.seq}`, data: {
+          out.push([null, { type: 'data-artifact', id: `${str(e.stream_id)}-${str(e.seq)}`, data: {
             stream_id: e.stream_id, seq: e.seq, chunk: e.chunk, done: e.done, artifact_type: e.artifact_type } }]);
           break;
         case 'tool_call_start':
@@ -102,11 +164,9 @@ export function writer(o) {
           close(out);
           out.push([null, { type: 'data-action', data: e.action }]);
           break;
-        case 'usage': {
-          const { type, ...usage } = e;
-          out.push([null, { type: 'data-usage', data: usage, transient: true }]);
+        case 'usage':
+          out.push([null, { type: 'data-usage', data: without(e, ['type']), transient: true }]);
           break;
-        }
         case 'error':
           // The SDK's chat stops at an error frame: it goes out at done, after what was
           // recovered (an action, a payload). The text is the provider's own message.
@@ -120,45 +180,43 @@ export function writer(o) {
           close(out);
           if (e.payload && errors.length) out.push([null, { type: 'data-payload', data: e.payload }]);
           out.push(...errors.splice(0));
-          const finishReason = e.finish ?? (e.ok ? (AI_SDK_FINISH[e.finish_reason] ?? 'other') : 'error');
+          const finishReason = e.finish ?? (e.ok ? (AI_SDK_FINISH.get(e.finish_reason) ?? 'other') : 'error');
           const messageMetadata = { ok: e.ok, parse_ok: e.parse_ok, finish_reason: e.finish_reason ?? null,
             ...(e.finish !== undefined ? { finish: e.finish } : {}), ...(e.payload ? { payload: e.payload } : {}) };
           out.push([null, { type: 'finish', finishReason, messageMetadata }]);
           break;
         }
-        default:
-          if (EXTRA_TYPES.has(e.type)) {
-            const { type, ...data } = e;
-            out.push([null, { type: `data-${type.replaceAll('_', '-')}`, data }]);
-          }
+        default: {
+          // An event type of no case above (toSse takes what it is given).
+          const type: string = (e as { type: string }).type;
+          if (EXTRA_TYPES.has(type)) out.push([null, { type: `data-${type.replaceAll('_', '-')}`, data: without(e, ['type']) }]);
           break;
+        }
       }
       return out;
     },
     // Errors still held (no `done` came) go out before the end marker.
-    end: (frame) => [...errors.splice(0).map(([name, data]) => frame(name, data)), 'data: [DONE]\n\n'],
+    end: (frame) => [...errors.splice(0).map(([name, data]) => frame(name, data)), `data: ${DONE_MARKER}\n\n`],
   };
 }
 
-const USER_TEXT = { type: 'user_delta' };
-const ARTIFACT_TEXT = { type: 'artifact_delta' };
-const REFUSAL = { type: 'refusal_delta' };
-const THOUGHT = { source: 'thought' };
-
-const AI_SDK_TYPE = (part) => part.providerMetadata?.streamroute ?? {};
+/** What toSse keeps on a part's `providerMetadata.streamroute`. */
+const ownMeta = (part: JsonObject): JsonObject => ownObject(ownObject(part, 'providerMetadata'), 'streamroute') ?? {};
 
 // The kinds of text a `text` part can carry besides the answer (providerMetadata.streamroute.type).
-const TEXT_KINDS = new Set(['user_delta', 'artifact_delta', 'refusal_delta']);
+const TEXT_KINDS: ReadonlySet<unknown> = new Set(['user_delta', 'artifact_delta', 'refusal_delta']);
+
+type TextKind = { type: 'answer_delta' | 'user_delta' | 'artifact_delta' | 'refusal_delta' } | { type: 'thinking_delta'; source: 'reasoning' | 'thought' };
 
 /** The Vercel AI SDK UI message stream, as `toSse("ai-sdk")` writes it. */
-export function reader() {
-  const parts = new Map(); // text/reasoning part id -> the event it starts
-  const tools = new Map(); // toolCallId -> index
-  const announced = new Map(); // toolCallId -> index from a data-tool-call-index part
-  let errorCode = null; // { code, provider_code } from the data-error part before an error
-  const toolNames = new Map(); // toolCallId -> tool name
+export function reader(): ProfileReader {
+  const parts = new Map<unknown, TextKind>(); // text/reasoning part id -> the event it starts
+  const tools = new Map<string, number>(); // toolCallId -> index
+  const announced = new Map<string, number>(); // toolCallId -> index from a data-tool-call-index part
+  let errorCode: { code: string; provider_code: string | null; empty: boolean } | null = null; // from the data-error part before an error
+  const toolNames = new Map<string, unknown>(); // toolCallId -> tool name
   let order = 0;
-  const toolIndex = (id) => {
+  const toolIndex = (id: string): number => {
     let index = tools.get(id);
     if (index === undefined) {
       index = announced.get(id) ?? order;
@@ -167,99 +225,136 @@ export function reader() {
     order = Math.max(order, index + 1);
     return index;
   };
+  const callId = (p: JsonObject, what: string): string => {
+    const id = own(p, 'toolCallId');
+    if (typeof id !== 'string') throw new TypeError(`${what} without toolCallId`);
+    return id;
+  };
+  const executed = (p: JsonObject) => ({ provider_executed: own(p, 'providerExecuted') === true });
   return {
     named: false,
-    read(_name, p) {
-      switch (p.type) {
-        case 'text-start':
-          parts.set(p.id, { type: TEXT_KINDS.has(AI_SDK_TYPE(p).type) ? AI_SDK_TYPE(p).type : 'answer_delta' });
+    read(_name: string, p: JsonObject): WireEvent[] {
+      const type = own(p, 'type');
+      switch (type) {
+        case 'text-start': {
+          const kind = own(ownMeta(p), 'type');
+          parts.set(own(p, 'id'), { type: TEXT_KINDS.has(kind) ? kind as 'user_delta' : 'answer_delta' });
           return [];
+        }
         case 'reasoning-start':
-          parts.set(p.id, { type: 'thinking_delta', source: AI_SDK_TYPE(p).source === 'thought' ? 'thought' : 'reasoning' });
+          parts.set(own(p, 'id'), { type: 'thinking_delta', source: own(ownMeta(p), 'source') === 'thought' ? 'thought' : 'reasoning' });
           return [];
         case 'text-delta':
         case 'reasoning-delta': {
-          if (typeof p.delta !== 'string') throw new TypeError(`${p.type} without delta`);
-          const kind = parts.get(p.id) ?? (p.type === 'text-delta' ? { type: 'answer_delta' } : { type: 'thinking_delta', source: 'reasoning' });
-          return p.delta ? [{ type: kind.type, text: p.delta, ...(kind.source ? { source: kind.source } : {}) }] : [];
+          const delta = own(p, 'delta');
+          if (typeof delta !== 'string') throw new TypeError(`${type} without delta`);
+          const kind = parts.get(own(p, 'id')) ?? (type === 'text-delta' ? { type: 'answer_delta' } : { type: 'thinking_delta', source: 'reasoning' });
+          return delta ? [{ ...kind, text: delta }] : [];
         }
         case 'text-end':
         case 'reasoning-end':
-          parts.delete(p.id);
+          parts.delete(own(p, 'id'));
           return [];
-        case 'data-tool-call-index':
-          if (isObject(p.data) && Number.isInteger(p.data.index)) announced.set(String(p.data.toolCallId), p.data.index);
+        case 'data-tool-call-index': {
+          const data = ownObject(p, 'data');
+          const index = indexOf(own(data, 'index'));
+          const id = idOf(own(data, 'toolCallId'));
+          if (index !== undefined && id !== undefined) announced.set(id, index);
           return [];
+        }
         case 'tool-input-start': {
-          if (typeof p.toolCallId !== 'string') throw new TypeError('tool-input-start without toolCallId');
-          const pe = { provider_executed: p.providerExecuted === true };
-          toolNames.set(p.toolCallId, p.toolName);
-          return [{ type: 'tool_call_start', index: toolIndex(p.toolCallId), id: p.toolCallId, name: p.toolName, ...pe }];
+          const id = callId(p, type);
+          const name = stringOrNull(own(p, 'toolName'));
+          toolNames.set(id, name);
+          return [{ type: 'tool_call_start', index: toolIndex(id), id, name, ...executed(p) }];
         }
-        case 'tool-input-delta':
-          if (typeof p.toolCallId !== 'string' || typeof p.inputTextDelta !== 'string') throw new TypeError('tool-input-delta without toolCallId');
-          return [{ type: 'tool_call_delta', index: toolIndex(p.toolCallId), arguments: p.inputTextDelta }];
+        case 'tool-input-delta': {
+          const id = own(p, 'toolCallId');
+          const delta = own(p, 'inputTextDelta');
+          if (typeof id !== 'string' || typeof delta !== 'string') throw new TypeError('tool-input-delta without toolCallId');
+          return [{ type: 'tool_call_delta', index: toolIndex(id), arguments: delta }];
+        }
         case 'tool-input-available': {
-          if (typeof p.toolCallId !== 'string') throw new TypeError('tool-input-available without toolCallId');
-          const pe = { provider_executed: p.providerExecuted === true };
-          return [{ type: 'tool_call', index: toolIndex(p.toolCallId), id: p.toolCallId, name: p.toolName,
-            arguments: p.input ?? null, repaired: AI_SDK_TYPE(p).repaired === true, ...pe }];
+          const id = callId(p, type);
+          return [{ type: 'tool_call', index: toolIndex(id), id, name: stringOrNull(own(p, 'toolName')),
+            arguments: own(p, 'input') ?? null, repaired: own(ownMeta(p), 'repaired') === true, ...executed(p) }];
         }
-        case 'tool-output-available':
-          return [{ type: 'tool_result', index: toolIndex(p.toolCallId), id: p.toolCallId, name: toolNames.get(p.toolCallId) ?? null,
-            result: p.output, ...(p.providerExecuted === true ? { provider_executed: true } : {}) }];
-        case 'tool-output-error':
-          return [{ type: 'tool_result', index: toolIndex(p.toolCallId), id: p.toolCallId, error: p.errorText ?? null }];
+        case 'tool-output-available': {
+          const id = callId(p, type);
+          return [{ type: 'tool_result', index: toolIndex(id), id, name: toolNames.get(id) ?? null,
+            result: own(p, 'output'), ...(own(p, 'providerExecuted') === true ? { provider_executed: true } : {}) }];
+        }
+        case 'tool-output-error': {
+          const id = callId(p, type);
+          return [{ type: 'tool_result', index: toolIndex(id), id, error: own(p, 'errorText') ?? null }];
+        }
         case 'source-url':
         case 'source-document': {
           // toSse names a source without an id by its URL (or a counter); its snippet rides in
           // providerMetadata.
-          const url = typeof p.url === 'string' ? p.url : null;
-          const own = p.providerMetadata?.streamroute ?? {};
-          const id = own.id !== undefined ? own.id : p.sourceId;
-          return [{ type: 'source', id: id ?? null, url, title: own.title !== undefined ? own.title : (p.title ?? null),
-            snippet: own.snippet ?? null }];
+          const url = own(p, 'url');
+          const meta = ownMeta(p);
+          const id = Object.hasOwn(meta, 'id') ? meta.id : own(p, 'sourceId');
+          const title = Object.hasOwn(meta, 'title') ? meta.title : own(p, 'title');
+          const snippet = own(meta, 'snippet');
+          return [{ type: 'source', id: idOf(id) ?? null, url: typeof url === 'string' ? url : null,
+            title: typeof title === 'string' ? title : null, snippet: typeof snippet === 'string' ? snippet : null }];
         }
         case 'data-artifact': {
-          const d = p.data;
-          if (isObject(d) && typeof d.stream_id === 'string') {
-            return [{ type: 'artifact_chunk', stream_id: d.stream_id, seq: d.seq, chunk: d.chunk, done: d.done === true,
-              artifact_type: d.artifact_type ?? null }];
+          const d = ownObject(p, 'data');
+          const streamId = own(d, 'stream_id');
+          if (typeof streamId === 'string') {
+            return [{ type: 'artifact_chunk', stream_id: streamId, seq: own(d, 'seq'), chunk: own(d, 'chunk'), done: own(d, 'done') === true,
+              artifact_type: own(d, 'artifact_type') ?? null }];
           }
-          if (!isObject(d) || typeof d.text !== 'string') throw new TypeError('data-artifact without text');
-          return [{ type: 'artifact_delta', text: d.text }];
+          const text = own(d, 'text');
+          if (typeof text !== 'string') throw new TypeError('data-artifact without text');
+          return [{ type: 'artifact_delta', text }];
         }
-        case 'data-action':
-          if (!isObject(p.data)) throw new TypeError('data-action without data');
-          return [{ type: 'action', action: p.data }];
-        case 'data-usage':
-          if (!isObject(p.data)) throw new TypeError('data-usage without data');
-          return [typed('usage', p.data)];
-        case 'data-error':
-          if (isObject(p.data) && typeof p.data.code === 'string') {
-            errorCode = { code: p.data.code, provider_code: typeof p.data.provider_code === 'string' ? p.data.provider_code : null,
-              // An empty message goes as the code in `errorText` (the SDK shows that text).
-              empty: p.data.message === '' };
+        case 'data-action': {
+          const action = ownObject(p, 'data');
+          if (!action) throw new TypeError('data-action without data');
+          return [{ type: 'action', action }];
+        }
+        case 'data-usage': {
+          const usage = ownObject(p, 'data');
+          if (!usage) throw new TypeError('data-usage without data');
+          return [typed('usage', usage)];
+        }
+        case 'data-error': {
+          const d = ownObject(p, 'data');
+          const code = own(d, 'code');
+          if (typeof code === 'string') {
+            const pc = own(d, 'provider_code');
+            // An empty message goes as the code in `errorText` (the SDK shows that text).
+            errorCode = { code, provider_code: typeof pc === 'string' ? pc : null, empty: own(d, 'message') === '' };
           }
           return [];
+        }
         case 'error': {
-          const text = String(p.errorText ?? '');
+          const text = str(own(p, 'errorText'));
           const known = errorCode;
           errorCode = null;
           if (known) return [{ type: 'error', code: known.code, message: known.empty ? '' : text, provider_code: known.provider_code }];
           const m = /^([^\s:]+): ([\s\S]*)$/.exec(text);
-          return [{ type: 'error', code: m ? m[1] : 'server_error', message: m ? m[2] : text }];
+          return [{ type: 'error', code: m?.[1] ?? 'server_error', message: m?.[2] ?? text }];
         }
         case 'finish': {
-          const m = isObject(p.messageMetadata) ? p.messageMetadata : {};
-          const ok = typeof m.ok === 'boolean' ? m.ok : p.finishReason !== 'error';
-          return [{ type: 'done', ok, parse_ok: typeof m.parse_ok === 'boolean' ? m.parse_ok : ok,
-            finish_reason: m.finish_reason !== undefined ? m.finish_reason : p.finishReason ?? null,
-            ...(m.finish !== undefined ? { finish: m.finish } : {}), ...(isObject(m.payload) ? { payload: m.payload } : {}) }];
+          const m = ownObject(p, 'messageMetadata');
+          const mOk = own(m, 'ok');
+          const mParse = own(m, 'parse_ok');
+          const finish = own(m, 'finish');
+          const payload = ownObject(m, 'payload');
+          const finishReason = own(p, 'finishReason');
+          const ok = typeof mOk === 'boolean' ? mOk : finishReason !== 'error';
+          return [{ type: 'done', ok, parse_ok: typeof mParse === 'boolean' ? mParse : ok,
+            finish_reason: m && Object.hasOwn(m, 'finish_reason') ? m.finish_reason : finishReason ?? null,
+            ...(finish !== undefined ? { finish } : {}), ...(payload ? { payload } : {}) }];
         }
         default: {
-          const extra = typeof p.type === 'string' && p.type.startsWith('data-') ? p.type.slice(5).replaceAll('-', '_') : null;
-          return extra && EXTRA_TYPES.has(extra) && isObject(p.data) ? [typed(extra, p.data)] : [];
+          const extra = typeof type === 'string' && type.startsWith('data-') ? type.slice(5).replaceAll('-', '_') : null;
+          const data = ownObject(p, 'data');
+          return extra && EXTRA_TYPES.has(extra) && data ? [extraEvent(extra as 'source', data)] : [];
         }
       }
     },

@@ -1,19 +1,56 @@
-// @ts-nocheck
 // The tagged profile (nonce-tag-streaming.md): `writer` is what `toSse("tagged")` writes,
 // `reader` what `fromSse("tagged")` reads back.
-import { EXTRA_TYPES, isObject, json, providerCode, typed, wireFields } from './common.js';
+import { EXTRA_TYPES, extraEvent, idOf, indexOf, json, own, ownObject, providerCode, str, typed, wireFields } from './common.js';
+import type { ErrorEvent, FramesOf, JsonObject, ProfileReader, ProfileWriter, WireEvent, WireEventType } from './common.js';
+
+/** Routed events the vocabulary has no word for: they travel under their own name. */
+const ROUTED: ReadonlySet<string> = new Set(['thinking_delta', 'tool_call_start', 'tool_call_delta', 'tool_call', 'action', 'usage', ...EXTRA_TYPES]);
+
+/** The frame names of the tagged vocabulary and the routed names it writes. */
+export const NAMES: ReadonlySet<string> = new Set(['artifact_delta', 'user_delta', 'done', 'error', ...ROUTED]);
+
+/**
+ * Whether a frame is of the tagged vocabulary: its name, and for the names the planner profile
+ * writes too, not the planner shape (a `done` with `metadata` or `answer_action_seq`, an
+ * `error` with an `error` and no `message`, a `tool_call_start` with a `tool_call_id`).
+ */
+export function knows(name: string, _raw: string, data: unknown): boolean {
+  if (!NAMES.has(name)) return false;
+  const has = (k: string) => own(data, k) !== undefined;
+  switch (name) {
+    case 'done':
+      return !(has('metadata') || has('answer_action_seq'));
+    case 'error':
+      return !(has('error') && !has('message'));
+    case 'tool_call_start':
+      return !has('tool_call_id');
+    default:
+      return true;
+  }
+}
+
+/** The data of each frame `toSse("tagged")` writes, by frame name (routed events: themselves without `type`). */
+export interface TaggedFrames {
+  artifact_delta: { text: string; stream_id?: string; seq?: unknown; chunk?: unknown; done?: boolean; artifact_type?: unknown };
+  user_delta: { text: string; source?: 'answer' };
+  error: { code: string; message: string; provider_code?: string | null };
+  done: { ok: boolean; parse_ok: boolean; error?: { code: string; message: string }; finish_reason?: unknown; finish?: unknown;
+    payload?: JsonObject };
+}
+
+/** A tagged frame: one of the vocabulary, or a routed event under its own name. */
+export type TaggedFrame = FramesOf<TaggedFrames> | [name: string, data: { [field: string]: unknown }];
 
 /**
  * The tagged vocabulary (nonce-tag-streaming.md): artifact_delta, user_delta, done, ping. What
  * it has no word for (errors, reasoning, tool calls, the action, usage) goes out under the
  * routed event's own name, which a client listening for the vocabulary's names never sees.
  */
-export function writer() {
-  let error = null;
-  const named = new Set(['thinking_delta', 'tool_call_start', 'tool_call_delta', 'tool_call', 'action', 'usage', ...EXTRA_TYPES]);
+export function writer(): ProfileWriter<TaggedFrame> {
+  let error: { code: string; message: string } | null = null;
   return {
     heartbeat: () => 'event: ping\ndata: {}\n\n',
-    frames(e) {
+    frames(e: WireEvent): TaggedFrame[] {
       switch (e.type) {
         case 'artifact_delta':
           return [['artifact_delta', { text: e.text }]];
@@ -34,7 +71,7 @@ export function writer() {
             ...(e.finish !== undefined ? { finish: e.finish } : {}),
             ...(e.payload ? { payload: e.payload } : {}) }]];
         default: {
-          if (!named.has(e.type)) return [];
+          if (!ROUTED.has(e.type)) return [];
           const { type, ...fields } = e;
           return [[type, fields]];
         }
@@ -44,42 +81,83 @@ export function writer() {
   };
 }
 
+/**
+ * Throws when a routed event under its own name lacks what its type needs (the fields folds
+ * read: text, a tool call's index and id, its argument text, the action).
+ */
+function checkRouted(name: string, d: JsonObject): void {
+  const need = (ok: boolean, what: string) => {
+    if (!ok) throw new TypeError(`${name} without ${what}`);
+  };
+  switch (name) {
+    case 'thinking_delta':
+    case 'refusal_delta':
+      need(typeof own(d, 'text') === 'string', 'text');
+      break;
+    case 'tool_call_start':
+    case 'tool_call':
+      need(indexOf(own(d, 'index')) !== undefined, 'index');
+      need(typeof own(d, 'id') === 'string', 'id');
+      need(['string', 'undefined'].includes(typeof own(d, 'name')) || own(d, 'name') === null, 'a string name');
+      break;
+    case 'tool_call_delta':
+      need(indexOf(own(d, 'index')) !== undefined, 'index');
+      need(typeof own(d, 'arguments') === 'string', 'arguments');
+      break;
+    case 'action':
+      need(ownObject(d, 'action') !== undefined, 'action');
+      break;
+    default:
+      break;
+  }
+}
+
 /** The tagged vocabulary (nonce-tag-streaming.md), plus routed events under their own names. */
-export function reader() {
+export function reader(): ProfileReader {
   let errors = 0;
-  const named = new Set(['thinking_delta', 'tool_call_start', 'tool_call_delta', 'tool_call', 'action', 'usage', ...EXTRA_TYPES]);
+  const errorOf = (d: JsonObject): ErrorEvent => ({ type: 'error', code: idOf(own(d, 'code')) ?? 'server_error',
+    message: str(own(d, 'message') ?? own(d, 'error')) });
   return {
     named: true,
-    read(name, d) {
+    read(name: string, d: JsonObject): WireEvent[] {
       const wire = wireFields(d);
       switch (name) {
-        case 'artifact_delta':
-          if (typeof d.stream_id === 'string') {
-            return [{ type: 'artifact_chunk', stream_id: d.stream_id, seq: d.seq, chunk: d.chunk, done: d.done === true,
-              artifact_type: d.artifact_type ?? null, ...wire }];
+        case 'artifact_delta': {
+          const streamId = own(d, 'stream_id');
+          if (typeof streamId === 'string') {
+            return [{ type: 'artifact_chunk', stream_id: streamId, seq: own(d, 'seq'), chunk: own(d, 'chunk'),
+              done: own(d, 'done') === true, artifact_type: own(d, 'artifact_type') ?? null, ...wire }];
           }
-          if (typeof d.text !== 'string') throw new TypeError('artifact_delta without text');
-          return [{ type: 'artifact_delta', text: d.text, ...wire }];
-        case 'user_delta':
-          if (typeof d.text !== 'string') throw new TypeError('user_delta without text');
-          return [{ type: d.source === 'answer' ? 'answer_delta' : 'user_delta', text: d.text, ...wire }];
+          const text = own(d, 'text');
+          if (typeof text !== 'string') throw new TypeError('artifact_delta without text');
+          return [{ type: 'artifact_delta', text, ...wire }];
+        }
+        case 'user_delta': {
+          const text = own(d, 'text');
+          if (typeof text !== 'string') throw new TypeError('user_delta without text');
+          return [{ type: own(d, 'source') === 'answer' ? 'answer_delta' : 'user_delta', text, ...wire }];
+        }
         case 'error':
           errors++;
-          return [{ type: 'error', code: String(d.code ?? 'server_error'), message: String(d.message ?? d.error ?? ''),
-            ...providerCode(d), ...wire }];
+          return [{ ...errorOf(d), ...providerCode(d), ...wire }];
         case 'done': {
-          const out = [];
-          if (isObject(d.error) && errors === 0) {
-            out.push({ type: 'error', code: String(d.error.code ?? 'server_error'), message: String(d.error.message ?? ''), ...wire });
-          }
-          const ok = typeof d.ok === 'boolean' ? d.ok : true;
-          out.push({ type: 'done', ok, parse_ok: typeof d.parse_ok === 'boolean' ? d.parse_ok : ok,
-            finish_reason: d.finish_reason ?? null, ...(d.finish !== undefined ? { finish: d.finish } : {}),
-            ...(isObject(d.payload) ? { payload: d.payload } : {}), ...wire });
+          const out: WireEvent[] = [];
+          const error = ownObject(d, 'error');
+          if (error && errors === 0) out.push({ ...errorOf(error), ...wire });
+          const dOk = own(d, 'ok');
+          const dParse = own(d, 'parse_ok');
+          const finish = own(d, 'finish');
+          const payload = ownObject(d, 'payload');
+          const ok = typeof dOk === 'boolean' ? dOk : true;
+          out.push({ type: 'done', ok, parse_ok: typeof dParse === 'boolean' ? dParse : ok,
+            finish_reason: own(d, 'finish_reason') ?? null, ...(finish !== undefined ? { finish } : {}),
+            ...(payload ? { payload } : {}), ...wire });
           return out;
         }
         default:
-          return named.has(name) ? [typed(name, d)] : [];
+          if (!ROUTED.has(name)) return [];
+          checkRouted(name, d);
+          return [EXTRA_TYPES.has(name) ? extraEvent(name as 'source', d) : typed(name as WireEventType, d)];
       }
     },
   };

@@ -1,125 +1,478 @@
-// @ts-nocheck
 // The wire profiles and `fromSse`: each profile module has its writer (`toSse`) and its reader
 // (`fromSse`); this module picks one by name and reads frames with it.
+//
+// Three layers, each with one job:
+// - `FrameReader`: bytes or text to SSE frames, with the frame cap. A frame over the cap is
+//   reported once and skipped through its terminating blank line (a small machine over the
+//   bytes, `Skip`), after which a fresh decoder reads on: nothing of the skipped frame's tail
+//   is ever read as a frame, whatever the chunking.
+// - `ProfileFrames`: frames to events with one profile's reader, and the check that the wire
+//   is that profile's at all (its vocabulary within the first `SCAN_FRAMES` frames).
+// - `WireStream`: the two together, what `fromSse` and `connectSse({ profile })` run.
 import { SseDecoder } from '../classes/sse.js';
+import type { SseEvent } from '../classes/sse.js';
+import { badChunk, chunkView } from '../boundary.js';
+import { decoderCaps, optionsIn } from '../connect.js';
 import { StreamrouteError } from '../runtime.js';
-import { invalid, isObject } from './common.js';
-import { reader as planner } from './planner.js';
-import { reader as tagged } from './tagged.js';
-import { reader as aiSdk } from './ai-sdk.js';
+import { invalid, isObject, own, str } from './common.js';
+import type { DoneEvent, ErrorEvent, ProfileReader, SseFrame, WireEvent } from './common.js';
+import { knows as plannerKnows, reader as planner } from './planner.js';
+import { knows as taggedKnows, reader as tagged } from './tagged.js';
+import { DONE_MARKER, knows as aiSdkKnows, reader as aiSdk } from './ai-sdk.js';
+
+/** A profile's name. */
+export type Profile = 'planner' | 'tagged' | 'ai-sdk';
+
+interface ProfileModule {
+  /** A fresh reader of the profile's frames. */
+  reader(): ProfileReader;
+  /** Whether a frame (its name, raw data and parsed data) is of the profile's vocabulary. */
+  knows(name: string, raw: string, data: unknown): boolean;
+}
 
 /** The reader of every profile by name (writers: web.js, so a page that only reads has none). */
-const READERS = { planner, tagged, 'ai-sdk': aiSdk };
+const PROFILES: { readonly [P in Profile]: ProfileModule } = {
+  planner: { reader: planner, knows: plannerKnows },
+  tagged: { reader: tagged, knows: taggedKnows },
+  'ai-sdk': { reader: aiSdk, knows: aiSdkKnows },
+};
+const NAMES = Object.keys(PROFILES) as Profile[];
 
 /** `profile` when it names a profile, else `invalid_option`. */
-export function profileName(profile) {
-  if (typeof profile !== 'string' || !Object.hasOwn(READERS, profile)) {
+export function profileName(profile: unknown): Profile {
+  if (typeof profile !== 'string' || !Object.hasOwn(PROFILES, profile)) {
     const got = typeof profile === 'string' ? JSON.stringify(profile) : `a ${typeof profile}`;
     throw new StreamrouteError('invalid_option', `profile must be "planner", "tagged" or "ai-sdk", got ${got}`);
   }
-  return profile;
+  return profile as Profile;
 }
 
+/** Frames (decoded SSE events but `ping`s) within which a wire must show its profile's vocabulary. */
+export const SCAN_FRAMES = 16;
+
+/** What `JSON.parse` could not read. */
+const NOT_JSON: unique symbol = Symbol('not JSON');
+
+/** The terminal event of a stream that is not the profile's. */
+const FAILED_DONE: DoneEvent = { type: 'done', ok: false, parse_ok: false, finish_reason: null, finish: 'error' };
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : str(err));
+
 /**
- * The reader of one profile: `frame(sseEvent)` gives the events of one decoded SSE frame. A
- * frame it cannot read gives an `error {code: "wire_invalid"}` and reading goes on.
- * `connectSse` and `fromSse` share it.
+ * Frames to events with one profile's reader. A frame it cannot read gives an `error {code:
+ * "wire_invalid"}` and reading goes on. Until a frame of the profile's vocabulary arrives, the
+ * events of the others are held; if none arrives within `SCAN_FRAMES` frames (or before the
+ * end), the wire is another profile's or none: one `wire_invalid` naming the profile the frames
+ * look like, a `done {ok: false}`, and nothing more.
  */
-export function wireReader(profile) {
-  const r = READERS[profileName(profile)]();
-  return {
-    frame(f) {
-      const name = f.event;
-      if (name === 'ping' || (!r.named && f.data === '[DONE]')) return [];
-      if (r.named && name === 'message') return [];
-      let data;
+export class ProfileFrames {
+  readonly #profile: Profile;
+  readonly #reader: ProfileReader;
+  #state: 'scanning' | 'reading' | 'stopped' = 'scanning';
+  /** Frames seen while scanning. */
+  #seen = 0;
+  /** Events of the frames seen while scanning. */
+  #held: WireEvent[] = [];
+  /** While scanning: per other profile, frames only it knows and frames it shares. */
+  readonly #looks = new Map<Profile, { only: number; shared: number }>();
+
+  constructor(profile: unknown) {
+    this.#profile = profileName(profile);
+    this.#reader = PROFILES[this.#profile].reader();
+  }
+
+  /** Whether the wire was found not to be the profile's (no event comes any more). */
+  get stopped(): boolean {
+    return this.#state === 'stopped';
+  }
+
+  /** The events of one decoded SSE frame. */
+  frame(f: SseFrame): WireEvent[] {
+    if (this.#state === 'stopped') return [];
+    const name = f.event;
+    if (name === 'ping') return [];
+    const named = this.#reader.named;
+    // The frame's one parse (none for what is skipped unread once reading).
+    let data: unknown = NOT_JSON;
+    const skipped = named ? name === 'message' : f.data === DONE_MARKER;
+    if (!skipped || this.#state === 'scanning') {
       try {
         data = JSON.parse(f.data);
       } catch {
-        return [invalid(`${name} frame: data is not JSON`, f)];
+        // NOT_JSON
       }
-      if (!isObject(data)) return [invalid(`${name} frame: data is not a JSON object`, f)];
-      try {
-        return r.read(name, data);
-      } catch (err) {
-        return [invalid(`${r.named ? name : data.type} frame: ${err?.message ?? err}`, f)];
-      }
-    },
-  };
+    }
+    if (this.#state === 'reading') return this.#read(f, skipped, data);
+    if (PROFILES[this.#profile].knows(name, f.data, data)) {
+      this.#state = 'reading';
+      const out = this.#held;
+      this.#held = [];
+      for (const e of this.#read(f, skipped, data)) out.push(e);
+      return out;
+    }
+    this.#tally(name, f.data, data);
+    for (const e of this.#read(f, skipped, data)) this.#held.push(e);
+    return ++this.#seen >= SCAN_FRAMES ? this.#stop() : [];
+  }
+
+  /** The event of a frame over the cap (`message` says why). */
+  oversized(message: string): WireEvent[] {
+    const e = invalid(message);
+    if (this.#state === 'reading') return [e];
+    if (this.#state === 'scanning') this.#held.push(e);
+    return [];
+  }
+
+  /** The end of the stream: a stream of frames none of which was the profile's is reported. */
+  end(): WireEvent[] {
+    if (this.#state !== 'scanning') return [];
+    if (this.#seen > 0) return this.#stop();
+    this.#state = 'reading';
+    const out = this.#held;
+    this.#held = [];
+    return out;
+  }
+
+  #read(f: SseFrame, skipped: boolean, data: unknown): WireEvent[] {
+    if (skipped) return [];
+    const name = f.event;
+    if (data === NOT_JSON) return [invalid(`${name} frame: data is not JSON`, f)];
+    if (!isObject(data)) return [invalid(`${name} frame: data is not a JSON object`, f)];
+    try {
+      return this.#reader.read(name, data);
+    } catch (err) {
+      return [invalid(`${this.#reader.named ? name : str(own(data, 'type'))} frame: ${errorText(err)}`, f)];
+    }
+  }
+
+  #tally(name: string, raw: string, data: unknown): void {
+    const others = NAMES.filter((p) => p !== this.#profile && PROFILES[p].knows(name, raw, data));
+    for (const p of others) {
+      const n = this.#looks.get(p) ?? { only: 0, shared: 0 };
+      if (others.length === 1) n.only++;
+      else n.shared++;
+      this.#looks.set(p, n);
+    }
+  }
+
+  #stop(): WireEvent[] {
+    this.#state = 'stopped';
+    this.#held = [];
+    const score = (p: Profile) => {
+      const n = this.#looks.get(p);
+      return n ? n.only * SCAN_FRAMES + n.shared : 0;
+    };
+    const best = Math.max(...NAMES.map(score));
+    const like = best > 0 ? NAMES.filter((p) => score(p) === best) : [];
+    const first = this.#seen < SCAN_FRAMES ? `none of its ${this.#seen} frames` : `none of its first ${SCAN_FRAMES} frames`;
+    const message = `the stream is not of the "${this.#profile}" profile: ${first} is of that vocabulary`
+      + (like.length ? `; they look like "${like.join('" or "')}" frames (fromSse("${like[0]}") reads them)` : '');
+    const error: ErrorEvent = invalid(message);
+    return [error, { ...FAILED_DONE }];
+  }
 }
 
+/** A frame over the cap: the decoder's `sse_event_too_large`, as a message. */
+export interface OversizedFrame {
+  oversized: string;
+}
+
+/** What `FrameReader` gives: decoded frames, and frames over the cap in their place. */
+export type FrameItem = SseEvent | OversizedFrame;
+
+/**
+ * Where the skip of a frame over the cap stands: in one of its lines (`Line`), just after a
+ * CR that ended one (`LineCr`: an LF next belongs to it), at the start of one (`LineStart`: a
+ * line end here is the blank line that ends the frame), or just after a blank line that was a
+ * CR (`DoneCr`: an LF next belongs to it; the fresh decoder reads what follows).
+ */
+const enum Skip {
+  Off,
+  Line,
+  LineCr,
+  LineStart,
+  DoneCr,
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
 const utf8 = new TextEncoder();
+const REPLACEMENT = utf8.encode('\ufffd');
 
-// The UTF-8 length of a string (the decoder's offsets count UTF-8 bytes).
-function utf8Length(s) {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0x80) n += c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 1 : 2; // a surrogate pair is 4 bytes
+/**
+ * SSE frames from bytes or text, with a cap on one frame's data (`maxEventBytes`, default 8
+ * MiB; a frame up to it is read whole, whatever its line length). A frame over the cap gives
+ * one `OversizedFrame` and is skipped through its terminating blank line: the decoder stops at
+ * the line that broke the cap (`err.offset`), `Skip` finds that line's end and then a blank
+ * line, and a fresh decoder reads from there, told the last event ID and retry first so
+ * nothing of the old one's state is lost. Text is turned into UTF-8 here (a high surrogate at a
+ * chunk's end waits for the next chunk) so the decoder's offsets are offsets into what it was
+ * fed. `finish()` ends a stream; the reader may then be fed a new one (a reconnection).
+ */
+export class FrameReader {
+  readonly #caps: { maxEventBytes?: number; maxLineBytes?: number };
+  /** `null` while a frame is skipped (until its blank line). */
+  #decoder: SseDecoder | null;
+  /** UTF-8 bytes the current decoder has been fed since its stream began. */
+  #fed = 0;
+  #skip = Skip.Off;
+  /** A UTF-16 high surrogate that ended the last string chunk. */
+  #high = '';
+  /** The last event ID and retry of the decoder last dropped. */
+  #lastEventId = '';
+  #retry: number | undefined = undefined;
+
+  constructor(maxEventBytes?: unknown) {
+    this.#caps = decoderCaps(maxEventBytes);
+    this.#decoder = new SseDecoder(this.#caps);
   }
-  return n;
+
+  /** The last event ID in force (`""` when none). */
+  get lastEventId(): string {
+    return this.#decoder ? this.#decoder.lastEventId : this.#lastEventId;
+  }
+
+  /** The last reconnection time the stream gave, `undefined` before any. */
+  get retry(): number | undefined {
+    return this.#decoder ? this.#decoder.retry : this.#retry;
+  }
+
+  /** The frames `chunk` completes. A chunk that is neither text nor bytes is `invalid_input`. */
+  feed(chunk: unknown): FrameItem[] {
+    const out: FrameItem[] = [];
+    this.#read(this.#bytes(chunk), out);
+    return out;
+  }
+
+  /**
+   * Ends the stream: the last frames (an unterminated frame, or the rest of a skipped one, is
+   * dropped). The reader may then be fed a new stream.
+   */
+  finish(): FrameItem[] {
+    const out: FrameItem[] = [];
+    if (this.#high !== '') {
+      this.#high = '';
+      this.#read(REPLACEMENT, out);
+    }
+    if (this.#decoder === null) this.#resume();
+    this.#skip = Skip.Off;
+    for (const e of this.#decoder!.finish()) out.push(e);
+    this.#fed = 0;
+    return out;
+  }
+
+  free(): void {
+    this.#decoder?.free();
+    this.#decoder = null;
+  }
+
+  /** `chunk` as UTF-8 bytes, with the surrogate carry for text. */
+  #bytes(chunk: unknown): Uint8Array {
+    if (typeof chunk === 'string') {
+      let text = this.#high + chunk;
+      this.#high = '';
+      const last = text.charCodeAt(text.length - 1);
+      if (last >= 0xd800 && last < 0xdc00) {
+        this.#high = text[text.length - 1]!;
+        text = text.slice(0, -1);
+      }
+      return utf8.encode(text);
+    }
+    const view = chunkView(chunk);
+    if (view === null) throw badChunk();
+    if (this.#high === '') return view;
+    // A held high surrogate had no low half: U+FFFD before the bytes.
+    this.#high = '';
+    const bytes = new Uint8Array(REPLACEMENT.length + view.length);
+    bytes.set(REPLACEMENT);
+    bytes.set(view, REPLACEMENT.length);
+    return bytes;
+  }
+
+  #read(bytes: Uint8Array, out: FrameItem[]): void {
+    let at = 0;
+    while (at < bytes.length) {
+      if (this.#skip !== Skip.Off) {
+        at = this.#skipTo(bytes, at);
+        continue;
+      }
+      const decoder = this.#decoder!;
+      const part = at === 0 ? bytes : bytes.subarray(at);
+      const start = this.#fed;
+      try {
+        for (const e of decoder.feed(part)) out.push(e);
+        this.#fed += part.length;
+        return;
+      } catch (err) {
+        // Only a frame over the cap is the wire's fault (the decoder is then dead); anything
+        // else (out of memory) is thrown on.
+        if (!(err instanceof StreamrouteError) || err.code !== 'sse_event_too_large') throw err;
+        for (const e of (err.events ?? []) as SseEvent[]) out.push(e);
+        out.push({ oversized: `${err.code}: a frame longer than ${this.#caps.maxEventBytes} bytes (maxEventBytes) was skipped` });
+        this.#lastEventId = decoder.lastEventId;
+        this.#retry = decoder.retry;
+        decoder.free();
+        this.#decoder = null;
+        // The offending line starts at or before `err.offset` and ends at or after it: skip
+        // from there (an offset before this chunk is a line carried from earlier ones).
+        const offset = typeof err.offset === 'number' ? err.offset - start : 0;
+        at += Math.min(part.length, Math.max(0, offset));
+        this.#skip = Skip.Line;
+      }
+    }
+  }
+
+  /** Runs `Skip` over `bytes` from `at`; where reading goes on (`bytes.length`: the chunk is used up). */
+  #skipTo(bytes: Uint8Array, at: number): number {
+    // The next LF and CR at or after `at` (-1: none left in the chunk), found at most once
+    // each per position, so the skip is linear in the chunk.
+    let lf = -2;
+    let cr = -2;
+    let i = at;
+    while (i < bytes.length) {
+      switch (this.#skip) {
+        case Skip.Line: {
+          if (lf !== -1 && lf < i) lf = bytes.indexOf(LF, i);
+          if (cr !== -1 && cr < i) cr = bytes.indexOf(CR, i);
+          const end = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+          if (end < 0) return bytes.length;
+          this.#skip = bytes[end] === CR ? Skip.LineCr : Skip.LineStart;
+          i = end + 1;
+          break;
+        }
+        case Skip.LineCr:
+          if (bytes[i] === LF) i++;
+          this.#skip = Skip.LineStart;
+          break;
+        case Skip.LineStart: {
+          const b = bytes[i];
+          if (b !== LF && b !== CR) {
+            this.#skip = Skip.Line;
+            break;
+          }
+          // The blank line: the frame ends here.
+          this.#skip = b === CR ? Skip.DoneCr : Skip.Off;
+          this.#resume();
+          i++;
+          if (b === LF) return i;
+          break;
+        }
+        case Skip.DoneCr:
+          if (bytes[i] === LF) i++;
+          this.#skip = Skip.Off;
+          return i;
+        default:
+          return i;
+      }
+    }
+    return bytes.length;
+  }
+
+  /** A fresh decoder where the dropped one left off: its last event ID and retry, mid-stream. */
+  #resume(): void {
+    const prefix = utf8.encode(`${this.#lastEventId ? `id: ${this.#lastEventId}\n` : ''}`
+      + `${this.#retry !== undefined ? `retry: ${this.#retry}\n` : ''}\n`);
+    const decoder = new SseDecoder(this.#caps);
+    decoder.feed(prefix);
+    this.#decoder = decoder;
+    this.#fed = prefix.length;
+  }
 }
 
-// The index just past the first line end (CR or LF) at or after `from`, or -1.
-function pastLineEnd(bytes, from) {
-  for (let i = Math.max(0, from); i < bytes.length; i++) {
-    if (bytes[i] === 0x0a) return i + 1;
-    if (bytes[i] === 0x0d) return i + 1 < bytes.length && bytes[i + 1] === 0x0a ? i + 2 : i + 1;
+/**
+ * One profile's reading of a wire, bytes to events: `FrameReader` then `ProfileFrames`.
+ * `fromSse` and `connectSse({ profile })` run it. `drop()` ends one connection (the stream may
+ * go on in another, `Last-Event-ID` from `lastEventId`); `finish()` ends the stream.
+ */
+export class WireStream {
+  readonly #frames: ProfileFrames;
+  readonly #reader: FrameReader;
+
+  constructor(profile: unknown, maxEventBytes?: unknown) {
+    this.#frames = new ProfileFrames(profile);
+    this.#reader = new FrameReader(maxEventBytes);
   }
-  return -1;
+
+  /** Whether the wire was found not to be the profile's: no event comes any more. */
+  get stopped(): boolean {
+    return this.#frames.stopped;
+  }
+
+  get lastEventId(): string {
+    return this.#reader.lastEventId;
+  }
+
+  get retry(): number | undefined {
+    return this.#reader.retry;
+  }
+
+  /** The events of one chunk. */
+  feed(chunk: unknown): WireEvent[] {
+    if (this.stopped) return [];
+    return this.#events(this.#reader.feed(chunk));
+  }
+
+  /** The end of one connection: the events of its last frames. */
+  drop(): WireEvent[] {
+    if (this.stopped) return [];
+    return this.#events(this.#reader.finish());
+  }
+
+  /** The end of the stream after `drop()` ended its last connection. */
+  end(): WireEvent[] {
+    return this.#frames.end();
+  }
+
+  /** The end of the stream: `drop()` and `end()`. */
+  finish(): WireEvent[] {
+    const out = this.drop();
+    for (const e of this.end()) out.push(e);
+    return out;
+  }
+
+  free(): void {
+    this.#reader.free();
+  }
+
+  #events(items: FrameItem[]): WireEvent[] {
+    const out: WireEvent[] = [];
+    for (const item of items) {
+      const events = 'oversized' in item ? this.#frames.oversized(item.oversized) : this.#frames.frame(item);
+      for (const e of events) out.push(e);
+      if (this.stopped) {
+        this.free();
+        break;
+      }
+    }
+    return out;
+  }
 }
+
+/** What `connectSse({ profile, maxEventBytes })` reads with (connect.js). */
+export const wireStream = (profile: unknown, options?: { maxEventBytes?: unknown }): WireStream =>
+  new WireStream(profile, options?.maxEventBytes);
 
 /**
  * A TransformStream<Uint8Array | string, WireEvent>: the inverse of `toSse(profile)`. Gives
  * routed events, artifact chunks and a `done` carrying `payload`; a frame it cannot read is an
  * `error {code: "wire_invalid"}` and reading goes on. `options.maxEventBytes` caps one frame
- * (default 8 MiB): a longer one is reported and skipped to the end of the line that broke the
- * cap, where a fresh decoder takes over.
+ * (default 8 MiB): a longer one is one `wire_invalid` and is skipped through its blank line. A
+ * wire that is not the profile's is one `wire_invalid` and a `done {ok: false}`. Another
+ * option is `invalid_input`, as for `toSse`.
  */
-export function fromSse(profile, options) {
-  const reader = wireReader(profile);
-  const decoderOptions = options?.maxEventBytes === undefined ? undefined : { maxEventBytes: options.maxEventBytes };
-  let decoder = new SseDecoder(decoderOptions);
-  let offset = 0; // UTF-8 bytes the current decoder has been fed
-  let skipping = false; // dropping input up to the next line end
-  const read = (frames, controller) => {
-    for (const f of frames) for (const e of reader.frame(f)) controller.enqueue(e);
-  };
-  const feed = (chunk, controller) => {
-    if (skipping) {
-      const bytes = typeof chunk === 'string' ? utf8.encode(chunk) : chunk;
-      const at = pastLineEnd(bytes, 0);
-      if (at < 0) return;
-      skipping = false;
-      chunk = bytes.subarray(at);
-    }
-    const start = offset;
-    offset += typeof chunk === 'string' ? utf8Length(chunk) : chunk.byteLength;
-    try {
-      read(decoder.feed(chunk), controller);
-    } catch (err) {
-      // Only a frame over the cap is the wire's fault; a chunk that is neither text nor bytes
-      // is the caller's (`invalid_input`) and errors the stream.
-      if (!(err instanceof StreamrouteError) || err.code !== 'sse_event_too_large') throw err;
-      read(err.events ?? [], controller);
-      controller.enqueue({ type: 'error', code: 'wire_invalid', message: `${err.code}: ${err.message}` });
-      decoder.free();
-      decoder = new SseDecoder(decoderOptions);
-      offset = 0;
-      // Go on after the line the decoder stopped at (it starts at `err.offset`).
-      const bytes = typeof chunk === 'string' ? utf8.encode(chunk) : chunk;
-      const at = pastLineEnd(bytes, (err.offset ?? start) - start);
-      if (at < 0) skipping = true;
-      else if (at < bytes.length) feed(bytes.subarray(at), controller);
-    }
-  };
-  return new TransformStream({
+export function fromSse(profile: unknown, options?: unknown): TransformStream<unknown, WireEvent> {
+  const name = profileName(profile);
+  const wire = wireStream(name, optionsIn(options, ['maxEventBytes']));
+  return new TransformStream<unknown, WireEvent>({
     transform(chunk, controller) {
-      feed(chunk, controller);
+      for (const e of wire.feed(chunk)) controller.enqueue(e);
     },
     flush(controller) {
-      if (!skipping) read(decoder.finish(), controller);
-      decoder.free();
+      try {
+        for (const e of wire.finish()) controller.enqueue(e);
+      } finally {
+        wire.free();
+      }
     },
   });
 }
