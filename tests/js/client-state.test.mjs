@@ -1,9 +1,10 @@
 // StreamState and StreamMux on the packed package: what a snapshot after every event costs
 // (counted with the package's work counter, never timed), the byte budget, hostile events and
 // listeners, completeArguments, throttled subscribers, and the mux's limits and release.
-import { mock, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StreamMux, StreamState, StreamrouteError } from 'streamroute/client';
+import { typecheck } from './helpers/typecheck.mjs';
 
 // Members copied into snapshots, search steps and nodes read, counted by the package.
 const work = () => StreamState[Symbol.for('streamroute.work')]();
@@ -464,4 +465,28 @@ test('StreamMux: delete, releaseEnded, maxStreams and the mux errors', () => {
   assert.deepEqual(released.keys(), ['t']);
   assert.equal(released.get('s'), undefined);
   assert.equal(released.ended('s'), false);
+});
+
+test('TypeScript: the options, completeArguments, sources and usage type-check', async () => {
+  const { status, output } = typecheck('ts-client-state', `
+    import { StreamState, StreamMux, type StreamSnapshot, type StreamStateOptions, type StreamMuxOptions, type SubscribeOptions } from 'streamroute';
+    const options: StreamStateOptions = { maxBytes: 1 << 20, onListenerError: (e: unknown) => console.error(e) };
+    const state = new StreamState(options);
+    const throttle: SubscribeOptions = { throttleMs: 50 };
+    const stop: () => void = state.subscribe(() => {}, throttle);
+    const s: StreamSnapshot = state.snapshot();
+    const url: string | null | undefined = s.sources[0]?.url;
+    const tokens: number | null | undefined = s.usage?.total_tokens;
+    const done: unknown = s.toolCalls[0]?.completeArguments;
+    const bytes: number = state.bytes;
+    const muxOptions: StreamMuxOptions = { key: 'session_id', maxStreams: 100, releaseEnded: true, maxBytes: 1 << 16, throttle: 20 };
+    const mux = new StreamMux(muxOptions);
+    const released: boolean = mux.delete('a');
+    const errors: readonly { readonly code: string }[] = mux.errors();
+    mux.subscribe((c) => void c, { throttleMs: 10 });
+    // @ts-expect-error: an unknown option
+    new StreamState({ maxByte: 1 });
+    void [stop, url, tokens, done, bytes, released, errors];
+  `);
+  assert.equal(status, 0, output);
 });
