@@ -287,6 +287,11 @@ test('apply is all or nothing: getters run once, a cycle, a BigInt, a throwing g
   for (let i = 0; i < 40; i++) node = i % 2 ? node.l : node.r;
   assert.equal(node.leaf, 1);
   assert.ok(s.bytes < 4096, `${s.bytes} bytes`);
+  // Nor is it ever written out whole: as a source's identity, an error's code, a stream id.
+  s.apply([{ type: 'source', title: dag }, { type: 'source', title: dag }, { type: 'error', code: dag, message: 'm' },
+    { type: 'artifact_chunk', stream_id: dag, seq: dag, chunk: 1 }]);
+  assert.equal(s.snapshot().sources.length, 2);
+  assert.deepEqual(s.snapshot().errors.map((e) => e.code), ['error', 'wire_invalid'], 'a code too long to write is "error"');
   const deep = JSON.parse(`${'['.repeat(20_000)}1${']'.repeat(20_000)}`);
   s.apply({ type: 'usage', deep });
 

@@ -12,7 +12,7 @@
 // - No lookup scans: tool calls by id and by index, artifacts by id, gaps as sorted ranges.
 import { PartialJson, type JsonEvent, type JsonPath } from '../classes/partial.js';
 import { StreamrouteError } from '../runtime.js';
-import { WIRE_FIELDS, str, textOf } from './common.js';
+import { WIRE_FIELDS, textOf } from './common.js';
 
 type Data = Record<string, unknown>;
 /** An event after `copyEvents`: plain frozen data with a string `type`. */
@@ -130,6 +130,28 @@ function without(data: Readonly<Data>, keys: readonly string[]): [Data, number] 
   }
   SIZE.set(out, bytes);
   return [Object.freeze(out), bytes];
+}
+
+// JSON text of copied data, or `null` past `limit` nodes: a shared object is written once per
+// path, so a small value can have an exponentially long text.
+function boundedJson(v: unknown, limit = 10_000): string | null {
+  let nodes = 0;
+  try {
+    return JSON.stringify(v, (_k, x: unknown) => {
+      if (++nodes > limit) throw new RangeError('too long');
+      return x;
+    }) ?? 'undefined';
+  } catch {
+    return null;
+  }
+}
+
+/** A field as text for a message, an id or a code: a string as is, data as bounded JSON. */
+function textIn(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (v === undefined || v === null) return '';
+  if (typeof v !== 'object') return String(v);
+  return boundedJson(v) ?? '';
 }
 
 const isData = (v: unknown): v is Readonly<Data> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -481,7 +503,14 @@ interface Artifact {
 const F = { thinking: 1, toolCalls: 2, artifacts: 4, sources: 8, errors: 16, other: 32 } as const;
 const ALL = 63;
 
-const sourceKey = (s: Readonly<Data>): string => (s.url != null ? `u:${JSON.stringify(s.url)}` : s.id != null ? `i:${JSON.stringify(s.id)}` : `j:${JSON.stringify(s)}`);
+// A source's identity: its url, else its id, else its JSON text (a source too large to write
+// is its own; `unique` counts those).
+let unique = 0;
+function sourceKey(s: Readonly<Data>): string {
+  const [tag, v] = s.url != null ? ['u', s.url] : s.id != null ? ['i', s.id] : ['j', s];
+  const text = typeof v === 'string' ? JSON.stringify(v) : boundedJson(v);
+  return text === null ? `#${unique++}` : `${tag}:${text}`;
+}
 
 // Whether a stream has ended (for StreamMux), read without making a snapshot.
 export const ENDED = Symbol('ended');
@@ -776,8 +805,8 @@ export class StreamState {
   }
 
   #error(code: unknown, message: unknown): void {
-    const c = str(code) || 'error';
-    const m = str(message);
+    const c = textIn(code) || 'error';
+    const m = textIn(message);
     if (!this.#charge(RECORD + 2 * (c.length + m.length))) return;
     this.#pushError(c, m);
   }
@@ -821,11 +850,11 @@ export class StreamState {
   }
 
   #artifact(e: CleanEvent): void {
-    const id = str(e.stream_id);
+    const id = textIn(e.stream_id);
     let a = this.#artifacts.get(id);
     const seq = e.seq === undefined || e.seq === null ? (a?.max ?? -1) + 1 : e.seq;
     if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) {
-      this.#error('wire_invalid', `artifact ${JSON.stringify(id)}: seq ${JSON.stringify(e.seq) ?? 'undefined'} is not a sequence number`);
+      this.#error('wire_invalid', `artifact ${JSON.stringify(id)}: seq ${boundedJson(e.seq, 100) ?? typeof e.seq} is not a sequence number`);
       return;
     }
     const max = a?.max ?? -1;
