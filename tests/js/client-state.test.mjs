@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StreamMux, StreamState, StreamrouteError } from 'streamroute/client';
+import { SEED, rng } from './helpers/chunking.mjs';
 import { typecheck } from './helpers/typecheck.mjs';
 
 // Members copied into snapshots, search steps and nodes read, counted by the package.
@@ -84,9 +85,10 @@ test('scaling: a flat container is copied once per snapshot, and only the contai
     const before = work();
     const t = s.snapshot().toolCalls[0];
     const copied = work() - before;
-    // The root (2 members) and `flat` (i + 1 members), in partialArguments and in
-    // completeArguments; the tool call (10 fields), the tool list (1) and the snapshot (14).
-    assert.ok(copied <= 2 * (2 + (i + 1)) + 10 + 2 + 14, `snapshot ${i} copied ${copied}`);
+    // The root (2 members) and `flat` (i + 1 members), the tool call (10 fields), the tool list
+    // (1) and the snapshot (14). Nothing is open, so completeArguments is partialArguments.
+    assert.ok(copied <= 2 + (i + 1) + 10 + 2 + 14, `snapshot ${i} copied ${copied}`);
+    assert.equal(t.completeArguments, t.partialArguments);
     assert.equal(t.partialArguments.big, prev.partialArguments.big, 'an unchanged branch is the same object');
     prev = t;
   }
@@ -375,7 +377,8 @@ test('completeArguments: only values that ended; open containers with their comp
   assert.equal(seen[4].days, seen[2].days);
   assert.equal(seen[5].opts, seen[4].opts);
   s.apply({ type: 'tool_call_delta', index: 0, arguments: '"]}' });
-  assert.deepEqual(s.snapshot().toolCalls[0].completeArguments, s.snapshot().toolCalls[0].partialArguments);
+  assert.equal(s.snapshot().toolCalls[0].completeArguments, s.snapshot().toolCalls[0].partialArguments, 'nothing open: the same object');
+  assert.equal(s.snapshot().toolCalls[0].completeArguments.opts, seen[5].opts);
   const final = { city: 'Paris', days: [1, 2, 3], opts: { unit: 'celsius', n: 4 }, ok: true, tags: ['a', 'b'] };
   s.apply({ type: 'tool_call', index: 0, id: 'c', name: 'f', arguments: final });
   assert.deepEqual(s.snapshot().toolCalls[0].completeArguments, final);
@@ -389,6 +392,51 @@ test('completeArguments: only values that ended; open containers with their comp
   const scalar = new StreamState();
   scalar.apply(tool(['"abc', 'd"']));
   assert.equal(scalar.snapshot().toolCalls[0].completeArguments, 'abcd');
+});
+
+// `a` is `b` or a part of it: objects with fewer members, arrays a prefix, the same leaves.
+function isPart(a, b) {
+  if (Array.isArray(a)) return Array.isArray(b) && a.length <= b.length && a.every((x, i) => isPart(x, b[i]));
+  if (a !== null && typeof a === 'object') {
+    return b !== null && typeof b === 'object' && !Array.isArray(b) && Object.keys(a).every((k) => Object.hasOwn(b, k) && isPart(a[k], b[k]));
+  }
+  return Object.is(a, b);
+}
+
+function randomValue(next, depth = 0) {
+  const pick = next(depth > 3 ? 4 : 6);
+  if (pick === 0) return ['', 'a', 'two words', 'é☕😀', 'q"uote\\'][next(5)];
+  if (pick === 1) return [0, -12, 3.5, 1e21, 42][next(5)];
+  if (pick === 2) return [true, false, null][next(3)];
+  if (pick === 3) return 'x'.repeat(next(40));
+  if (pick === 4) return Array.from({ length: next(5) }, () => randomValue(next, depth + 1));
+  return Object.fromEntries(Array.from({ length: next(5) }, (_, i) => [`k${i}`, randomValue(next, depth + 1)]));
+}
+
+test('completeArguments at random splits: always a part of partialArguments, never changed, the final value at the end', () => {
+  const next = rng(SEED);
+  for (let doc = 0; doc < 60; doc++) {
+    const value = { doc, v: randomValue(next) };
+    const text = JSON.stringify(value, null, next(3));
+    const s = new StreamState();
+    s.apply({ type: 'tool_call_start', index: 0, id: 'c', name: 'f' });
+    let before;
+    for (let i = 0; i < text.length; ) {
+      const end = Math.min(text.length, i + 1 + next(9));
+      s.apply({ type: 'tool_call_delta', index: 0, arguments: text.slice(i, end) });
+      i = end;
+      const t = s.snapshot().toolCalls[0];
+      const where = `seed ${SEED}, document ${doc}, at ${i}: ${text.slice(0, i)}`;
+      if (t.completeArguments !== undefined) {
+        assert.ok(isPart(t.completeArguments, t.partialArguments), where);
+        if (before !== undefined) assert.ok(isPart(before, t.completeArguments), `${where}: a complete value changed`);
+      }
+      before = t.completeArguments;
+    }
+    assert.deepEqual(before, value, `seed ${SEED}, document ${doc}`);
+    s.apply({ type: 'tool_call', index: 0, id: 'c', name: 'f', arguments: value });
+    assert.deepEqual(s.snapshot().toolCalls[0].completeArguments, value);
+  }
 });
 
 test('subscribe with throttleMs: at most once a window, the last change always heard, done and errors at once', (t) => {

@@ -291,30 +291,39 @@ class Text {
 
 type Leaf = string | number | boolean | null;
 
+// The changed lists of a leaf, which has no members (never pushed to).
+const NO_MEMBERS: (string | number)[] = Object.freeze([]) as unknown as (string | number)[];
+
 /**
  * One value of a tool call's arguments. A container keeps its members, and per view (the
- * partial one and the complete one) the last frozen copy and the members changed since, so a
- * snapshot rebuilds a container as its previous copy plus what changed.
+ * partial one and the complete one) its last frozen copy and the members changed since: a
+ * snapshot rebuilds only containers with changes, and reuses every other copy as it is.
  */
 class Node {
   kind: 'object' | 'array' | 'string' | 'leaf';
   value: Leaf = null;
   ended = false;
   members: Map<string | number, Node> | null = null;
-  // The partial view: the frozen copy, and whether the parent's copy holds this node's.
+  // The partial view: the frozen copy, whether the parent's copy is stale, the changed members.
   view: unknown = undefined;
   dirty = false;
-  changed: (string | number)[] = [];
+  changed = NO_MEMBERS;
   // The complete view: only ended values, and containers with their complete members.
   cview: unknown = undefined;
   cdirty = false;
-  cchanged: (string | number)[] = [];
+  cchanged = NO_MEMBERS;
   inComplete = false;
+  // Leaves begun and not ended below this container: with none, both views are the same.
+  open = 0;
 
   constructor(kind: Node['kind'], value: Leaf) {
     this.kind = kind;
     this.value = value;
-    if (kind === 'object' || kind === 'array') this.members = new Map();
+    if (kind === 'object' || kind === 'array') {
+      this.members = new Map();
+      this.changed = [];
+      this.cchanged = [];
+    }
   }
 
   get container(): boolean {
@@ -362,6 +371,7 @@ class PartialValue {
       case 'begin':
         node = new Node(j.kind === 'string' ? 'string' : j.kind, j.kind === 'string' ? '' : null);
         this.#place(nodes, path, node);
+        if (!node.container) for (const n of nodes) n.open++;
         break;
       case 'append':
         if (!node || node.kind !== 'string') return;
@@ -369,13 +379,17 @@ class PartialValue {
         break;
       case 'set':
         if (node && node.kind === 'string' && typeof j.value === 'string') node.value = j.value;
-        else this.#place(nodes, path, (node = new Node('leaf', j.value)));
+        else {
+          this.#place(nodes, path, (node = new Node('leaf', j.value)));
+          for (const n of nodes) n.open++;
+        }
         break;
       default:
         // A leaf that ends enters the complete view (a container is in it from its beginning).
         if (!node || node.ended) return;
         node.ended = true;
         if (node.container) return;
+        for (const n of nodes) n.open--;
         nodes.push(node);
         node.inComplete = true;
         mark(nodes, path, 'cdirty', 'cchanged');
@@ -453,6 +467,13 @@ function view(n: Node): unknown {
 function completeView(n: Node): unknown {
   n.cdirty = false;
   if (!n.container) return n.value;
+  if (n.open === 0) {
+    // Everything below has ended: the complete view is the partial one (the changed members'
+    // flags cleared on the way, so later changes mark them again).
+    for (const k of n.cchanged) completeView(n.members!.get(k)!);
+    n.cchanged.length = 0;
+    return (n.cview = view(n));
+  }
   if (n.cview === undefined || n.cchanged.length) n.cview = rebuild(n, n.cview, n.cchanged, completeView, (c) => c.inComplete);
   return n.cview;
 }
