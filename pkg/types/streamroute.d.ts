@@ -129,6 +129,13 @@ export interface ToolCallSnapshot {
   readonly argumentsText: string;
   /** The arguments parsed so far (`PartialJson`): members only ever added, strings only grown. */
   readonly partialArguments: unknown;
+  /**
+   * The part of `partialArguments` whose values have ended: closed strings, numbers followed by
+   * a delimiter, `true`/`false`/`null`, and every object or array (an open one with only its
+   * complete members). A complete value never changes afterwards. After `tool_call`, the final
+   * `arguments` when they parsed (are not `null`). `undefined` before the arguments begin.
+   */
+  readonly completeArguments: unknown;
   /** The final arguments (`tool_call`), `undefined` until then. */
   readonly arguments: unknown;
   readonly providerExecuted: boolean;
@@ -148,6 +155,51 @@ export interface ArtifactSnapshot {
   readonly gaps: readonly number[];
 }
 
+/** A source in a snapshot: a `source` event's members (or its `source`), or one of the payload's. */
+export interface Source {
+  readonly id?: string | null;
+  readonly url?: string | null;
+  readonly title?: string | null;
+  readonly snippet?: string | null;
+  readonly [key: string]: unknown;
+}
+
+/** Options of `new StreamState(options)`. */
+export interface StreamStateOptions {
+  /**
+   * The most bytes the state keeps (default 64 MiB): text at 2 bytes a UTF-16 unit, JSON
+   * values at about 2 bytes a character of their JSON text, records and gap ranges at a fixed
+   * cost. Past it one `buffer_limit_exceeded` error is folded and further growth is dropped.
+   */
+  maxBytes?: number;
+  /** Hears what a listener threw (default: thrown again from a microtask). */
+  onListenerError?: (error: unknown) => void;
+}
+
+/** Options of `subscribe(listener, options)`. */
+export interface SubscribeOptions {
+  /**
+   * Call the listener at most once per this many milliseconds (default 0: after every change);
+   * the last change is always heard, `done` and errors at once.
+   */
+  throttleMs?: number;
+}
+
+/** Options of `new StreamMux(options)`. */
+export interface StreamMuxOptions {
+  key: 'session_id' | 'trace_id' | 'action_seq' | 'stream_id' | ((event: WireEvent) => unknown);
+  /** The most streams at once (default 10,000); events of a new stream past it are dropped. */
+  maxStreams?: number;
+  /** Release a stream once its `ended` change has been heard (default false). */
+  releaseEnded?: boolean;
+  /** `maxBytes` of each stream's `StreamState`. */
+  maxBytes?: number;
+  /** Hears what a listener (of the mux or of one of its streams) threw. */
+  onListenerError?: (error: unknown) => void;
+  /** The default `throttleMs` of `subscribe`. */
+  throttle?: number;
+}
+
 /** An immutable snapshot of a stream (`StreamState.snapshot()`). */
 export interface StreamSnapshot {
   /** `"error"` once an error arrived or `done.ok` was false. */
@@ -162,8 +214,16 @@ export interface StreamSnapshot {
   readonly action: import('../dist/streamroute/streamroute.js').PlannerAction | null;
   readonly artifacts: { readonly [streamId: string]: ArtifactSnapshot };
   /** Sources of `source` events and of the final payload, without repeats. */
-  readonly sources: readonly unknown[];
-  readonly usage: Readonly<Record<string, number | null | undefined>> | null;
+  readonly sources: readonly Source[];
+  /** The last `usage` event's members (without `type` and the wire fields). */
+  readonly usage: {
+    readonly input_tokens?: number | null;
+    readonly output_tokens?: number | null;
+    readonly total_tokens?: number | null;
+    readonly reasoning_tokens?: number | null;
+    readonly cached_input_tokens?: number | null;
+    readonly [key: string]: unknown;
+  } | null;
   readonly payload: FinalPayload | null;
   /** `done.finish` when the wire has it, else `done.finish_reason`. */
   readonly finish: string | null;
@@ -172,35 +232,45 @@ export interface StreamSnapshot {
 
 /** Folds events into immutable snapshots; `snapshot` and `subscribe` are bound (`useSyncExternalStore(state.subscribe, state.snapshot)`). */
 export declare class StreamState {
-  constructor();
-  /** Folds one event or several; listeners hear once per call that changed something. */
+  constructor(options?: StreamStateOptions);
+  /**
+   * Folds one event or several; listeners hear once per call that changed something. A batch
+   * with an element that is not an event of JSON data is refused whole (`invalid_input`).
+   */
   apply(events: WireEvent | RoutedEvent | readonly (WireEvent | RoutedEvent)[]): void;
   /** The current snapshot: the same object until something changes. */
   snapshot(): StreamSnapshot;
-  subscribe(listener: () => void): () => void;
+  subscribe(listener: () => void, options?: SubscribeOptions): () => void;
   /** Frees the wasm argument parsers of tool calls still streaming (`done` frees them too). */
   free(): void;
   /** Whether a `done` arrived. */
   readonly ended: boolean;
+  /** The bytes the state keeps, as counted against `maxBytes`. */
+  readonly bytes: number;
 }
 
 /** What `StreamMux.subscribe` listeners hear. */
 export interface StreamMuxChange {
-  type: 'added' | 'ended';
-  key: unknown;
-  state: StreamState;
+  readonly type: 'added' | 'ended';
+  readonly key: unknown;
+  readonly state: StreamState;
 }
 
 /** Splits a connection that carries several streams into one `StreamState` per stream. */
 export declare class StreamMux {
-  constructor(options: { key: 'session_id' | 'trace_id' | 'action_seq' | 'stream_id' | ((event: WireEvent) => unknown) });
+  constructor(options: StreamMuxOptions);
+  /** Routes events; a batch with a bad element, or whose key function throws, is refused whole (`invalid_input`). */
   apply(events: WireEvent | readonly WireEvent[]): void;
   get(key: unknown): StreamState | undefined;
-  /** Stream keys in order of arrival (the same array until one is added). */
+  /** Stream keys in order of arrival (the same array until one is added or released). */
   keys(): readonly unknown[];
   /** Whether a stream has ended (done, failed, or all its artifacts complete). */
   ended(key: unknown): boolean;
-  subscribe(listener: (change: StreamMuxChange) => void): () => void;
+  /** Releases a stream (frees its parsers, forgets it); whether it was there. */
+  delete(key: unknown): boolean;
+  /** The mux's own errors (`buffer_limit_exceeded` past `maxStreams`). */
+  errors(): readonly { readonly code: string; readonly message: string }[];
+  subscribe(listener: (change: StreamMuxChange) => void, options?: SubscribeOptions): () => void;
   /** Frees every stream's wasm argument parsers. */
   free(): void;
 }

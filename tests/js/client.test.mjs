@@ -157,6 +157,7 @@ test('hand-written tagged and ai-sdk streams', async () => {
   assert.equal(s.answer, 'Sunny today.');
   assert.equal(s.thinking.reasoning, 'Hmm.');
   assert.deepEqual(s.toolCalls, [{ index: 0, id: 'w', name: 'weather', argumentsText: '{"city":"Oslo"}', partialArguments: { city: 'Oslo' },
+    completeArguments: { city: 'Oslo' },
     arguments: { city: 'Oslo' }, providerExecuted: true, result: { temp: 3 }, state: 'output-available' }]);
   assert.deepEqual(s.sources, [{ id: 's1', url: 'https://met.no', title: 'MET', snippet: null }]);
   assert.deepEqual(s.errors, [{ code: 'wire_invalid', message: 'text-delta frame: text-delta without delta' }, { code: 'rate_limited', message: 'slow down' }]);
@@ -222,7 +223,8 @@ test('StreamState: bound methods, the same snapshot while nothing changes, struc
   assert.equal(five.toolCalls[1], four.toolCalls[1]);
   assert.equal(five.toolCalls[0].partialArguments.a, four.toolCalls[0].partialArguments.a, 'an unchanged branch is shared');
   assert.deepEqual(five.toolCalls[0], { index: 0, id: 'c', name: 'f', argumentsText: '{"a": {"b": "xy"}, "c": [1, 2], "d": 1}',
-    partialArguments: { a: { b: 'xy' }, c: [1, 2], d: 1 }, arguments: { a: { b: 'xy' }, c: [1, 2], d: 1 }, providerExecuted: false,
+    partialArguments: { a: { b: 'xy' }, c: [1, 2], d: 1 }, completeArguments: { a: { b: 'xy' }, c: [1, 2], d: 1 },
+    arguments: { a: { b: 'xy' }, c: [1, 2], d: 1 }, providerExecuted: false,
     result: 'ok', state: 'output-available' });
   stop();
   apply({ type: 'done', ok: true, parse_ok: true, finish_reason: 'stop', finish: 'stop-normalised' });
