@@ -10,7 +10,7 @@
 //   ```text prints   what the block just before it prints.
 //   ```js example    the text of a file in examples/: readme.test.mjs checks it is that file,
 //   ```html example  byte for byte, and runs it (Node, Chromium, workerd).
-//   ```jsx chromium  the React component of docs/client.md, rendered by docs.test.mjs.
+//   ```tsx chromium  the React components of docs/client.md, type-checked and rendered by docs.test.mjs.
 //   ```sh no-run     not run: shell commands, type signatures, fragments that need a server or a
 //   ```js no-run     key. Use it sparingly.
 //
@@ -62,7 +62,7 @@ function plan(page) {
     assert.deepEqual(extra, [], `${where}: one mark at most`);
     if (mark === 'no-run' || mark === 'example') return;
     if (mark === 'chromium') {
-      assert.ok(page === 'docs/client.md' && block.lang === 'jsx', `${where}: docs.test.mjs renders only docs/client.md's jsx block`);
+      assert.ok(page === 'docs/client.md' && block.lang === 'tsx', `${where}: docs.test.mjs renders only docs/client.md's tsx block`);
       return;
     }
     if (mark === 'prints') {
