@@ -85,10 +85,16 @@ function open(request: SseStreamRequest, signal: AbortSignal): Promise<Response>
 }
 
 // Fetches `request` and folds what `fromSse(profile)` reads into `state`, until the body ends
-// or `signal` aborts. Failures are folded as errors; an abort folds nothing.
+// or `signal` aborts. Failures are folded as errors (a StreamrouteError, e.g. a cap of the
+// state's, with its own code); an abort folds nothing. Never rejects.
 async function pump(request: SseStreamRequest, profile: SseProfile, state: StreamState, signal: AbortSignal): Promise<void> {
-  const fail = (code: 'http_error' | 'network', message: string) => {
-    if (!signal.aborted) state.apply({ type: 'error', code, message } as WireEvent);
+  const fail = (code: string, message: string) => {
+    if (signal.aborted) return;
+    try {
+      state.apply({ type: 'error', code, message } as WireEvent);
+    } catch {
+      // A state that refuses even the error keeps what it has.
+    }
   };
   let response: Response;
   try {
@@ -112,9 +118,11 @@ async function pump(request: SseStreamRequest, profile: SseProfile, state: Strea
       if (done || signal.aborted) break;
       state.apply(value);
     }
-    if (!state.ended) fail('network', 'the stream ended before its done event');
+    // A body cut short (no `done`, no error) would otherwise look like a stream still going.
+    if (!state.ended && state.snapshot().status !== 'error') fail('network', 'the stream ended before its done event');
   } catch (err) {
-    fail('network', messageOf(err));
+    reader.cancel().catch(() => {});
+    fail(err instanceof StreamrouteError ? err.code : 'network', messageOf(err));
   } finally {
     signal.removeEventListener('abort', stop);
   }
