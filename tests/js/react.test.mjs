@@ -221,6 +221,14 @@ test('Chromium: useSseStream renders streams, aborts on unmount, on a new reques
       res.write(await wireText(sr, [{ type: 'answer_delta', text: `hang ${hang[1]}.` }], 'planner'));
       return;
     }
+    // One frame, then the body ends with no done: with an error frame before the end, or not.
+    const cut = /^\/cut\/(plain|error)$/.exec(url.pathname);
+    if (cut) {
+      const events = [{ type: 'answer_delta', text: 'cut.' }];
+      if (cut[1] === 'error') events.push({ type: 'error', code: 'overloaded', message: 'try later', provider_code: null });
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(await wireText(sr, events, 'planner'));
+      return;
+    }
     const status = /^\/status\/(\d+)$/.exec(url.pathname);
     if (status) return res.writeHead(Number(status[1]), { 'content-type': 'text/plain' }).end('unavailable');
     sendFile(res, url.pathname.startsWith('/streamroute/') ? fileUnder(PKG_DIR, url.pathname.slice('/streamroute/'.length)) : null);
@@ -323,13 +331,22 @@ test('Chromium: useSseStream renders streams, aborts on unmount, on a new reques
       await app('unmount');
     });
 
-    await t.test('a non-2xx response folds http_error, a failed fetch network', async () => {
+    await t.test('a non-2xx response folds http_error, a failed fetch or a body cut before done network', async () => {
       await app('stream', '/status/503', { profile: 'ai-sdk' });
       await page.waitForSelector('article[data-status="error"]', { timeout: 10_000 });
       assert.deepEqual((await dom(page)).alerts, ['http_error: HTTP 503 Service Unavailable']);
       await app('stream', { fail: 'offline' }, { profile: 'ai-sdk' });
       await until(async () => (await dom(page))?.alerts[0] === 'network: offline', 'the network error');
       assert.equal((await dom(page)).status, 'error');
+      await app('stream', '/cut/plain', { profile: 'planner' });
+      await until(async () => (await dom(page))?.status === 'error', 'the cut stream failed');
+      assert.deepEqual(await dom(page), { status: 'error', answer: 'cut.', reasoning: '', tools: [],
+        alerts: ['network: the stream ended before its done event'] });
+      // The stream's own error says it: nothing is added.
+      await app('stream', '/cut/error', { profile: 'planner' });
+      await until(async () => (await dom(page))?.status === 'error', 'the stream with an error failed');
+      await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual((await dom(page)).alerts, ['overloaded: try later']);
       await app('unmount');
     });
 
