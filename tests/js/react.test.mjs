@@ -7,10 +7,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import * as sr from 'streamroute';
+import { build as viteBuild, createServer as viteServer } from 'vite';
 import { JS_DIR, PKG_DIR, ROOT, fileUnder, launchChromium, listen, sendFile } from './helpers/runtimes.mjs';
 import { NONCE, SAMPLES, replay } from './helpers/streams.mjs';
 import { PROFILES, fold, routed, wireText } from './helpers/client-roundtrip.mjs';
@@ -397,5 +398,107 @@ test('Chromium: useSseStream renders streams, aborts on unmount, on a new reques
   } finally {
     await browser.close();
     await server.close();
+  }
+});
+
+// A Vite app, as a frontend user builds one (the tarball installed with npm; react from
+// tests/js/node_modules): `vite build`, and the dev server with its dependency pre-bundling,
+// must give the hooks the page's copy of 'streamroute/client'. A stream with tool calls proves
+// it: StreamState parses their arguments with PartialJson, whose wasm only the page's
+// `await init()` loaded; a second copy of the client would have its own, never loaded.
+const VITE_APP = join(JS_DIR, '.tmp', 'react-vite');
+const VITE_MAIN = `
+import { createRoot } from 'react-dom/client';
+import { init } from 'streamroute/client';
+import { useSseStream } from 'streamroute/react';
+
+function Chat() {
+  const { snapshot } = useSseStream('/stream', { profile: 'ai-sdk' });
+  return (
+    <article data-status={snapshot.status}>
+      <p className="answer">{snapshot.answer}</p>
+      <ul>{snapshot.toolCalls.map((t) => <li key={t.index}>{t.name} {JSON.stringify(t.partialArguments)}</li>)}</ul>
+      {snapshot.errors.map((e, i) => <p key={i} role="alert">{e.code}: {e.message}</p>)}
+    </article>
+  );
+}
+
+await init();
+createRoot(document.getElementById('root')).render(<Chat />);
+`;
+
+test('Vite (build, and the dev server with pre-bundling): the hooks and the page share one client entry and its wasm', { timeout: 180_000 }, async (t) => {
+  rmSync(VITE_APP, { recursive: true, force: true });
+  mkdirSync(VITE_APP, { recursive: true });
+  const tgz = readdirSync(join(JS_DIR, '.tmp')).find((f) => /^streamroute-.*\.tgz$/.test(f));
+  assert.ok(tgz, 'setup-consumer.sh packed the package');
+  writeFileSync(join(VITE_APP, 'package.json'), JSON.stringify({
+    name: 'react-vite-app', private: true, type: 'module', dependencies: { streamroute: `file:../${tgz}` },
+  }));
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: VITE_APP, stdio: 'pipe' });
+  writeFileSync(join(VITE_APP, 'index.html'),
+    '<!doctype html><html><head><link rel="icon" href="data:,"></head><body><div id="root"></div><script type="module" src="/main.jsx"></script></body></html>');
+  writeFileSync(join(VITE_APP, 'main.jsx'), VITE_MAIN);
+
+  const sample = SAMPLES.find((s) => s.file === 'openai-chat-tools.sse');
+  const events = routed(sr, sample.bytes, sample.content, NONCE);
+  const want = fold(sr, events);
+  const wire = new TextEncoder().encode(await wireText(sr, events, 'ai-sdk'));
+  const config = { root: VITE_APP, logLevel: 'silent', esbuild: { jsx: 'automatic' } };
+
+  const browser = await launchChromium();
+  const check = async (origin) => {
+    const page = await browser.context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e?.stack ?? e)));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    try {
+      await page.goto(`${origin}/`);
+      await page.waitForSelector('article[data-status="done"], article[data-status="error"]', { timeout: 30_000 });
+      const got = await page.evaluate(() => ({
+        status: document.querySelector('article').dataset.status,
+        answer: document.querySelector('.answer').textContent,
+        tools: [...document.querySelectorAll('li')].map((li) => li.textContent),
+        alerts: [...document.querySelectorAll('[role="alert"]')].map((p) => p.textContent),
+        wasm: performance.getEntriesByType('resource').filter((r) => /\.wasm(\?|$)/.test(r.name)).length,
+      }));
+      assert.deepEqual(errors, []);
+      assert.deepEqual(got, { status: 'done', answer: want.answer, alerts: [], wasm: 1,
+        tools: want.toolCalls.map((c) => `${c.name} ${JSON.stringify(c.arguments)}`) });
+    } finally {
+      await page.close();
+    }
+  };
+  try {
+    await t.test('vite build', async () => {
+      await viteBuild({ ...config, build: { outDir: 'dist', emptyOutDir: true } });
+      const server = await listen((req, res) => {
+        const path = new URL(req.url, 'http://x').pathname;
+        if (path === '/stream') return replay(res, wire, 23, 1);
+        sendFile(res, fileUnder(join(VITE_APP, 'dist'), path === '/' ? 'index.html' : path.slice(1)));
+      });
+      try {
+        await check(server.origin);
+      } finally {
+        await server.close();
+      }
+    });
+    await t.test('the Vite dev server', async () => {
+      const stream = {
+        name: 'stream',
+        configureServer(server) {
+          server.middlewares.use((req, res, next) => (req.url === '/stream' ? replay(res, wire, 23, 1) : next()));
+        },
+      };
+      const server = await viteServer({ ...config, plugins: [stream], server: { host: '127.0.0.1', port: 0, hmr: false } });
+      await server.listen();
+      try {
+        await check(`http://127.0.0.1:${server.httpServer.address().port}`);
+      } finally {
+        await server.close();
+      }
+    });
+  } finally {
+    await browser.close();
   }
 });
