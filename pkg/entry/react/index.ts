@@ -141,7 +141,9 @@ const sameDeps = (a: readonly unknown[], b: readonly unknown[]) => a.length === 
  * renders its snapshot. The fetch is aborted on unmount and when `request` changes (a URL by
  * its text, a `Request` or a function by identity: wrap a function in `useCallback`), or when
  * `profile` or `maxBytes` change. A non-2xx response is folded as an `error` with code
- * `http_error`, a failed fetch or read as `network`. `profile` is required: without one of
+ * `http_error`, a failed fetch or read (or a body that ends before `done`) as `network`.
+ * `stop()` aborts and keeps the snapshot; `restart()` starts over with a fresh state. A stream
+ * that is left has its state freed (`state.free()`). `profile` is required: without one of
  * `"planner"`, `"tagged"`, `"ai-sdk"` the hook throws `StreamrouteError` `invalid_option`.
  */
 export function useSseStream(request: SseStreamRequest, options: UseSseStreamOptions): SseStream {
@@ -153,21 +155,20 @@ export function useSseStream(request: SseStreamRequest, options: UseSseStreamOpt
   const [idle] = useState(() => new StreamState());
   const [run, setRun] = useState<Run | null>(null);
   const active = useRef<Run | null>(null);
-  const requestRef = useRef(request);
-  requestRef.current = request;
 
   useEffect(() => {
     const state = maxBytes === undefined ? new StreamState() : new StreamState({ maxBytes });
     const next: Run = { deps, state, abort: new AbortController() };
     active.current = next;
     setRun(next);
-    void pump(requestRef.current, profile, state, next.abort.signal);
+    void pump(request, profile, state, next.abort.signal);
     return () => {
       next.abort.abort();
       state.free();
       if (active.current === next) active.current = null;
     };
-    // `deps` is what these name.
+    // `deps` is what these name (`request` by its key: a new URL object with the same text is
+    // the same request).
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, deps);
 
