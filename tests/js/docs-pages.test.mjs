@@ -10,7 +10,7 @@
 //   ```text prints   what the block just before it prints.
 //   ```js example    the text of a file in examples/: readme.test.mjs checks it is that file,
 //   ```html example  byte for byte, and runs it (Node, Chromium, workerd).
-//   ```jsx chromium  the React component of docs/client.md, rendered by docs.test.mjs.
+//   ```tsx chromium  the React components of docs/client.md, type-checked and rendered by docs.test.mjs.
 //   ```html preload  the preload examples of docs/client.md, run by preload.test.mjs (a page,
 //   ```js preload    a Vite app).
 //   ```sh no-run     not run: shell commands, type signatures, fragments that need a server or a
@@ -64,7 +64,7 @@ function plan(page) {
     assert.deepEqual(extra, [], `${where}: one mark at most`);
     if (mark === 'no-run' || mark === 'example') return;
     if (mark === 'chromium') {
-      assert.ok(page === 'docs/client.md' && block.lang === 'jsx', `${where}: docs.test.mjs renders only docs/client.md's jsx block`);
+      assert.ok(page === 'docs/client.md' && block.lang === 'tsx', `${where}: docs.test.mjs renders only docs/client.md's tsx block`);
       return;
     }
     if (mark === 'preload') {
@@ -130,11 +130,16 @@ test('README.md is a page of at most 12 KB', () => {
   assert.ok(readFileSync(join(ROOT, 'README.md')).length <= 12_000);
 });
 
+// The entries documented in a section of another entry's page: the page and the section's anchor.
+const SECTION_OF = { react: ['docs/client.md', '#react'] };
+
 test('each entry has its page, its row in the README and a link to it', () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   for (const entry of entries()) {
-    const page = `docs/${entry}.md`;
-    assert.ok(existsSync(join(ROOT, page)), `${page} exists`);
+    const [file, anchor] = SECTION_OF[entry] ?? [`docs/${entry}.md`, ''];
+    const page = file + anchor;
+    assert.ok(existsSync(join(ROOT, file)), `${file} exists`);
+    if (anchor) assert.match(readFileSync(join(ROOT, file), 'utf8'), new RegExp(`^## ${anchor.slice(1)}$`, 'im'), `${file} has ${anchor}`);
     const name = entry === 'streamroute' ? 'streamroute' : `streamroute/${entry}`;
     assert.ok(readme.includes(`| [\`${name}\`](${page}) |`), `README's entry table has ${name}`);
   }
@@ -163,8 +168,11 @@ const REFERENCE = {
   tags: ['TagFilter', 'parseTagged', 'TaggedTurn', 'TagEventWriter', 'makeNonce'],
   payload: ['validateFinalPayload', 'buildFinalPayload', 'ArtifactCollector', 'ArtifactStream', 'collectSources'],
   planning: ['ToolIndex', 'validateRequirements', 'narrowTools', 'checkCoverage'],
+  react: ['useSseStream', 'useStreamState'],
 };
+// What every entry with a wasm build has (the React hooks have none of their own).
 const SHARED = ['init', 'version', 'buildInfo', 'StreamrouteError'];
+const NO_WASM = new Set(['react']);
 
 test('scripts/api-docs: the reference of the packed package has a page per entry and per class and function', { timeout: 120_000 }, () => {
   const pkgDir = realpathSync(join(JS_DIR, 'node_modules', 'streamroute'));
@@ -179,7 +187,7 @@ test('scripts/api-docs: the reference of the packed package has a page per entry
     const file = join(out, 'modules', `${name.replaceAll('/', '_')}.html`);
     assert.ok(existsSync(file), `a page for ${name}`);
     const html = readFileSync(file, 'utf8');
-    for (const symbol of [...(REFERENCE[entry] ?? []), ...SHARED]) {
+    for (const symbol of [...(REFERENCE[entry] ?? []), ...(NO_WASM.has(entry) ? [] : SHARED)]) {
       assert.match(html, new RegExp(`>${symbol}<`), `${name}'s page names ${symbol}`);
     }
   }

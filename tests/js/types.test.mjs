@@ -182,24 +182,21 @@ state.apply({ type: 'error', code: 'x', message: 'y' });
 state.apply({ type: 'answer_delta', text: 'hi' });
 state.apply([{ type: 'error', code: 'network', message: 'offline' }, { type: 'answer_delta', text: '.' }]);
 `;
-  for (const [name, config] of Object.entries(CONFIGS)) {
-    const r = tsc(`apply-${name}`, config, { 'apply.ts': source });
-    if (r.status !== 0 && /provider_code/.test(r.output)) {
-      t.todo('StreamState.apply in pkg/types/streamroute.d.ts still requires provider_code on an error event');
-    }
-    assert.equal(r.status, 0, r.output);
+  const results = Object.entries(CONFIGS).map(([name, config]) => tsc(`apply-${name}`, config, { 'apply.ts': source }));
+  if (results.some((r) => r.status !== 0 && /provider_code/.test(r.output))) {
+    t.todo('StreamState.apply in pkg/types/streamroute.d.ts still requires provider_code on an error event');
   }
+  for (const r of results) assert.equal(r.status, 0, r.output);
 });
 
 // The hooks' own source (pkg/entry/react/index.ts, compiled by esbuild without checking)
 // against the installed declarations of 'streamroute/client' and @types/react.
 test('pkg/entry/react/index.ts type-checks against the declarations it imports', (t) => {
   const source = readFileSync(join(ROOT, 'pkg', 'entry', 'react', 'index.ts'), 'utf8');
-  for (const [name, config] of Object.entries(CONFIGS)) {
-    const r = tsc(`source-${name}`, config, { 'index.ts': source }, { noImplicitOverride: true, noUnusedLocals: true });
-    if (r.status !== 0 && /TS2554/.test(r.output) && /new StreamState/.test(source)) {
-      t.todo('StreamState in pkg/types/streamroute.d.ts does not declare its options (new StreamState({ maxBytes }))');
-    }
-    assert.equal(r.status, 0, r.output);
+  const results = Object.entries(CONFIGS)
+    .map(([name, config]) => tsc(`source-${name}`, config, { 'index.ts': source }, { noImplicitOverride: true, noUnusedLocals: true }));
+  if (results.some((r) => r.status !== 0 && /new StreamState\(\{ maxBytes \}\)/.test(source) && /TS2554/.test(r.output))) {
+    t.todo('StreamState in pkg/types/streamroute.d.ts does not declare its options (new StreamState({ maxBytes }))');
   }
+  for (const r of results) assert.equal(r.status, 0, r.output);
 });

@@ -85,10 +85,16 @@ function open(request: SseStreamRequest, signal: AbortSignal): Promise<Response>
 }
 
 // Fetches `request` and folds what `fromSse(profile)` reads into `state`, until the body ends
-// or `signal` aborts. Failures are folded as errors; an abort folds nothing.
+// or `signal` aborts. Failures are folded as errors (a StreamrouteError, e.g. a cap of the
+// state's, with its own code); an abort folds nothing. Never rejects.
 async function pump(request: SseStreamRequest, profile: SseProfile, state: StreamState, signal: AbortSignal): Promise<void> {
-  const fail = (code: 'http_error' | 'network', message: string) => {
-    if (!signal.aborted) state.apply({ type: 'error', code, message } as WireEvent);
+  const fail = (code: string, message: string) => {
+    if (signal.aborted) return;
+    try {
+      state.apply({ type: 'error', code, message } as WireEvent);
+    } catch {
+      // A state that refuses even the error keeps what it has.
+    }
   };
   let response: Response;
   try {
@@ -112,9 +118,11 @@ async function pump(request: SseStreamRequest, profile: SseProfile, state: Strea
       if (done || signal.aborted) break;
       state.apply(value);
     }
-    if (!state.ended) fail('network', 'the stream ended before its done event');
+    // A body cut short (no `done`, no error) would otherwise look like a stream still going.
+    if (!state.ended && state.snapshot().status !== 'error') fail('network', 'the stream ended before its done event');
   } catch (err) {
-    fail('network', messageOf(err));
+    reader.cancel().catch(() => {});
+    fail(err instanceof StreamrouteError ? err.code : 'network', messageOf(err));
   } finally {
     signal.removeEventListener('abort', stop);
   }
@@ -133,7 +141,9 @@ const sameDeps = (a: readonly unknown[], b: readonly unknown[]) => a.length === 
  * renders its snapshot. The fetch is aborted on unmount and when `request` changes (a URL by
  * its text, a `Request` or a function by identity: wrap a function in `useCallback`), or when
  * `profile` or `maxBytes` change. A non-2xx response is folded as an `error` with code
- * `http_error`, a failed fetch or read as `network`. `profile` is required: without one of
+ * `http_error`, a failed fetch or read (or a body that ends before `done`) as `network`.
+ * `stop()` aborts and keeps the snapshot; `restart()` starts over with a fresh state. A stream
+ * that is left has its state freed (`state.free()`). `profile` is required: without one of
  * `"planner"`, `"tagged"`, `"ai-sdk"` the hook throws `StreamrouteError` `invalid_option`.
  */
 export function useSseStream(request: SseStreamRequest, options: UseSseStreamOptions): SseStream {
@@ -145,21 +155,20 @@ export function useSseStream(request: SseStreamRequest, options: UseSseStreamOpt
   const [idle] = useState(() => new StreamState());
   const [run, setRun] = useState<Run | null>(null);
   const active = useRef<Run | null>(null);
-  const requestRef = useRef(request);
-  requestRef.current = request;
 
   useEffect(() => {
     const state = maxBytes === undefined ? new StreamState() : new StreamState({ maxBytes });
     const next: Run = { deps, state, abort: new AbortController() };
     active.current = next;
     setRun(next);
-    void pump(requestRef.current, profile, state, next.abort.signal);
+    void pump(request, profile, state, next.abort.signal);
     return () => {
       next.abort.abort();
       state.free();
       if (active.current === next) active.current = null;
     };
-    // `deps` is what these name.
+    // `deps` is what these name (`request` by its key: a new URL object with the same text is
+    // the same request).
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, deps);
 
