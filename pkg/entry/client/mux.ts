@@ -3,6 +3,7 @@
 // Invariants: a batch is copied and keyed whole before any stream changes (all or nothing);
 // streams live in one Map in order of arrival, so adding, ending and releasing a stream touch
 // only that stream; `keys()` is a frozen copy rebuilt only after the set of streams changed.
+import { requireInit } from '../handled.js';
 import { StreamrouteError } from '../runtime.js';
 import {
   type CleanEvent, ENDED, FOLD, StreamState, Throttle, copyEvents, listenerErrorOption, positiveInteger, readOptions, reporter,
@@ -67,6 +68,7 @@ export class StreamMux {
   #subs = new Set<Subscriber>();
 
   constructor(options: unknown) {
+    requireInit(); // `not_initialized` before `await init()`, as StreamState
     const o = readOptions(options, OPTIONS, 'StreamMux');
     const key = o.key;
     if (typeof key === 'function') this.#key = key as (event: CleanEvent) => unknown;

@@ -11,6 +11,7 @@
 //   `buffer_limit_exceeded` error and keeps what it had.
 // - No lookup scans: tool calls by id and by index, artifacts by id, gaps as sorted ranges.
 import { PartialJson, type JsonEvent, type JsonPath } from '../classes/partial.js';
+import { requireInit } from '../handled.js';
 import { StreamrouteError } from '../runtime.js';
 import { WIRE_FIELDS, textOf } from './common.js';
 
@@ -591,6 +592,9 @@ export class StreamState {
   readonly #report: (error: unknown) => void;
 
   constructor(options?: StreamStateOptions) {
+    // Like every class of the package: `not_initialized` before `await init()` in a browser
+    // (the tool-argument parsers are wasm).
+    requireInit();
     const o = readOptions(options, ['maxBytes', 'onListenerError'], 'StreamState');
     this.#maxBytes = positiveInteger(o.maxBytes, 'maxBytes', DEFAULT_MAX_BYTES);
     this.#report = reporter(listenerErrorOption(o.onListenerError));

@@ -1,0 +1,3 @@
+// The part of handled.js the TypeScript modules of pkg/entry import. For `tsc` only.
+/** Throws `not_initialized` before `init()` has instantiated the module (in a browser). */
+export function requireInit(): void;
