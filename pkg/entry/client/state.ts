@@ -43,10 +43,12 @@ interface Frame { src: Data | unknown[]; out: Data | unknown[]; keys: string[] |
  * copied once. Throws `invalid_input` on a cycle or a BigInt (and whatever a getter throws).
  */
 function copyTree(root: object): unknown {
-  const done = new Map<object, unknown>();
-  const onPath = new Set<object>();
+  // The objects on the path and those already copied, made at the first nested object (most
+  // events are flat).
+  let onPath: Set<object> | null = null;
+  let done: Map<object, unknown> | null = null;
   const open = (src: Data | unknown[], key: string): Frame => {
-    onPath.add(src);
+    onPath?.add(src);
     const keys = Array.isArray(src) ? null : Object.keys(src);
     const n = keys ? keys.length : (src as unknown[]).length;
     return { src, out: keys ? {} : [], keys, i: 0, n: Number.isSafeInteger(n) && n > 0 ? n : 0, key, bytes: 8 };
@@ -56,10 +58,10 @@ function copyTree(root: object): unknown {
     const f = stack[stack.length - 1]!;
     if (f.i === f.n) {
       stack.pop();
-      onPath.delete(f.src);
       Object.freeze(f.out);
       SIZE.set(f.out, f.bytes);
-      done.set(f.src, f.out);
+      onPath?.delete(f.src);
+      done?.set(f.src, f.out);
       const parent = stack[stack.length - 1];
       if (!parent) return f.out;
       parent.bytes += f.bytes;
@@ -72,6 +74,8 @@ function copyTree(root: object): unknown {
     f.i++;
     if (f.keys) f.bytes += 2 * key.length + 8;
     if (v !== null && typeof v === 'object') {
+      onPath ??= new Set(stack.map((s) => s.src));
+      done ??= new Map();
       if (onPath.has(v)) throw invalidInput('a cycle');
       const seen = done.get(v);
       if (seen !== undefined) {
