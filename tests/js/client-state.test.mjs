@@ -118,12 +118,21 @@ test('scaling: many artifact streams, one long artifact, gaps, and a seq jump', 
   });
   // One artifact of n chunks: a snapshot copies its chunk list (flat) and never its gaps again.
   const one = new StreamState();
-  for (let i = 0; i < 300; i++) {
+  one.apply({ type: 'artifact_chunk', stream_id: 'x', seq: 5, chunk: 'early' });
+  const gaps = one.snapshot().artifacts.x.gaps;
+  assert.deepEqual(gaps, [0, 1, 2, 3, 4]);
+  for (let i = 6; i < 300; i++) {
     one.apply({ type: 'artifact_chunk', stream_id: 'x', seq: i, chunk: i });
     const before = work();
-    one.snapshot();
-    assert.ok(work() - before <= (i + 1) + 1 + 1 + 5 + 14, `chunk ${i}: copied ${work() - before}`);
+    const x = one.snapshot().artifacts.x;
+    assert.ok(work() - before <= (i - 4) + 1 + 1 + 5 + 14, `chunk ${i}: copied ${work() - before}`);
+    assert.equal(x.gaps, gaps, 'unchanged gaps are the same array, not rebuilt');
   }
+  assertScales('one artifact of n chunks folded', 500, (n) => {
+    const st = new StreamState();
+    for (let i = 0; i < n; i++) st.apply({ type: 'artifact_chunk', stream_id: 'x', seq: i, chunk: i, done: i === n - 1 });
+    assert.equal(st.snapshot().artifacts.x.chunks.length, n);
+  });
   // Gaps: a jump then its fill, n times; a fill is a binary search over the missing ranges.
   assertScales('n jumps and fills', 200, (n) => {
     const st = new StreamState();

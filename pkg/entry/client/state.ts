@@ -44,10 +44,12 @@ interface Frame { src: Data | unknown[]; out: Data | unknown[]; keys: string[] |
  * copied once. Throws `invalid_input` on a cycle or a BigInt (and whatever a getter throws).
  */
 function copyTree(root: object): unknown {
-  const done = new Map<object, unknown>();
-  const onPath = new Set<object>();
+  // The objects on the path and those already copied, made at the first nested object (most
+  // events are flat).
+  let onPath: Set<object> | null = null;
+  let done: Map<object, unknown> | null = null;
   const open = (src: Data | unknown[], key: string): Frame => {
-    onPath.add(src);
+    onPath?.add(src);
     const keys = Array.isArray(src) ? null : Object.keys(src);
     const n = keys ? keys.length : (src as unknown[]).length;
     return { src, out: keys ? {} : [], keys, i: 0, n: Number.isSafeInteger(n) && n > 0 ? n : 0, key, bytes: 8 };
@@ -57,10 +59,10 @@ function copyTree(root: object): unknown {
     const f = stack[stack.length - 1]!;
     if (f.i === f.n) {
       stack.pop();
-      onPath.delete(f.src);
       Object.freeze(f.out);
       SIZE.set(f.out, f.bytes);
-      done.set(f.src, f.out);
+      onPath?.delete(f.src);
+      done?.set(f.src, f.out);
       const parent = stack[stack.length - 1];
       if (!parent) return f.out;
       parent.bytes += f.bytes;
@@ -73,6 +75,8 @@ function copyTree(root: object): unknown {
     f.i++;
     if (f.keys) f.bytes += 2 * key.length + 8;
     if (v !== null && typeof v === 'object') {
+      onPath ??= new Set(stack.map((s) => s.src));
+      done ??= new Map();
       if (onPath.has(v)) throw invalidInput('a cycle');
       const seen = done.get(v);
       if (seen !== undefined) {
@@ -521,6 +525,16 @@ interface Artifact {
   snap: unknown;
 }
 
+interface CallTables {
+  open: Map<unknown, Tool>;
+  byId: Map<unknown, Tool>;
+  byIndex: Map<unknown, Tool>;
+}
+
+// The empty list and map every state starts with.
+const NONE: readonly never[] = Object.freeze([]);
+const NO_ARTIFACTS: Readonly<Data> = Object.freeze({});
+
 // Fields of the snapshot, as dirty bits.
 const F = { thinking: 1, toolCalls: 2, artifacts: 4, sources: 8, errors: 16, other: 32 } as const;
 const ALL = 63;
@@ -560,24 +574,24 @@ export class StreamState {
   #refusal = new Text();
   #tools: Tool[] = [];
   #toolsChanged: Tool[] = [];
-  #toolsView: readonly unknown[] = Object.freeze([]);
-  #open = new Map<unknown, Tool>(); // tool index -> the open (still streaming) tool
-  #byId = new Map<unknown, Tool>(); // the latest tool call with that id
-  #byIndex = new Map<unknown, Tool>(); // the latest tool call with that index
+  #toolsView: readonly unknown[] = NONE;
+  // Tool calls by index while open (still streaming), the latest by id and by index; made at
+  // the first tool event (most streams have none).
+  #calls: CallTables | null = null;
   #action: unknown = null;
   #artifacts = new Map<string, Artifact>();
   #artifactsChanged: Artifact[] = [];
-  #artifactsView: Readonly<Data> = Object.freeze({});
+  #artifactsView: Readonly<Data> = NO_ARTIFACTS;
   #incomplete = 0; // artifacts not done or with gaps
   #content = false; // something besides artifacts (for ENDED)
-  #sources = new Map<string, unknown>();
+  #sources: Map<string, unknown> | null = null; // by identity (`sourceKey`)
   #sourcesList: unknown[] = [];
-  #sourcesView: readonly unknown[] = Object.freeze([]);
+  #sourcesView: readonly unknown[] = NONE;
   #usage: unknown = null;
   #payload: unknown = null;
   #finish: unknown = null;
   #errors: unknown[] = [];
-  #errorsView: readonly unknown[] = Object.freeze([]);
+  #errorsView: readonly unknown[] = NONE;
   #ended = false;
   #dirty = ALL;
   #urgent = false;
@@ -648,7 +662,7 @@ export class StreamState {
    * state stays readable; a later argument delta only grows `argumentsText`.
    */
   free(): void {
-    for (const t of this.#open.values()) {
+    for (const t of this.#calls?.open.values() ?? []) {
       closeParser(t);
       t.pjFailed = true;
     }
@@ -712,16 +726,16 @@ export class StreamState {
         break;
       case 'tool_call_start': {
         if (!this.#charge(RECORD + sizeOf(e.id) + sizeOf(e.name))) break;
-        const before = this.#open.get(e.index);
+        const before = this.#tables().open.get(e.index);
         if (before) closeParser(before);
         const t = this.#newTool(e.index, e.id ?? null, e.name ?? null);
         if (e.provider_executed === true) t.providerExecuted = true;
-        this.#open.set(e.index, t);
+        this.#tables().open.set(e.index, t);
         this.#touchTool(t);
         break;
       }
       case 'tool_call_delta': {
-        const t = this.#open.get(e.index);
+        const t = this.#calls?.open.get(e.index);
         const text = textOf(e.arguments);
         if (!t || !text || this.#over) break;
         const events = this.#parse(t, text);
@@ -739,9 +753,9 @@ export class StreamState {
       }
       case 'tool_call': {
         if (!this.#charge(sizeOf(e.arguments) + sizeOf(e.id) + sizeOf(e.name))) break;
-        let t = this.#open.get(e.index);
+        let t = this.#tables().open.get(e.index);
         if (!t) t = this.#newTool(e.index, e.id ?? null, e.name ?? null);
-        this.#open.delete(e.index);
+        this.#tables().open.delete(e.index);
         if (e.id != null) this.#setId(t, e.id);
         t.name = e.name ?? t.name;
         t.arguments = e.arguments;
@@ -754,7 +768,8 @@ export class StreamState {
       }
       case 'tool_result': {
         const id = e.id ?? e.tool_call_id ?? e.toolCallId;
-        const t = (id != null ? this.#byId.get(id) : undefined) ?? (e.index !== undefined ? this.#byIndex.get(e.index) : undefined);
+        const calls = this.#calls;
+        const t = (id != null ? calls?.byId.get(id) : undefined) ?? (e.index !== undefined ? calls?.byIndex.get(e.index) : undefined);
         if (!t) break;
         const failed = e.error != null || e.is_error === true;
         const result = failed ? (e.result ?? e.output ?? e.error) : (e.result ?? e.output ?? null);
@@ -817,7 +832,7 @@ export class StreamState {
       arguments: undefined, final: false, providerExecuted: false, result: undefined, state: 'input-streaming',
       pos: this.#tools.length, snap: null };
     this.#tools.push(t);
-    this.#byIndex.set(index, t);
+    this.#tables().byIndex.set(index, t);
     if (id != null) this.#setId(t, id);
     this.#content = true;
     return t;
@@ -825,8 +840,13 @@ export class StreamState {
 
   #setId(t: Tool, id: unknown): void {
     t.id = id;
-    const latest = this.#byId.get(id);
-    if (!latest || latest.pos < t.pos) this.#byId.set(id, t);
+    const byId = this.#tables().byId;
+    const latest = byId.get(id);
+    if (!latest || latest.pos < t.pos) byId.set(id, t);
+  }
+
+  #tables(): CallTables {
+    return (this.#calls ??= { open: new Map(), byId: new Map(), byIndex: new Map() });
   }
 
   #error(code: unknown, message: unknown): void {
@@ -868,8 +888,9 @@ export class StreamState {
 
   #addSource(s: Readonly<Data>): boolean {
     const key = sourceKey(s);
-    if (this.#sources.has(key) || !this.#charge(SLOT + sizeOf(s))) return false;
-    this.#sources.set(key, s);
+    const sources = (this.#sources ??= new Map());
+    if (sources.has(key) || !this.#charge(SLOT + sizeOf(s))) return false;
+    sources.set(key, s);
     this.#sourcesList.push(s);
     return true;
   }
@@ -894,7 +915,7 @@ export class StreamState {
     if (!this.#charge(sizeOf(e.chunk) + SLOT + (a ? 0 : RECORD + 2 * id.length) + (jump > 0 ? SLOT : 0))) return;
     if (!a) {
       a = { id, seqs: [], chunks: [], max: -1, done: false, artifact_type: e.artifact_type ?? null, ranges: [], missing: 0,
-        chunksView: null, gapsView: Object.freeze([]), pending: false, snap: null };
+        chunksView: null, gapsView: NONE as readonly number[], pending: false, snap: null };
       this.#artifacts.set(id, a);
       this.#incomplete++;
     }
