@@ -3,8 +3,8 @@
 export * from '../dist/client/streamroute.js';
 export * from './common.js';
 export type {
-  ArtifactSnapshot, ConnectSseOptions, FromSseOptions, SseProfile, StreamMuxChange, StreamSnapshot, ToolCallSnapshot,
-  WireEvent,
+  ArtifactSnapshot, ConnectSseOptions, FromSseOptions, Source, SseProfile, StreamMuxChange, StreamMuxOptions, StreamSnapshot,
+  StreamStateEvent, StreamStateOptions, SubscribeOptions, ToolCallSnapshot, WireEvent,
 } from './streamroute.js';
 export { StreamMux, StreamState, fromSse } from './streamroute.js';
 

@@ -187,7 +187,7 @@ export interface SubscribeOptions {
 
 /** Options of `new StreamMux(options)`. */
 export interface StreamMuxOptions {
-  key: 'session_id' | 'trace_id' | 'action_seq' | 'stream_id' | ((event: WireEvent) => unknown);
+  key: 'session_id' | 'trace_id' | 'action_seq' | 'stream_id' | ((event: StreamStateEvent) => unknown);
   /** The most streams at once (default 10,000); events of a new stream past it are dropped. */
   maxStreams?: number;
   /** Release a stream once its `ended` change has been heard (default false). */
@@ -230,6 +230,15 @@ export interface StreamSnapshot {
   readonly errors: readonly { readonly code: string; readonly message: string }[];
 }
 
+/**
+ * What `StreamState.apply` and `StreamMux.apply` take: the events `fromSse` reads and the
+ * router writes, and those a user builds by hand (an `error` without `provider_code`).
+ */
+export type StreamStateEvent =
+  | WireEvent
+  | RoutedEvent
+  | { type: 'error'; code: string; message: string; provider_code?: string | null };
+
 /** Folds events into immutable snapshots; `snapshot` and `subscribe` are bound (`useSyncExternalStore(state.subscribe, state.snapshot)`). */
 export declare class StreamState {
   constructor(options?: StreamStateOptions);
@@ -237,7 +246,7 @@ export declare class StreamState {
    * Folds one event or several; listeners hear once per call that changed something. A batch
    * with an element that is not an event of JSON data is refused whole (`invalid_input`).
    */
-  apply(events: WireEvent | RoutedEvent | readonly (WireEvent | RoutedEvent)[]): void;
+  apply(events: StreamStateEvent | readonly StreamStateEvent[]): void;
   /** The current snapshot: the same object until something changes. */
   snapshot(): StreamSnapshot;
   subscribe(listener: () => void, options?: SubscribeOptions): () => void;
@@ -260,7 +269,7 @@ export interface StreamMuxChange {
 export declare class StreamMux {
   constructor(options: StreamMuxOptions);
   /** Routes events; a batch with a bad element, or whose key function throws, is refused whole (`invalid_input`). */
-  apply(events: WireEvent | readonly WireEvent[]): void;
+  apply(events: StreamStateEvent | readonly StreamStateEvent[]): void;
   get(key: unknown): StreamState | undefined;
   /** Stream keys in order of arrival (the same array until one is added or released). */
   keys(): readonly unknown[];
