@@ -142,7 +142,8 @@ test('scaling: many artifact streams, one long artifact, gaps, and a seq jump', 
     }
     assert.deepEqual(st.snapshot().artifacts.x.gaps, []);
   });
-  // A jump is one range, whatever its length: folding seq 60000 costs what seq 10 costs.
+  // A jump is one range, whatever its length: folding seq 60000 costs what seq 10 costs (its
+  // bytes are the numbers the snapshot will list, 8 each).
   const jump = (seq) => {
     const st = new StreamState();
     const before = work();
@@ -152,7 +153,7 @@ test('scaling: many artifact streams, one long artifact, gaps, and a seq jump', 
   const [small] = jump(10);
   const [large, st] = jump(60_000);
   assert.equal(large, small);
-  assert.ok(st.bytes < 1024, `a jump of 60,000 holds ${st.bytes} bytes`);
+  assert.ok(st.bytes < 1024 + 8 * 59_999, `a jump of 60,000 holds ${st.bytes} bytes`);
   assert.equal(st.snapshot().artifacts.x.gaps.length, 59_999);
 });
 
@@ -233,6 +234,33 @@ test('maxBytes: one buffer_limit_exceeded, everything before it kept, growth aft
   mux.apply({ type: 'answer_delta', text: hundred, session_id: 'a' });
   assert.equal(mux.get('a').snapshot().errors[0].code, 'buffer_limit_exceeded');
   assert.equal(mux.get('b').snapshot().status, 'streaming');
+});
+
+test('maxBytes: a seq jump costs the missing numbers the snapshot lists; 2,000 jumps of 65,535 stay within the budget', () => {
+  // Each jump leaves 65,535 numbers for `gaps` to list (8 bytes each): the budget, not the heap,
+  // decides how many such artifacts a state takes.
+  const s = new StreamState();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < 2000; i++) {
+    s.apply({ type: 'artifact_chunk', stream_id: `a${i}`, seq: 65535, chunk: 'x' });
+    s.snapshot();
+  }
+  const grown = process.memoryUsage().heapUsed - before;
+  const snap = s.snapshot();
+  assert.ok(s.bytes <= 64 * 1024 * 1024, `bytes ${s.bytes}`);
+  assert.deepEqual(snap.errors.map((e) => e.code), ['buffer_limit_exceeded']);
+  const kept = Object.keys(snap.artifacts).length;
+  assert.ok(kept > 100 && kept < 130, `${kept} artifacts kept`);
+  assert.equal(snap.artifacts.a0.gaps.length, 65535);
+  assert.ok(grown < 256 * 1024 * 1024, `heap grew ${grown} bytes`);
+  // Filling gives the bytes back.
+  const t = new StreamState({ maxBytes: 10_000 });
+  t.apply({ type: 'artifact_chunk', stream_id: 'a', seq: 100, chunk: 'x' });
+  const jumped = t.bytes;
+  for (let q = 0; q < 100; q++) t.apply({ type: 'artifact_chunk', stream_id: 'a', seq: q, chunk: 'x' });
+  assert.equal(t.snapshot().artifacts.a.gaps.length, 0);
+  assert.equal(t.bytes, jumped - 100 * 8 + 100 * (2 * 1 + 4 + 16), 'each fill gives its 8 bytes back and charges its chunk');
+  assert.equal(t.snapshot().status, 'streaming');
 });
 
 test('hostile wire: __proto__, constructor and prototype members are plain data', () => {

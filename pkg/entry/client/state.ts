@@ -492,6 +492,8 @@ const MAX_GAPS = 1 << 16;
 // What a record costs besides its values: a tool call, an artifact, a chunk's slot, a gap range.
 const RECORD = 64;
 const SLOT = 16;
+/** Bytes of one missing `seq` number as the snapshot's `gaps` lists it. */
+const GAP = 8;
 
 interface Tool {
   index: unknown;
@@ -912,7 +914,9 @@ export class StreamState {
     // A repeat, found by binary search over the missing ranges.
     const at = seq <= max && a ? findRange(a.ranges, seq) : -1;
     if (seq <= max && at < 0) return;
-    if (!this.#charge(sizeOf(e.chunk) + SLOT + (a ? 0 : RECORD + 2 * id.length) + (jump > 0 ? SLOT : 0))) return;
+    // A jump is one range here, but the snapshot lists every missing number (`gaps`): each
+    // costs its 8 bytes from the jump on, given back when it is filled.
+    if (!this.#charge(sizeOf(e.chunk) + SLOT + (a ? 0 : RECORD + 2 * id.length) + (jump > 0 ? SLOT + GAP * jump : 0))) return;
     if (!a) {
       a = { id, seqs: [], chunks: [], max: -1, done: false, artifact_type: e.artifact_type ?? null, ranges: [], missing: 0,
         chunksView: null, gapsView: NONE as readonly number[], pending: false, snap: null };
@@ -937,6 +941,7 @@ export class StreamState {
       else if (seq === to) a.ranges[at + 1] = seq - 1;
       else a.ranges.splice(at, 2, from, seq - 1, seq + 1, to);
       a.missing--;
+      this.#bytes -= GAP;
       a.gapsView = null;
       const pos = lowerBound(a.seqs, seq);
       a.seqs.splice(pos, 0, seq);
