@@ -2,7 +2,7 @@
 //!
 //! Events cross the boundary once per call in the result format of abi.rs: `Packer` writes
 //! them as one string and `JSON_` op words (only the changed tail of a path, thanks to the
-//! core's `same` count), and pkg/entry/classes/json.js builds the objects, sharing one frozen
+//! core's `same` count), and pkg/entry/classes/partial.js builds the objects, sharing one frozen
 //! path array between consecutive events at the same path. Values (the snapshot, items) cross as JSON text and
 //! come out of `JSON.parse`: plain objects, JS numbers.
 
@@ -204,7 +204,7 @@ export class PartialJson extends StreamMachine<JsonEvent[], unknown> {
 }
 "#;
 
-/// The wasm half of `PartialJson` (pkg/entry/classes/json.js).
+/// The wasm half of `PartialJson` (pkg/entry/classes/partial.js).
 #[wasm_bindgen(js_name = PartialJsonHandle, skip_typescript)]
 pub struct JsPartialJson {
     inner: crate::PartialJson,
