@@ -135,7 +135,7 @@ fn nonce_and_maps_as_plain_objects() {
     // The default build (every feature) is the main entry.
     assert_eq!(get(&info, "entry").as_string().as_deref(), Some("streamroute"));
     let features: Vec<String> = js_sys::Array::from(&get(&info, "features")).iter().filter_map(|f| f.as_string()).collect();
-    assert_eq!(features, ["sse", "json", "tags", "router", "payload", "planning"]);
+    assert_eq!(features, ["sse", "json", "tags", "router", "payload", "planning", "client"]);
 }
 
 #[wasm_bindgen_test]

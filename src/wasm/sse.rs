@@ -346,6 +346,9 @@ impl<'a> Emit<Utf16Text<'a>> for Packed {
 }
 
 #[cfg(feature = "sse")]
+pub use encoder::JsSseEncoder;
+
+#[cfg(feature = "sse")]
 mod encoder {
     use super::*;
 
