@@ -3,13 +3,18 @@
 // StreamMux splits a multiplexed connection; connectSse reads a profile and resumes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as sr from 'streamroute';
+import * as main from 'streamroute';
+import * as client from 'streamroute/client';
 import { SEED, splitings } from './helpers/chunking.mjs';
 import { NONCE, SAMPLES, coalesce } from './helpers/streams.mjs';
 import { EXTRA_EVENTS, PROFILES, casesOf, fold, readWire, roundTrips, wireText } from './helpers/client-roundtrip.mjs';
 import { listen } from './helpers/runtimes.mjs';
 import { typecheck } from './helpers/typecheck.mjs';
 
+// The client half from 'streamroute/client', as a page imports it; the router and toSse (the
+// server's side) from the main entry.
+const sr = { ...main, StreamMux: client.StreamMux, StreamState: client.StreamState, connectSse: client.connectSse,
+  fromSse: client.fromSse };
 const { StreamMux, StreamState, StreamrouteError, connectSse, fromSse, toSse } = sr;
 
 const CASES = casesOf(sr, SAMPLES, NONCE);
