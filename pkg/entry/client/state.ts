@@ -13,7 +13,7 @@
 import { PartialJson, type JsonEvent, type JsonPath } from '../classes/partial.js';
 import { requireInit } from '../handled.js';
 import { StreamrouteError } from '../runtime.js';
-import { WIRE_FIELDS, textOf } from './common.js';
+import { WIRE_FIELDS, isObject, textOf } from './common.js';
 
 type Data = Record<string, unknown>;
 /** An event after `copyEvents`: plain frozen data with a string `type`. */
@@ -158,8 +158,6 @@ function textIn(v: unknown): string {
   if (typeof v !== 'object') return String(v);
   return boundedJson(v) ?? '';
 }
-
-const isData = (v: unknown): v is Readonly<Data> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 // ---------------------------------------------------------------------------------------------
 // Options and listeners (shared with StreamMux).
@@ -792,7 +790,7 @@ export class StreamState {
         this.#artifact(e);
         break;
       case 'source': {
-        const [s] = isData(e.source) ? [e.source] : without(e, ['type', ...WIRE_FIELDS]);
+        const [s] = isObject(e.source) ? [e.source] : without(e, ['type', ...WIRE_FIELDS]);
         if (this.#addSource(s)) this.#mark(F.sources);
         break;
       }
@@ -812,11 +810,11 @@ export class StreamState {
         else if (this.#status === 'streaming') this.#status = 'done';
         this.#finish = e.finish ?? e.finish_reason ?? null;
         const payload = e.payload;
-        if (isData(payload) && this.#hold('payload', sizeOf(payload))) {
+        if (isObject(payload) && this.#hold('payload', sizeOf(payload))) {
           this.#payload = payload;
           let added = false;
           const sources = payload.sources;
-          if (Array.isArray(sources)) for (const s of sources) if (isData(s)) added = this.#addSource(s) || added;
+          if (Array.isArray(sources)) for (const s of sources) if (isObject(s)) added = this.#addSource(s) || added;
           if (added) this.#mark(F.sources);
         }
         this.free();
