@@ -90,7 +90,7 @@ export async function* routeResponse(response, options) {
 }
 
 // ---------------------------------------------------------------------------------------
-// toSse: RoutedEvents (and issue 7's artifact events) to a browser-facing event stream.
+// toSse: RoutedEvents (and artifact events) to a browser-facing event stream.
 
 
 /**
