@@ -125,6 +125,23 @@ pub trait DeltaSink {
     fn finish(&mut self, reason: &str);
     /// An error.
     fn error(&mut self, code: &str, message: &str);
+    /// A reader keeps `bytes` more between events (`what` names them: a tool call's
+    /// arguments it assembles itself, the provider-executed calls it remembers). `false`:
+    /// the sink's budget does not allow them; the sink has then failed
+    /// (`buffer_limit_exceeded`), and the reader keeps nothing more for it. By default there
+    /// is no budget.
+    fn retain(&mut self, bytes: usize, what: &str) -> bool {
+        let _ = (bytes, what);
+        true
+    }
+    /// Bytes [`retain`](Self::retain) counted are let go.
+    fn release(&mut self, bytes: usize) {
+        let _ = bytes;
+    }
+    /// How many more bytes [`retain`](Self::retain) would allow (by default, no limit).
+    fn room(&self) -> usize {
+        usize::MAX
+    }
 }
 
 impl DeltaSink for Vec<ModelDelta> {

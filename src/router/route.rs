@@ -432,11 +432,20 @@ struct Call {
 }
 
 impl Call {
-    /// The bytes this call keeps (what the budget charges for it).
+    /// The bytes this call keeps (what the budget charges for it while it is open).
     fn kept(&self) -> usize {
-        self.id.len() + self.name.len() + self.args.len()
+        OPEN_CALL_BYTES + self.id.len() + self.name.len() + self.args.len()
     }
 }
+
+/// What an open tool call is charged besides its id, name and arguments: its place here and
+/// in the provider reader that tracks it. Open calls have no count of their own; the budget
+/// bounds them.
+const OPEN_CALL_BYTES: usize = 64;
+
+/// What every tool call started is charged until the stream ends: the reader remembers its
+/// index, so that a repeated start does not start it again.
+const STARTED_CALL_BYTES: usize = 16;
 
 /// The action-json machine: the extractor and the text it has read (until the action closes).
 #[derive(Debug)]
@@ -870,7 +879,8 @@ impl DeltaSink for Route {
         if let Some(c) = self.calls.remove(index) {
             self.call_done(c); // a reused index: the earlier call is complete
         }
-        if let Err(e) = self.budget.charge(id.len() + name.len(), "an open tool call") {
+        let charge = STARTED_CALL_BYTES + OPEN_CALL_BYTES + id.len() + name.len();
+        if let Err(e) = self.budget.charge(charge, "an open tool call") {
             self.fail(e);
             return;
         }
@@ -977,6 +987,30 @@ impl DeltaSink for Route {
         self.errors += 1;
         let provider_code = (!OWN_CODES.contains(&code)).then(|| code.to_string());
         self.push(RoutedEvent::Error { code: code.to_string(), message: message.to_string(), provider_code });
+    }
+
+    fn retain(&mut self, bytes: usize, what: &str) -> bool {
+        if self.failure.is_some() {
+            return false;
+        }
+        match self.budget.charge(bytes, what) {
+            Ok(()) => true,
+            Err(e) => {
+                self.fail(e);
+                false
+            }
+        }
+    }
+
+    fn release(&mut self, bytes: usize) {
+        self.budget.release(bytes);
+    }
+
+    fn room(&self) -> usize {
+        if self.failure.is_some() {
+            return 0;
+        }
+        self.budget.room()
     }
 }
 
