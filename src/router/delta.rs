@@ -125,6 +125,11 @@ pub trait DeltaSink {
     fn finish(&mut self, reason: &str);
     /// An error.
     fn error(&mut self, code: &str, message: &str);
+    /// A started tool call is given up: its arguments could not be assembled (an error says
+    /// why). No end follows, and the call must not be run. By default nothing happens.
+    fn tool_call_abandon(&mut self, index: u32) {
+        let _ = index;
+    }
     /// A reader keeps `bytes` more between events (`what` names them: a tool call's
     /// arguments it assembles itself, the provider-executed calls it remembers). `false`:
     /// the sink's budget does not allow them; the sink has then failed

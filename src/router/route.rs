@@ -989,6 +989,12 @@ impl DeltaSink for Route {
         self.push(RoutedEvent::Error { code: code.to_string(), message: message.to_string(), provider_code });
     }
 
+    fn tool_call_abandon(&mut self, index: u32) {
+        if let Some(c) = self.calls.remove(index) {
+            self.budget.release(c.kept());
+        }
+    }
+
     fn retain(&mut self, bytes: usize, what: &str) -> bool {
         if self.failure.is_some() {
             return false;

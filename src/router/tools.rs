@@ -100,6 +100,13 @@ impl OpenCalls {
         }
     }
 
+    /// Gives up call `index` (see [`DeltaSink::tool_call_abandon`]) if it is open.
+    pub(crate) fn abandon(&mut self, index: u32, sink: &mut dyn DeltaSink) {
+        if self.open.remove(index).is_some() {
+            sink.tool_call_abandon(index);
+        }
+    }
+
     /// The model finished (when `reason` is known): every open call ends, then the reason
     /// goes on. Returns whether it did.
     pub(crate) fn finish(&mut self, reason: Option<String>, sink: &mut dyn DeltaSink) -> bool {
