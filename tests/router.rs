@@ -1058,3 +1058,51 @@ fn gemini_partial_args_code_execution_grounding_and_blocks() {
     assert_eq!(errors(&e), vec!["SAFETY".to_string()]);
     assert_eq!(finish(&e), "content-filter");
 }
+
+/// A prelude with `total` and `headers` lengths and a valid prelude CRC, then `body` zeros.
+fn prelude(total: u32, headers: u32, body: usize) -> Vec<u8> {
+    let mut m = Vec::new();
+    m.extend_from_slice(&total.to_be_bytes());
+    m.extend_from_slice(&headers.to_be_bytes());
+    let mut crc = !0u32;
+    for &b in &m {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 { 0xEDB8_8320 ^ (crc >> 1) } else { crc >> 1 };
+        }
+    }
+    m.extend_from_slice(&(!crc).to_be_bytes());
+    m.resize(12 + body, 0);
+    m
+}
+
+#[test]
+fn bedrock_prelude_lengths_the_framing_does_not_allow_are_eventstream_invalid() {
+    // The error's code and offset, and whether it says the lengths are impossible.
+    let run = |max_event_bytes: usize, bytes: &[u8]| {
+        common::assert_chunk_invariant("bedrock prelude", bytes, |chunks| {
+            let opts = StreamRouterOptions { provider: Provider::Bedrock, max_event_bytes, ..StreamRouterOptions::default() };
+            let mut r = StreamRouter::new(opts).expect("router");
+            let mut out = Vec::new();
+            let mut res = Ok(());
+            for c in chunks {
+                res = res.and_then(|()| r.feed(c, &mut out));
+            }
+            res.and_then(|()| r.finish(&mut out)).map_err(|e| (e.code(), e.offset(), e.message().contains("impossible")))
+        })
+    };
+    let def = StreamRouterOptions::default().max_event_bytes;
+    let impossible = Err(("eventstream_invalid", Some(0), true));
+    // More than 16 MiB of payload, or more than 128 KiB of headers: no valid message.
+    assert_eq!(run(def, &prelude(0xFFFF_FFF0, 0, 4)), impossible);
+    assert_eq!(run(def, &prelude((16 << 20) + 17, 0, 4)), impossible);
+    assert_eq!(run(def, &prelude(1 << 20, (128 << 10) + 1, 4)), impossible);
+    assert_eq!(run(32 << 20, &prelude((16 << 20) + 17, 0, 4)), impossible);
+    // Possible but larger than the router accepts (maxEventBytes + 64 KiB): the cap.
+    let largest = def + (64 << 10);
+    assert_eq!(run(def, &prelude(largest as u32 + 1, 0, 4)), Err(("buffer_limit_exceeded", Some(0), false)));
+    // At the largest size the message is read: here cut short, so the stream ends inside it.
+    assert_eq!(run(def, &prelude(largest as u32, 0, 4)), Err(("eventstream_invalid", Some(0), false)));
+    // A router that takes more reads the framing's largest message (16 MiB of payload).
+    assert_eq!(run(32 << 20, &prelude((16 << 20) + 16, 0, 4)), Err(("eventstream_invalid", Some(0), false)));
+}
