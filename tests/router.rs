@@ -1106,3 +1106,30 @@ fn bedrock_prelude_lengths_the_framing_does_not_allow_are_eventstream_invalid() 
     // A router that takes more reads the framing's largest message (16 MiB of payload).
     assert_eq!(run(32 << 20, &prelude((16 << 20) + 16, 0, 4)), Err(("eventstream_invalid", Some(0), false)));
 }
+
+#[test]
+fn a_refusal_finishes_as_content_filter_for_every_provider() {
+    let chat = "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"I can't help with that.\"},\"finish_reason\":null}]}\n\n\
+        data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n\
+        data: [DONE]\n\n";
+    let responses = "event: response.refusal.delta\ndata: {\"type\":\"response.refusal.delta\",\"sequence_number\":1,\"output_index\":0,\"content_index\":0,\"delta\":\"I can't help with that.\"}\n\n\
+        event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":2,\"response\":{\"id\":\"r\",\"status\":\"completed\",\"output\":[]}}\n\n";
+    let anthropic = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"role\":\"assistant\",\"content\":[],\"usage\":{\"input_tokens\":1}}}\n\n\
+        event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"refusal\"},\"usage\":{\"output_tokens\":1}}\n\n\
+        event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+    for (provider, stream, reason) in [
+        (Provider::OpenAiChat, chat, "stop"),
+        (Provider::OpenAiResponses, responses, "completed"),
+        (Provider::Anthropic, anthropic, "refusal"),
+    ] {
+        for p in [provider, Provider::Auto] {
+            let got = common::assert_chunk_invariant(provider.as_str(), stream.as_bytes(), |chunks| {
+                let e = route(p, ContentMode::Text, "", chunks);
+                (done(&e), finish(&e))
+            });
+            assert_eq!(got, ((true, true, Some(reason.to_string())), "content-filter"), "{}", provider.as_str());
+        }
+    }
+    // The bundled OpenAI refusal too.
+    assert_eq!(finish(&events_of("openai-chat-refusal.sse")), "content-filter");
+}

@@ -263,7 +263,8 @@ impl Finish {
         }
     }
 
-    /// Normalises a provider's finish reason. A natural stop after client tool calls is
+    /// Normalises a provider's finish reason. (The router finishes a stream that routed
+    /// refusal text as `ContentFilter` whatever its reason.) A natural stop after client tool calls is
     /// `ToolCalls` (a Responses `completed` or a Gemini `STOP` that carries calls); an
     /// errored stream is `Error` unless a content filter stopped it.
     pub fn of(reason: Option<&str>, client_tool_calls: bool, errored: bool) -> Finish {
@@ -340,6 +341,7 @@ impl StreamRouter {
                 answer: String::new(),
                 answer_room: 0,
                 client_calls: false,
+                refused: false,
                 sources: crate::hash::Set::default(),
                 pending: String::new(),
                 scratch: String::new(),
@@ -511,6 +513,9 @@ struct Route {
     answer_room: usize,
     /// A client (not provider-executed) tool call was routed.
     client_calls: bool,
+    /// Refusal text was routed: the stream finishes as `content-filter`, whatever the
+    /// provider's reason.
+    refused: bool,
     /// Hashes of the sources routed so far (each source once).
     sources: crate::hash::Set<u64>,
     /// Model text not yet given to the content machine (action-json, tagged): the text
@@ -799,7 +804,10 @@ impl Route {
         }
         let ok = self.errors == 0;
         let finish_reason = self.finish_reason.clone();
-        let finish = Finish::of(finish_reason.as_deref(), self.client_calls, !ok);
+        // A refusal is what a content filter is to a UI, for every provider (Anthropic says
+        // `refusal` as its stop reason; OpenAI sends refusal text and then `stop`).
+        let finish =
+            if self.refused { Finish::ContentFilter } else { Finish::of(finish_reason.as_deref(), self.client_calls, !ok) };
         self.push(RoutedEvent::Done { ok, parse_ok, finish_reason, finish });
         match self.failure.take() {
             Some(e) => Err(e),
@@ -928,6 +936,7 @@ impl DeltaSink for Route {
         }
         self.flush_pending();
         self.flush_answer();
+        self.refused = true;
         match self.out.last_mut() {
             Some(RoutedEvent::RefusalDelta { text: t }) => {
                 let r = try_push_str(t, text);
