@@ -3,9 +3,10 @@
 //!
 //! Advice for hackers: one machine with three states. `Sniff` (only for `auto`) holds the
 //! first bytes until they show whether the stream is an event stream (it starts, after an
-//! optional BOM and blank lines, with an SSE field: `data:`, `event:`, `id:`, `retry:` or a
-//! `:` comment) or plain text; the held bytes (at most `MAX_SNIFF`) are then replayed into the
-//! chosen state. `Sse` runs the shared `SseDecoder`; every dispatched event goes, whole, to the
+//! optional BOM and leading whitespace, with an SSE field: `data:`, `event:`, `id:`, `retry:`
+//! or a `:` comment), a binary event stream, Ollama NDJSON or plain text (`Sniffer`: a
+//! function of the bytes, not of the chunking); the held bytes (leading whitespace and at
+//! most one line cap more) are then replayed into the chosen state. `Sse` runs the shared `SseDecoder`; every dispatched event goes, whole, to the
 //! format's reader (`openai_chat.rs`, `anthropic.rs`, ...). With `auto` the format is detected
 //! from the first event that shows it (its `event:` name or its `type` / top-level keys) and
 //! then kept. `Text` passes the bytes through as text (UTF-8 carried across chunks).
@@ -30,9 +31,6 @@ use crate::budget::try_extend as grow;
 use crate::{EventStreamDecoder, EventStreamDecoderOptions, EventStreamMessage, EventStreamSink};
 use crate::text::Utf8Carry;
 use crate::{Error, ErrorKind, Result, SseDecoder, SseDecoderOptions, SseSink};
-
-/// Most bytes held while `auto` decides between an event stream and plain text.
-pub(crate) const MAX_SNIFF: usize = 4096;
 
 /// The stream formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,6 +150,8 @@ pub struct ProviderDecoder {
     state: State,
     /// `Sniff`: the first bytes; `Ndjson`: the unterminated last line.
     held: Vec<u8>,
+    /// `Sniff`: how far `held` was read.
+    sniffer: Sniffer,
     /// Most bytes of one NDJSON line.
     max_line: usize,
     sse: SseDecoder,
@@ -179,6 +179,7 @@ impl ProviderDecoder {
         ProviderDecoder {
             state,
             held: Vec::new(),
+            sniffer: Sniffer::default(),
             max_line: max,
             sse,
             frames: EventStreamDecoder::new(EventStreamDecoderOptions { max_message_bytes: max.saturating_add(1 << 16) }),
@@ -218,7 +219,7 @@ impl ProviderDecoder {
             }
             State::Sniff => {
                 crate::budget::try_extend(&mut self.held, chunk)?;
-                match sniff(&self.held) {
+                match self.sniffer.decide(&self.held, self.max_line, false) {
                     None => Ok(()),
                     Some(state) => self.decide(state, sink),
                 }
@@ -264,10 +265,7 @@ impl ProviderDecoder {
     /// As [`feed`](Self::feed).
     pub fn finish(&mut self, sink: &mut dyn DeltaSink) -> Result<()> {
         if self.state == State::Sniff {
-            let state = match sniff(&self.held) {
-                Some(s) => s,
-                None => sniff_at_end(&self.held),
-            };
+            let state = self.sniffer.decide(&self.held, self.max_line, true).unwrap_or(State::Text);
             self.decide(state, sink)?;
         }
         match self.state {
@@ -313,76 +311,96 @@ impl ProviderDecoder {
     }
 }
 
-/// The framing the first bytes show: `Some(State::Sse)` for an event stream (an SSE field
-/// after an optional BOM and blank lines), `Some(State::EventStream)` for a binary
-/// event-stream prelude whose CRC checks, `Some(State::Ndjson)` for an Ollama line (an object
-/// whose first members are `model` and `created_at`, with only `remote_*` members between them,
-/// or a lone `{"error": "..."}` line),
-/// `Some(State::Text)` for anything else; `None`: not known yet.
-fn sniff(held: &[u8]) -> Option<State> {
-    let full = held.len() >= MAX_SNIFF;
-    if held.first() == Some(&0) {
-        // A message length below 16 MiB starts with a zero byte; text never does.
-        if held.len() < 12 {
-            return None;
+/// `auto`'s first decision, between the framings: the bytes held so far and how far they
+/// were read. What it decides is a function of the bytes alone, never of where chunks end:
+/// - a first byte 0 is a binary event-stream prelude when the CRC of the first 12 bytes
+///   checks (else text);
+/// - after an optional BOM, leading whitespace (blank lines, spaces, tabs) is skipped, and
+///   counts towards nothing but the line cap (`max_line` bytes of it are text);
+/// - a line that begins with an SSE field (`data:`, `event:`, `id:`, `retry:` or a `:`
+///   comment) is an event stream;
+/// - a `{` is an Ollama line when its first members are `model` and `created_at` (with only
+///   `remote_*` members between them) or it is a lone `{"error": "..."}`. The prefix read
+///   decides as soon as it can (plain JSON text shows it is not Ollama at its first key, and
+///   streams at once); a prefix that cannot decide yet waits, at most for `max_line` bytes
+///   (then it is text). A prefix that decides gives the same answer as any longer one, so
+///   reading it again only when it has doubled (or reached the cap) keeps the work linear;
+/// - anything else is text.
+#[derive(Debug, Default)]
+struct Sniffer {
+    /// Where the first byte that is not leading whitespace is (once it arrived).
+    start: Option<usize>,
+    /// Held bytes already searched for it.
+    scanned: usize,
+    /// How many bytes from `start` the Ollama check last read.
+    parsed: usize,
+}
+
+impl Sniffer {
+    /// The framing `held` shows; `None`: not known yet. `at_end`: nothing more will come.
+    fn decide(&mut self, held: &[u8], max_line: usize, at_end: bool) -> Option<State> {
+        let wait = |full: bool| if at_end || full { Some(State::Text) } else { None };
+        if held.first() == Some(&0) {
+            // A message length below 16 MiB starts with a zero byte; text never does.
+            if held.len() < 12 {
+                return wait(false);
+            }
+            let prelude = crate::eventstream::crc32(&held[..8]).to_be_bytes() == held[8..12];
+            return Some(if prelude { State::EventStream } else { State::Text });
         }
-        let prelude = crate::eventstream::crc32(&held[..8]).to_be_bytes() == held[8..12];
-        return Some(if prelude { State::EventStream } else { State::Text });
-    }
-    let mut b = held;
-    let bom = [0xEF, 0xBB, 0xBF];
-    let n = b.len().min(3);
-    if b[..n] == bom[..n] {
-        if n < 3 {
-            return None;
-        }
-        b = &b[3..];
-    }
-    let start = b.iter().position(|&c| c != b'\r' && c != b'\n');
-    let Some(start) = start else {
-        return if full { Some(State::Text) } else { None };
-    };
-    let b = &b[start..];
-    if b[0] == b'{' {
-        return match ollama_line(b) {
-            Some(true) => Some(State::Ndjson),
-            None if !full => None,
-            _ => Some(State::Text),
+        const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+        let n = held.len().min(3);
+        let from = match () {
+            _ if held[..n] != BOM[..n] => 0,
+            _ if n < 3 => return wait(false),
+            _ => 3,
         };
-    }
-    const FIELDS: [&[u8]; 5] = [b":", b"data:", b"event:", b"id:", b"retry:"];
-    let mut maybe = false;
-    for f in FIELDS {
-        if b.starts_with(f) {
+        let start = match self.start {
+            Some(s) => s,
+            None => {
+                // Only the first `max_line` bytes of whitespace are read: whatever follows.
+                let at = self.scanned.max(from);
+                let end = held.len().min(from.saturating_add(max_line));
+                let found = held[at..end].iter().position(|c| !matches!(c, b'\r' | b'\n' | b' ' | b'\t'));
+                self.scanned = end;
+                match found {
+                    Some(p) => *self.start.insert(at + p),
+                    None => return wait(held.len() - from >= max_line),
+                }
+            }
+        };
+        let line = &held[start..];
+        if line[0] == b'{' {
+            let view = &line[..line.len().min(max_line)];
+            let full = line.len() >= max_line;
+            if !(at_end || full || view.len() >= 2 * self.parsed) {
+                return None;
+            }
+            self.parsed = view.len();
+            return match ollama_line(view, at_end) {
+                Some(true) => Some(State::Ndjson),
+                None => wait(full),
+                Some(false) => Some(State::Text),
+            };
+        }
+        // A field is one only at the start of a line.
+        if start > from && !matches!(held[start - 1], b'\r' | b'\n') {
+            return Some(State::Text);
+        }
+        const FIELDS: [&[u8]; 5] = [b":", b"data:", b"event:", b"id:", b"retry:"];
+        if FIELDS.iter().any(|f| line.starts_with(f)) {
             return Some(State::Sse);
         }
-        maybe |= f.starts_with(b);
-    }
-    if maybe && !full {
-        None
-    } else {
+        if FIELDS.iter().any(|f| f.starts_with(line)) {
+            return wait(false);
+        }
         Some(State::Text)
     }
 }
 
-/// What `sniff` decides when the stream ends before it could: the whole of it is known, so a
-/// complete Ollama line or a binary prelude still counts.
-fn sniff_at_end(held: &[u8]) -> State {
-    if held.is_empty() {
-        return State::Text;
-    }
-    let mut padded = held.to_vec();
-    if held[0] == b'{' || held.iter().any(|&c| !c.is_ascii_whitespace()) {
-        padded.push(b'\n');
-    }
-    match sniff(&padded) {
-        Some(State::EventStream) | None => State::Text,
-        Some(s) => s,
-    }
-}
-
-/// Does a text starting with `{` begin an Ollama line? `None`: not known yet.
-fn ollama_line(b: &[u8]) -> Option<bool> {
+/// Does a text starting with `{` begin an Ollama line? `None`: not known yet. `whole`: the
+/// text is all there is (a line that ends the stream without its newline).
+fn ollama_line(b: &[u8], whole: bool) -> Option<bool> {
     let valid = match std::str::from_utf8(b) {
         Ok(s) => s,
         Err(e) => std::str::from_utf8(&b[..e.valid_up_to()]).unwrap_or(""),
@@ -413,7 +431,7 @@ fn ollama_line(b: &[u8]) -> Option<bool> {
     match r {
         Ok(yes) => Some(yes),
         // Ran off the end of what has arrived: wait for more.
-        Err(bad) if bad.0 >= valid.len() => None,
+        Err(bad) if bad.0 >= valid.len() && !whole => None,
         Err(_) => Some(false),
     }
 }
