@@ -5,9 +5,9 @@
 
 mod common;
 
-use common::assert_chunk_invariant;
+use common::{assert_chunk_invariant, route_chunks};
 use serde_json::json;
-use streamroute::{JsonValue, Provider, RoutedEvent, StreamRouter, StreamRouterOptions};
+use streamroute::{JsonValue, Provider, RoutedEvent, StreamRouterOptions};
 
 fn part(call: serde_json::Value) -> String {
     format!("data: {}\n\n", json!({"candidates": [{"content": {"role": "model", "parts": [{"functionCall": call}]}}]}))
@@ -34,13 +34,7 @@ struct Outcome {
 }
 
 fn route(max_buffer_bytes: usize, chunks: &[&[u8]]) -> Result<Outcome, &'static str> {
-    let opts = StreamRouterOptions { provider: Provider::Gemini, max_buffer_bytes, ..StreamRouterOptions::default() };
-    let mut r = StreamRouter::new(opts).unwrap();
-    let mut out = Vec::new();
-    for c in chunks {
-        r.feed(c, &mut out).map_err(|e| e.code())?;
-    }
-    r.finish(&mut out).map_err(|e| e.code())?;
+    let out = route_chunks(StreamRouterOptions { provider: Provider::Gemini, max_buffer_bytes, ..StreamRouterOptions::default() }, chunks)?;
     let mut o = Outcome { calls: Vec::new(), errors: Vec::new(), ok: false };
     for e in out {
         match e {

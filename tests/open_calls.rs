@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::assert_chunk_invariant;
+use common::{assert_chunk_invariant, route_chunks};
 use serde_json::json;
 use streamroute::{encode_eventstream_message, JsonValue, Provider, RoutedEvent, StreamRouter, StreamRouterOptions};
 
@@ -115,13 +115,7 @@ fn gemini(n: u32) -> Vec<u8> {
 type Outcome = Result<(Vec<JsonValue>, bool), &'static str>;
 
 fn route(provider: Provider, max_buffer_bytes: usize, chunks: &[&[u8]]) -> Outcome {
-    let opts = StreamRouterOptions { provider, max_buffer_bytes, ..StreamRouterOptions::default() };
-    let mut r = StreamRouter::new(opts).unwrap();
-    let mut out = Vec::new();
-    for c in chunks {
-        r.feed(c, &mut out).map_err(|e| e.code())?;
-    }
-    r.finish(&mut out).map_err(|e| e.code())?;
+    let out = route_chunks(StreamRouterOptions { provider, max_buffer_bytes, ..StreamRouterOptions::default() }, chunks)?;
     let calls = out
         .iter()
         .filter_map(|e| match e {

@@ -119,6 +119,10 @@ enum State {
     Ndjson,
     /// The binary event-stream framing (Bedrock).
     EventStream,
+    /// A stream named Bedrock whose first message could not be read: nothing more is
+    /// decoded; its end says whether it is another format's (`provider_mismatch`) or a
+    /// corrupt Bedrock stream (the framing error).
+    NotFrames,
     Text,
 }
 
@@ -135,6 +139,9 @@ struct Formats {
     bedrock: Bedrock,
     /// `data: [DONE]` was seen.
     done_marker: bool,
+    /// An event of the configured format was recognised (always true for `auto` and
+    /// `text`, which cannot be the wrong format).
+    recognised: bool,
 }
 
 impl Formats {
@@ -156,9 +163,17 @@ pub struct ProviderDecoder {
     max_line: usize,
     sse: SseDecoder,
     frames: EventStreamDecoder,
+    /// The framing error that sent a Bedrock stream to `NotFrames`.
+    frames_error: Option<Error>,
     formats: Formats,
+    /// The first bytes (at most `LOOK_BYTES`) while no event of the configured format was
+    /// recognised: what the stream looks like instead, at its end.
+    look: Vec<u8>,
     utf8: Utf8Carry,
 }
+
+/// Most bytes kept to tell, at the end of a stream of the wrong format, which format it is.
+const LOOK_BYTES: usize = 64 << 10;
 
 impl ProviderDecoder {
     /// A decoder for `options.provider`.
@@ -183,7 +198,9 @@ impl ProviderDecoder {
             max_line: max,
             sse,
             frames: EventStreamDecoder::new(EventStreamDecoderOptions { max_message_bytes: max.saturating_add(1 << 16) }),
-            formats: Formats { active, ..Formats::default() },
+            frames_error: None,
+            formats: Formats { active, recognised: matches!(options.provider, Provider::Auto | Provider::Text), ..Formats::default() },
+            look: Vec::new(),
             utf8: Utf8Carry::default(),
         }
     }
@@ -206,6 +223,18 @@ impl ProviderDecoder {
     /// `sse_event_too_large` when an event passes `max_event_bytes` (the decoder then stays
     /// failed).
     pub fn feed(&mut self, chunk: &[u8], sink: &mut dyn DeltaSink) -> Result<()> {
+        if !self.formats.recognised && self.look.len() < LOOK_BYTES {
+            let take = chunk.len().min(LOOK_BYTES - self.look.len());
+            grow(&mut self.look, &chunk[..take])?;
+        }
+        let r = self.decode(chunk, sink);
+        if self.formats.recognised && self.look.capacity() > 0 {
+            self.look = Vec::new();
+        }
+        r
+    }
+
+    fn decode(&mut self, chunk: &[u8], sink: &mut dyn DeltaSink) -> Result<()> {
         match self.state {
             State::Sse => self.sse.feed(chunk, &mut Dispatch { f: &mut self.formats, sink }),
             State::Text => {
@@ -215,8 +244,19 @@ impl ProviderDecoder {
             State::Ndjson => self.ndjson(chunk, sink),
             State::EventStream => {
                 let formats = &mut self.formats;
-                self.frames.feed(chunk, &mut Frames { f: formats, sink })
+                match self.frames.feed(chunk, &mut Frames { f: formats, sink }) {
+                    // Not one message read, and the first prelude does not check: this may be
+                    // another format altogether. (A prelude that checks is this framing's, even
+                    // with impossible lengths.)
+                    Err(e) if !self.formats.recognised && e.kind() == ErrorKind::EventStreamInvalid && !prelude_checks(&self.look) => {
+                        self.state = State::NotFrames;
+                        self.frames_error = Some(e);
+                        Ok(())
+                    }
+                    r => r,
+                }
             }
+            State::NotFrames => Ok(()),
             State::Sniff => {
                 crate::budget::try_extend(&mut self.held, chunk)?;
                 match self.sniffer.decide(&self.held, self.max_line, false) {
@@ -274,7 +314,20 @@ impl ProviderDecoder {
                 let held = std::mem::take(&mut self.held);
                 ndjson_line(&mut self.formats, &held, sink);
             }
-            State::EventStream => self.frames.finish()?,
+            State::EventStream => {
+                if let Err(e) = self.frames.finish() {
+                    if self.formats.recognised || !self.mismatch(sink) {
+                        return Err(e);
+                    }
+                    return Ok(());
+                }
+            }
+            State::NotFrames => {
+                if self.mismatch(sink) {
+                    return Ok(());
+                }
+                return Err(self.frames_error.take().unwrap_or_else(|| Error::new(ErrorKind::EventStreamInvalid, "not an event stream")));
+            }
             _ => {
                 let _ = self.utf8.flush(false, &mut |s: &str| {
                     sink.text(s);
@@ -288,6 +341,7 @@ impl ProviderDecoder {
         f.anthropic.finish(sink);
         f.ollama.finish(sink);
         f.bedrock.finish(sink);
+        self.mismatch(sink);
         Ok(())
     }
 
@@ -300,7 +354,31 @@ impl ProviderDecoder {
             State::EventStream => self.formats.active = Some(Provider::Bedrock),
             _ => {}
         }
-        self.feed(&held, sink)
+        self.decode(&held, sink)
+    }
+
+    /// At the end of a stream routed as a named format: when no event of that format was
+    /// recognised and the bytes look like another format's, `provider_mismatch` naming it.
+    /// `false`: they do not.
+    fn mismatch(&mut self, sink: &mut dyn DeltaSink) -> bool {
+        if self.formats.recognised {
+            return false;
+        }
+        let named = self.provider();
+        match looks_like(&self.look) {
+            Some(other) if other != named => {
+                sink.error(
+                    ErrorKind::ProviderMismatch.code(),
+                    &format!(
+                        "the stream was routed as {} but no event of that format came: it looks like {}",
+                        named.as_str(),
+                        other.as_str()
+                    ),
+                );
+                true
+            }
+            _ => false,
+        }
     }
 
     fn text(&mut self, chunk: &[u8], sink: &mut dyn DeltaSink) {
@@ -345,8 +423,7 @@ impl Sniffer {
             if held.len() < 12 {
                 return wait(false);
             }
-            let prelude = crate::eventstream::crc32(&held[..8]).to_be_bytes() == held[8..12];
-            return Some(if prelude { State::EventStream } else { State::Text });
+            return Some(if prelude_checks(held) { State::EventStream } else { State::Text });
         }
         const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
         let n = held.len().min(3);
@@ -448,6 +525,9 @@ fn ndjson_line(f: &mut Formats, line: &[u8], sink: &mut dyn DeltaSink) {
     if line.is_empty() {
         return;
     }
+    if !f.recognised {
+        f.recognised = ollama_line(line.as_bytes(), true) == Some(true);
+    }
     if let Err(bad) = f.ollama.line(line, sink) {
         bad_json(sink, bad, format_args!("malformed ollama line: bad JSON at byte {} of it", bad.0));
     }
@@ -461,6 +541,7 @@ struct Frames<'a> {
 
 impl EventStreamSink for Frames<'_> {
     fn message(&mut self, m: &EventStreamMessage<'_>) {
+        self.f.recognised = true;
         let data = lossy(m.payload);
         if let Err(bad) = self.f.bedrock.message(m, &data, self.sink) {
             bad_json(
@@ -525,7 +606,12 @@ impl Dispatch<'_> {
             return;
         }
         let provider = match self.f.active {
-            Some(p) => p,
+            Some(p) => {
+                if !self.f.recognised {
+                    self.f.recognised = shows(detect(event, data), p);
+                }
+                p
+            }
             None => match detect(event, data) {
                 Detected::Format(p) => {
                     self.f.active = Some(p);
@@ -667,6 +753,54 @@ fn detect(event: &str, data: &str) -> Detected {
         return Detected::Error;
     }
     Detected::Unknown
+}
+
+/// Do the first 12 bytes make an event-stream prelude whose CRC checks?
+fn prelude_checks(first: &[u8]) -> bool {
+    first.len() >= 12 && crate::eventstream::crc32(&first[..8]).to_be_bytes() == first[8..12]
+}
+
+/// Is `detected` an event of format `p`? (A bare `{"error": {...}}`, OpenAI's and Gemini's
+/// alike, shows no format: such a stream looks like none either.)
+fn shows(detected: Detected, p: Provider) -> bool {
+    matches!(detected, Detected::Format(f) if f == p)
+}
+
+/// The format the first bytes of a stream look like (as `auto` would tell them: the framing,
+/// then for an event stream its first telling event); `None` when they tell none (nothing
+/// but whitespace, an event stream of no known format, a cut prelude).
+fn looks_like(first: &[u8]) -> Option<Provider> {
+    if first.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    if prelude_checks(first) {
+        return Some(Provider::Bedrock);
+    }
+    match Sniffer::default().decide(first, usize::MAX, true)? {
+        State::Ndjson => Some(Provider::Ollama),
+        State::EventStream => Some(Provider::Bedrock),
+        State::Text if first.first() == Some(&0) => None,
+        State::Text => Some(Provider::Text),
+        _ => {
+            struct First(Option<Provider>);
+            impl SseSink for First {
+                fn event(&mut self, event: &str, data: &str, _id: &str) {
+                    if self.0.is_none() {
+                        match detect(event, data) {
+                            Detected::Format(p) => self.0 = Some(p),
+                            _ if is_done(data) => self.0 = Some(Provider::OpenAiChat),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            let mut sse = SseDecoder::new(SseDecoderOptions { flush_on_finish: true, ..SseDecoderOptions::default() });
+            let mut found = First(None);
+            let _ = sse.feed(first, &mut found);
+            let _ = sse.finish(&mut found);
+            found.0
+        }
+    }
 }
 
 #[cfg(test)]

@@ -296,7 +296,8 @@ impl Finish {
 }
 
 /// Error codes the router itself gives (not a provider's own).
-const OWN_CODES: [&str; 5] = ["provider_error", "provider_event_invalid", "provider_event_unknown", "stream_truncated", "http_error"];
+const OWN_CODES: [&str; 6] =
+    ["provider_error", "provider_event_invalid", "provider_event_unknown", "provider_mismatch", "stream_truncated", "http_error"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
