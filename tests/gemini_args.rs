@@ -5,7 +5,10 @@
 
 mod common;
 
-use common::{assert_chunk_invariant, route_chunks};
+use common::assert_chunk_invariant;
+#[path = "common/router.rs"]
+mod router_util;
+use router_util::route_chunks;
 use serde_json::json;
 use streamroute::{JsonValue, Provider, RoutedEvent, StreamRouterOptions};
 

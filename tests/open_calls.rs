@@ -4,7 +4,10 @@
 
 mod common;
 
-use common::{assert_chunk_invariant, route_chunks};
+use common::assert_chunk_invariant;
+#[path = "common/router.rs"]
+mod router_util;
+use router_util::route_chunks;
 use serde_json::json;
 use streamroute::{encode_eventstream_message, JsonValue, Provider, RoutedEvent, StreamRouter, StreamRouterOptions};
 

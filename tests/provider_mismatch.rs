@@ -5,7 +5,10 @@
 
 mod common;
 
-use common::{assert_chunk_invariant, route_chunks};
+use common::assert_chunk_invariant;
+#[path = "common/router.rs"]
+mod router_util;
+use router_util::route_chunks;
 use streamroute::{ContentMode, Provider, RoutedEvent, StreamRouterOptions};
 
 const STREAMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/streams/");

@@ -5,6 +5,9 @@
 mod common;
 
 use common::assert_chunk_invariant;
+#[path = "common/router.rs"]
+mod router_util;
+use router_util::coalesce;
 use streamroute::{
     ContentMode, JsonValue, ModelDelta, Provider, ProviderDecoder, ProviderDecoderOptions, RoutedEvent,
     StreamRouter, StreamRouterOptions, ThinkingSource, Usage,
@@ -38,30 +41,6 @@ fn manifest() -> (String, Vec<Sample>) {
         })
         .collect();
     (nonce, samples)
-}
-
-/// Merges adjacent text events of the same kind (and argument text of the same call): what
-/// the router may coalesce differently for different chunkings.
-fn coalesce(events: Vec<RoutedEvent>) -> Vec<RoutedEvent> {
-    let mut out: Vec<RoutedEvent> = Vec::new();
-    for e in events {
-        match (out.last_mut(), &e) {
-            (Some(RoutedEvent::AnswerDelta { text: a }), RoutedEvent::AnswerDelta { text: b })
-            | (Some(RoutedEvent::ArtifactDelta { text: a }), RoutedEvent::ArtifactDelta { text: b })
-            | (Some(RoutedEvent::UserDelta { text: a }), RoutedEvent::UserDelta { text: b })
-            | (Some(RoutedEvent::RefusalDelta { text: a }), RoutedEvent::RefusalDelta { text: b }) => a.push_str(b),
-            (
-                Some(RoutedEvent::ThinkingDelta { text: a, source: s1 }),
-                RoutedEvent::ThinkingDelta { text: b, source: s2 },
-            ) if s1 == s2 => a.push_str(b),
-            (
-                Some(RoutedEvent::ToolCallDelta { index: i1, arguments: a }),
-                RoutedEvent::ToolCallDelta { index: i2, arguments: b },
-            ) if i1 == i2 => a.push_str(b),
-            _ => out.push(e),
-        }
-    }
-    out
 }
 
 fn route(provider: Provider, content: ContentMode, nonce: &str, chunks: &[&[u8]]) -> Vec<RoutedEvent> {

@@ -154,17 +154,3 @@ where
     expected.expect("at least one chunking")
 }
 
-/// Routes `chunks` through a `StreamRouter` with `options`: every event, or the thrown
-/// error's code.
-pub fn route_chunks(
-    options: streamroute::StreamRouterOptions,
-    chunks: &[&[u8]],
-) -> Result<Vec<streamroute::RoutedEvent>, &'static str> {
-    let mut r = streamroute::StreamRouter::new(options).map_err(|e| e.code())?;
-    let mut out = Vec::new();
-    for c in chunks {
-        r.feed(c, &mut out).map_err(|e| e.code())?;
-    }
-    r.finish(&mut out).map_err(|e| e.code())?;
-    Ok(out)
-}
