@@ -47,6 +47,11 @@ impl Budget {
         self.used
     }
 
+    /// Bytes that can still be charged.
+    pub(crate) fn room(&self) -> usize {
+        self.limit.saturating_sub(self.used)
+    }
+
     /// Would `extra` bytes more than are charged go past the limit?
     pub(crate) fn check(&self, extra: usize, what: &str) -> Result<()> {
         match self.used.checked_add(extra) {

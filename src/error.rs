@@ -61,6 +61,10 @@ pub enum ErrorKind {
     /// A binary event-stream frame (Amazon Bedrock) is corrupt: a CRC mismatch, impossible
     /// lengths, a malformed header, or a frame cut by the end of the stream.
     EventStreamInvalid,
+    /// A stream routed as one provider's format carried none of its events and looks like
+    /// another format's (an `error` event of the stream router, then `done {ok: false}`);
+    /// listed here so every code lives in one place.
+    ProviderMismatch,
 }
 
 impl ErrorKind {
@@ -87,6 +91,7 @@ impl ErrorKind {
             ErrorKind::SchemaTooComplex => "schema_too_complex",
             ErrorKind::WireInvalid => "wire_invalid",
             ErrorKind::EventStreamInvalid => "eventstream_invalid",
+            ErrorKind::ProviderMismatch => "provider_mismatch",
         }
     }
 }

@@ -23,13 +23,19 @@ use crate::{Error, ErrorKind, Result};
 
 /// The smallest message: the prelude and the message CRC.
 const MIN_MESSAGE: usize = 16;
+/// The framing's own limits: a payload of at most 16 MiB and headers of at most 128 KiB. A
+/// prelude that gives more describes no valid message.
+pub(crate) const MAX_PAYLOAD: usize = 16 << 20;
+pub(crate) const MAX_HEADERS: usize = 128 << 10;
 const PRELUDE: usize = 12;
 
 /// Options of [`EventStreamDecoder`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EventStreamDecoderOptions {
-    /// The largest message accepted, prelude and CRC included (default 16 MiB, the framing's
-    /// own limit); a larger `total_len` is `buffer_limit_exceeded`.
+    /// The largest message accepted, prelude and CRC included (default 16 MiB); a larger
+    /// `total_len` that the framing allows is `buffer_limit_exceeded`. Lengths the framing
+    /// does not allow (a payload over 16 MiB, headers over 128 KiB) are `eventstream_invalid`
+    /// whatever this is.
     pub max_message_bytes: usize,
 }
 
@@ -221,7 +227,7 @@ fn check_prelude(p: &[u8], start: u64, max: usize) -> Result<usize> {
     if crc32(&p[..8]) != be32(p, 8) {
         return Err(invalid("prelude CRC mismatch".to_string(), start));
     }
-    if total < MIN_MESSAGE || headers > total - MIN_MESSAGE {
+    if total < MIN_MESSAGE || headers > total - MIN_MESSAGE || headers > MAX_HEADERS || total - MIN_MESSAGE - headers > MAX_PAYLOAD {
         return Err(invalid(format!("impossible lengths: total {total}, headers {headers}"), start));
     }
     if total > max {

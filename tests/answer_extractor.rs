@@ -818,3 +818,25 @@ fn long_next_node_is_cut_the_same_for_every_chunking() {
     let got = assert_chunk_invariant("long invalid next_node", &input, run);
     assert_eq!(got.next_node.map(|n| n.len()), Some(1 + 1365 * 3));
 }
+
+/// Found by the `answer_extractor` fuzz target: whitespace held back at the start of an
+/// answer (a blank answer is no answer) counted against the cap only when a chunk ended
+/// inside it, so whole input passed and the same bytes in pieces failed. Every whitespace
+/// run that is held now counts, wherever the chunks end.
+#[test]
+fn held_whitespace_counts_against_the_cap_under_every_chunking() {
+    let cap = AnswerExtractorOptions { max_buffer_bytes: 64 };
+    let error = |name: &str, input: &str| {
+        assert_chunk_invariant(name, input.as_bytes(), |chunks| run_opts(cap, chunks).error)
+    };
+    // Leading form feeds (escaped) before the answer's first other character.
+    let lead = format!(r#"{{"next_node":"final_response","args":{{"answer":"{}\u0000 x"}}}}"#, "\\u000c".repeat(68));
+    assert_eq!(error("lead 68", &lead), Some("buffer_limit_exceeded"));
+    let short = format!(r#"{{"next_node":"final_response","args":{{"answer":"{}\u0000 x"}}}}"#, "\\u000c".repeat(60));
+    assert_eq!(error("lead 60", &short), None);
+    // A trimmed answer (list items) holds a whitespace run until text follows it.
+    let run = format!(r#"{{"next_node":"final_response","args":["a{}b"]}}"#, " ".repeat(70));
+    assert_eq!(error("run 70", &run), Some("buffer_limit_exceeded"));
+    let fits = format!(r#"{{"next_node":"final_response","args":["a{}b"]}}"#, " ".repeat(60));
+    assert_eq!(error("run 60", &fits), None);
+}

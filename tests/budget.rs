@@ -69,7 +69,8 @@ fn outcome(name: &str, stream: &str, content: ContentMode, max_buffer_bytes: usi
 
 #[test]
 fn open_tool_calls_count_together_and_closed_ones_are_released() {
-    // Four calls of 3 + 100 bytes each, all open at once.
+    // Four calls of 3 + 100 bytes each, all open at once; an open call is charged 64 bytes
+    // more, and every call started 16 bytes until the stream ends.
     let mut open = start();
     for k in 0..4 {
         open += &tool_start(k);
@@ -81,10 +82,11 @@ fn open_tool_calls_count_together_and_closed_ones_are_released() {
         open += &block_stop(k);
     }
     open += &stop();
-    assert_eq!(outcome("open calls fit", &open, ContentMode::Text, 4 * 103), Ok((4, 0)));
-    assert_eq!(outcome("open calls over", &open, ContentMode::Text, 4 * 103 - 1), Err("buffer_limit_exceeded"));
+    assert_eq!(outcome("open calls fit", &open, ContentMode::Text, 4 * (103 + 80)), Ok((4, 0)));
+    assert_eq!(outcome("open calls over", &open, ContentMode::Text, 4 * (103 + 80) - 1), Err("buffer_limit_exceeded"));
 
-    // The same four calls one after another: each gives its bytes back when it closes.
+    // The same four calls one after another: each gives its bytes back when it closes (but
+    // for the 16 bytes of a call started).
     let mut serial = start();
     for k in 0..4 {
         serial += &tool_start(k);
@@ -92,8 +94,8 @@ fn open_tool_calls_count_together_and_closed_ones_are_released() {
         serial += &block_stop(k);
     }
     serial += &stop();
-    assert_eq!(outcome("serial calls fit", &serial, ContentMode::Text, 103), Ok((4, 0)));
-    assert_eq!(outcome("serial calls over", &serial, ContentMode::Text, 102), Err("buffer_limit_exceeded"));
+    assert_eq!(outcome("serial calls fit", &serial, ContentMode::Text, 103 + 64 + 4 * 16), Ok((4, 0)));
+    assert_eq!(outcome("serial calls over", &serial, ContentMode::Text, 103 + 64 + 4 * 16 - 1), Err("buffer_limit_exceeded"));
 }
 
 #[test]
@@ -110,7 +112,7 @@ fn action_text_and_an_open_tool_call_count_together() {
     s += &block_stop(0);
     s += &stop();
     // While the call is open the action holds `head` only; at its close the call is gone.
-    let together = head.len() + 103;
+    let together = head.len() + 103 + 80;
     assert!(together > action_len);
     assert_eq!(outcome("action + call fit", &s, ContentMode::ActionJson, together), Ok((1, 1)));
     assert_eq!(outcome("action + call over", &s, ContentMode::ActionJson, together - 1), Err("buffer_limit_exceeded"));
@@ -148,7 +150,7 @@ fn held_answer_counts_with_the_action_text() {
 #[test]
 fn a_failed_router_stays_failed() {
     let s = start() + &tool_start(0) + &args_deltas(0, 200);
-    let opts = StreamRouterOptions { provider: Provider::Anthropic, max_buffer_bytes: 64, ..StreamRouterOptions::default() };
+    let opts = StreamRouterOptions { provider: Provider::Anthropic, max_buffer_bytes: 64 + 80, ..StreamRouterOptions::default() };
     let mut r = StreamRouter::new(opts).unwrap();
     let mut out = Vec::new();
     assert_eq!(r.feed(s.as_bytes(), &mut out).unwrap_err().code(), "buffer_limit_exceeded");

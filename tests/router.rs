@@ -5,6 +5,9 @@
 mod common;
 
 use common::assert_chunk_invariant;
+#[path = "common/router.rs"]
+mod router_util;
+use router_util::coalesce;
 use streamroute::{
     ContentMode, JsonValue, ModelDelta, Provider, ProviderDecoder, ProviderDecoderOptions, RoutedEvent,
     StreamRouter, StreamRouterOptions, ThinkingSource, Usage,
@@ -38,30 +41,6 @@ fn manifest() -> (String, Vec<Sample>) {
         })
         .collect();
     (nonce, samples)
-}
-
-/// Merges adjacent text events of the same kind (and argument text of the same call): what
-/// the router may coalesce differently for different chunkings.
-fn coalesce(events: Vec<RoutedEvent>) -> Vec<RoutedEvent> {
-    let mut out: Vec<RoutedEvent> = Vec::new();
-    for e in events {
-        match (out.last_mut(), &e) {
-            (Some(RoutedEvent::AnswerDelta { text: a }), RoutedEvent::AnswerDelta { text: b })
-            | (Some(RoutedEvent::ArtifactDelta { text: a }), RoutedEvent::ArtifactDelta { text: b })
-            | (Some(RoutedEvent::UserDelta { text: a }), RoutedEvent::UserDelta { text: b })
-            | (Some(RoutedEvent::RefusalDelta { text: a }), RoutedEvent::RefusalDelta { text: b }) => a.push_str(b),
-            (
-                Some(RoutedEvent::ThinkingDelta { text: a, source: s1 }),
-                RoutedEvent::ThinkingDelta { text: b, source: s2 },
-            ) if s1 == s2 => a.push_str(b),
-            (
-                Some(RoutedEvent::ToolCallDelta { index: i1, arguments: a }),
-                RoutedEvent::ToolCallDelta { index: i2, arguments: b },
-            ) if i1 == i2 => a.push_str(b),
-            _ => out.push(e),
-        }
-    }
-    out
 }
 
 fn route(provider: Provider, content: ContentMode, nonce: &str, chunks: &[&[u8]]) -> Vec<RoutedEvent> {
@@ -1057,4 +1036,79 @@ fn gemini_partial_args_code_execution_grounding_and_blocks() {
     let e = events_of("gemini-blocked.sse");
     assert_eq!(errors(&e), vec!["SAFETY".to_string()]);
     assert_eq!(finish(&e), "content-filter");
+}
+
+/// A prelude with `total` and `headers` lengths and a valid prelude CRC, then `body` zeros.
+fn prelude(total: u32, headers: u32, body: usize) -> Vec<u8> {
+    let mut m = Vec::new();
+    m.extend_from_slice(&total.to_be_bytes());
+    m.extend_from_slice(&headers.to_be_bytes());
+    let mut crc = !0u32;
+    for &b in &m {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 { 0xEDB8_8320 ^ (crc >> 1) } else { crc >> 1 };
+        }
+    }
+    m.extend_from_slice(&(!crc).to_be_bytes());
+    m.resize(12 + body, 0);
+    m
+}
+
+#[test]
+fn bedrock_prelude_lengths_the_framing_does_not_allow_are_eventstream_invalid() {
+    // The error's code and offset, and whether it says the lengths are impossible.
+    let run = |max_event_bytes: usize, bytes: &[u8]| {
+        common::assert_chunk_invariant("bedrock prelude", bytes, |chunks| {
+            let opts = StreamRouterOptions { provider: Provider::Bedrock, max_event_bytes, ..StreamRouterOptions::default() };
+            let mut r = StreamRouter::new(opts).expect("router");
+            let mut out = Vec::new();
+            let mut res = Ok(());
+            for c in chunks {
+                res = res.and_then(|()| r.feed(c, &mut out));
+            }
+            res.and_then(|()| r.finish(&mut out)).map_err(|e| (e.code(), e.offset(), e.message().contains("impossible")))
+        })
+    };
+    let def = StreamRouterOptions::default().max_event_bytes;
+    let impossible = Err(("eventstream_invalid", Some(0), true));
+    // More than 16 MiB of payload, or more than 128 KiB of headers: no valid message.
+    assert_eq!(run(def, &prelude(0xFFFF_FFF0, 0, 4)), impossible);
+    assert_eq!(run(def, &prelude((16 << 20) + 17, 0, 4)), impossible);
+    assert_eq!(run(def, &prelude(1 << 20, (128 << 10) + 1, 4)), impossible);
+    assert_eq!(run(32 << 20, &prelude((16 << 20) + 17, 0, 4)), impossible);
+    // Possible but larger than the router accepts (maxEventBytes + 64 KiB): the cap.
+    let largest = def + (64 << 10);
+    assert_eq!(run(def, &prelude(largest as u32 + 1, 0, 4)), Err(("buffer_limit_exceeded", Some(0), false)));
+    // At the largest size the message is read: here cut short, so the stream ends inside it.
+    assert_eq!(run(def, &prelude(largest as u32, 0, 4)), Err(("eventstream_invalid", Some(0), false)));
+    // A router that takes more reads the framing's largest message (16 MiB of payload).
+    assert_eq!(run(32 << 20, &prelude((16 << 20) + 16, 0, 4)), Err(("eventstream_invalid", Some(0), false)));
+}
+
+#[test]
+fn a_refusal_finishes_as_content_filter_for_every_provider() {
+    let chat = "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"I can't help with that.\"},\"finish_reason\":null}]}\n\n\
+        data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n\
+        data: [DONE]\n\n";
+    let responses = "event: response.refusal.delta\ndata: {\"type\":\"response.refusal.delta\",\"sequence_number\":1,\"output_index\":0,\"content_index\":0,\"delta\":\"I can't help with that.\"}\n\n\
+        event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":2,\"response\":{\"id\":\"r\",\"status\":\"completed\",\"output\":[]}}\n\n";
+    let anthropic = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"role\":\"assistant\",\"content\":[],\"usage\":{\"input_tokens\":1}}}\n\n\
+        event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"refusal\"},\"usage\":{\"output_tokens\":1}}\n\n\
+        event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+    for (provider, stream, reason) in [
+        (Provider::OpenAiChat, chat, "stop"),
+        (Provider::OpenAiResponses, responses, "completed"),
+        (Provider::Anthropic, anthropic, "refusal"),
+    ] {
+        for p in [provider, Provider::Auto] {
+            let got = common::assert_chunk_invariant(provider.as_str(), stream.as_bytes(), |chunks| {
+                let e = route(p, ContentMode::Text, "", chunks);
+                (done(&e), finish(&e))
+            });
+            assert_eq!(got, ((true, true, Some(reason.to_string())), "content-filter"), "{}", provider.as_str());
+        }
+    }
+    // The bundled OpenAI refusal too.
+    assert_eq!(finish(&events_of("openai-chat-refusal.sse")), "content-filter");
 }

@@ -281,6 +281,27 @@ fn gemini_function_args(n: usize) -> Input {
     ))
 }
 
+/// One Gemini event whose streamed call sets `n` distinct keys (`partialArgs`), then a finish.
+fn gemini_partial_args(n: usize) -> Input {
+    let mut entries = String::new();
+    for i in 0..n {
+        let _ = write!(entries, "{}{{\"jsonPath\":\"$.k{i}\",\"numberValue\":{i}}}", if i > 0 { "," } else { "" });
+    }
+    Input::Text(format!(
+        "data: {{\"candidates\":[{{\"content\":{{\"parts\":[{{\"functionCall\":{{\"name\":\"f\",\"partialArgs\":[{entries}]}}}}],\"role\":\"model\"}},\"finishReason\":\"STOP\",\"index\":0}}]}}\n\n"
+    ))
+}
+
+/// Blank lines, then one Ollama line whose `model` is `10 n` bytes: `auto` holds it all
+/// before it can decide.
+fn auto_long_first_line(n: usize) -> Input {
+    Input::Text(format!(
+        "{}{{\"model\":\"{}\",\"created_at\":\"t\",\"response\":\"hi\",\"done\":true}}\n",
+        "\n".repeat(n),
+        "m".repeat(9 * n)
+    ))
+}
+
 fn catalog_value(n: usize) -> Input {
     let tools = (0..n).map(|i| obj(vec![("name".into(), s(&format!("tool{i}"))), ("description".into(), s("does a thing"))])).collect();
     Input::Value(JsonValue::Array(tools))
@@ -643,6 +664,8 @@ const WORKLOADS: &[Workload] = &[
     Workload { name: "StreamRouter/ollama/tool_calls", unit: 100, input: ollama_lines, run: |i| router(i, Provider::Ollama, ContentMode::Text) },
     Workload { name: "StreamRouter/bedrock/tool_calls", unit: 100, input: bedrock_frames, run: |i| router(i, Provider::Bedrock, ContentMode::Text) },
     Workload { name: "StreamRouter/gemini/repeated_args", unit: 500, input: gemini_function_args, run: |i| router(i, Provider::Gemini, ContentMode::Text) },
+    Workload { name: "StreamRouter/auto/long_first_line", unit: 500, input: auto_long_first_line, run: |i| router(i, Provider::Auto, ContentMode::Text) },
+    Workload { name: "StreamRouter/gemini/partial_args_keys", unit: 500, input: gemini_partial_args, run: |i| router(i, Provider::Gemini, ContentMode::Text) },
     Workload { name: "StreamRouter/openai_chat/tagged", unit: 250, input: tagged_text, run: |i| router(&wrap_chat(i), Provider::OpenAiChat, ContentMode::Tagged) },
 ];
 

@@ -8,46 +8,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use streamroute::{ContentMode, Error, Provider, RoutedEvent, StreamRouter, StreamRouterOptions};
+use streamroute::{ContentMode, Provider, StreamRouterOptions};
 
-fn merge(events: Vec<RoutedEvent>) -> Vec<RoutedEvent> {
-    let mut out: Vec<RoutedEvent> = Vec::new();
-    for e in events {
-        match (out.last_mut(), &e) {
-            (Some(RoutedEvent::AnswerDelta { text: a }), RoutedEvent::AnswerDelta { text: b })
-            | (Some(RoutedEvent::ArtifactDelta { text: a }), RoutedEvent::ArtifactDelta { text: b })
-            | (Some(RoutedEvent::UserDelta { text: a }), RoutedEvent::UserDelta { text: b }) => a.push_str(b),
-            (Some(RoutedEvent::ThinkingDelta { text: a, source: s }), RoutedEvent::ThinkingDelta { text: b, source: t })
-                if s == t =>
-            {
-                a.push_str(b)
-            }
-            (Some(RoutedEvent::ToolCallDelta { index: i, arguments: a }), RoutedEvent::ToolCallDelta { index: j, arguments: b })
-                if i == j =>
-            {
-                a.push_str(b)
-            }
-            _ => out.push(e),
-        }
-    }
-    out
-}
-
-fn run<'a>(opts: &StreamRouterOptions, chunks: impl Iterator<Item = &'a [u8]>) -> (Vec<RoutedEvent>, Option<Error>) {
-    let mut r = StreamRouter::new(opts.clone()).expect("valid options");
-    let mut out = Vec::new();
-    for c in chunks {
-        if let Err(e) = r.feed(c, &mut out) {
-            assert_eq!(r.finish(&mut out).as_ref().err(), Some(&e), "a failed router must repeat its error");
-            return (merge(out), Some(e));
-        }
-    }
-    let err = r.finish(&mut out).err();
-    if err.is_none() {
-        assert!(matches!(out.last(), Some(RoutedEvent::Done { .. })), "finish ends with done");
-    }
-    (merge(out), err)
-}
+mod common;
 
 fuzz_target!(|input: &[u8]| {
     let Some((&control, stream)) = input.split_first() else { return };
@@ -67,13 +30,5 @@ fuzz_target!(|input: &[u8]| {
         // not depend on the chunking either.
         max_buffer_bytes: 4096,
     };
-    let whole = run(&opts, std::iter::once(stream));
-    let split = run(&opts, stream.chunks(size));
-    // A cap error may stop at a different feed, with fewer events before it: compare errors
-    // only then.
-    if whole.1.is_some() || split.1.is_some() {
-        assert_eq!(whole.1.map(|e| e.code()), split.1.map(|e| e.code()));
-    } else {
-        assert_eq!(whole.0, split.0, "chunking changed the events (piece size {size})");
-    }
+    common::assert_chunk_invariant(&opts, stream, size);
 });

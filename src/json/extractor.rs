@@ -279,6 +279,9 @@ impl Action {
                 return self.cap(self.lead.len());
             };
             self.lead.extend_from_slice(&t[..p]);
+            // Checked here too, not only when a chunk is all whitespace: whether the cap is
+            // hit must not depend on where the whitespace was cut.
+            self.cap(self.lead.len())?;
             t = &t[p..];
             self.piece_started = true;
             if self.args_kind == ArgsKind::String && t[0] == b'{' {
@@ -305,6 +308,9 @@ impl Action {
         }
         match t.iter().rposition(|&b| !is_space(b)) {
             Some(q) => {
+                // Any run of whitespace is held while it lasts, in whichever chunk it ends, so
+                // every run counts against the cap, not only one a chunk ends inside.
+                self.cap(longest_space_run(self.tail.len(), &t[..q]))?;
                 if !self.tail.is_empty() {
                     let tail = std::mem::take(&mut self.tail);
                     self.answer_text(&tail)?;
@@ -995,6 +1001,16 @@ impl AnswerExtractor {
         self.action.clear_object();
         Step::Abandon { replay, used }
     }
+}
+
+/// The longest run of whitespace in `t` when `carried` whitespace bytes come before it.
+fn longest_space_run(carried: usize, t: &[u8]) -> usize {
+    let (mut run, mut longest) = (carried, carried);
+    for &b in t {
+        run = if is_space(b) { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    longest
 }
 
 /// The length of raw answer bytes decoded (a validation pass, only for text held back).

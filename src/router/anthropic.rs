@@ -16,9 +16,6 @@
 
 use super::delta::{DeltaSink, Source, Usage};
 use super::jscan::{members, string_of, Json, Kind, R};
-
-/// Most provider-executed calls remembered for matching their results.
-const MAX_SERVER_CALLS: usize = 1024;
 use super::openai_chat::read_error;
 use super::tools::{event_index, OpenCalls};
 
@@ -26,8 +23,10 @@ use super::tools::{event_index, OpenCalls};
 #[derive(Debug, Default)]
 pub(crate) struct Anthropic {
     calls: OpenCalls,
-    /// Provider-executed calls by id: their index and tool name (for their results).
-    servers: Vec<(String, u32, String)>,
+    /// Provider-executed calls by id (their position in `server_calls`), for their results.
+    servers: crate::hash::Map<Box<str>, usize>,
+    /// Each provider-executed call's index and tool name.
+    server_calls: Vec<(u32, String)>,
     usage: Usage,
     scratch: String,
     /// `message_stop` (or a stop reason) was seen.
@@ -35,6 +34,9 @@ pub(crate) struct Anthropic {
     /// A stop reason came: content blocks after it are not routed (usage and errors still are).
     stopped: bool,
 }
+
+/// What remembering one provider-executed call costs besides its id and name.
+const SERVER_CALL_BYTES: usize = 48;
 
 impl Anthropic {
     /// One SSE event's data.
@@ -185,7 +187,7 @@ impl Anthropic {
             // The result of a provider-executed call (web search, web fetch, code execution,
             // MCP): web search results are sources too.
             let tool_use_id = string_of(tool_use_id)?;
-            let found = self.servers.iter().find(|(i, _, _)| *i == tool_use_id).map(|(_, n, t)| (*n, t.clone()));
+            let found = self.servers.get(tool_use_id.as_str()).map(|&at| self.server_calls[at].clone());
             let (call, tool) = found.unwrap_or((index, kind.strip_suffix("_tool_result").unwrap_or(&kind).to_string()));
             if kind == "web_search_tool_result" {
                 if let Some(content) = content.filter(|c| c.starts_with('[')) {
@@ -205,8 +207,11 @@ impl Anthropic {
         }
         match kind.as_str() {
             "server_tool_use" | "mcp_tool_use" => {
-                if self.servers.len() < MAX_SERVER_CALLS {
-                    self.servers.push((id.clone(), index, name.clone()));
+                // Remembered until the stream ends, charged to the sink's budget (a hash entry
+                // and the id and name).
+                if !self.servers.contains_key(id.as_str()) && sink.retain(SERVER_CALL_BYTES + id.len() + name.len(), "the provider-executed calls") {
+                    self.servers.insert(id.as_str().into(), self.server_calls.len());
+                    self.server_calls.push((index, name.clone()));
                 }
                 self.calls.start(index, &id, &name, true, sink);
                 if let Some(input) = input.map(str::trim).filter(|i| !i.is_empty() && *i != "{}") {

@@ -3,9 +3,10 @@
 //!
 //! Advice for hackers: one machine with three states. `Sniff` (only for `auto`) holds the
 //! first bytes until they show whether the stream is an event stream (it starts, after an
-//! optional BOM and blank lines, with an SSE field: `data:`, `event:`, `id:`, `retry:` or a
-//! `:` comment) or plain text; the held bytes (at most `MAX_SNIFF`) are then replayed into the
-//! chosen state. `Sse` runs the shared `SseDecoder`; every dispatched event goes, whole, to the
+//! optional BOM and leading whitespace, with an SSE field: `data:`, `event:`, `id:`, `retry:`
+//! or a `:` comment), a binary event stream, Ollama NDJSON or plain text (`Sniffer`: a
+//! function of the bytes, not of the chunking); the held bytes (leading whitespace and at
+//! most one line cap more) are then replayed into the chosen state. `Sse` runs the shared `SseDecoder`; every dispatched event goes, whole, to the
 //! format's reader (`openai_chat.rs`, `anthropic.rs`, ...). With `auto` the format is detected
 //! from the first event that shows it (its `event:` name or its `type` / top-level keys) and
 //! then kept. `Text` passes the bytes through as text (UTF-8 carried across chunks).
@@ -30,9 +31,6 @@ use crate::budget::try_extend as grow;
 use crate::{EventStreamDecoder, EventStreamDecoderOptions, EventStreamMessage, EventStreamSink};
 use crate::text::Utf8Carry;
 use crate::{Error, ErrorKind, Result, SseDecoder, SseDecoderOptions, SseSink};
-
-/// Most bytes held while `auto` decides between an event stream and plain text.
-pub(crate) const MAX_SNIFF: usize = 4096;
 
 /// The stream formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,6 +119,10 @@ enum State {
     Ndjson,
     /// The binary event-stream framing (Bedrock).
     EventStream,
+    /// A stream named Bedrock whose first message could not be read: nothing more is
+    /// decoded; its end says whether it is another format's (`provider_mismatch`) or a
+    /// corrupt Bedrock stream (the framing error).
+    NotFrames,
     Text,
 }
 
@@ -137,6 +139,9 @@ struct Formats {
     bedrock: Bedrock,
     /// `data: [DONE]` was seen.
     done_marker: bool,
+    /// An event of the configured format was recognised (always true for `auto` and
+    /// `text`, which cannot be the wrong format).
+    recognised: bool,
 }
 
 impl Formats {
@@ -152,13 +157,23 @@ pub struct ProviderDecoder {
     state: State,
     /// `Sniff`: the first bytes; `Ndjson`: the unterminated last line.
     held: Vec<u8>,
+    /// `Sniff`: how far `held` was read.
+    sniffer: Sniffer,
     /// Most bytes of one NDJSON line.
     max_line: usize,
     sse: SseDecoder,
     frames: EventStreamDecoder,
+    /// The framing error that sent a Bedrock stream to `NotFrames`.
+    frames_error: Option<Error>,
     formats: Formats,
+    /// The first bytes (at most `LOOK_BYTES`) while no event of the configured format was
+    /// recognised: what the stream looks like instead, at its end.
+    look: Vec<u8>,
     utf8: Utf8Carry,
 }
+
+/// Most bytes kept to tell, at the end of a stream of the wrong format, which format it is.
+const LOOK_BYTES: usize = 64 << 10;
 
 impl ProviderDecoder {
     /// A decoder for `options.provider`.
@@ -179,10 +194,13 @@ impl ProviderDecoder {
         ProviderDecoder {
             state,
             held: Vec::new(),
+            sniffer: Sniffer::default(),
             max_line: max,
             sse,
             frames: EventStreamDecoder::new(EventStreamDecoderOptions { max_message_bytes: max.saturating_add(1 << 16) }),
-            formats: Formats { active, ..Formats::default() },
+            frames_error: None,
+            formats: Formats { active, recognised: matches!(options.provider, Provider::Auto | Provider::Text), ..Formats::default() },
+            look: Vec::new(),
             utf8: Utf8Carry::default(),
         }
     }
@@ -205,6 +223,18 @@ impl ProviderDecoder {
     /// `sse_event_too_large` when an event passes `max_event_bytes` (the decoder then stays
     /// failed).
     pub fn feed(&mut self, chunk: &[u8], sink: &mut dyn DeltaSink) -> Result<()> {
+        if !self.formats.recognised && self.look.len() < LOOK_BYTES {
+            let take = chunk.len().min(LOOK_BYTES - self.look.len());
+            grow(&mut self.look, &chunk[..take])?;
+        }
+        let r = self.decode(chunk, sink);
+        if self.formats.recognised && self.look.capacity() > 0 {
+            self.look = Vec::new();
+        }
+        r
+    }
+
+    fn decode(&mut self, chunk: &[u8], sink: &mut dyn DeltaSink) -> Result<()> {
         match self.state {
             State::Sse => self.sse.feed(chunk, &mut Dispatch { f: &mut self.formats, sink }),
             State::Text => {
@@ -214,11 +244,22 @@ impl ProviderDecoder {
             State::Ndjson => self.ndjson(chunk, sink),
             State::EventStream => {
                 let formats = &mut self.formats;
-                self.frames.feed(chunk, &mut Frames { f: formats, sink })
+                match self.frames.feed(chunk, &mut Frames { f: formats, sink }) {
+                    // Not one message read, and the first prelude does not check: this may be
+                    // another format altogether. (A prelude that checks is this framing's, even
+                    // with impossible lengths.)
+                    Err(e) if !self.formats.recognised && e.kind() == ErrorKind::EventStreamInvalid && !prelude_checks(&self.look) => {
+                        self.state = State::NotFrames;
+                        self.frames_error = Some(e);
+                        Ok(())
+                    }
+                    r => r,
+                }
             }
+            State::NotFrames => Ok(()),
             State::Sniff => {
                 crate::budget::try_extend(&mut self.held, chunk)?;
-                match sniff(&self.held) {
+                match self.sniffer.decide(&self.held, self.max_line, false) {
                     None => Ok(()),
                     Some(state) => self.decide(state, sink),
                 }
@@ -264,10 +305,7 @@ impl ProviderDecoder {
     /// As [`feed`](Self::feed).
     pub fn finish(&mut self, sink: &mut dyn DeltaSink) -> Result<()> {
         if self.state == State::Sniff {
-            let state = match sniff(&self.held) {
-                Some(s) => s,
-                None => sniff_at_end(&self.held),
-            };
+            let state = self.sniffer.decide(&self.held, self.max_line, true).unwrap_or(State::Text);
             self.decide(state, sink)?;
         }
         match self.state {
@@ -276,7 +314,20 @@ impl ProviderDecoder {
                 let held = std::mem::take(&mut self.held);
                 ndjson_line(&mut self.formats, &held, sink);
             }
-            State::EventStream => self.frames.finish()?,
+            State::EventStream => {
+                if let Err(e) = self.frames.finish() {
+                    if self.formats.recognised || !self.mismatch(sink) {
+                        return Err(e);
+                    }
+                    return Ok(());
+                }
+            }
+            State::NotFrames => {
+                if self.mismatch(sink) {
+                    return Ok(());
+                }
+                return Err(self.frames_error.take().unwrap_or_else(|| Error::new(ErrorKind::EventStreamInvalid, "not an event stream")));
+            }
             _ => {
                 let _ = self.utf8.flush(false, &mut |s: &str| {
                     sink.text(s);
@@ -290,6 +341,7 @@ impl ProviderDecoder {
         f.anthropic.finish(sink);
         f.ollama.finish(sink);
         f.bedrock.finish(sink);
+        self.mismatch(sink);
         Ok(())
     }
 
@@ -302,7 +354,31 @@ impl ProviderDecoder {
             State::EventStream => self.formats.active = Some(Provider::Bedrock),
             _ => {}
         }
-        self.feed(&held, sink)
+        self.decode(&held, sink)
+    }
+
+    /// At the end of a stream routed as a named format: when no event of that format was
+    /// recognised and the bytes look like another format's, `provider_mismatch` naming it.
+    /// `false`: they do not.
+    fn mismatch(&mut self, sink: &mut dyn DeltaSink) -> bool {
+        if self.formats.recognised {
+            return false;
+        }
+        let named = self.provider();
+        match looks_like(&self.look) {
+            Some(other) if other != named => {
+                sink.error(
+                    ErrorKind::ProviderMismatch.code(),
+                    &format!(
+                        "the stream was routed as {} but no event of that format came: it looks like {}",
+                        named.as_str(),
+                        other.as_str()
+                    ),
+                );
+                true
+            }
+            _ => false,
+        }
     }
 
     fn text(&mut self, chunk: &[u8], sink: &mut dyn DeltaSink) {
@@ -313,76 +389,95 @@ impl ProviderDecoder {
     }
 }
 
-/// The framing the first bytes show: `Some(State::Sse)` for an event stream (an SSE field
-/// after an optional BOM and blank lines), `Some(State::EventStream)` for a binary
-/// event-stream prelude whose CRC checks, `Some(State::Ndjson)` for an Ollama line (an object
-/// whose first members are `model` and `created_at`, with only `remote_*` members between them,
-/// or a lone `{"error": "..."}` line),
-/// `Some(State::Text)` for anything else; `None`: not known yet.
-fn sniff(held: &[u8]) -> Option<State> {
-    let full = held.len() >= MAX_SNIFF;
-    if held.first() == Some(&0) {
-        // A message length below 16 MiB starts with a zero byte; text never does.
-        if held.len() < 12 {
-            return None;
+/// `auto`'s first decision, between the framings: the bytes held so far and how far they
+/// were read. What it decides is a function of the bytes alone, never of where chunks end:
+/// - a first byte 0 is a binary event-stream prelude when the CRC of the first 12 bytes
+///   checks (else text);
+/// - after an optional BOM, leading whitespace (blank lines, spaces, tabs) is skipped, and
+///   counts towards nothing but the line cap (`max_line` bytes of it are text);
+/// - a line that begins with an SSE field (`data:`, `event:`, `id:`, `retry:` or a `:`
+///   comment) is an event stream;
+/// - a `{` is an Ollama line when its first members are `model` and `created_at` (with only
+///   `remote_*` members between them) or it is a lone `{"error": "..."}`. The prefix read
+///   decides as soon as it can (plain JSON text shows it is not Ollama at its first key, and
+///   streams at once); a prefix that cannot decide yet waits, at most for `max_line` bytes
+///   (then it is text). A prefix that decides gives the same answer as any longer one, so
+///   reading it again only when it has doubled (or reached the cap) keeps the work linear;
+/// - anything else is text.
+#[derive(Debug, Default)]
+struct Sniffer {
+    /// Where the first byte that is not leading whitespace is (once it arrived).
+    start: Option<usize>,
+    /// Held bytes already searched for it.
+    scanned: usize,
+    /// How many bytes from `start` the Ollama check last read.
+    parsed: usize,
+}
+
+impl Sniffer {
+    /// The framing `held` shows; `None`: not known yet. `at_end`: nothing more will come.
+    fn decide(&mut self, held: &[u8], max_line: usize, at_end: bool) -> Option<State> {
+        let wait = |full: bool| if at_end || full { Some(State::Text) } else { None };
+        if held.first() == Some(&0) {
+            // A message length below 16 MiB starts with a zero byte; text never does.
+            if held.len() < 12 {
+                return wait(false);
+            }
+            return Some(if prelude_checks(held) { State::EventStream } else { State::Text });
         }
-        let prelude = crate::eventstream::crc32(&held[..8]).to_be_bytes() == held[8..12];
-        return Some(if prelude { State::EventStream } else { State::Text });
-    }
-    let mut b = held;
-    let bom = [0xEF, 0xBB, 0xBF];
-    let n = b.len().min(3);
-    if b[..n] == bom[..n] {
-        if n < 3 {
-            return None;
-        }
-        b = &b[3..];
-    }
-    let start = b.iter().position(|&c| c != b'\r' && c != b'\n');
-    let Some(start) = start else {
-        return if full { Some(State::Text) } else { None };
-    };
-    let b = &b[start..];
-    if b[0] == b'{' {
-        return match ollama_line(b) {
-            Some(true) => Some(State::Ndjson),
-            None if !full => None,
-            _ => Some(State::Text),
+        const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+        let n = held.len().min(3);
+        let from = match () {
+            _ if held[..n] != BOM[..n] => 0,
+            _ if n < 3 => return wait(false),
+            _ => 3,
         };
-    }
-    const FIELDS: [&[u8]; 5] = [b":", b"data:", b"event:", b"id:", b"retry:"];
-    let mut maybe = false;
-    for f in FIELDS {
-        if b.starts_with(f) {
+        let start = match self.start {
+            Some(s) => s,
+            None => {
+                // Only the first `max_line` bytes of whitespace are read: whatever follows.
+                let at = self.scanned.max(from);
+                let end = held.len().min(from.saturating_add(max_line));
+                let found = held[at..end].iter().position(|c| !matches!(c, b'\r' | b'\n' | b' ' | b'\t'));
+                self.scanned = end;
+                match found {
+                    Some(p) => *self.start.insert(at + p),
+                    None => return wait(held.len() - from >= max_line),
+                }
+            }
+        };
+        let line = &held[start..];
+        if line[0] == b'{' {
+            let view = &line[..line.len().min(max_line)];
+            let full = line.len() >= max_line;
+            if !(at_end || full || view.len() >= 2 * self.parsed) {
+                return None;
+            }
+            self.parsed = view.len();
+            return match ollama_line(view, at_end) {
+                Some(true) => Some(State::Ndjson),
+                None => wait(full),
+                Some(false) => Some(State::Text),
+            };
+        }
+        // A field is one only at the start of a line.
+        if start > from && !matches!(held[start - 1], b'\r' | b'\n') {
+            return Some(State::Text);
+        }
+        const FIELDS: [&[u8]; 5] = [b":", b"data:", b"event:", b"id:", b"retry:"];
+        if FIELDS.iter().any(|f| line.starts_with(f)) {
             return Some(State::Sse);
         }
-        maybe |= f.starts_with(b);
-    }
-    if maybe && !full {
-        None
-    } else {
+        if FIELDS.iter().any(|f| f.starts_with(line)) {
+            return wait(false);
+        }
         Some(State::Text)
     }
 }
 
-/// What `sniff` decides when the stream ends before it could: the whole of it is known, so a
-/// complete Ollama line or a binary prelude still counts.
-fn sniff_at_end(held: &[u8]) -> State {
-    if held.is_empty() {
-        return State::Text;
-    }
-    let mut padded = held.to_vec();
-    if held[0] == b'{' || held.iter().any(|&c| !c.is_ascii_whitespace()) {
-        padded.push(b'\n');
-    }
-    match sniff(&padded) {
-        Some(State::EventStream) | None => State::Text,
-        Some(s) => s,
-    }
-}
-
-/// Does a text starting with `{` begin an Ollama line? `None`: not known yet.
-fn ollama_line(b: &[u8]) -> Option<bool> {
+/// Does a text starting with `{` begin an Ollama line? `None`: not known yet. `whole`: the
+/// text is all there is (a line that ends the stream without its newline).
+fn ollama_line(b: &[u8], whole: bool) -> Option<bool> {
     let valid = match std::str::from_utf8(b) {
         Ok(s) => s,
         Err(e) => std::str::from_utf8(&b[..e.valid_up_to()]).unwrap_or(""),
@@ -413,7 +508,7 @@ fn ollama_line(b: &[u8]) -> Option<bool> {
     match r {
         Ok(yes) => Some(yes),
         // Ran off the end of what has arrived: wait for more.
-        Err(bad) if bad.0 >= valid.len() => None,
+        Err(bad) if bad.0 >= valid.len() && !whole => None,
         Err(_) => Some(false),
     }
 }
@@ -430,6 +525,9 @@ fn ndjson_line(f: &mut Formats, line: &[u8], sink: &mut dyn DeltaSink) {
     if line.is_empty() {
         return;
     }
+    if !f.recognised {
+        f.recognised = ollama_line(line.as_bytes(), true) == Some(true);
+    }
     if let Err(bad) = f.ollama.line(line, sink) {
         bad_json(sink, bad, format_args!("malformed ollama line: bad JSON at byte {} of it", bad.0));
     }
@@ -443,6 +541,7 @@ struct Frames<'a> {
 
 impl EventStreamSink for Frames<'_> {
     fn message(&mut self, m: &EventStreamMessage<'_>) {
+        self.f.recognised = true;
         let data = lossy(m.payload);
         if let Err(bad) = self.f.bedrock.message(m, &data, self.sink) {
             bad_json(
@@ -507,7 +606,12 @@ impl Dispatch<'_> {
             return;
         }
         let provider = match self.f.active {
-            Some(p) => p,
+            Some(p) => {
+                if !self.f.recognised {
+                    self.f.recognised = shows(detect(event, data), p);
+                }
+                p
+            }
             None => match detect(event, data) {
                 Detected::Format(p) => {
                     self.f.active = Some(p);
@@ -649,6 +753,54 @@ fn detect(event: &str, data: &str) -> Detected {
         return Detected::Error;
     }
     Detected::Unknown
+}
+
+/// Do the first 12 bytes make an event-stream prelude whose CRC checks?
+fn prelude_checks(first: &[u8]) -> bool {
+    first.len() >= 12 && crate::eventstream::crc32(&first[..8]).to_be_bytes() == first[8..12]
+}
+
+/// Is `detected` an event of format `p`? (A bare `{"error": {...}}`, OpenAI's and Gemini's
+/// alike, shows no format: such a stream looks like none either.)
+fn shows(detected: Detected, p: Provider) -> bool {
+    matches!(detected, Detected::Format(f) if f == p)
+}
+
+/// The format the first bytes of a stream look like (as `auto` would tell them: the framing,
+/// then for an event stream its first telling event); `None` when they tell none (nothing
+/// but whitespace, an event stream of no known format, a cut prelude).
+fn looks_like(first: &[u8]) -> Option<Provider> {
+    if first.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    if prelude_checks(first) {
+        return Some(Provider::Bedrock);
+    }
+    match Sniffer::default().decide(first, usize::MAX, true)? {
+        State::Ndjson => Some(Provider::Ollama),
+        State::EventStream => Some(Provider::Bedrock),
+        State::Text if first.first() == Some(&0) => None,
+        State::Text => Some(Provider::Text),
+        _ => {
+            struct First(Option<Provider>);
+            impl SseSink for First {
+                fn event(&mut self, event: &str, data: &str, _id: &str) {
+                    if self.0.is_none() {
+                        match detect(event, data) {
+                            Detected::Format(p) => self.0 = Some(p),
+                            _ if is_done(data) => self.0 = Some(Provider::OpenAiChat),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            let mut sse = SseDecoder::new(SseDecoderOptions { flush_on_finish: true, ..SseDecoderOptions::default() });
+            let mut found = First(None);
+            let _ = sse.feed(first, &mut found);
+            let _ = sse.finish(&mut found);
+            found.0
+        }
+    }
 }
 
 #[cfg(test)]

@@ -125,6 +125,28 @@ pub trait DeltaSink {
     fn finish(&mut self, reason: &str);
     /// An error.
     fn error(&mut self, code: &str, message: &str);
+    /// A started tool call is given up: its arguments could not be assembled (an error says
+    /// why). No end follows, and the call must not be run. By default nothing happens.
+    fn tool_call_abandon(&mut self, index: u32) {
+        let _ = index;
+    }
+    /// A reader keeps `bytes` more between events (`what` names them: a tool call's
+    /// arguments it assembles itself, the provider-executed calls it remembers). `false`:
+    /// the sink's budget does not allow them; the sink has then failed
+    /// (`buffer_limit_exceeded`), and the reader keeps nothing more for it. By default there
+    /// is no budget.
+    fn retain(&mut self, bytes: usize, what: &str) -> bool {
+        let _ = (bytes, what);
+        true
+    }
+    /// Bytes [`retain`](Self::retain) counted are let go.
+    fn release(&mut self, bytes: usize) {
+        let _ = bytes;
+    }
+    /// How many more bytes [`retain`](Self::retain) would allow (by default, no limit).
+    fn room(&self) -> usize {
+        usize::MAX
+    }
 }
 
 impl DeltaSink for Vec<ModelDelta> {

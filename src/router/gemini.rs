@@ -11,6 +11,7 @@ use super::delta::{DeltaSink, Source};
 use crate::json::JsonValue;
 use super::jscan::{members, string_of, Json, Kind, R};
 use super::openai_chat::{emit_counts, emit_error, Count};
+use super::jsonpath::{PathArgs, Refused};
 use super::tools::OpenCalls;
 
 /// The decoder state.
@@ -32,7 +33,9 @@ pub(crate) struct Gemini {
 #[derive(Debug)]
 struct StreamingCall {
     index: u32,
-    args: JsonValue,
+    /// `None`: the call was given up (its arguments could not be assembled); its later parts
+    /// are skipped.
+    args: Option<PathArgs>,
 }
 
 /// Finish reasons that mean a safety or policy filter stopped the output: typed errors.
@@ -83,9 +86,10 @@ impl Gemini {
 
     /// The streaming call (if any) is complete: its arguments go out whole, and it ends.
     fn end_streaming(&mut self, sink: &mut dyn DeltaSink) {
-        if let Some(call) = self.streaming.take() {
-            sink.tool_call_delta(call.index, &call.args.to_json());
-            self.calls.end(call.index, sink);
+        if let Some(StreamingCall { index, args: Some(args) }) = self.streaming.take() {
+            let text = args.finish(sink);
+            sink.tool_call_delta(index, &text);
+            self.calls.end(index, sink);
         }
     }
 
@@ -233,8 +237,9 @@ impl Gemini {
     /// A `functionCall` part of a call whose arguments stream (Vertex AI's
     /// `streamFunctionCallArguments`): the part with a `name` starts the call; each
     /// `partialArgs` entry sets the value at its `jsonPath` (string values that continue are
-    /// appended); the part without `willContinue: true` completes it. One call per function
-    /// call, however many parts it takes.
+    /// appended; `jsonpath.rs`); the part without `willContinue: true` completes it. One call
+    /// per function call, however many parts it takes. An entry the assembly refuses (too
+    /// deep, too far past an array's end) is a `provider_error` and drops the call.
     fn streamed_call(&mut self, call: &str, partial: Option<&str>, will_continue: bool, sink: &mut dyn DeltaSink) -> R<()> {
         let [id, name, args] = members(call, ["id", "name", "args"])?;
         let (id, name) = (string_of(id)?, string_of(name)?);
@@ -243,9 +248,31 @@ impl Gemini {
             let index = self.next_call;
             self.next_call = self.next_call.saturating_add(1);
             self.calls.start_if_new(index, &id, &name, sink);
-            self.streaming = Some(StreamingCall { index, args: JsonValue::Object(Vec::new()) });
+            self.streaming = Some(StreamingCall { index, args: PathArgs::new(sink) });
         }
-        if let (Some(call), Some(partial)) = (self.streaming.as_mut(), partial) {
+        let r = self.assemble(partial, args, sink);
+        if let (Err(refused), Some(call)) = (r?, self.streaming.as_mut()) {
+            // The call cannot be what the model sent: given up, never run with less.
+            if let Some(args) = call.args.take() {
+                args.finish(sink);
+            }
+            self.calls.abandon(call.index, sink);
+            match refused {
+                Refused::Spent => {}
+                Refused::OutOfMemory => sink.error("memory_limit_exceeded", &refused.message()),
+                _ => sink.error("provider_error", &format!("{}: the call was dropped", refused.message())),
+            }
+        }
+        if !will_continue {
+            self.end_streaming(sink);
+        }
+        Ok(())
+    }
+
+    /// Applies a part's `partialArgs` entries and whole `args` to the streaming call.
+    fn assemble(&mut self, partial: Option<&str>, args: Option<&str>, sink: &mut dyn DeltaSink) -> R<Result<(), Refused>> {
+        let Some(call) = self.streaming.as_mut().and_then(|c| c.args.as_mut()) else { return Ok(Ok(())) };
+        if let Some(partial) = partial {
             let mut j = Json::new(partial);
             if j.kind()? == Kind::Array {
                 let mut a = j.array()?;
@@ -264,99 +291,16 @@ impl Gemini {
                     } else {
                         continue;
                     };
-                    set_path(&mut call.args, &path, value, append);
-                }
-            }
-        }
-        if let (Some(call), Some(args)) = (self.streaming.as_mut(), args) {
-            if let Ok(v) = crate::parse_strict(args.as_bytes()) {
-                call.args = v;
-            }
-        }
-        if !will_continue {
-            self.end_streaming(sink);
-        }
-        Ok(())
-    }
-}
-
-/// Most array slots a `jsonPath` index may add at once (a larger jump is ignored).
-const MAX_PATH_GAP: usize = 1024;
-
-/// Sets the value at a JSON path (`$.a.b[0]['c d']`) inside `root`, creating objects and
-/// arrays on the way; a string `value` with `append` is appended to a string already there.
-/// A path that cannot be read, or that goes through a value of another kind, is ignored.
-fn set_path(root: &mut JsonValue, path: &str, value: JsonValue, append: bool) {
-    enum Seg {
-        Key(String),
-        Index(usize),
-    }
-    let mut segs = Vec::new();
-    let b = path.as_bytes();
-    if b.first() != Some(&b'$') {
-        return;
-    }
-    let mut i = 1;
-    while i < b.len() {
-        match b[i] {
-            b'.' => {
-                let end = b[i + 1..].iter().position(|&c| c == b'.' || c == b'[').map_or(b.len(), |p| i + 1 + p);
-                segs.push(Seg::Key(crate::text::sub(path, i + 1..end).to_string()));
-                i = end;
-            }
-            b'[' if matches!(b.get(i + 1), Some(b'\'' | b'"')) => {
-                let q = b[i + 1];
-                let Some(close) = b[i + 2..].iter().position(|&c| c == q).map(|p| i + 2 + p) else { return };
-                segs.push(Seg::Key(crate::text::sub(path, i + 2..close).to_string()));
-                if b.get(close + 1) != Some(&b']') {
-                    return;
-                }
-                i = close + 2;
-            }
-            b'[' => {
-                let Some(close) = b[i + 1..].iter().position(|&c| c == b']').map(|p| i + 1 + p) else { return };
-                let Ok(n) = crate::text::sub(path, i + 1..close).parse::<usize>() else { return };
-                segs.push(Seg::Index(n));
-                i = close + 1;
-            }
-            _ => return,
-        }
-    }
-    let mut at = root;
-    for seg in &segs {
-        at = match seg {
-            Seg::Key(k) => {
-                if matches!(at, JsonValue::Null) {
-                    *at = JsonValue::Object(Vec::new());
-                }
-                let JsonValue::Object(m) = at else { return };
-                let pos = match m.iter().position(|(key, _)| key == k) {
-                    Some(p) => p,
-                    None => {
-                        m.push((k.clone(), JsonValue::Null));
-                        m.len() - 1
+                    if let Err(refused) = call.set(&path, value, append, sink) {
+                        return Ok(Err(refused));
                     }
-                };
-                &mut m[pos].1
+                }
             }
-            Seg::Index(n) => {
-                if matches!(at, JsonValue::Null) {
-                    *at = JsonValue::Array(Vec::new());
-                }
-                let JsonValue::Array(a) = at else { return };
-                if *n >= a.len() + MAX_PATH_GAP {
-                    return;
-                }
-                while a.len() <= *n {
-                    a.push(JsonValue::Null);
-                }
-                &mut a[*n]
-            }
-        };
-    }
-    match (at, value) {
-        (JsonValue::String(old), JsonValue::String(more)) if append => old.push_str(&more),
-        (slot, v) => *slot = v,
+        }
+        if let Some(Ok(v)) = args.map(|a| crate::parse_strict(a.as_bytes())) {
+            return Ok(call.replace(v, sink));
+        }
+        Ok(Ok(()))
     }
 }
 

@@ -5,6 +5,7 @@
 //!   per-format readers `openai_chat.rs`, `openai_responses.rs`, `anthropic.rs`, `gemini.rs`,
 //!   `ollama.rs` (NDJSON lines) and `bedrock.rs` (binary event-stream messages, framed by
 //!   `crate::eventstream`), which read each event's JSON on known paths with the `jscan.rs` cursor (no tree).
+//!   `jsonpath.rs` assembles Gemini's streamed `partialArgs` by path.
 //! - `route.rs`: `StreamRouter`, the content modes (text, action-json, tagged) and tool call
 //!   assembly.
 //! - `structured.rs`: `structured_request`, the provider request bodies that ask for
@@ -16,6 +17,7 @@ mod decoder;
 mod delta;
 mod gemini;
 mod jscan;
+mod jsonpath;
 mod ollama;
 mod openai_chat;
 mod openai_responses;

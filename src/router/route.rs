@@ -263,7 +263,8 @@ impl Finish {
         }
     }
 
-    /// Normalises a provider's finish reason. A natural stop after client tool calls is
+    /// Normalises a provider's finish reason. (The router finishes a stream that routed
+    /// refusal text as `ContentFilter` whatever its reason.) A natural stop after client tool calls is
     /// `ToolCalls` (a Responses `completed` or a Gemini `STOP` that carries calls); an
     /// errored stream is `Error` unless a content filter stopped it.
     pub fn of(reason: Option<&str>, client_tool_calls: bool, errored: bool) -> Finish {
@@ -295,7 +296,8 @@ impl Finish {
 }
 
 /// Error codes the router itself gives (not a provider's own).
-const OWN_CODES: [&str; 5] = ["provider_error", "provider_event_invalid", "provider_event_unknown", "stream_truncated", "http_error"];
+const OWN_CODES: [&str; 6] =
+    ["provider_error", "provider_event_invalid", "provider_event_unknown", "provider_mismatch", "stream_truncated", "http_error"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -340,6 +342,7 @@ impl StreamRouter {
                 answer: String::new(),
                 answer_room: 0,
                 client_calls: false,
+                refused: false,
                 sources: crate::hash::Set::default(),
                 pending: String::new(),
                 scratch: String::new(),
@@ -432,11 +435,20 @@ struct Call {
 }
 
 impl Call {
-    /// The bytes this call keeps (what the budget charges for it).
+    /// The bytes this call keeps (what the budget charges for it while it is open).
     fn kept(&self) -> usize {
-        self.id.len() + self.name.len() + self.args.len()
+        OPEN_CALL_BYTES + self.id.len() + self.name.len() + self.args.len()
     }
 }
+
+/// What an open tool call is charged besides its id, name and arguments: its place here and
+/// in the provider reader that tracks it. Open calls have no count of their own; the budget
+/// bounds them.
+const OPEN_CALL_BYTES: usize = 64;
+
+/// What every tool call started is charged until the stream ends: the reader remembers its
+/// index, so that a repeated start does not start it again.
+const STARTED_CALL_BYTES: usize = 16;
 
 /// The action-json machine: the extractor and the text it has read (until the action closes).
 #[derive(Debug)]
@@ -502,6 +514,9 @@ struct Route {
     answer_room: usize,
     /// A client (not provider-executed) tool call was routed.
     client_calls: bool,
+    /// Refusal text was routed: the stream finishes as `content-filter`, whatever the
+    /// provider's reason.
+    refused: bool,
     /// Hashes of the sources routed so far (each source once).
     sources: crate::hash::Set<u64>,
     /// Model text not yet given to the content machine (action-json, tagged): the text
@@ -790,7 +805,10 @@ impl Route {
         }
         let ok = self.errors == 0;
         let finish_reason = self.finish_reason.clone();
-        let finish = Finish::of(finish_reason.as_deref(), self.client_calls, !ok);
+        // A refusal is what a content filter is to a UI, for every provider (Anthropic says
+        // `refusal` as its stop reason; OpenAI sends refusal text and then `stop`).
+        let finish =
+            if self.refused { Finish::ContentFilter } else { Finish::of(finish_reason.as_deref(), self.client_calls, !ok) };
         self.push(RoutedEvent::Done { ok, parse_ok, finish_reason, finish });
         match self.failure.take() {
             Some(e) => Err(e),
@@ -870,7 +888,8 @@ impl DeltaSink for Route {
         if let Some(c) = self.calls.remove(index) {
             self.call_done(c); // a reused index: the earlier call is complete
         }
-        if let Err(e) = self.budget.charge(id.len() + name.len(), "an open tool call") {
+        let charge = STARTED_CALL_BYTES + OPEN_CALL_BYTES + id.len() + name.len();
+        if let Err(e) = self.budget.charge(charge, "an open tool call") {
             self.fail(e);
             return;
         }
@@ -918,6 +937,7 @@ impl DeltaSink for Route {
         }
         self.flush_pending();
         self.flush_answer();
+        self.refused = true;
         match self.out.last_mut() {
             Some(RoutedEvent::RefusalDelta { text: t }) => {
                 let r = try_push_str(t, text);
@@ -977,6 +997,36 @@ impl DeltaSink for Route {
         self.errors += 1;
         let provider_code = (!OWN_CODES.contains(&code)).then(|| code.to_string());
         self.push(RoutedEvent::Error { code: code.to_string(), message: message.to_string(), provider_code });
+    }
+
+    fn tool_call_abandon(&mut self, index: u32) {
+        if let Some(c) = self.calls.remove(index) {
+            self.budget.release(c.kept());
+        }
+    }
+
+    fn retain(&mut self, bytes: usize, what: &str) -> bool {
+        if self.failure.is_some() {
+            return false;
+        }
+        match self.budget.charge(bytes, what) {
+            Ok(()) => true,
+            Err(e) => {
+                self.fail(e);
+                false
+            }
+        }
+    }
+
+    fn release(&mut self, bytes: usize) {
+        self.budget.release(bytes);
+    }
+
+    fn room(&self) -> usize {
+        if self.failure.is_some() {
+            return 0;
+        }
+        self.budget.room()
     }
 }
 

@@ -5,11 +5,6 @@ use super::delta::DeltaSink;
 use super::jscan::index_of;
 use crate::hash::{Map, Set};
 
-/// Most tool calls tracked at once; more are still routed, but calls past the cap are ended
-/// as soon as they start (their arguments then arrive as deltas of an ended call, which the
-/// router ignores). Models issue a handful of parallel calls.
-pub(crate) const MAX_OPEN_CALLS: usize = 256;
-
 /// A provider's tool call index from its raw JSON text: a whole number from 0 to
 /// 4294967295. Anything else (`-1`, `"0"`, `1.5`, `4294967296`) is no index: coercing it
 /// would merge different calls into one.
@@ -52,7 +47,8 @@ pub(crate) fn event_index(raw: Option<&str>, call_event: bool, sink: &mut dyn De
 #[derive(Debug, Default)]
 pub(crate) struct OpenCalls {
     open: ByIndex<()>,
-    /// Every index ever started (to start each only once), up to `MAX_OPEN_CALLS * 4`.
+    /// Every index ever started (to start each only once). There is no count cap here: the
+    /// router charges every call started, and every open one, to its budget.
     seen: Set<u32>,
 }
 
@@ -72,11 +68,8 @@ impl OpenCalls {
         provider_executed: bool,
         sink: &mut dyn DeltaSink,
     ) -> bool {
-        if self.seen.contains(&index) {
+        if !self.seen.insert(index) {
             return false;
-        }
-        if self.seen.len() < MAX_OPEN_CALLS * 4 {
-            self.seen.insert(index);
         }
         let synthetic;
         let id = if id.is_empty() {
@@ -86,11 +79,7 @@ impl OpenCalls {
             id
         };
         sink.tool_call_start(index, id, name, provider_executed);
-        if self.open.len() < MAX_OPEN_CALLS && !self.open.contains(index) {
-            self.open.push(index, ());
-        } else {
-            sink.tool_call_end(index);
-        }
+        self.open.push(index, ());
         true
     }
 
@@ -108,6 +97,13 @@ impl OpenCalls {
     pub(crate) fn end(&mut self, index: u32, sink: &mut dyn DeltaSink) {
         if self.open.remove(index).is_some() {
             sink.tool_call_end(index);
+        }
+    }
+
+    /// Gives up call `index` (see [`DeltaSink::tool_call_abandon`]) if it is open.
+    pub(crate) fn abandon(&mut self, index: u32, sink: &mut dyn DeltaSink) {
+        if self.open.remove(index).is_some() {
+            sink.tool_call_abandon(index);
         }
     }
 
@@ -147,6 +143,7 @@ impl<T> Default for ByIndex<T> {
 }
 
 impl<T> ByIndex<T> {
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.at.len()
     }

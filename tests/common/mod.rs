@@ -153,3 +153,4 @@ where
     }
     expected.expect("at least one chunking")
 }
+

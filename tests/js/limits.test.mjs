@@ -68,7 +68,8 @@ test('two hostile routers each end in buffer_limit_exceeded (16 MiB default); a 
 });
 
 test('maxBufferBytes counts open calls together, gives closed calls back, and is chunk-invariant', () => {
-  // Three open calls of 8 + 600 bytes each: 1,824 bytes together, 608 one at a time.
+  // Three open calls of 8 + 600 bytes each, and 64 bytes per open call and 16 per call started:
+  // 2,064 bytes together; one at a time 608 + 64, plus 16 for each call started.
   const args = '{"a":"' + 'y'.repeat(592) + '"}';
   const deltas = (k) => args.match(/.{1,50}/g).map((p) => argsDelta(k, p)).join('');
   const open = messageStart + [0, 1, 2].map(toolStart).join('') + [0, 1, 2].map(deltas).join('');
@@ -83,9 +84,9 @@ test('maxBufferBytes counts open calls together, gives closed calls back, and is
     }
     return want;
   };
-  assert.deepEqual(outcome(open, 3 * 608), { code: null, args: 3 * 600 });
-  assert.deepEqual(outcome(open, 3 * 608 - 1), { code: 'buffer_limit_exceeded', args: 3 * 600 - 50 });
-  assert.deepEqual(outcome(serial, 608), { code: null, args: 3 * 600 });
+  assert.deepEqual(outcome(open, 3 * 688), { code: null, args: 3 * 600 });
+  assert.deepEqual(outcome(open, 3 * 688 - 1), { code: 'buffer_limit_exceeded', args: 3 * 600 - 50 });
+  assert.deepEqual(outcome(serial, 608 + 64 + 3 * 16), { code: null, args: 3 * 600 });
   assert.throws(() => new StreamRouter({ maxBufferBytes: 0 }), { code: 'invalid_option' });
   assert.throws(() => new StreamRouter({ maxBufferBytes: 1.5 }), { code: 'invalid_option' });
 });

@@ -533,3 +533,22 @@ test('connectSse clamps a huge retry: to its maximum instead of reconnecting at 
   await assert.rejects(collect(it), (e) => e.name === 'AbortError');
   assert.equal(calls.length, 1, 'no reconnection within 300 ms');
 });
+
+test('a stream routed as a provider it is not ends in provider_mismatch, at every chunking', () => {
+  const anthropic = SAMPLES.find((s) => s.file === 'anthropic-tools.sse');
+  const text = anthropic.text + 'data: [DONE]\n\n';
+  const outcome = (chunks) => {
+    const events = feedAll(new StreamRouter({ provider: 'openai-chat' }), chunks);
+    return { errors: events.filter((e) => e.type === 'error'), done: events.at(-1) };
+  };
+  const want = outcome([text]);
+  assert.deepEqual(want.errors.map((e) => [e.code, e.provider_code]), [['provider_mismatch', null]]);
+  assert.match(want.errors[0].message, /routed as openai-chat .* looks like anthropic/);
+  assert.equal(want.done.type, 'done');
+  assert.equal(want.done.ok, false);
+  for (const [label, chunks] of splitings(text)) assert.deepEqual(outcome(chunks), want, label);
+  // Its own provider never gets it.
+  const own = feedAll(new StreamRouter({ provider: 'anthropic' }), [anthropic.text]);
+  assert.ok(!own.some((e) => e.code === 'provider_mismatch'));
+  assert.equal(own.at(-1).ok, true);
+});
