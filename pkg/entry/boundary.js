@@ -27,7 +27,7 @@
 // one after it becomes U+FFFD, as `TextEncoder` makes of it. Bytes are passed as they are.
 import { __sr_memory } from './streamroute.js';
 import { gen, StreamrouteError, stringError } from './runtime.js';
-import { disposable, HANDLE, live, release } from './handled.js';
+import { disposable, HANDLE, live } from './handled.js';
 import { COUNT, FAILED, TEXT, TEXT_ASCII, TEXT_LEN, TEXT_UTF16, WIDE } from './abi.js';
 import { decodeShort } from './utf8.js';
 
@@ -192,7 +192,7 @@ export class Input {
   free() {
     const h = this.h;
     this.h = null;
-    release(h, this.g);
+    if (this.g === gen) h?.free(); // not into another instance
   }
 
   /** `reset()` of a machine that has one: the handle's, and the held surrogate forgotten. */

@@ -16,14 +16,10 @@ let ready;
 /**
  * Loads the WebAssembly module (idempotent). `input` overrides where the .wasm comes from;
  * `init({ maxMemoryBytes })` (or options as the second argument) caps its memory from the
- * next object or one-shot call on.
+ * next object or one-shot call on. Options out of range throw `invalid_option` at once.
  */
 export function init(input, options) {
-  try {
-    input = initArgs(input, options);
-  } catch (e) {
-    return Promise.reject(e);
-  }
+  input = initArgs(input, options);
   ready ??= initWasm({ module_or_path: input ?? wasmUrl() }).then(() => undefined);
   return ready;
 }

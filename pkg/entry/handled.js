@@ -25,10 +25,6 @@ export function live(handle, g) {
   return handle;
 }
 
-/** Frees `handle` if it was made in the instance that runs now (`g`, see `live`). */
-export function release(handle, g) {
-  if (g === gen) handle?.free();
-}
 
 export const HANDLE = Symbol('handle');
 
@@ -52,7 +48,7 @@ export class Handled {
   free() {
     const h = this.#h;
     this.#h = null;
-    release(h, this.#g);
+    if (this.#g === gen) h?.free(); // not into another instance
   }
 
 }

@@ -1,17 +1,12 @@
 // `init()` of the loaders whose .wasm is instantiated at import (Node, workers).
-import { __sr_memory } from './streamroute.js';
 import { initArgs } from './runtime.js';
 
 /**
  * Already loaded here; kept so that `await init()` works in every runtime. Takes the options
- * (`init({ maxMemoryBytes })`, or as the second argument): the cap holds from now on.
+ * (`init({ maxMemoryBytes })`, or as the second argument): the cap holds from the next object
+ * or one-shot call on. Options out of range throw `invalid_option` at once.
  */
 export function init(input, options) {
-  try {
-    initArgs(input, options);
-    __sr_memory(); // applies the cap
-    return Promise.resolve();
-  } catch (e) {
-    return Promise.reject(e);
-  }
+  initArgs(input, options);
+  return Promise.resolve();
 }

@@ -66,7 +66,7 @@ const manyRepairs = (n) => `{'a':${"'x',".repeat(n)}`;
 export async function memoryReport(sr) {
   const { init, StreamRouter, repairJsonWithLog, __sr_memory } = sr;
   const report = {};
-  report.badCap = await init({ maxMemoryBytes: 1 }).then(() => 'ok', codeOf);
+  report.badCap = attempt(() => init({ maxMemoryBytes: 1 }));
   await init({ maxMemoryBytes: CAP });
 
   const bystander = new StreamRouter({ provider: 'anthropic' });
