@@ -5,8 +5,9 @@
 // Routers each holding an unfinished event (within their caps) until memory is used up; then
 // constructors until one is refused; a one-shot call; a bystander router that held its own
 // memory all along; everything freed. Then the calls that still trap (an allocation that
-// cannot fail gracefully meets used-up memory): the call, objects of the lost instance, and
-// new objects and calls after it, a few hundred times over.
+// cannot fail gracefully meets used-up memory), a one-shot function and a router's feed: the
+// call, objects of the lost instance, and new objects and calls after it, a few hundred times
+// over.
 const MiB = 1 << 20;
 export const CAP = 24 * MiB;
 export const TRAPS = 300;
@@ -28,6 +29,7 @@ export const EXPECTED = {
   bystander: { q: 'cats' },
   afterFree: { router: 'hi', repair: '{"a":1}' },
   trap: { call: 'memory_limit_exceeded', old: 'instance_lost', oldFree: 'ok', fresh: 'hi' },
+  feedTrap: { call: 'memory_limit_exceeded', old: 'instance_lost', fresh: 'hi' },
   traps: { codes: ['memory_limit_exceeded'], after: { router: 'hi', repair: '{"a":1}' } },
 };
 
@@ -122,6 +124,28 @@ export async function memoryReport(sr) {
     const oldCode = attempt(() => old.feed(SMALL));
     if (oldCode !== 'ok') {
       report.trap = { call, old: oldCode, oldFree: attempt(() => old.free()), fresh: works(sr).router, n };
+      break;
+    }
+  }
+
+  // A trap in a streaming machine's feed path (which calls wasm without the glue's wrapper): a
+  // router reading one huge planner action.
+  const action = (n) => `data: ${JSON.stringify({ choices: [{ delta: { content: `{"next_node":"a","args":[${'{"a":1},'.repeat(n)}1]}` } }] })}\n\n`;
+  const before = new StreamRouter({ provider: 'openai-chat' });
+  report.feedTrap = { call: 'no trap' };
+  for (let n = 1 << 12; n <= 1 << 22; n *= 2) {
+    const call = attempt(() => {
+      const r = new StreamRouter({ provider: 'openai-chat', content: 'action-json' });
+      try {
+        r.feed(action(n));
+        r.finish();
+      } finally {
+        r.free();
+      }
+    });
+    const oldCode = attempt(() => before.feed(SMALL));
+    if (oldCode !== 'ok') {
+      report.feedTrap = { call, old: oldCode, fresh: works(sr).router };
       break;
     }
   }
