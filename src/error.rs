@@ -48,7 +48,9 @@ pub enum ErrorKind {
     /// place.
     SseConnectionFailed,
     /// Growing a buffer inside the machine failed because the process (the wasm instance)
-    /// ran out of memory. Only the machine that asked fails; every other machine goes on.
+    /// ran out of memory, or its memory cap (`init({ maxMemoryBytes })`). Only the machine
+    /// that asked fails; every other machine goes on. In JS also a call refused before it
+    /// began for want of room, and a call that trapped (see [`ErrorKind::InstanceLost`]).
     MemoryLimitExceeded,
     /// The argument of a one-shot function is longer than its documented cap.
     InputTooLarge,
@@ -65,6 +67,10 @@ pub enum ErrorKind {
     /// another format's (an `error` event of the stream router, then `done {ok: false}`);
     /// listed here so every code lives in one place.
     ProviderMismatch,
+    /// The object belonged to a wasm instance that was lost: a call trapped (memory ran out
+    /// where it could not fail gracefully) and the instance was replaced. Raised by the JS
+    /// glue; listed here so every code lives in one place.
+    InstanceLost,
 }
 
 impl ErrorKind {
@@ -92,6 +98,7 @@ impl ErrorKind {
             ErrorKind::WireInvalid => "wire_invalid",
             ErrorKind::EventStreamInvalid => "eventstream_invalid",
             ErrorKind::ProviderMismatch => "provider_mismatch",
+            ErrorKind::InstanceLost => "instance_lost",
         }
     }
 }

@@ -18,13 +18,15 @@
 //    its scratch memory back).
 // 4. A result is read from the header (abi.rs) and the memory it points at before any other
 //    call on the handle; reading never calls into wasm, so the memory cannot move meanwhile.
-// 5. A freed machine never reaches its handle: every call checks first (handled.js `live`).
+// 5. A freed machine never reaches its handle: every call checks first (handled.js `live`);
+//    nor does one of a wasm instance that was lost (`instance_lost`). After a loss, the views
+//    are of the fresh instance's memory (`views`).
 //
 // One surrogate carry: a string chunk that ends with a UTF-16 high surrogate keeps it for the
 // next chunk (so a pair split between chunks is one character); a high surrogate with no low
 // one after it becomes U+FFFD, as `TextEncoder` makes of it. Bytes are passed as they are.
 import { __sr_memory } from './streamroute.js';
-import { StreamrouteError, stringError } from './runtime.js';
+import { gen, StreamrouteError, stringError } from './runtime.js';
 import { disposable, HANDLE, live } from './handled.js';
 import { COUNT, FAILED, TEXT, TEXT_ASCII, TEXT_LEN, TEXT_UTF16, WIDE } from './abi.js';
 import { decodeShort } from './utf8.js';
@@ -93,15 +95,18 @@ export const NodeBuffer =
     : null;
 
 let memory;
+let seen = -1;
 let u8 = new Uint8Array(0);
 export let u32 = new Uint32Array(0);
 let u16 = new Uint16Array(0);
 let nodeBuf = null;
 
-/** Makes the views of wasm memory again if it grew (rule 2). */
+/** Makes the views of wasm memory again if it grew, or is another instance's (rule 2). */
 export function views() {
-  if (u8.length !== 0) return;
-  memory ??= __sr_memory();
+  if (seen !== gen) {
+    memory = __sr_memory();
+    seen = gen;
+  } else if (u8.length !== 0) return;
   u8 = new Uint8Array(memory.buffer);
   u16 = new Uint16Array(memory.buffer);
   u32 = new Uint32Array(memory.buffer);
@@ -163,6 +168,8 @@ const UNITS_MIN = 64;
 export class Input {
   constructor(handle) {
     this.h = handle;
+    /** The instance's generation it was made in (handled.js `live`). */
+    this.g = gen;
     /** The header's index in `u32` (abi.rs `HEADER_LEN` slots). */
     this.header = handle.header() >>> 2;
     this.ptr = 0;
@@ -179,13 +186,13 @@ export class Input {
 
   /** The live handle; `invalid_state` once freed (rule 5). */
   handle() {
-    return live(this.h);
+    return live(this.h, this.g);
   }
 
   free() {
     const h = this.h;
     this.h = null;
-    h?.free();
+    if (this.g === gen) h?.free(); // not into another instance
   }
 
   /** `reset()` of a machine that has one: the handle's, and the held surrogate forgotten. */

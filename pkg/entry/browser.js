@@ -10,10 +10,16 @@ import { DIR } from './entry.js';
 export * from './exports.js';
 export * from './api.js';
 export { StreamrouteError } from './runtime.js';
+import { initArgs } from './runtime.js';
 
 let ready;
-/** Loads the WebAssembly module (idempotent). `input` overrides where the .wasm comes from. */
-export function init(input) {
+/**
+ * Loads the WebAssembly module (idempotent). `input` overrides where the .wasm comes from;
+ * `init({ maxMemoryBytes })` (or options as the second argument) caps its memory from the
+ * next object or one-shot call on. Options out of range throw `invalid_option` at once.
+ */
+export function init(input, options) {
+  input = initArgs(input, options);
   ready ??= initWasm({ module_or_path: input ?? wasmUrl() }).then(() => undefined);
   return ready;
 }

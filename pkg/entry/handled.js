@@ -1,8 +1,10 @@
 // Rule 5 of the boundary (boundary.js lists them): a freed object never reaches its wasm
-// handle; every call checks first (`live`) and throws `invalid_state`. And the base of the JS
+// handle; every call checks first (`live`) and throws `invalid_state`, or `instance_lost` for
+// an object of a wasm instance that was lost (runtime.js `__sr_gen`), whose handle is never
+// called again, not even by `free()`. And the base of the JS
 // classes over handles that are not streaming machines (`SseEncoder`, `ToolIndex`, ...), on
 // its own so that an entry without streaming machines (payload, planning) loads only this.
-import { misuse } from './runtime.js';
+import { gen, lost, misuse } from './runtime.js';
 import { __sr_memory } from './streamroute.js';
 
 /**
@@ -13,11 +15,16 @@ export function requireInit() {
   __sr_memory();
 }
 
-/** `handle`, or `invalid_state` when the object was freed (`handle` null). */
-export function live(handle) {
+/**
+ * `handle`, or `invalid_state` when the object was freed (`handle` null), or `instance_lost`
+ * when it was made in generation `g` of the instance and that one was lost.
+ */
+export function live(handle, g) {
   if (handle === null) throw misuse('null pointer passed to rust');
+  if (g !== gen) throw lost();
   return handle;
 }
+
 
 export const HANDLE = Symbol('handle');
 
@@ -27,20 +34,21 @@ export const HANDLE = Symbol('handle');
  */
 export class Handled {
   #h;
+  #g = gen;
 
   constructor(handle) {
     this.#h = handle;
   }
 
   get [HANDLE]() {
-    return live(this.#h);
+    return live(this.#h, this.#g);
   }
 
   /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
   free() {
     const h = this.#h;
     this.#h = null;
-    h?.free();
+    if (this.#g === gen) h?.free(); // not into another instance
   }
 
 }

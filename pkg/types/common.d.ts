@@ -22,10 +22,24 @@ export declare class StreamrouteError extends Error {
   readonly errors?: import('../dist/planning/streamroute.js').RequirementIssue[];
 }
 
+/** Options of `init`. */
+export interface InitOptions {
+  /**
+   * The most wasm memory this entry may grow to, in bytes (at least 65536; whole 64 KiB pages).
+   * Past it, calls fail as when memory cannot grow: `memory_limit_exceeded`, or
+   * `instance_lost` for the objects of an instance lost to a trap (docs/errors.md).
+   */
+  maxMemoryBytes?: number;
+}
+
 /**
  * Loads the WebAssembly module. Idempotent: resolves at once where the module is already
  * loaded (Node, workers). In browsers, `input` may say where the `.wasm` comes from.
+ * `options.maxMemoryBytes` caps the entry's wasm memory; throws `invalid_option` at once when
+ * it is not a number of at least 65536.
  */
 export declare function init(
   input?: string | URL | Request | Response | BufferSource | WebAssembly.Module,
+  options?: InitOptions,
 ): Promise<void>;
+export declare function init(options: InitOptions): Promise<void>;

@@ -106,14 +106,18 @@ pub(crate) fn js_error(err: &Error) -> JsValue {
     __sr_error(err.code(), err.message(), err.offset().map(|o| o as f64))
 }
 
-/// The allocator of every `.wasm`: TLSF (rlsf), constant time per call over `memory.grow`.
-/// It returns null when wasm memory runs out (so `try_reserve` gives `memory_limit_exceeded`
-/// and never traps), reuses what is freed, and grows a block in place when it can (the glue's
-/// string copy, see [`room_for_copy`]). In place of std's dlmalloc it takes 2.4 to 3.8 KB
-/// gzip off each entry at the same measured speed (bench/README "Then: the allocator").
+/// The allocator of every `.wasm`: TLSF (rlsf), constant time per call over `memory.grow`, in
+/// `crates/heap` (it needs `unsafe`, which this crate forbids). It returns null when wasm
+/// memory runs out (so `try_reserve` gives `memory_limit_exceeded` and never traps), reuses
+/// what is freed, and grows a block in place when it can (the glue's string copy, see
+/// [`room_for_copy`]). In place of std's dlmalloc it takes 2.4 to 3.8 KB gzip off each entry
+/// at the same measured speed (bench/README "Then: the allocator"). On top of TLSF: the cap of
+/// `init({ maxMemoryBytes })`, and a reserve that allocations of 16 KiB or more leave to the
+/// small infallible ones, so that running out of memory is `memory_limit_exceeded` on the
+/// call that asked rather than a trap (docs/errors.md "When memory runs out").
 /// `src/wasm/` is built for wasm32 only: natively the system allocator stays.
 #[global_allocator]
-static ALLOCATOR: rlsf::GlobalTlsf = rlsf::GlobalTlsf::new();
+static ALLOCATOR: streamroute_heap::Heap = streamroute_heap::Heap;
 
 /// A panic is a bug (the machines return errors instead) and aborts this wasm instance: the
 /// hook says where it happened on the console first. It formats nothing, so no formatting

@@ -58,19 +58,56 @@ export function __sr_error(code, message, offset) {
   return new StreamrouteError(code, message, offset);
 }
 
-// A panic in wasm is a bug: it aborts the instance (every later call on it throws). Where it
-// happened goes to the console first.
+// A panic in wasm is a bug: it aborts the instance, which is then replaced like after a trap
+// (below). Where it happened goes to the console first.
 export function __sr_panic(file, line, column) {
-  console.error(`streamroute: internal error at ${file}:${line}:${column}; this instance can no longer be used (please report it)`);
+  console.error(`streamroute: internal error at ${file}:${line}:${column}; this instance is replaced (please report it)`);
+}
+
+// The life of this build's wasm instance. A trap (an allocation that could not fail gracefully
+// found memory used up; a panic, which is a bug, too) leaves the instance's state possibly
+// corrupt: it is lost for good. `__sr_string_error` counts the loss and makes the trap the
+// call's `memory_limit_exceeded`; the glue (scripts/patch-glue.mjs) then makes every later call on that instance do
+// nothing, and a fresh instance from the same compiled module at the next constructor or
+// one-shot call. Every object remembers the generation it was made in (handled.js `live`): one
+// made before the loss throws `instance_lost`.
+
+/** The generation of the instance: one more each time one is lost. */
+export let __sr_gen = 0;
+
+/** The error of a call on an object of a lost instance. */
+export const __sr_lost = () => new StreamrouteError('instance_lost', 'its wasm instance was lost');
+
+/** `memory_limit_exceeded` for a whole call: a trap, or no room to begin (the glue asks first). */
+export const __sr_oom = (why = 'no room') => new StreamrouteError('memory_limit_exceeded', `out of wasm memory (${why})`);
+
+/** `init({ maxMemoryBytes })` (0: no cap); the glue applies it (crates/heap `__sr_heap_enter`). */
+export let __sr_max_bytes = 0;
+
+/**
+ * `init`'s arguments (`init(input?, options?)` or `init(options)`, a plain object): the
+ * options' cap is taken; returns `input`. A cap below 64 KiB or not a number is
+ * `invalid_option`.
+ */
+export function __sr_init_args(input, options) {
+  if (input?.constructor === Object) [input, options] = [, input];
+  const max = options?.maxMemoryBytes;
+  if (max !== undefined) {
+    if (!(max >= 65536)) throw new StreamrouteError('invalid_option', 'maxMemoryBytes < 65536');
+    __sr_max_bytes = max;
+  }
+  return input;
 }
 
 // A result too long for a JS string (V8 stops at 2^29 - 24 characters, and Node's UTF-8
 // decoding at that many bytes: ~180M characters of CJK text) is `memory_limit_exceeded`, not
 // the engine's plain Error. The machines' result readers (pkg/entry/boundary.js) and the
-// glue's string reading (scripts/patch-glue.mjs) pass what they catch through here; other
-// errors come back as they are.
+// glue's string reading and its wrapper of every export (scripts/patch-glue.mjs) pass what
+// they catch through here; a trap loses the instance (`__sr_gen`, above) and is the call's
+// `memory_limit_exceeded`; other errors come back as they are.
 export function __sr_string_error(err) {
   if (err instanceof StreamrouteError) return err;
+  if (err instanceof WebAssembly.RuntimeError) return __sr_gen++, __sr_oom('instance replaced');
   const tooLong = err?.code === 'ERR_STRING_TOO_LONG' || (err instanceof RangeError && /string length/i.test(err.message));
   return tooLong ? new StreamrouteError('memory_limit_exceeded', `the result is longer than the longest string this JS engine makes (${err.message})`) : err;
 }

@@ -42,6 +42,8 @@ import { useSseStream, useStreamState, type SseStream, type SseStreamRequest, ty
 export async function uses(response: Response, bytes: Uint8Array): Promise<string> {
   await init();
   await init(bytes);
+  await init({ maxMemoryBytes: 64 << 20 });
+  await init(bytes, { maxMemoryBytes: 64 << 20 });
   void initSync;
   const router = new StreamRouter({ provider: 'auto', content: 'text' });
   const routed: RoutedEvent[] = router.feed('data: {}\\n\\n');
