@@ -21,7 +21,7 @@ extern "C" {
     // `catch`: a JS exception must not unwind through wasm frames (their destructors would
     // not run, leaving this object borrowed); JSON.stringify throws on BigInt and cycles.
     #[wasm_bindgen(catch)]
-    fn __sr_stringify(value: &JsValue) -> Result<Option<String>, JsValue>;
+    fn __sr_stringify(value: &JsValue) -> Result<JsValue, JsValue>;
     fn __sr_catalog_split(catalog: &JsValue) -> JsValue;
 }
 
@@ -241,11 +241,10 @@ fn bad(msg: impl Into<String>) -> JsValue {
 
 /// A JS value (or JSON text) as a `JsonValue`.
 fn json_arg(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
-    let text = match value.as_string() {
-        Some(s) => s,
-        None => __sr_stringify(value)
-            .map_err(|e| super::too_big_to_encode(&e, what).unwrap_or_else(|| bad(format!("{what} must be a JSON-serialisable value"))))?
-            .ok_or_else(|| bad(format!("{what} is missing")))?,
+    let text = match super::js_text(value, what) {
+        Some(s) => s?,
+        None if value.is_undefined() => return Err(bad(format!("{what} is missing"))),
+        None => super::stringified(__sr_stringify(value), what, ErrorKind::InvalidInput)?,
     };
     crate::parse_strict(text.as_bytes()).map_err(|e| {
         js_error(&Error::new(e.kind(), format!("{what}: {}", e.message())))
@@ -281,8 +280,26 @@ fn strings(v: &JsonValue, what: &str) -> Result<Vec<String>, JsValue> {
     }
 }
 
+/// An option of the wrong type: `invalid_option` naming it and what it got.
+fn wrong_type(v: &JsValue, what: &str, expected: &str) -> JsValue {
+    js_error(&Error::new(ErrorKind::InvalidOption, format!("{what} must be {expected}, got {}", super::kind_of(v))))
+}
+
 fn number(v: &JsValue, what: &str) -> Result<f64, JsValue> {
-    v.as_f64().filter(|x| x.is_finite()).ok_or_else(|| bad(format!("{what} must be a finite number")))
+    v.as_f64().filter(|x| x.is_finite()).ok_or_else(|| wrong_type(v, what, "a finite number"))
+}
+
+/// A string option, `None` when absent.
+fn text_option(v: Option<JsValue>, what: &str) -> Result<Option<String>, JsValue> {
+    v.map(|v| v.as_string().ok_or_else(|| wrong_type(&v, what, "a string"))).transpose()
+}
+
+/// `model_id` (or `modelId`) of an options object.
+fn model_id(o: &JsValue) -> Result<Option<String>, JsValue> {
+    match get(o, "model_id") {
+        Some(m) => text_option(Some(m), "model_id"),
+        None => text_option(get(o, "modelId"), "modelId"),
+    }
 }
 
 fn count(v: Option<JsValue>, what: &str, default: usize) -> Result<usize, JsValue> {
@@ -344,7 +361,7 @@ fn query_vectors(v: Option<JsValue>) -> Result<Vectors, JsValue> {
         return Ok(Vectors { floats: vec![], model_id: None, dim: None });
     };
     if let Some(inner) = get(&v, "vectors") {
-        let model_id = get(&v, "model_id").or_else(|| get(&v, "modelId")).and_then(|m| m.as_string());
+        let model_id = model_id(&v)?;
         let dim = match get(&v, "dim") {
             Some(d) => Some(count(Some(d), "queryVectors.dim", 0)?),
             None => None,
@@ -355,10 +372,9 @@ fn query_vectors(v: Option<JsValue>) -> Result<Vectors, JsValue> {
 }
 
 fn mode(v: Option<JsValue>) -> Result<Mode, JsValue> {
-    match v.map(|m| m.as_string()) {
+    match text_option(v, "mode")? {
         None => Ok(Mode::Auto),
-        Some(Some(s)) => Mode::parse(&s).ok_or_else(|| js_error(&Error::new(ErrorKind::InvalidOption, format!("mode must be auto, cosine, bm25 or hybrid, got \"{s}\"")))),
-        Some(None) => Err(js_error(&Error::new(ErrorKind::InvalidOption, "mode must be a string"))),
+        Some(s) => Mode::parse(&s).ok_or_else(|| js_error(&Error::new(ErrorKind::InvalidOption, format!("mode must be auto, cosine, bm25 or hybrid, got \"{s}\"")))),
     }
 }
 
@@ -656,12 +672,15 @@ fn index_arg(catalog: &JsValue, options: Option<JsValue>) -> Result<CoreIndex, J
         Some(e) => Some(floats(&e, "embeddings")?),
         None => None,
     };
-    let model_id = o.and_then(|o| get(o, "model_id").or_else(|| get(o, "modelId"))).and_then(|m| m.as_string());
+    let model_id = match o {
+        Some(o) => model_id(o)?,
+        None => None,
+    };
     let dim = match o.and_then(|o| get(o, "dim")) {
         Some(d) => Some(count(Some(d), "dim", 0)?),
         None => None,
     };
-    let pooling = o.and_then(|o| get(o, "pooling")).and_then(|p| p.as_string()).unwrap_or_else(|| "mean".into());
+    let pooling = text_option(o.and_then(|o| get(o, "pooling")), "pooling")?.unwrap_or_else(|| "mean".into());
     let dim = dim.or_else(|| tools.first().and_then(|t| t.embedding.as_ref().map(Vec::len)));
     let dim = dim.or_else(|| embeddings.as_ref().map(|e| e.len() / tools.len().max(1)));
     let model = model_id.map(|model_id| EmbeddingModel { model_id, dim: dim.unwrap_or(0), pooling });
@@ -850,7 +869,7 @@ impl JsToolIndex {
             Some(t) => strings(&json_arg(&t, "texts")?, "texts")?,
             None => vec![],
         };
-        if let Some(t) = get(&options, "text").and_then(|t| t.as_string()) {
+        if let Some(t) = text_option(get(&options, "text"), "text")? {
             texts.push(t);
         }
         let r = self.index.retrieve(&plan::Query {
