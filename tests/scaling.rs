@@ -706,10 +706,13 @@ fn nested_fill(open: &str, close: &str, bytes: usize) -> String {
     text(&nested_units(open, close, (bytes / unit).max(1))).to_string()
 }
 
+/// A per-byte input: its name and a generator of about that many bytes.
+type PerByte = (&'static str, fn(usize) -> String);
+
 /// Inputs of `repair_json` whose work per byte must stay within [`PER_BYTE_LIMIT`] times the
 /// bench document's: the slowest shapes found (bench/README "Repair: work per byte" has the
 /// numbers), each a name and a generator for about that many bytes.
-const PER_BYTE: &[(&str, fn(usize) -> String)] = &[
+const PER_BYTE: &[PerByte] = &[
     ("repair_json/per_byte/bench_document", repair_bench_document),
     ("repair_json/per_byte/regex_to_the_cap", |b| fill("[/a", b)),
     ("repair_json/per_byte/slash_to_the_cap", |b| fill("[/", b)),
@@ -731,7 +734,7 @@ const PER_BYTE_LIMIT: f64 = 10.0;
 /// The size of each per-byte input.
 const PER_BYTE_BYTES: usize = 128 << 10;
 
-fn selected_per_byte() -> Vec<&'static (&'static str, fn(usize) -> String)> {
+fn selected_per_byte() -> Vec<&'static PerByte> {
     let filter = std::env::var("STREAMROUTE_SCALING").unwrap_or_default();
     PER_BYTE.iter().filter(|(name, _)| filter.split(',').any(|f| name.contains(f))).collect()
 }
@@ -849,7 +852,7 @@ fn check_scaling() {
 
 /// Instructions per byte of each per-byte input against the bench document's (the first
 /// row, when selected): the lines of those past [`PER_BYTE_LIMIT`] times.
-fn check_per_byte(inputs: &[&(&str, fn(usize) -> String)], counts: &[u64]) -> Vec<String> {
+fn check_per_byte(inputs: &[&PerByte], counts: &[u64]) -> Vec<String> {
     let per_byte: Vec<f64> = inputs.iter().zip(counts).map(|((_, input), &c)| c as f64 / input(PER_BYTE_BYTES).len() as f64).collect();
     let Some(base) = inputs.first().filter(|(name, _)| *name == PER_BYTE[0].0).map(|_| per_byte[0]) else {
         return Vec::new();
