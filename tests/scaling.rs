@@ -234,6 +234,16 @@ fn chat_text_deltas(n: usize) -> Input {
     Input::Text(chat_sse((0..n).map(|i| format!("{{\"content\":\"word {i} \"}}"))))
 }
 
+/// Reasoning deltas that cut a possible nonce (the tagged mode's NONCE) at every delta, with
+/// invisible characters inside, and quote it whole: what the router's nonce masks hold and
+/// rescan.
+fn chat_reasoning_nonce_deltas(n: usize) -> Input {
+    Input::Text(chat_sse((0..n).map(|i| {
+        let piece = if i % 2 == 0 { "0123\\u200b4567".to_string() } else { format!("89ab {NONCE} ") };
+        format!("{{\"reasoning_content\":\"{piece}\"}}")
+    })))
+}
+
 fn chat_action_deltas(n: usize) -> Input {
     let Input::Text(action) = action_repeated_text(n) else { unreachable!() };
     let pieces: Vec<String> = action.as_bytes().chunks(16).map(|c| String::from_utf8_lossy(c).into_owned()).collect();
@@ -655,6 +665,12 @@ const WORKLOADS: &[Workload] = &[
     Workload { name: "StreamRouter/bedrock/tool_calls", unit: 100, input: bedrock_frames, run: |i| router(i, Provider::Bedrock, ContentMode::Text) },
     Workload { name: "StreamRouter/gemini/repeated_args", unit: 500, input: gemini_function_args, run: |i| router(i, Provider::Gemini, ContentMode::Text) },
     Workload { name: "StreamRouter/openai_chat/tagged", unit: 250, input: tagged_text, run: |i| router(&wrap_chat(i), Provider::OpenAiChat, ContentMode::Tagged) },
+    Workload {
+        name: "StreamRouter/openai_chat/tagged_reasoning_nonce",
+        unit: 250,
+        input: chat_reasoning_nonce_deltas,
+        run: |i| router(i, Provider::OpenAiChat, ContentMode::Tagged),
+    },
 ];
 
 /// Tagged text as chat completion chunks of 16 bytes.

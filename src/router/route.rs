@@ -309,6 +309,8 @@ enum State {
 pub struct StreamRouter {
     decoder: ProviderDecoder,
     route: Route,
+    /// `content: Tagged`: the nonce masked out of the events outside the blocks.
+    masks: Option<Box<super::tagged::Masks>>,
     state: State,
     failure: Option<Error>,
 }
@@ -323,6 +325,10 @@ impl StreamRouter {
             ContentMode::Text => Content::Text,
             ContentMode::ActionJson => Content::Action(Box::new(ActionState::new(options.max_buffer_bytes))),
             ContentMode::Tagged => Content::tagged(options.nonce.as_deref())?,
+        };
+        let masks = match (&content, &options.nonce) {
+            (Content::Tagged(_), Some(nonce)) => Some(Box::new(super::tagged::Masks::new(nonce))),
+            _ => None,
         };
         Ok(StreamRouter {
             decoder: ProviderDecoder::new(ProviderDecoderOptions {
@@ -346,6 +352,7 @@ impl StreamRouter {
                 budget: Budget::new(options.max_buffer_bytes),
                 action_charge: 0,
             },
+            masks,
             state: State::Running,
             failure: None,
         })
@@ -397,6 +404,9 @@ impl StreamRouter {
     fn settle(&mut self, r: Result<()>, out: &mut Vec<RoutedEvent>) -> Result<()> {
         self.route.flush_pending();
         self.route.flush_answer();
+        if let Some(m) = &mut self.masks {
+            m.apply(&mut self.route.out);
+        }
         if !self.route.out.is_empty() {
             out.append(&mut self.route.out);
         }
