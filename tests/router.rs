@@ -541,6 +541,19 @@ fn tagged_masks_the_nonce_in_every_channel() {
     assert!(e.contains(&RoutedEvent::UserDelta { text: "Hello".into() }), "{e:?}");
     let (_, parse_ok, _) = done(&e);
     assert!(!parse_ok, "a nonce outside the blocks breaks the contract");
+    // The blocks' violations (no artifact block), then one nonce_in_text per occurrence: two
+    // in the reasoning, the refusal, the streamed arguments, the parsed arguments' string, the
+    // error message.
+    let Some(RoutedEvent::Done { violations, .. }) = e.last() else { panic!("done last: {e:?}") };
+    let codes: Vec<(&str, u64)> = violations.iter().map(|v| (v.code, v.offset)).collect();
+    let nonce_at = |offset| ("nonce_in_text", offset);
+    assert_eq!(codes, [("missing_block", 84), nonce_at(23), nonce_at(69), nonce_at(18), nonce_at(8), nonce_at(0), nonce_at(0)]);
+    // A tagged response without the nonce outside its blocks has none, and text mode never.
+    let clean = format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"reasoning_content\":\"plan 0123\",\"content\":\"[ARTIFACT:{nonce}]A[/ARTIFACT:{nonce}][USER:{nonce}]Hi[/USER:{nonce}]\"}},\"finish_reason\":\"stop\"}}]}}\n\ndata: [DONE]\n\n");
+    let e = route(Provider::OpenAiChat, ContentMode::Tagged, nonce, &[clean.as_bytes()]);
+    assert!(matches!(e.last(), Some(RoutedEvent::Done { parse_ok: true, violations, .. }) if violations.is_empty()), "{e:?}");
+    // A possible nonce prefix at the end of the reasoning is held back, then given out whole.
+    assert_eq!(thinking(&e, ThinkingSource::Reasoning), "plan 0123");
 
     // Anthropic: a provider-executed tool's result and its source carry the nonce.
     let ev = |name: &str, data: String| format!("event: {name}\ndata: {data}\n\n");

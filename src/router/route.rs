@@ -219,6 +219,12 @@ pub enum RoutedEvent {
         finish_reason: Option<String>,
         /// The finish reason, normalised.
         finish: Finish,
+        /// `content: Tagged`: the contract's violations, those of the blocks in the order found,
+        /// then a `nonce_in_text` for each occurrence of the nonce outside them (its `offset` is
+        /// in that channel's text: the reasoning, the refusal, a call's arguments; 0 in a whole
+        /// value). Empty in the other modes (absent in JS).
+        #[cfg_attr(target_arch = "wasm32", tsify(type = "TagViolation[]", optional))]
+        violations: Vec<crate::TagViolation>,
     },
     /// A provider error, an unreadable event, or a truncated stream.
     Error {
@@ -743,6 +749,7 @@ impl Route {
         while let Some((_, c)) = self.calls.pop_first() {
             self.call_done(c);
         }
+        let mut violations = Vec::new();
         let parse_ok = match &mut self.content {
             Content::Text => true,
             Content::Action(a) => {
@@ -782,7 +789,10 @@ impl Route {
                     self.push_text(kind, &piece);
                 }
                 match r {
-                    Ok(parse_ok) => parse_ok,
+                    Ok(result) => {
+                        violations = result.violations;
+                        result.parse_ok
+                    }
                     Err(e) => {
                         self.fail(e);
                         false
@@ -801,7 +811,7 @@ impl Route {
         let ok = self.errors == 0;
         let finish_reason = self.finish_reason.clone();
         let finish = Finish::of(finish_reason.as_deref(), self.client_calls, !ok);
-        self.push(RoutedEvent::Done { ok, parse_ok, finish_reason, finish });
+        self.push(RoutedEvent::Done { ok, parse_ok, finish_reason, finish, violations });
         match self.failure.take() {
             Some(e) => Err(e),
             None => Ok(()),

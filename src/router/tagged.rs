@@ -5,7 +5,9 @@
 use super::route::TextKind;
 use crate::hash::Map;
 use crate::tags::{mask_whole, NonceMask};
-use crate::{Error, ErrorKind, JsonValue, Result, RoutedEvent, TagDelta, TagFilter, TagFilterOptions, ThinkingSource};
+use crate::{
+    Error, ErrorKind, JsonValue, Result, RoutedEvent, TagDelta, TagFilter, TagFilterOptions, TagResult, TagViolation, ThinkingSource,
+};
 
 /// The tag filter, adapted to the router's text kinds.
 #[derive(Debug)]
@@ -35,11 +37,11 @@ impl Tagged {
         r
     }
 
-    /// Ends the text; returns `parse_ok` (the response met the contract).
-    pub(crate) fn finish(&mut self, out: &mut Vec<(TextKind, String)>) -> Result<bool> {
+    /// Ends the text; returns the verdict (`parse_ok`: the response met the contract).
+    pub(crate) fn finish(&mut self, out: &mut Vec<(TextKind, String)>) -> Result<TagResult> {
         let r = self.filter.finish(&mut self.deltas);
         self.drain(out);
-        r.map(|result| result.parse_ok)
+        r
     }
 
     fn drain(&mut self, out: &mut Vec<(TextKind, String)>) {
@@ -174,7 +176,7 @@ impl Masks {
                 }
                 out.push(RoutedEvent::Error { code, message, provider_code });
             }
-            RoutedEvent::Done { ok, parse_ok, finish_reason, finish } => {
+            RoutedEvent::Done { ok, parse_ok, finish_reason, finish, mut violations } => {
                 for (channel, source) in [(Channel::Reasoning, ThinkingSource::Reasoning), (Channel::Thought, ThinkingSource::Thought)] {
                     if let Some(text) = self.end(channel) {
                         out.push(RoutedEvent::ThinkingDelta { text, source });
@@ -184,7 +186,8 @@ impl Masks {
                     out.push(RoutedEvent::RefusalDelta { text });
                 }
                 let parse_ok = parse_ok && self.found.is_empty();
-                out.push(RoutedEvent::Done { ok, parse_ok, finish_reason, finish });
+                violations.extend(self.found.drain(..).map(|offset| TagViolation { code: "nonce_in_text", offset }));
+                out.push(RoutedEvent::Done { ok, parse_ok, finish_reason, finish, violations });
             }
             e => out.push(e),
         }

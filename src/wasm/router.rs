@@ -202,7 +202,7 @@ impl Packed {
         self.ops.clear();
         let need = events.iter().map(text_len).sum::<usize>();
         try_room_str(&mut self.text, need)?;
-        try_room(&mut self.ops, events.len() * 7)?;
+        try_room(&mut self.ops, events.len() * 8)?;
         for e in events {
             match e {
                 RoutedEvent::AnswerDelta { text } => self.text_op(ROUTE_ANSWER, text),
@@ -272,9 +272,10 @@ impl Packed {
                     let n = self.json()?;
                     self.ops.extend_from_slice(&[ROUTE_USAGE, n]);
                 }
-                RoutedEvent::Done { ok, parse_ok, finish_reason, finish } => {
+                RoutedEvent::Done { ok, parse_ok, finish_reason, finish, violations } => {
                     let n = finish_reason.as_deref().map_or(0, |r| self.str(r));
                     let f = self.str(finish.as_str());
+                    let v = if violations.is_empty() { 0 } else { self.violations_json(violations)? };
                     self.ops.extend_from_slice(&[
                         ROUTE_DONE,
                         u32::from(*ok),
@@ -282,6 +283,8 @@ impl Packed {
                         u32::from(finish_reason.is_some()),
                         n,
                         f,
+                        u32::from(!violations.is_empty()),
+                        v,
                     ]);
                 }
                 RoutedEvent::Error { code, message, provider_code } => {
@@ -319,6 +322,21 @@ fn text_len(e: &RoutedEvent) -> usize {
 }
 
 impl Packed {
+    /// `[{"code":…,"offset":…},…]` as packed JSON text.
+    fn violations_json(&mut self, violations: &[crate::TagViolation]) -> crate::Result<u32> {
+        // A code is a short name; an offset at most 20 digits.
+        self.json_room(violations.len() * 64 + 2)?;
+        self.json.push('[');
+        for (i, v) in violations.iter().enumerate() {
+            if i > 0 {
+                self.json.push(',');
+            }
+            let _ = std::fmt::Write::write_fmt(&mut self.json, format_args!("{{\"code\":\"{}\",\"offset\":{}}}", v.code, v.offset));
+        }
+        self.json.push(']');
+        self.json()
+    }
+
     fn text_op(&mut self, code: u32, text: &str) {
         let n = self.str(text);
         self.ops.extend_from_slice(&[code, n]);

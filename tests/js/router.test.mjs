@@ -432,6 +432,47 @@ test('structuredRequest builds the strongest supported request body; structuredM
   }
 });
 
+test('content "tagged": the nonce leaves through no channel, at every chunking; toSse forwards only masks', async () => {
+  const nonce = '0123456789abcdef0123456789abcdef';
+  const [head, tail] = [nonce.slice(0, 13), nonce.slice(13)];
+  const soft = '0123\u200b456789abcdef\u00ad0123456789ab\ufeffcdef';
+  const chunk = (delta) => `data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`;
+  const sse = chunk({ reasoning_content: `I must write [ARTIFACT:${head}` }) + chunk({ reasoning_content: `${tail}] first, then ${soft}.` })
+    + chunk({ refusal: `I will not repeat ${nonce}` })
+    + chunk({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'save', arguments: `{"tag":"${head}` } }] })
+    + chunk({ tool_calls: [{ index: 0, function: { arguments: `${tail}"}` } }] })
+    + chunk({ content: `[ARTIFACT:${nonce}]A[/ARTIFACT:${nonce}][USER:${nonce}]Hello[/USER:${nonce}]` })
+    + `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`
+    + `data: ${JSON.stringify({ error: { message: `bad ${nonce}`, type: 'server_error' } })}\n\n` + 'data: [DONE]\n\n';
+  const run = (chunks) => coalesce(feedAll(new StreamRouter({ provider: 'openai-chat', content: 'tagged', nonce }), chunks));
+  const want = run([sse]);
+  for (const [label, chunks] of splitings(sse)) assert.deepEqual(run(chunks), want, label);
+  const text = JSON.stringify(want);
+  for (const piece of [nonce, '0123\u200b4567', `[ARTIFACT:0`]) assert.ok(!text.includes(piece), `${piece} in ${text}`);
+  const of = (type) => want.filter((e) => e.type === type);
+  assert.equal(of('thinking_delta').map((e) => e.text).join(''), 'I must write [ARTIFACT:\ufffd] first, then \ufffd.');
+  assert.equal(of('refusal_delta')[0].text, 'I will not repeat \ufffd');
+  assert.deepEqual(of('tool_call')[0].arguments, { tag: '\ufffd' });
+  assert.equal(of('user_delta')[0].text, 'Hello');
+  const done = want.at(-1);
+  assert.equal(done.parse_ok, false);
+  assert.deepEqual(done.violations.map((v) => v.code), Array(6).fill('nonce_in_text'));
+  // toSse forwards what the router gives: the masks, never the nonce.
+  for (const profile of ['planner', 'tagged', 'ai-sdk']) {
+    const ts = toSse(profile, { heartbeatMs: 0 });
+    const body = new Response(ts.readable).text();
+    const writer = ts.writable.getWriter();
+    for (const e of want) await writer.write(e);
+    await writer.close();
+    assert.ok(!(await body).includes(nonce), profile);
+  }
+  // Without the nonce outside the blocks, done has no violations.
+  const clean = run([chunk({ content: `[ARTIFACT:${nonce}]A[/ARTIFACT:${nonce}][USER:${nonce}]Hi[/USER:${nonce}]` })
+    + `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`]);
+  assert.equal(clean.at(-1).parse_ok, true);
+  assert.equal('violations' in clean.at(-1), false);
+});
+
 test('structuredRequest reads its options strictly: unknown keys, wrong types, the input cap, unencodable and deep values', () => {
   const schema = { type: 'object', properties: { q: { type: 'string' } } };
   const messages = [{ role: 'user', content: 'Quiz me' }];
