@@ -515,7 +515,7 @@ fn tagged_masks_the_nonce_in_every_channel() {
         "{{\"tool_calls\":[{{\"index\":0,\"id\":\"c1\",\"function\":{{\"name\":\"save\",\"arguments\":\"{{\\\"tag\\\":\\\"{head}\"}}}}]}}"
     ));
     chat += &chunk(format!("{{\"tool_calls\":[{{\"index\":0,\"function\":{{\"arguments\":\"{tail}\\\"}}\"}}}}]}}"));
-    chat += &chunk(format!("{{\"content\":\"[USER:{nonce}]Hello[/USER:{nonce}]\"}}"));
+    chat += &chunk(format!("{{\"content\":\"[USER:{nonce}]Hello {soft}[/USER:{nonce}]\"}}"));
     chat += &chunk("{\"content\":\"\"},\"finish_reason\":\"stop\"".into());
     chat += &format!("data: {{\"error\":{{\"message\":\"bad nonce {nonce}\",\"type\":\"server_error\"}}}}\n\n");
     chat += "data: [DONE]\n\n";
@@ -538,16 +538,17 @@ fn tagged_masks_the_nonce_in_every_channel() {
     assert_eq!(args, "{\"tag\":\"\u{FFFD}\"}");
     assert_eq!(tool_calls(&e)[0].3, "{\"tag\":\"\u{FFFD}\"}");
     assert!(errors(&e).iter().all(|m| !m.contains(nonce)));
-    assert!(e.contains(&RoutedEvent::UserDelta { text: "Hello".into() }), "{e:?}");
+    assert!(e.contains(&RoutedEvent::UserDelta { text: "Hello \u{FFFD}".into() }), "{e:?}");
     let (_, parse_ok, _) = done(&e);
     assert!(!parse_ok, "a nonce outside the blocks breaks the contract");
-    // The blocks' violations (no artifact block), then one nonce_in_text per occurrence: two
-    // in the reasoning, the refusal, the streamed arguments, the parsed arguments' string, the
-    // error message.
+    // The blocks' violations (no artifact block), then one nonce_in_text per occurrence, in
+    // the order the events came: two in the reasoning, the refusal, the streamed arguments, the
+    // user block's (invisible characters inside), the parsed arguments' string, the error
+    // message.
     let Some(RoutedEvent::Done { violations, .. }) = e.last() else { panic!("done last: {e:?}") };
     let codes: Vec<(&str, u64)> = violations.iter().map(|v| (v.code, v.offset)).collect();
     let nonce_at = |offset| ("nonce_in_text", offset);
-    assert_eq!(codes, [("missing_block", 84), nonce_at(23), nonce_at(69), nonce_at(18), nonce_at(8), nonce_at(0), nonce_at(0)]);
+    assert_eq!(codes, [("missing_block", 125), nonce_at(23), nonce_at(69), nonce_at(18), nonce_at(8), nonce_at(6), nonce_at(0), nonce_at(0)]);
     // A tagged response without the nonce outside its blocks has none, and text mode never.
     let clean = format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"reasoning_content\":\"plan 0123\",\"content\":\"[ARTIFACT:{nonce}]A[/ARTIFACT:{nonce}][USER:{nonce}]Hi[/USER:{nonce}]\"}},\"finish_reason\":\"stop\"}}]}}\n\ndata: [DONE]\n\n");
     let e = route(Provider::OpenAiChat, ContentMode::Tagged, nonce, &[clean.as_bytes()]);

@@ -55,7 +55,8 @@ impl Tagged {
 /// The rest of a tagged response's text, outside the blocks: in `content: "tagged"` the nonce
 /// leaves through no channel. Every routed event that carries model or provider text goes
 /// through here after the blocks: streamed channels (reasoning, thought, refusal, each tool
-/// call's arguments) through a [`NonceMask`] each, whole values (tool names and ids, parsed
+/// call's arguments, and the block text for the nonce with invisible characters inside, which
+/// the tag filter does not read as the nonce) through a [`NonceMask`] each, whole values (tool names and ids, parsed
 /// arguments and results, error messages, sources) masked string by string. Each occurrence
 /// becomes U+FFFD and a `nonce_in_text` violation; `done` then has `parse_ok: false`.
 #[derive(Debug)]
@@ -64,6 +65,10 @@ pub(crate) struct Masks {
     reasoning: NonceMask,
     thought: NonceMask,
     refusal: NonceMask,
+    /// Block text: the filter masks the nonce as written; these catch it written with
+    /// invisible characters inside.
+    artifact: NonceMask,
+    user: NonceMask,
     /// One per tool call index with argument text held.
     args: Map<u32, NonceMask>,
     /// Occurrences found outside the blocks (their offsets in their channel's text).
@@ -78,6 +83,8 @@ impl Masks {
             reasoning: NonceMask::default(),
             thought: NonceMask::default(),
             refusal: NonceMask::default(),
+            artifact: NonceMask::default(),
+            user: NonceMask::default(),
             args: Map::default(),
             found: Vec::new(),
             text: String::new(),
@@ -101,6 +108,8 @@ impl Masks {
             Channel::Reasoning => &mut self.reasoning,
             Channel::Thought => &mut self.thought,
             Channel::Refusal => &mut self.refusal,
+            Channel::Artifact => &mut self.artifact,
+            Channel::User => &mut self.user,
             Channel::Args(i) => self.args.entry(i).or_default(),
         };
         self.text.clear();
@@ -114,6 +123,8 @@ impl Masks {
             Channel::Reasoning => &mut self.reasoning,
             Channel::Thought => &mut self.thought,
             Channel::Refusal => &mut self.refusal,
+            Channel::Artifact => &mut self.artifact,
+            Channel::User => &mut self.user,
             Channel::Args(i) => &mut self.args.remove(&i)?,
         };
         if !mask.holds() {
@@ -135,6 +146,16 @@ impl Masks {
             RoutedEvent::RefusalDelta { text } => {
                 if let Some(text) = self.stream(Channel::Refusal, &text) {
                     out.push(RoutedEvent::RefusalDelta { text });
+                }
+            }
+            RoutedEvent::ArtifactDelta { text } => {
+                if let Some(text) = self.stream(Channel::Artifact, &text) {
+                    out.push(RoutedEvent::ArtifactDelta { text });
+                }
+            }
+            RoutedEvent::UserDelta { text } => {
+                if let Some(text) = self.stream(Channel::User, &text) {
+                    out.push(RoutedEvent::UserDelta { text });
                 }
             }
             RoutedEvent::ToolCallDelta { index, arguments } => {
@@ -185,6 +206,12 @@ impl Masks {
                 if let Some(text) = self.end(Channel::Refusal) {
                     out.push(RoutedEvent::RefusalDelta { text });
                 }
+                if let Some(text) = self.end(Channel::Artifact) {
+                    out.push(RoutedEvent::ArtifactDelta { text });
+                }
+                if let Some(text) = self.end(Channel::User) {
+                    out.push(RoutedEvent::UserDelta { text });
+                }
                 let parse_ok = parse_ok && self.found.is_empty();
                 violations.extend(self.found.drain(..).map(|offset| TagViolation { code: "nonce_in_text", offset }));
                 out.push(RoutedEvent::Done { ok, parse_ok, finish_reason, finish, violations });
@@ -226,5 +253,7 @@ enum Channel {
     Reasoning,
     Thought,
     Refusal,
+    Artifact,
+    User,
     Args(u32),
 }

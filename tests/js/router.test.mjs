@@ -441,7 +441,7 @@ test('content "tagged": the nonce leaves through no channel, at every chunking; 
     + chunk({ refusal: `I will not repeat ${nonce}` })
     + chunk({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'save', arguments: `{"tag":"${head}` } }] })
     + chunk({ tool_calls: [{ index: 0, function: { arguments: `${tail}"}` } }] })
-    + chunk({ content: `[ARTIFACT:${nonce}]A[/ARTIFACT:${nonce}][USER:${nonce}]Hello[/USER:${nonce}]` })
+    + chunk({ content: `[ARTIFACT:${nonce}]A[/ARTIFACT:${nonce}][USER:${nonce}]Hello ${soft}[/USER:${nonce}]` })
     + `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`
     + `data: ${JSON.stringify({ error: { message: `bad ${nonce}`, type: 'server_error' } })}\n\n` + 'data: [DONE]\n\n';
   const run = (chunks) => coalesce(feedAll(new StreamRouter({ provider: 'openai-chat', content: 'tagged', nonce }), chunks));
@@ -453,10 +453,10 @@ test('content "tagged": the nonce leaves through no channel, at every chunking; 
   assert.equal(of('thinking_delta').map((e) => e.text).join(''), 'I must write [ARTIFACT:\ufffd] first, then \ufffd.');
   assert.equal(of('refusal_delta')[0].text, 'I will not repeat \ufffd');
   assert.deepEqual(of('tool_call')[0].arguments, { tag: '\ufffd' });
-  assert.equal(of('user_delta')[0].text, 'Hello');
+  assert.equal(of('user_delta').map((e) => e.text).join(''), 'Hello \ufffd');
   const done = want.at(-1);
   assert.equal(done.parse_ok, false);
-  assert.deepEqual(done.violations.map((v) => v.code), Array(6).fill('nonce_in_text'));
+  assert.deepEqual(done.violations.map((v) => v.code), Array(7).fill('nonce_in_text'));
   // toSse forwards what the router gives: the masks, never the nonce.
   for (const profile of ['planner', 'tagged', 'ai-sdk']) {
     const ts = toSse(profile, { heartbeatMs: 0 });
