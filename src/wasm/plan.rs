@@ -302,6 +302,16 @@ fn model_id(o: &JsValue) -> Result<Option<String>, JsValue> {
     }
 }
 
+/// A count parameter (`search(vector, n)`): a value that is not a number is the wrong
+/// argument, `invalid_input`; otherwise as [`count`].
+fn count_param(v: Option<JsValue>, what: &str, default: usize) -> Result<usize, JsValue> {
+    match &v {
+        Some(x) if x.as_f64().is_none() => Err(bad(format!("{what} must be a number, got {}", super::kind_of(x)))),
+        _ => count(v, what, default),
+    }
+}
+
+/// A count option: a whole number from 0 to 10^9, or `default` when absent.
 fn count(v: Option<JsValue>, what: &str, default: usize) -> Result<usize, JsValue> {
     match v {
         None => Ok(default),
@@ -363,7 +373,7 @@ fn query_vectors(v: Option<JsValue>) -> Result<Vectors, JsValue> {
     if let Some(inner) = get(&v, "vectors") {
         let model_id = model_id(&v)?;
         let dim = match get(&v, "dim") {
-            Some(d) => Some(count(Some(d), "queryVectors.dim", 0)?),
+            Some(d) => Some(count_param(Some(d), "queryVectors.dim", 0)?),
             None => None,
         };
         return Ok(Vectors { floats: floats(&inner, "queryVectors.vectors")?, model_id, dim });
@@ -842,7 +852,7 @@ impl JsToolIndex {
         #[wasm_bindgen(unchecked_optional_param_type = "number | null")] n: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         let query = flat_floats(&query, "query")?;
-        let n = count(n, "n", 8)?;
+        let n = count_param(n, "n", 8)?;
         let hits = self.index.search(&query, n).map_err(|e| js_error(&e))?;
         Ok(json_parse(&hits_json(&self.index, &hits)))
     }
@@ -855,7 +865,7 @@ impl JsToolIndex {
         #[wasm_bindgen(unchecked_optional_param_type = "number | null")] n: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         let text = super::text_arg(&text, "text")?;
-        let hits = self.index.search_text(&text, count(n, "n", 8)?);
+        let hits = self.index.search_text(&text, count_param(n, "n", 8)?);
         Ok(json_parse(&hits_json(&self.index, &hits)))
     }
 
