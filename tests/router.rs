@@ -475,6 +475,89 @@ fn tagged_content_through_the_tag_filter() {
     }
 }
 
+/// `content: "tagged"`: the nonce leaves through no other channel either. A reasoning model
+/// repeats its instructions (a marker in `reasoning_content`, the nonce cut across deltas and
+/// written with invisible characters inside), a refusal and a tool call's arguments quote it,
+/// an error message and a provider-executed tool's result and source carry it: each
+/// occurrence is U+FFFD, and `done` has `parse_ok: false`; the blocks still route.
+#[test]
+fn tagged_masks_the_nonce_in_every_channel() {
+    let nonce = "0123456789abcdef0123456789abcdef";
+    let (head, tail) = nonce.split_at(13);
+    let soft = "0123\u{200B}456789abcdef\u{AD}0123456789ab\u{FEFF}cdef";
+    let chunk = |delta: String| format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{delta}}}]}}\n\n");
+    let mut chat = String::new();
+    chat += &chunk(format!("{{\"reasoning_content\":\"I must write [ARTIFACT:{head}\"}}"));
+    chat += &chunk(format!("{{\"reasoning_content\":\"{tail}] first, then {soft}.\"}}"));
+    chat += &chunk(format!("{{\"refusal\":\"I will not repeat {nonce}\"}}"));
+    chat += &chunk(format!(
+        "{{\"tool_calls\":[{{\"index\":0,\"id\":\"c1\",\"function\":{{\"name\":\"save\",\"arguments\":\"{{\\\"tag\\\":\\\"{head}\"}}}}]}}"
+    ));
+    chat += &chunk(format!("{{\"tool_calls\":[{{\"index\":0,\"function\":{{\"arguments\":\"{tail}\\\"}}\"}}}}]}}"));
+    chat += &chunk(format!("{{\"content\":\"[USER:{nonce}]Hello {soft}[/USER:{nonce}]\"}}"));
+    chat += &chunk("{\"content\":\"\"},\"finish_reason\":\"stop\"".into());
+    chat += &format!("data: {{\"error\":{{\"message\":\"bad nonce {nonce}\",\"type\":\"server_error\"}}}}\n\n");
+    chat += "data: [DONE]\n\n";
+    let e = assert_chunk_invariant("tagged nonce channels", chat.as_bytes(), |chunks| {
+        route(Provider::OpenAiChat, ContentMode::Tagged, nonce, chunks)
+    });
+    let all = format!("{e:?}");
+    for piece in [nonce, "0123\u{200B}4567", "[ARTIFACT:0"] {
+        assert!(!all.contains(piece), "{piece:?} in {all}");
+    }
+    assert_eq!(
+        thinking(&e, ThinkingSource::Reasoning),
+        "I must write [ARTIFACT:\u{FFFD}] first, then \u{FFFD}."
+    );
+    assert!(e.contains(&RoutedEvent::RefusalDelta { text: "I will not repeat \u{FFFD}".into() }), "{e:?}");
+    let args: String = e
+        .iter()
+        .filter_map(|e| if let RoutedEvent::ToolCallDelta { arguments, .. } = e { Some(arguments.as_str()) } else { None })
+        .collect();
+    assert_eq!(args, "{\"tag\":\"\u{FFFD}\"}");
+    assert_eq!(tool_calls(&e)[0].3, "{\"tag\":\"\u{FFFD}\"}");
+    assert!(errors(&e).iter().all(|m| !m.contains(nonce)));
+    assert!(e.contains(&RoutedEvent::UserDelta { text: "Hello \u{FFFD}".into() }), "{e:?}");
+    let (_, parse_ok, _) = done(&e);
+    assert!(!parse_ok, "a nonce outside the blocks breaks the contract");
+    // The blocks' violations (no artifact block), then one nonce_in_text per occurrence, in
+    // the order the events came: two in the reasoning, the refusal, the streamed arguments, the
+    // user block's (invisible characters inside), the parsed arguments' string, the error
+    // message.
+    let Some(RoutedEvent::Done { violations, .. }) = e.last() else { panic!("done last: {e:?}") };
+    let codes: Vec<(&str, u64)> = violations.iter().map(|v| (v.code, v.offset)).collect();
+    let nonce_at = |offset| ("nonce_in_text", offset);
+    assert_eq!(codes, [("missing_block", 125), nonce_at(23), nonce_at(69), nonce_at(18), nonce_at(8), nonce_at(6), nonce_at(0), nonce_at(0)]);
+    // A tagged response without the nonce outside its blocks has none, and text mode never.
+    let clean = format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"reasoning_content\":\"plan 0123\",\"content\":\"[ARTIFACT:{nonce}]A[/ARTIFACT:{nonce}][USER:{nonce}]Hi[/USER:{nonce}]\"}},\"finish_reason\":\"stop\"}}]}}\n\ndata: [DONE]\n\n");
+    let e = route(Provider::OpenAiChat, ContentMode::Tagged, nonce, &[clean.as_bytes()]);
+    assert!(matches!(e.last(), Some(RoutedEvent::Done { parse_ok: true, violations, .. }) if violations.is_empty()), "{e:?}");
+    // A possible nonce prefix at the end of the reasoning is held back, then given out whole.
+    assert_eq!(thinking(&e, ThinkingSource::Reasoning), "plan 0123");
+
+    // Anthropic: a provider-executed tool's result and its source carry the nonce.
+    let ev = |name: &str, data: String| format!("event: {name}\ndata: {data}\n\n");
+    let mut msg = ev("message_start", "{\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1}}}".into());
+    msg += &ev(
+        "content_block_start",
+        "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"server_tool_use\",\"id\":\"s1\",\"name\":\"web_search\",\"input\":{}}}".into(),
+    );
+    msg += &ev("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}".into());
+    msg += &ev("content_block_start", format!(
+        "{{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{{\"type\":\"web_search_tool_result\",\"tool_use_id\":\"s1\",\"content\":[{{\"type\":\"web_search_result\",\"url\":\"https://x.example/{nonce}\",\"title\":\"{nonce}\"}}]}}}}"
+    ));
+    msg += &ev("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":1}".into());
+    msg += &ev("message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"}}".into());
+    msg += &ev("message_stop", "{\"type\":\"message_stop\"}".into());
+    let e = assert_chunk_invariant("tagged nonce tool result", msg.as_bytes(), |chunks| {
+        route(Provider::Anthropic, ContentMode::Tagged, nonce, chunks)
+    });
+    let all = format!("{e:?}");
+    assert!(!all.contains(nonce), "{all}");
+    assert!(e.iter().any(|e| matches!(e, RoutedEvent::ToolResult { .. })), "{all}");
+    assert!(all.contains("https://x.example/\u{FFFD}"), "{all}");
+}
+
 /// A tagged response cut by the length limit inside its closing marker, with the nonce in
 /// near-miss markers before: no event shows the nonce or the cut marker, and `done` says
 /// `parse_ok: false`, at every chunking.

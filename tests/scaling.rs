@@ -96,6 +96,13 @@ fn items_text(n: usize) -> Input {
     Input::Text(format!("{{\"items\":[{}]}}", items.join(",")))
 }
 
+/// `n` values nested 500 deep (within the repairer's cap of 512) by `open` ... `close`, in an
+/// array.
+fn nested_units(open: &str, close: &str, n: usize) -> Input {
+    let one = format!("{}1{}", open.repeat(500), close.repeat(500));
+    Input::Text(format!("[{}]", vec![one; n].join(",")))
+}
+
 /// Arrays nested 100 deep (well within the depth caps), one after another.
 fn nested_text(n: usize) -> Input {
     let one = format!("{}1{}", "[".repeat(100), "]".repeat(100));
@@ -225,6 +232,16 @@ fn json_str(t: &str) -> String {
 
 fn chat_text_deltas(n: usize) -> Input {
     Input::Text(chat_sse((0..n).map(|i| format!("{{\"content\":\"word {i} \"}}"))))
+}
+
+/// Reasoning deltas that cut a possible nonce (the tagged mode's NONCE) at every delta, with
+/// invisible characters inside, and quote it whole: what the router's nonce masks hold and
+/// rescan.
+fn chat_reasoning_nonce_deltas(n: usize) -> Input {
+    Input::Text(chat_sse((0..n).map(|i| {
+        let piece = if i % 2 == 0 { "0123\\u200b4567".to_string() } else { format!("89ab {NONCE} ") };
+        format!("{{\"reasoning_content\":\"{piece}\"}}")
+    })))
 }
 
 fn chat_action_deltas(n: usize) -> Input {
@@ -548,6 +565,10 @@ const WORKLOADS: &[Workload] = &[
     Workload { name: "repair_json/fences", unit: 250, input: |n| repeat_text("", "[```json\n1\n```]", n, ""), run: repair },
     Workload { name: "repair_json/comment_in_string", unit: 250, input: |n| repeat_text("[", "\"a /* c */ + \"b\" ", n, ""), run: repair },
     Workload { name: "repair_json/comment_unclosed", unit: 500, input: |n| repeat_text("[\"/* ", "a */ \" ", n, ""), run: repair },
+    // A `/` that opens no regex on its line, at every level: the scan for the closing `/` read
+    // the rest of the line again for each (quadratic at one level per `]`).
+    Workload { name: "repair_json/regex_unclosed", unit: 250, input: |n| repeat_text("", "[/a]", n, ""), run: repair },
+    Workload { name: "repair_json/regex_nested", unit: 1, input: |n| nested_units("[/a", "]", n), run: repair },
     Workload { name: "parse_json/repeated_keys", unit: 500, input: repeated_keys_text, run: |i| drop(black_box(parse_json(text(i), false))) },
     Workload { name: "parse_json/items", unit: 250, input: items_text, run: |i| drop(black_box(parse_json(text(i), false))) },
     Workload { name: "parse_json/broken", unit: 500, input: broken_text, run: |i| drop(black_box(parse_json(text(i), true))) },
@@ -667,12 +688,100 @@ const WORKLOADS: &[Workload] = &[
     Workload { name: "StreamRouter/auto/long_first_line", unit: 500, input: auto_long_first_line, run: |i| router(i, Provider::Auto, ContentMode::Text) },
     Workload { name: "StreamRouter/gemini/partial_args_keys", unit: 500, input: gemini_partial_args, run: |i| router(i, Provider::Gemini, ContentMode::Text) },
     Workload { name: "StreamRouter/openai_chat/tagged", unit: 250, input: tagged_text, run: |i| router(&wrap_chat(i), Provider::OpenAiChat, ContentMode::Tagged) },
+    Workload {
+        name: "StreamRouter/openai_chat/tagged_reasoning_nonce",
+        unit: 250,
+        input: chat_reasoning_nonce_deltas,
+        run: |i| router(i, Provider::OpenAiChat, ContentMode::Tagged),
+    },
 ];
 
 /// Tagged text as chat completion chunks of 16 bytes.
 fn wrap_chat(input: &Input) -> Input {
     let pieces: Vec<String> = text(input).as_bytes().chunks(16).map(|c| String::from_utf8_lossy(c).into_owned()).collect();
     Input::Text(chat_sse(pieces.into_iter().map(|p| format!("{{\"content\":{}}}", json_str(&p)))))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Work per byte of repair inputs
+
+/// What `repair_json` reads in bench/repair.mjs ("broken N KB"): a fenced object of records
+/// with `//` and `/* */` comments, single quotes, an unquoted key, trailing commas and Python
+/// literals, about `bytes` long.
+fn repair_bench_document(bytes: usize) -> String {
+    let words = ["revenue", "region", "EMEA", "growth", "café", "数据", "ok 👍", "Zürich"];
+    let mut t = String::from("Here it is:\n```json\n{ 'source': 'export', // the export\n  'records': [\n");
+    let mut i = 0;
+    while t.len() < bytes {
+        let w = |k: usize| words[(i * 7 + k * 3) % words.len()];
+        let _ = writeln!(
+            t,
+            "    {{ 'id': {i}, 'name': '{} {}', /* tags */ 'tags': ['{}', '{}',], 'score': {}.{}, 'active': True, \
+             'parent': None, note: '{} {}', }},{}",
+            w(1),
+            w(2),
+            w(3),
+            w(4),
+            i % 100,
+            i % 7,
+            w(5),
+            w(6),
+            if i % 3 == 0 { " // record" } else { "" }
+        );
+        i += 1;
+    }
+    t.push_str("  ],\n  'total': 1,\n}\n```\n");
+    t
+}
+
+/// `unit` repeated to about `bytes`.
+fn fill(unit: &str, bytes: usize) -> String {
+    unit.repeat(bytes / unit.len())
+}
+
+/// `open` ... `close` nested 500 deep, repeated in an array to about `bytes`.
+fn nested_fill(open: &str, close: &str, bytes: usize) -> String {
+    let unit = open.len() * 500 + close.len() * 500 + 2;
+    text(&nested_units(open, close, (bytes / unit).max(1))).to_string()
+}
+
+/// A per-byte input: its name and a generator of about that many bytes.
+type PerByte = (&'static str, fn(usize) -> String);
+
+/// Inputs of `repair_json` whose work per byte must stay within [`PER_BYTE_LIMIT`] times the
+/// bench document's: the slowest shapes found (bench/README "Repair: work per byte" has the
+/// numbers), each a name and a generator for about that many bytes.
+const PER_BYTE: &[PerByte] = &[
+    ("repair_json/per_byte/bench_document", repair_bench_document),
+    ("repair_json/per_byte/regex_to_the_cap", |b| fill("[/a", b)),
+    ("repair_json/per_byte/slash_to_the_cap", |b| fill("[/", b)),
+    ("repair_json/per_byte/regex_unclosed", |b| fill("[/a]", b)),
+    ("repair_json/per_byte/regex_nested", |b| nested_fill("[/a", "]", b)),
+    ("repair_json/per_byte/slash_nested", |b| nested_fill("[/", "]", b)),
+    ("repair_json/per_byte/open_braces", |b| fill("{", b)),
+    ("repair_json/per_byte/braces_nested", |b| nested_fill("{", "}", b)),
+    ("repair_json/per_byte/backslash_nested", |b| nested_fill("[\\", "]", b)),
+    ("repair_json/per_byte/control_characters", |b| format!("[\"{}\"]", fill("\u{1}", b))),
+    ("repair_json/per_byte/exponents", |b| format!("[{}]", fill("1e,", b))),
+    ("repair_json/per_byte/unclosed_strings", |b| format!("[{}", fill("'a\n", b))),
+    ("repair_json/per_byte/missing_quotes", |b| fill("[\"a,", b)),
+];
+
+/// How many times the bench document's instructions per byte any shape may take.
+const PER_BYTE_LIMIT: f64 = 10.0;
+
+/// The size of each per-byte input.
+const PER_BYTE_BYTES: usize = 128 << 10;
+
+fn selected_per_byte() -> Vec<&'static PerByte> {
+    let filter = std::env::var("STREAMROUTE_SCALING").unwrap_or_default();
+    PER_BYTE.iter().filter(|(name, _)| filter.split(',').any(|f| name.contains(f))).collect()
+}
+
+/// The one function callgrind counts for the per-byte inputs.
+#[inline(never)]
+fn measure_per_byte(input: &str) {
+    drop(black_box(repair_json(black_box(input))));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -689,13 +798,17 @@ fn selected() -> Vec<&'static Workload> {
     WORKLOADS.iter().filter(|w| filter.split(',').any(|f| w.name.contains(f))).collect()
 }
 
-/// Under callgrind: every selected workload at every size, in order.
+/// Under callgrind: every selected workload at every size, in order, then the per-byte
+/// inputs.
 fn measure_all() {
     for w in selected() {
         for k in SIZES {
             let input = (w.input)(k * w.unit);
             measure_workload(w, &input);
         }
+    }
+    for (_, input) in selected_per_byte() {
+        measure_per_byte(&input(PER_BYTE_BYTES));
     }
 }
 
@@ -740,7 +853,9 @@ fn check_scaling() {
     let status = Command::new("valgrind")
         .arg("--tool=callgrind")
         .arg("--toggle-collect=*measure_workload*")
+        .arg("--toggle-collect=*measure_per_byte*")
         .arg("--dump-after=scaling::measure_workload")
+        .arg("--dump-after=scaling::measure_per_byte")
         .arg(format!("--callgrind-out-file={}", dir.join("out").display()))
         .arg("--quiet")
         .arg(&exe)
@@ -751,8 +866,10 @@ fn check_scaling() {
     let workloads = selected();
     let counts = counts(&dir);
     let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(counts.len(), workloads.len() * SIZES.len(), "one count per measured call");
-    let mut failures = Vec::new();
+    let per_byte = selected_per_byte();
+    assert_eq!(counts.len(), workloads.len() * SIZES.len() + per_byte.len(), "one count per measured call");
+    let (counts, per_byte_counts) = counts.split_at(workloads.len() * SIZES.len());
+    let mut failures = check_per_byte(&per_byte, per_byte_counts);
     for (w, c) in workloads.iter().zip(counts.chunks(SIZES.len())) {
         let base = c[0];
         let one = c[1].saturating_sub(base).max(1);
@@ -769,7 +886,25 @@ fn check_scaling() {
             failures.push(line);
         }
     }
-    assert!(failures.is_empty(), "work does not grow linearly with the input:\n{}", failures.join("\n"));
+    assert!(failures.is_empty(), "work does not grow linearly with the input, or costs too much per byte:\n{}", failures.join("\n"));
+}
+
+/// Instructions per byte of each per-byte input against the bench document's (the first
+/// row, when selected): the lines of those past [`PER_BYTE_LIMIT`] times.
+fn check_per_byte(inputs: &[&PerByte], counts: &[u64]) -> Vec<String> {
+    let per_byte: Vec<f64> = inputs.iter().zip(counts).map(|((_, input), &c)| c as f64 / input(PER_BYTE_BYTES).len() as f64).collect();
+    let Some(base) = inputs.first().filter(|(name, _)| *name == PER_BYTE[0].0).map(|_| per_byte[0]) else {
+        return Vec::new();
+    };
+    let mut failures = Vec::new();
+    for ((name, _), &x) in inputs.iter().zip(&per_byte) {
+        let line = format!("{name:48} {x:8.1} instr/byte  {:5.2} x the bench document", x / base);
+        println!("{line}");
+        if x > PER_BYTE_LIMIT * base {
+            failures.push(line);
+        }
+    }
+    failures
 }
 
 fn main() {

@@ -5,7 +5,7 @@
 // streams, timers and fetch, which live in JS anyway.
 import { StreamRouter } from './classes/router.js';
 import { StreamrouteError } from './runtime.js';
-import { json } from './client/common.js';
+import { json, writable } from './client/common.js';
 import { profileName, wireStream } from './client/wire.js';
 import { writer as planner } from './client/planner.js';
 import { writer as tagged } from './client/tagged.js';
@@ -137,12 +137,13 @@ export function toSse(profile, options) {
       }
     },
     transform(event, controller) {
-      if (event?.type === 'done') {
+      event = writable(event);
+      if (event.type === 'done') {
         // ArtifactStream's `done` carries only the payload.
         event = { ok: true, parse_ok: true, finish_reason: null, ...event };
       }
       let s = '';
-      for (const [name, data] of p.frames(event)) s += frame(name, data);
+      for (const [name, data] of frames(p, event)) s += frame(name, data);
       if (s) {
         last = Date.now();
         controller.enqueue(utf8.encode(s));
@@ -155,6 +156,16 @@ export function toSse(profile, options) {
     },
     cancel: stop,
   });
+}
+
+/** The frames `p` writes for `event`; a writer that throws on it (a field of an unexpected shape) is `invalid_input`. */
+function frames(p, event) {
+  try {
+    return p.frames(event);
+  } catch (e) {
+    if (e instanceof StreamrouteError) throw e;
+    throw new StreamrouteError('invalid_input', `toSse: a malformed ${event.type} event (${e?.message ?? e})`);
+  }
 }
 
 /**

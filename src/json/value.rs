@@ -5,7 +5,6 @@ use super::keys::FirstKeys;
 use super::tokenizer::{Sink, Token};
 use crate::budget::{try_push, try_push_str, try_to_string};
 use crate::Result;
-use std::fmt::Write as _;
 
 /// A JSON value. Objects keep their keys in the order written; numbers keep their text, so
 /// large integers are not rounded. A key that repeats counts once, its first occurrence:
@@ -169,7 +168,11 @@ pub(crate) fn write_json_escaped(s: &str, out: &mut String) {
         };
         out.push_str(crate::text::sub(s, start..i));
         if esc.is_empty() {
-            let _ = write!(out, "\\u{:04x}", b);
+            // `\u00XX` by hand: a formatter call per control character cost ten times the copy.
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 15)]));
         } else {
             out.push_str(esc);
         }

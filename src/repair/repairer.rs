@@ -116,6 +116,11 @@ pub(crate) struct Repairer<'a> {
     /// A top-level `[` or `{` right before a code fence (`[```json … ```]`): the bracket
     /// that the closing fence may have after it, dropped with the fence.
     fence_closer: Option<u8>,
+    /// `(start, end)` of the last regex scan that found no closing `/`: it read from the `/`
+    /// at `start` to the line end at `end`. A later `/` before `end` is read only up to the
+    /// next bracket (see [`regex`](Self::regex)), so the scans never re-read a line: linear,
+    /// and at the cost of other input per byte, even with a `/` at every level of nesting.
+    no_regex: (usize, usize),
 }
 
 impl<'a> Repairer<'a> {
@@ -140,6 +145,7 @@ impl<'a> Repairer<'a> {
             budget: text.len(),
             bare: false,
             fence_closer: None,
+            no_regex: (0, 0),
         }
     }
 
@@ -1156,12 +1162,25 @@ impl<'a> Repairer<'a> {
 
     /// A JavaScript regular expression literal `/…/flags`, as a string. `false` when there is
     /// no closing `/` on the line.
+    ///
+    /// After a scan from `p` found none up to the line end `e`, a scan from a later `/` at `q`
+    /// (`p < q < e`) reads the same bytes from `q + 1` on (both skip the same escapes from
+    /// there), and after the first `[` or `]` past `q` both are in the same character class
+    /// state, where the scan from `p` met no closing `/`. So the scan from `q` can only close
+    /// before that bracket, and stops there.
     fn regex(&mut self) -> bool {
         let start = self.pos;
         let (mut i, mut class) = (start + 1, false);
+        let known = self.no_regex.0 < start && start < self.no_regex.1;
         loop {
             match self.b.get(i) {
-                None | Some(b'\n' | b'\r') => return false,
+                None | Some(b'\n' | b'\r') => {
+                    if !known {
+                        self.no_regex = (start, i);
+                    }
+                    return false;
+                }
+                Some(b'[' | b']') if known => return false,
                 Some(b'\\') => i += 2,
                 Some(b'[') => {
                     class = true;

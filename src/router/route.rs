@@ -219,6 +219,12 @@ pub enum RoutedEvent {
         finish_reason: Option<String>,
         /// The finish reason, normalised.
         finish: Finish,
+        /// `content: Tagged`: the contract's violations, those of the blocks in the order found,
+        /// then a `nonce_in_text` for each occurrence of the nonce outside them (its `offset` is
+        /// in that channel's text: the reasoning, the refusal, a call's arguments; 0 in a whole
+        /// value). Empty in the other modes (absent in JS).
+        #[cfg_attr(target_arch = "wasm32", tsify(type = "TagViolation[]", optional))]
+        violations: Vec<crate::TagViolation>,
     },
     /// A provider error, an unreadable event, or a truncated stream.
     Error {
@@ -311,6 +317,8 @@ enum State {
 pub struct StreamRouter {
     decoder: ProviderDecoder,
     route: Route,
+    /// `content: Tagged`: the nonce masked out of the events outside the blocks.
+    masks: Option<Box<super::tagged::Masks>>,
     state: State,
     failure: Option<Error>,
 }
@@ -325,6 +333,10 @@ impl StreamRouter {
             ContentMode::Text => Content::Text,
             ContentMode::ActionJson => Content::Action(Box::new(ActionState::new(options.max_buffer_bytes))),
             ContentMode::Tagged => Content::tagged(options.nonce.as_deref())?,
+        };
+        let masks = match (&content, &options.nonce) {
+            (Content::Tagged(_), Some(nonce)) => Some(Box::new(super::tagged::Masks::new(nonce))),
+            _ => None,
         };
         Ok(StreamRouter {
             decoder: ProviderDecoder::new(ProviderDecoderOptions {
@@ -349,6 +361,7 @@ impl StreamRouter {
                 budget: Budget::new(options.max_buffer_bytes),
                 action_charge: 0,
             },
+            masks,
             state: State::Running,
             failure: None,
         })
@@ -400,6 +413,9 @@ impl StreamRouter {
     fn settle(&mut self, r: Result<()>, out: &mut Vec<RoutedEvent>) -> Result<()> {
         self.route.flush_pending();
         self.route.flush_answer();
+        if let Some(m) = &mut self.masks {
+            m.apply(&mut self.route.out);
+        }
         if !self.route.out.is_empty() {
             out.append(&mut self.route.out);
         }
@@ -748,6 +764,7 @@ impl Route {
         while let Some((_, c)) = self.calls.pop_first() {
             self.call_done(c);
         }
+        let mut violations = Vec::new();
         let parse_ok = match &mut self.content {
             Content::Text => true,
             Content::Action(a) => {
@@ -787,7 +804,10 @@ impl Route {
                     self.push_text(kind, &piece);
                 }
                 match r {
-                    Ok(parse_ok) => parse_ok,
+                    Ok(result) => {
+                        violations = result.violations;
+                        result.parse_ok
+                    }
                     Err(e) => {
                         self.fail(e);
                         false
@@ -809,7 +829,7 @@ impl Route {
         // `refusal` as its stop reason; OpenAI sends refusal text and then `stop`).
         let finish =
             if self.refused { Finish::ContentFilter } else { Finish::of(finish_reason.as_deref(), self.client_calls, !ok) };
-        self.push(RoutedEvent::Done { ok, parse_ok, finish_reason, finish });
+        self.push(RoutedEvent::Done { ok, parse_ok, finish_reason, finish, violations });
         match self.failure.take() {
             Some(e) => Err(e),
             None => Ok(()),

@@ -3,7 +3,11 @@
 //! contract verdict (`parse_ok`).
 
 use super::route::TextKind;
-use crate::{Error, ErrorKind, Result, TagDelta, TagFilter, TagFilterOptions};
+use crate::hash::Map;
+use crate::tags::{mask_whole, NonceMask};
+use crate::{
+    Error, ErrorKind, JsonValue, Result, RoutedEvent, TagDelta, TagFilter, TagFilterOptions, TagResult, TagViolation, ThinkingSource,
+};
 
 /// The tag filter, adapted to the router's text kinds.
 #[derive(Debug)]
@@ -33,11 +37,11 @@ impl Tagged {
         r
     }
 
-    /// Ends the text; returns `parse_ok` (the response met the contract).
-    pub(crate) fn finish(&mut self, out: &mut Vec<(TextKind, String)>) -> Result<bool> {
+    /// Ends the text; returns the verdict (`parse_ok`: the response met the contract).
+    pub(crate) fn finish(&mut self, out: &mut Vec<(TextKind, String)>) -> Result<TagResult> {
         let r = self.filter.finish(&mut self.deltas);
         self.drain(out);
-        r.map(|result| result.parse_ok)
+        r
     }
 
     fn drain(&mut self, out: &mut Vec<(TextKind, String)>) {
@@ -46,4 +50,210 @@ impl Tagged {
             out.push((kind, d.text));
         }
     }
+}
+
+/// The rest of a tagged response's text, outside the blocks: in `content: "tagged"` the nonce
+/// leaves through no channel. Every routed event that carries model or provider text goes
+/// through here after the blocks: streamed channels (reasoning, thought, refusal, each tool
+/// call's arguments, and the block text for the nonce with invisible characters inside, which
+/// the tag filter does not read as the nonce) through a [`NonceMask`] each, whole values (tool names and ids, parsed
+/// arguments and results, error messages, sources) masked string by string. Each occurrence
+/// becomes U+FFFD and a `nonce_in_text` violation; `done` then has `parse_ok: false`.
+#[derive(Debug)]
+pub(crate) struct Masks {
+    nonce: Vec<u8>,
+    reasoning: NonceMask,
+    thought: NonceMask,
+    refusal: NonceMask,
+    /// Block text: the filter masks the nonce as written; these catch it written with
+    /// invisible characters inside.
+    artifact: NonceMask,
+    user: NonceMask,
+    /// One per tool call index with argument text held.
+    args: Map<u32, NonceMask>,
+    /// Occurrences found outside the blocks (their offsets in their channel's text).
+    found: Vec<u64>,
+    text: String,
+}
+
+impl Masks {
+    pub(crate) fn new(nonce: &str) -> Masks {
+        Masks {
+            nonce: nonce.as_bytes().to_vec(),
+            reasoning: NonceMask::default(),
+            thought: NonceMask::default(),
+            refusal: NonceMask::default(),
+            artifact: NonceMask::default(),
+            user: NonceMask::default(),
+            args: Map::default(),
+            found: Vec::new(),
+            text: String::new(),
+        }
+    }
+
+    /// Masks `events` (the events of one call, in order) in place.
+    pub(crate) fn apply(&mut self, events: &mut Vec<RoutedEvent>) {
+        if events.is_empty() {
+            return;
+        }
+        let input = std::mem::take(events);
+        for e in input {
+            self.event(e, events);
+        }
+    }
+
+    /// `text` of a streamed channel through its mask; `None` when all of it is held.
+    fn stream(&mut self, channel: Channel, text: &str) -> Option<String> {
+        let mask = match channel {
+            Channel::Reasoning => &mut self.reasoning,
+            Channel::Thought => &mut self.thought,
+            Channel::Refusal => &mut self.refusal,
+            Channel::Artifact => &mut self.artifact,
+            Channel::User => &mut self.user,
+            Channel::Args(i) => self.args.entry(i).or_default(),
+        };
+        self.text.clear();
+        mask.feed(&self.nonce, text, &mut self.text, &mut self.found);
+        (!self.text.is_empty()).then(|| self.text.clone())
+    }
+
+    /// The end of a streamed channel: what it held.
+    fn end(&mut self, channel: Channel) -> Option<String> {
+        let mask = match channel {
+            Channel::Reasoning => &mut self.reasoning,
+            Channel::Thought => &mut self.thought,
+            Channel::Refusal => &mut self.refusal,
+            Channel::Artifact => &mut self.artifact,
+            Channel::User => &mut self.user,
+            Channel::Args(i) => &mut self.args.remove(&i)?,
+        };
+        if !mask.holds() {
+            return None;
+        }
+        let mut out = String::new();
+        mask.finish(&mut out);
+        Some(out)
+    }
+
+    fn event(&mut self, e: RoutedEvent, out: &mut Vec<RoutedEvent>) {
+        match e {
+            RoutedEvent::ThinkingDelta { text, source } => {
+                let channel = if source == ThinkingSource::Reasoning { Channel::Reasoning } else { Channel::Thought };
+                if let Some(text) = self.stream(channel, &text) {
+                    out.push(RoutedEvent::ThinkingDelta { text, source });
+                }
+            }
+            RoutedEvent::RefusalDelta { text } => {
+                if let Some(text) = self.stream(Channel::Refusal, &text) {
+                    out.push(RoutedEvent::RefusalDelta { text });
+                }
+            }
+            RoutedEvent::ArtifactDelta { text } => {
+                if let Some(text) = self.stream(Channel::Artifact, &text) {
+                    out.push(RoutedEvent::ArtifactDelta { text });
+                }
+            }
+            RoutedEvent::UserDelta { text } => {
+                if let Some(text) = self.stream(Channel::User, &text) {
+                    out.push(RoutedEvent::UserDelta { text });
+                }
+            }
+            RoutedEvent::ToolCallDelta { index, arguments } => {
+                if let Some(arguments) = self.stream(Channel::Args(index), &arguments) {
+                    out.push(RoutedEvent::ToolCallDelta { index, arguments });
+                }
+            }
+            RoutedEvent::ToolCallStart { index, mut id, mut name, provider_executed } => {
+                self.whole(&mut id);
+                self.whole(&mut name);
+                out.push(RoutedEvent::ToolCallStart { index, id, name, provider_executed });
+            }
+            RoutedEvent::ToolCall { index, mut id, mut name, mut arguments, repaired, provider_executed } => {
+                if let Some(arguments) = self.end(Channel::Args(index)) {
+                    out.push(RoutedEvent::ToolCallDelta { index, arguments });
+                }
+                self.whole(&mut id);
+                self.whole(&mut name);
+                self.value(&mut arguments);
+                out.push(RoutedEvent::ToolCall { index, id, name, arguments, repaired, provider_executed });
+            }
+            RoutedEvent::ToolResult { index, mut id, mut name, mut result } => {
+                self.whole(&mut id);
+                self.whole(&mut name);
+                self.value(&mut result);
+                out.push(RoutedEvent::ToolResult { index, id, name, result });
+            }
+            RoutedEvent::Source(mut s) => {
+                for field in [&mut s.id, &mut s.url, &mut s.title, &mut s.snippet].into_iter().flatten() {
+                    self.whole(field);
+                }
+                out.push(RoutedEvent::Source(s));
+            }
+            RoutedEvent::Error { mut code, mut message, mut provider_code } => {
+                self.whole(&mut code);
+                self.whole(&mut message);
+                if let Some(p) = &mut provider_code {
+                    self.whole(p);
+                }
+                out.push(RoutedEvent::Error { code, message, provider_code });
+            }
+            RoutedEvent::Done { ok, parse_ok, finish_reason, finish, mut violations } => {
+                for (channel, source) in [(Channel::Reasoning, ThinkingSource::Reasoning), (Channel::Thought, ThinkingSource::Thought)] {
+                    if let Some(text) = self.end(channel) {
+                        out.push(RoutedEvent::ThinkingDelta { text, source });
+                    }
+                }
+                if let Some(text) = self.end(Channel::Refusal) {
+                    out.push(RoutedEvent::RefusalDelta { text });
+                }
+                if let Some(text) = self.end(Channel::Artifact) {
+                    out.push(RoutedEvent::ArtifactDelta { text });
+                }
+                if let Some(text) = self.end(Channel::User) {
+                    out.push(RoutedEvent::UserDelta { text });
+                }
+                let parse_ok = parse_ok && self.found.is_empty();
+                violations.extend(self.found.drain(..).map(|offset| TagViolation { code: "nonce_in_text", offset }));
+                out.push(RoutedEvent::Done { ok, parse_ok, finish_reason, finish, violations });
+            }
+            e => out.push(e),
+        }
+    }
+
+    /// Masks a whole string in place.
+    fn whole(&mut self, s: &mut String) {
+        if let Some(masked) = mask_whole(&self.nonce, s) {
+            self.found.push(0);
+            *s = masked;
+        }
+    }
+
+    /// Masks every key and string of a value (no recursion: an explicit stack).
+    fn value(&mut self, v: &mut JsonValue) {
+        let mut stack = vec![v];
+        while let Some(v) = stack.pop() {
+            match v {
+                JsonValue::String(s) => self.whole(s),
+                JsonValue::Array(items) => stack.extend(items.iter_mut()),
+                JsonValue::Object(members) => {
+                    for (k, v) in members.iter_mut() {
+                        self.whole(k);
+                        stack.push(v);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A streamed channel of text outside the blocks.
+#[derive(Debug, Clone, Copy)]
+enum Channel {
+    Reasoning,
+    Thought,
+    Refusal,
+    Artifact,
+    User,
+    Args(u32),
 }

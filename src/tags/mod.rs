@@ -27,6 +27,7 @@
 
 mod contract;
 mod filter;
+mod mask;
 mod parse;
 mod prompt;
 mod sanitize;
@@ -34,6 +35,7 @@ mod transport;
 mod turn;
 
 pub use filter::TagFilter;
+pub(crate) use mask::{mask_whole, NonceMask};
 #[cfg_attr(not(target_arch = "wasm32"), allow(unused_imports))]
 pub(crate) use filter::DeltaSink;
 pub use parse::{check_tagged, parse_tagged};

@@ -34,11 +34,21 @@ fn input_text(raw: &JsValue) -> Result<String, JsValue> {
     if let Some(s) = super::js_text(raw, "the action") {
         return s;
     }
-    let unencodable = || {
-        js_error(&Error::new(ErrorKind::ActionPayloadUnparseable, "the action must be a string or a JSON-serialisable object"))
-    };
-    let text = js_sys::JSON::stringify(raw).map_err(|e| super::too_big_to_encode(&e, "the action").unwrap_or_else(unencodable))?;
-    super::js_text(&text, "the action").unwrap_or_else(|| Err(unencodable()))
+    super::stringify(raw, "the action", ErrorKind::ActionPayloadUnparseable)
+}
+
+/// The error of normalising `text`, the input `raw` as text: an object (not a string) whose
+/// JSON text nests past the depth cap is `json_too_deep`, as `JSON.stringify` reports a value
+/// too deep for the engine, rather than an action not found.
+fn action_error(raw: &JsValue, text: &str, e: Error) -> JsValue {
+    if !raw.is_string() && e.kind() == ErrorKind::ActionPayloadUnparseable {
+        if let Err(deep) = crate::parse_strict(text.as_bytes()) {
+            if deep.kind() == ErrorKind::JsonTooDeep {
+                return js_error(&deep);
+            }
+        }
+    }
+    js_error(&e)
 }
 
 /// Finds and normalises the planner action in model output (or an object).
@@ -48,7 +58,7 @@ pub fn normalize_action(
     #[wasm_bindgen(unchecked_param_type = "string | object")] raw: JsValue,
 ) -> Result<JsValue, JsValue> {
     let text = input_text(&raw)?;
-    let a = crate::normalize_action_text(&text).map_err(|e| js_error(&e))?;
+    let a = crate::normalize_action_text(&text).map_err(|e| action_error(&raw, &text, e))?;
     Ok(to_js_value(&action_value(&a)))
 }
 
@@ -59,7 +69,7 @@ pub fn normalize_action_with_diagnostics(
     #[wasm_bindgen(unchecked_param_type = "string | object")] raw: JsValue,
 ) -> Result<JsValue, JsValue> {
     let text = input_text(&raw)?;
-    let (a, d) = crate::normalize_action_with_diagnostics(&text).map_err(|e| js_error(&e))?;
+    let (a, d) = crate::normalize_action_with_diagnostics(&text).map_err(|e| action_error(&raw, &text, e))?;
     Ok(to_js_value(&JsonValue::Object(vec![
         ("action".into(), action_value(&a)),
         ("diagnostics".into(), diagnostics_value(&text, &d)),
@@ -109,6 +119,6 @@ pub fn action_to_legacy(
     #[wasm_bindgen(unchecked_param_type = "PlannerAction | string")] action: JsValue,
 ) -> Result<JsValue, JsValue> {
     let text = input_text(&action)?;
-    let a = crate::normalize_action_text(&text).map_err(|e| js_error(&e))?;
+    let a = crate::normalize_action_text(&text).map_err(|e| action_error(&action, &text, e))?;
     Ok(to_js_value(&a.to_legacy()))
 }

@@ -74,6 +74,13 @@ impl<T: Read> Read for Vec<T> {
     }
 }
 
+/// A value as it is, for the caller to read (a JSON value it encodes whole).
+impl Read for JsValue {
+    fn read(v: Js) -> Result<JsValue, DeError> {
+        Ok(v.0)
+    }
+}
+
 /// An options object or an argument object, read field by field: its fields are read with
 /// [`get`](Self::get) (options) or [`read`](Self::read) / [`need`](Self::need) (arguments), in
 /// declaration order, so that the first error is the first field's.
@@ -129,9 +136,10 @@ impl FlatOptions {
         Ok((a.ok_or_else(|| Self::missing(fields[0]))?, b.ok_or_else(|| Self::missing(fields[1]))?))
     }
 
-    /// An options field (its error thrown as an options error: `invalid options: …`).
+    /// An options field (its error thrown as an options error naming the option: `invalid
+    /// options: key: invalid type: …`).
     pub(crate) fn get<T: Read>(&self, key: &str) -> Result<Option<T>, JsValue> {
-        self.read(key).map_err(super::options_error)
+        self.read(key).map_err(|e| super::options_error(e.of(key)))
     }
 
     /// An optional field of an argument object: `None` when absent, `undefined` or `null`.
@@ -277,6 +285,12 @@ impl DeError {
         DeError(message, false)
     }
 
+    /// A wrong value of the field `key`, named in the message (a value that could not be
+    /// read names it already).
+    fn of(self, key: &str) -> Self {
+        if self.1 { self } else { DeError(format!("{key}: {}", self.0), false) }
+    }
+
     /// The error kind: `invalid_input` for a value that could not be read, else `otherwise`.
     pub(crate) fn kind(&self, otherwise: crate::ErrorKind) -> crate::ErrorKind {
         if self.1 { crate::ErrorKind::InvalidInput } else { otherwise }
@@ -312,6 +326,11 @@ fn only_keys(o: &Object, fields: &[&str]) -> Result<(), DeError> {
 #[inline(never)]
 fn get(object: &JsValue, key: &JsValue, what: &dyn Fn() -> String) -> Result<JsValue, DeError> {
     Reflect::get(object, key).map_err(|e| threw(&what(), &e))
+}
+
+/// What kind of value `v` is, for a message (`a string`, `boolean `true``; never its number).
+pub(crate) fn kind_of(v: &JsValue) -> String {
+    Js(v.clone()).kind()
 }
 
 /// A JS value to read.

@@ -8,7 +8,7 @@ pub mod action;
 #[cfg(feature = "json")]
 pub mod extractor;
 mod de;
-pub(crate) use de::FlatOptions;
+pub(crate) use de::{kind_of, FlatOptions};
 mod abi;
 mod handle;
 pub(crate) mod host;
@@ -99,6 +99,21 @@ pub(crate) fn js_error_with(err: &Error, fields: &[(&str, JsValue)]) -> JsValue 
 /// cycle), which each caller reports its own way.
 pub(crate) fn too_big_to_encode(thrown: &JsValue, what: &str) -> Option<JsValue> {
     Some(__sr_encode_error(thrown, what)).filter(|e| !e.is_null())
+}
+
+/// The JSON text a `JSON.stringify` call (`made`) made of `what`, within the one-shot input cap
+/// (read by [`js_text`]): a value too long or too deep for the engine to encode is
+/// `input_too_large` / `json_too_deep`; one it cannot encode (a BigInt or a cycle, which
+/// throw; a function or a symbol, which give `undefined`) is `unencodable`.
+pub(crate) fn stringified(made: Result<JsValue, JsValue>, what: &str, unencodable: ErrorKind) -> Result<String, JsValue> {
+    let unencodable = || js_error(&Error::new(unencodable, format!("{what} must be a JSON-serialisable value")));
+    let text = made.map_err(|e| too_big_to_encode(&e, what).unwrap_or_else(unencodable))?;
+    js_text(&text, what).unwrap_or_else(|| Err(unencodable()))
+}
+
+/// `value` as JSON text by `JSON.stringify`, as [`stringified`] reads it.
+pub(crate) fn stringify(value: &JsValue, what: &str, unencodable: ErrorKind) -> Result<String, JsValue> {
+    stringified(js_sys::JSON::stringify(value).map(JsValue::from), what, unencodable)
 }
 
 /// Converts a core error into a thrown `StreamrouteError`.

@@ -171,15 +171,13 @@ fn invalid(message: impl Into<String>) -> JsValue {
 
 /// A JS value as JSON text (`JSON.stringify`).
 fn json_text(value: &JsValue, what: &str) -> Result<String, JsValue> {
-    stringified(js_sys::JSON::stringify(value).map(JsValue::from), what)
+    super::stringify(value, what, ErrorKind::InvalidInput)
 }
 
-/// The JSON text a stringify call made of `what`, or the error for what it threw or could not
-/// encode (`undefined`: a function, a symbol).
+/// The JSON text a stringify call made of `what` (`super::stringified`; `invalid_input` for a
+/// value it cannot encode).
 fn stringified(made: Result<JsValue, JsValue>, what: &str) -> Result<String, JsValue> {
-    let unencodable = || invalid(format!("{what} must be a JSON-serialisable value"));
-    let text = made.map_err(|e| super::too_big_to_encode(&e, what).unwrap_or_else(unencodable))?;
-    super::js_text(&text, what).unwrap_or_else(|| Err(unencodable()))
+    super::stringified(made, what, ErrorKind::InvalidInput)
 }
 
 /// A JS value as a `JsonValue` (through `JSON.stringify`).

@@ -21,7 +21,7 @@ extern "C" {
     // `catch`: a JS exception must not unwind through wasm frames (their destructors would
     // not run, leaving this object borrowed); JSON.stringify throws on BigInt and cycles.
     #[wasm_bindgen(catch)]
-    fn __sr_stringify(value: &JsValue) -> Result<Option<String>, JsValue>;
+    fn __sr_stringify(value: &JsValue) -> Result<JsValue, JsValue>;
     fn __sr_catalog_split(catalog: &JsValue) -> JsValue;
 }
 
@@ -241,11 +241,10 @@ fn bad(msg: impl Into<String>) -> JsValue {
 
 /// A JS value (or JSON text) as a `JsonValue`.
 fn json_arg(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
-    let text = match value.as_string() {
-        Some(s) => s,
-        None => __sr_stringify(value)
-            .map_err(|e| super::too_big_to_encode(&e, what).unwrap_or_else(|| bad(format!("{what} must be a JSON-serialisable value"))))?
-            .ok_or_else(|| bad(format!("{what} is missing")))?,
+    let text = match super::js_text(value, what) {
+        Some(s) => s?,
+        None if value.is_undefined() => return Err(bad(format!("{what} is missing"))),
+        None => super::stringified(__sr_stringify(value), what, ErrorKind::InvalidInput)?,
     };
     crate::parse_strict(text.as_bytes()).map_err(|e| {
         js_error(&Error::new(e.kind(), format!("{what}: {}", e.message())))
@@ -281,10 +280,38 @@ fn strings(v: &JsonValue, what: &str) -> Result<Vec<String>, JsValue> {
     }
 }
 
-fn number(v: &JsValue, what: &str) -> Result<f64, JsValue> {
-    v.as_f64().filter(|x| x.is_finite()).ok_or_else(|| bad(format!("{what} must be a finite number")))
+/// An option of the wrong type: `invalid_option` naming it and what it got.
+fn wrong_type(v: &JsValue, what: &str, expected: &str) -> JsValue {
+    js_error(&Error::new(ErrorKind::InvalidOption, format!("{what} must be {expected}, got {}", super::kind_of(v))))
 }
 
+fn number(v: &JsValue, what: &str) -> Result<f64, JsValue> {
+    v.as_f64().filter(|x| x.is_finite()).ok_or_else(|| wrong_type(v, what, "a finite number"))
+}
+
+/// A string option, `None` when absent.
+fn text_option(v: Option<JsValue>, what: &str) -> Result<Option<String>, JsValue> {
+    v.map(|v| v.as_string().ok_or_else(|| wrong_type(&v, what, "a string"))).transpose()
+}
+
+/// `model_id` (or `modelId`) of an options object.
+fn model_id(o: &JsValue) -> Result<Option<String>, JsValue> {
+    match get(o, "model_id") {
+        Some(m) => text_option(Some(m), "model_id"),
+        None => text_option(get(o, "modelId"), "modelId"),
+    }
+}
+
+/// A count parameter (`search(vector, n)`): a value that is not a number is the wrong
+/// argument, `invalid_input`; otherwise as [`count`].
+fn count_param(v: Option<JsValue>, what: &str, default: usize) -> Result<usize, JsValue> {
+    match &v {
+        Some(x) if x.as_f64().is_none() => Err(bad(format!("{what} must be a number, got {}", super::kind_of(x)))),
+        _ => count(v, what, default),
+    }
+}
+
+/// A count option: a whole number from 0 to 10^9, or `default` when absent.
 fn count(v: Option<JsValue>, what: &str, default: usize) -> Result<usize, JsValue> {
     match v {
         None => Ok(default),
@@ -344,9 +371,9 @@ fn query_vectors(v: Option<JsValue>) -> Result<Vectors, JsValue> {
         return Ok(Vectors { floats: vec![], model_id: None, dim: None });
     };
     if let Some(inner) = get(&v, "vectors") {
-        let model_id = get(&v, "model_id").or_else(|| get(&v, "modelId")).and_then(|m| m.as_string());
+        let model_id = model_id(&v)?;
         let dim = match get(&v, "dim") {
-            Some(d) => Some(count(Some(d), "queryVectors.dim", 0)?),
+            Some(d) => Some(count_param(Some(d), "queryVectors.dim", 0)?),
             None => None,
         };
         return Ok(Vectors { floats: floats(&inner, "queryVectors.vectors")?, model_id, dim });
@@ -355,10 +382,9 @@ fn query_vectors(v: Option<JsValue>) -> Result<Vectors, JsValue> {
 }
 
 fn mode(v: Option<JsValue>) -> Result<Mode, JsValue> {
-    match v.map(|m| m.as_string()) {
+    match text_option(v, "mode")? {
         None => Ok(Mode::Auto),
-        Some(Some(s)) => Mode::parse(&s).ok_or_else(|| js_error(&Error::new(ErrorKind::InvalidOption, format!("mode must be auto, cosine, bm25 or hybrid, got \"{s}\"")))),
-        Some(None) => Err(js_error(&Error::new(ErrorKind::InvalidOption, "mode must be a string"))),
+        Some(s) => Mode::parse(&s).ok_or_else(|| js_error(&Error::new(ErrorKind::InvalidOption, format!("mode must be auto, cosine, bm25 or hybrid, got \"{s}\"")))),
     }
 }
 
@@ -656,12 +682,15 @@ fn index_arg(catalog: &JsValue, options: Option<JsValue>) -> Result<CoreIndex, J
         Some(e) => Some(floats(&e, "embeddings")?),
         None => None,
     };
-    let model_id = o.and_then(|o| get(o, "model_id").or_else(|| get(o, "modelId"))).and_then(|m| m.as_string());
+    let model_id = match o {
+        Some(o) => model_id(o)?,
+        None => None,
+    };
     let dim = match o.and_then(|o| get(o, "dim")) {
         Some(d) => Some(count(Some(d), "dim", 0)?),
         None => None,
     };
-    let pooling = o.and_then(|o| get(o, "pooling")).and_then(|p| p.as_string()).unwrap_or_else(|| "mean".into());
+    let pooling = text_option(o.and_then(|o| get(o, "pooling")), "pooling")?.unwrap_or_else(|| "mean".into());
     let dim = dim.or_else(|| tools.first().and_then(|t| t.embedding.as_ref().map(Vec::len)));
     let dim = dim.or_else(|| embeddings.as_ref().map(|e| e.len() / tools.len().max(1)));
     let model = model_id.map(|model_id| EmbeddingModel { model_id, dim: dim.unwrap_or(0), pooling });
@@ -823,7 +852,7 @@ impl JsToolIndex {
         #[wasm_bindgen(unchecked_optional_param_type = "number | null")] n: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         let query = flat_floats(&query, "query")?;
-        let n = count(n, "n", 8)?;
+        let n = count_param(n, "n", 8)?;
         let hits = self.index.search(&query, n).map_err(|e| js_error(&e))?;
         Ok(json_parse(&hits_json(&self.index, &hits)))
     }
@@ -836,7 +865,7 @@ impl JsToolIndex {
         #[wasm_bindgen(unchecked_optional_param_type = "number | null")] n: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         let text = super::text_arg(&text, "text")?;
-        let hits = self.index.search_text(&text, count(n, "n", 8)?);
+        let hits = self.index.search_text(&text, count_param(n, "n", 8)?);
         Ok(json_parse(&hits_json(&self.index, &hits)))
     }
 
@@ -850,7 +879,7 @@ impl JsToolIndex {
             Some(t) => strings(&json_arg(&t, "texts")?, "texts")?,
             None => vec![],
         };
-        if let Some(t) = get(&options, "text").and_then(|t| t.as_string()) {
+        if let Some(t) = text_option(get(&options, "text"), "text")? {
             texts.push(t);
         }
         let r = self.index.retrieve(&plan::Query {

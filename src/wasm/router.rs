@@ -202,7 +202,7 @@ impl Packed {
         self.ops.clear();
         let need = events.iter().map(text_len).sum::<usize>();
         try_room_str(&mut self.text, need)?;
-        try_room(&mut self.ops, events.len() * 7)?;
+        try_room(&mut self.ops, events.len() * 8)?;
         for e in events {
             match e {
                 RoutedEvent::AnswerDelta { text } => self.text_op(ROUTE_ANSWER, text),
@@ -272,9 +272,10 @@ impl Packed {
                     let n = self.json()?;
                     self.ops.extend_from_slice(&[ROUTE_USAGE, n]);
                 }
-                RoutedEvent::Done { ok, parse_ok, finish_reason, finish } => {
+                RoutedEvent::Done { ok, parse_ok, finish_reason, finish, violations } => {
                     let n = finish_reason.as_deref().map_or(0, |r| self.str(r));
                     let f = self.str(finish.as_str());
+                    let v = if violations.is_empty() { 0 } else { self.violations_json(violations)? };
                     self.ops.extend_from_slice(&[
                         ROUTE_DONE,
                         u32::from(*ok),
@@ -282,6 +283,8 @@ impl Packed {
                         u32::from(finish_reason.is_some()),
                         n,
                         f,
+                        u32::from(!violations.is_empty()),
+                        v,
                     ]);
                 }
                 RoutedEvent::Error { code, message, provider_code } => {
@@ -319,6 +322,21 @@ fn text_len(e: &RoutedEvent) -> usize {
 }
 
 impl Packed {
+    /// `[{"code":…,"offset":…},…]` as packed JSON text.
+    fn violations_json(&mut self, violations: &[crate::TagViolation]) -> crate::Result<u32> {
+        // A code is a short name; an offset at most 20 digits.
+        self.json_room(violations.len() * 64 + 2)?;
+        self.json.push('[');
+        for (i, v) in violations.iter().enumerate() {
+            if i > 0 {
+                self.json.push(',');
+            }
+            let _ = std::fmt::Write::write_fmt(&mut self.json, format_args!("{{\"code\":\"{}\",\"offset\":{}}}", v.code, v.offset));
+        }
+        self.json.push(']');
+        self.json()
+    }
+
     fn text_op(&mut self, code: u32, text: &str) {
         let n = self.str(text);
         self.ops.extend_from_slice(&[code, n]);
@@ -359,35 +377,41 @@ fn provider_of(name: &str) -> Result<Provider, JsValue> {
 
 /// The request body that asks `provider` for output matching `options.schema`, in the
 /// strongest way it supports (forced tool call, JSON-schema response format, JSON mode, or
-/// prompt-only; see `structuredModes`). Throws `invalid_option`.
+/// prompt-only; see `structuredModes`). Throws `invalid_option` (a value out of range or of
+/// the wrong type), `invalid_input` (a key that is not an option, a value `JSON.stringify`
+/// cannot encode), `input_too_large` (`messages` or `schema` past 64 MiB of JSON text) or
+/// `json_too_deep`.
 #[wasm_bindgen(js_name = structuredRequest, unchecked_return_type = "Record<string, unknown>")]
 pub fn structured_request(
     #[wasm_bindgen(unchecked_param_type = "\"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"ollama\" | \"bedrock\" | \"text\"")] provider: JsValue,
     #[wasm_bindgen(unchecked_param_type = "StructuredRequestInit")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
+    const KEYS: &[&str] = &["messages", "schema", "name", "stream", "mode", "model"];
     let provider = provider_of(&super::text_arg(&provider, "provider")?)?;
-    let text = js_sys::JSON::stringify(&options).ok().and_then(|s| s.as_string()).unwrap_or_default();
-    let v = crate::parse_strict(text.as_bytes())
-        .map_err(|_| bad_option("structuredRequest options must be a JSON-serialisable object".into()))?;
-    let messages = match v.get("messages") {
-        Some(crate::JsonValue::Array(m)) => m.clone(),
-        _ => return Err(bad_option("options.messages must be an array".into())),
+    let o = FlatOptions::new(Some(options), "StructuredRequestInit", KEYS)?;
+    let (messages, schema) = (o.get::<JsValue>("messages")?, o.get::<JsValue>("schema")?);
+    let (name, stream) = (o.get::<String>("name")?, o.get::<bool>("stream")?);
+    let (mode, model) = (o.get::<String>("mode")?, o.get::<String>("model")?);
+    let messages = match messages.map(|m| json_option(&m, "messages")).transpose()? {
+        Some(crate::JsonValue::Array(m)) => m,
+        Some(_) => return Err(bad_option("invalid options: messages: expected an array".into())),
+        None => return Err(bad_option("options.messages must be an array".into())),
     };
-    let schema = v.get("schema").cloned().ok_or_else(|| bad_option("options.schema is required".into()))?;
-    let name = v.get("name").and_then(crate::JsonValue::as_str).unwrap_or("output").to_string();
-    let stream = !matches!(v.get("stream"), Some(crate::JsonValue::Bool(false)));
-    let mode = match v.get("mode").and_then(crate::JsonValue::as_str) {
-        Some(m) => Some(crate::StructuredMode::parse(m).map_err(|e| js_error(&e))?),
+    let schema = json_option(&schema.ok_or_else(|| bad_option("options.schema is required".into()))?, "schema")?;
+    let mode = match mode {
+        Some(m) => Some(crate::StructuredMode::parse(&m).map_err(|e| js_error(&e))?),
         None => None,
     };
-    let model = match v.get("model") {
-        None | Some(crate::JsonValue::Null) => None,
-        Some(crate::JsonValue::String(m)) => Some(m.clone()),
-        Some(_) => return Err(bad_option("options.model must be a string".into())),
-    };
-    let req = crate::StructuredRequest { messages, schema, name, stream, mode, model };
+    let name = name.unwrap_or_else(|| "output".into());
+    let req = crate::StructuredRequest { messages, schema, name, stream: stream.unwrap_or(true), mode, model };
     let (body, _) = crate::structured_request(provider, &req).map_err(|e| js_error(&e))?;
     Ok(super::host::to_js_value(&body))
+}
+
+/// The JSON value of option `what` (`JSON.stringify`, within the one-shot input cap).
+fn json_option(value: &JsValue, what: &str) -> Result<crate::JsonValue, JsValue> {
+    let text = super::stringify(value, what, ErrorKind::InvalidInput)?;
+    crate::parse_strict(text.as_bytes()).map_err(|e| js_error(&e))
 }
 
 /// The structured-output modes `provider` supports, strongest first (the capability table).

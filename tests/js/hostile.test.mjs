@@ -179,16 +179,16 @@ test('options and argument objects keep the readers\' messages: first bad field,
   };
   const router = (o) => why(() => new sr.StreamRouter(o).free());
   assert.equal(router([]), 'invalid_option: invalid options: invalid type: an array, expected struct StreamRouterInit');
-  assert.equal(router({ provider: 1, content: 2 }), 'invalid_option: invalid options: invalid type: a number, expected a string');
-  assert.equal(router({ maxBufferBytes: true }), 'invalid_option: invalid options: invalid type: boolean `true`, expected f64');
+  assert.equal(router({ provider: 1, content: 2 }), 'invalid_option: invalid options: provider: invalid type: a number, expected a string');
+  assert.equal(router({ maxBufferBytes: true }), 'invalid_option: invalid options: maxBufferBytes: invalid type: boolean `true`, expected f64');
   assert.equal(router({ provider: null, nonce: undefined }), 'ok: undefined');
   assert.equal(router({ zzz: 1 }), 'invalid_input: invalid options: unknown option "zzz"');
   assert.equal(router({ nonce: null, maxBufferBytes: 2.5 }), 'invalid_option: maxBufferBytes must be a positive integer, got 2.5');
 
   const contract = (o) => why(() => sr.tagContract(NONCE, o));
-  assert.equal(contract({ blocks: [null] }), 'invalid_option: invalid options: invalid type: null, expected a string');
-  assert.equal(contract({ descriptions: [] }), 'invalid_option: invalid options: invalid type: an array, expected an object of strings');
-  assert.equal(contract({ descriptions: { A: 1 } }), 'invalid_option: invalid options: invalid type: a number, expected a string');
+  assert.equal(contract({ blocks: [null] }), 'invalid_option: invalid options: blocks: invalid type: null, expected a string');
+  assert.equal(contract({ descriptions: [] }), 'invalid_option: invalid options: descriptions: invalid type: an array, expected an object of strings');
+  assert.equal(contract({ descriptions: { A: 1 } }), 'invalid_option: invalid options: descriptions: invalid type: a number, expected a string');
   assert.equal(contract({ descriptions: null }), contract({}));
   // Descriptions are looked up by name, whatever the object's key order.
   const both = { blocks: ['B', 'A'], descriptions: { B: 'bee', A: 'ay', C: 'sea' } };

@@ -189,6 +189,21 @@ test('errors: codes for unparseable and missing next_node, from strings and obje
   assertCode(() => sr.normalizeAction(10n), 'action_payload_unparseable', 'bigint');
 });
 
+test('an object nested past the depth cap is json_too_deep; within it, still an action', () => {
+  const nest = (n) => {
+    let v = 1;
+    for (let i = 0; i < n; i++) v = [v];
+    return v;
+  };
+  for (const f of [sr.normalizeAction, sr.normalizeActionWithDiagnostics, sr.actionToLegacy]) {
+    assertCode(() => f({ next_node: 'search', args: { q: nest(600) } }), 'json_too_deep', f.name);
+    assertCode(() => f(nest(600)), 'json_too_deep', f.name);
+  }
+  assert.equal(sr.normalizeAction({ next_node: 'search', args: { q: nest(500) } }).next_node, 'search');
+  // Text stays text: a deep value in prose is no action, as before.
+  assertCode(() => sr.normalizeAction(JSON.stringify(nest(600))), 'action_payload_unparseable', 'text');
+});
+
 test('lone surrogates in the input do not throw', () => {
   const a = sr.normalizeAction('{"next_node":"final_response","args":{"answer":"a\uD800b"}}');
   assert.equal(a.next_node, 'final_response');

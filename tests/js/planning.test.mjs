@@ -158,6 +158,13 @@ test('ToolIndex.search: exact top-8 cosine equals a JS brute force for every fix
   assert.throws(() => new ToolIndex('[{"name":'), isError('json_invalid'));
   assert.throws(() => new ToolIndex([{ name: 'a' }], { model_id: 'm', embeddings: 'x' }), isError('invalid_input'));
   assert.throws(() => index.retrieve({ n: -1 }), isError('invalid_option'));
+  // A string option of another type is invalid_option naming it, not dropped.
+  assert.throws(() => index.retrieve({ text: 5 }), (e) => isError('invalid_option')(e) && /text must be a string, got a number/.test(e.message));
+  assert.throws(() => index.retrieve({ n: '3' }), (e) => isError('invalid_option')(e) && /n must be a finite number, got a string/.test(e.message));
+  assert.throws(() => new ToolIndex([{ name: 'a' }], { model_id: 5 }), (e) => isError('invalid_option')(e) && /model_id must be a string/.test(e.message));
+  assert.throws(() => new ToolIndex([{ name: 'a' }], { modelId: 'm', pooling: true }), (e) => isError('invalid_option')(e) && /pooling must be a string, got boolean/.test(e.message));
+  assert.throws(() => index.retrieve({ modle: 1 }), (e) => isError('invalid_input')(e) && /unknown option "modle"/.test(e.message));
+  assert.throws(() => validateRequirements('x'.repeat((64 << 20) + 1)), isError('input_too_large'));
   assert.throws(() => index.retrieve({ vectors: ['x'] }), isError('invalid_input'));
   assert.throws(() => checkCoverage({}, { steps: [] }, null, undefined), isError('invalid_input'));
 });

@@ -432,6 +432,109 @@ test('structuredRequest builds the strongest supported request body; structuredM
   }
 });
 
+test('content "tagged": the nonce leaves through no channel, at every chunking; toSse forwards only masks', async () => {
+  const nonce = '0123456789abcdef0123456789abcdef';
+  const [head, tail] = [nonce.slice(0, 13), nonce.slice(13)];
+  const soft = '0123\u200b456789abcdef\u00ad0123456789ab\ufeffcdef';
+  const chunk = (delta) => `data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`;
+  const sse = chunk({ reasoning_content: `I must write [ARTIFACT:${head}` }) + chunk({ reasoning_content: `${tail}] first, then ${soft}.` })
+    + chunk({ refusal: `I will not repeat ${nonce}` })
+    + chunk({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'save', arguments: `{"tag":"${head}` } }] })
+    + chunk({ tool_calls: [{ index: 0, function: { arguments: `${tail}"}` } }] })
+    + chunk({ content: `[ARTIFACT:${nonce}]A[/ARTIFACT:${nonce}][USER:${nonce}]Hello ${soft}[/USER:${nonce}]` })
+    + `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`
+    + `data: ${JSON.stringify({ error: { message: `bad ${nonce}`, type: 'server_error' } })}\n\n` + 'data: [DONE]\n\n';
+  const run = (chunks) => coalesce(feedAll(new StreamRouter({ provider: 'openai-chat', content: 'tagged', nonce }), chunks));
+  const want = run([sse]);
+  for (const [label, chunks] of splitings(sse)) assert.deepEqual(run(chunks), want, label);
+  const text = JSON.stringify(want);
+  for (const piece of [nonce, '0123\u200b4567', `[ARTIFACT:0`]) assert.ok(!text.includes(piece), `${piece} in ${text}`);
+  const of = (type) => want.filter((e) => e.type === type);
+  assert.equal(of('thinking_delta').map((e) => e.text).join(''), 'I must write [ARTIFACT:\ufffd] first, then \ufffd.');
+  assert.equal(of('refusal_delta')[0].text, 'I will not repeat \ufffd');
+  assert.deepEqual(of('tool_call')[0].arguments, { tag: '\ufffd' });
+  assert.equal(of('user_delta').map((e) => e.text).join(''), 'Hello \ufffd');
+  const done = want.at(-1);
+  assert.equal(done.parse_ok, false);
+  assert.deepEqual(done.violations.map((v) => v.code), Array(7).fill('nonce_in_text'));
+  // toSse forwards what the router gives: the masks, never the nonce.
+  for (const profile of ['planner', 'tagged', 'ai-sdk']) {
+    const ts = toSse(profile, { heartbeatMs: 0 });
+    const body = new Response(ts.readable).text();
+    const writer = ts.writable.getWriter();
+    for (const e of want) await writer.write(e);
+    await writer.close();
+    assert.ok(!(await body).includes(nonce), profile);
+  }
+  // Without the nonce outside the blocks, done has no violations.
+  const clean = run([chunk({ content: `[ARTIFACT:${nonce}]A[/ARTIFACT:${nonce}][USER:${nonce}]Hi[/USER:${nonce}]` })
+    + `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`]);
+  assert.equal(clean.at(-1).parse_ok, true);
+  assert.equal('violations' in clean.at(-1), false);
+});
+
+test('structuredRequest reads its options strictly: unknown keys, wrong types, the input cap, unencodable and deep values', () => {
+  const schema = { type: 'object', properties: { q: { type: 'string' } } };
+  const messages = [{ role: 'user', content: 'Quiz me' }];
+  const fails = (o, code, re) => assert.throws(() => structuredRequest('openai-chat', o),
+    (e) => e instanceof StreamrouteError && e.code === code && re.test(e.message), `${code} ${re}`);
+  fails({ messages, schema, modle: 'gpt-4.1' }, 'invalid_input', /unknown option "modle"/);
+  fails({ messages, schema, name: 42 }, 'invalid_option', /name: invalid type: a number, expected a string/);
+  fails({ messages, schema, stream: 'false' }, 'invalid_option', /stream: invalid type: a string, expected a boolean/);
+  fails({ messages, schema, mode: 1 }, 'invalid_option', /mode: invalid type: a number/);
+  fails({ messages, schema, model: ['m'] }, 'invalid_option', /model: invalid type: an array/);
+  fails({ messages: 'hi', schema }, 'invalid_option', /messages/);
+  const cyclic = { type: 'object' };
+  cyclic.self = cyclic;
+  fails({ messages, schema: cyclic }, 'invalid_input', /schema must be a JSON-serialisable value/);
+  fails({ messages, schema: { type: 'object', maxLength: 1n } }, 'invalid_input', /schema must be a JSON-serialisable value/);
+  fails({ messages: [{ role: 'user', content: 2n }], schema }, 'invalid_input', /messages must be a JSON-serialisable value/);
+  let deep = { type: 'string' };
+  for (let i = 0; i < 600; i++) deep = { anyOf: [deep] };
+  fails({ messages, schema: deep }, 'json_too_deep', /./);
+  // 64 MiB of JSON text at most, for each JSON option: one long message, or many that add up.
+  const big = 'x'.repeat(65 << 20);
+  fails({ messages: [{ role: 'user', content: big }], schema }, 'input_too_large', /messages/);
+  const part = big.slice(0, 40 << 20);
+  fails({ messages: [{ role: 'user', content: part }, { role: 'user', content: part }], schema }, 'input_too_large', /messages/);
+  fails({ messages, schema: { type: 'string', description: big } }, 'input_too_large', /schema/);
+  // Absent, undefined and null are the defaults; a body within the cap is built.
+  const ok = structuredRequest('openai-chat', { messages, schema, name: undefined, stream: null, mode: undefined, model: null });
+  assert.equal(ok.stream, true);
+  assert.equal(ok.tool_choice.function.name, 'output');
+  assert.equal(structuredRequest('openai-chat', { messages: [{ role: 'user', content: part }], schema }).messages[0].content.length, part.length);
+});
+
+test('toSse: null, a primitive or a malformed event is invalid_input for every profile', async () => {
+  const failure = async (profile, event) => {
+    const ts = toSse(profile, { heartbeatMs: 0 });
+    const writer = ts.writable.getWriter();
+    const reader = ts.readable.getReader();
+    const [w, r] = await Promise.all([writer.write(event).then(() => null, (e) => e), reader.read().then(() => null, (e) => e)]);
+    return w ?? r;
+  };
+  const bad = [null, undefined, 5, 'answer', [], {}, { type: 7 }, { type: 'action', action: null }, { type: 'action', action: 'x' },
+    { type: 'answer_delta' }, { type: 'answer_delta', text: 1 }, { type: 'thinking_delta', text: null }, { type: 'tool_call_start', id: 'a' },
+    { type: 'tool_call_delta', index: 0 }, { type: 'tool_call_delta', index: -1, arguments: '' }, { type: 'tool_call', index: 0 },
+    { type: 'error', code: 'x' }, { type: 'artifact_chunk', seq: 0 }, { type: 'refusal_delta', text: {} }];
+  for (const profile of ['planner', 'tagged', 'ai-sdk']) {
+    for (const event of bad) {
+      const e = await failure(profile, event);
+      assert.ok(e instanceof StreamrouteError && e.code === 'invalid_input', `${profile} ${JSON.stringify(event)}: ${e}`);
+    }
+    // A well-formed event of every kind still goes out.
+    const ts = toSse(profile, { heartbeatMs: 0 });
+    const out = new Response(ts.readable).text();
+    const writer = ts.writable.getWriter();
+    for (const event of [{ type: 'answer_delta', text: 'a' }, { type: 'action', action: { next_node: 'n', args: {} } },
+      { type: 'tool_call_start', index: 0, id: 'c', name: 'f' }, { type: 'tool_call_delta', index: 0, arguments: '{}' },
+      { type: 'tool_call', index: 0, id: 'c', name: 'f', arguments: {}, repaired: false }, { type: 'error', code: 'x', message: 'y' },
+      { type: 'usage', input_tokens: 1 }, { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop' }]) await writer.write(event);
+    await writer.close();
+    assert.match(await out, /data: /, profile);
+  }
+});
+
 test('toSse takes ArtifactStream events: artifact chunks and the final done with its payload', async () => {
   const { ArtifactStream, buildFinalPayload } = await import('streamroute/payload');
   const stream = new ArtifactStream();

@@ -72,6 +72,9 @@ export class StreamRouter extends Machine {
           const has = u32[i++] === 1;
           const reason = take(u32[i++]);
           out[k] = { type: 'done', ok, parse_ok: parseOk, finish_reason: has ? reason : null, finish: take(u32[i++]) };
+          // `content: "tagged"`: the contract's violations, when there are any.
+          if (u32[i++] === 1) out[k].violations = JSON.parse(take(u32[i++]));
+          else i++;
           break;
         }
         case op.ROUTE_ERROR: {

@@ -253,6 +253,42 @@ export const providerCode = (d: unknown): { provider_code?: string | null } => {
   return v === undefined ? {} : { provider_code: typeof v === 'string' ? v : null };
 };
 
+/** What a field of an event to write must be: a string, an index (`indexOf`), an object. */
+type FieldKind = 'string' | 'index' | 'object';
+const FIELD_KIND: { [K in FieldKind]: (v: unknown) => boolean } = {
+  string: (v) => typeof v === 'string',
+  index: (v) => indexOf(v) !== undefined,
+  object: isObject,
+};
+const TEXT: readonly [string, FieldKind][] = [['text', 'string']];
+/** The fields each routed event type must have for `toSse` to write it (other types: none). */
+const REQUIRED: ReadonlyMap<string, readonly [string, FieldKind][]> = new Map([
+  ['answer_delta', TEXT], ['user_delta', TEXT], ['artifact_delta', TEXT], ['refusal_delta', TEXT], ['thinking_delta', TEXT],
+  ['tool_call_start', [['index', 'index'], ['id', 'string']]],
+  ['tool_call_delta', [['index', 'index'], ['arguments', 'string']]],
+  ['tool_call', [['index', 'index'], ['id', 'string']]],
+  ['action', [['action', 'object']]],
+  ['error', [['code', 'string'], ['message', 'string']]],
+  ['artifact_chunk', [['stream_id', 'string']]],
+]);
+
+/**
+ * `e` as an event `toSse` can write: an object with a string `type` and, for the routed types,
+ * the fields their frames are made of. Anything else is `invalid_input` naming what is wrong.
+ */
+export function writable(e: unknown): WireEvent {
+  const type = own(e, 'type');
+  if (!isObject(e) || typeof type !== 'string') {
+    throw new StreamrouteError('invalid_input', 'toSse takes events: objects with a string `type`');
+  }
+  for (const [key, kind] of REQUIRED.get(type) ?? []) {
+    if (!FIELD_KIND[kind](own(e, key))) {
+      throw new StreamrouteError('invalid_input', `toSse: a ${type} event needs \`${key}\` as ${kind === 'index' ? 'an index' : `a${kind === 'object' ? 'n' : ''} ${kind}`}`);
+    }
+  }
+  return e as WireEvent;
+}
+
 // JSON text of event data. A value JSON cannot hold (a BigInt, a cycle) is the caller's
 // `invalid_input`, like everywhere else, not a bare TypeError.
 export const json = (v: unknown): string => {
