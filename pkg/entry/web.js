@@ -47,8 +47,9 @@ function routerOptions(options) {
 /**
  * Routes a fetch `Response` (a provider's streaming reply): yields RoutedEvents as the body
  * arrives, ending with `done`. A non-2xx response yields `error {code: "http_error"}` and
- * `done {ok: false}`. `options.signal` aborts the read (the iterator then throws the
- * signal's reason).
+ * `done {ok: false}`. A router error (a cap, memory) yields the events completed before it, then
+ * `error` with its code and `done {ok: false}`. `options.signal` aborts the read (the iterator
+ * then throws the signal's reason).
  */
 export async function* routeResponse(response, options) {
   if (response === null || typeof response !== 'object' || typeof response.ok !== 'boolean') {
@@ -82,6 +83,14 @@ export async function* routeResponse(response, options) {
       yield* router.feed(value);
     }
     yield* router.finish();
+  } catch (e) {
+    // A cap or memory error of the router: what it completed before the error, then the error
+    // as an event and `done {ok: false}`, so the stream ends as a stream. Anything else (an
+    // abort, a body that failed) is thrown.
+    if (!(e instanceof StreamrouteError) || e.code === 'invalid_state') throw e;
+    if (Array.isArray(e.events)) yield* e.events;
+    yield { type: 'error', code: e.code, message: e.message, provider_code: null };
+    yield { type: 'done', ok: false, parse_ok: false, finish_reason: null, finish: 'error' };
   } finally {
     signal?.removeEventListener('abort', onAbort);
     reader.releaseLock?.();

@@ -176,17 +176,18 @@ test('scaling: StreamMux streams added and ended, keys() rebuilt only when strea
   });
 });
 
-test('options: unknown keys and bad values are invalid_option', () => {
-  assert.throws(() => new StreamState({ maxByte: 1 }), isCode('invalid_option'));
+test('options: unknown keys, a non-object and a throwing getter are invalid_input, bad values invalid_option', () => {
+  assert.throws(() => new StreamState({ maxByte: 1 }), (e) => isCode('invalid_input')(e) && /unknown option "maxByte"/.test(e.message));
   for (const maxBytes of [0, -1, 1.5, '10', NaN, Infinity]) assert.throws(() => new StreamState({ maxBytes }), isCode('invalid_option'));
   assert.throws(() => new StreamState({ onListenerError: 1 }), isCode('invalid_option'));
-  assert.throws(() => new StreamState(1), isCode('invalid_option'));
-  assert.throws(() => new StreamState({ get maxBytes() { throw new Error('boom'); } }), isCode('invalid_option'));
+  assert.throws(() => new StreamState(1), isCode('invalid_input'));
+  assert.throws(() => new StreamState({ get maxBytes() { throw new Error('boom'); } }), isCode('invalid_input'));
   new StreamState({ maxBytes: 10, onListenerError: () => {} });
   const s = new StreamState();
   for (const throttleMs of [-1, 'x', NaN]) assert.throws(() => s.subscribe(() => {}, { throttleMs }), isCode('invalid_option'));
-  assert.throws(() => s.subscribe(() => {}, { throttle: 5 }), isCode('invalid_option'));
-  for (const bad of [{ maxStreams: 0 }, { releaseEnded: 1 }, { maxBytes: -5 }, { onListenerError: 'x' }, { extra: 1 }, { throttle: -1 }]) {
+  assert.throws(() => s.subscribe(() => {}, { throttle: 5 }), isCode('invalid_input'));
+  assert.throws(() => new StreamMux({ key: 'session_id', extra: 1 }), isCode('invalid_input'));
+  for (const bad of [{ maxStreams: 0 }, { releaseEnded: 1 }, { maxBytes: -5 }, { onListenerError: 'x' }, { throttle: -1 }]) {
     assert.throws(() => new StreamMux({ key: 'session_id', ...bad }), isCode('invalid_option'), JSON.stringify(bad));
   }
   const mux = new StreamMux({ key: 'session_id', maxStreams: 5, releaseEnded: true, maxBytes: 1000, onListenerError: () => {}, throttle: 0 });

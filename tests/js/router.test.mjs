@@ -655,3 +655,33 @@ test('a stream routed as a provider it is not ends in provider_mismatch, at ever
   assert.ok(!own.some((e) => e.code === 'provider_mismatch'));
   assert.equal(own.at(-1).ok, true);
 });
+
+// Anthropic: n tool_use blocks open at once, each with its own arguments, then closed.
+function openToolUses(n) {
+  const frames = [{ type: 'message_start', message: { id: 'm', role: 'assistant', content: [], usage: { input_tokens: 1, output_tokens: 0 } } }];
+  for (let i = 0; i < n; i++) frames.push({ type: 'content_block_start', index: i, content_block: { type: 'tool_use', id: `t${i}`, name: 'delete_file', input: {} } });
+  for (let i = 0; i < n; i++) frames.push({ type: 'content_block_delta', index: i, delta: { type: 'input_json_delta', partial_json: `{"path": "/f${i}"}` } });
+  for (let i = 0; i < n; i++) frames.push({ type: 'content_block_stop', index: i });
+  frames.push({ type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 1 } }, { type: 'message_stop' });
+  return frames.map((f) => `event: ${f.type}\ndata: ${JSON.stringify(f)}\n\n`).join('');
+}
+
+test('routeResponse: 300 open Anthropic tool calls each keep their arguments; past the budget, error and done {ok: false}, nothing lost', async () => {
+  const wire = openToolUses(300);
+  const calls = (await collect(routeResponse(new Response(wire), { provider: 'anthropic' }))).filter((e) => e.type === 'tool_call');
+  assert.equal(calls.length, 300);
+  for (const [i, c] of calls.entries()) assert.deepEqual(c.arguments, { path: `/f${i}` });
+  for (const [, chunks] of splitings(wire)) {
+    const bytes = chunks.map((s) => (typeof s === 'string' ? new TextEncoder().encode(s) : s));
+    const body = new ReadableStream({ start(c) { for (const b of bytes) c.enqueue(b); c.close(); } });
+    const events = await collect(routeResponse(new Response(body), { provider: 'anthropic', maxBufferBytes: 4096 }));
+    const [error, done] = events.slice(-2);
+    assert.equal(error.type, 'error');
+    assert.equal(error.code, 'buffer_limit_exceeded');
+    assert.match(error.message, /maxBufferBytes/);
+    assert.deepEqual([done.type, done.ok], ['done', false]);
+    // No call came out without the arguments it was sent, and the starts before the error were kept.
+    assert.ok(events.some((e) => e.type === 'tool_call_start'));
+    for (const e of events) if (e.type === 'tool_call') assert.match(JSON.stringify(e.arguments), /"path":"\/f\d+"/);
+  }
+});

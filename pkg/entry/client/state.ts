@@ -167,16 +167,16 @@ export type ListenerErrorHandler = (error: unknown) => void;
 /** The members of an options object, read once each; unknown ones are `invalid_option`. */
 export function readOptions(options: unknown, known: readonly string[], who: string): Data {
   if (options === undefined || options === null) return {};
-  if (typeof options !== 'object' || Array.isArray(options)) throw new StreamrouteError('invalid_option', `${who}: options must be an object`);
+  if (typeof options !== 'object' || Array.isArray(options)) throw new StreamrouteError('invalid_input', `${who}: options must be an object`);
   let copy: Data;
   try {
     copy = {};
     for (const k of Object.keys(options)) put(copy, k, (options as Data)[k]);
   } catch {
-    throw new StreamrouteError('invalid_option', `${who}: reading the options threw`);
+    throw new StreamrouteError('invalid_input', `${who}: reading the options threw`);
   }
   for (const k of Object.keys(copy)) {
-    if (!known.includes(k)) throw new StreamrouteError('invalid_option', `${who}: unknown option ${JSON.stringify(k)} (known: ${known.join(', ')})`);
+    if (!known.includes(k)) throw new StreamrouteError('invalid_input', `${who}: unknown option ${JSON.stringify(k)} (known: ${known.join(', ')})`);
   }
   return copy;
 }
