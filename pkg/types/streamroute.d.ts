@@ -3,6 +3,7 @@
 // defines by hand. What every entry shares (StreamrouteError, init) is in common.d.ts.
 export * from '../dist/streamroute/streamroute.js';
 export * from './common.js';
+export * from './log.js';
 
 import type { RoutedEvent, SseEvent, StreamRouterInit } from '../dist/streamroute/streamroute.js';
 // The artifact and payload types `toSse` and the snapshots carry ('streamroute/payload').
