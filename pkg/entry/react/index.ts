@@ -133,8 +133,9 @@ async function pump(request: SseStreamRequest, profile: SseProfile, state: Strea
       // A state that refuses even the error keeps what it has.
     }
   };
-  const url = typeof request === 'string' || (typeof URL === 'function' && request instanceof URL) ? request
-    : typeof request === 'function' ? 'about:blank' : request.url;
+  // What connectSse names in its messages (the opener fetches `request` itself).
+  const url: string | URL = typeof request === 'function' ? 'about:blank'
+    : typeof request === 'string' || !('clone' in request) ? request : request.url;
   try {
     for await (const event of connectSse(url, { signal }, { profile, fetch: opener(request) as typeof fetch })) {
       if (signal.aborted) break;
