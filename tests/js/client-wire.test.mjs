@@ -10,7 +10,7 @@ import * as main from 'streamroute';
 import * as client from 'streamroute/client';
 import { SEED, rng, splitings } from './helpers/chunking.mjs';
 import { NONCE, SAMPLES, coalesce } from './helpers/streams.mjs';
-import { AG_UI_RUN, PROFILES, casesOf, collect, streamOf, wireText } from './helpers/client-roundtrip.mjs';
+import { PROFILES, casesOf, collect, streamOf, wireText, withRun } from './helpers/client-roundtrip.mjs';
 import { listen } from './helpers/runtimes.mjs';
 import { typecheck } from './helpers/typecheck.mjs';
 
@@ -31,8 +31,7 @@ const frames = (list) => list.map(([name, data]) =>
  * ag-ui wire each with its run's ids.
  */
 const expected = (profile, list) => {
-  const run = profile === 'ag-ui' ? { thread_id: AG_UI_RUN.threadId, run_id: AG_UI_RUN.runId } : {};
-  const events = list.map((e) => ({ ...(e.type === 'done' ? { ok: true, parse_ok: true, finish_reason: null, ...e } : e), ...run }));
+  const events = withRun(profile, list.map((e) => (e.type === 'done' ? { ok: true, parse_ok: true, finish_reason: null, ...e } : e)));
   return profile === 'ai-sdk'
   ? [...events.filter((e) => e.type !== 'error' && e.type !== 'done'), ...events.filter((e) => e.type === 'error'),
     ...events.filter((e) => e.type === 'done')]

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { MemorySseStore, SseDecoder, SseLog, StreamRouter, StreamState, connectSse, fromSse, toSse } from 'streamroute';
 import { SEED, rng, splitings } from './helpers/chunking.mjs';
 import { NONCE, SAMPLES } from './helpers/streams.mjs';
-import { AG_UI_RUN, EXTRA_EVENTS, collect, fold, streamOf } from './helpers/client-roundtrip.mjs';
+import { EXTRA_EVENTS, collect, fold, streamOf, withRun } from './helpers/client-roundtrip.mjs';
 import { droppingFetch } from './helpers/drops.mjs';
 import { framesOf, routed, wire } from './helpers/log-streams.mjs';
 
@@ -95,7 +95,7 @@ test('StreamState fed through dropped connections ends as a whole read: no delta
       const { out, lastIds } = await reading;
       const state = new StreamState();
       state.apply(out);
-      const want = fold(sr, profile === 'ag-ui' ? events.map((e) => ({ ...e, thread_id: AG_UI_RUN.threadId, run_id: AG_UI_RUN.runId })) : events);
+      const want = fold(sr, withRun(profile, events));
       for (const f of ['status', 'answer', 'thinking', 'userText', 'artifactText', 'toolCalls', 'sources', 'usage', 'errors', 'finish']) {
         assert.deepEqual(state.snapshot()[f], want[f], `${name} ${profile}: ${f} after ${lastIds.length} connections (seed ${SEED})`);
       }

@@ -9,6 +9,11 @@ export const PROFILES = ['planner', 'tagged', 'ai-sdk', 'ag-ui'];
 /** The run ids the round trips give `toSse("ag-ui")`, which its events come back with. */
 export const AG_UI_RUN = { threadId: 'thread-1', runId: 'run-1' };
 
+/** `events` as `fromSse(profile)` gives them back: with `"ag-ui"`, each with its run's ids. */
+export const withRun = (profile, events) => (profile === 'ag-ui'
+  ? events.map((e) => ({ ...e, thread_id: AG_UI_RUN.threadId, run_id: AG_UI_RUN.runId }))
+  : events);
+
 /** The snapshot fields compared, by their public names. */
 export const FIELDS = ['status', 'answer', 'thinking', 'artifactText', 'userText', 'toolCalls', 'action', 'artifacts',
   'sources', 'usage', 'payload', 'finish', 'errors'];
@@ -92,8 +97,8 @@ export async function roundTrips(sr, cases, { seed, pick = () => true } = {}) {
   const mismatches = [];
   let compared = 0;
   for (const [name, events] of cases) {
-    const want = fold(sr, events);
     for (const profile of PROFILES) {
+      const want = fold(sr, withRun(profile, events));
       const text = await wireText(sr, events, profile);
       const cuts = splitings(text, seed);
       for (const [label, chunks] of cuts.filter(([label]) => pick(label))) {
