@@ -10,9 +10,10 @@ import { profileName, wireStream } from './client/wire.js';
 import { writer as planner } from './client/planner.js';
 import { writer as tagged } from './client/tagged.js';
 import { writer as aiSdk } from './client/ai-sdk.js';
+import { writer as agUi } from './client/ag-ui.js';
 
 /** The writer of every profile by name (readers: client/wire.js). */
-const WRITERS = { planner, tagged, 'ai-sdk': aiSdk };
+const WRITERS = { planner, tagged, 'ai-sdk': aiSdk, 'ag-ui': agUi };
 import { abortError, connector, optionsIn } from './connect.js';
 
 const utf8 = new TextEncoder();
@@ -103,14 +104,16 @@ export async function* routeResponse(response, options) {
 
 
 /**
- * A TransformStream<RoutedEvent, Uint8Array> writing `text/event-stream` in one of three
- * vocabularies: `"planner"`, `"tagged"` or `"ai-sdk"`. Every frame has an `id:` (counting
+ * A TransformStream<RoutedEvent, Uint8Array> writing `text/event-stream` in one of four
+ * vocabularies: `"planner"`, `"tagged"`, `"ai-sdk"` or `"ag-ui"` (whose run ids are
+ * `options.threadId`, `runId` and `parentRunId`). Every frame has an `id:` (counting
  * from `options.firstId`, default 1); `options.retry` (ms) is sent once, first; a heartbeat
  * (a `: ping` comment, or a `ping` event for `"tagged"`) goes out after `options.heartbeatMs`
  * (default 15000; 0 disables) without a frame.
  */
 export function toSse(profile, options) {
-  options = optionsIn(options, ['firstId', 'retry', 'heartbeatMs', 'actionSeq', 'traceId', 'sessionId', 'messageId']);
+  options = optionsIn(options, ['firstId', 'retry', 'heartbeatMs', 'actionSeq', 'traceId', 'sessionId', 'messageId', 'threadId', 'runId',
+    'parentRunId']);
   const p = WRITERS[profileName(profile)](options);
   let id = options.firstId ?? 1;
   let retry = options.retry;

@@ -14,8 +14,11 @@ export interface UseStreamStateOptions {
  */
 export declare function useStreamState(state: StreamState, options?: UseStreamStateOptions): StreamSnapshot;
 
-/** What `useSseStream` fetches: a URL, a `Request`, or a function that fetches with the signal it is given. */
-export type SseStreamRequest = string | URL | Request | ((signal: AbortSignal) => Promise<Response>);
+/**
+ * What `useSseStream` fetches: a URL, a `Request`, or a function that fetches with the signal it
+ * is given (and, when it resumes a dropped stream, the `Last-Event-ID` to send).
+ */
+export type SseStreamRequest = string | URL | Request | ((signal: AbortSignal, lastEventId?: string) => Promise<Response>);
 
 /** Options of `useSseStream`. */
 export interface UseSseStreamOptions extends UseStreamStateOptions {
@@ -36,8 +39,9 @@ export interface SseStream {
 }
 
 /**
- * Fetches `request`, reads the body with `fromSse(profile)` into a fresh `StreamState` and
- * renders its snapshot. Aborts on unmount and when `request` changes (a URL by its text, a
+ * Fetches `request`, reads the body with `connectSse({ profile })` into a fresh `StreamState`
+ * and renders its snapshot; a connection that drops mid-stream is resumed with `Last-Event-ID`
+ * (an `SseLog` on the server resumes it with nothing lost or repeated). Aborts on unmount and when `request` changes (a URL by its text, a
  * `Request` or a function by identity), or `profile` or `maxBytes`. A non-2xx response folds
  * `error {code: "http_error"}`, a failed fetch or read (or a body that ends before `done`)
  * `error {code: "network"}`.

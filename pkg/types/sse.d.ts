@@ -1,6 +1,7 @@
-// Public types of 'streamroute/sse': SseDecoder, SseEncoder and connectSse.
+// Public types of 'streamroute/sse': SseDecoder, SseEncoder, connectSse and SseLog (log.d.ts).
 export * from '../dist/sse/streamroute.js';
 export * from './common.js';
+export * from './log.js';
 
 import type { SseEvent } from '../dist/sse/streamroute.js';
 import type { ConnectSseOptions } from './streamroute.js';

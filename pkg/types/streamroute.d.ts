@@ -3,6 +3,7 @@
 // defines by hand. What every entry shares (StreamrouteError, init) is in common.d.ts.
 export * from '../dist/streamroute/streamroute.js';
 export * from './common.js';
+export * from './log.js';
 
 import type { RoutedEvent, SseEvent, StreamRouterInit } from '../dist/streamroute/streamroute.js';
 // The artifact and payload types `toSse` and the snapshots carry ('streamroute/payload').
@@ -28,7 +29,7 @@ export interface RouteResponseOptions extends StreamRouterInit {
 export declare function routeResponse(response: Response, options?: RouteResponseOptions): AsyncIterable<RoutedEvent>;
 
 /** The wire vocabularies of `toSse`. */
-export type SseProfile = 'planner' | 'tagged' | 'ai-sdk';
+export type SseProfile = 'planner' | 'tagged' | 'ai-sdk' | 'ag-ui';
 
 /** Options of `toSse`. */
 export interface ToSseOptions {
@@ -45,6 +46,11 @@ export interface ToSseOptions {
   sessionId?: string;
   /** ai-sdk: the `messageId` of the `start` part. */
   messageId?: string;
+  /** ag-ui: the run's `threadId` and `runId` (RUN_STARTED, RUN_FINISHED; a random UUID each when absent). */
+  threadId?: string;
+  runId?: string;
+  /** ag-ui: the `parentRunId` of RUN_STARTED. */
+  parentRunId?: string;
 }
 
 /**
@@ -58,7 +64,7 @@ export type SseInputEvent =
   | FinalPayloadDoneEvent;
 
 /**
- * Encodes events as `text/event-stream` bytes in one of three vocabularies, with `id:` on
+ * Encodes events as `text/event-stream` bytes in one of four vocabularies, with `id:` on
  * every frame, an optional `retry:` and heartbeats while idle.
  */
 export declare function toSse(profile: SseProfile, options?: ToSseOptions): TransformStream<SseInputEvent, Uint8Array>;
@@ -91,12 +97,19 @@ export interface ConnectSseOptions {
 export declare function connectSse(url: string | URL, init?: RequestInit, options?: ConnectSseOptions & { router?: undefined; profile?: undefined }): AsyncIterable<SseEvent>;
 export declare function connectSse(url: string | URL, init: RequestInit | undefined, options: ConnectSseOptions & { router: StreamRouterInit }): AsyncIterable<RoutedEvent>;
 
-/** What `fromSse` gives: routed events (carrying the frame's `trace_id`, `session_id`, `message_id`, `action_seq` when it has them), artifact chunks and a `done` with the payload. */
+/**
+ * What `fromSse` gives: routed events (carrying the frame's `trace_id`, `session_id`,
+ * `message_id`, `action_seq` when it has them; with `"ag-ui"`, the run's `thread_id`, `run_id`
+ * and `parent_run_id`), artifact chunks and a `done` with the payload.
+ */
 export type WireEvent = (SseInputEvent | { type: 'tool_result' | 'source' | 'refusal_delta'; [field: string]: unknown }) & {
   trace_id?: string;
   session_id?: string;
   message_id?: string;
   action_seq?: number;
+  thread_id?: string;
+  run_id?: string;
+  parent_run_id?: string;
 };
 
 /** Options of `fromSse`. */
@@ -187,7 +200,7 @@ export interface SubscribeOptions {
 
 /** Options of `new StreamMux(options)`. */
 export interface StreamMuxOptions {
-  key: 'session_id' | 'trace_id' | 'action_seq' | 'stream_id' | ((event: StreamStateEvent) => unknown);
+  key: 'session_id' | 'trace_id' | 'action_seq' | 'stream_id' | 'run_id' | 'thread_id' | ((event: StreamStateEvent) => unknown);
   /** The most streams at once (default 10,000); events of a new stream past it are dropped. */
   maxStreams?: number;
   /** Release a stream once its `ended` change has been heard (default false). */

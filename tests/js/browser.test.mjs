@@ -10,6 +10,7 @@ import { JS_DIR, PKG_DIR, fileUnder, launchChromium, listen, mimeOf, sendFile } 
 import { NONCE, SAMPLES, aiSdkParts, replay } from './helpers/streams.mjs';
 import { MISUSE_CODES } from './helpers/misuse.mjs';
 import { SEED } from './helpers/chunking.mjs';
+import { PROFILES } from './helpers/client-roundtrip.mjs';
 import { SseDecoder, StreamRouter, toSse } from 'streamroute';
 
 const PAGE_DIR = join(JS_DIR, 'browser');
@@ -193,7 +194,7 @@ test('toSse → fromSse → StreamState gives the snapshot of the routed events 
     assert.deepEqual(pageErrors, []);
     assert.equal(r.ok, true, r.error);
     assert.deepEqual(r.mismatches, [], `seed ${SEED}`);
-    assert.equal(r.compared, (SAMPLES.length + 1) * 3 * 6);
+    assert.equal(r.compared, (SAMPLES.length + 1) * PROFILES.length * 6);
   } finally {
     await page.close();
   }

@@ -10,7 +10,7 @@ import * as main from 'streamroute';
 import * as client from 'streamroute/client';
 import { SEED, rng, splitings } from './helpers/chunking.mjs';
 import { NONCE, SAMPLES, coalesce } from './helpers/streams.mjs';
-import { PROFILES, casesOf, collect, streamOf, wireText } from './helpers/client-roundtrip.mjs';
+import { PROFILES, casesOf, collect, streamOf, wireText, withRun } from './helpers/client-roundtrip.mjs';
 import { listen } from './helpers/runtimes.mjs';
 import { typecheck } from './helpers/typecheck.mjs';
 
@@ -27,10 +27,11 @@ const frames = (list) => list.map(([name, data]) =>
 
 /**
  * The events as the wire gives them back: a `done` with toSse's defaults (the artifact
- * stream's carries only the payload), and in the ai-sdk wire errors held to just before it.
+ * stream's carries only the payload), in the ai-sdk wire errors held to just before it, in the
+ * ag-ui wire each with its run's ids.
  */
 const expected = (profile, list) => {
-  const events = list.map((e) => (e.type === 'done' ? { ok: true, parse_ok: true, finish_reason: null, ...e } : e));
+  const events = withRun(profile, list.map((e) => (e.type === 'done' ? { ok: true, parse_ok: true, finish_reason: null, ...e } : e)));
   return profile === 'ai-sdk'
   ? [...events.filter((e) => e.type !== 'error' && e.type !== 'done'), ...events.filter((e) => e.type === 'error'),
     ...events.filter((e) => e.type === 'done')]
@@ -72,21 +73,27 @@ function injection(profile, size) {
     planner: 'event: llm_stream_chunk\ndata: {"text":"INJECT","phase":"answer","channel":"answer"}\n',
     tagged: 'event: user_delta\ndata: {"text":"INJECT","source":"answer"}\n',
     'ai-sdk': 'data: {"type":"text-delta","id":"t","delta":"INJECT"}\n',
+    'ag-ui': 'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"t","delta":"INJECT"}\n',
   }[profile];
   const head = {
     planner: 'event: llm_stream_chunk\n',
     tagged: 'event: user_delta\n',
     'ai-sdk': '',
+    'ag-ui': '',
   }[profile];
   const real = {
     planner: frames([['llm_stream_chunk', { text: 'before ', phase: 'answer', channel: 'answer' }]]),
     tagged: frames([['user_delta', { text: 'before ', source: 'answer' }]]),
     'ai-sdk': frames([[null, { type: 'start' }], [null, { type: 'text-start', id: 't' }], [null, { type: 'text-delta', id: 't', delta: 'before ' }]]),
+    'ag-ui': frames([[null, { type: 'RUN_STARTED', threadId: 'th', runId: 'r' }], [null, { type: 'TEXT_MESSAGE_START', messageId: 't', role: 'assistant' }],
+      [null, { type: 'TEXT_MESSAGE_CONTENT', messageId: 't', delta: 'before ' }]]),
   }[profile];
   const after = {
     planner: frames([['llm_stream_chunk', { text: 'after', phase: 'answer', channel: 'answer' }], ['done', { metadata: { ok: true } }]]),
     tagged: frames([['user_delta', { text: 'after', source: 'answer' }], ['done', { ok: true }]]),
     'ai-sdk': frames([[null, { type: 'text-delta', id: 't', delta: 'after' }], [null, { type: 'finish' }], [null, '[DONE]']]),
+    'ag-ui': frames([[null, { type: 'TEXT_MESSAGE_CONTENT', messageId: 't', delta: 'after' }], [null, { type: 'TEXT_MESSAGE_END', messageId: 't' }],
+      [null, { type: 'RUN_FINISHED', threadId: 'th', runId: 'r' }]]),
   }[profile];
   // The tail of the oversized frame: an injected frame in every form a decoder that lost its
   // place could take for a frame of its own.
@@ -453,6 +460,22 @@ const HOSTILE_FRAMES = {
     [null, { type: 'data-error', data: JSON.parse(poisoned({ code: 'c' })) }], [null, { type: 'error', errorText: 'e' }],
     [null, { type: 'finish', messageMetadata: JSON.parse(poisoned({ payload: JSON.parse(poisoned({})) })) }],
   ],
+  'ag-ui': [
+    [null, { type: 'RUN_STARTED', threadId: 't', runId: 'r', parentRunId: 'p' }],
+    [null, { type: 'TEXT_MESSAGE_START', messageId: 'm', metadata: JSON.parse(poisoned({ streamroute: JSON.parse(poisoned({})) })) }],
+    [null, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'a' }], [null, { type: 'REASONING_MESSAGE_CONTENT', messageId: 'x', delta: 'b' }],
+    [null, { type: 'TOOL_CALL_START', toolCallId: 'x', toolCallName: 'f', metadata: { streamroute: JSON.parse(poisoned({ index: 3 })) } }],
+    [null, { type: 'TOOL_CALL_ARGS', toolCallId: 'x', delta: '{}' }],
+    [null, { type: 'TOOL_CALL_END', toolCallId: 'x', metadata: { streamroute: JSON.parse(poisoned({ arguments: JSON.parse(poisoned({})) })) } }],
+    [null, { type: 'TOOL_CALL_RESULT', toolCallId: 'x', messageId: 'y', content: 'c', metadata: { streamroute: JSON.parse(poisoned({ id: 'x' })) } }],
+    [null, { type: 'CUSTOM', name: 'source', value: JSON.parse(poisoned({ title: 't' })) }],
+    [null, { type: 'CUSTOM', name: 'action', value: JSON.parse(poisoned({ action: JSON.parse(poisoned({})) })) }],
+    [null, { type: 'CUSTOM', name: 'usage', value: JSON.parse(poisoned({ input_tokens: 1 })) }],
+    [null, { type: 'CUSTOM', name: '__proto__', value: {} }], [null, { type: 'CUSTOM', name: 'constructor', value: {} }],
+    [null, { type: 'CUSTOM', name: 'artifact_chunk', value: JSON.parse(poisoned({ stream_id: 's', seq: 0, chunk: 'c' })) }],
+    [null, { type: 'CUSTOM', name: 'error', value: JSON.parse(poisoned({ code: 'c' })) }],
+    [null, { type: 'RUN_FINISHED', threadId: 't', runId: 'r', result: JSON.parse(poisoned({})), metadata: JSON.parse(poisoned({})) }],
+  ],
 };
 
 test('frame members named __proto__, constructor and prototype change no event\'s prototype and shadow no field, in every profile', async () => {
@@ -482,21 +505,26 @@ test('hostile values (wrong types, huge or negative numbers, nested junk) never 
     'index', 'delta', 'args', 'repaired', 'action', 'event', 'error', 'code', 'message', 'provider_code', 'metadata', 'payload',
     'answer_action_seq', 'trace_id', 'action_seq', 'source', 'id', 'arguments', 'ok', 'parse_ok', 'finish', 'finish_reason',
     'type', 'toolCallId', 'toolName', 'inputTextDelta', 'input', 'output', 'data', 'providerMetadata', 'messageMetadata',
-    'finishReason', 'errorText', 'url', 'sourceId', 'title', 'providerExecuted', 'provider_executed'];
+    'finishReason', 'errorText', 'url', 'sourceId', 'title', 'providerExecuted', 'provider_executed', 'messageId', 'toolCallName',
+    'content', 'name', 'value', 'threadId', 'runId', 'parentRunId', 'result', 'usage'];
   let deep = '0';
   for (let i = 0; i < 2000; i++) deep = `[${deep}]`;
   const VALUES = ['null', '1', '-1', '1e308', '9007199254740993', '-0', '"s"', 'true', '[]', '[1,[2,{}]]', '{}',
     '{"toString":"x","valueOf":1}', '{"__proto__":{"x":1}}', deep];
   const NAMES = { planner: ['llm_stream_chunk', 'artifact_chunk', 'tool_call_start', 'tool_call_args', 'tool_call_end', 'step', 'event', 'error', 'done'],
-    tagged: ['artifact_delta', 'user_delta', 'thinking_delta', 'tool_call', 'usage', 'source', 'error', 'done'], 'ai-sdk': [null] };
+    tagged: ['artifact_delta', 'user_delta', 'thinking_delta', 'tool_call', 'usage', 'source', 'error', 'done'], 'ai-sdk': [null],
+    'ag-ui': [null] };
   const AI_TYPES = ['text-start', 'text-delta', 'reasoning-start', 'reasoning-delta', 'data-tool-call-index', 'tool-input-start',
     'tool-input-delta', 'tool-input-available', 'tool-output-available', 'tool-output-error', 'source-url', 'data-artifact',
     'data-action', 'data-usage', 'data-error', 'error', 'finish', 'data-source'];
+  const AG_UI_TYPES = ['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_CHUNK', 'REASONING_MESSAGE_START',
+    'REASONING_MESSAGE_CONTENT', 'TOOL_CALL_START', 'TOOL_CALL_CHUNK', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'TOOL_CALL_RESULT', 'CUSTOM',
+    'RUN_FINISHED', 'RUN_ERROR'];
   for (const profile of PROFILES) {
     let text = '';
     for (const name of NAMES[profile]) {
       for (const v of VALUES) {
-        const types = profile === 'ai-sdk' ? AI_TYPES : [undefined];
+        const types = profile === 'ai-sdk' ? AI_TYPES : profile === 'ag-ui' ? AG_UI_TYPES : [undefined];
         for (const type of types) {
           const members = FIELDS.filter((f) => !(type && f === 'type')).map((f) => `${JSON.stringify(f)}:${v}`);
           if (type) members.unshift(`"type":${JSON.stringify(type)}`);

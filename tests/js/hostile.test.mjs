@@ -33,7 +33,9 @@ const GOOD_CTOR = {
   ToolIndex: [[{ name: 'search', description: 'finds things' }]],
   StreamMux: [{ key: 'session_id' }],
 };
-const SKIP = new Set(['init', 'initSync', 'StreamrouteError', 'connectSse', 'routeResponse']);
+// The log classes have no free() and async methods: sse-log.test.mjs drives their options, ids and chunks.
+const SKIP = new Set(['init', 'initSync', 'StreamrouteError', 'connectSse', 'routeResponse', 'SseLog', 'MemorySseStore',
+  'DurableObjectSseStore', 'SseLogDurableObject']);
 
 function argLists() {
   const lists = [[]];

@@ -58,7 +58,7 @@ test('Node: server rendering shows the state as it is and fetches nothing; a mis
   assert.equal(calls, 0);
   for (const options of [undefined, {}, { profile: 'openai' }, { profile: 42 }]) {
     assert.throws(() => renderToString(h(Streamed, { options })),
-      (e) => e instanceof StreamrouteError && e.code === 'invalid_option' && /profile must be "planner", "tagged" or "ai-sdk"/.test(e.message),
+      (e) => e instanceof StreamrouteError && e.code === 'invalid_option' && /profile must be "planner", "tagged", "ai-sdk" or "ag-ui"/.test(e.message),
       JSON.stringify(options));
   }
 });

@@ -24,9 +24,11 @@ const EXAMPLE_FILES = {
   'browser.html': { lang: 'html', page: 'README.md', section: 'Usage' },
   'worker.js': { lang: 'js', page: 'README.md', section: 'Usage' },
   'tags.mjs': { lang: 'js', page: 'docs/tags.md', section: '' },
+  // Run in workerd by sse-log-workerd.test.mjs (a provider upstream, a reader reloading halfway).
+  'resume-worker.js': { lang: 'js', page: 'docs/resume.md', section: 'A worker that survives a reload' },
 };
 
-test('README and docs/tags.md embed the examples/ files verbatim', () => {
+test('README, docs/tags.md and docs/resume.md embed the examples/ files verbatim', () => {
   // Every example file is covered by this test (examples/streams/ holds sample data).
   const files = readdirSync(EXAMPLES, { withFileTypes: true }).filter((d) => d.isFile()).map((d) => d.name);
   assert.deepEqual(files.sort(), Object.keys(EXAMPLE_FILES).sort(), 'examples/ files run by this test');

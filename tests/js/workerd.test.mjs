@@ -13,6 +13,7 @@ import { Miniflare } from 'miniflare';
 import { SseDecoder, SseEncoder } from 'streamroute';
 import { JS_DIR, PKG_DIR, bundleWorker } from './helpers/runtimes.mjs';
 import { MISUSE_CODES } from './helpers/misuse.mjs';
+import { PROFILES } from './helpers/client-roundtrip.mjs';
 
 const WORKER = join(JS_DIR, 'worker', 'worker.js');
 // Where the bundled modules live for workerd: names are paths relative to this root. Nothing
@@ -294,5 +295,5 @@ test('worker: toSse → fromSse → StreamState gives the snapshot of the routed
   });
   const { compared, mismatches } = await res.json();
   assert.deepEqual(mismatches, [], `seed ${SEED}`);
-  assert.equal(compared, (SAMPLES.length + 1) * 3 * 6);
+  assert.equal(compared, (SAMPLES.length + 1) * PROFILES.length * 6);
 });

@@ -1,6 +1,6 @@
 // The Vercel AI SDK UI message stream: `writer` is what `toSse("ai-sdk")` writes, `reader`
 // what `fromSse("ai-sdk")` reads back.
-import { EXTRA_TYPES, extraEvent, idOf, indexOf, own, ownObject, str, stringOrNull, typed, without } from './common.js';
+import { EXTRA_TYPES, artifactChunk, extraEvent, idOf, indexOf, own, ownObject, str, stringOrNull, typed, without } from './common.js';
 import type { JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
 
 const AI_SDK_FINISH: ReadonlyMap<unknown, string> = new Map(Object.entries({
@@ -302,11 +302,8 @@ export function reader(): ProfileReader {
         }
         case 'data-artifact': {
           const d = ownObject(p, 'data');
-          const streamId = own(d, 'stream_id');
-          if (typeof streamId === 'string') {
-            return [{ type: 'artifact_chunk', stream_id: streamId, seq: own(d, 'seq'), chunk: own(d, 'chunk'), done: own(d, 'done') === true,
-              artifact_type: own(d, 'artifact_type') ?? null }];
-          }
+          const chunk = artifactChunk(d);
+          if (chunk) return [chunk];
           const text = own(d, 'text');
           if (typeof text !== 'string') throw new TypeError('data-artifact without text');
           return [{ type: 'artifact_delta', text }];

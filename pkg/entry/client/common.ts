@@ -11,8 +11,11 @@ import { StreamrouteError } from '../runtime.js';
 /** A JSON object as `JSON.parse` makes it. */
 export type JsonObject = { [member: string]: unknown };
 
-/** The names of the fields a wire frame carries besides its event. */
-export type WireField = 'trace_id' | 'session_id' | 'message_id' | 'action_seq';
+/**
+ * The names of the fields a wire frame carries besides its event (AG-UI's: the run's
+ * `thread_id`, `run_id` and `parent_run_id`, from its RUN_STARTED).
+ */
+export type WireField = 'trace_id' | 'session_id' | 'message_id' | 'action_seq' | 'thread_id' | 'run_id' | 'parent_run_id';
 
 /** Fields a wire frame carries besides its event, kept on the events read from it. */
 export const WIRE_FIELDS: readonly WireField[] = ['trace_id', 'session_id', 'message_id', 'action_seq'];
@@ -193,6 +196,15 @@ export const typed = (type: WireEventType, a: unknown, b?: unknown): WireEvent =
   event.type = type;
   return event as WireEvent;
 };
+
+/** The artifact chunk a frame's members describe, or `null` when they have no string `stream_id`. */
+export function artifactChunk(d: unknown, wire?: WireFields): ArtifactChunkEvent | null {
+  const streamId = own(d, 'stream_id');
+  return typeof streamId === 'string'
+    ? { type: 'artifact_chunk', stream_id: streamId, seq: own(d, 'seq'), chunk: own(d, 'chunk'), done: own(d, 'done') === true,
+      artifact_type: own(d, 'artifact_type') ?? null, ...wire }
+    : null;
+}
 
 /** The fields of a routed `source`: each a string or null. */
 const SOURCE_FIELDS = ['id', 'url', 'title', 'snippet'] as const;

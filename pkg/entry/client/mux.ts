@@ -10,7 +10,7 @@ import {
   throttleOption, work,
 } from './state.js';
 
-const KEY_FIELDS = ['session_id', 'trace_id', 'action_seq', 'stream_id'];
+const KEY_FIELDS = ['session_id', 'trace_id', 'action_seq', 'stream_id', 'run_id', 'thread_id'];
 const OPTIONS = ['key', 'maxStreams', 'releaseEnded', 'maxBytes', 'onListenerError', 'throttle'];
 const DEFAULT_MAX_STREAMS = 10_000;
 
@@ -48,7 +48,7 @@ class Subscriber {
 
 /**
  * Splits events that carry several streams into one `StreamState` per stream. `key` is a field
- * name (`session_id`, `trace_id`, `action_seq`, `stream_id`) or a function of the event; events
+ * name (`session_id`, `trace_id`, `action_seq`, `stream_id`; `run_id`, `thread_id` of AG-UI) or a function of the event; events
  * without one go to the stream `null`.
  */
 export class StreamMux {
@@ -75,7 +75,7 @@ export class StreamMux {
     else if (typeof key === 'string' && KEY_FIELDS.includes(key)) this.#key = (e) => e[key];
     else {
       throw new StreamrouteError('invalid_option',
-        'key must be "session_id", "trace_id", "action_seq", "stream_id" or a function of the event');
+        'key must be "session_id", "trace_id", "action_seq", "stream_id", "run_id", "thread_id" or a function of the event');
     }
     this.#maxStreams = positiveInteger(o.maxStreams, 'maxStreams', DEFAULT_MAX_STREAMS);
     if (o.releaseEnded !== undefined && typeof o.releaseEnded !== 'boolean') throw new StreamrouteError('invalid_option', 'releaseEnded must be a boolean');

@@ -1,6 +1,6 @@
 // The tagged profile (nonce-tag-streaming.md): `writer` is what `toSse("tagged")` writes,
 // `reader` what `fromSse("tagged")` reads back.
-import { EXTRA_TYPES, extraEvent, idOf, indexOf, json, own, ownObject, providerCode, str, typed, wireFields } from './common.js';
+import { EXTRA_TYPES, artifactChunk, extraEvent, idOf, indexOf, json, own, ownObject, providerCode, str, typed, wireFields } from './common.js';
 import type { ErrorEvent, FramesOf, JsonObject, ProfileReader, ProfileWriter, WireEvent, WireEventType } from './common.js';
 
 /** Routed events the vocabulary has no word for: they travel under their own name. */
@@ -112,6 +112,16 @@ function checkRouted(name: string, d: JsonObject): void {
   }
 }
 
+/**
+ * The routed event a frame under the event's own name gives (`null` for a name the vocabulary
+ * does not route); throws when it lacks what its type needs. The AG-UI reader's `CUSTOM` too.
+ */
+export function routedEvent(name: string, d: JsonObject): WireEvent | null {
+  if (!ROUTED.has(name)) return null;
+  checkRouted(name, d);
+  return EXTRA_TYPES.has(name) ? extraEvent(name as 'source', d) : typed(name as WireEventType, d);
+}
+
 /** The tagged vocabulary (nonce-tag-streaming.md), plus routed events under their own names. */
 export function reader(): ProfileReader {
   let errors = 0;
@@ -123,11 +133,8 @@ export function reader(): ProfileReader {
       const wire = wireFields(d);
       switch (name) {
         case 'artifact_delta': {
-          const streamId = own(d, 'stream_id');
-          if (typeof streamId === 'string') {
-            return [{ type: 'artifact_chunk', stream_id: streamId, seq: own(d, 'seq'), chunk: own(d, 'chunk'),
-              done: own(d, 'done') === true, artifact_type: own(d, 'artifact_type') ?? null, ...wire }];
-          }
+          const chunk = artifactChunk(d, wire);
+          if (chunk) return [chunk];
           const text = own(d, 'text');
           if (typeof text !== 'string') throw new TypeError('artifact_delta without text');
           return [{ type: 'artifact_delta', text, ...wire }];
@@ -154,10 +161,10 @@ export function reader(): ProfileReader {
             ...(payload ? { payload } : {}), ...wire });
           return out;
         }
-        default:
-          if (!ROUTED.has(name)) return [];
-          checkRouted(name, d);
-          return [EXTRA_TYPES.has(name) ? extraEvent(name as 'source', d) : typed(name as WireEventType, d)];
+        default: {
+          const e = routedEvent(name, d);
+          return e ? [e] : [];
+        }
       }
     },
   };

@@ -19,9 +19,10 @@ import type { DoneEvent, ErrorEvent, ProfileReader, SseFrame, WireEvent } from '
 import { knows as plannerKnows, reader as planner } from './planner.js';
 import { knows as taggedKnows, reader as tagged } from './tagged.js';
 import { DONE_MARKER, knows as aiSdkKnows, reader as aiSdk } from './ai-sdk.js';
+import { knows as agUiKnows, reader as agUi } from './ag-ui.js';
 
 /** A profile's name. */
-export type Profile = 'planner' | 'tagged' | 'ai-sdk';
+export type Profile = 'planner' | 'tagged' | 'ai-sdk' | 'ag-ui';
 
 interface ProfileModule {
   /** A fresh reader of the profile's frames. */
@@ -35,6 +36,7 @@ const PROFILES: { readonly [P in Profile]: ProfileModule } = {
   planner: { reader: planner, knows: plannerKnows },
   tagged: { reader: tagged, knows: taggedKnows },
   'ai-sdk': { reader: aiSdk, knows: aiSdkKnows },
+  'ag-ui': { reader: agUi, knows: agUiKnows },
 };
 const NAMES = Object.keys(PROFILES) as Profile[];
 
@@ -42,7 +44,7 @@ const NAMES = Object.keys(PROFILES) as Profile[];
 export function profileName(profile: unknown): Profile {
   if (typeof profile !== 'string' || !Object.hasOwn(PROFILES, profile)) {
     const got = typeof profile === 'string' ? JSON.stringify(profile) : `a ${typeof profile}`;
-    throw new StreamrouteError('invalid_option', `profile must be "planner", "tagged" or "ai-sdk", got ${got}`);
+    throw new StreamrouteError('invalid_option', `profile must be "planner", "tagged", "ai-sdk" or "ag-ui", got ${got}`);
   }
   return profile as Profile;
 }
@@ -52,6 +54,9 @@ export const SCAN_FRAMES = 16;
 
 /** What `JSON.parse` could not read. */
 const NOT_JSON: unique symbol = Symbol('not JSON');
+
+/** The name of the frame that ends a stream its server stopped (SseLog's `stop()`). */
+export const STOPPED = 'stopped';
 
 /** The terminal event of a stream that is not the profile's. */
 const FAILED_DONE: DoneEvent = { type: 'done', ok: false, parse_ok: false, finish_reason: null, finish: 'error' };
@@ -81,7 +86,7 @@ export class ProfileFrames {
     this.#reader = PROFILES[this.#profile].reader();
   }
 
-  /** Whether the wire was found not to be the profile's (no event comes any more). */
+  /** Whether no event comes any more: the wire was found not to be the profile's, or its server stopped it. */
   get stopped(): boolean {
     return this.#state === 'stopped';
   }
@@ -91,6 +96,7 @@ export class ProfileFrames {
     if (this.#state === 'stopped') return [];
     const name = f.event;
     if (name === 'ping') return [];
+    if (name === STOPPED) return this.#stopped(f.data);
     const named = this.#reader.named;
     // The frame's one parse (none for what is skipped unread once reading).
     let data: unknown = NOT_JSON;
@@ -143,6 +149,22 @@ export class ProfileFrames {
     } catch (err) {
       return [invalid(`${this.#reader.named ? name : str(own(data, 'type'))} frame: ${errorText(err)}`, f)];
     }
+  }
+
+  /** The last frame of a stream its server stopped (SseLog `stop()`, in every profile): an error and `done`. */
+  #stopped(raw: string): WireEvent[] {
+    let data: unknown = null;
+    try {
+      data = JSON.parse(raw);
+    } catch {
+      // no code or message
+    }
+    const out = this.#held;
+    this.#held = [];
+    this.#state = 'stopped';
+    out.push({ type: 'error', code: str(own(data, 'code')) || 'stream_stopped', message: str(own(data, 'message')) },
+      { ...FAILED_DONE, finish: 'stopped' });
+    return out;
   }
 
   #tally(name: string, raw: string, data: unknown): void {
@@ -393,7 +415,7 @@ export class WireStream {
     this.#reader = new FrameReader(maxEventBytes);
   }
 
-  /** Whether the wire was found not to be the profile's: no event comes any more. */
+  /** Whether no event comes any more (the wire is not the profile's, or its server stopped it). */
   get stopped(): boolean {
     return this.#frames.stopped;
   }

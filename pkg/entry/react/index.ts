@@ -1,11 +1,11 @@
 // streamroute/react: React hooks over the client entry. `useStreamState` renders a StreamState;
-// `useSseStream` fetches an event stream, reads it with `fromSse(profile)` into a StreamState
-// of its own and renders that. `react` and `streamroute/client` stay imports (scripts/build
+// `useSseStream` fetches an event stream, reads it with `connectSse({ profile })` (which resumes
+// with `Last-Event-ID` after a drop) into a StreamState of its own and renders that. `react` and `streamroute/client` stay imports (scripts/build
 // leaves both external): the page's one React, and the client entry's one wasm instance.
 // Nothing here runs at import time, so the entry loads wherever React does (browsers, Node
 // for server rendering, workers).
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
-import { StreamState, StreamrouteError, fromSse } from 'streamroute/client';
+import { StreamState, StreamrouteError, connectSse } from 'streamroute/client';
 import type { SseProfile, StreamSnapshot, WireEvent } from 'streamroute/client';
 
 /** Options of `useStreamState`. */
@@ -14,8 +14,11 @@ export interface UseStreamStateOptions {
   throttleMs?: number;
 }
 
-/** What `useSseStream` fetches: a URL, a `Request`, or a function that fetches with the signal. */
-export type SseStreamRequest = string | URL | Request | ((signal: AbortSignal) => Promise<Response>);
+/**
+ * What `useSseStream` fetches: a URL, a `Request`, or a function that fetches with the signal
+ * (and, when it resumes a dropped stream, the `Last-Event-ID` to send).
+ */
+export type SseStreamRequest = string | URL | Request | ((signal: AbortSignal, lastEventId?: string) => Promise<Response>);
 
 /** Options of `useSseStream`. */
 export interface UseSseStreamOptions extends UseStreamStateOptions {
@@ -54,13 +57,13 @@ export function useStreamState(state: StreamState, options?: UseStreamStateOptio
   return useSyncExternalStore(subscribe, state.snapshot, state.snapshot);
 }
 
-const PROFILES: readonly string[] = ['planner', 'tagged', 'ai-sdk'];
+const PROFILES: readonly string[] = ['planner', 'tagged', 'ai-sdk', 'ag-ui'];
 
 function profileOf(options: UseSseStreamOptions | undefined): SseProfile {
   const profile: unknown = options?.profile;
   if (typeof profile !== 'string' || !PROFILES.includes(profile)) {
     const got = typeof profile === 'string' ? JSON.stringify(profile) : `a ${typeof profile}`;
-    throw new StreamrouteError('invalid_option', `useSseStream: profile must be "planner", "tagged" or "ai-sdk", got ${got}`);
+    throw new StreamrouteError('invalid_option', `useSseStream: profile must be "planner", "tagged", "ai-sdk" or "ag-ui", got ${got}`);
   }
   return profile as SseProfile;
 }
@@ -75,18 +78,52 @@ function requestKey(request: SseStreamRequest): unknown {
 const messageOf = (err: unknown): string =>
   (typeof (err as { message?: unknown })?.message === 'string' ? (err as { message: string }).message : String(err));
 
-// The fetch of one run: a Request is cloned (its body can be read once; restart reads it again)
-// and keeps following its own signal.
-function open(request: SseStreamRequest, signal: AbortSignal): Promise<Response> {
-  if (typeof request === 'function') return request(signal);
-  if (typeof request === 'string' || !('clone' in request)) return fetch(request, { signal });
-  const both = typeof AbortSignal.any === 'function' ? AbortSignal.any([request.signal, signal]) : signal;
-  return fetch(request.clone(), { signal: both });
+// A failure connectSse must not retry: it ends the run with this code.
+const final = (code: string, message: string) => Object.assign(new StreamrouteError(code, message), { final: true });
+
+// The fetch of one connection of a run (`headers`: connectSse's, with `Last-Event-ID` when it
+// resumes). A Request is cloned (its body can be read once; a resume or restart reads it again)
+// and keeps following its own signal. The first connection failing, or any answering non-2xx,
+// ends the run; a later one failing is connectSse's to retry.
+function opener(request: SseStreamRequest) {
+  let first = true;
+  return async (_url: string | URL, init: RequestInit): Promise<Response> => {
+    const signal = init.signal!;
+    const headers = new Headers(init.headers);
+    const was = first;
+    first = false;
+    let response: Response;
+    try {
+      if (typeof request === 'function') response = await request(signal, headers.get('last-event-id') ?? undefined);
+      else if (typeof request === 'string' || !('clone' in request)) response = await fetch(request, { signal, headers });
+      else {
+        const both = typeof AbortSignal.any === 'function' ? AbortSignal.any([request.signal, signal]) : signal;
+        response = await fetch(request.clone(), { signal: both, headers: merged(request.headers, headers) });
+      }
+    } catch (err) {
+      if (was && !signal.aborted) throw final('network', messageOf(err));
+      throw err;
+    }
+    if (!response.ok || !response.body) {
+      response.body?.cancel().catch(() => {});
+      if (!response.ok) throw final('http_error', `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+      throw final('network', 'the response has no body');
+    }
+    return response;
+  };
 }
 
-// Fetches `request` and folds what `fromSse(profile)` reads into `state`, until the body ends
-// or `signal` aborts. Failures are folded as errors (a StreamrouteError, e.g. a cap of the
-// state's, with its own code); an abort folds nothing. Never rejects.
+/** A Request's own headers with `extra` (connectSse's `accept` and `last-event-id`) over them. */
+function merged(own: Headers, extra: Headers): Headers {
+  const out = new Headers(own);
+  extra.forEach((value, key) => out.set(key, value));
+  return out;
+}
+
+// Reads `request` with `connectSse({ profile })` into `state` (a drop mid-stream is resumed with
+// `Last-Event-ID`), until the stream ends or `signal` aborts. Failures are folded as errors (a
+// StreamrouteError, e.g. a cap of the state's, with its own code); an abort folds nothing.
+// Never rejects.
 async function pump(request: SseStreamRequest, profile: SseProfile, state: StreamState, signal: AbortSignal): Promise<void> {
   const fail = (code: string, message: string) => {
     if (signal.aborted) return;
@@ -96,35 +133,18 @@ async function pump(request: SseStreamRequest, profile: SseProfile, state: Strea
       // A state that refuses even the error keeps what it has.
     }
   };
-  let response: Response;
+  // What connectSse names in its messages (the opener fetches `request` itself).
+  const url: string | URL = typeof request === 'function' ? 'about:blank'
+    : typeof request === 'string' || !('clone' in request) ? request : request.url;
   try {
-    response = await open(request, signal);
-  } catch (err) {
-    return fail('network', messageOf(err));
-  }
-  if (!response.ok || !response.body) {
-    response.body?.cancel().catch(() => {});
-    if (!response.ok) return fail('http_error', `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
-    return fail('network', 'the response has no body');
-  }
-  const reader = response.body.pipeThrough(fromSse(profile)).getReader();
-  const stop = () => {
-    reader.cancel().catch(() => {});
-  };
-  signal.addEventListener('abort', stop, { once: true });
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done || signal.aborted) break;
-      state.apply(value);
+    for await (const event of connectSse(url, { signal }, { profile, fetch: opener(request) as typeof fetch })) {
+      if (signal.aborted) break;
+      state.apply(event);
     }
     // A body cut short (no `done`, no error) would otherwise look like a stream still going.
     if (!state.ended && state.snapshot().status !== 'error') fail('network', 'the stream ended before its done event');
   } catch (err) {
-    reader.cancel().catch(() => {});
     fail(err instanceof StreamrouteError ? err.code : 'network', messageOf(err));
-  } finally {
-    signal.removeEventListener('abort', stop);
   }
 }
 
@@ -137,8 +157,10 @@ interface Run {
 const sameDeps = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((x, i) => Object.is(x, b[i]));
 
 /**
- * Fetches `request`, reads the body with `fromSse(profile)` into a fresh `StreamState` and
- * renders its snapshot. The fetch is aborted on unmount and when `request` changes (a URL by
+ * Fetches `request`, reads the body with `connectSse({ profile })` into a fresh `StreamState`
+ * and renders its snapshot. A connection that drops mid-stream is resumed with
+ * `Last-Event-ID` (a server whose stream is an `SseLog` resumes it with nothing lost or
+ * repeated; a function request gets the id as its second argument). The fetch is aborted on unmount and when `request` changes (a URL by
  * its text, a `Request` or a function by identity: wrap a function in `useCallback`), or when
  * `profile` or `maxBytes` change. A non-2xx response is folded as an `error` with code
  * `http_error`, a failed fetch or read (or a body that ends before `done`) as `network`.

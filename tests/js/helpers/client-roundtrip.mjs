@@ -4,7 +4,15 @@
 // `sr` is the package namespace of the runtime at hand; nothing here imports it.
 import { splitings } from './chunking.mjs';
 
-export const PROFILES = ['planner', 'tagged', 'ai-sdk'];
+export const PROFILES = ['planner', 'tagged', 'ai-sdk', 'ag-ui'];
+
+/** The run ids the round trips give `toSse("ag-ui")`, which its events come back with. */
+export const AG_UI_RUN = { threadId: 'thread-1', runId: 'run-1' };
+
+/** `events` as `fromSse(profile)` gives them back: with `"ag-ui"`, each with its run's ids. */
+export const withRun = (profile, events) => (profile === 'ag-ui'
+  ? events.map((e) => ({ ...e, thread_id: AG_UI_RUN.threadId, run_id: AG_UI_RUN.runId }))
+  : events);
 
 /** The snapshot fields compared, by their public names. */
 export const FIELDS = ['status', 'answer', 'thinking', 'artifactText', 'userText', 'toolCalls', 'action', 'artifacts',
@@ -50,7 +58,8 @@ export async function collect(readable) {
 
 /** The text `toSse(profile)` writes for `events`. */
 export async function wireText(sr, events, profile, options) {
-  const stream = streamOf(events).pipeThrough(sr.toSse(profile, { heartbeatMs: 0, ...options }));
+  const run = profile === 'ag-ui' ? AG_UI_RUN : {};
+  const stream = streamOf(events).pipeThrough(sr.toSse(profile, { heartbeatMs: 0, ...run, ...options }));
   return new TextDecoder().decode(new Uint8Array(await new Response(stream).arrayBuffer()));
 }
 
@@ -88,8 +97,8 @@ export async function roundTrips(sr, cases, { seed, pick = () => true } = {}) {
   const mismatches = [];
   let compared = 0;
   for (const [name, events] of cases) {
-    const want = fold(sr, events);
     for (const profile of PROFILES) {
+      const want = fold(sr, withRun(profile, events));
       const text = await wireText(sr, events, profile);
       const cuts = splitings(text, seed);
       for (const [label, chunks] of cuts.filter(([label]) => pick(label))) {

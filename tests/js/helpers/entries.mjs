@@ -21,13 +21,14 @@ const COMMON = ['StreamrouteError', '__sr_memory', '__streamroute_start', 'build
 
 /** The exact export names of each entry (sorted). */
 export const EXPORTS = {
-  streamroute: [...COMMON, 'AnswerExtractor', 'JsonItemStream', 'LlmStreamChunker', 'PartialJson', 'SseDecoder',
-    'SseEncoder', 'StreamMux', 'StreamRouter', 'StreamState', 'TagEventWriter', 'TagFilter', 'TaggedTurn',
+  streamroute: [...COMMON, 'AnswerExtractor', 'DurableObjectSseStore', 'JsonItemStream', 'LlmStreamChunker', 'MemorySseStore',
+    'PartialJson', 'SseDecoder', 'SseEncoder', 'SseLog', 'SseLogDurableObject', 'StreamMux', 'StreamRouter', 'StreamState', 'TagEventWriter', 'TagFilter', 'TaggedTurn',
     'actionToLegacy', 'checkTagged', 'connectSse', 'correctiveMessage', 'fromSse', 'makeNonce', 'normalizeAction',
     'normalizeActionWithDiagnostics', 'parseJson', 'parseTagged', 'repairJson', 'repairJsonWithLog', 'routeResponse',
     'sanitizeUntrusted', 'structuredModes', 'structuredRequest', 'tagContract', 'toSse'].sort(),
   client: [...COMMON, 'PartialJson', 'SseDecoder', 'StreamMux', 'StreamState', 'connectSse', 'fromSse'].sort(),
-  sse: [...COMMON, 'SseDecoder', 'SseEncoder', 'connectSse'].sort(),
+  sse: [...COMMON, 'DurableObjectSseStore', 'MemorySseStore', 'SseDecoder', 'SseEncoder', 'SseLog', 'SseLogDurableObject',
+    'connectSse'].sort(),
   json: [...COMMON, 'AnswerExtractor', 'JsonItemStream', 'LlmStreamChunker', 'PartialJson', 'actionToLegacy',
     'normalizeAction', 'normalizeActionWithDiagnostics', 'parseJson', 'repairJson', 'repairJsonWithLog'].sort(),
   tags: [...COMMON, 'TagEventWriter', 'TagFilter', 'TaggedTurn', 'checkTagged', 'correctiveMessage', 'makeNonce',
