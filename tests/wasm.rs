@@ -154,10 +154,10 @@ fn options_of_booleans_and_numbers_are_checked_with_the_same_messages() {
     let bad = [
         ("\"x\"", "invalid_option", "invalid options: invalid type: a string, expected struct PartialJsonOptions"),
         ("[1]", "invalid_option", "invalid options: invalid type: an array, expected struct PartialJsonOptions"),
-        ("{\"strict\":1}", "invalid_option", "invalid options: invalid type: a number, expected a boolean"),
-        ("{\"maxDepth\":\"8\"}", "invalid_option", "invalid options: invalid type: a string, expected f64"),
-        ("{\"maxDepth\":true}", "invalid_option", "invalid options: invalid type: boolean `true`, expected f64"),
-        ("{\"strict\":[],\"maxDepth\":\"8\"}", "invalid_option", "invalid options: invalid type: an array, expected a boolean"),
+        ("{\"strict\":1}", "invalid_option", "invalid options: strict: invalid type: a number, expected a boolean"),
+        ("{\"maxDepth\":\"8\"}", "invalid_option", "invalid options: maxDepth: invalid type: a string, expected f64"),
+        ("{\"maxDepth\":true}", "invalid_option", "invalid options: maxDepth: invalid type: boolean `true`, expected f64"),
+        ("{\"strict\":[],\"maxDepth\":\"8\"}", "invalid_option", "invalid options: strict: invalid type: an array, expected a boolean"),
         ("{\"maxDepth\":2,\"other\":1}", "invalid_input", "invalid options: unknown option \"other\""),
     ];
     for (options, code, message) in bad {
@@ -178,10 +178,10 @@ fn options_with_strings_and_lists_are_checked_with_the_same_messages() {
     let parse = |s: &str| js_sys::JSON::parse(s).unwrap();
     let nonce = || JsValue::from_str("n0nce");
     let filter = [
-        ("{\"blocks\":\"ARTIFACT\"}", "invalid options: invalid type: a string, expected a sequence"),
-        ("{\"blocks\":[\"A\",1]}", "invalid options: invalid type: a number, expected a string"),
-        ("{\"blocks\":{}}", "invalid options: invalid type: an object, expected a sequence"),
-        ("{\"maxBufferBytes\":\"1\"}", "invalid options: invalid type: a string, expected f64"),
+        ("{\"blocks\":\"ARTIFACT\"}", "invalid options: blocks: invalid type: a string, expected a sequence"),
+        ("{\"blocks\":[\"A\",1]}", "invalid options: blocks: invalid type: a number, expected a string"),
+        ("{\"blocks\":{}}", "invalid options: blocks: invalid type: an object, expected a sequence"),
+        ("{\"maxBufferBytes\":\"1\"}", "invalid options: maxBufferBytes: invalid type: a string, expected f64"),
         ("7", "invalid options: invalid type: a number, expected struct TagFilterInit"),
     ];
     for (options, message) in filter {
@@ -190,7 +190,7 @@ fn options_with_strings_and_lists_are_checked_with_the_same_messages() {
         assert_eq!(get(&err, "message").as_string().unwrap(), message, "{options}");
     }
     let err = JsTaggedTurn::new(Some(parse("{\"nonce\":5}"))).err().unwrap();
-    assert_eq!(get(&err, "message").as_string().unwrap(), "invalid options: invalid type: a number, expected a string");
+    assert_eq!(get(&err, "message").as_string().unwrap(), "invalid options: nonce: invalid type: a number, expected a string");
     let err = JsTaggedTurn::new(Some(parse("{\"blocks\":[\"A\"],\"bogus\":true}"))).err().unwrap();
     assert_eq!(get(&err, "code").as_string().unwrap(), "invalid_input");
     assert_eq!(get(&err, "message").as_string().unwrap(), "invalid options: unknown option \"bogus\"");
