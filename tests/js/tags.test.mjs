@@ -490,8 +490,14 @@ test(`property: the nonce never shows, in near-miss forms or at a cut end (seed 
     }
     const router = new sr.StreamRouter({ provider: 'text', content: 'tagged', nonce: n });
     const events = [...router.feed(input), ...router.finish()];
-    for (const e of events) assert.ok(!(e.text ?? '').includes(n), `#${k} router ${JSON.stringify(e)}`);
-    assert.equal(events.at(-1).parse_ok, result.parse_ok);
+    // The router also reads the nonce with an invisible character inside it as the nonce (it
+    // masks it and the contract fails); TagFilter and checkTagged read the exact nonce only.
+    const hidden = n.length > 1 && input.includes(`${n.slice(0, n.length >> 1)}\u200b${n.slice(n.length >> 1)}`);
+    for (const e of events) {
+      assert.ok(!(e.text ?? '').includes(n), `#${k} router ${JSON.stringify(e)}`);
+      if (hidden) assert.ok(!(e.text ?? '').includes(`${n.slice(0, n.length >> 1)}\u200b${n.slice(n.length >> 1)}`), `#${k} router ${JSON.stringify(e)}`);
+    }
+    assert.equal(events.at(-1).parse_ok, result.parse_ok && !hidden, `#${k} ${JSON.stringify(input)}`);
   }
 });
 
