@@ -62,13 +62,10 @@ impl Tagged {
 #[derive(Debug)]
 pub(crate) struct Masks {
     nonce: Vec<u8>,
-    reasoning: NonceMask,
-    thought: NonceMask,
-    refusal: NonceMask,
-    /// Block text: the filter masks the nonce as written; these catch it written with
-    /// invisible characters inside.
-    artifact: NonceMask,
-    user: NonceMask,
+    /// Reasoning, thought, refusal, and the two kinds of block text (the filter masks the
+    /// nonce as written; these catch it written with invisible characters inside), by
+    /// [`Channel::slot`].
+    fixed: [NonceMask; 5],
     /// One per tool call index with argument text held.
     args: Map<u32, NonceMask>,
     /// Occurrences found outside the blocks (their offsets in their channel's text).
@@ -80,11 +77,7 @@ impl Masks {
     pub(crate) fn new(nonce: &str) -> Masks {
         Masks {
             nonce: nonce.as_bytes().to_vec(),
-            reasoning: NonceMask::default(),
-            thought: NonceMask::default(),
-            refusal: NonceMask::default(),
-            artifact: NonceMask::default(),
-            user: NonceMask::default(),
+            fixed: Default::default(),
             args: Map::default(),
             found: Vec::new(),
             text: String::new(),
@@ -105,12 +98,8 @@ impl Masks {
     /// `text` of a streamed channel through its mask; `None` when all of it is held.
     fn stream(&mut self, channel: Channel, text: &str) -> Option<String> {
         let mask = match channel {
-            Channel::Reasoning => &mut self.reasoning,
-            Channel::Thought => &mut self.thought,
-            Channel::Refusal => &mut self.refusal,
-            Channel::Artifact => &mut self.artifact,
-            Channel::User => &mut self.user,
             Channel::Args(i) => self.args.entry(i).or_default(),
+            c => &mut self.fixed[c.slot()],
         };
         self.text.clear();
         mask.feed(&self.nonce, text, &mut self.text, &mut self.found);
@@ -120,12 +109,8 @@ impl Masks {
     /// The end of a streamed channel: what it held.
     fn end(&mut self, channel: Channel) -> Option<String> {
         let mask = match channel {
-            Channel::Reasoning => &mut self.reasoning,
-            Channel::Thought => &mut self.thought,
-            Channel::Refusal => &mut self.refusal,
-            Channel::Artifact => &mut self.artifact,
-            Channel::User => &mut self.user,
             Channel::Args(i) => &mut self.args.remove(&i)?,
+            c => &mut self.fixed[c.slot()],
         };
         if !mask.holds() {
             return None;
@@ -256,4 +241,17 @@ enum Channel {
     Artifact,
     User,
     Args(u32),
+}
+
+impl Channel {
+    /// The index of a channel's mask in `Masks::fixed` (`Args` has its own map).
+    fn slot(self) -> usize {
+        match self {
+            Channel::Reasoning => 0,
+            Channel::Thought => 1,
+            Channel::Refusal => 2,
+            Channel::Artifact => 3,
+            Channel::User | Channel::Args(_) => 4,
+        }
+    }
 }
