@@ -19,7 +19,7 @@ fn route(chunks: &[&[u8]], max_event_bytes: usize) -> (Provider, Vec<String>) {
     let mut kinds = Vec::new();
     for e in out {
         match e {
-            RoutedEvent::AnswerDelta { text } => answer.push_str(&text),
+            RoutedEvent::AnswerDelta { text, .. } => answer.push_str(&text),
             RoutedEvent::Done { ok, .. } => kinds.push(format!("done ok={ok}")),
             RoutedEvent::Error { code, .. } => kinds.push(code),
             _ => {}
@@ -83,7 +83,7 @@ fn plain_json_text_still_streams_at_once() {
     let mut out = Vec::new();
     r.feed(b"\n\n  {\"next_node\": \"final", &mut out).unwrap();
     assert_eq!(r.provider(), Provider::Text);
-    assert!(matches!(&out[..], [RoutedEvent::AnswerDelta { text }] if text == "\n\n  {\"next_node\": \"final"), "{out:?}");
+    assert!(matches!(&out[..], [RoutedEvent::AnswerDelta { text, .. }] if text == "\n\n  {\"next_node\": \"final"), "{out:?}");
     // A field that does not begin its line is not one.
     assert_eq!(detect("indented field", format!("  {CHAT}").as_bytes(), 8 << 20), Provider::Text);
 }

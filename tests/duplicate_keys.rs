@@ -159,7 +159,7 @@ fn router_case(doc: &str, want: &str) {
             r.feed(c, &mut out).unwrap();
         }
         r.finish(&mut out).unwrap();
-        let answer: String = out.iter().filter_map(|e| if let RoutedEvent::AnswerDelta { text } = e { Some(text.as_str()) } else { None }).collect();
+        let answer: String = out.iter().filter_map(|e| if let RoutedEvent::AnswerDelta { text, .. } = e { Some(text.as_str()) } else { None }).collect();
         let action = out.iter().find_map(|e| if let RoutedEvent::Action { action } = e { Some(action.clone()) } else { None });
         (answer, action)
     });

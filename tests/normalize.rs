@@ -440,7 +440,7 @@ fn route_action(chunks: &[&[u8]]) -> (String, Option<PlannerAction>) {
     let mut action = None;
     for e in out {
         match e {
-            RoutedEvent::AnswerDelta { text } => streamed.push_str(&text),
+            RoutedEvent::AnswerDelta { text, .. } => streamed.push_str(&text),
             RoutedEvent::Action { action: a } => {
                 assert!(action.is_none(), "one action per stream");
                 action = Some(a);

@@ -99,7 +99,7 @@ fn events_of(file: &str) -> Vec<RoutedEvent> {
 }
 
 fn answer(events: &[RoutedEvent]) -> String {
-    events.iter().filter_map(|e| if let RoutedEvent::AnswerDelta { text } = e { Some(text.as_str()) } else { None }).collect()
+    events.iter().filter_map(|e| if let RoutedEvent::AnswerDelta { text, .. } = e { Some(text.as_str()) } else { None }).collect()
 }
 
 fn thinking(events: &[RoutedEvent], source: ThinkingSource) -> String {
@@ -604,7 +604,7 @@ fn thought_and_answer_keep_the_action_order() {
         let kinds: Vec<&str> = e
             .iter()
             .map(|e| match e {
-                RoutedEvent::AnswerDelta { text } if text == "A1" => "A",
+                RoutedEvent::AnswerDelta { text, .. } if text == "A1" => "A",
                 RoutedEvent::ThinkingDelta { text, .. } if text == "T1" => "T",
                 RoutedEvent::Action { .. } => "action",
                 RoutedEvent::Done { .. } => "done",

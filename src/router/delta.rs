@@ -147,6 +147,44 @@ pub trait DeltaSink {
     fn room(&self) -> usize {
         usize::MAX
     }
+    /// A tool call begins, with the provider's `caller` (JSON text of its object) where it
+    /// names one. By default the caller is dropped.
+    fn tool_call_start_by(&mut self, index: u32, id: &str, name: &str, provider_executed: bool, caller: Option<&str>) {
+        let _ = caller;
+        self.tool_call_start(index, id, name, provider_executed);
+    }
+    /// The phase of the message the text that follows belongs to (OpenAI `message.phase`:
+    /// `commentary`, `final_answer`); `None`: unmarked. By default nothing happens.
+    fn phase(&mut self, phase: Option<&str>) {
+        let _ = phase;
+    }
+    /// A token the next request must send back: `kind` and a JSON object text of the
+    /// provider's own fields. By default nothing happens.
+    fn continuation(&mut self, kind: &str, fields: &str) {
+        let _ = (kind, fields);
+    }
+    /// Context compaction text (never empty). By default nothing happens.
+    fn compaction(&mut self, text: &str) {
+        let _ = text;
+    }
+    /// The provider answered with another model: `from` and `to` as JSON text. By default
+    /// nothing happens.
+    fn model_fallback(&mut self, from: &str, to: &str) {
+        let _ = (from, to);
+    }
+    /// The provider's execution container: a JSON object text of its fields. By default
+    /// nothing happens.
+    fn container(&mut self, fields: &str) {
+        let _ = fields;
+    }
+    /// The provider's details of why it stopped (JSON text, Anthropic `stop_details`).
+    fn stop_details(&mut self, details: &str) {
+        let _ = details;
+    }
+    /// The provider's message about the finish (Gemini `finishMessage`).
+    fn finish_message(&mut self, message: &str) {
+        let _ = message;
+    }
 }
 
 impl DeltaSink for Vec<ModelDelta> {

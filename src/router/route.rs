@@ -131,6 +131,10 @@ pub enum RoutedEvent {
     AnswerDelta {
         /// The new text.
         text: String,
+        /// The phase of the message the text belongs to, where the provider marks it (OpenAI
+        /// `message.phase`: `"commentary"` or `"final_answer"`; absent in JS when unmarked).
+        #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+        phase: Option<String>,
     },
     /// Reasoning or thought text.
     ThinkingDelta {
@@ -159,6 +163,10 @@ pub enum RoutedEvent {
         name: String,
         /// The provider runs the tool itself (web search, code execution, ...).
         provider_executed: bool,
+        /// Who called the tool, as the provider says (`{type: "direct" | "code_execution_…" |
+        /// "program", …}`; absent in JS when the provider says nothing).
+        #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown", optional))]
+        caller: Option<JsonValue>,
     },
     /// Raw argument text of a tool call.
     ToolCallDelta {
@@ -182,6 +190,9 @@ pub enum RoutedEvent {
         repaired: bool,
         /// The provider runs the tool itself; its result follows as `ToolResult`.
         provider_executed: bool,
+        /// Who called the tool (as on `ToolCallStart`).
+        #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown", optional))]
+        caller: Option<JsonValue>,
     },
     /// The result of a provider-executed tool call.
     ToolResult {
@@ -225,6 +236,44 @@ pub enum RoutedEvent {
         /// value). Empty in the other modes (absent in JS).
         #[cfg_attr(target_arch = "wasm32", tsify(type = "TagViolation[]", optional))]
         violations: Vec<crate::TagViolation>,
+        /// The provider's details of why it stopped (Anthropic `stop_details`), as sent.
+        #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown", optional))]
+        stop_details: Option<JsonValue>,
+        /// The provider's message about the finish (Gemini `finishMessage`).
+        #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+        finish_message: Option<String>,
+    },
+    /// Something the next request must send back unmodified (a thinking signature, an
+    /// encrypted reasoning item, a thought signature, ...): `kind` and the provider's own
+    /// fields (in JS spread onto the event).
+    Continuation {
+        /// What it is (`thinking_signature`, `redacted_thinking`, `reasoning`, `compaction`,
+        /// `thought_signature`, `item`).
+        kind: String,
+        /// The provider's own fields, a JSON object.
+        #[cfg_attr(target_arch = "wasm32", serde(skip))]
+        fields: JsonValue,
+    },
+    /// Context compaction text (Anthropic `compaction` blocks): not answer text.
+    Compaction {
+        /// The new text.
+        text: String,
+    },
+    /// The provider answered with another model than the one asked for.
+    ModelFallback {
+        /// The model asked for.
+        #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown"))]
+        from: JsonValue,
+        /// The model that answered.
+        #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown"))]
+        to: JsonValue,
+    },
+    /// The provider's execution container (Anthropic `container`): its fields, spread onto the
+    /// event in JS (`id`, `expires_at`).
+    Container {
+        /// The provider's own fields, a JSON object.
+        #[cfg_attr(target_arch = "wasm32", serde(skip))]
+        fields: JsonValue,
     },
     /// A provider error, an unreadable event, or a truncated stream.
     Error {
@@ -360,6 +409,9 @@ impl StreamRouter {
                 scratch: String::new(),
                 budget: Budget::new(options.max_buffer_bytes),
                 action_charge: 0,
+                phase: None,
+                stop_details: None,
+                finish_message: None,
             },
             masks,
             state: State::Running,
@@ -448,12 +500,15 @@ struct Call {
     name: String,
     args: String,
     provider_executed: bool,
+    caller: Option<JsonValue>,
+    /// The caller's JSON text length (what it is charged).
+    caller_bytes: usize,
 }
 
 impl Call {
     /// The bytes this call keeps (what the budget charges for it while it is open).
     fn kept(&self) -> usize {
-        OPEN_CALL_BYTES + self.id.len() + self.name.len() + self.args.len()
+        OPEN_CALL_BYTES + self.id.len() + self.name.len() + self.args.len() + self.caller_bytes
     }
 }
 
@@ -543,6 +598,11 @@ struct Route {
     budget: Budget,
     /// What the open action is charged: its text plus the extractor's peak held answer.
     action_charge: usize,
+    /// The phase of the answer text being routed (`DeltaSink::phase`).
+    phase: Option<String>,
+    /// The provider's stop details and finish message, for `done`.
+    stop_details: Option<JsonValue>,
+    finish_message: Option<String>,
 }
 
 /// Most text batched for the content machine before it is fed.
@@ -588,7 +648,7 @@ impl Route {
 
     fn push_answer_event(&mut self) {
         let r = match self.out.last_mut() {
-            Some(RoutedEvent::AnswerDelta { text: t }) => {
+            Some(RoutedEvent::AnswerDelta { text: t, phase }) if *phase == self.phase => {
                 let r = try_push_str(t, &self.answer);
                 if self.answer.capacity() > MAX_PENDING {
                     self.answer = String::new(); // a large buffer is not kept between feeds
@@ -600,7 +660,8 @@ impl Route {
             _ => {
                 self.answer_room = self.answer.len().min(MAX_PENDING);
                 let text = std::mem::take(&mut self.answer);
-                try_push(&mut self.out, RoutedEvent::AnswerDelta { text })
+                let phase = self.phase.clone();
+                try_push(&mut self.out, RoutedEvent::AnswerDelta { text, phase })
             }
         };
         self.kept(r);
@@ -755,6 +816,7 @@ impl Route {
             arguments,
             repaired,
             provider_executed: c.provider_executed,
+            caller: c.caller,
         });
     }
 
@@ -829,7 +891,8 @@ impl Route {
         // `refusal` as its stop reason; OpenAI sends refusal text and then `stop`).
         let finish =
             if self.refused { Finish::ContentFilter } else { Finish::of(finish_reason.as_deref(), self.client_calls, !ok) };
-        self.push(RoutedEvent::Done { ok, parse_ok, finish_reason, finish, violations });
+        let (stop_details, finish_message) = (self.stop_details.take(), self.finish_message.take());
+        self.push(RoutedEvent::Done { ok, parse_ok, finish_reason, finish, violations, stop_details, finish_message });
         match self.failure.take() {
             Some(e) => Err(e),
             None => Ok(()),
@@ -857,6 +920,12 @@ impl Route {
             }
         }
     }
+}
+
+/// A JSON value a provider reader hands over as text (already scanned; `null` if it is not
+/// JSON after all).
+fn json_of(text: &str) -> JsonValue {
+    crate::parse_strict(text.as_bytes()).unwrap_or(JsonValue::Null)
 }
 
 /// Parses tool call arguments: strict JSON, else repaired; blank text is `{}`.
@@ -901,6 +970,10 @@ impl DeltaSink for Route {
     }
 
     fn tool_call_start(&mut self, index: u32, id: &str, name: &str, provider_executed: bool) {
+        self.tool_call_start_by(index, id, name, provider_executed, None);
+    }
+
+    fn tool_call_start_by(&mut self, index: u32, id: &str, name: &str, provider_executed: bool, caller: Option<&str>) {
         if self.failure.is_some() {
             return; // nothing after the failure is routed
         }
@@ -908,14 +981,17 @@ impl DeltaSink for Route {
         if let Some(c) = self.calls.remove(index) {
             self.call_done(c); // a reused index: the earlier call is complete
         }
-        let charge = STARTED_CALL_BYTES + OPEN_CALL_BYTES + id.len() + name.len();
+        let caller_bytes = caller.map_or(0, str::len);
+        let caller = caller.map(json_of);
+        let charge = STARTED_CALL_BYTES + OPEN_CALL_BYTES + id.len() + name.len() + caller_bytes;
         if let Err(e) = self.budget.charge(charge, "an open tool call") {
             self.fail(e);
             return;
         }
-        let call = Call { index, id: id.to_string(), name: name.to_string(), args: String::new(), provider_executed };
+        let call =
+            Call { index, id: id.to_string(), name: name.to_string(), args: String::new(), provider_executed, caller: caller.clone(), caller_bytes };
         self.calls.push(index, call);
-        self.push(RoutedEvent::ToolCallStart { index, id: id.to_string(), name: name.to_string(), provider_executed });
+        self.push(RoutedEvent::ToolCallStart { index, id: id.to_string(), name: name.to_string(), provider_executed, caller });
     }
 
     fn tool_result(&mut self, index: u32, id: &str, name: &str, result: &str) {
@@ -1019,6 +1095,61 @@ impl DeltaSink for Route {
         self.push(RoutedEvent::Error { code: code.to_string(), message: message.to_string(), provider_code });
     }
 
+    fn phase(&mut self, phase: Option<&str>) {
+        if self.phase.as_deref() != phase {
+            self.flush_pending();
+            self.flush_answer();
+            self.phase = phase.map(str::to_string);
+        }
+    }
+
+    fn continuation(&mut self, kind: &str, fields: &str) {
+        if self.failure.is_some() {
+            return; // nothing after the failure is routed
+        }
+        self.flush_pending();
+        self.push(RoutedEvent::Continuation { kind: kind.to_string(), fields: json_of(fields) });
+    }
+
+    fn compaction(&mut self, text: &str) {
+        if self.failure.is_some() || text.is_empty() {
+            return;
+        }
+        self.flush_pending();
+        self.flush_answer();
+        match self.out.last_mut() {
+            Some(RoutedEvent::Compaction { text: t }) => {
+                let r = try_push_str(t, text);
+                self.kept(r);
+            }
+            _ => self.push(RoutedEvent::Compaction { text: text.to_string() }),
+        }
+    }
+
+    fn model_fallback(&mut self, from: &str, to: &str) {
+        if self.failure.is_some() {
+            return; // nothing after the failure is routed
+        }
+        self.flush_pending();
+        self.push(RoutedEvent::ModelFallback { from: json_of(from), to: json_of(to) });
+    }
+
+    fn container(&mut self, fields: &str) {
+        if self.failure.is_some() {
+            return; // nothing after the failure is routed
+        }
+        self.flush_pending();
+        self.push(RoutedEvent::Container { fields: json_of(fields) });
+    }
+
+    fn stop_details(&mut self, details: &str) {
+        self.stop_details = Some(json_of(details));
+    }
+
+    fn finish_message(&mut self, message: &str) {
+        self.finish_message = Some(message.to_string());
+    }
+
     fn tool_call_abandon(&mut self, index: u32) {
         if let Some(c) = self.calls.remove(index) {
             self.budget.release(c.kept());
@@ -1081,7 +1212,7 @@ mod tests {
         r.feed(b"b", &mut out).unwrap();
         assert!(r.route.answer.capacity() <= 2 * MAX_PENDING);
         let text: String = out.iter().map(|e| match e {
-            RoutedEvent::AnswerDelta { text } => text.as_str(),
+            RoutedEvent::AnswerDelta { text, .. } => text.as_str(),
             _ => "",
         }).collect();
         assert_eq!(text.len(), 4 * MAX_PENDING + 1);

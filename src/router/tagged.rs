@@ -148,19 +148,25 @@ impl Masks {
                     out.push(RoutedEvent::ToolCallDelta { index, arguments });
                 }
             }
-            RoutedEvent::ToolCallStart { index, mut id, mut name, provider_executed } => {
+            RoutedEvent::ToolCallStart { index, mut id, mut name, provider_executed, mut caller } => {
                 self.whole(&mut id);
                 self.whole(&mut name);
-                out.push(RoutedEvent::ToolCallStart { index, id, name, provider_executed });
+                if let Some(c) = &mut caller {
+                    self.value(c);
+                }
+                out.push(RoutedEvent::ToolCallStart { index, id, name, provider_executed, caller });
             }
-            RoutedEvent::ToolCall { index, mut id, mut name, mut arguments, repaired, provider_executed } => {
+            RoutedEvent::ToolCall { index, mut id, mut name, mut arguments, repaired, provider_executed, mut caller } => {
                 if let Some(arguments) = self.end(Channel::Args(index)) {
                     out.push(RoutedEvent::ToolCallDelta { index, arguments });
                 }
                 self.whole(&mut id);
                 self.whole(&mut name);
                 self.value(&mut arguments);
-                out.push(RoutedEvent::ToolCall { index, id, name, arguments, repaired, provider_executed });
+                if let Some(c) = &mut caller {
+                    self.value(c);
+                }
+                out.push(RoutedEvent::ToolCall { index, id, name, arguments, repaired, provider_executed, caller });
             }
             RoutedEvent::ToolResult { index, mut id, mut name, mut result } => {
                 self.whole(&mut id);
@@ -182,7 +188,26 @@ impl Masks {
                 }
                 out.push(RoutedEvent::Error { code, message, provider_code });
             }
-            RoutedEvent::Done { ok, parse_ok, finish_reason, finish, mut violations } => {
+            RoutedEvent::Compaction { mut text } => {
+                self.whole(&mut text);
+                out.push(RoutedEvent::Compaction { text });
+            }
+            RoutedEvent::ModelFallback { mut from, mut to } => {
+                self.value(&mut from);
+                self.value(&mut to);
+                out.push(RoutedEvent::ModelFallback { from, to });
+            }
+            RoutedEvent::Container { mut fields } => {
+                self.value(&mut fields);
+                out.push(RoutedEvent::Container { fields });
+            }
+            RoutedEvent::Done { ok, parse_ok, finish_reason, finish, mut violations, mut stop_details, mut finish_message } => {
+                if let Some(d) = &mut stop_details {
+                    self.value(d);
+                }
+                if let Some(m) = &mut finish_message {
+                    self.whole(m);
+                }
                 for (channel, source) in [(Channel::Reasoning, ThinkingSource::Reasoning), (Channel::Thought, ThinkingSource::Thought)] {
                     if let Some(text) = self.end(channel) {
                         out.push(RoutedEvent::ThinkingDelta { text, source });
@@ -199,7 +224,7 @@ impl Masks {
                 }
                 let parse_ok = parse_ok && self.found.is_empty();
                 violations.extend(self.found.drain(..).map(|offset| TagViolation { code: "nonce_in_text", offset }));
-                out.push(RoutedEvent::Done { ok, parse_ok, finish_reason, finish, violations });
+                out.push(RoutedEvent::Done { ok, parse_ok, finish_reason, finish, violations, stop_details, finish_message });
             }
             e => out.push(e),
         }

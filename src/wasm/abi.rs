@@ -107,17 +107,19 @@ pub const ROUTE_THOUGHT: u32 = 2;
 pub const ROUTE_ARTIFACT: u32 = 3;
 /// `user_delta`: len.
 pub const ROUTE_USER: u32 = 4;
-/// `tool_call_start`: index, id len, name len, provider executed.
+/// `tool_call_start`: index, id len, name len, provider executed, more-fields JSON len (0: none).
 pub const ROUTE_TOOL_START: u32 = 5;
 /// `tool_call_delta`: index, len.
 pub const ROUTE_TOOL_DELTA: u32 = 6;
-/// `tool_call`: index, id len, name len, arguments JSON len, repaired, provider executed.
+/// `tool_call`: index, id len, name len, arguments JSON len, repaired, provider executed,
+/// more-fields JSON len (0: none).
 pub const ROUTE_TOOL_CALL: u32 = 7;
 /// `action`: JSON len.
 pub const ROUTE_ACTION: u32 = 8;
 /// `usage`: JSON len.
 pub const ROUTE_USAGE: u32 = 9;
-/// `done`: ok, parse_ok, has reason, reason len, finish len.
+/// `done`: ok, parse_ok, has reason, reason len, finish len, more-fields JSON len (0: none;
+/// else an object of `violations`, `stop_details`, `finish_message`).
 pub const ROUTE_DONE: u32 = 10;
 /// `error`: code len, message len, has provider code, its len.
 pub const ROUTE_ERROR: u32 = 11;
@@ -127,6 +129,10 @@ pub const ROUTE_TOOL_RESULT: u32 = 12;
 pub const ROUTE_SOURCE: u32 = 13;
 /// `refusal_delta`: len.
 pub const ROUTE_REFUSAL: u32 = 14;
+/// `answer_delta` with its `phase`: phase len, text len.
+pub const ROUTE_ANSWER_PHASE: u32 = 15;
+/// A whole event as JSON (`continuation`, `compaction`, `model_fallback`, `container`): len.
+pub const ROUTE_OBJECT: u32 = 16;
 
 // LlmStreamChunker. Per chunk an opcode; texts follow one another in the text.
 /// A chunk of the streamed thought: len.

@@ -12,7 +12,7 @@ use super::limit;
 use super::{js_error, utf16_len, FlatOptions};
 use crate::budget::{out_of_memory, try_push_str, try_room, try_room_str};
 use crate::json::write_json_string;
-use crate::{ContentMode, Error, ErrorKind, Provider, RoutedEvent, StreamRouterOptions, ThinkingSource, Usage};
+use crate::{ContentMode, Error, JsonValue, ErrorKind, Provider, RoutedEvent, StreamRouterOptions, ThinkingSource, Usage};
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
@@ -205,23 +205,30 @@ impl Packed {
         try_room(&mut self.ops, events.len() * 8)?;
         for e in events {
             match e {
-                RoutedEvent::AnswerDelta { text } => self.text_op(ROUTE_ANSWER, text),
+                RoutedEvent::AnswerDelta { text, phase: None } => self.text_op(ROUTE_ANSWER, text),
+                RoutedEvent::AnswerDelta { text, phase: Some(phase) } => {
+                    let a = self.str(phase);
+                    let b = self.str(text);
+                    self.ops.extend_from_slice(&[ROUTE_ANSWER_PHASE, a, b]);
+                }
                 RoutedEvent::ThinkingDelta { text, source: ThinkingSource::Reasoning } => self.text_op(ROUTE_REASONING, text),
                 RoutedEvent::ThinkingDelta { text, source: ThinkingSource::Thought } => self.text_op(ROUTE_THOUGHT, text),
                 RoutedEvent::ArtifactDelta { text } => self.text_op(ROUTE_ARTIFACT, text),
                 RoutedEvent::UserDelta { text } => self.text_op(ROUTE_USER, text),
-                RoutedEvent::ToolCallStart { index, id, name, provider_executed } => {
+                RoutedEvent::ToolCallStart { index, id, name, provider_executed, caller } => {
                     let (a, b) = (self.str(id), self.str(name));
-                    self.ops.extend_from_slice(&[ROUTE_TOOL_START, *index, a, b, u32::from(*provider_executed)]);
+                    let c = self.more(&[("caller", caller.as_ref())])?;
+                    self.ops.extend_from_slice(&[ROUTE_TOOL_START, *index, a, b, u32::from(*provider_executed), c]);
                 }
                 RoutedEvent::ToolCallDelta { index, arguments } => {
                     let n = self.str(arguments);
                     self.ops.extend_from_slice(&[ROUTE_TOOL_DELTA, *index, n]);
                 }
-                RoutedEvent::ToolCall { index, id, name, arguments, repaired, provider_executed } => {
+                RoutedEvent::ToolCall { index, id, name, arguments, repaired, provider_executed, caller } => {
                     let (a, b) = (self.str(id), self.str(name));
                     arguments.try_write_json(&mut self.json)?;
                     let c = self.json()?;
+                    let d = self.more(&[("caller", caller.as_ref())])?;
                     self.ops.extend_from_slice(&[
                         ROUTE_TOOL_CALL,
                         *index,
@@ -230,6 +237,7 @@ impl Packed {
                         c,
                         u32::from(*repaired),
                         u32::from(*provider_executed),
+                        d,
                     ]);
                 }
                 RoutedEvent::ToolResult { index, id, name, result } => {
@@ -272,10 +280,17 @@ impl Packed {
                     let n = self.json()?;
                     self.ops.extend_from_slice(&[ROUTE_USAGE, n]);
                 }
-                RoutedEvent::Done { ok, parse_ok, finish_reason, finish, violations } => {
+                RoutedEvent::Done { ok, parse_ok, finish_reason, finish, violations, stop_details, finish_message } => {
                     let n = finish_reason.as_deref().map_or(0, |r| self.str(r));
                     let f = self.str(finish.as_str());
-                    let v = if violations.is_empty() { 0 } else { self.violations_json(violations)? };
+                    let violations = (!violations.is_empty()).then(|| violations_value(violations));
+                    let message = finish_message.clone().map(JsonValue::String);
+                    let fields = [
+                        ("violations", violations.as_ref()),
+                        ("stop_details", stop_details.as_ref()),
+                        ("finish_message", message.as_ref()),
+                    ];
+                    let v = self.more(&fields)?;
                     self.ops.extend_from_slice(&[
                         ROUTE_DONE,
                         u32::from(*ok),
@@ -283,10 +298,21 @@ impl Packed {
                         u32::from(finish_reason.is_some()),
                         n,
                         f,
-                        u32::from(!violations.is_empty()),
                         v,
                     ]);
                 }
+                RoutedEvent::Continuation { kind, fields } => {
+                    let kind = JsonValue::String(kind.clone());
+                    self.object("continuation", &[("kind", Some(&kind))], Some(fields))?;
+                }
+                RoutedEvent::Compaction { text } => {
+                    let text = JsonValue::String(text.clone());
+                    self.object("compaction", &[("text", Some(&text))], None)?;
+                }
+                RoutedEvent::ModelFallback { from, to } => {
+                    self.object("model_fallback", &[("from", Some(from)), ("to", Some(to))], None)?;
+                }
+                RoutedEvent::Container { fields } => self.object("container", &[], Some(fields))?,
                 RoutedEvent::Error { code, message, provider_code } => {
                     let (a, b) = (self.str(code), self.str(message));
                     let c = provider_code.as_deref().map_or(0, |p| self.str(p));
@@ -302,8 +328,8 @@ impl Packed {
 /// The bytes of strings `e` puts in the packed text as they are (JSON values come on top).
 fn text_len(e: &RoutedEvent) -> usize {
     match e {
-        RoutedEvent::AnswerDelta { text }
-        | RoutedEvent::ThinkingDelta { text, .. }
+        RoutedEvent::AnswerDelta { text, phase } => text.len() + phase.as_ref().map_or(0, String::len),
+        RoutedEvent::ThinkingDelta { text, .. }
         | RoutedEvent::ArtifactDelta { text }
         | RoutedEvent::UserDelta { text }
         | RoutedEvent::RefusalDelta { text } => text.len(),
@@ -321,20 +347,62 @@ fn text_len(e: &RoutedEvent) -> usize {
     }
 }
 
+/// `[{"code":…,"offset":…},…]`.
+fn violations_value(violations: &[crate::TagViolation]) -> JsonValue {
+    JsonValue::Array(
+        violations
+            .iter()
+            .map(|v| {
+                JsonValue::Object(vec![
+                    ("code".into(), JsonValue::String(v.code.into())),
+                    ("offset".into(), JsonValue::Number(v.offset.to_string())),
+                ])
+            })
+            .collect(),
+    )
+}
+
 impl Packed {
-    /// `[{"code":…,"offset":…},…]` as packed JSON text.
-    fn violations_json(&mut self, violations: &[crate::TagViolation]) -> crate::Result<u32> {
-        // A code is a short name; an offset at most 20 digits.
-        self.json_room(violations.len() * 64 + 2)?;
-        self.json.push('[');
-        for (i, v) in violations.iter().enumerate() {
+    /// The fields of an event beyond its op words, as packed JSON object text (`{"k":v,…}`
+    /// of the present ones); 0 (no text) when none is present.
+    fn more(&mut self, fields: &[(&str, Option<&JsonValue>)]) -> crate::Result<u32> {
+        if fields.iter().all(|(_, v)| v.is_none()) {
+            return Ok(0);
+        }
+        self.object_text(None, fields, None)?;
+        self.json()
+    }
+
+    /// A whole event as packed JSON (`ROUTE_OBJECT`): its `type`, `fields`, then the members
+    /// of `spread` (an object; its own `type` member is left out).
+    fn object(&mut self, kind: &str, fields: &[(&str, Option<&JsonValue>)], spread: Option<&JsonValue>) -> crate::Result<()> {
+        self.object_text(Some(kind), fields, spread)?;
+        let n = self.json()?;
+        self.ops.extend_from_slice(&[ROUTE_OBJECT, n]);
+        Ok(())
+    }
+
+    fn object_text(&mut self, kind: Option<&str>, fields: &[(&str, Option<&JsonValue>)], spread: Option<&JsonValue>) -> crate::Result<()> {
+        let mut members: Vec<(&str, &JsonValue)> = fields.iter().filter_map(|(k, v)| v.map(|v| (*k, v))).collect();
+        if let Some(JsonValue::Object(m)) = spread {
+            members.extend(m.iter().filter(|(k, _)| k != "type" && !fields.iter().any(|(f, _)| f == k)).map(|(k, v)| (k.as_str(), v)));
+        }
+        let type_value = kind.map(|k| JsonValue::String(k.to_string()));
+        if let Some(t) = &type_value {
+            members.insert(0, ("type", t));
+        }
+        self.json_room(2 + members.iter().map(|(k, v)| 8 + 6 * k.len() + v.json_len()).sum::<usize>())?;
+        self.json.push('{');
+        for (i, (k, v)) in members.iter().enumerate() {
             if i > 0 {
                 self.json.push(',');
             }
-            let _ = std::fmt::Write::write_fmt(&mut self.json, format_args!("{{\"code\":\"{}\",\"offset\":{}}}", v.code, v.offset));
+            write_json_string(k, &mut self.json);
+            self.json.push(':');
+            v.write_json(&mut self.json);
         }
-        self.json.push(']');
-        self.json()
+        self.json.push('}');
+        Ok(())
     }
 
     fn text_op(&mut self, code: u32, text: &str) {

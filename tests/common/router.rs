@@ -11,7 +11,12 @@ pub fn coalesce(events: Vec<RoutedEvent>) -> Vec<RoutedEvent> {
     let mut out: Vec<RoutedEvent> = Vec::new();
     for e in events {
         match (out.last_mut(), &e) {
-            (Some(RoutedEvent::AnswerDelta { text: a }), RoutedEvent::AnswerDelta { text: b })
+            (Some(RoutedEvent::AnswerDelta { text: a, phase: p1 }), RoutedEvent::AnswerDelta { text: b, phase: p2 })
+                if p1 == p2 =>
+            {
+                a.push_str(b)
+            }
+            (Some(RoutedEvent::Compaction { text: a }), RoutedEvent::Compaction { text: b })
             | (Some(RoutedEvent::ArtifactDelta { text: a }), RoutedEvent::ArtifactDelta { text: b })
             | (Some(RoutedEvent::UserDelta { text: a }), RoutedEvent::UserDelta { text: b })
             | (Some(RoutedEvent::RefusalDelta { text: a }), RoutedEvent::RefusalDelta { text: b }) => a.push_str(b),

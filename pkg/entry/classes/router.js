@@ -36,7 +36,13 @@ export class StreamRouter extends Machine {
     const out = new Array(count);
     let p = 0;
     const take = (len) => text.slice(p, (p += len));
-    for (let k = 0, i = u32[h + op.OPS] >>> 2; k < count; k++) {
+    let i = u32[h + op.OPS] >>> 2;
+    // Fields beyond the op words: a JSON object of those present (0: none).
+    const more = (e) => {
+      const n = u32[i++];
+      return n === 0 ? e : Object.assign(e, JSON.parse(take(n)));
+    };
+    for (let k = 0; k < count; k++) {
       switch (u32[i++]) {
         case op.ROUTE_ANSWER: out[k] = { type: 'answer_delta', text: take(u32[i++]) }; break;
         case op.ROUTE_REASONING: out[k] = { type: 'thinking_delta', text: take(u32[i++]), source: 'reasoning' }; break;
@@ -47,7 +53,7 @@ export class StreamRouter extends Machine {
           const index = u32[i++];
           const id = take(u32[i++]);
           const name = take(u32[i++]);
-          out[k] = { type: 'tool_call_start', index, id, name, provider_executed: u32[i++] === 1 };
+          out[k] = more({ type: 'tool_call_start', index, id, name, provider_executed: u32[i++] === 1 });
           break;
         }
         case op.ROUTE_TOOL_DELTA: {
@@ -61,7 +67,7 @@ export class StreamRouter extends Machine {
           const name = take(u32[i++]);
           const args = JSON.parse(take(u32[i++]));
           const repaired = u32[i++] === 1;
-          out[k] = { type: 'tool_call', index, id, name, arguments: args, repaired, provider_executed: u32[i++] === 1 };
+          out[k] = more({ type: 'tool_call', index, id, name, arguments: args, repaired, provider_executed: u32[i++] === 1 });
           break;
         }
         case op.ROUTE_ACTION: out[k] = { type: 'action', action: JSON.parse(take(u32[i++])) }; break;
@@ -71,10 +77,8 @@ export class StreamRouter extends Machine {
           const parseOk = u32[i++] === 1;
           const has = u32[i++] === 1;
           const reason = take(u32[i++]);
-          out[k] = { type: 'done', ok, parse_ok: parseOk, finish_reason: has ? reason : null, finish: take(u32[i++]) };
-          // `content: "tagged"`: the contract's violations, when there are any.
-          if (u32[i++] === 1) out[k].violations = JSON.parse(take(u32[i++]));
-          else i++;
+          // `violations` (`content: "tagged"`), `stop_details`, `finish_message` when present.
+          out[k] = more({ type: 'done', ok, parse_ok: parseOk, finish_reason: has ? reason : null, finish: take(u32[i++]) });
           break;
         }
         case op.ROUTE_ERROR: {
@@ -92,6 +96,12 @@ export class StreamRouter extends Machine {
           out[k] = { type: 'tool_result', index, id, name, result: JSON.parse(take(u32[i++])), provider_executed: true };
           break;
         }
+        case op.ROUTE_ANSWER_PHASE: {
+          const phase = take(u32[i++]);
+          out[k] = { type: 'answer_delta', text: take(u32[i++]), phase };
+          break;
+        }
+        case op.ROUTE_OBJECT: out[k] = JSON.parse(take(u32[i++])); break;
         case op.ROUTE_SOURCE: out[k] = { type: 'source', ...JSON.parse(take(u32[i++])) }; break;
         default: out[k] = { type: 'refusal_delta', text: take(u32[i++]) };
       }

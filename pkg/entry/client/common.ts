@@ -27,6 +27,8 @@ export type WireFields = { [K in WireField]?: unknown };
 export interface TextDeltaEvent {
   type: 'answer_delta' | 'user_delta' | 'artifact_delta' | 'refusal_delta';
   text: string;
+  /** `answer_delta`: the phase of its message, where the provider marks it (`commentary`, `final_answer`). */
+  phase?: string;
 }
 /** Reasoning (`reasoning`) or the action's streamed thought (`thought`). */
 export interface ThinkingDeltaEvent {
@@ -50,6 +52,8 @@ export interface ToolCallStartEvent {
   id: string;
   name: unknown;
   provider_executed?: unknown;
+  /** Who called the tool, as the provider says (`{type: "direct" | "program" | …}`). */
+  caller?: unknown;
 }
 export interface ToolCallDeltaEvent {
   type: 'tool_call_delta';
@@ -64,6 +68,7 @@ export interface ToolCallEvent {
   arguments: unknown;
   repaired: boolean;
   provider_executed?: unknown;
+  caller?: unknown;
 }
 export interface ActionEvent {
   type: 'action';
@@ -87,10 +92,14 @@ export interface DoneEvent {
   finish_reason: unknown;
   finish?: unknown;
   payload?: JsonObject | null;
+  /** The provider's details of why it stopped (Anthropic `stop_details`). */
+  stop_details?: unknown;
+  /** The provider's message about the finish (Gemini `finishMessage`). */
+  finish_message?: unknown;
 }
 /** A routed event a profile has no word for (EXTRA_TYPES; `refusal_delta` is a TextDeltaEvent), with its own fields. */
 export interface ExtraEvent {
-  type: 'tool_result' | 'source';
+  type: 'tool_result' | 'source' | 'continuation' | 'compaction' | 'model_fallback' | 'container';
   [field: string]: unknown;
 }
 
@@ -156,7 +165,15 @@ export interface ProfileReader {
 
 // Routed event types a profile has no word for: they travel under their own name (tagged), in
 // an `event` frame (planner) or a `data-*` part (ai-sdk), and come back as themselves.
-export const EXTRA_TYPES: ReadonlySet<string> = new Set(['tool_result', 'source', 'refusal_delta']);
+export const EXTRA_TYPES: ReadonlySet<string> = new Set([
+  'tool_result',
+  'source',
+  'refusal_delta',
+  'continuation',
+  'compaction',
+  'model_fallback',
+  'container',
+]);
 
 export const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 
