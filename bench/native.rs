@@ -109,7 +109,7 @@ fn route(case: &Case, size: usize, events: &mut Vec<RoutedEvent>) -> String {
     let mut answer = String::new();
     let mut take = |events: &mut Vec<RoutedEvent>| {
         for ev in events.drain(..) {
-            if let RoutedEvent::AnswerDelta { text } = ev {
+            if let RoutedEvent::AnswerDelta { text, .. } = ev {
                 answer.push_str(&text);
             }
         }
