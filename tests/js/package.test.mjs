@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as sr from 'streamroute';
@@ -315,6 +316,38 @@ test('the package ships the licence texts its licence field names', () => {
   assert.equal(manifest.license, 'MIT OR Apache-2.0');
   assert.match(readFileSync(join(pkgDir, 'LICENSE-MIT'), 'utf8'), /^MIT License\n/);
   assert.match(readFileSync(join(pkgDir, 'LICENSE-APACHE'), 'utf8'), /Apache License\s+Version 2\.0, January 2004/);
+});
+
+test('the package ships docs/, and every link of its README and docs leads to a file in it', () => {
+  const pkgDir = join(here, 'node_modules', 'streamroute');
+  const docs = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).sort();
+  assert.deepEqual(readdirSync(join(pkgDir, 'docs')).sort(), docs);
+  const slug = (h) => h.trim().toLowerCase().replace(/[^\w\- ]/g, '').replaceAll(' ', '-');
+  const anchors = (file) => new Set([...readFileSync(file, 'utf8').matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1])));
+  let links = 0;
+  for (const file of ['README.md', ...docs.map((d) => `docs/${d}`)]) {
+    const text = readFileSync(join(pkgDir, file), 'utf8').replace(/```[\s\S]*?```/g, '');
+    for (const [, href] of text.matchAll(/\]\(([^)\s]+)\)|<img [^>]*src="([^"]+)"/g)) {
+      if (!href || /^[a-z]+:/i.test(href)) continue;
+      const [path, anchor] = href.split('#');
+      const target = path ? join(dirname(join(pkgDir, file)), path) : join(pkgDir, file);
+      assert.ok(existsSync(target), `${file}: ${href} leads nowhere in the package`);
+      if (anchor) assert.ok(anchors(target).has(anchor), `${file}: ${href}: no such heading`);
+      links++;
+    }
+  }
+  assert.ok(links > 20, `${links} links checked`);
+});
+
+test("every entry's .wasm is exported, so a bundler's ?url import finds it", () => {
+  const manifest = JSON.parse(readFileSync(join(here, 'node_modules', 'streamroute', 'package.json'), 'utf8'));
+  const entries = Object.keys(manifest.exports).filter((k) => !k.endsWith('.wasm') && k !== './package.json' && k !== './react');
+  const require = createRequire(join(consumer, 'x.js'));
+  for (const e of entries) {
+    const spec = e === '.' ? 'streamroute/streamroute_bg.wasm' : `streamroute/${e.slice(2)}/streamroute_bg.wasm`;
+    const file = require.resolve(spec);
+    assert.equal(readFileSync(file).subarray(0, 4).toString('hex'), '0061736d', spec);
+  }
 });
 
 // Short text out of wasm is decoded in JS (pkg/entry/utf8.js); it must be exactly what
