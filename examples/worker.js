@@ -1,5 +1,5 @@
 // An edge worker (Cloudflare Workers / workerd): proxy an upstream SSE stream, re-encoded.
-import { init, SseDecoder, SseEncoder } from 'streamroute';
+import { init, SseDecoder, SseEncoder } from 'streamroute/sse';
 
 export default {
   async fetch(request, env) {

@@ -50,9 +50,31 @@ function routerOptions(options) {
  * arrives, ending with `done`. A non-2xx response yields `error {code: "http_error"}` and
  * `done {ok: false}`. A router error (a cap, memory) yields the events completed before it, then
  * `error` with its code and `done {ok: false}`. `options.signal` aborts the read (the iterator
- * then throws the signal's reason).
+ * then throws the signal's reason). Leaving the loop early cancels the response's body.
+ * The iterator also has `pipeThrough(transform)` (e.g. `toSse(profile)`): a ReadableStream
+ * of what the transform makes of the events; cancelling it ends the iterator.
  */
-export async function* routeResponse(response, options) {
+export function routeResponse(response, options) {
+  const events = routed(response, options);
+  events.pipeThrough = (transform, pipeOptions) => readableOf(events).pipeThrough(transform, pipeOptions);
+  return events;
+}
+
+/** A ReadableStream pulling from async iterator `it` (cancelling it returns the iterator). */
+function readableOf(it) {
+  return new ReadableStream({
+    async pull(controller) {
+      const { done, value } = await it.next();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    async cancel() {
+      await it.return?.();
+    },
+  }, { highWaterMark: 0 });
+}
+
+async function* routed(response, options) {
   if (response === null || typeof response !== 'object' || typeof response.ok !== 'boolean') {
     throw new StreamrouteError('invalid_input', 'response must be a fetch Response');
   }
@@ -76,6 +98,7 @@ export async function* routeResponse(response, options) {
   const reader = response.body.getReader();
   const onAbort = () => reader.cancel(signal.reason).catch(() => {});
   signal?.addEventListener('abort', onAbort, { once: true });
+  let read = false;
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -83,6 +106,7 @@ export async function* routeResponse(response, options) {
       if (done) break;
       yield* router.feed(value);
     }
+    read = true;
     yield* router.finish();
   } catch (e) {
     // A cap or memory error of the router: what it completed before the error, then the error
@@ -94,6 +118,8 @@ export async function* routeResponse(response, options) {
     yield { type: 'done', ok: false, parse_ok: false, finish_reason: null, finish: 'error' };
   } finally {
     signal?.removeEventListener('abort', onAbort);
+    // Left early (a `break`, an error, a cancelled stream): the provider's body is not read on.
+    if (!read) reader.cancel().catch(() => {});
     reader.releaseLock?.();
     router.free();
   }

@@ -26,7 +26,16 @@ export interface RouteResponseOptions extends StreamRouterInit {
  * `error {code: "http_error"}` and `done {ok: false}`; aborting makes the iterator throw the
  * signal's reason.
  */
-export declare function routeResponse(response: Response, options?: RouteResponseOptions): AsyncIterable<RoutedEvent>;
+export declare function routeResponse(response: Response, options?: RouteResponseOptions): RoutedEvents;
+
+/** What `routeResponse` gives: an async iterator of the events that also pipes into a transform. */
+export interface RoutedEvents extends AsyncGenerator<RoutedEvent, void, undefined> {
+  /**
+   * The events through `transform` (e.g. `toSse(profile)`), as a ReadableStream; cancelling
+   * it stops the routing and the provider's body.
+   */
+  pipeThrough<T>(transform: { writable: WritableStream<RoutedEvent>; readable: ReadableStream<T> }, options?: { preventClose?: boolean; preventAbort?: boolean; preventCancel?: boolean; signal?: AbortSignal }): ReadableStream<T>;
+}
 
 /** The wire vocabularies of `toSse`. */
 export type SseProfile = 'planner' | 'tagged' | 'ai-sdk' | 'ag-ui';

@@ -20,15 +20,19 @@ const utf8 = new TextEncoder();
 
 // Each example file, its fence language and the page (and section) that shows it.
 const EXAMPLE_FILES = {
+  'router-worker.js': { lang: 'js', page: 'README.md', section: 'Usage' },
   'node.mjs': { lang: 'js', page: 'README.md', section: 'Usage' },
   'browser.html': { lang: 'html', page: 'README.md', section: 'Usage' },
-  'worker.js': { lang: 'js', page: 'README.md', section: 'Usage' },
+  'worker.js': { lang: 'js', page: 'docs/sse.md', section: 'A worker that re-encodes a stream' },
+  'wrangler.toml': { lang: 'toml', page: 'docs/streamroute.md', section: 'Recipes' },
+  'miniflare.mjs': { lang: 'js', page: 'docs/streamroute.md', section: 'Recipes' },
+  'node-server.mjs': { lang: 'js', page: 'docs/streamroute.md', section: 'Recipes' },
   'tags.mjs': { lang: 'js', page: 'docs/tags.md', section: '' },
   // Run in workerd by sse-log-workerd.test.mjs (a provider upstream, a reader reloading halfway).
   'resume-worker.js': { lang: 'js', page: 'docs/resume.md', section: 'A worker that survives a reload' },
 };
 
-test('README, docs/tags.md and docs/resume.md embed the examples/ files verbatim', () => {
+test('README and docs embed the examples/ files verbatim', () => {
   // Every example file is covered by this test (examples/streams/ holds sample data).
   const files = readdirSync(EXAMPLES, { withFileTypes: true }).filter((d) => d.isFile()).map((d) => d.name);
   assert.deepEqual(files.sort(), Object.keys(EXAMPLE_FILES).sort(), 'examples/ files run by this test');
@@ -55,6 +59,84 @@ test('README, docs/tags.md and docs/resume.md embed the examples/ files verbatim
         assert.ok(isExample, `README.md:${block.line}: a code block under ## Usage that is not an example file`);
       }
     }
+  }
+});
+
+test("README's first usage example is the router in a worker", () => {
+  const usage = fencedBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'), 'README.md').filter((b) => b.section === 'Usage');
+  assert.match(usage[0].label, /`examples\/router-worker\.js`/);
+});
+
+/** Copies examples/ files (keeping their layout) under tests/js/.tmp, where `node_modules` resolves. */
+function examplesInTmp(dir, files) {
+  const to = join(TMP, dir);
+  for (const f of files) {
+    mkdirSync(join(to, f, '..'), { recursive: true });
+    copyFileSync(join(EXAMPLES, f), join(to, f));
+  }
+  return to;
+}
+
+test('examples/wrangler.toml runs examples/router-worker.js, and the worker names every var it reads', () => {
+  const toml = readFileSync(join(EXAMPLES, 'wrangler.toml'), 'utf8');
+  const value = (k) => new RegExp(`^${k} = "([^"]*)"$`, 'm').exec(toml)?.[1];
+  assert.equal(value('main'), 'router-worker.js');
+  assert.match(value('compatibility_date'), /^\d{4}-\d{2}-\d{2}$/);
+  const worker = readFileSync(join(EXAMPLES, 'router-worker.js'), 'utf8');
+  const read = [...new Set([...worker.matchAll(/env\.([A-Z_]+)/g)].map((m) => m[1]))].sort();
+  const declared = [...toml.matchAll(/^([A-Z_]+) = /gm)].map((m) => m[1]).concat(/secret put API_KEY/.test(toml) ? ['API_KEY'] : []);
+  assert.deepEqual(read, declared.sort());
+});
+
+test('examples/miniflare.mjs runs the router worker in workerd: a provider stream in, the ai-sdk wire out', { timeout: 60_000 }, async () => {
+  const dir = examplesInTmp('recipes', ['router-worker.js', 'miniflare.mjs', 'streams/openai-chat-tools.sse']);
+  const stdout = execFileSync(process.execPath, [join(dir, 'miniflare.mjs')], { cwd: dir, encoding: 'utf8', timeout: 50_000 });
+  const { fromSse, StreamState } = await import('streamroute');
+  const state = new StreamState();
+  for await (const e of new Response(stdout).body.pipeThrough(fromSse('ai-sdk'))) state.apply([e]);
+  const s = state.snapshot();
+  assert.equal(s.status, 'done');
+  assert.ok(s.thinking.reasoning.length > 0, 'reasoning routed');
+  assert.deepEqual(s.toolCalls.map((c) => c.name), ['get_weather', 'get_weather']);
+});
+
+test('examples/node-server.mjs streams the routed events and stops everything when the client goes', { timeout: 30_000 }, async () => {
+  const dir = examplesInTmp('recipes', ['node-server.mjs']);
+  const { serve } = await import(join(dir, 'node-server.mjs'));
+  const sample = readFileSync(join(EXAMPLES, 'streams', 'openai-chat-text.sse'));
+  let cancelled = false;
+  let upstreamSignal;
+  // A provider that sends half its stream, then waits (until its body is cancelled).
+  const provider = (req, signal) => {
+    upstreamSignal = signal;
+    return new Response(new ReadableStream({
+      start(c) {
+        c.enqueue(sample.subarray(0, sample.length >> 1));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    }));
+  };
+  const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  const server = serve(provider).listen(0);
+  await new Promise((ok) => server.once('listening', ok));
+  try {
+    const before = timers();
+    const abort = new AbortController();
+    const res = await fetch(`http://127.0.0.1:${server.address().port}/`, { signal: abort.signal });
+    assert.equal(res.headers.get('content-type'), 'text/event-stream');
+    const reader = res.body.getReader();
+    const { value } = await reader.read();
+    assert.match(new TextDecoder().decode(value), /^id: 1\n/);
+    assert.ok(timers() > before, 'a heartbeat timer runs while the stream is open');
+    abort.abort();
+    for (let i = 0; i < 100 && !(cancelled && timers() === before); i++) await delay(20);
+    assert.equal(upstreamSignal.aborted, true, 'the provider request is aborted');
+    assert.equal(cancelled, true, "the provider's body is cancelled");
+    assert.equal(timers(), before, 'the heartbeat timer is cleared');
+  } finally {
+    server.close();
   }
 });
 
@@ -238,7 +320,7 @@ test('examples/worker.js proxies an upstream SSE stream re-encoded, in workerd',
     const bundle = await bundleWorker(join(EXAMPLES, 'worker.js'), modulesRoot, {
       nodePaths: [join(JS_DIR, 'node_modules')],
     });
-    assert.deepEqual([...bundle.wasmModules.keys()], ['./streamroute/streamroute_bg.wasm']);
+    assert.deepEqual([...bundle.wasmModules.keys()], ['./sse/streamroute_bg.wasm']);
     mf = new Miniflare({
       modulesRoot,
       modules: bundle.modules,
