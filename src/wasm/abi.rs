@@ -21,42 +21,6 @@
 //! `export const NAME = VALUE;` of the generated `abi.js` that the JS side imports: no number
 //! of this format is written twice.
 
-use wasm_bindgen::prelude::*;
-
-#[wasm_bindgen(typescript_custom_section)]
-const STREAM_MACHINE_TS: &str = r#"
-// The web types the glue's `init` declarations name, for programs without the DOM lib.
-import type { BufferSource, RequestInfo, WebAssembly } from '../../types/web.js';
-
-/**
- * A JS object over wasm memory: `free()` (or the end of a `using` block) gives the memory back
- * now; a freed object throws `invalid_state`. Without either, the memory goes back when the
- * object is garbage-collected.
- */
-declare class Handled {
-    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
-    free(): void;
-}
-
-/**
- * `[Symbol.dispose]()` (the same as `free`), declared where the TypeScript lib has
- * `Symbol.dispose` (`esnext.disposable`, `@types/node`): without it the declarations still
- * compile, and `using` is not offered.
- */
-declare interface Handled extends Record<SymbolConstructor extends { readonly dispose: infer K extends symbol } ? K : never, () => void> {}
-
-/**
- * What every streaming class has: `feed` a chunk (a string, a `Uint8Array` or any other
- * `ArrayBuffer` view or `ArrayBuffer`), then `finish` the input.
- */
-declare class StreamMachine<Result, Final = Result> extends Handled {
-    /** Reads a chunk; returns the results it completed (see the class). */
-    feed(chunk: string | Uint8Array): Result;
-    /** Ends the input; returns the last results (see the class). */
-    finish(): Final;
-}
-"#;
-
 /// Header slot: the address of the result's text.
 pub const TEXT: u32 = 0;
 /// Header slot: the text's length, in bytes or, for [`TEXT_UTF16`], in UTF-16 units.

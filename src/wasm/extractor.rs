@@ -33,30 +33,6 @@ fn extractor_options(max: Option<f64>) -> Result<AnswerExtractorOptions, JsValue
     Ok(AnswerExtractorOptions { max_buffer_bytes })
 }
 
-#[wasm_bindgen(typescript_custom_section)]
-const ANSWER_EXTRACTOR_TS: &str = r#"
-/**
- * Streams the user-facing answer out of a planner action as the model writes it.
- *
- * `feed`: reads a chunk; returns the newly decoded answer text (`""` when none).
- * `finish`: ends the stream; returns the last answer text (usually `""`).
- */
-export class AnswerExtractor extends StreamMachine<string> {
-    /** `new AnswerExtractor({ maxBufferBytes? })`. */
-    constructor(options?: AnswerExtractorInit);
-    /** Back to the initial state, for a retry. */
-    reset(): void;
-    /** The top-level `thought` text decoded since the last call. */
-    takeThought(): string;
-    /** `true` for a finish action, `false` for any other, `undefined` until decided. */
-    readonly isFinishAction: boolean | undefined;
-    /** The trimmed `next_node`, once read. */
-    readonly nextNode: string | undefined;
-    /** Unicode scalar values emitted so far. */
-    readonly emittedCount: number;
-}
-"#;
-
 /// The wasm half of `AnswerExtractor` (pkg/entry/classes/extractor.js).
 #[wasm_bindgen(js_name = AnswerExtractorHandle, skip_typescript)]
 pub struct JsAnswerExtractor {
@@ -174,27 +150,6 @@ pub struct LlmStreamChunk {
     #[tsify(type = "number | null")]
     pub action_seq: Option<f64>,
 }
-
-#[wasm_bindgen(typescript_custom_section)]
-const LLM_STREAM_CHUNKER_TS: &str = r#"
-/**
- * Turns an action stream into `llm_stream_chunk` objects: answer text as
- * `{phase: "answer", channel: "answer"}`, the legacy `thought` as
- * `{phase: "observation", channel: "thinking"}`, and a closing `{text: "", done: true}` only
- * for a finish action.
- *
- * `feed`: reads a chunk; returns the chunks to send (thought first, then answer).
- * `finish`: ends the stream; the closing `done` chunk comes only for a finish action.
- */
-export class LlmStreamChunker extends StreamMachine<LlmStreamChunk[]> {
-    /** `new LlmStreamChunker({ actionSeq?, maxBufferBytes? })`. */
-    constructor(options?: LlmStreamChunkerInit);
-    /** Back to the initial state, for a retry (same `actionSeq`). */
-    reset(): void;
-    /** The underlying extractor's decision (see `AnswerExtractor.isFinishAction`). */
-    readonly isFinishAction: boolean | undefined;
-}
-"#;
 
 /// The wasm half of `LlmStreamChunker` (pkg/entry/classes/extractor.js).
 #[wasm_bindgen(js_name = LlmStreamChunkerHandle, skip_typescript)]

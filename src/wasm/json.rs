@@ -16,23 +16,6 @@ use crate::{Error, ErrorKind, JsonValue};
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(typescript_custom_section)]
-const JSON_EVENT_TS: &str = r#"
-/** A path from the root of a JSON document: object keys and array indices (`[]` is the root). Frozen. */
-export type JsonPath = readonly (string | number)[];
-
-/**
- * What changed in a `PartialJson` document. A string gives `begin`, `append`*, `set` (the whole
- * string), `end`; a number or literal `set`, `end`; an object or array `begin`, its members'
- * events, `end`. Nothing reported is ever changed by later input.
- */
-export type JsonEvent =
-  | { type: "begin"; path: JsonPath; kind: "object" | "array" | "string" }
-  | { type: "append"; path: JsonPath; text: string }
-  | { type: "set"; path: JsonPath; value: string | number | boolean | null }
-  | { type: "end"; path: JsonPath };
-"#;
-
 /// Options of `new PartialJson(options)`.
 #[derive(Tsify)]
 #[serde(rename_all = "camelCase", default)]
@@ -177,33 +160,6 @@ impl EventSink for Packer {
     }
 }
 
-#[wasm_bindgen(typescript_custom_section)]
-const PARTIAL_JSON_TS: &str = r#"
-/**
- * The incremental parser for one JSON document arriving in pieces (tool-call arguments,
- * structured output): `feed` returns what changed as `JsonEvent`s; `value` is the partial
- * value at any time.
- *
- * `feed`: reads a chunk and returns the events it caused (one `append` per string per call).
- * Throws `StreamrouteError` `json_invalid` (strict mode), `json_too_deep` or
- * `buffer_limit_exceeded` with `offset`; the events before the error are on it as
- * `error.events`. After an error every call throws it again.
- * `finish`: ends the document and returns its value. Throws `json_invalid` with `offset` when
- * the input ended inside the value (the partial value stays readable on `value`), and
- * `invalid_state` when called again.
- */
-export class PartialJson extends StreamMachine<JsonEvent[], unknown> {
-    /** `new PartialJson({ strict?, maxDepth?, maxBufferBytes? })`. */
-    constructor(options?: PartialJsonOptions);
-    /**
-     * The value so far, built on each read: strings as read so far, containers with the
-     * members read so far; keys without a value and unfinished numbers left out.
-     * `undefined` before a value begins.
-     */
-    readonly value: unknown;
-}
-"#;
-
 /// The wasm half of `PartialJson` (pkg/entry/classes/partial.js).
 #[wasm_bindgen(js_name = PartialJsonHandle, skip_typescript)]
 pub struct JsPartialJson {
@@ -276,29 +232,6 @@ impl JsPartialJson {
         status(r, p.count, &mut self.error)
     }
 }
-
-#[cfg(feature = "json")]
-#[wasm_bindgen(typescript_custom_section)]
-const JSON_ITEM_STREAM_TS: &str = r#"
-/**
- * Streams the elements of the array at a path (`$.items`, `$` for a top-level array), or
- * every top-level value (`$*`: NDJSON, concatenated JSON), each as a complete value as soon
- * as it closes. Everything else is checked but never built.
- *
- * `feed`: reads a chunk and returns the items it completed. Throws like `PartialJson.feed`
- * (`buffer_limit_exceeded` for an item past `maxItemBytes`), with the items completed before
- * the error as `error.events`.
- * `finish`: ends the input: returns the last items (a top-level number in `$*` mode). Throws
- * `json_invalid` with `offset` when the input ended inside a value.
- */
-export class JsonItemStream extends StreamMachine<unknown[]> {
-    /**
-     * `new JsonItemStream(path, { strict?, maxDepth?, maxItemBytes? })`: `path` is `$`,
-     * `$.a.b`, `$['key']`, `$.a[2].b` or `$*`. Throws `invalid_option` for another path.
-     */
-    constructor(path: string, options?: JsonItemStreamOptions);
-}
-"#;
 
 /// The wasm half of `JsonItemStream` (pkg/entry/classes/json.js).
 #[cfg(feature = "json")]

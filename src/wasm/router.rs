@@ -39,41 +39,9 @@ pub struct StreamRouterInit {
     max_buffer_bytes: Option<f64>,
 }
 
-// `RoutedEventType` is the TypeScript declaration of `crate::RoutedEvent` (src/router/route.rs).
-#[wasm_bindgen(typescript_custom_section)]
-const ROUTED_EVENT_TS: &str = r#"
-/** What `StreamRouter.feed` / `finish` return. */
-export type RoutedEvent =
-  | Exclude<RoutedEventType, { type: "tool_result" }>
-  | (Extract<RoutedEventType, { type: "tool_result" }> & { provider_executed: true });
-"#;
-
 fn bad_option(msg: String) -> JsValue {
     js_error(&Error::new(ErrorKind::InvalidOption, msg))
 }
-
-#[wasm_bindgen(typescript_custom_section)]
-const STREAM_ROUTER_TS: &str = r#"
-/**
- * Turns a raw provider stream into routed events, in one pass.
- *
- * `feed`: routes a chunk; returns the events it completed. Throws `StreamrouteError`
- * (`sse_event_too_large`, `buffer_limit_exceeded`, `invalid_state`) with the events completed
- * before the failure on `error.events`.
- * `finish`: ends the stream: the last events, then `done`.
- */
-export class StreamRouter extends StreamMachine<RoutedEvent[]> {
-    /** `new StreamRouter({ provider?, content?, nonce?, maxEventBytes?, maxBufferBytes? })`. */
-    constructor(options?: StreamRouterInit);
-    /**
-     * The provider format in force: the configured one, or what `"auto"` detected
-     * (`"auto"` until an event showed it).
-     */
-    readonly provider: "auto" | "openai-chat" | "openai-responses" | "anthropic" | "gemini" | "ollama" | "bedrock" | "text";
-    /** A TransformStream<Uint8Array | string, RoutedEvent> over this router (the main entry). */
-    transform(): TransformStream<Uint8Array | string, RoutedEvent>;
-}
-"#;
 
 /// The wasm half of `StreamRouter` (pkg/entry/classes/router.js).
 #[wasm_bindgen(js_name = StreamRouterHandle, skip_typescript)]

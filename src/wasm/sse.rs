@@ -71,28 +71,6 @@ impl SseMessageInit {
     }
 }
 
-#[wasm_bindgen(typescript_custom_section)]
-const SSE_DECODER_TS: &str = r#"
-/**
- * Decodes `text/event-stream` bytes or text into events, exactly as the WHATWG standard
- * interprets an event stream.
- *
- * `feed`: decodes a chunk and returns the events it completed (possibly none). Throws
- * `StreamrouteError` `sse_event_too_large` when a cap is hit; the events completed before that
- * point are on the error as `error.events`.
- * `finish`: ends the stream: returns the last events (an unterminated event only with
- * `flushOnFinish`). The decoder may then be fed a new stream.
- */
-export class SseDecoder extends StreamMachine<SseEvent[]> {
-    /** `new SseDecoder({ flushOnFinish?, maxLineBytes?, maxEventBytes? })`. */
-    constructor(options?: SseDecoderOptions);
-    /** The last event ID string (`""` when none). */
-    readonly lastEventId: string;
-    /** The last valid reconnection time in ms, `undefined` before any. */
-    readonly retry: number | undefined;
-}
-"#;
-
 /// The wasm half of `SseDecoder` (pkg/entry/classes/sse.js): decodes `text/event-stream`
 /// bytes or text into events, exactly as the WHATWG standard interprets an event stream.
 #[wasm_bindgen(js_name = SseDecoderHandle, skip_typescript)]
@@ -351,32 +329,6 @@ pub use encoder::JsSseEncoder;
 #[cfg(feature = "sse")]
 mod encoder {
     use super::*;
-
-    #[wasm_bindgen(typescript_custom_section)]
-    const SSE_ENCODER_TS: &str = r#"
-    /**
-     * Encodes events as `text/event-stream` text.
-     */
-    export class SseEncoder extends Handled {
-        /**
-         * A comment block (`: text`), ignored by readers.
-         */
-        comment(text: string): string;
-        /**
-         * The wire form of one event, ending with the blank line that dispatches it.
-         * Throws `sse_invalid_field` for CR/LF in `event` or `id`.
-         */
-        encode(message: SseMessageInit): string;
-        /**
-         * `new SseEncoder({ autoId?, firstId? })`.
-         */
-        constructor(options?: SseEncoderOptions);
-        /**
-         * The heartbeat comment `: ping`.
-         */
-        ping(): string;
-    }
-    "#;
 
     /// Encodes events as `text/event-stream` text.
     #[wasm_bindgen(js_name = SseEncoderHandle, skip_typescript)]

@@ -30,7 +30,7 @@ const subpath = (dir) => (dir === 'streamroute' ? '.' : `./${dir}`);
 test('the exports map names every entry in every runtime condition, with its types; npm pack ships them', () => {
   const pkg = JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8'));
   // './react' (hooks over the client entry, no wasm of its own) follows the wasm entries.
-  const expectedKeys = [...DIRS.map(subpath), './react', './streamroute_bg.wasm', './client/streamroute_bg.wasm', './package.json'];
+  const expectedKeys = [...DIRS.map(subpath), './react', ...DIRS.map((d) => (d === 'streamroute' ? './streamroute_bg.wasm' : `./${d}/streamroute_bg.wasm`)), './package.json'];
   assert.deepEqual(Object.keys(pkg.exports), expectedKeys);
   for (const dir of DIRS) {
     const d = `./dist/${dir}`;

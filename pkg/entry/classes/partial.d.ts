@@ -1,5 +1,5 @@
-// Types of partial.js for the TypeScript modules of pkg/entry (tsc only; the public
-// declaration is src/wasm/json.rs's).
+// Types of partial.js for the TypeScript modules of pkg/entry (tsc only; the public declaration
+// is partial.api.d.ts).
 export type JsonPath = readonly (string | number)[];
 /** One event of `PartialJson.feed`. */
 export type JsonEvent =

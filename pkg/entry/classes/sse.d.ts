@@ -1,5 +1,5 @@
 // Types of sse.js for the TypeScript modules of pkg/entry (tsc only; the public declaration
-// is src/wasm/sse.rs's).
+// is sse.api.d.ts).
 export interface SseEvent {
   event: string;
   data: string;

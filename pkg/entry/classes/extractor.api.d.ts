@@ -1,0 +1,41 @@
+// Declarations of extractor.js's public API, appended by scripts/build to the declarations of
+// every entry that exports it (dist/<entry>/streamroute.d.ts), where the types they name live.
+
+/**
+ * Streams the user-facing answer out of a planner action as the model writes it.
+ *
+ * `feed`: reads a chunk; returns the newly decoded answer text (`""` when none).
+ * `finish`: ends the stream; returns the last answer text (usually `""`).
+ */
+export class AnswerExtractor extends StreamMachine<string> {
+    /** `new AnswerExtractor({ maxBufferBytes? })`. */
+    constructor(options?: AnswerExtractorInit);
+    /** Back to the initial state, for a retry. */
+    reset(): void;
+    /** The top-level `thought` text decoded since the last call. */
+    takeThought(): string;
+    /** `true` for a finish action, `false` for any other, `undefined` until decided. */
+    readonly isFinishAction: boolean | undefined;
+    /** The trimmed `next_node`, once read. */
+    readonly nextNode: string | undefined;
+    /** Unicode scalar values emitted so far. */
+    readonly emittedCount: number;
+}
+
+/**
+ * Turns an action stream into `llm_stream_chunk` objects: answer text as
+ * `{phase: "answer", channel: "answer"}`, the legacy `thought` as
+ * `{phase: "observation", channel: "thinking"}`, and a closing `{text: "", done: true}` only
+ * for a finish action.
+ *
+ * `feed`: reads a chunk; returns the chunks to send (thought first, then answer).
+ * `finish`: ends the stream; the closing `done` chunk comes only for a finish action.
+ */
+export class LlmStreamChunker extends StreamMachine<LlmStreamChunk[]> {
+    /** `new LlmStreamChunker({ actionSeq?, maxBufferBytes? })`. */
+    constructor(options?: LlmStreamChunkerInit);
+    /** Back to the initial state, for a retry (same `actionSeq`). */
+    reset(): void;
+    /** The underlying extractor's decision (see `AnswerExtractor.isFinishAction`). */
+    readonly isFinishAction: boolean | undefined;
+}
