@@ -4,20 +4,7 @@ use super::host::to_js_value;
 use super::{js_error, Utf16Offsets};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind};
-use tsify::Tsify;
 use wasm_bindgen::prelude::*;
-
-/// `normalizeAction` with its diagnostics.
-#[derive(Tsify)]
-#[allow(dead_code)]
-pub struct NormalizedAction {
-    /// The action.
-    #[tsify(type = "PlannerAction")]
-    action: (),
-    /// Where it came from.
-    #[tsify(type = "ActionDiagnostics")]
-    diagnostics: (),
-}
 
 pub(crate) fn action_value(a: &crate::PlannerAction) -> JsonValue {
     let opt = |s: &Option<String>| s.clone().map_or(JsonValue::Null, JsonValue::String);

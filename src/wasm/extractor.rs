@@ -9,15 +9,6 @@ use wasm_bindgen::prelude::*;
 
 /// Options of `new AnswerExtractor(options)`.
 // The type only: its one field is read directly.
-#[derive(Tsify)]
-#[allow(dead_code)]
-#[serde(rename_all = "camelCase", default)]
-pub struct AnswerExtractorInit {
-    /// Most bytes of answer text held back while `next_node` is undecided (default 8 MiB).
-    #[tsify(optional)]
-    max_buffer_bytes: Option<f64>,
-}
-
 fn extractor_options(max: Option<f64>) -> Result<AnswerExtractorOptions, JsValue> {
     let d = AnswerExtractorOptions::default();
     let max_buffer_bytes = match max {

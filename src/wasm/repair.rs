@@ -13,17 +13,6 @@ use std::fmt::Write as _;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
-/// What `repairJsonWithLog` returns.
-#[derive(Tsify)]
-#[allow(dead_code)]
-pub struct RepairResult {
-    /// The repaired, compact JSON text.
-    json: String,
-    /// The repairs applied, in input order (empty for valid JSON).
-    #[tsify(type = "RepairEntry[]")]
-    repairs: Vec<crate::Repair>,
-}
-
 /// Options of `parseJson(text, options)`.
 #[derive(Tsify)]
 #[serde(rename_all = "camelCase", default)]

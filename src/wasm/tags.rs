@@ -45,35 +45,6 @@ fn filter_options(value: Option<JsValue>) -> Result<TagFilterOptions, JsValue> {
     TagFilterInit { blocks: o.get("blocks")?, max_buffer_bytes: o.get("maxBufferBytes")? }.core()
 }
 
-/// Text that became certain for one block: `type` is `"<lowercase block name>_delta"`.
-/// (The type only: pkg/entry/classes/tags.js makes the objects.)
-#[derive(Tsify)]
-pub struct TagDelta {
-    /// `"artifact_delta"`, `"user_delta"`, or `"<name>_delta"` for custom blocks.
-    #[tsify(type = "\"artifact_delta\" | \"user_delta\" | `${string}_delta`")]
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// The text (never holds a marker).
-    pub text: String,
-}
-
-/// One contract violation: its code and UTF-8 byte offset in the response (read from JS by
-/// `correctiveMessage`; [`violations_js`] makes the ones JS gets).
-#[derive(Tsify)]
-#[allow(dead_code)]
-pub struct TagViolation {
-    /// `text_outside_blocks`, `missing_block`, `duplicate_block`, `wrong_order`,
-    /// `unclosed_block`, `nested_marker` or `nonce_in_text`.
-    code: String,
-    /// UTF-8 byte offset in the response.
-    #[serde(default)]
-    offset: f64,
-}
-
-/// Block texts by lowercase name, in contract order (a plain object). Only its type is
-/// declared here: the value JS gets is [`blocks_js`]'s.
-pub struct Blocks<'a>(pub &'a [(String, String)]);
-
 /// Block texts by lowercase name as a plain object whose every name is an own data property
 /// (`Object.fromEntries`): `__proto__` too, which serde's assignment would hand to the
 /// prototype setter and lose. Names of digits are listed first by JS, as on any object.
@@ -83,22 +54,6 @@ fn blocks_js(blocks: &[(String, String)]) -> Result<JsValue, JsValue> {
         entries.push(&js_sys::Array::of2(&JsValue::from_str(name), &JsValue::from_str(text)));
     }
     Ok(js_sys::Object::from_entries(&entries)?.into())
-}
-
-/// The verdict of `finish()` / `checkTagged()` (the type only: [`result_js`] makes it).
-#[derive(Tsify)]
-pub struct TagResult<'a> {
-    /// The response was read to its end (`false` after `buffer_limit_exceeded`).
-    pub ok: bool,
-    /// The response met the contract.
-    pub parse_ok: bool,
-    /// Block texts by lowercase name (`""` for a missing block).
-    #[tsify(type = "{ artifact: string; user: string; [name: string]: string }")]
-    pub blocks: Blocks<'a>,
-    /// The violations in the order found.
-    pub violations: Vec<TagViolation>,
-    /// Deltas that became certain at `finish()` (a held tail that was text after all).
-    pub deltas: Vec<TagDelta>,
 }
 
 /// `[{ code, offset }]`.
@@ -573,28 +528,6 @@ pub struct TaggedTurnInit {
     /// As for `TagFilter`.
     #[tsify(optional)]
     max_buffer_bytes: Option<f64>,
-}
-
-/// What `TaggedTurn.finish()` says to do next (the type only: `finish` makes the object).
-#[derive(Tsify)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum TurnStep<'a> {
-    /// The first response broke the contract: send `corrective` and stream the retry.
-    Retry {
-        /// The format-only corrective message (same nonce).
-        corrective: String,
-        /// The verdict on the failed response.
-        result: TagResult<'a>,
-    },
-    /// The turn is over: send `done { ok, parse_ok }`.
-    Done {
-        /// `false` only when both attempts failed.
-        ok: bool,
-        /// Whether the last response met the contract.
-        parse_ok: bool,
-        /// The verdict on the last response.
-        result: TagResult<'a>,
-    },
 }
 
 fn nonce_or_new(nonce: Option<String>) -> Result<String, JsValue> {

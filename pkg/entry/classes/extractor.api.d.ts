@@ -39,3 +39,13 @@ export class LlmStreamChunker extends StreamMachine<LlmStreamChunk[]> {
     /** The underlying extractor's decision (see `AnswerExtractor.isFinishAction`). */
     readonly isFinishAction: boolean | undefined;
 }
+
+/**
+ * Options of `new AnswerExtractor(options)`.
+ */
+export interface AnswerExtractorInit {
+    /**
+     * Most bytes of answer text held back while `next_node` is undecided (default 8 MiB).
+     */
+    maxBufferBytes?: number;
+}

@@ -19,3 +19,30 @@ export class JsonItemStream extends StreamMachine<unknown[]> {
      */
     constructor(path: string, options?: JsonItemStreamOptions);
 }
+
+/**
+ * `normalizeAction` with its diagnostics.
+ */
+export interface NormalizedAction {
+    /**
+     * The action.
+     */
+    action: PlannerAction;
+    /**
+     * Where it came from.
+     */
+    diagnostics: ActionDiagnostics;
+}
+/**
+ * What `repairJsonWithLog` returns.
+ */
+export interface RepairResult {
+    /**
+     * The repaired, compact JSON text.
+     */
+    json: string;
+    /**
+     * The repairs applied, in input order (empty for valid JSON).
+     */
+    repairs: RepairEntry[];
+}

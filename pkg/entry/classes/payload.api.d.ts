@@ -77,3 +77,172 @@ export class ArtifactStream extends Handled {
      */
     reset(): void;
 }
+
+/**
+ * One step of a parallel plan (`next_node: "plan"`).
+ */
+export interface PlanStep {
+    /**
+     * The tool to call.
+     */
+    node: string;
+    /**
+     * Its arguments.
+     */
+    args: Record<string, unknown>;
+}
+/**
+ * How the results of a parallel plan are joined.
+ */
+export interface PlanJoin {
+    /**
+     * The aggregation tool, or `null` to let the model combine the results.
+     */
+    node?: string | null;
+    /**
+     * Arguments of the aggregation tool.
+     */
+    args?: Record<string, unknown>;
+    /**
+     * Argument name to data source (`"$results"`, `"$branches"`, `"$failures"`, ...).
+     */
+    inject?: Record<string, string>;
+}
+/**
+ * The args of a `plan` action.
+ */
+export interface PlanArgs {
+    /**
+     * The tool calls to run in parallel.
+     */
+    steps: PlanStep[];
+    /**
+     * How to join their results.
+     */
+    join?: PlanJoin;
+}
+/**
+ * The args of a `task` action (a background task); every field is optional.
+ */
+export interface TaskArgs {
+    /**
+     * Display name.
+     */
+    name?: string;
+    /**
+     * `"subagent"` (a background agent runs `query`) or `"job"` (one tool call).
+     */
+    mode?: "subagent" | "job";
+    /**
+     * The query of a subagent task.
+     */
+    query?: string;
+    /**
+     * The tool of a job task.
+     */
+    tool?: string;
+    /**
+     * The tool's arguments.
+     */
+    tool_args?: Record<string, unknown>;
+    /**
+     * How the task's result is merged.
+     */
+    merge_strategy?: "HUMAN_GATED" | "APPEND" | "REPLACE";
+    /**
+     * Display name of a group to create or join in this turn.
+     */
+    group?: string;
+    /**
+     * Stable id of an existing group to join.
+     */
+    group_id?: string;
+    /**
+     * Seal the group after spawning this task.
+     */
+    group_sealed?: boolean;
+    /**
+     * How the group reports.
+     */
+    group_report?: "all" | "any" | "none";
+    /**
+     * How the group's combined result is merged.
+     */
+    group_merge_strategy?: "HUMAN_GATED" | "APPEND" | "REPLACE";
+    /**
+     * Wait for the group to complete before yielding the turn.
+     */
+    retain_turn?: boolean;
+}
+/**
+ * The args of a `final_response` action; every field is optional.
+ */
+export interface FinalResponseArgs {
+    /**
+     * The response text (streamed to the user).
+     */
+    answer?: string;
+    /**
+     * Heavy outputs collected during execution.
+     */
+    artifacts?: Record<string, unknown>;
+    /**
+     * Citations.
+     */
+    sources?: Record<string, unknown>[];
+    /**
+     * Follow-up suggestions.
+     */
+    suggested_actions?: Record<string, unknown>[];
+    /**
+     * Confidence score.
+     */
+    confidence?: number;
+    /**
+     * ISO 639-1 language code.
+     */
+    language?: string;
+}
+/**
+ * A large artifact replaced by a reference (what `store` returned).
+ */
+export interface ArtifactRef {
+    /**
+     * The reference the store returned.
+     */
+    artifact_ref: string;
+    /**
+     * The value's type name (`"dict"`, `"list"`, `"str"`, ...).
+     */
+    type: string;
+    /**
+     * Size of its compact JSON in bytes.
+     */
+    size_bytes: number;
+}
+/**
+ * Options of `new ArtifactCollector(options)`.
+ */
+export interface ArtifactCollectorOptions {
+    /**
+     * Artifacts whose compact JSON is larger go to `store` (default 1 MiB = 1048576).
+     */
+    maxInlineBytes?: number;
+    /**
+     * Keeps a large artifact somewhere else and returns its reference (synchronously).
+     */
+    store?: (node: string, field: string, value: unknown) => string;
+}
+/**
+ * The `done` event that ends a run.
+ */
+export interface FinalPayloadDoneEvent {
+    /**
+     * Always `"done"`.
+     */
+    type: "done";
+    /**
+     * The final payload.
+     */
+    payload: FinalPayload;
+}

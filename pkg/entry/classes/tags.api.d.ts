@@ -88,3 +88,63 @@ export class TagEventWriter extends Handled {
      */
     readonly nextId: number;
 }
+
+/**
+ * One contract violation: its code and UTF-8 byte offset in the response.
+ */
+export interface TagViolation {
+    /**
+     * `text_outside_blocks`, `missing_block`, `duplicate_block`, `wrong_order`,
+     * `unclosed_block`, `nested_marker` or `nonce_in_text`.
+     */
+    code: string;
+    /**
+     * UTF-8 byte offset in the response.
+     */
+    offset?: number;
+}
+
+/**
+ * Text that became certain for one block: `type` is `"<lowercase block name>_delta"`.
+ */
+export interface TagDelta {
+    /**
+     * `"artifact_delta"`, `"user_delta"`, or `"<name>_delta"` for custom blocks.
+     */
+    type: "artifact_delta" | "user_delta" | `${string}_delta`;
+    /**
+     * The text (never holds a marker).
+     */
+    text: string;
+}
+
+/**
+ * The verdict of `finish()` / `checkTagged()`.
+ */
+export interface TagResult {
+    /**
+     * The response was read to its end (`false` after `buffer_limit_exceeded`).
+     */
+    ok: boolean;
+    /**
+     * The response met the contract.
+     */
+    parse_ok: boolean;
+    /**
+     * Block texts by lowercase name (`""` for a missing block).
+     */
+    blocks: { artifact: string; user: string; [name: string]: string };
+    /**
+     * The violations in the order found.
+     */
+    violations: TagViolation[];
+    /**
+     * Deltas that became certain at `finish()` (a held tail that was text after all).
+     */
+    deltas: TagDelta[];
+}
+
+/**
+ * What `TaggedTurn.finish()` says to do next.
+ */
+export type TurnStep = { type: "retry"; corrective: string; result: TagResult } | { type: "done"; ok: boolean; parse_ok: boolean; result: TagResult };
