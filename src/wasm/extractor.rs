@@ -3,7 +3,7 @@
 use super::abi::{Header, CHUNK_ANSWER, CHUNK_DONE, CHUNK_THOUGHT};
 use super::handle::{handle_io, status, InputBuffer, FAILED};
 use super::{js_error, FlatOptions};
-use crate::{AnswerExtractorOptions, Error, ErrorKind};
+use crate::AnswerExtractorOptions;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
@@ -11,15 +11,9 @@ use wasm_bindgen::prelude::*;
 // The type only: its one field is read directly.
 fn extractor_options(max: Option<f64>) -> Result<AnswerExtractorOptions, JsValue> {
     let d = AnswerExtractorOptions::default();
-    let max_buffer_bytes = match max {
+    let max_buffer_bytes = match super::whole(max, "maxBufferBytes", 1, super::MAX_SAFE)? {
         None => d.max_buffer_bytes,
-        Some(x) if x.is_finite() && x >= 1.0 && x.fract() == 0.0 => x as usize,
-        Some(x) => {
-            return Err(js_error(&Error::new(
-                ErrorKind::InvalidOption,
-                format!("maxBufferBytes must be a positive integer, got {}", crate::num::show(x)),
-            )))
-        }
+        Some(x) => x as usize,
     };
     Ok(AnswerExtractorOptions { max_buffer_bytes })
 }

@@ -12,7 +12,7 @@ use super::host::to_js_value;
 use super::{js_error, utf16_len, FlatOptions};
 use crate::budget::out_of_memory;
 use crate::json::partial::{Event, EventSink, Leaf, PathSegment, ValueKind};
-use crate::{Error, ErrorKind, JsonValue};
+use crate::JsonValue;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
@@ -77,16 +77,7 @@ impl JsonItemStreamOptions {
 
 /// A whole number in `1..=max`, or `default` when absent.
 fn whole(v: Option<f64>, default: usize, max: usize, name: &str) -> Result<usize, JsValue> {
-    match v {
-        None => Ok(default),
-        Some(x) if x.is_finite() && x >= 1.0 && x.fract() == 0.0 && x <= max as f64 => {
-            Ok(x as usize)
-        }
-        Some(x) => Err(js_error(&Error::new(
-            ErrorKind::InvalidOption,
-            format!("{name} must be an integer from 1 to {max}, got {}", crate::num::show(x)),
-        ))),
-    }
+    Ok(super::whole(v, name, 1, max as u64)?.map_or(default, |x| x as usize))
 }
 
 const MAX_DEPTH: usize = crate::json::partial::MAX_DEPTH;

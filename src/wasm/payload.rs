@@ -284,12 +284,8 @@ impl ArtifactCollector {
             }
             let max = js_sys::Reflect::get(&o, &JsValue::from_str("maxInlineBytes"))?;
             if !max.is_undefined() {
-                match max.as_f64() {
-                    Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => {
-                        opts.max_inline_bytes = n as usize
-                    }
-                    _ => return Err(bad("maxInlineBytes must be a whole number >= 0")),
-                }
+                let n = max.as_f64().ok_or_else(|| bad("maxInlineBytes must be a non-negative integer"))?;
+                opts.max_inline_bytes = super::whole(Some(n), "maxInlineBytes", 0, super::MAX_SAFE)?.unwrap_or(0) as usize;
             }
             let s = js_sys::Reflect::get(&o, &JsValue::from_str("store"))?;
             if !s.is_undefined() && !s.is_null() {

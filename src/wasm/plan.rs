@@ -107,10 +107,7 @@ fn count(v: Option<JsValue>, what: &str, default: usize) -> Result<usize, JsValu
         None => Ok(default),
         Some(v) => {
             let x = number(&v, what)?;
-            if x < 0.0 || x.fract() != 0.0 || x > 1e9 {
-                return Err(js_error(&Error::new(ErrorKind::InvalidOption, format!("{what} must be a whole number >= 0, got {}", crate::num::show(x)))));
-            }
-            Ok(x as usize)
+            Ok(super::whole(Some(x), what, 0, 1_000_000_000)?.unwrap_or(0) as usize)
         }
     }
 }

@@ -345,16 +345,7 @@ mod encoder {
         ) -> Result<JsSseEncoder, JsValue> {
             let o = FlatOptions::new(options_value, "SseEncoderOptions", &["autoId", "firstId"])?;
             let o = SseEncoderOptions { auto_id: o.get("autoId")?, first_id: o.get("firstId")? };
-            let first_id = match o.first_id {
-                None => 1,
-                Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 => x as u64,
-                Some(x) => {
-                    return Err(js_error(&Error::new(
-                        ErrorKind::InvalidOption,
-                        format!("firstId must be a non-negative integer, got {}", crate::num::show(x)),
-                    )))
-                }
-            };
+            let first_id = super::super::whole(o.first_id, "firstId", 0, super::super::MAX_SAFE)?.unwrap_or(1);
             let opts = crate::SseEncoderOptions { auto_id: o.auto_id.unwrap_or(false), first_id };
             Ok(JsSseEncoder { inner: crate::SseEncoder::new(opts) })
         }
@@ -372,16 +363,7 @@ mod encoder {
             let id = m.id.map(|v| {
                 v.unwrap_or_else(|n| js_sys::Number::from(n).to_string_with_radix(10).map(String::from).unwrap_or_default())
             });
-            let retry = match m.retry {
-                None => None,
-                Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 => Some(x as u64),
-                Some(x) => {
-                    return Err(js_error(&Error::new(
-                        ErrorKind::InvalidInput,
-                        format!("retry must be a non-negative integer, got {}", crate::num::show(x)),
-                    )))
-                }
-            };
+            let retry = super::super::whole_as(m.retry, "retry", 0, super::super::MAX_SAFE, ErrorKind::InvalidInput)?;
             let msg =
                 SseMessage { event: m.event.as_deref(), data: &m.data, id: id.as_deref(), retry };
             self.inner.encode(&msg).map_err(|e| js_error(&e))

@@ -705,14 +705,7 @@ impl Read for DeltaArg {
 }
 
 fn whole(x: Option<f64>, name: &str) -> Result<Option<u64>, JsValue> {
-    match x {
-        None => Ok(None),
-        Some(v) if v.is_finite() && v >= 0.0 && v.fract() == 0.0 => Ok(Some(v as u64)),
-        Some(v) => Err(js_error(&Error::new(
-            ErrorKind::InvalidOption,
-            format!("{name} must be a non-negative integer, got {}", crate::num::show(v)),
-        ))),
-    }
+    super::whole(x, name, 0, super::MAX_SAFE)
 }
 
 /// Turns deltas into the SSE events of the design (`artifact_delta {text}`,
