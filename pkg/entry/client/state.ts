@@ -1013,7 +1013,7 @@ export class StreamState {
     const d = this.#dirty;
     if (d === 0) return this.#snap as StreamSnapshotShape;
     const prev = this.#snap as StreamSnapshotShape | null;
-    work.units += 21;
+    work.units += 14;
     const snap: StreamSnapshotShape = Object.freeze({
       status: this.#status,
       answer: this.#answer.get(),
