@@ -3,7 +3,7 @@
 export * from '../dist/client/streamroute.js';
 export * from './common.js';
 export type {
-  ArtifactSnapshot, ConnectSseOptions, FromSseOptions, Source, SseProfile, StreamMuxChange, StreamMuxOptions, StreamSnapshot,
+  ArtifactSnapshot, ConnectSseOptions, ContinuationSnapshot, FromSseOptions, Source, SseProfile, StreamMuxChange, StreamMuxOptions, StreamSnapshot,
   StreamStateEvent, StreamStateOptions, SubscribeOptions, ToolCallSnapshot, WireEvent,
 } from './streamroute.js';
 export { StreamMux, StreamState, fromSse } from './streamroute.js';

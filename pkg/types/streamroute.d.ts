@@ -111,7 +111,8 @@ export declare function connectSse(url: string | URL, init: RequestInit | undefi
  * `message_id`, `action_seq` when it has them; with `"ag-ui"`, the run's `thread_id`, `run_id`
  * and `parent_run_id`), artifact chunks and a `done` with the payload.
  */
-export type WireEvent = (SseInputEvent | { type: 'tool_result' | 'source' | 'refusal_delta'; [field: string]: unknown }) & {
+export type WireEvent = (SseInputEvent
+  | { type: 'tool_result' | 'source' | 'refusal_delta' | 'continuation' | 'compaction' | 'model_fallback' | 'container'; [field: string]: unknown }) & {
   trace_id?: string;
   session_id?: string;
   message_id?: string;
@@ -161,6 +162,8 @@ export interface ToolCallSnapshot {
   /** The final arguments (`tool_call`), `undefined` until then. */
   readonly arguments: unknown;
   readonly providerExecuted: boolean;
+  /** Who called the tool, as the provider says (`tool_call_start`/`tool_call` `caller`); absent when it said nothing. */
+  readonly caller?: unknown;
   /** The tool's result (`tool_result`), `undefined` until then. */
   readonly result: unknown;
   readonly state: 'input-streaming' | 'input-available' | 'output-available' | 'output-error';
@@ -226,7 +229,10 @@ export interface StreamMuxOptions {
 export interface StreamSnapshot {
   /** `"error"` once an error arrived or `done.ok` was false. */
   readonly status: 'streaming' | 'done' | 'error';
+  /** Text of `answer_delta` events, but those whose `phase` is `"commentary"`. */
   readonly answer: string;
+  /** Text of `answer_delta` events whose `phase` is `"commentary"` (what the model says between tool calls). */
+  readonly commentary: string;
   readonly thinking: { readonly reasoning: string; readonly thought: string };
   readonly artifactText: string;
   readonly userText: string;
@@ -250,6 +256,26 @@ export interface StreamSnapshot {
   /** `done.finish` when the wire has it, else `done.finish_reason`. */
   readonly finish: string | null;
   readonly errors: readonly { readonly code: string; readonly message: string }[];
+  /** Text of `compaction` events (context compaction: not answer text). */
+  readonly compaction: string;
+  /** Every `continuation` event, in order, as received: what the next request sends back unmodified. */
+  readonly continuations: readonly ContinuationSnapshot[];
+  /** The last `model_fallback` event's models. */
+  readonly modelFallback: { readonly from: unknown; readonly to: unknown } | null;
+  /** The last `container` event's members (without `type` and the wire fields): Anthropic `{id, expires_at}`. */
+  readonly container: { readonly id?: string; readonly expires_at?: string; readonly [key: string]: unknown } | null;
+  /** `done.stop_details` (Anthropic's details of why it stopped), `null` until then or when absent. */
+  readonly stopDetails: unknown;
+  /** `done.finish_message` (Gemini's message about the finish), `null` until then or when absent. */
+  readonly finishMessage: string | null;
+}
+
+/** A `continuation` event in a snapshot: its `kind` and the provider's own fields, as received. */
+export interface ContinuationSnapshot {
+  readonly type: 'continuation';
+  /** `thinking_signature`, `redacted_thinking`, `reasoning`, `compaction`, `thought_signature`, `item`, ... */
+  readonly kind: string;
+  readonly [field: string]: unknown;
 }
 
 /**

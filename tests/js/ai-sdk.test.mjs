@@ -1,4 +1,5 @@
-// The `ai-sdk` wire against the real Vercel AI SDK client, v5 and v6: every bundled stream,
+// The `ai-sdk` wire against the real Vercel AI SDK client, v5 and v6, and `ai` 7's published
+// chunk types (`UIMessageChunk`, type-checked with tsc: its runtime needs a newer Node): every bundled stream,
 // routed by `StreamRouter.transform()` and written by `toSse("ai-sdk")` at several chunkings, is
 // read by the SDK's own reader (`parseJsonEventStream` with its `uiMessageChunkSchema`, then
 // `readUIMessageStream`) and by its chat class over `DefaultChatTransport` (what `useChat`
@@ -10,7 +11,12 @@ import * as ai6 from 'ai6';
 import { StreamRouter, toSse } from 'streamroute';
 import { SEED, byteSplitings, splitings } from './helpers/chunking.mjs';
 import { NONCE, SAMPLES } from './helpers/streams.mjs';
-import { EXTRA_EVENTS, collect, streamOf } from './helpers/client-roundtrip.mjs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fromSse } from 'streamroute/client';
+import { CONTINUATION_EVENTS, EXTRA_EVENTS, collect, streamOf } from './helpers/client-roundtrip.mjs';
+import { JS_DIR } from './helpers/runtimes.mjs';
 
 const SDKS = [['ai@5', ai5], ['ai@6', ai6]];
 
@@ -83,10 +89,25 @@ function expectedParts(events) {
     }
     open.text += delta;
   };
+  // A continuation rides on the end of the part it belongs to when that part is open (a thinking
+  // signature or reasoning item on reasoning; a thought signature on its text or thought part,
+  // not a tool call's; a message item on text); else it is a data part.
+  const belongs = (e) => ({ thinking_signature: 'reasoning', reasoning: 'reasoning',
+    thought_signature: e.index !== undefined ? null : { thought: 'reasoning', text: 'text' }[e.part],
+    item: e.item_type === 'message' ? 'text' : null })[e.kind] ?? null;
   for (const e of events) {
+    const continues = e.type === 'continuation' && open && belongs(e) === open.type;
     if (e.type !== 'usage' && !e.type.endsWith('_delta')) open = null;
     switch (e.type) {
-      case 'answer_delta': text('text', undefined, e.text); break;
+      case 'answer_delta': text('text', e.phase === undefined ? undefined : `phase ${e.phase}`, e.text); break;
+      case 'continuation':
+        if (!continues) parts.push({ type: 'data-continuation', data: withoutType(e) });
+        break;
+      case 'compaction':
+      case 'model_fallback':
+      case 'container':
+        parts.push({ type: `data-${e.type.replaceAll('_', '-')}`, data: withoutType(e) });
+        break;
       case 'user_delta': text('text', 'user_delta', e.text); break;
       case 'thinking_delta': text('reasoning', e.source === 'thought' ? 'thought' : undefined, e.text); break;
       case 'tool_call_delta': open = null; break;
@@ -126,9 +147,10 @@ function partsOf(message) {
   for (const p of message.parts) {
     if (p.type === 'step-start') continue;
     if (p.type === 'text' || p.type === 'reasoning') {
-      // What kind of text it is rides in providerMetadata.
+      // What kind of text it is rides in providerMetadata; the answer's phase as the SDK's OpenAI provider has it.
       const own = p.providerMetadata?.streamroute;
-      out.push({ type: p.type, variant: own?.type ?? own?.source, text: p.text });
+      const phase = p.providerMetadata?.openai?.phase;
+      out.push({ type: p.type, variant: own?.type ?? own?.source ?? (phase === undefined ? undefined : `phase ${phase}`), text: p.text });
     }
     else if (p.type.startsWith('tool-')) {
       const part = { type: p.type, toolCallId: p.toolCallId, state: p.state, providerExecuted: p.providerExecuted === true };
@@ -140,6 +162,13 @@ function partsOf(message) {
     else out.push({ type: p.type, data: p.data });
   }
   return out;
+}
+
+/** An event's members but `type`. */
+function withoutType(e) {
+  const { type, ...rest } = e;
+  void type;
+  return rest;
 }
 
 const CASES = SAMPLES.flatMap((s) => chunkingsOf(s).map(([label, chunks]) => [s, label, chunks]));
@@ -167,7 +196,8 @@ for (const [version, sdk] of SDKS) {
       // The finish chunk is the last, its finishReason is done.finish.
       assert.deepEqual([parsed.at(-1).type, parsed.at(-1).finishReason], ['finish', done.finish], at);
       assert.deepEqual(message.metadata, { ok: done.ok, parse_ok: done.parse_ok, finish_reason: done.finish_reason ?? null,
-        ...(done.finish !== undefined ? { finish: done.finish } : {}), ...(done.payload ? { payload: done.payload } : {}) }, at);
+        ...(done.finish !== undefined ? { finish: done.finish } : {}), ...(done.stop_details !== undefined ? { stop_details: done.stop_details } : {}),
+        ...(done.finish_message !== undefined ? { finish_message: done.finish_message } : {}), ...(done.payload ? { payload: done.payload } : {}) }, at);
       // The error text is the provider's message.
       assert.deepEqual(errors.map((e) => e.message), events.filter((e) => e.type === 'error').map((e) => e.message || e.code), at);
       n++;
@@ -257,3 +287,126 @@ for (const [version, sdk] of SDKS) {
     assert.deepEqual(partsOf(message), [{ type: 'text', variant: undefined, text: 'Hello' }]);
   });
 }
+
+// ---------------------------------------------------------------------------------------
+// What the next request sends back, and `ai` 7.
+
+/** The `toSse("ai-sdk")` bytes of `events`. */
+const wireOf = async (events, options) => new Uint8Array(await new Response(streamOf(events)
+  .pipeThrough(toSse('ai-sdk', { heartbeatMs: 0, ...options }))).arrayBuffer());
+
+/** The JSON parts of UI message stream bytes (`[DONE]` left out). */
+const framesOf = (bytes) => new TextDecoder().decode(bytes).split('\n\n')
+  .flatMap((f) => f.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)))
+  .filter((d) => d !== '[DONE]').map((d) => JSON.parse(d));
+
+for (const [version, sdk] of SDKS) {
+  test(`${version}: continuations ride on the end of their part, the answer's phase on providerMetadata.openai, the rest in data parts and the finish`, async () => {
+    const bytes = await wireOf(CONTINUATION_EVENTS);
+    const { chunks, failed } = await sdkChunks(sdk, bytes);
+    assert.deepEqual(failed, []);
+    const { message, errors } = await sdkMessage(sdk, chunks);
+    assert.deepEqual(errors, []);
+    assert.deepEqual(partsOf(message), expectedParts(CONTINUATION_EVENTS));
+    // The thinking signature is on the reasoning part it signs, the encrypted reasoning item on its own.
+    assert.deepEqual(message.parts.filter((p) => p.type === 'reasoning').map((p) => p.providerMetadata), [
+      { streamroute: { continuation: { kind: 'thinking_signature', signature: 'c2lnbmF0dXJl' } } },
+      { streamroute: { continuation: { kind: 'reasoning', id: 'rs_1', encrypted_content: 'ZW5j', summary: [{ type: 'summary_text', text: 'More.' }] } } },
+    ]);
+    assert.deepEqual(message.parts.filter((p) => p.type === 'text').map((p) => p.providerMetadata), [
+      { openai: { phase: 'commentary' }, streamroute: { continuation: { kind: 'item', item_type: 'message', id: 'msg_1' } } },
+      { openai: { phase: 'final_answer' }, streamroute: { continuation: { kind: 'thought_signature', thoughtSignature: 'dGV4dA==', part: 'text' } } },
+      undefined,
+    ]);
+    assert.deepEqual(message.parts.filter((p) => p.type === 'data-continuation').map((p) => p.data.kind),
+      ['redacted_thinking', 'thought_signature', 'item', 'compaction']);
+    assert.deepEqual([message.metadata.stop_details, message.metadata.finish_message], [{ type: 'end_turn', note: null }, 'Model finished.']);
+    // The chat keeps them, and its messages are valid for the next turn.
+    const { chat, finished } = await sdkChat(sdk, bytes);
+    assert.deepEqual(finished.message.parts, message.parts);
+    const valid = await sdk.safeValidateUIMessages({ messages: chat.messages });
+    assert.equal(valid.success, true, valid.error?.message);
+    await sdk.convertToModelMessages(chat.messages);
+    // And fromSse reads every one of them back.
+    const back = await collect(streamOf([bytes]).pipeThrough(fromSse('ai-sdk')));
+    assert.deepEqual(back.filter((e) => e.type === 'continuation'), CONTINUATION_EVENTS.filter((e) => e.type === 'continuation'));
+  });
+}
+
+/** Parts as an `ai` 7 server writes them: its new part types and fields. */
+const AI7_PARTS = [
+  { type: 'start', messageId: 'm' },
+  { type: 'start-step' },
+  { type: 'reasoning-start', id: 'r' },
+  { type: 'reasoning-delta', id: 'r', delta: 'Hmm.' },
+  { type: 'reasoning-end', id: 'r', providerMetadata: { anthropic: { signature: 'sig' } } },
+  { type: 'reasoning-file', url: 'data:image/png;base64,AAAA', mediaType: 'image/png' },
+  { type: 'custom', kind: 'openai.compaction', providerMetadata: { openai: { itemId: 'cmp_1', encryptedContent: 'enc' } } },
+  { type: 'text-start', id: 't', providerMetadata: { openai: { itemId: 'msg_1', phase: 'commentary' } } },
+  { type: 'text-delta', id: 't', delta: 'Checking.' },
+  { type: 'text-end', id: 't' },
+  { type: 'tool-input-start', toolCallId: 'c1', toolName: 'search', title: 'Search', toolMetadata: { origin: 'mcp' } },
+  { type: 'tool-input-available', toolCallId: 'c1', toolName: 'search', input: { q: 'x' }, title: 'Search', toolMetadata: { origin: 'mcp' } },
+  { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'c1', isAutomatic: false, signature: 'apsig' },
+  { type: 'tool-approval-response', approvalId: 'a1', approved: true, reason: 'fine' },
+  { type: 'finish-step' },
+  { type: 'reset-step' },
+  { type: 'start-step' },
+  { type: 'text-start', id: 't2' },
+  { type: 'text-delta', id: 't2', delta: 'Done.' },
+  { type: 'text-end', id: 't2' },
+  { type: 'finish-step' },
+  { type: 'finish', finishReason: 'stop' },
+];
+
+/** Type-checks `source` with tsc against the installed `ai7` alias (its own declarations skipped). */
+function tscAi7(source) {
+  const dir = join(JS_DIR, '.tmp', 'consumer', 'ai7-chunks');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022',
+      lib: ['es2022', 'dom'], skipLibCheck: true, types: ['node'] },
+    files: ['chunks.mts'],
+  }));
+  writeFileSync(join(dir, 'chunks.mts'), source);
+  const r = spawnSync(process.execPath, [join(JS_DIR, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], { encoding: 'utf8' });
+  return { status: r.status, output: r.stdout + r.stderr };
+}
+
+/** A part's shape: its type, its members' names and those of its providerMetadata and messageMetadata. */
+const shapeOf = (p) => JSON.stringify([p.type, Object.keys(p).sort(), Object.entries(p.providerMetadata ?? {}).map(([k, v]) => [k, Object.keys(v).sort()]),
+  Object.keys(p.messageMetadata ?? {}).sort(), p.finishReason]);
+
+test('ai@7: every part shape toSse("ai-sdk") writes type-checks as its UIMessageChunk; fromSse reads what an ai 7 server writes', async () => {
+  // One part of each shape, from every bundled stream, the continuation events and the extra ones.
+  const shapes = new Map();
+  const streams = [...await Promise.all(SAMPLES.map(async (s) => (await route(s, s.binary ? [s.bytes] : [s.text])).bytes)),
+    await wireOf(CONTINUATION_EVENTS), await wireOf(EXTRA_EVENTS)];
+  for (const bytes of streams) for (const p of framesOf(bytes)) if (!shapes.has(shapeOf(p))) shapes.set(shapeOf(p), p);
+  assert.ok(shapes.size >= 20, `${shapes.size} shapes`);
+  const { status, output } = tscAi7(`import type { UIMessageChunk } from 'ai7';
+export const written: UIMessageChunk[] = ${JSON.stringify([...shapes.values()], null, 1)};
+export const ai7: UIMessageChunk[] = ${JSON.stringify(AI7_PARTS, null, 1)};
+// ai 7 has no \`signature\` on a reasoning part's end (only on a tool approval request): toSse keeps it in providerMetadata.
+// @ts-expect-error: not a member of reasoning-end
+export const signed: UIMessageChunk = { type: 'reasoning-end', id: 'r', signature: 's' };
+`);
+  assert.equal(status, 0, output);
+
+  // An ai 7 server's wire reads without a wire_invalid: approvals and custom parts are continuations.
+  const text = [...AI7_PARTS.map((p) => `data: ${JSON.stringify(p)}\n\n`), 'data: [DONE]\n\n'].join('');
+  for (const [label, chunks] of splitings(text).filter(([label]) => CHUNKINGS(label))) {
+    const events = await collect(streamOf(chunks).pipeThrough(fromSse('ai-sdk')));
+    assert.deepEqual(events, [
+      { type: 'thinking_delta', source: 'reasoning', text: 'Hmm.' },
+      { type: 'continuation', kind: 'openai.compaction', providerMetadata: { openai: { itemId: 'cmp_1', encryptedContent: 'enc' } } },
+      { type: 'answer_delta', phase: 'commentary', text: 'Checking.' },
+      { type: 'tool_call_start', index: 0, id: 'c1', name: 'search', provider_executed: false },
+      { type: 'tool_call', index: 0, id: 'c1', name: 'search', arguments: { q: 'x' }, repaired: false, provider_executed: false },
+      { type: 'continuation', kind: 'tool_approval_request', approvalId: 'a1', toolCallId: 'c1', isAutomatic: false, signature: 'apsig' },
+      { type: 'continuation', kind: 'tool_approval_response', approvalId: 'a1', approved: true, reason: 'fine' },
+      { type: 'answer_delta', text: 'Done.' },
+      { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop' },
+    ], `${label} (seed ${SEED})`);
+  }
+});

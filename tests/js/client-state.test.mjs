@@ -575,9 +575,134 @@ test('TypeScript: the options, completeArguments, sources and usage type-check',
     const released: boolean = mux.delete('a');
     const errors: readonly { readonly code: string }[] = mux.errors();
     mux.subscribe((c) => void c, { throttleMs: 10 });
+    const commentary: string = s.commentary;
+    const compaction: string = s.compaction;
+    const kind: string | undefined = s.continuations[0]?.kind;
+    const signature: unknown = s.continuations[0]?.signature;
+    const to: unknown = s.modelFallback?.to;
+    const container: string | undefined = s.container?.id;
+    const stopDetails: unknown = s.stopDetails;
+    const finishMessage: string | null = s.finishMessage;
+    const caller: unknown = s.toolCalls[0]?.caller;
+    state.apply([{ type: 'continuation', kind: 'thinking_signature', signature: 'x' }, { type: 'compaction', text: 'c' },
+      { type: 'answer_delta', text: 'a', phase: 'commentary' }]);
     // @ts-expect-error: an unknown option
     new StreamState({ maxByte: 1 });
-    void [stop, url, tokens, done, bytes, released, errors];
+    void [stop, url, tokens, done, bytes, released, errors, commentary, compaction, kind, signature, to, container, stopDetails,
+      finishMessage, caller];
   `);
   assert.equal(status, 0, output);
+});
+
+// ---------------------------------------------------------------------------------------
+// What the next request sends back: commentary, continuations, compaction, the model that
+// answered, the container, a tool call's caller, done's stop details and finish message.
+
+test('commentary is kept apart from the answer; continuations in order as received; compaction, fallback, container, caller, done details', () => {
+  const s = new StreamState();
+  const empty = s.snapshot();
+  assert.deepEqual([empty.commentary, empty.compaction, empty.continuations, empty.modelFallback, empty.container, empty.stopDetails,
+    empty.finishMessage], ['', '', [], null, null, null, null]);
+  const signature = { type: 'continuation', kind: 'thinking_signature', signature: 'sig', trace_id: 't' };
+  s.apply([
+    { type: 'model_fallback', from: 'a', to: { id: 'b' } },
+    { type: 'container', id: 'cntr', expires_at: '2026-01-01T00:00:00Z', session_id: 's' },
+    { type: 'thinking_delta', text: 'hm', source: 'reasoning' },
+    signature,
+    { type: 'answer_delta', text: 'Looking. ', phase: 'commentary' },
+    { type: 'tool_call_start', index: 0, id: 'c', name: 'f', caller: { type: 'direct' } },
+    { type: 'tool_call', index: 0, id: 'c', name: 'f', arguments: {}, repaired: false },
+    { type: 'tool_call_start', index: 1, id: 'd', name: 'g' },
+    { type: 'compaction', text: 'Earlier ' },
+    { type: 'compaction', text: 'turns.' },
+    { type: 'answer_delta', text: 'It is ', phase: 'final_answer' },
+    { type: 'answer_delta', text: 'x.' },
+  ]);
+  const mid = s.snapshot();
+  assert.equal(mid.answer, 'It is x.');
+  assert.equal(mid.commentary, 'Looking. ');
+  assert.equal(mid.compaction, 'Earlier turns.');
+  assert.deepEqual(mid.continuations, [signature]);
+  assert.notEqual(mid.continuations[0], signature, 'a copy, not the caller\'s object');
+  assert.deepEqual(mid.modelFallback, { from: 'a', to: { id: 'b' } });
+  assert.deepEqual(mid.container, { id: 'cntr', expires_at: '2026-01-01T00:00:00Z' });
+  assert.deepEqual(mid.toolCalls[0].caller, { type: 'direct' });
+  assert.ok(!('caller' in mid.toolCalls[1]), 'no caller when the provider named none');
+  assert.equal(mid.stopDetails, null);
+  assertPlainData(mid);
+
+  const item = { type: 'continuation', kind: 'item', item_type: 'message', id: 'm' };
+  s.apply(item);
+  const next = s.snapshot();
+  assert.deepEqual(next.continuations, [signature, item]);
+  assert.equal(next.continuations[0], mid.continuations[0], 'an earlier continuation is the same object');
+  assert.equal(next.toolCalls, mid.toolCalls, 'what did not change is the same object');
+  assert.equal(next.thinking, mid.thinking);
+  s.apply({ type: 'answer_delta', text: ' More.' });
+  assert.equal(s.snapshot().continuations, next.continuations, 'the list is the same until a continuation comes');
+
+  s.apply({ type: 'done', ok: true, parse_ok: true, finish_reason: 'end_turn', finish: 'stop', stop_details: { type: 'refusal', category: 'cyber' },
+    finish_message: 'Stopped.' });
+  const done = s.snapshot();
+  assert.deepEqual([done.stopDetails, done.finishMessage, done.status], [{ type: 'refusal', category: 'cyber' }, 'Stopped.', 'done']);
+  assertPlainData(done);
+});
+
+test('continuations: members named __proto__ stay data, hostile values never break the fold, and every byte counts', () => {
+  const s = new StreamState();
+  s.apply(JSON.parse('[{"type": "continuation", "kind": "reasoning", "__proto__": {"polluted": true}, "summary": [{"__proto__": {"x": 1}}]},'
+    + '{"type": "container", "__proto__": {"id": "evil"}, "constructor": 1}, {"type": "model_fallback", "from": {"__proto__": null}}]'));
+  const snap = s.snapshot();
+  assert.equal({}.polluted, undefined);
+  assert.equal(snap.continuations[0].polluted, undefined);
+  assert.deepEqual(Object.keys(snap.continuations[0]), ['type', 'kind', '__proto__', 'summary']);
+  assert.equal(Object.getPrototypeOf(snap.continuations[0]), Object.prototype);
+  assert.equal(snap.container.id, undefined);
+  assert.deepEqual(Object.keys(snap.container), ['__proto__', 'constructor']);
+  assert.deepEqual(snap.modelFallback.to, null);
+  assertPlainData(snap);
+  // Not strings where text goes: nothing kept, nothing thrown.
+  s.apply([{ type: 'compaction', text: { no: 1 } }, { type: 'answer_delta', text: 5, phase: 'commentary' },
+    { type: 'done', ok: true, parse_ok: true, finish_reason: null, finish_message: 7 }]);
+  assert.deepEqual([s.snapshot().compaction, s.snapshot().commentary, s.snapshot().finishMessage], ['', '', null]);
+
+  // The budget: continuations, commentary and compaction are charged like the rest.
+  const big = 'x'.repeat(1000);
+  for (const [event, field] of [[{ type: 'continuation', kind: 'reasoning', encrypted_content: big }, 'continuations'],
+    [{ type: 'answer_delta', text: big, phase: 'commentary' }, 'commentary'], [{ type: 'compaction', text: big }, 'compaction'],
+    [{ type: 'container', id: big }, 'container'], [{ type: 'model_fallback', from: big, to: big }, 'modelFallback'],
+    [{ type: 'done', ok: true, parse_ok: true, finish_reason: null, stop_details: { big } }, 'stopDetails']]) {
+    const small = new StreamState({ maxBytes: 1500 });
+    small.apply(event);
+    assert.deepEqual(small.snapshot().errors.map((e) => e.code), ['buffer_limit_exceeded'], field);
+    assert.ok(small.bytes <= 1500, field);
+    const roomy = new StreamState();
+    roomy.apply(event);
+    assert.ok(roomy.bytes >= 2000, `${field}: ${roomy.bytes} bytes charged`);
+  }
+  const held = new StreamState();
+  held.apply({ type: 'container', id: big });
+  const once = held.bytes;
+  held.apply({ type: 'container', id: big });
+  assert.equal(held.bytes, once, 'a container replaces the last one, its bytes too');
+});
+
+test('scaling: a continuation with a snapshot after each copies the list once; folding is linear', () => {
+  const s = new StreamState();
+  let prev = s.snapshot();
+  for (let i = 0; i < 300; i++) {
+    s.apply({ type: 'continuation', kind: 'thinking_signature', signature: `s${i}` });
+    const before = work();
+    const snap = s.snapshot();
+    assert.ok(work() - before <= (i + 1) + 14, `snapshot ${i} copied ${work() - before}`);
+    if (i > 0) assert.equal(snap.continuations[0], prev.continuations[0]);
+    prev = snap;
+  }
+  assertScales('continuations folded, one snapshot', 500, (n) => {
+    const st = new StreamState();
+    const events = [];
+    for (let i = 0; i < n; i++) events.push({ type: 'continuation', kind: 'item', item_type: 'message', id: `m${i}` }, { type: 'answer_delta', text: 'x', phase: 'commentary' });
+    st.apply(events);
+    st.snapshot();
+  });
 });

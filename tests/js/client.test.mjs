@@ -193,7 +193,8 @@ test('StreamState: bound methods, the same snapshot while nothing changes, struc
   assert.ok(Object.isFrozen(empty));
   assert.deepEqual({ ...empty, thinking: { ...empty.thinking } }, {
     status: 'streaming', answer: '', thinking: { reasoning: '', thought: '' }, artifactText: '', userText: '', refusal: '', toolCalls: [],
-    action: null, artifacts: {}, sources: [], usage: null, payload: null, finish: null, errors: [],
+    action: null, artifacts: {}, sources: [], usage: null, payload: null, finish: null, errors: [], commentary: '', compaction: '',
+    continuations: [], modelFallback: null, container: null, stopDetails: null, finishMessage: null,
   });
   let calls = 0;
   const stop = subscribe(() => calls++);

@@ -7,7 +7,7 @@
 // <its fields>}`. What an AG-UI event has no field for rides in its `metadata.streamroute`
 // (the protocol's open member), so the round trip is exact; a wire another server wrote reads
 // without it.
-import { artifactChunk, idOf, indexOf, json, own, ownObject, str, stringOrNull, typed, without } from './common.js';
+import { artifactChunk, doneDetails, idOf, indexOf, json, own, ownObject, str, stringOrNull, typed, without } from './common.js';
 import type { JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
 import { routedEvent } from './tagged.js';
 
@@ -56,7 +56,7 @@ function tokenUsage(e: JsonObject): JsonObject[] {
 /** Routed events that leave the open text or reasoning message open (the others close it). */
 const KEEPS_OPEN: ReadonlySet<string> = new Set(['answer_delta', 'user_delta', 'thinking_delta', 'usage', 'artifact_delta', 'refusal_delta']);
 
-type Open = [kind: 'text' | 'reasoning', id: string, variant: string | undefined];
+type Open = [kind: 'text' | 'reasoning', id: string, variant: string | undefined, phase: string | undefined];
 
 /** AG-UI events over SSE: unnamed `data:` frames, one run per stream. */
 export function writer(o: AgUiOptions): ProfileWriter<AgUiFrame> {
@@ -79,12 +79,13 @@ export function writer(o: AgUiOptions): ProfileWriter<AgUiFrame> {
     }
     open = null;
   };
-  const text = (out: AgUiFrame[], kind: 'text' | 'reasoning', delta: string, variant?: string) => {
-    if (open?.[0] !== kind || open[2] !== variant) {
+  // `phase`: the answer message's phase (a message of another phase is another message).
+  const text = (out: AgUiFrame[], kind: 'text' | 'reasoning', delta: string, variant?: string, phase?: string) => {
+    if (open?.[0] !== kind || open[2] !== variant || open[3] !== phase) {
       close(out);
       const id = next(kind);
-      open = [kind, id, variant];
-      const marked = variant ? meta(kind === 'text' ? { type: variant } : { source: variant }) : {};
+      open = [kind, id, variant, phase];
+      const marked = variant ? meta(kind === 'text' ? { type: variant } : { source: variant }) : phase !== undefined ? meta({ phase }) : {};
       if (kind === 'text') out.push([null, { type: 'TEXT_MESSAGE_START', messageId: id, role: 'assistant', ...marked }]);
       else {
         out.push([null, { type: 'REASONING_START', messageId: id }]);
@@ -93,11 +94,11 @@ export function writer(o: AgUiOptions): ProfileWriter<AgUiFrame> {
     }
     if (delta) out.push([null, { type: kind === 'text' ? 'TEXT_MESSAGE_CONTENT' : 'REASONING_MESSAGE_CONTENT', messageId: open[1], delta }]);
   };
-  const start = (out: AgUiFrame[], e: { id: string; name: unknown; index: number; provider_executed?: unknown }, whole?: true) => {
+  const start = (out: AgUiFrame[], e: { id: string; name: unknown; index: number; provider_executed?: unknown; caller?: unknown }, whole?: true) => {
     calls.set(e.index, e.id);
     out.push([null, { type: 'TOOL_CALL_START', toolCallId: e.id, toolCallName: str(e.name),
       ...meta({ index: e.index, name: e.name, ...(e.provider_executed !== undefined ? { provider_executed: e.provider_executed } : {}),
-        ...(whole ? { whole } : {}) }) }]);
+        ...(e.caller !== undefined ? { caller: e.caller } : {}), ...(whole ? { whole } : {}) }) }]);
   };
   // Tool calls still streaming end unfinished (AG-UI closes everything before the run's end).
   const endCalls = (out: AgUiFrame[]) => {
@@ -118,7 +119,7 @@ export function writer(o: AgUiOptions): ProfileWriter<AgUiFrame> {
       if (!KEEPS_OPEN.has(e.type)) close(out);
       switch (e.type) {
         case 'answer_delta':
-          text(out, 'text', e.text);
+          text(out, 'text', e.text, undefined, e.phase);
           break;
         case 'user_delta':
           text(out, 'text', e.text, 'user_delta');
@@ -140,7 +141,8 @@ export function writer(o: AgUiOptions): ProfileWriter<AgUiFrame> {
             out.push([null, { type: 'TOOL_CALL_ARGS', toolCallId: e.id, delta: typeof e.arguments === 'string' ? e.arguments : json(e.arguments ?? {}) }]);
           }
           calls.delete(e.index);
-          out.push([null, { type: 'TOOL_CALL_END', toolCallId: e.id, ...meta({ arguments: e.arguments, repaired: e.repaired }) }]);
+          out.push([null, { type: 'TOOL_CALL_END', toolCallId: e.id, ...meta({ arguments: e.arguments, repaired: e.repaired,
+            ...(e.caller !== undefined ? { caller: e.caller } : {}) }) }]);
           break;
         case 'tool_result': {
           const result = e.result;
@@ -161,7 +163,7 @@ export function writer(o: AgUiOptions): ProfileWriter<AgUiFrame> {
           ended = true;
           endCalls(out);
           const done = meta({ ok: e.ok, parse_ok: e.parse_ok, finish_reason: e.finish_reason ?? null,
-            ...(e.finish !== undefined ? { finish: e.finish } : {}), ...(e.payload ? { payload: e.payload } : {}) });
+            ...(e.finish !== undefined ? { finish: e.finish } : {}), ...doneDetails(e), ...(e.payload ? { payload: e.payload } : {}) });
           const counts = usage.length ? { usage } : {};
           if (e.ok) out.push([null, { type: 'RUN_FINISHED', threadId, runId, ...(e.payload ? { result: e.payload } : {}), ...counts, ...done }]);
           else {
@@ -196,7 +198,7 @@ const MAX_ARGUMENT_TEXT = 8 * 1024 * 1024;
 interface Call {
   index: number;
   name: unknown;
-  /** `provider_executed` as toSse's metadata has it (absent: not given). */
+  /** `provider_executed` and `caller` as toSse's metadata has them (absent: not given). */
   executed: JsonObject;
   /** Sent whole by toSse: only its end gives an event. */
   whole: boolean;
@@ -224,7 +226,9 @@ export function reader(): ProfileReader {
     const index = indexOf(own(m, 'index')) ?? order;
     order = Math.max(order, index + 1);
     // toSse's calls (an index in metadata) end with their arguments: their text is not kept.
-    const c: Call = { index, name: Object.hasOwn(m, 'name') ? m.name : stringOrNull(name), executed: Object.hasOwn(m, 'provider_executed') ? { provider_executed: m.provider_executed } : {},
+    const c: Call = { index, name: Object.hasOwn(m, 'name') ? m.name : stringOrNull(name),
+      executed: { ...(Object.hasOwn(m, 'provider_executed') ? { provider_executed: m.provider_executed } : {}),
+        ...(Object.hasOwn(m, 'caller') ? { caller: m.caller } : {}) },
       whole: own(m, 'whole') === true, text: Object.hasOwn(m, 'index') ? null : '' };
     calls.set(id, c);
     return c.whole ? [] : [{ type: 'tool_call_start', index, id, name: c.name, ...c.executed }];
@@ -254,7 +258,7 @@ export function reader(): ProfileReader {
       case 'TEXT_MESSAGE_START':
       case 'REASONING_MESSAGE_START':
       case 'THINKING_TEXT_MESSAGE_START':
-        texts.set(mid, type === 'TEXT_MESSAGE_START' ? { type: own(m, 'type') === 'user_delta' ? 'user_delta' : 'answer_delta', text: '' }
+        texts.set(mid, type === 'TEXT_MESSAGE_START' ? textKind(m)
           : { type: 'thinking_delta', text: '', source: own(m, 'source') === 'thought' ? 'thought' : 'reasoning' });
         return [];
       case 'TEXT_MESSAGE_CONTENT':
@@ -288,7 +292,8 @@ export function reader(): ProfileReader {
         kept -= c.text?.length ?? 0;
         if (own(m, 'unfinished') === true) return [];
         return [{ type: 'tool_call', index: c.index, id: toolId!, name: c.name,
-          arguments: (Object.hasOwn(m, 'arguments') ? m.arguments : parsed(c.text)) ?? null, repaired: own(m, 'repaired') === true, ...c.executed }];
+          arguments: (Object.hasOwn(m, 'arguments') ? m.arguments : parsed(c.text)) ?? null, repaired: own(m, 'repaired') === true, ...c.executed,
+          ...(Object.hasOwn(m, 'caller') ? { caller: m.caller } : {}) }];
       }
       case 'TOOL_CALL_RESULT': {
         if (toolId === undefined) throw new TypeError('TOOL_CALL_RESULT without toolCallId');
@@ -310,7 +315,7 @@ export function reader(): ProfileReader {
         if (typeof own(m, 'ok') === 'boolean') {
           const payload = ownObject(m, 'payload');
           return [{ type: 'done', ok: m.ok as boolean, parse_ok: own(m, 'parse_ok') === true, finish_reason: own(m, 'finish_reason') ?? null,
-            ...(Object.hasOwn(m, 'finish') ? { finish: m.finish } : {}), ...(payload ? { payload } : {}) }];
+            ...(Object.hasOwn(m, 'finish') ? { finish: m.finish } : {}), ...doneDetails(m), ...(payload ? { payload } : {}) }];
         }
         const out: WireEvent[] = [];
         const counts = ownObject(own(p, 'usage'), '0');
@@ -340,6 +345,13 @@ export function reader(): ProfileReader {
       return events;
     },
   };
+}
+
+/** The text event a TEXT_MESSAGE_START's `metadata.streamroute` names: user text, or the answer (with its phase). */
+function textKind(m: JsonObject): WireEvent {
+  if (own(m, 'type') === 'user_delta') return { type: 'user_delta', text: '' };
+  const phase = own(m, 'phase');
+  return { type: 'answer_delta', text: '', ...(typeof phase === 'string' ? { phase } : {}) };
 }
 
 /** The routed event a `CUSTOM` frame carries (`null`: a name that is not a routed event's). Throws when it lacks a field. */

@@ -1,6 +1,6 @@
 // The Vercel AI SDK UI message stream: `writer` is what `toSse("ai-sdk")` writes, `reader`
 // what `fromSse("ai-sdk")` reads back.
-import { EXTRA_TYPES, artifactChunk, extraEvent, idOf, indexOf, own, ownObject, str, stringOrNull, typed, without } from './common.js';
+import { EXTRA_TYPES, artifactChunk, doneDetails, extraEvent, idOf, indexOf, own, ownObject, str, stringOrNull, typed, without } from './common.js';
 import type { JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
 
 const AI_SDK_FINISH: ReadonlyMap<unknown, string> = new Map(Object.entries({
@@ -11,9 +11,9 @@ const AI_SDK_FINISH: ReadonlyMap<unknown, string> = new Map(Object.entries({
   refusal: 'content-filter', failed: 'error',
 }));
 
-/** The part types of the UI message stream (besides `data-*`, `tool-*`, `source-*`, `reasoning-*`). */
+/** The part types of the UI message stream (besides `data-*`, `tool-*`, `source-*`, `reasoning-*`), `ai` 7's too. */
 const PART_TYPES: ReadonlySet<string> = new Set(['start', 'finish', 'error', 'abort', 'message-metadata', 'start-step', 'finish-step',
-  'text-start', 'text-delta', 'text-end', 'file']);
+  'reset-step', 'text-start', 'text-delta', 'text-end', 'file', 'custom', 'steering-message']);
 const PART_PREFIXES = ['data-', 'tool-', 'source-', 'reasoning-', 'text-'];
 
 /** The `[DONE]` marker that ends the stream. */
@@ -32,7 +32,11 @@ export function knows(name: string, raw: string, data: unknown): boolean {
 
 type Variant = { type: string } | { source: string };
 type Kind = 'text' | 'reasoning';
-type OpenPart = [kind: Kind, id: string, variant: Variant | undefined];
+/** What a text or reasoning part's providerMetadata holds: its kind of text, the answer's phase, a continuation. */
+type PartMeta = { streamroute?: Variant | { continuation: JsonObject } | (Variant & { continuation: JsonObject });
+  openai?: { phase: string } };
+/** The open part: its kind, id, what tells it from a part of another variant, and its start's providerMetadata. */
+type OpenPart = [kind: Kind, id: string, key: string, meta: PartMeta | undefined];
 
 /** What toSse keeps in a part's `providerMetadata` (the SDK's place for what its parts have no field for). */
 type Own<T> = { providerMetadata?: { streamroute: T } };
@@ -40,15 +44,15 @@ type Own<T> = { providerMetadata?: { streamroute: T } };
 /** The parts of the UI message stream `toSse("ai-sdk")` writes. */
 export type UiPart =
   | { type: 'start'; messageId?: unknown }
-  | ({ type: `${Kind}-start`; id: string } & Own<Variant>)
+  | { type: `${Kind}-start`; id: string; providerMetadata?: PartMeta }
   | { type: `${Kind}-delta`; id: string; delta: string }
-  | { type: `${Kind}-end`; id: string }
+  | { type: `${Kind}-end`; id: string; providerMetadata?: PartMeta }
   | { type: 'data-artifact'; id: string; data: { stream_id: string; seq: unknown; chunk: unknown; done: boolean; artifact_type: unknown } }
   | { type: 'data-tool-call-index'; data: { toolCallId: string; index: number }; transient: true }
-  | { type: 'tool-input-start'; toolCallId: string; toolName: unknown; providerExecuted?: true }
+  | ({ type: 'tool-input-start'; toolCallId: string; toolName: unknown; providerExecuted?: true } & Own<{ caller: unknown }>)
   | { type: 'tool-input-delta'; toolCallId: unknown; inputTextDelta: string }
   | ({ type: 'tool-input-available'; toolCallId: string; toolName: unknown; input: unknown; providerExecuted?: true }
-    & Own<{ repaired: true }>)
+    & Own<{ repaired?: true; caller?: unknown }>)
   | { type: 'tool-output-available'; toolCallId: unknown; output: unknown; providerExecuted: true }
   | ({ type: 'source-url'; sourceId: unknown; url: string; title?: unknown } & Own<SourceMeta>)
   | ({ type: 'source-document'; sourceId: unknown; mediaType: 'text/plain'; title: unknown } & Own<SourceMeta>)
@@ -58,7 +62,7 @@ export type UiPart =
   | { type: 'error'; errorText: string }
   | { type: 'data-payload'; data: JsonObject }
   | { type: 'finish'; finishReason: unknown; messageMetadata: { ok: boolean; parse_ok: boolean; finish_reason: unknown;
-      finish?: unknown; payload?: JsonObject } }
+      finish?: unknown; stop_details?: unknown; finish_message?: unknown; payload?: JsonObject } }
   | { type: `data-${string}`; data: JsonObject };
 
 /** A source's fields the SDK's source parts have no field for. */
@@ -71,6 +75,27 @@ const USER_TEXT = { type: 'user_delta' };
 const ARTIFACT_TEXT = { type: 'artifact_delta' };
 const REFUSAL = { type: 'refusal_delta' };
 const THOUGHT = { source: 'thought' };
+
+/**
+ * The kind of part a continuation belongs to when it closes one (the text or reasoning routed
+ * just before it), else `null` (it goes as a `data-continuation` part): a thinking signature and
+ * a reasoning item belong to reasoning; a thought signature to its text or thought part (not to
+ * a tool call, which it names by `index`); a message item to its text.
+ */
+function partOf(e: WireEvent): Kind | null {
+  const c = e as { kind?: unknown; part?: unknown; index?: unknown; item_type?: unknown };
+  switch (c.kind) {
+    case 'thinking_signature':
+    case 'reasoning':
+      return 'reasoning';
+    case 'thought_signature':
+      return c.index !== undefined ? null : c.part === 'thought' ? 'reasoning' : c.part === 'text' ? 'text' : null;
+    case 'item':
+      return c.item_type === 'message' ? 'text' : null;
+    default:
+      return null;
+  }
+}
 
 /** The Vercel AI SDK UI message stream: unnamed `data:` frames of typed parts, `[DONE]`. */
 export function writer(o: WriterOptions): ProfileWriter<AiSdkFrame> {
@@ -85,16 +110,31 @@ export function writer(o: WriterOptions): ProfileWriter<AiSdkFrame> {
   };
   // Every run of one kind of text is one text or reasoning part (a data part per delta would
   // make the message's parts follow the chunking). `variant` (user, artifact or refusal text,
-  // the action's thought) rides on the part's providerMetadata, where the SDK keeps it.
-  const text = (out: AiSdkFrame[], kind: Kind, delta: string, variant?: Variant) => {
-    if (open?.[0] !== kind || open[2] !== variant) {
+  // the action's thought) rides on the part's providerMetadata, where the SDK keeps it; the
+  // answer's phase as the SDK's OpenAI provider marks it (`openai.phase`).
+  const text = (out: AiSdkFrame[], kind: Kind, delta: string, variant?: Variant, phase?: string) => {
+    const key = variant ? Object.values(variant)[0]! : phase !== undefined ? `phase ${phase}` : '';
+    if (open?.[0] !== kind || open[2] !== key) {
       close(out);
-      const part: OpenPart = [kind, `${kind}-${parts++}`, variant];
+      const meta: PartMeta | undefined = variant ? { streamroute: variant } : phase !== undefined ? { openai: { phase } } : undefined;
+      const part: OpenPart = [kind, `${kind}-${parts++}`, key, meta];
       open = part;
-      out.push([null, { type: `${kind}-start` as const, id: part[1], ...(variant ? { providerMetadata: { streamroute: variant } } : {}) }]);
+      out.push([null, { type: `${kind}-start` as const, id: part[1], ...(meta ? { providerMetadata: meta } : {}) }]);
     }
     out.push([null, { type: `${kind}-delta` as const, id: open[1], delta }]);
   };
+  // A continuation of the open part ends it: on its end's providerMetadata (which the SDK keeps
+  // on the part in place of the start's, so the start's goes along).
+  const continued = (out: AiSdkFrame[], e: WireEvent): boolean => {
+    const kind = partOf(e);
+    if (!open || kind === null || open[0] !== kind) return false;
+    const meta = open[3];
+    out.push([null, { type: `${kind}-end` as const, id: open[1],
+      providerMetadata: { ...meta, streamroute: { ...meta?.streamroute, continuation: without(e, ['type']) } } }]);
+    open = null;
+    return true;
+  };
+  const caller = (e: { caller?: unknown }) => (e.caller !== undefined ? { caller: e.caller } : {});
   return {
     heartbeat: () => ': ping\n\n',
     frames(e: WireEvent): AiSdkFrame[] {
@@ -105,7 +145,7 @@ export function writer(o: WriterOptions): ProfileWriter<AiSdkFrame> {
       }
       switch (e.type) {
         case 'answer_delta':
-          text(out, 'text', e.text);
+          text(out, 'text', e.text, undefined, e.phase);
           break;
         case 'user_delta':
           text(out, 'text', e.text, USER_TEXT);
@@ -130,7 +170,8 @@ export function writer(o: WriterOptions): ProfileWriter<AiSdkFrame> {
           // The provider's index, which the SDK's tool parts have no field for.
           out.push([null, { type: 'data-tool-call-index', data: { toolCallId: e.id, index: e.index }, transient: true }]);
           out.push([null, { type: 'tool-input-start', toolCallId: e.id, toolName: e.name,
-            ...(e.provider_executed === true ? { providerExecuted: true } : {}) }]);
+            ...(e.provider_executed === true ? { providerExecuted: true } : {}),
+            ...(e.caller !== undefined ? { providerMetadata: { streamroute: { caller: e.caller } } } : {}) }]);
           break;
         case 'tool_call_delta':
           close(out);
@@ -141,7 +182,8 @@ export function writer(o: WriterOptions): ProfileWriter<AiSdkFrame> {
           close(out);
           out.push([null, { type: 'tool-input-available', toolCallId: e.id, toolName: e.name, input: e.arguments,
             ...(e.provider_executed === true ? { providerExecuted: true } : {}),
-            ...(e.repaired ? { providerMetadata: { streamroute: { repaired: true } } } : {}) }]);
+            ...(e.repaired || e.caller !== undefined
+              ? { providerMetadata: { streamroute: { ...(e.repaired ? { repaired: true as const } : {}), ...caller(e) } } } : {}) }]);
           break;
         case 'tool_result':
           close(out);
@@ -182,14 +224,16 @@ export function writer(o: WriterOptions): ProfileWriter<AiSdkFrame> {
           out.push(...errors.splice(0));
           const finishReason = e.finish ?? (e.ok ? (AI_SDK_FINISH.get(e.finish_reason) ?? 'other') : 'error');
           const messageMetadata = { ok: e.ok, parse_ok: e.parse_ok, finish_reason: e.finish_reason ?? null,
-            ...(e.finish !== undefined ? { finish: e.finish } : {}), ...(e.payload ? { payload: e.payload } : {}) };
+            ...(e.finish !== undefined ? { finish: e.finish } : {}), ...doneDetails(e), ...(e.payload ? { payload: e.payload } : {}) };
           out.push([null, { type: 'finish', finishReason, messageMetadata }]);
           break;
         }
         default: {
           // An event type of no case above (toSse takes what it is given).
           const type: string = (e as { type: string }).type;
-          if (EXTRA_TYPES.has(type)) out.push([null, { type: `data-${type.replaceAll('_', '-')}`, data: without(e, ['type']) }]);
+          if (!EXTRA_TYPES.has(type) || (type === 'continuation' && continued(out, e))) break;
+          close(out);
+          out.push([null, { type: `data-${type.replaceAll('_', '-')}`, data: without(e, ['type']) }]);
           break;
         }
       }
@@ -206,7 +250,32 @@ const ownMeta = (part: JsonObject): JsonObject => ownObject(ownObject(part, 'pro
 // The kinds of text a `text` part can carry besides the answer (providerMetadata.streamroute.type).
 const TEXT_KINDS: ReadonlySet<unknown> = new Set(['user_delta', 'artifact_delta', 'refusal_delta']);
 
-type TextKind = { type: 'answer_delta' | 'user_delta' | 'artifact_delta' | 'refusal_delta' } | { type: 'thinking_delta'; source: 'reasoning' | 'thought' };
+type TextKind = { type: 'answer_delta' | 'user_delta' | 'artifact_delta' | 'refusal_delta'; phase?: string }
+  | { type: 'thinking_delta'; source: 'reasoning' | 'thought' };
+
+/**
+ * The continuation a part's end carries (toSse's, on providerMetadata.streamroute.continuation),
+ * as events.
+ */
+function continuationOf(part: JsonObject): WireEvent[] {
+  const c = ownObject(ownMeta(part), 'continuation');
+  return c && typeof own(c, 'kind') === 'string' ? [typed('continuation', c)] : [];
+}
+
+/**
+ * What `ai` 7 writes that routes to no text or tool event, as a continuation (something the
+ * next request sends back): a `custom` part (provider content, its own `kind` such as
+ * `openai.compaction`) and a tool approval request or response (`tool_approval_request`,
+ * `tool_approval_response`), each with the part's own fields but `type`.
+ */
+function foreignContinuation(type: string, p: JsonObject): WireEvent[] {
+  if (type === 'custom') {
+    const kind = own(p, 'kind');
+    return typeof kind === 'string' ? [typed('continuation', without(p, ['type']))] : [];
+  }
+  if (typeof own(p, 'approvalId') !== 'string') throw new TypeError(`${type} without approvalId`);
+  return [typed('continuation', { kind: type.replaceAll('-', '_') }, without(p, ['type', 'kind']))];
+}
 
 /** The Vercel AI SDK UI message stream, as `toSse("ai-sdk")` writes it. */
 export function reader(): ProfileReader {
@@ -231,6 +300,10 @@ export function reader(): ProfileReader {
     return id;
   };
   const executed = (p: JsonObject) => ({ provider_executed: own(p, 'providerExecuted') === true });
+  const callerOf = (p: JsonObject) => {
+    const caller = own(ownMeta(p), 'caller');
+    return caller !== undefined ? { caller } : {};
+  };
   return {
     named: false,
     read(_name: string, p: JsonObject): WireEvent[] {
@@ -238,7 +311,10 @@ export function reader(): ProfileReader {
       switch (type) {
         case 'text-start': {
           const kind = own(ownMeta(p), 'type');
-          parts.set(own(p, 'id'), { type: TEXT_KINDS.has(kind) ? kind as 'user_delta' : 'answer_delta' });
+          // The answer's phase, as toSse and the SDK's OpenAI provider mark it.
+          const phase = own(ownObject(ownObject(p, 'providerMetadata'), 'openai'), 'phase');
+          parts.set(own(p, 'id'), TEXT_KINDS.has(kind) ? { type: kind as 'user_delta' }
+            : { type: 'answer_delta', ...(typeof phase === 'string' ? { phase } : {}) });
           return [];
         }
         case 'reasoning-start':
@@ -254,6 +330,15 @@ export function reader(): ProfileReader {
         case 'text-end':
         case 'reasoning-end':
           parts.delete(own(p, 'id'));
+          return continuationOf(p);
+        case 'custom':
+        case 'tool-approval-request':
+        case 'tool-approval-response':
+          return foreignContinuation(type, p);
+        case 'reset-step':
+          // `ai` 7 drops the parts of the step from its message; the events already given stay
+          // given (a reader's events are never retracted). Parts still open end here.
+          parts.clear();
           return [];
         case 'data-tool-call-index': {
           const data = ownObject(p, 'data');
@@ -266,7 +351,7 @@ export function reader(): ProfileReader {
           const id = callId(p, type);
           const name = stringOrNull(own(p, 'toolName'));
           toolNames.set(id, name);
-          return [{ type: 'tool_call_start', index: toolIndex(id), id, name, ...executed(p) }];
+          return [{ type: 'tool_call_start', index: toolIndex(id), id, name, ...executed(p), ...callerOf(p) }];
         }
         case 'tool-input-delta': {
           const id = own(p, 'toolCallId');
@@ -277,7 +362,7 @@ export function reader(): ProfileReader {
         case 'tool-input-available': {
           const id = callId(p, type);
           return [{ type: 'tool_call', index: toolIndex(id), id, name: stringOrNull(own(p, 'toolName')),
-            arguments: own(p, 'input') ?? null, repaired: own(ownMeta(p), 'repaired') === true, ...executed(p) }];
+            arguments: own(p, 'input') ?? null, repaired: own(ownMeta(p), 'repaired') === true, ...executed(p), ...callerOf(p) }];
         }
         case 'tool-output-available': {
           const id = callId(p, type);
@@ -346,7 +431,7 @@ export function reader(): ProfileReader {
           const ok = typeof mOk === 'boolean' ? mOk : finishReason !== 'error';
           return [{ type: 'done', ok, parse_ok: typeof mParse === 'boolean' ? mParse : ok,
             finish_reason: m && Object.hasOwn(m, 'finish_reason') ? m.finish_reason : finishReason ?? null,
-            ...(finish !== undefined ? { finish } : {}), ...(payload ? { payload } : {}) }];
+            ...(finish !== undefined ? { finish } : {}), ...doneDetails(m), ...(payload ? { payload } : {}) }];
         }
         default: {
           const extra = typeof type === 'string' && type.startsWith('data-') ? type.slice(5).replaceAll('-', '_') : null;

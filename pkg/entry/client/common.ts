@@ -276,6 +276,14 @@ export function wireFields(data: unknown): WireFields {
 export const invalid = (message: string, frame?: { id?: string } | null): ErrorEvent => ({ type: 'error', code: 'wire_invalid',
   message: frame?.id ? `${message} (frame id ${frame.id})` : message });
 
+/** A `done`'s `stop_details` and `finish_message`, those it has: as a writer copies them into a frame, and a reader back out. */
+export const doneDetails = (d: unknown): { stop_details?: unknown; finish_message?: unknown } => {
+  const stopDetails = own(d, 'stop_details');
+  const finishMessage = own(d, 'finish_message');
+  return { ...(stopDetails !== undefined ? { stop_details: stopDetails } : {}),
+    ...(finishMessage !== undefined ? { finish_message: finishMessage } : {}) };
+};
+
 /** `provider_code` as a frame carries it (absent from frames written before it existed). */
 export const providerCode = (d: unknown): { provider_code?: string | null } => {
   const v = own(d, 'provider_code');

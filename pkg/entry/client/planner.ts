@@ -1,7 +1,7 @@
 // The planner profile (reference-behaviour.md §7): named frames, JSON data. `writer` is what
 // `toSse("planner")` writes, `reader` what `fromSse("planner")` reads back.
 import {
-  EXTRA_TYPES, WIRE_FIELDS, extraEvent, idOf, indexOf, own, ownObject, providerCode, str, stringOrNull, wireFields, without,
+  EXTRA_TYPES, WIRE_FIELDS, doneDetails, extraEvent, idOf, indexOf, own, ownObject, providerCode, str, stringOrNull, wireFields, without,
 } from './common.js';
 import type { FramesOf, JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
 
@@ -39,18 +39,19 @@ interface Base {
 /** The data of each planner frame `toSse("planner")` writes, by frame name. */
 export interface PlannerFrames {
   llm_stream_chunk: Base & { text: string; done: boolean; phase: 'answer' | 'user' | 'thinking' | 'observation';
-    channel: 'answer' | 'thinking'; action_seq: unknown };
+    channel: 'answer' | 'thinking'; action_seq: unknown; answer_phase?: string };
   artifact_chunk: Base & { stream_id: string; seq: unknown; chunk: unknown; done: boolean; artifact_type: unknown;
     meta: JsonObject; event: 'artifact_chunk' };
   tool_call_start: Base & { tool_call_id: string; tool_name: unknown; args_json: ''; action_seq: unknown; index: number;
-    provider_executed?: unknown };
+    provider_executed?: unknown; caller?: unknown };
   tool_call_args: Base & { tool_call_id: unknown; delta: string; index: number };
   tool_call_end: Base & { tool_call_id: string; tool_name: unknown; args: unknown; repaired: boolean; index: number;
-    provider_executed?: unknown };
+    provider_executed?: unknown; caller?: unknown };
   step: Base & { event: 'step_complete'; action_seq: unknown; node: unknown; thought: unknown; action: JsonObject };
   event: Base & { event: string; [field: string]: unknown };
   error: Base & { error: string; code: string; provider_code: string | null };
-  done: Base & { answer: string | null; metadata: { ok: boolean; parse_ok: boolean; finish_reason: unknown; finish?: unknown };
+  done: Base & { answer: string | null; metadata: { ok: boolean; parse_ok: boolean; finish_reason: unknown; finish?: unknown;
+    stop_details?: unknown; finish_message?: unknown };
     pause: null; answer_action_seq: unknown; payload?: JsonObject };
 }
 
@@ -70,7 +71,9 @@ export function writer(o: WriterOptions): ProfileWriter<PlannerFrame> {
   const chunk = (text: string, phase: PlannerFrames['llm_stream_chunk']['phase'], done = false): PlannerFrames['llm_stream_chunk'] => ({
     ...base, text, done, phase, channel: phase === 'answer' || phase === 'user' ? 'answer' : 'thinking', action_seq: seq,
   });
-  const extra = (e: { provider_executed?: unknown }) => (e.provider_executed === undefined ? {} : { provider_executed: e.provider_executed });
+  const extra = (e: { provider_executed?: unknown; caller?: unknown }) => ({
+    ...(e.provider_executed === undefined ? {} : { provider_executed: e.provider_executed }),
+    ...(e.caller === undefined ? {} : { caller: e.caller }) });
   const names = new Map<unknown, [string, unknown]>(); // tool index -> [id, name]
   return {
     heartbeat: () => ': ping\n\n',
@@ -79,7 +82,9 @@ export function writer(o: WriterOptions): ProfileWriter<PlannerFrame> {
         case 'answer_delta':
         case 'user_delta':
           answer = (answer ?? '') + e.text;
-          return [['llm_stream_chunk', chunk(e.text, e.type === 'user_delta' ? 'user' : 'answer')]];
+          // `phase` is the planner's own (the channel's phase): the message's phase is `answer_phase`.
+          return [['llm_stream_chunk', { ...chunk(e.text, e.type === 'user_delta' ? 'user' : 'answer'),
+            ...(e.type === 'answer_delta' && e.phase !== undefined ? { answer_phase: e.phase } : {}) }]];
         case 'thinking_delta':
           return [['llm_stream_chunk', chunk(e.text, e.source === 'thought' ? 'observation' : 'thinking')]];
         case 'artifact_delta':
@@ -112,7 +117,8 @@ export function writer(o: WriterOptions): ProfileWriter<PlannerFrame> {
           const out: PlannerFrame[] = [];
           if (answer !== null) out.push(['llm_stream_chunk', chunk('', 'answer', true)]);
           out.push(['done', { ...base, answer: final, metadata: { ok: e.ok, parse_ok: e.parse_ok,
-            finish_reason: e.finish_reason ?? null, ...(e.finish !== undefined ? { finish: e.finish } : {}) },
+            finish_reason: e.finish_reason ?? null, ...(e.finish !== undefined ? { finish: e.finish } : {}),
+            ...doneDetails(e) },
             pause: null, answer_action_seq: seq,
             ...(payload ? { payload } : {}) }]);
           return out;
@@ -154,7 +160,8 @@ export function reader(): ProfileReader {
   };
   const executed = (d: JsonObject) => {
     const pe = own(d, 'provider_executed');
-    return pe === undefined ? {} : { provider_executed: pe };
+    const caller = own(d, 'caller');
+    return { ...(pe === undefined ? {} : { provider_executed: pe }), ...(caller === undefined ? {} : { caller }) };
   };
   return {
     named: true,
@@ -168,7 +175,9 @@ export function reader(): ProfileReader {
           const channel = own(d, 'channel');
           const phase = own(d, 'phase');
           if (channel === 'answer' || (channel === undefined && phase === 'answer')) {
-            return [{ type: phase === 'user' ? 'user_delta' : 'answer_delta', text, ...wire }];
+            const answerPhase = own(d, 'answer_phase');
+            return [phase === 'user' ? { type: 'user_delta', text, ...wire }
+              : { type: 'answer_delta', text, ...(typeof answerPhase === 'string' ? { phase: answerPhase } : {}), ...wire }];
           }
           if (channel === 'revision' || phase === 'revision' || phase === 'action') return [];
           return [{ type: 'thinking_delta', text, source: phase === 'thinking' ? 'reasoning' : 'thought', ...wire }];
@@ -228,7 +237,7 @@ export function reader(): ProfileReader {
           const payload = ownObject(d, 'payload');
           const ok = typeof mOk === 'boolean' ? mOk : true;
           return [{ type: 'done', ok, parse_ok: typeof mParse === 'boolean' ? mParse : ok,
-            finish_reason: own(m, 'finish_reason') ?? null, ...(finish !== undefined ? { finish } : {}),
+            finish_reason: own(m, 'finish_reason') ?? null, ...(finish !== undefined ? { finish } : {}), ...doneDetails(m),
             ...(payload ? { payload } : {}), ...wire, ...seqOf(wire, own(d, 'answer_action_seq')) }];
         }
         default:

@@ -504,6 +504,8 @@ interface Tool {
   arguments: unknown;
   final: boolean;
   providerExecuted: boolean;
+  /** Who called the tool, as the provider says (`undefined`: it said nothing). */
+  caller: unknown;
   result: unknown;
   state: 'input-streaming' | 'input-available' | 'output-available' | 'output-error';
   pos: number;
@@ -536,8 +538,8 @@ const NONE: readonly never[] = Object.freeze([]);
 const NO_ARTIFACTS: Readonly<Data> = Object.freeze({});
 
 // Fields of the snapshot, as dirty bits.
-const F = { thinking: 1, toolCalls: 2, artifacts: 4, sources: 8, errors: 16, other: 32 } as const;
-const ALL = 63;
+const F = { thinking: 1, toolCalls: 2, artifacts: 4, sources: 8, errors: 16, other: 32, continuations: 64 } as const;
+const ALL = 127;
 
 // A source's identity: its url, else its id, else its JSON text (a source too large to write
 // is its own; `unique` counts those).
@@ -567,6 +569,8 @@ export interface StreamStateOptions {
 export class StreamState {
   #status: 'streaming' | 'done' | 'error' = 'streaming';
   #answer = new Text();
+  #commentary = new Text();
+  #compaction = new Text();
   #reasoning = new Text();
   #thought = new Text();
   #artifactText = new Text();
@@ -592,6 +596,13 @@ export class StreamState {
   #finish: unknown = null;
   #errors: unknown[] = [];
   #errorsView: readonly unknown[] = NONE;
+  // Continuation events as received: appended, never changed.
+  #continuations: CleanEvent[] = [];
+  #continuationsView: readonly unknown[] = NONE;
+  #modelFallback: unknown = null;
+  #container: unknown = null;
+  #stopDetails: unknown = null;
+  #finishMessage: string | null = null;
   #ended = false;
   #dirty = ALL;
   #urgent = false;
@@ -602,7 +613,7 @@ export class StreamState {
   readonly #maxBytes: number;
   #bytes = 0;
   #over = false;
-  #held = { action: 0, usage: 0, payload: 0 };
+  #held: { [K in HeldField]: number } = { action: 0, usage: 0, payload: 0, modelFallback: 0, container: 0, stopDetails: 0, finishMessage: 0 };
   readonly #report: (error: unknown) => void;
 
   constructor(options?: StreamStateOptions) {
@@ -691,7 +702,7 @@ export class StreamState {
   }
 
   // Replaces the bytes a field holds.
-  #hold(field: 'action' | 'usage' | 'payload', n: number): boolean {
+  #hold(field: HeldField, n: number): boolean {
     const old = this.#held[field];
     if (n > old && !this.#charge(n - old)) return false;
     if (n < old) this.#bytes -= old - n;
@@ -710,8 +721,33 @@ export class StreamState {
   #fold(e: CleanEvent): void {
     switch (e.type) {
       case 'answer_delta':
-        this.#text(this.#answer, e.text, F.other, true);
+        // Commentary (text the model writes between tool calls) is kept apart from the answer.
+        this.#text(e.phase === 'commentary' ? this.#commentary : this.#answer, e.text, F.other, true);
         break;
+      case 'compaction':
+        this.#text(this.#compaction, e.text, F.other, true);
+        break;
+      case 'continuation':
+        // Kept whole, as received (the frozen copy `copyEvents` made): the next request sends it back.
+        if (!this.#charge(SLOT + sizeOf(e))) break;
+        this.#continuations.push(e);
+        this.#content = true;
+        this.#mark(F.continuations);
+        break;
+      case 'model_fallback': {
+        const fallback = Object.freeze({ from: e.from ?? null, to: e.to ?? null });
+        if (!this.#hold('modelFallback', RECORD + sizeOf(fallback.from) + sizeOf(fallback.to))) break;
+        this.#modelFallback = fallback;
+        this.#mark(F.other);
+        break;
+      }
+      case 'container': {
+        const [container, bytes] = without(e, ['type', ...WIRE_FIELDS]);
+        if (!this.#hold('container', bytes)) break;
+        this.#container = container;
+        this.#mark(F.other);
+        break;
+      }
       case 'user_delta':
         this.#text(this.#userText, e.text, F.other, true);
         break;
@@ -728,8 +764,10 @@ export class StreamState {
         if (!this.#charge(RECORD + sizeOf(e.id) + sizeOf(e.name))) break;
         const before = this.#tables().open.get(e.index);
         if (before) closeParser(before);
+        if (e.caller !== undefined && !this.#charge(sizeOf(e.caller))) break;
         const t = this.#newTool(e.index, e.id ?? null, e.name ?? null);
         if (e.provider_executed === true) t.providerExecuted = true;
+        t.caller = e.caller;
         this.#tables().open.set(e.index, t);
         this.#touchTool(t);
         break;
@@ -752,7 +790,7 @@ export class StreamState {
         break;
       }
       case 'tool_call': {
-        if (!this.#charge(sizeOf(e.arguments) + sizeOf(e.id) + sizeOf(e.name))) break;
+        if (!this.#charge(sizeOf(e.arguments) + sizeOf(e.id) + sizeOf(e.name) + (e.caller === undefined ? 0 : sizeOf(e.caller)))) break;
         let t = this.#tables().open.get(e.index);
         if (!t) t = this.#newTool(e.index, e.id ?? null, e.name ?? null);
         this.#tables().open.delete(e.index);
@@ -761,6 +799,7 @@ export class StreamState {
         t.arguments = e.arguments;
         t.final = e.arguments !== undefined && e.arguments !== null;
         if (e.provider_executed === true) t.providerExecuted = true;
+        if (e.caller !== undefined) t.caller = e.caller;
         if (t.state === 'input-streaming') t.state = 'input-available';
         closeParser(t);
         this.#touchTool(t);
@@ -809,6 +848,10 @@ export class StreamState {
         if (e.ok === false) this.#status = 'error';
         else if (this.#status === 'streaming') this.#status = 'done';
         this.#finish = e.finish ?? e.finish_reason ?? null;
+        const stopDetails = e.stop_details ?? null;
+        if (this.#hold('stopDetails', stopDetails === null ? 0 : sizeOf(stopDetails))) this.#stopDetails = stopDetails;
+        const finishMessage = typeof e.finish_message === 'string' ? e.finish_message : null;
+        if (this.#hold('finishMessage', finishMessage === null ? 0 : sizeOf(finishMessage))) this.#finishMessage = finishMessage;
         const payload = e.payload;
         if (isObject(payload) && this.#hold('payload', sizeOf(payload))) {
           this.#payload = payload;
@@ -829,7 +872,7 @@ export class StreamState {
 
   #newTool(index: unknown, id: unknown, name: unknown): Tool {
     const t: Tool = { index, id: null, name, text: new Text(), partial: new PartialValue(), pj: null, pjFailed: false,
-      arguments: undefined, final: false, providerExecuted: false, result: undefined, state: 'input-streaming',
+      arguments: undefined, final: false, providerExecuted: false, caller: undefined, result: undefined, state: 'input-streaming',
       pos: this.#tools.length, snap: null };
     this.#tools.push(t);
     this.#tables().byIndex.set(index, t);
@@ -974,6 +1017,7 @@ export class StreamState {
     const snap: StreamSnapshotShape = Object.freeze({
       status: this.#status,
       answer: this.#answer.get(),
+      commentary: this.#commentary.get(),
       thinking: d & F.thinking || !prev ? Object.freeze({ reasoning: this.#reasoning.get(), thought: this.#thought.get() }) : prev.thinking,
       artifactText: this.#artifactText.get(),
       userText: this.#userText.get(),
@@ -986,6 +1030,12 @@ export class StreamState {
       payload: this.#payload,
       finish: this.#finish,
       errors: d & F.errors ? this.#errorsSnapshot() : this.#errorsView,
+      compaction: this.#compaction.get(),
+      continuations: d & F.continuations ? this.#continuationsSnapshot() : this.#continuationsView,
+      modelFallback: this.#modelFallback,
+      container: this.#container,
+      stopDetails: this.#stopDetails,
+      finishMessage: this.#finishMessage,
     });
     this.#dirty = 0;
     this.#snap = snap;
@@ -1030,6 +1080,15 @@ export class StreamState {
     return (this.#sourcesView = Object.freeze(list.slice()));
   }
 
+  // The list as it is now: the previous snapshot's, plus the continuations since (each event is
+  // the one frozen copy it arrived as, shared by every later snapshot).
+  #continuationsSnapshot(): readonly unknown[] {
+    const list = this.#continuations;
+    if (list.length === this.#continuationsView.length) return this.#continuationsView;
+    work.units += list.length;
+    return (this.#continuationsView = Object.freeze(list.slice()));
+  }
+
   #errorsSnapshot(): readonly unknown[] {
     work.units += this.#errors.length;
     return (this.#errorsView = Object.freeze(this.#errors.slice()));
@@ -1045,6 +1104,7 @@ export class StreamState {
 interface StreamSnapshotShape {
   readonly status: string;
   readonly answer: string;
+  readonly commentary: string;
   readonly thinking: unknown;
   readonly artifactText: string;
   readonly userText: string;
@@ -1057,7 +1117,16 @@ interface StreamSnapshotShape {
   readonly payload: unknown;
   readonly finish: unknown;
   readonly errors: readonly unknown[];
+  readonly compaction: string;
+  readonly continuations: readonly unknown[];
+  readonly modelFallback: unknown;
+  readonly container: unknown;
+  readonly stopDetails: unknown;
+  readonly finishMessage: string | null;
 }
+
+/** The fields whose bytes are replaced, not added to, when a new value comes. */
+type HeldField = 'action' | 'usage' | 'payload' | 'modelFallback' | 'container' | 'stopDetails' | 'finishMessage';
 
 function closeParser(t: Tool): void {
   t.pj?.free();
@@ -1069,7 +1138,8 @@ function toolSnapshot(t: Tool): unknown {
   work.units += 10;
   return (t.snap = Object.freeze({ index: t.index, id: t.id, name: t.name, argumentsText: t.text.get(),
     partialArguments: t.partial.value(), completeArguments: t.final ? t.arguments : t.partial.complete(),
-    arguments: t.arguments, providerExecuted: t.providerExecuted, result: t.result, state: t.state }));
+    arguments: t.arguments, providerExecuted: t.providerExecuted, ...(t.caller !== undefined ? { caller: t.caller } : {}),
+    result: t.result, state: t.state }));
 }
 
 function artifactSnapshot(a: Artifact): unknown {

@@ -1,6 +1,6 @@
 // The tagged profile (nonce-tag-streaming.md): `writer` is what `toSse("tagged")` writes,
 // `reader` what `fromSse("tagged")` reads back.
-import { EXTRA_TYPES, artifactChunk, extraEvent, idOf, indexOf, json, own, ownObject, providerCode, str, typed, wireFields } from './common.js';
+import { EXTRA_TYPES, artifactChunk, doneDetails, extraEvent, idOf, indexOf, json, own, ownObject, providerCode, str, typed, wireFields } from './common.js';
 import type { ErrorEvent, FramesOf, JsonObject, ProfileReader, ProfileWriter, WireEvent, WireEventType } from './common.js';
 
 /** Routed events the vocabulary has no word for: they travel under their own name. */
@@ -32,10 +32,10 @@ export function knows(name: string, _raw: string, data: unknown): boolean {
 /** The data of each frame `toSse("tagged")` writes, by frame name (routed events: themselves without `type`). */
 export interface TaggedFrames {
   artifact_delta: { text: string; stream_id?: string; seq?: unknown; chunk?: unknown; done?: boolean; artifact_type?: unknown };
-  user_delta: { text: string; source?: 'answer' };
+  user_delta: { text: string; source?: 'answer'; phase?: string };
   error: { code: string; message: string; provider_code?: string | null };
   done: { ok: boolean; parse_ok: boolean; error?: { code: string; message: string }; finish_reason?: unknown; finish?: unknown;
-    payload?: JsonObject };
+    stop_details?: unknown; finish_message?: unknown; payload?: JsonObject };
 }
 
 /** A tagged frame: one of the vocabulary, or a routed event under its own name. */
@@ -60,7 +60,7 @@ export function writer(): ProfileWriter<TaggedFrame> {
         case 'user_delta':
           return [['user_delta', { text: e.text }]];
         case 'answer_delta':
-          return [['user_delta', { text: e.text, source: 'answer' }]];
+          return [['user_delta', { text: e.text, source: 'answer', ...(e.phase !== undefined ? { phase: e.phase } : {}) }]];
         case 'error':
           error ??= { code: e.code, message: e.message };
           return [['error', { code: e.code, message: e.message,
@@ -68,7 +68,7 @@ export function writer(): ProfileWriter<TaggedFrame> {
         case 'done':
           return [['done', { ok: e.ok, parse_ok: e.parse_ok, ...(error ? { error } : {}),
             ...(e.finish_reason != null ? { finish_reason: e.finish_reason } : {}),
-            ...(e.finish !== undefined ? { finish: e.finish } : {}),
+            ...(e.finish !== undefined ? { finish: e.finish } : {}), ...doneDetails(e),
             ...(e.payload ? { payload: e.payload } : {}) }]];
         default: {
           if (!ROUTED.has(e.type)) return [];
@@ -142,7 +142,9 @@ export function reader(): ProfileReader {
         case 'user_delta': {
           const text = own(d, 'text');
           if (typeof text !== 'string') throw new TypeError('user_delta without text');
-          return [{ type: own(d, 'source') === 'answer' ? 'answer_delta' : 'user_delta', text, ...wire }];
+          if (own(d, 'source') !== 'answer') return [{ type: 'user_delta', text, ...wire }];
+          const phase = own(d, 'phase');
+          return [{ type: 'answer_delta', text, ...(typeof phase === 'string' ? { phase } : {}), ...wire }];
         }
         case 'error':
           errors++;
@@ -157,7 +159,7 @@ export function reader(): ProfileReader {
           const payload = ownObject(d, 'payload');
           const ok = typeof dOk === 'boolean' ? dOk : true;
           out.push({ type: 'done', ok, parse_ok: typeof dParse === 'boolean' ? dParse : ok,
-            finish_reason: own(d, 'finish_reason') ?? null, ...(finish !== undefined ? { finish } : {}),
+            finish_reason: own(d, 'finish_reason') ?? null, ...(finish !== undefined ? { finish } : {}), ...doneDetails(d),
             ...(payload ? { payload } : {}), ...wire });
           return out;
         }

@@ -16,7 +16,8 @@ export const withRun = (profile, events) => (profile === 'ag-ui'
 
 /** The snapshot fields compared, by their public names. */
 export const FIELDS = ['status', 'answer', 'thinking', 'artifactText', 'userText', 'toolCalls', 'action', 'artifacts',
-  'sources', 'usage', 'payload', 'finish', 'errors'];
+  'sources', 'usage', 'payload', 'finish', 'errors', 'commentary', 'compaction', 'continuations', 'modelFallback', 'container',
+  'stopDetails', 'finishMessage'];
 
 /** Events beyond a provider stream: artifact chunks (one repeated, one out of order) and a payload with sources. */
 export const EXTRA_EVENTS = [
@@ -32,6 +33,38 @@ export const EXTRA_EVENTS = [
     sources: [{ title: 'Q3 report', url: 'https://example.com/q3', snippet: null, relevance_score: null },
       { title: 'Q3 report again', url: 'https://example.com/q3', snippet: null, relevance_score: null }],
     route: null, suggested_actions: [], requires_followup: false, warnings: [], language: 'en', extra: {} } },
+];
+
+/**
+ * The events a provider's next request depends on: the answer's phases, continuations of every
+ * kind (on reasoning, on text, on a tool call, on nothing open), compaction text, a model
+ * fallback, a container, a tool call's caller, and done's stop details and finish message.
+ */
+export const CONTINUATION_EVENTS = [
+  { type: 'model_fallback', from: 'model-a', to: { id: 'model-b', reason: 'overloaded' } },
+  { type: 'container', id: 'cntr_1', expires_at: '2026-01-01T00:00:00Z' },
+  { type: 'thinking_delta', text: 'Think', source: 'reasoning' },
+  { type: 'thinking_delta', text: 'ing.', source: 'reasoning' },
+  { type: 'continuation', kind: 'thinking_signature', signature: 'c2lnbmF0dXJl' },
+  { type: 'continuation', kind: 'redacted_thinking', data: 'b3BhcXVl' },
+  { type: 'answer_delta', text: 'Let me look that up. ', phase: 'commentary' },
+  { type: 'continuation', kind: 'item', item_type: 'message', id: 'msg_1' },
+  { type: 'tool_call_start', index: 0, id: 'call_1', name: 'lookup', provider_executed: false, caller: { type: 'direct' } },
+  { type: 'tool_call_delta', index: 0, arguments: '{"q":"x"}' },
+  { type: 'tool_call', index: 0, id: 'call_1', name: 'lookup', arguments: { q: 'x' }, repaired: false, provider_executed: false,
+    caller: { type: 'direct' } },
+  { type: 'continuation', kind: 'thought_signature', thoughtSignature: 'dGhvdWdodA==', index: 0 },
+  { type: 'continuation', kind: 'item', item_type: 'function_call', id: 'fc_1', call_id: 'call_1', index: 0 },
+  { type: 'thinking_delta', text: 'More.', source: 'reasoning' },
+  { type: 'continuation', kind: 'reasoning', id: 'rs_1', encrypted_content: 'ZW5j', summary: [{ type: 'summary_text', text: 'More.' }] },
+  { type: 'compaction', text: 'Earlier: the user asked about x.' },
+  { type: 'continuation', kind: 'compaction', id: 'cmp_1', encrypted_content: 'Y21w' },
+  { type: 'answer_delta', text: 'It is ', phase: 'final_answer' },
+  { type: 'answer_delta', text: 'x.', phase: 'final_answer' },
+  { type: 'continuation', kind: 'thought_signature', thoughtSignature: 'dGV4dA==', part: 'text' },
+  { type: 'answer_delta', text: ' Unmarked.' },
+  { type: 'done', ok: true, parse_ok: true, finish_reason: 'end_turn', finish: 'stop', stop_details: { type: 'end_turn', note: null },
+    finish_message: 'Model finished.' },
 ];
 
 /** A ReadableStream of `items`, one per pull. */
@@ -119,6 +152,6 @@ export function routed(sr, text, content, nonce) {
   return events;
 }
 
-/** The round-trip cases of the bundled samples (`{file, content, text}`) and the extra events. */
+/** The round-trip cases of the bundled samples (`{file, content, text}`), the continuation events and the extra events (last). */
 export const casesOf = (sr, samples, nonce) => [...samples.map((s) => [s.file, routed(sr, s.text, s.content, nonce)]),
-  ['extra events', EXTRA_EVENTS]];
+  ['continuation events', CONTINUATION_EVENTS], ['extra events', EXTRA_EVENTS]];
