@@ -4,6 +4,9 @@
 import { createReadStream } from 'node:fs';
 import { SseDecoder, StreamRouter, version, StreamrouteError } from '../dist/streamroute/node.js';
 
+// Every provider format `StreamRouter` reads (tests/js/cli.test.mjs checks the list against it).
+const PROVIDERS = ['auto', 'openai-chat', 'openai-responses', 'anthropic', 'gemini', 'ollama', 'bedrock', 'text'];
+
 const USAGE = `usage: streamroute <command> [FILE|-]
 
 commands:
@@ -11,16 +14,16 @@ commands:
                  ({"event","data","id"}). Options: --flush (dispatch an
                  unterminated last event at the end)
 
-  route [FILE|-] route a raw model stream (an OpenAI Chat / Responses, Anthropic
-                 or Gemini SSE response, or plain text) and print the routed events
-                 live, readably. Options:
-                   --provider auto|openai-chat|openai-responses|anthropic|gemini|ollama|bedrock|text
+  route [FILE|-] route a raw model stream (a provider's streaming response body, or
+                 plain text) and print the routed events live, readably. Options:
+                   --provider ${PROVIDERS.join('|')}
+                                   (default auto: detected from the stream)
                    --content text|action-json|tagged   (default text)
                    --nonce N       the tag nonce (--content tagged)
                    --json          one JSON line per RoutedEvent instead
 
   --version      print the version
-  --help         print this help
+  --help         print this help (also after a command: route --help)
 
 FILE '-' or no FILE reads standard input.`;
 
@@ -131,7 +134,8 @@ async function route(args) {
 
 async function main(argv) {
   const [command, ...rest] = argv;
-  if (!command || command === '--help' || command === '-h') return console.log(USAGE);
+  const help = (a) => a === '--help' || a === '-h';
+  if (!command || help(command) || rest.some(help)) return console.log(USAGE);
   if (command === '--version') return console.log(version());
   if (command === 'sse') return sse(rest);
   if (command === 'route') return route(rest);

@@ -25,3 +25,17 @@ test('the CLI routes every bundled sample stream as the package does', () => {
     assert.match(human, new RegExp(`\\(provider: ${s.provider}, content: ${s.content}\\)\\n$`), s.file);
   }
 });
+
+test('streamroute route --help names every provider StreamRouter reads', () => {
+  const help = execFileSync(bin, ['route', '--help'], { encoding: 'utf8' });
+  // The router's own list, from its error for a provider it does not know.
+  let accepted;
+  try {
+    new StreamRouter({ provider: 'no-such-provider' });
+  } catch (e) {
+    accepted = /one of ([^;]+);/.exec(e.message)[1].split(', ');
+  }
+  assert.ok(accepted.length >= 8, accepted);
+  const line = /--provider (\S+)/.exec(help)[1].split('|');
+  assert.deepEqual(line.sort(), [...accepted].sort());
+});
