@@ -1,5 +1,5 @@
-// Declarations of machine.js's public API, appended by scripts/build to the declarations of
-// every entry that exports it (dist/<entry>/streamroute.d.ts), where the types they name live.
+// The bases every class declaration extends (Handled, StreamMachine), appended by scripts/build
+// to the declarations of every entry (dist/<entry>/streamroute.d.ts), where the types they name live.
 
 // The web types the glue's `init` declarations name, for programs without the DOM lib.
 import type { BufferSource, RequestInfo, WebAssembly } from '../../types/web.js';
