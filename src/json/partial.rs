@@ -472,9 +472,9 @@ impl<E: EventSink> Metered for Run<'_, E> {
     }
 }
 
-/// Where the machine is in its life.
+/// Where a streaming JSON machine (`PartialJson`, `JsonItemStream`) is in its life.
 #[derive(Debug, Clone)]
-enum Phase {
+pub(crate) enum Phase {
     Reading,
     Finished,
     Failed(Error),
