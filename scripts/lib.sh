@@ -47,9 +47,10 @@ build_wasm() {
   local dist="$1"; shift
   local target="${CARGO_TARGET_DIR:-$ROOT/target}"
   log "cargo build --release --target wasm32-unknown-unknown $*"
-  # Size: LLVM's inline threshold at 50 instead of 225 (opt-level 2, Cargo.toml) takes ~10% off
-  # the gzipped .wasm at no measured speed cost (bench/README "Size"). Lower thresholds, a lower
-  # threshold for #[inline] functions, or no loop unrolling cost the router or SSE 10-20%; an
+  # Size: LLVM's inline threshold at 50 instead of 225 (opt-level 2, Cargo.toml) makes the
+  # gzipped .wasm smaller at no speed cost (bench/README "Size"). Lower thresholds, a lower
+  # threshold for #[inline] functions, or no loop unrolling slow the router or SSE
+  # (bench/README.md, "Measurements behind design choices"); an
   # entry may set its own (scripts/entries.json `inline`, passed as SR_INLINE_THRESHOLD) where
   # its bench says it costs no speed.
   local inline="${SR_INLINE_THRESHOLD:-50}"
@@ -71,7 +72,7 @@ build_wasm() {
 
   # --low-memory-unused: rustc's wasm32 layout puts the stack first and data above 1 MiB, so
   # the low 1 KiB is never addressed; wasm-opt may then fold address arithmetic into load and
-  # store offsets (-1.4 KB gzip, bench/README "Size").
+  # store offsets (bench/README "Size"; bench/README.md, "Measurements behind design choices").
   log "wasm-opt -Oz"
   "$ROOT/scripts/node_modules/.bin/wasm-opt" -Oz --low-memory-unused --enable-bulk-memory --enable-sign-ext \
     --enable-mutable-globals --enable-nontrapping-float-to-int --enable-reference-types \
@@ -79,8 +80,8 @@ build_wasm() {
     "$dist/streamroute_bg.wasm" -o "$dist/streamroute_bg.wasm"
 
   # Short import and export names (`a`, `b`, ...) in the .wasm, and the same in the glue
-  # (scripts/minify-names.mjs): wasm-bindgen's names and their hash suffixes cost 1.5–2.2 KB
-  # gzip per entry.
+  # (scripts/minify-names.mjs): wasm-bindgen's names and their hash suffixes do not compress
+  # (bench/README.md, "Measurements behind design choices").
   log "wasm-opt: short import and export names"
   "$ROOT/scripts/node_modules/.bin/wasm-opt" --minify-imports-and-exports-and-modules \
     --enable-bulk-memory --enable-sign-ext --enable-mutable-globals --enable-nontrapping-float-to-int \

@@ -2,8 +2,9 @@
 // --minify-imports-and-exports-and-modules` gave the .wasm (scripts/lib.sh `build_wasm`).
 // wasm-bindgen names each import `__wbg_<name>_<16 hex digits>` and each export after its Rust
 // item, and both the .wasm and the glue spell every name out: the hex digits do not compress,
-// and the long names cost 1.5–2.2 KB gzip of .wasm and JS per entry (bench/README "Sizes by
-// entry"). The map is what wasm-opt prints: `{ imports: [[module, name, new]], exports:
+// and the long names cost gzip size in the .wasm and the JS of every entry (bench/README "Sizes
+// by entry"; bench/README.md, "Measurements behind design choices"). The map is what
+// wasm-opt prints: `{ imports: [[module, name, new]], exports:
 // [[name, new]] }`.
 //
 // The glue reads exports as `wasm.<name>` and declares imports as the keys of the object that

@@ -114,7 +114,8 @@ pub struct Error {
 impl Error {
     /// Builds an error of `kind` with a human-readable `message`.
     // Errors are built on failure paths only: one out-of-line copy instead of the string
-    // allocation inlined at each of the ~100 call sites (about 2 KB of the gzipped .wasm).
+    // allocation inlined at each of the ~100 call sites (bench/README.md, "Measurements behind
+    // design choices").
     #[inline(never)]
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         Error { kind, message: message.into(), offset: None }

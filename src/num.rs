@@ -2,8 +2,9 @@
 //!
 //! Natively this is core's correctly rounded parser and shortest round-trip formatter. In the
 //! wasm build both come from the JS host instead (`Number(text)` and `String(x)`, through
-//! `crate::wasm::host`): they give the same values, and leaving core's float code out takes
-//! ~30 KB (the formatter, the parser and its 10 KB table of powers of five) off the `.wasm`.
+//! `crate::wasm::host`): they give the same values, and core's float code (the formatter, the
+//! parser and its table of powers of five) stays out of the `.wasm` (bench/README.md,
+//! "Measurements behind design choices").
 //! Only the text of a formatted number can differ between the two (`1e21` from JS,
 //! `1000000000000000000000` from Rust); what it reads back as is the same.
 

@@ -41,7 +41,8 @@ pub(crate) fn incomplete_tail(run: &[u8]) -> usize {
 /// `s[range]` when `range` is at char boundaries, which every caller knows it to be; `""`
 /// otherwise (a bug, caught by the debug assertion in tests). Unlike `&s[range]`, it links no
 /// slicing panic, whose message formatting (`char`'s `Debug`, the Unicode printability
-/// tables) costs ~4 KB in a `.wasm` (bench/README "Sizes by entry").
+/// tables) is large in a `.wasm` (bench/README "Sizes by entry"; bench/README.md,
+/// "Measurements behind design choices").
 #[inline]
 pub(crate) fn sub<R: std::slice::SliceIndex<str, Output = str> + Clone>(s: &str, range: R) -> &str {
     debug_assert!(s.get(range.clone()).is_some(), "a string sliced off a char boundary");
@@ -51,7 +52,8 @@ pub(crate) fn sub<R: std::slice::SliceIndex<str, Output = str> + Clone>(s: &str,
 /// Where `needle` (non-empty, a few bytes: a delimiter) first occurs in `hay`: each
 /// occurrence of its first byte (memchr) is compared with the rest, at most `needle.len()`
 /// bytes each, so a search is linear for the short needles it is given. A one-shot
-/// `memmem::find` links memmem's searcher builder and prefilters: ~2.5 KB of `.wasm`.
+/// `memmem::find` links memmem's searcher builder and prefilters (bench/README.md,
+/// "Measurements behind design choices").
 pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     let (&first, rest) = needle.split_first()?;
     let mut at = 0;
@@ -66,9 +68,9 @@ pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 }
 
 /// `hay.starts_with(prefix)`, comparing eight bytes at a time. Slice equality calls `memcmp`,
-/// which in wasm is compiler-builtins' loop of one byte per step: on the stream router's
-/// document-prefix jumps (~100 bytes per provider event) that loop was 6% of the router's time
-/// at 64 B chunks (bench/README "Stream router").
+/// which in wasm is compiler-builtins' loop of one byte per step, a visible part of the stream
+/// router's time on its document-prefix jumps (bench/README "Stream router"; bench/README.md,
+/// "Measurements behind design choices").
 #[inline]
 pub(crate) fn starts_with(hay: &[u8], prefix: &[u8]) -> bool {
     let Some(head) = hay.get(..prefix.len()) else { return false };

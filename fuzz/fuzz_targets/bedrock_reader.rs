@@ -10,7 +10,7 @@
 use libfuzzer_sys::fuzz_target;
 use streamroute::{encode_eventstream_message, ContentMode, Provider, StreamRouterOptions};
 
-mod common;
+use streamroute_fuzz::router as common;
 
 const EVENTS: [&str; 7] =
     ["messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata", "somethingNew"];

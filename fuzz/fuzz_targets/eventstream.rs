@@ -9,6 +9,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use streamroute_fuzz::pieces;
 use streamroute::{encode_eventstream_message, EventStreamDecoder, EventStreamDecoderOptions};
 
 type Outcome = (Vec<(String, String, Vec<u8>)>, Option<(String, Option<u64>)>);
@@ -59,14 +60,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let size = usize::from(mode & 0x1F) + 1;
     let vary = mode & 0x20 != 0;
-    let mut pieces = Vec::new();
-    let (mut at, mut n) = (0, 1);
-    while at < stream.len() {
-        let len = if vary { n } else { size }.min(stream.len() - at);
-        pieces.push(&stream[at..at + len]);
-        at += len;
-        n = if n >= size { 1 } else { n + 1 };
-    }
+    let pieces = pieces(&stream, size, vary);
     let whole = run(&[&stream]);
     assert_eq!(run(&pieces), whole);
     if let Some(parts) = payloads {

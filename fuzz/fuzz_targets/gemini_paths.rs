@@ -11,7 +11,7 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::json;
 use streamroute::{ContentMode, Provider, StreamRouterOptions};
 
-mod common;
+use streamroute_fuzz::router as common;
 
 fn event(call: serde_json::Value, finish: bool) -> String {
     let mut candidate = json!({"content": {"role": "model", "parts": [{"functionCall": call}]}});

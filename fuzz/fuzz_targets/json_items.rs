@@ -7,6 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use streamroute_fuzz::pieces;
 use streamroute::{parse_strict, Error, JsonItemStream, JsonItemStreamOptions, JsonValue};
 
 const PATHS: [&str; 8] = ["$", "$*", "$.items", "$.a.b", "$[1]", "$.items[0].x", "$['k k']", "$*"];
@@ -43,15 +44,7 @@ fuzz_target!(|input: &[u8]| {
     let path = PATHS[usize::from(control >> 5)];
     let opts = JsonItemStreamOptions { strict: true, max_depth: 64, max_item_bytes: 4096 };
 
-    let mut pieces = Vec::new();
-    let (mut i, mut k) = (0, 0);
-    while i < rest.len() {
-        let n = if varying { k % size + 1 } else { size };
-        let end = (i + n).min(rest.len());
-        pieces.push(&rest[i..end]);
-        i = end;
-        k += 1;
-    }
+    let pieces = pieces(rest, size, varying);
 
     let split = run(path, opts, pieces.iter().copied());
     let whole = run(path, opts, std::iter::once(rest));

@@ -21,6 +21,7 @@
 mod first_wins;
 
 use libfuzzer_sys::fuzz_target;
+use streamroute_fuzz::pieces;
 use serde_json::Value;
 use streamroute::{parse_strict, parse_strict_chunks, parse_strict_document, JsonValue};
 
@@ -110,15 +111,7 @@ fuzz_target!(|input: &[u8]| {
     let size = usize::from(control & 0x1f) + 1;
     let varying = control & 0x20 != 0;
 
-    let mut pieces = Vec::new();
-    let (mut i, mut k) = (0, 0);
-    while i < rest.len() {
-        let n = if varying { k % size + 1 } else { size };
-        let end = (i + n).min(rest.len());
-        pieces.push(&rest[i..end]);
-        i = end;
-        k += 1;
-    }
+    let pieces = pieces(rest, size, varying);
 
     let whole = parse_strict(rest);
     assert_eq!(

@@ -9,6 +9,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use streamroute_fuzz::pieces;
 use streamroute::{
     parse_strict, Error, JsonEvent, JsonValue, PartialJson, PartialJsonOptions, PathSegment,
 };
@@ -85,15 +86,7 @@ fuzz_target!(|input: &[u8]| {
         max_buffer_bytes: if small { 200 } else { 64 << 20 },
     };
 
-    let mut pieces = Vec::new();
-    let (mut i, mut k) = (0, 0);
-    while i < rest.len() {
-        let n = if varying { k % size + 1 } else { size };
-        let end = (i + n).min(rest.len());
-        pieces.push(&rest[i..end]);
-        i = end;
-        k += 1;
-    }
+    let pieces = pieces(rest, size, varying);
 
     let split = run(opts, pieces.iter().copied());
     let whole = run(opts, std::iter::once(rest));

@@ -10,7 +10,7 @@
 use libfuzzer_sys::fuzz_target;
 use streamroute::{ContentMode, Provider, StreamRouterOptions};
 
-mod common;
+use streamroute_fuzz::router as common;
 
 fuzz_target!(|input: &[u8]| {
     let Some((&control, stream)) = input.split_first() else { return };

@@ -9,6 +9,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use streamroute_fuzz::pieces;
 use streamroute::{check_tagged, sanitize_untrusted, TagDelta, TagFilter, TagFilterOptions, TagResult};
 
 const NONCE: &str = "n1";
@@ -60,15 +61,7 @@ fuzz_target!(|input: &[u8]| {
     } else {
         (rest, None)
     };
-    let mut pieces = Vec::new();
-    let (mut i, mut k) = (0, 0);
-    while i < stream.len() {
-        let n = if varying { k % size + 1 } else { size };
-        let end = (i + n).min(stream.len());
-        pieces.push(&stream[i..end]);
-        i = end;
-        k += 1;
-    }
+    let pieces = pieces(stream, size, varying);
     let split = run(&opts, pieces.iter().copied());
     let whole = run(&opts, std::iter::once(stream));
     assert_eq!(split, whole, "chunking changed the outcome (piece size {size}, varying {varying})");

@@ -95,39 +95,122 @@ enum TopKey {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ArgsKind {
     None,
-    Object,
+    /// An `args` object; `member` is what its current first-level key is.
+    Object { member: Member },
     String,
     Array,
     Other,
+}
+
+/// A first-level key of an `args` object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Member {
+    /// `answer` or `raw_answer`.
+    Answer,
+    Other,
+}
+
+/// Where the object is in the document: how much of it is known to be JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Progress {
+    /// Only its `{` and keys so far: it may still turn out not to be JSON.
+    Opened,
+    /// A value or a closing bracket was read: it is JSON.
+    Confirmed,
+    /// Its closing `}` was read.
+    Closed,
+}
+
+/// What the object has shown itself to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// No action key yet.
+    Plain,
+    /// Right after `"key":` in prose, and no `next_node` key yet: an action only once one
+    /// shows it is one.
+    Fragment,
+    /// An action key was read (`next_node`, `args`, `thought`, ... ).
+    Action,
+}
+
+/// The string value being read, when it is one the extractor reads (depth 1, or depth 2
+/// inside `args`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InString {
+    None,
+    /// `next_node`, while its name is kept.
+    NextNode,
+    /// `next_node` past `MAX_NEXT_NODE` bytes: the rest of the name is not kept.
+    NextNodeCut,
+    Thought,
+    /// A top-level `answer`/`raw_answer`.
+    TopAnswer,
+    /// An answer string of `args`, being streamed.
+    Answer { piece: Piece, cut: Cut },
+}
+
+/// Where an answer string is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Piece {
+    /// Only whitespace so far (held in `lead`).
+    Lead,
+    /// A non-blank byte was read.
+    Text,
+}
+
+/// How an answer is cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cut {
+    /// Kept as written (`args.answer`).
+    AsWritten,
+    /// Trimmed (string or list `args`).
+    Trimmed,
+}
+
+/// How far the `args` answer has come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ArgsAnswer {
+    /// No answer string began (or only blank ones of an `args` object).
+    None,
+    /// An answer string began: it is the answer, and later ones of an object are not read.
+    Chosen,
+    /// Trimmed answer text (a list item) showed: the next item needs a `\n` first.
+    Shown,
+}
+
+/// Whether the thought not yet taken began after answer text of the same call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ThoughtOrder {
+    First,
+    AfterAnswer,
+}
+
+/// How containers nobody reads are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unread {
+    /// Quietly (see `Sink::skip_inside`).
+    Quiet,
+    /// Token by token, as the others (only in tests, to compare).
+    #[cfg_attr(not(test), allow(dead_code))]
+    Loud,
 }
 
 /// The action-level state: a tokenizer sink.
 #[derive(Debug, Clone)]
 struct Action {
     max: usize,
-    /// Right after `"key":` in prose: an action only once a `next_node` key shows it is one.
-    fragment: bool,
-    confirmed: bool,
-    shaped: bool,
+    progress: Progress,
+    shape: Shape,
     top: TopKey,
     args_kind: ArgsKind,
-    /// Inside an `args` object: the current first-level key is `answer`/`raw_answer`.
-    arg_is_answer: bool,
-    /// The answer string being streamed right now.
-    streaming: bool,
-    /// The args answer has been chosen (a non-empty answer string was read).
-    args_latched: bool,
-    /// The answer string being read has shown a non-blank byte.
-    piece_started: bool,
-    /// The answer is trimmed (string or list `args`) rather than kept as written.
-    trim: bool,
+    /// The string value being read.
+    string: InString,
+    answer: ArgsAnswer,
     /// Whitespace that opens the current answer string, held until it turns out non-blank.
     lead: Vec<u8>,
     /// Whitespace after the last non-blank answer byte (trimmed answers), held until more
     /// answer follows.
     tail: Vec<u8>,
-    /// Some trimmed answer text (a list item) was emitted: the next item needs a `\n`.
-    answered: bool,
     /// String `args` that open with `{`, held whole: JSON holding the answer, or the text.
     encoded: Option<Vec<u8>>,
     /// The length of `encoded` decoded (what the cap counts, as for `held`).
@@ -135,9 +218,6 @@ struct Action {
     decision: Decision,
     next_node: Option<String>,
     nn_buf: String,
-    /// `nn_buf` was cut at `MAX_NEXT_NODE`: the rest of the name is not kept.
-    nn_full: bool,
-    in_next_node: bool,
     /// Args answer text held while undecided (raw tokenizer bytes, see `Sink::raw_part`).
     held: Vec<u8>,
     /// The length of `held` decoded (what the cap counts: a malformed sequence is U+FFFD
@@ -145,16 +225,11 @@ struct Action {
     held_len: usize,
     /// A top-level `answer`/`raw_answer` string, held until the object closes.
     top_answer: Option<String>,
-    in_top_answer: bool,
-    in_thought: bool,
     thought: String,
-    /// The untaken thought began after answer text of the same call.
-    thought_late: bool,
+    thought_order: ThoughtOrder,
     /// Text to return from this call (raw tokenizer bytes, see `Sink::raw_part`).
     out: Vec<u8>,
-    closed: bool,
-    /// Containers nobody reads are read quietly (off only in tests, to compare).
-    quiet_ok: bool,
+    unread: Unread,
     /// The most answer bytes held at once (`held_len` plus the top-level answer) since the
     /// extractor began: what a caller's memory budget charges for it.
     peak_held: usize,
@@ -170,36 +245,26 @@ impl Action {
     fn new(max: usize) -> Self {
         Action {
             max,
-            fragment: false,
-            confirmed: false,
-            shaped: false,
+            progress: Progress::Opened,
+            shape: Shape::Plain,
             top: TopKey::Other,
             args_kind: ArgsKind::None,
-            arg_is_answer: false,
-            streaming: false,
-            args_latched: false,
-            piece_started: false,
-            trim: false,
+            string: InString::None,
+            answer: ArgsAnswer::None,
             lead: Vec::new(),
             tail: Vec::new(),
-            answered: false,
             encoded: None,
             encoded_len: 0,
             decision: Decision::Unknown,
             next_node: None,
             nn_buf: String::new(),
-            nn_full: false,
-            in_next_node: false,
             held: Vec::new(),
             held_len: 0,
             top_answer: None,
-            in_top_answer: false,
-            in_thought: false,
             thought: String::new(),
-            thought_late: false,
+            thought_order: ThoughtOrder::First,
             out: Vec::new(),
-            closed: false,
-            quiet_ok: true,
+            unread: Unread::Quiet,
             peak_held: 0,
             keys: FirstKeys::watching(READ_KEYS, 2),
         }
@@ -210,10 +275,20 @@ impl Action {
     fn clear_object(&mut self) {
         let out = std::mem::take(&mut self.out);
         let thought = std::mem::take(&mut self.thought);
-        let thought_late = self.thought_late;
-        let quiet_ok = self.quiet_ok;
+        let thought_order = self.thought_order;
+        let unread = self.unread;
         let peak_held = self.peak_held;
-        *self = Action { out, thought, thought_late, quiet_ok, peak_held, ..Action::new(self.max) };
+        *self = Action { out, thought, thought_order, unread, peak_held, ..Action::new(self.max) };
+    }
+
+    /// The object is known to be JSON.
+    fn confirmed(&self) -> bool {
+        self.progress != Progress::Opened
+    }
+
+    /// An answer string of `args` is being streamed.
+    fn answering(&self) -> bool {
+        matches!(self.string, InString::Answer { .. })
     }
 
     /// Notes how much answer text is held now (for [`AnswerExtractor::peak_held_bytes`]).
@@ -247,11 +322,11 @@ impl Action {
     }
 
     /// A string that may be answer text begins (see `answer_bytes`).
-    fn answer_start(&mut self, trim: bool) {
-        self.args_latched = true;
-        self.streaming = true;
-        self.trim = trim;
-        self.piece_started = false;
+    fn answer_start(&mut self, cut: Cut) {
+        if self.answer == ArgsAnswer::None {
+            self.answer = ArgsAnswer::Chosen;
+        }
+        self.string = InString::Answer { piece: Piece::Lead, cut };
         self.lead.clear();
         self.encoded = None;
         self.encoded_len = 0;
@@ -263,17 +338,21 @@ impl Action {
     /// whitespace until more text follows, and puts `\n` between list items.
     #[inline]
     fn answer_bytes(&mut self, t: &[u8]) -> Result<()> {
-        // The hot path: the rest of an `answer` string, as written.
-        if self.piece_started && !self.trim && self.encoded.is_none() {
-            return self.answer_text(t);
+        match self.string {
+            // The hot path: the rest of an `answer` string, as written.
+            InString::Answer { piece: Piece::Text, cut: Cut::AsWritten } if self.encoded.is_none() => {
+                self.answer_text(t)
+            }
+            InString::Answer { piece, cut } => self.answer_bytes_held(t, piece, cut),
+            // Only called inside an answer string.
+            _ => Ok(()),
         }
-        self.answer_bytes_held(t)
     }
 
     /// `answer_bytes` when whitespace or a possible JSON string may have to be held.
     #[inline(never)]
-    fn answer_bytes_held(&mut self, mut t: &[u8]) -> Result<()> {
-        if !self.piece_started {
+    fn answer_bytes_held(&mut self, mut t: &[u8], piece: Piece, cut: Cut) -> Result<()> {
+        if piece == Piece::Lead {
             let Some(p) = t.iter().position(|&b| !is_space(b)) else {
                 self.lead.extend_from_slice(t);
                 return self.cap(self.lead.len());
@@ -283,27 +362,29 @@ impl Action {
             // hit must not depend on where the whitespace was cut.
             self.cap(self.lead.len())?;
             t = &t[p..];
-            self.piece_started = true;
+            self.string = InString::Answer { piece: Piece::Text, cut };
             if self.args_kind == ArgsKind::String && t[0] == b'{' {
                 self.encoded = Some(Vec::new());
             }
             let lead = std::mem::take(&mut self.lead);
-            if !self.trim {
+            if cut == Cut::AsWritten {
                 self.answer_text(&lead)?;
-            } else if self.answered {
+            } else if self.answer == ArgsAnswer::Shown {
                 let tail = std::mem::take(&mut self.tail);
                 self.answer_text(&tail)?;
                 self.answer_text(b"\n")?;
                 self.answer_text(&lead)?;
             }
-            self.answered |= self.trim;
+            if cut == Cut::Trimmed {
+                self.answer = ArgsAnswer::Shown;
+            }
         }
         if let Some(e) = &mut self.encoded {
             e.extend_from_slice(t);
             self.encoded_len += decoded_len(t);
             return self.cap(self.encoded_len);
         }
-        if !self.trim {
+        if cut == Cut::AsWritten {
             return self.answer_text(t);
         }
         match t.iter().rposition(|&b| !is_space(b)) {
@@ -325,15 +406,19 @@ impl Action {
 
     /// The answer string ends; a blank one was no answer.
     fn answer_end(&mut self) -> Result<()> {
-        self.streaming = false;
+        let piece = match self.string {
+            InString::Answer { piece, .. } => piece,
+            _ => Piece::Text,
+        };
+        self.string = InString::None;
         if let Some(e) = self.encoded.take() {
             self.encoded_end(&e)?;
         }
-        if !self.piece_started {
+        if piece == Piece::Lead {
             self.lead.clear();
             // A blank answer does not shadow a later non-blank raw_answer/answer.
-            if self.args_kind == ArgsKind::Object {
-                self.args_latched = false;
+            if matches!(self.args_kind, ArgsKind::Object { .. }) {
+                self.answer = ArgsAnswer::None;
             }
         }
         Ok(())
@@ -365,13 +450,13 @@ impl Action {
     }
 
     fn close(&mut self) {
-        self.closed = true;
-        if self.fragment && !self.shaped {
+        self.progress = Progress::Closed;
+        if self.shape == Shape::Fragment {
             return; // not the action: skipped
         }
         match self.decision {
             Decision::Terminal => {
-                if !self.args_latched {
+                if self.answer == ArgsAnswer::None {
                     if let Some(t) = self.top_answer.take().filter(|t| !blank(t)) {
                         self.out.extend_from_slice(t.as_bytes());
                     }
@@ -380,7 +465,7 @@ impl Action {
             Decision::NonTerminal => {}
             Decision::Unknown => {
                 // A blank top-level answer does not shadow an args answer, and streams nothing.
-                let top = self.top_answer.take().filter(|t| !blank(t) || !self.args_latched);
+                let top = self.top_answer.take().filter(|t| !blank(t) || self.answer == ArgsAnswer::None);
                 if let Some(t) = top {
                     self.decision = Decision::Terminal;
                     self.held.clear();
@@ -388,7 +473,7 @@ impl Action {
                     if !blank(&t) {
                         self.out.extend_from_slice(t.as_bytes());
                     }
-                } else if self.args_latched || !self.held.is_empty() {
+                } else if self.answer != ArgsAnswer::None || !self.held.is_empty() {
                     self.decide(Decision::Terminal);
                 } else {
                     self.decision = Decision::NonTerminal;
@@ -403,8 +488,8 @@ impl Sink for Action {
         if !self.keys.admit(&tok)? {
             return Ok(());
         }
-        if !self.confirmed && !matches!(tok, Token::ObjectStart | Token::Key(_)) {
-            self.confirmed = true;
+        if self.progress == Progress::Opened && !matches!(tok, Token::ObjectStart | Token::Key(_)) {
+            self.progress = Progress::Confirmed;
         }
         match (depth, tok) {
             (0, Token::ObjectEnd) => self.close(),
@@ -417,14 +502,16 @@ impl Sink for Action {
                     "answer" | "raw_answer" => TopKey::Answer,
                     _ => TopKey::Other,
                 };
-                if self.fragment && !self.shaped {
+                if self.shape == Shape::Fragment {
                     // Only `next_node` makes a fragment an action; its thought waits for it.
-                    self.shaped = self.top == TopKey::NextNode;
+                    if self.top == TopKey::NextNode {
+                        self.shape = Shape::Action;
+                    }
                     if self.top == TopKey::Thought {
                         self.top = TopKey::Other;
                     }
                 } else if self.top != TopKey::Other || matches!(k, "plan" | "join" | "action") {
-                    self.shaped = true;
+                    self.shape = Shape::Action;
                 }
             }
             (1, tok) => self.top_value(tok)?,
@@ -443,17 +530,19 @@ impl Sink for Action {
         }
         // What `token` does with a `StringPart` of the answer (`top_value` at depth 1 for a
         // string `args`, `args_member` at depth 2).
-        if self.top != TopKey::Args || !self.streaming || !matches!(depth, 1 | 2) {
+        if self.top != TopKey::Args || !self.answering() || !matches!(depth, 1 | 2) {
             return self.token(Token::StringPart(&String::from_utf8_lossy(bytes)), depth);
         }
-        self.confirmed = true;
+        if self.progress == Progress::Opened {
+            self.progress = Progress::Confirmed;
+        }
         self.answer_bytes(bytes)
     }
 
     /// Only tokens at depth 1, and at depth 2 inside `args`, are read (see `token`): once
     /// the object is confirmed, a container whose insides are deeper is read quietly.
     fn skip_inside(&self, depth: usize) -> bool {
-        self.quiet_ok && self.confirmed && (depth >= 2 || (depth == 1 && self.top != TopKey::Args))
+        self.unread == Unread::Quiet && self.confirmed() && (depth >= 2 || (depth == 1 && self.top != TopKey::Args))
     }
 }
 
@@ -463,11 +552,10 @@ impl Action {
         match self.top {
             TopKey::NextNode => match tok {
                 Token::StringStart => {
-                    self.in_next_node = true;
+                    self.string = InString::NextNode;
                     self.nn_buf.clear();
-                    self.nn_full = false;
                 }
-                Token::StringPart(_) if self.nn_full => {}
+                Token::StringPart(_) if self.string == InString::NextNodeCut => {}
                 Token::StringPart(t) => {
                     // The first `MAX_NEXT_NODE` bytes (whole chars) and nothing after the cut,
                     // so the kept name is the same for every chunking.
@@ -480,11 +568,13 @@ impl Action {
                             end -= 1;
                         }
                         self.nn_buf.push_str(crate::text::sub(t, ..end));
-                        self.nn_full = true;
+                        self.string = InString::NextNodeCut;
                     }
                 }
                 Token::StringEnd => {
-                    self.in_next_node = false;
+                    if matches!(self.string, InString::NextNode | InString::NextNodeCut) {
+                        self.string = InString::None;
+                    }
                     if self.decision == Decision::Unknown {
                         let name = self.nn_buf.trim();
                         self.next_node = Some(name.to_string());
@@ -500,17 +590,17 @@ impl Action {
             },
             TopKey::Args => match tok {
                 Token::ObjectStart if self.args_kind == ArgsKind::None => {
-                    self.args_kind = ArgsKind::Object
+                    self.args_kind = ArgsKind::Object { member: Member::Other }
                 }
                 Token::ArrayStart if self.args_kind == ArgsKind::None => {
                     self.args_kind = ArgsKind::Array
                 }
                 Token::StringStart if self.args_kind == ArgsKind::None => {
                     self.args_kind = ArgsKind::String;
-                    self.answer_start(true);
+                    self.answer_start(Cut::Trimmed);
                 }
-                Token::StringPart(t) if self.streaming => self.answer_bytes(t.as_bytes())?,
-                Token::StringEnd if self.streaming => self.answer_end()?,
+                Token::StringPart(t) if self.answering() => self.answer_bytes(t.as_bytes())?,
+                Token::StringEnd if self.answering() => self.answer_end()?,
                 Token::ObjectStart | Token::ArrayStart | Token::StringStart => {}
                 Token::ObjectEnd | Token::ArrayEnd => {}
                 _ => {
@@ -520,23 +610,23 @@ impl Action {
                 }
             },
             TopKey::Thought => match tok {
-                Token::StringStart => self.in_thought = true,
-                Token::StringPart(t) if self.in_thought => {
+                Token::StringStart => self.string = InString::Thought,
+                Token::StringPart(t) if self.string == InString::Thought => {
                     if self.thought.is_empty() && !self.out.is_empty() {
-                        self.thought_late = true;
+                        self.thought_order = ThoughtOrder::AfterAnswer;
                     }
                     self.thought.push_str(t);
                     self.cap(self.thought.len())?;
                 }
-                Token::StringEnd => self.in_thought = false,
+                Token::StringEnd if self.string == InString::Thought => self.string = InString::None,
                 _ => {}
             },
             TopKey::Answer => match tok {
                 Token::StringStart if self.top_answer.as_deref().is_none_or(blank) => {
-                    self.in_top_answer = true;
+                    self.string = InString::TopAnswer;
                     self.top_answer = Some(String::new());
                 }
-                Token::StringPart(t) if self.in_top_answer => {
+                Token::StringPart(t) if self.string == InString::TopAnswer => {
                     if let Some(s) = &mut self.top_answer {
                         s.push_str(t);
                         let n = s.len();
@@ -544,7 +634,7 @@ impl Action {
                         self.cap(n)?;
                     }
                 }
-                Token::StringEnd => self.in_top_answer = false,
+                Token::StringEnd if self.string == InString::TopAnswer => self.string = InString::None,
                 _ => {}
             },
             TopKey::Other => {}
@@ -555,15 +645,16 @@ impl Action {
     /// A token directly inside `args` (depth 2).
     fn args_member(&mut self, tok: Token<'_>) -> Result<()> {
         match (self.args_kind, tok) {
-            (ArgsKind::Object, Token::Key(k)) => {
-                self.arg_is_answer = matches!(k, "answer" | "raw_answer");
+            (ArgsKind::Object { .. }, Token::Key(k)) => {
+                let member = if matches!(k, "answer" | "raw_answer") { Member::Answer } else { Member::Other };
+                self.args_kind = ArgsKind::Object { member };
             }
-            (ArgsKind::Object, Token::StringStart) if self.arg_is_answer && !self.args_latched => {
-                self.answer_start(false);
+            (ArgsKind::Object { member: Member::Answer }, Token::StringStart) if self.answer == ArgsAnswer::None => {
+                self.answer_start(Cut::AsWritten);
             }
-            (ArgsKind::Array, Token::StringStart) => self.answer_start(true),
-            (_, Token::StringPart(t)) if self.streaming => self.answer_bytes(t.as_bytes())?,
-            (_, Token::StringEnd) if self.streaming => self.answer_end()?,
+            (ArgsKind::Array, Token::StringStart) => self.answer_start(Cut::Trimmed),
+            (_, Token::StringPart(t)) if self.answering() => self.answer_bytes(t.as_bytes())?,
+            (_, Token::StringEnd) if self.answering() => self.answer_end()?,
             _ => {}
         }
         Ok(())
@@ -673,12 +764,12 @@ impl AnswerExtractor {
     /// after answer text returned by the same `feed` (the action's `args` came first), so a
     /// caller showing both keeps their order.
     pub fn thought_follows_answer(&self) -> bool {
-        self.action.thought_late
+        self.action.thought_order == ThoughtOrder::AfterAnswer
     }
 
     /// The top-level `thought` text decoded since the last call.
     pub fn take_thought(&mut self) -> String {
-        self.action.thought_late = false;
+        self.action.thought_order = ThoughtOrder::First;
         std::mem::take(&mut self.action.thought)
     }
 
@@ -802,7 +893,7 @@ impl AnswerExtractor {
             let from_replay = !replay.is_empty();
             let bytes: &[u8] = if from_replay { &replay } else { input };
             let at = if from_replay { replay_at } else { self.consumed + (total - input.len()) as u64 };
-            if self.mode == Mode::After && self.action.closed && self.action_end.is_none() {
+            if self.mode == Mode::After && self.action.progress == Progress::Closed && self.action_end.is_none() {
                 self.action_end = Some(self.consumed + (total - input.len()) as u64);
             }
             if bytes.is_empty() || self.mode == Mode::After {
@@ -921,7 +1012,9 @@ impl AnswerExtractor {
         self.mode = Mode::Candidate;
         self.tok.reset();
         self.action.clear_object();
-        self.action.fragment = self.sig == *b"\":";
+        if self.sig == *b"\":" {
+            self.action.shape = Shape::Fragment;
+        }
         self.note(b"{");
         self.pending.clear();
     }
@@ -946,17 +1039,17 @@ impl AnswerExtractor {
         let r = self.tok.feed(bytes, &mut self.action);
         let used = match r {
             Ok(n) => n,
-            Err(e) if e.kind() == ErrorKind::BufferLimitExceeded && self.action.confirmed => {
+            Err(e) if e.kind() == ErrorKind::BufferLimitExceeded && self.action.confirmed() => {
                 self.mode = Mode::After;
                 return Err(e);
             }
             Err(e) => {
                 let at = e.offset().unwrap_or(before).saturating_sub(before) as usize;
                 let at = at.min(bytes.len());
-                if self.mode == Mode::Candidate && !self.action.confirmed {
+                if self.mode == Mode::Candidate && !self.action.confirmed() {
                     return Ok(self.abandon(bytes, at));
                 }
-                if !self.action.shaped {
+                if self.action.shape != Shape::Action {
                     // Not JSON after all, and no action key seen: prose again from the byte
                     // that broke it.
                     self.resume_prose();
@@ -968,7 +1061,7 @@ impl AnswerExtractor {
             }
         };
         if self.mode == Mode::Candidate {
-            if self.action.confirmed {
+            if self.action.confirmed() {
                 self.mode = Mode::Action;
                 self.pending.clear();
             } else if self.pending.len() + used >= MAX_UNCONFIRMED {
@@ -978,7 +1071,7 @@ impl AnswerExtractor {
             }
         }
         if self.tok.is_done() {
-            if self.action.shaped {
+            if self.action.shape == Shape::Action {
                 self.mode = Mode::After;
                 return Ok(Step::Used(used));
             }
@@ -1033,7 +1126,7 @@ mod tests {
     /// What a run shows to the caller, after every call.
     fn observe(input: &[u8], chunk: usize, quiet_ok: bool) -> Vec<String> {
         let mut x = AnswerExtractor::default();
-        x.action.quiet_ok = quiet_ok;
+        x.action.unread = if quiet_ok { Unread::Quiet } else { Unread::Loud };
         let mut seen = Vec::new();
         let state = |x: &mut AnswerExtractor, r: Result<String>| {
             let r = r.map_err(|e| format!("{}@{:?}: {}", e.code(), e.offset(), e));

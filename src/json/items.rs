@@ -14,7 +14,7 @@
 
 use crate::budget::try_push;
 use crate::json::Quoted;
-use super::partial::{cap_error, cost, feed_metered, finish_metered, tokenizer_options, Metered};
+use super::partial::{cap_error, cost, feed_metered, finish_metered, tokenizer_options, Metered, Phase};
 use super::tokenizer::{AfterValue, Sink, Token, Tokenizer};
 use super::value::{JsonValue, ValueBuilder};
 use crate::{Error, ErrorKind, Result};
@@ -244,13 +244,6 @@ impl Metered for Run<'_> {
     fn over_cap(&self) -> bool {
         self.router.over
     }
-}
-
-#[derive(Debug, Clone)]
-enum Phase {
-    Reading,
-    Finished,
-    Failed(Error),
 }
 
 /// Streams the elements of the array at a path (`$.items`, `$` for a top-level array), or

@@ -87,11 +87,11 @@ pub(crate) fn read_streaming(text: &[u8], sink: &mut dyn Sink) -> crate::Result<
 }
 
 // How `parse_strict` reads. Without `json` (the payload, planning, sse and tags builds) with
-// `document.rs`, so those builds link no streaming tokenizer (payload −3.6 KB, planning −2.9 KB
-// gzip). Builds with `json` link `Tokenizer` for their streaming machines anyway; reading whole
-// documents with `document.rs` there too cost 2.6 KB gzip more in the json and main entries
-// (both over their bars) and was no faster in wasm (`parseJson` of 5 MB: 0.98-1.00x in CPU
-// time), so they keep one tokenizer (bench/README "Then: whole documents").
+// `document.rs`, so those builds link no streaming tokenizer. Builds with `json` link
+// `Tokenizer` for their streaming machines anyway; reading whole documents with `document.rs`
+// there too made the json and main entries larger and was no faster in wasm, so they keep one
+// tokenizer (bench/README "Then: whole documents"; bench/README.md, "Measurements behind
+// design choices").
 #[cfg(feature = "json")]
 use read_streaming as read_whole;
 #[cfg(not(feature = "json"))]

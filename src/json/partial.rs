@@ -147,8 +147,7 @@ pub(crate) fn tokenizer_options(
 const NODE_COST: usize = 32;
 /// Charge per object member, besides its key's bytes, which count twice: the member (key and
 /// value slot) and its entry in the open object's first-key table, which keeps a copy of the
-/// key (measured in wasm: ~109 bytes per member of a long object with 7-byte keys and
-/// one-digit values, which this charges 111).
+/// key (bench/README.md, "Measurements behind design choices").
 const MEMBER_COST: usize = 64;
 /// More than one input byte can add to a charge, beyond the bytes the tokenizer already
 /// holds (a pending key or number): at most two values (a number ended by the start of the
@@ -472,9 +471,9 @@ impl<E: EventSink> Metered for Run<'_, E> {
     }
 }
 
-/// Where the machine is in its life.
+/// Where a streaming JSON machine (`PartialJson`, `JsonItemStream`) is in its life.
 #[derive(Debug, Clone)]
-enum Phase {
+pub(crate) enum Phase {
     Reading,
     Finished,
     Failed(Error),

@@ -178,6 +178,62 @@ enum Flow {
     Stop,
 }
 
+/// What a step of `Tokenizer::run` tells the byte loop.
+enum Next {
+    /// Go on at this index of the chunk.
+    At(usize),
+    /// Stop reading (`AfterValue::Stop`): `feed` consumed this many bytes.
+    Return(usize),
+}
+
+/// The part of a chunk checked as UTF-8 for string runs. String runs (which start and end at
+/// ASCII bytes, so at char boundaries) are copied out of a validated window of the chunk
+/// without a second check. A window is checked as UTF-8 once, from the start of the first run
+/// it has to hold: as far as that run, and at least `FIRST_WINDOW` bytes or as far again as
+/// the run is into the chunk. The checking done is then proportional to the bytes actually
+/// read: a value that stops early in a long chunk (`AfterValue::Stop`) never checks the
+/// rest. The part before `valid_from` may complete a sequence carried from the last chunk; a
+/// run outside any valid window goes through the UTF-8 carry.
+struct Window<'c> {
+    /// Where a window may begin: after the continuation bytes that open the chunk.
+    valid_from: usize,
+    /// The checked text and the chunk index it starts at.
+    text: &'c str,
+    at: usize,
+}
+
+impl<'c> Window<'c> {
+    const FIRST_WINDOW: usize = 64;
+
+    #[inline]
+    fn new(chunk: &[u8]) -> Self {
+        let valid_from = chunk.iter().take(3).take_while(|&&c| (c & 0xC0) == 0x80).count();
+        Window { valid_from, text: "", at: 0 }
+    }
+
+    /// The run `chunk[i..i + len]` as checked text (`i >= valid_from`), checking a new window
+    /// when the current one does not hold it; `None` when the run is not valid UTF-8 whole.
+    #[inline(always)]
+    fn text(&mut self, chunk: &'c [u8], i: usize, len: usize) -> Option<&'c str> {
+        let inside = |w: &Self| i >= w.at && i + len <= w.at + w.text.len();
+        if !inside(self) {
+            let to = i + len.max(Self::FIRST_WINDOW.max(i)).min(chunk.len() - i);
+            #[cfg(test)]
+            WINDOW_BYTES.with(|w| w.set(w.get() + (to - i)));
+            self.text = match std::str::from_utf8(&chunk[i..to]) {
+                Ok(v) => v,
+                Err(e) => std::str::from_utf8(&chunk[i..i + e.valid_up_to()]).unwrap_or_default(),
+            };
+            self.at = i;
+        }
+        if inside(self) {
+            self.text.get(i - self.at..i + len - self.at)
+        } else {
+            None
+        }
+    }
+}
+
 impl Tokenizer {
     /// Whether string values go out as raw bytes: only the answer extractor asks for that, so
     /// in builds without it (`json`) this is false at compile time and its paths are not linked.
@@ -327,374 +383,374 @@ impl Tokenizer {
         Error::new(ErrorKind::JsonInvalid, msg).at(base + i as u64)
     }
 
+    /// The byte loop: each state's step reads from `chunk[i]` on and says where to go on.
     fn run(&mut self, chunk: &[u8], sink: &mut dyn Sink) -> Result<usize> {
         let base = self.pos;
-        let mut i = 0;
         let n = chunk.len();
-        // String runs (which start and end at ASCII bytes, so at char boundaries) are copied
-        // out of a validated window of the chunk without a second check. A window is checked
-        // as UTF-8 once, from the start of the first run it has to hold: as far as that run,
-        // and at least `FIRST_WINDOW` bytes or as far again as the run is into the chunk. The
-        // checking done is then proportional to the bytes actually read: a value that stops
-        // early in a long chunk (`AfterValue::Stop`) never checks the rest. The part before
-        // `valid_from` may complete a sequence carried from the last chunk; a run outside any
-        // valid window goes through the UTF-8 carry.
-        const FIRST_WINDOW: usize = 64;
-        let valid_from = chunk.iter().take(3).take_while(|&&c| (c & 0xC0) == 0x80).count();
-        let raw = self.raw_text();
-        let mut window: &str = "";
-        let mut window_at = 0;
+        let mut window = Window::new(chunk);
+        let mut i = 0;
         while i < n {
             let b = chunk[i];
-            match self.state {
+            let next = match self.state {
                 State::InString(Str::Value) if !self.opts.strict && !self.loud() => {
-                    // Quiet and tolerant: the content is not decoded, only its end found. A
-                    // backslash takes the next byte with it; whatever that escape turns out
-                    // to be in full, no byte of it can end the string except an escaped
-                    // quote's own (a broken `\u` re-reads its byte as content: `\u12"` ends
-                    // at the `"` here too). No error is possible in tolerant content.
-                    let end = i + string_run_len(&chunk[i..]);
-                    if end == n {
-                        i = n;
-                        continue;
-                    }
-                    if chunk[end] == b'\\' {
-                        if end + 1 < n {
-                            i = end + 2;
-                        } else {
-                            self.state = State::Escape(Str::Value);
-                            i = n;
-                        }
-                        continue;
-                    }
-                    i = end;
-                    self.flush_utf8(Str::Value, i, base)?;
-                    i += 1;
-                    self.pos = base + i as u64;
-                    self.text.clear();
-                    self.raw.clear();
-                    if let Flow::Stop = self.value_done(sink)? {
-                        return Ok(i);
-                    }
-                    continue;
+                    self.quiet_string(chunk, i, base, sink)?
                 }
-                State::InString(s) => {
-                    // The hot loop: a run of plain bytes goes out in one piece.
-                    let rest = &chunk[i..];
-                    let end = string_run_len(rest);
-                    let run = &rest[..end];
-                    if end > 0 && raw && s == Str::Value && self.utf8.pending() == 0 {
-                        // Copied as it is, but for a character the run's end cuts, which is
-                        // decoded (held when it may go on in the next chunk, U+FFFD when
-                        // the string or an escape follows). Any other malformed sequence is
-                        // closed inside the run: it decodes to U+FFFD wherever it is cut.
-                        let tail = crate::text::incomplete_tail(run);
-                        try_extend(&mut self.raw, &run[..end - tail])?;
-                        if tail > 0 {
-                            self.text(s, &run[end - tail..])?;
-                        }
-                        i += end;
-                        continue;
+                State::InString(s) => self.string(s, chunk, i, base, &mut window, sink)?,
+                State::Escape(s) => self.escape(s, b, i, base)?,
+                State::Unicode { s, n, cp, high } => match hex(b) {
+                    Some(d) => {
+                        self.unicode_digit(s, n, (cp << 4) | d, high)?;
+                        Next::At(i + 1)
                     }
-                    if end > 0 {
-                        let control = if self.opts.strict {
-                            run.iter().position(|&c| c < 0x20)
-                        } else {
-                            None
-                        };
-                        let stop = control.unwrap_or(end);
-                        let inside = |at: usize, w: &str| i >= at && i + stop <= at + w.len();
-                        if i >= valid_from && self.utf8.pending() == 0 && !inside(window_at, window) {
-                            let to = i + stop.max(FIRST_WINDOW.max(i)).min(n - i);
-                            #[cfg(test)]
-                            WINDOW_BYTES.with(|w| w.set(w.get() + (to - i)));
-                            window = match std::str::from_utf8(&chunk[i..to]) {
-                                Ok(v) => v,
-                                Err(e) => std::str::from_utf8(&chunk[i..i + e.valid_up_to()]).unwrap_or_default(),
-                            };
-                            window_at = i;
-                        }
-                        if i >= valid_from && inside(window_at, window) && self.utf8.pending() == 0 {
-                            if let Some(t) = window.get(i - window_at..i + stop - window_at) {
-                                self.push_valid(s, t)?;
-                                if let Some(k) = control {
-                                    return Err(self.error_at("control character in string", i + k, base));
-                                }
-                                i += end;
-                                continue;
-                            }
-                        }
-                        // The content before a control character is reported first, as a
-                        // byte-at-a-time feed reports it: the same tokens for every chunking.
-                        let carried = self.utf8.pending() as u64;
-                        if let Some(k) = self.text(s, &run[..control.unwrap_or(end)])? {
-                            // A sequence begun in an earlier chunk is reported where it began.
-                            let back = if k == 0 { carried } else { 0 };
-                            return Err(Error::new(ErrorKind::JsonInvalid, "invalid UTF-8 in string")
-                                .at(base + (i + k) as u64 - back));
-                        }
-                        if let Some(k) = control {
-                            return Err(self.error_at("control character in string", i + k, base));
-                        }
-                        i += end;
-                        continue;
-                    }
-                    self.flush_utf8(s, i, base)?;
-                    if b == b'"' {
-                        i += 1;
-                        self.pos = base + i as u64;
-                        match s {
-                            Str::Value => {
-                                self.flush_text(sink)?;
-                                if self.loud() {
-                                    sink.token(Token::StringEnd, self.stack.len())?;
-                                }
-                                if let Flow::Stop = self.value_done(sink)? {
-                                    return Ok(i);
-                                }
-                            }
-                            Str::Key => {
-                                if self.scratch.len() > self.opts.max_token_bytes {
-                                    return Err(self.too_long(self.key_start));
-                                }
-                                if self.loud() {
-                                    let key = std::str::from_utf8(&self.scratch).unwrap_or_default();
-                                    sink.token(Token::Key(key), self.stack.len())?;
-                                }
-                                self.scratch.clear();
-                                self.state = State::Colon;
-                            }
-                        }
-                        continue;
-                    }
-                    // A one-character escape of a value, when its second byte is here, is
-                    // decoded on the spot (what the `Escape` state would do, two dispatches
-                    // sooner).
-                    if s == Str::Value {
-                        if let Some(c) = chunk.get(i + 1).copied().and_then(simple_escape) {
-                            if raw {
-                                try_push(&mut self.raw, c)?;
-                            } else {
-                                try_push_str(&mut self.text, char::from(c).encode_utf8(&mut [0; 4]))?;
-                            }
-                            i += 2;
-                            continue;
-                        }
-                    }
-                    self.state = State::Escape(s);
-                }
-                State::Escape(s) => {
-                    let c = match b {
-                        b'"' => '"',
-                        b'\\' => '\\',
-                        b'/' => '/',
-                        b'b' => '\u{8}',
-                        b'f' => '\u{c}',
-                        b'n' => '\n',
-                        b'r' => '\r',
-                        b't' => '\t',
-                        b'u' => {
-                            self.state = State::Unicode { s, n: 0, cp: 0, high: 0 };
-                            i += 1;
-                            continue;
-                        }
-                        _ if self.opts.strict => {
-                            return Err(self.error_at("invalid escape in string", i, base))
-                        }
-                        // Tolerant: `\x` stands for `x` (the byte is re-read as content).
-                        _ => {
-                            self.state = State::InString(s);
-                            continue;
-                        }
-                    };
-                    self.char(s, c)?;
-                    self.state = State::InString(s);
-                }
-                State::Unicode { s, n, cp, high } => {
-                    let Some(d) = hex(b) else {
-                        if self.opts.strict {
-                            return Err(self.error_at("invalid \\u escape", i, base));
-                        }
-                        // Tolerant: the broken escape becomes U+FFFD; the byte is content.
-                        if high != 0 {
-                            self.char(s, '\u{FFFD}')?;
-                        }
-                        self.char(s, '\u{FFFD}')?;
-                        self.state = State::InString(s);
-                        continue;
-                    };
-                    let cp = (cp << 4) | d;
-                    if n < 3 {
-                        self.state = State::Unicode { s, n: n + 1, cp, high };
-                    } else {
-                        self.state = State::InString(s);
-                        self.code_unit(s, cp, high)?;
-                    }
-                }
-                State::AfterHigh { s, high, stage } => {
-                    if stage == 0 && b == b'\\' {
-                        self.state = State::AfterHigh { s, high, stage: 1 };
-                    } else if stage == 1 && b == b'u' {
-                        self.state = State::Unicode { s, n: 0, cp: 0, high };
-                    } else {
-                        // The high surrogate stands alone.
-                        self.char(s, '\u{FFFD}')?;
-                        self.state = if stage == 0 { State::InString(s) } else { State::Escape(s) };
-                        continue;
-                    }
-                }
-                State::Number => {
-                    if is_number_byte(b) {
-                        // The whole run of number bytes in this chunk at once.
-                        let run = chunk[i..].iter().position(|&c| !is_number_byte(c)).unwrap_or(n - i);
-                        let room = self.opts.max_token_bytes.saturating_sub(self.scratch.len());
-                        if run > room {
-                            // The byte that made the number one byte too long.
-                            return Err(self.too_long(base + (i + room) as u64));
-                        }
-                        try_extend(&mut self.scratch, &chunk[i..i + run])?;
-                        i += run;
-                        continue;
-                    } else {
-                        self.pos = base + i as u64;
-                        self.end_number(sink)?;
-                        if let Flow::Stop = self.value_done(sink)? {
-                            return Ok(i);
-                        }
-                        continue;
-                    }
-                }
-                State::Literal { which, matched } => {
-                    let lit = LITERALS[which as usize];
-                    if b != lit[matched as usize] {
-                        return Err(self.error_at("invalid literal", i, base));
-                    }
-                    if matched as usize + 1 == lit.len() {
-                        let tok = match which {
-                            0 => Token::Bool(true),
-                            1 => Token::Bool(false),
-                            _ => Token::Null,
-                        };
-                        i += 1;
-                        self.pos = base + i as u64;
-                        if self.loud() {
-                            sink.token(tok, self.stack.len())?;
-                        }
-                        if let Flow::Stop = self.value_done(sink)? {
-                            return Ok(i);
-                        }
-                        continue;
-                    }
-                    self.state = State::Literal { which, matched: matched + 1 };
-                }
-                State::Value | State::ValueOrArrayEnd => {
-                    if is_ws(b) {
-                        i += 1;
-                        continue;
-                    }
-                    self.pos = base + i as u64;
-                    if b == b']' && self.state == State::ValueOrArrayEnd {
-                        self.pop();
-                        i += 1;
-                        self.pos += 1;
-                        if self.loud() {
-                            sink.token(Token::ArrayEnd, self.stack.len())?;
-                        }
-                        if let Flow::Stop = self.value_done(sink)? {
-                            return Ok(i);
-                        }
-                        continue;
-                    }
-                    self.begin_value(b, sink, i, base)?;
-                }
-                State::KeyOrObjectEnd | State::Key => {
-                    if is_ws(b) {
-                        i += 1;
-                        continue;
-                    }
-                    if b == b'"' {
-                        self.scratch.clear();
-                        self.key_start = base + i as u64;
-                        self.state = State::InString(Str::Key);
-                    } else if b == b'}' && self.state == State::KeyOrObjectEnd {
-                        self.pop();
-                        i += 1;
-                        self.pos = base + i as u64;
-                        if self.loud() {
-                            sink.token(Token::ObjectEnd, self.stack.len())?;
-                        }
-                        if let Flow::Stop = self.value_done(sink)? {
-                            return Ok(i);
-                        }
-                        continue;
-                    } else {
-                        return Err(self.error_at("expected a string key", i, base));
-                    }
-                }
-                State::Colon => {
-                    if is_ws(b) {
-                        i += 1;
-                        continue;
-                    }
-                    if b != b':' {
-                        return Err(self.error_at("expected ':' after key", i, base));
-                    }
+                    None => self.broken_unicode(s, high, i, base)?,
+                },
+                State::AfterHigh { s, high, stage } => self.after_high(s, high, stage, b, i)?,
+                State::Number => self.number(chunk, i, base, sink)?,
+                State::Literal { which, matched } => self.literal(which, matched, b, i, base, sink)?,
+                State::Value | State::ValueOrArrayEnd => self.value(b, i, base, sink)?,
+                State::KeyOrObjectEnd | State::Key => self.key_or_object_end(b, i, base, sink)?,
+                State::Colon if is_ws(b) => Next::At(i + 1),
+                State::Colon if b == b':' => {
                     self.state = State::Value;
+                    Next::At(i + 1)
                 }
-                State::CommaOrEnd => {
-                    if is_ws(b) {
-                        i += 1;
-                        continue;
+                State::Colon => return Err(self.error_at("expected ':' after key", i, base)),
+                State::CommaOrEnd if is_ws(b) => Next::At(i + 1),
+                State::CommaOrEnd => self.comma_or_end(b, i, base, sink)?,
+                State::Done if is_ws(b) => Next::At(i + 1),
+                State::Done => match self.after_value() {
+                    AfterValue::Another => {
+                        self.state = State::Value;
+                        Next::At(i)
                     }
-                    let in_object = *self.stack.last().unwrap_or(&false);
-                    match (b, in_object) {
-                        (b',', true) => self.state = State::Key,
-                        (b',', false) => self.state = State::Value,
-                        (b'}', true) | (b']', false) => {
-                            self.pop();
-                            i += 1;
-                            self.pos = base + i as u64;
-                            let tok = if in_object { Token::ObjectEnd } else { Token::ArrayEnd };
-                            if self.loud() {
-                                sink.token(tok, self.stack.len())?;
-                            }
-                            if let Flow::Stop = self.value_done(sink)? {
-                                return Ok(i);
-                            }
-                            continue;
-                        }
-                        _ => {
-                            let msg = if in_object {
-                                "expected ',' or '}' in object"
-                            } else {
-                                "expected ',' or ']' in array"
-                            };
-                            return Err(self.error_at(msg, i, base));
-                        }
-                    }
-                }
-                State::Done => {
-                    if is_ws(b) {
-                        i += 1;
-                        continue;
-                    }
-                    match self.after_value() {
-                        AfterValue::Another => {
-                            self.state = State::Value;
-                            continue;
-                        }
-                        _ => {
-                            return Err(self.error_at("unexpected data after the JSON value", i, base))
-                        }
-                    }
-                }
-                State::Stopped => return Ok(i),
+                    _ => return Err(self.error_at("unexpected data after the JSON value", i, base)),
+                },
+                State::Stopped => Next::Return(i),
                 State::Failed => return Err(self.failure.clone().unwrap_or_else(|| self.error("failed"))),
+            };
+            match next {
+                Next::At(j) => i = j,
+                Next::Return(j) => return Ok(j),
             }
-            i += 1;
         }
         self.pos = base + n as u64;
         Ok(n)
+    }
+
+    /// Where reading goes on after a value that completed just before `chunk[i]`.
+    #[inline]
+    fn value_done_at(&mut self, i: usize, sink: &mut dyn Sink) -> Result<Next> {
+        Ok(match self.value_done(sink)? {
+            Flow::Stop => Next::Return(i),
+            Flow::Continue => Next::At(i),
+        })
+    }
+
+    /// Closes the innermost container at the bracket `chunk[i]`, reporting `tok`.
+    #[inline]
+    fn close_container(&mut self, tok: Token<'_>, i: usize, base: u64, sink: &mut dyn Sink) -> Result<Next> {
+        self.pop();
+        let i = i + 1;
+        self.pos = base + i as u64;
+        if self.loud() {
+            sink.token(tok, self.stack.len())?;
+        }
+        self.value_done_at(i, sink)
+    }
+
+    /// A string value read quietly in tolerant mode: the content is not decoded, only its
+    /// end found. A backslash takes the next byte with it; whatever that escape turns out to
+    /// be in full, no byte of it can end the string except an escaped quote's own (a broken
+    /// `\u` re-reads its byte as content: `\u12"` ends at the `"` here too). No error is
+    /// possible in tolerant content.
+    #[inline]
+    fn quiet_string(&mut self, chunk: &[u8], i: usize, base: u64, sink: &mut dyn Sink) -> Result<Next> {
+        let n = chunk.len();
+        let end = i + string_run_len(&chunk[i..]);
+        if end == n {
+            return Ok(Next::At(n));
+        }
+        if chunk[end] == b'\\' {
+            if end + 1 < n {
+                return Ok(Next::At(end + 2));
+            }
+            self.state = State::Escape(Str::Value);
+            return Ok(Next::At(n));
+        }
+        self.flush_utf8(Str::Value, end, base)?;
+        let i = end + 1;
+        self.pos = base + i as u64;
+        self.text.clear();
+        self.raw.clear();
+        self.value_done_at(i, sink)
+    }
+
+    /// String content from `chunk[i]`: the hot loop. A run of plain bytes goes out in one
+    /// piece; then the closing quote or an escape.
+    #[inline(always)]
+    fn string<'c>(
+        &mut self,
+        s: Str,
+        chunk: &'c [u8],
+        i: usize,
+        base: u64,
+        window: &mut Window<'c>,
+        sink: &mut dyn Sink,
+    ) -> Result<Next> {
+        let end = string_run_len(&chunk[i..]);
+        if end > 0 {
+            return self.string_run(s, chunk, i, end, base, window);
+        }
+        self.flush_utf8(s, i, base)?;
+        if chunk[i] == b'"' {
+            return self.string_end(s, i + 1, base, sink);
+        }
+        // A one-character escape of a value, when its second byte is here, is decoded on the
+        // spot (what the `Escape` state would do, two dispatches sooner).
+        if s == Str::Value {
+            if let Some(c) = chunk.get(i + 1).copied().and_then(simple_escape) {
+                if self.raw_text() {
+                    try_push(&mut self.raw, c)?;
+                } else {
+                    try_push_str(&mut self.text, char::from(c).encode_utf8(&mut [0; 4]))?;
+                }
+                return Ok(Next::At(i + 2));
+            }
+        }
+        self.state = State::Escape(s);
+        Ok(Next::At(i + 1))
+    }
+
+    /// The run of plain string content `chunk[i..i + end]` (`end > 0`).
+    #[inline(always)]
+    fn string_run<'c>(
+        &mut self,
+        s: Str,
+        chunk: &'c [u8],
+        i: usize,
+        end: usize,
+        base: u64,
+        window: &mut Window<'c>,
+    ) -> Result<Next> {
+        let run = &chunk[i..i + end];
+        if self.raw_text() && s == Str::Value && self.utf8.pending() == 0 {
+            // Copied as it is, but for a character the run's end cuts, which is decoded (held
+            // when it may go on in the next chunk, U+FFFD when the string or an escape
+            // follows). Any other malformed sequence is closed inside the run: it decodes to
+            // U+FFFD wherever it is cut.
+            let tail = crate::text::incomplete_tail(run);
+            try_extend(&mut self.raw, &run[..end - tail])?;
+            if tail > 0 {
+                self.text(s, &run[end - tail..])?;
+            }
+            return Ok(Next::At(i + end));
+        }
+        let control = if self.opts.strict { run.iter().position(|&c| c < 0x20) } else { None };
+        let stop = control.unwrap_or(end);
+        if i >= window.valid_from && self.utf8.pending() == 0 {
+            if let Some(t) = window.text(chunk, i, stop) {
+                self.push_valid(s, t)?;
+                if let Some(k) = control {
+                    return Err(self.error_at("control character in string", i + k, base));
+                }
+                return Ok(Next::At(i + end));
+            }
+        }
+        // The content before a control character is reported first, as a byte-at-a-time feed
+        // reports it: the same tokens for every chunking.
+        let carried = self.utf8.pending() as u64;
+        if let Some(k) = self.text(s, &run[..stop])? {
+            // A sequence begun in an earlier chunk is reported where it began.
+            let back = if k == 0 { carried } else { 0 };
+            return Err(Error::new(ErrorKind::JsonInvalid, "invalid UTF-8 in string")
+                .at(base + (i + k) as u64 - back));
+        }
+        if let Some(k) = control {
+            return Err(self.error_at("control character in string", i + k, base));
+        }
+        Ok(Next::At(i + end))
+    }
+
+    /// The closing quote of a string ended just before `chunk[i]`.
+    #[inline]
+    fn string_end(&mut self, s: Str, i: usize, base: u64, sink: &mut dyn Sink) -> Result<Next> {
+        self.pos = base + i as u64;
+        match s {
+            Str::Value => {
+                self.flush_text(sink)?;
+                if self.loud() {
+                    sink.token(Token::StringEnd, self.stack.len())?;
+                }
+                self.value_done_at(i, sink)
+            }
+            Str::Key => {
+                if self.scratch.len() > self.opts.max_token_bytes {
+                    return Err(self.too_long(self.key_start));
+                }
+                if self.loud() {
+                    let key = std::str::from_utf8(&self.scratch).unwrap_or_default();
+                    sink.token(Token::Key(key), self.stack.len())?;
+                }
+                self.scratch.clear();
+                self.state = State::Colon;
+                Ok(Next::At(i))
+            }
+        }
+    }
+
+    /// The byte after a backslash.
+    fn escape(&mut self, s: Str, b: u8, i: usize, base: u64) -> Result<Next> {
+        let c = match b {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                self.state = State::Unicode { s, n: 0, cp: 0, high: 0 };
+                return Ok(Next::At(i + 1));
+            }
+            _ if self.opts.strict => return Err(self.error_at("invalid escape in string", i, base)),
+            // Tolerant: `\x` stands for `x` (the byte is re-read as content).
+            _ => {
+                self.state = State::InString(s);
+                return Ok(Next::At(i));
+            }
+        };
+        self.char(s, c)?;
+        self.state = State::InString(s);
+        Ok(Next::At(i + 1))
+    }
+
+    /// A hex digit of a `\u` escape read: `n` digits were read before it, `cp` holds them all.
+    fn unicode_digit(&mut self, s: Str, n: u8, cp: u16, high: u16) -> Result<()> {
+        if n < 3 {
+            self.state = State::Unicode { s, n: n + 1, cp, high };
+            Ok(())
+        } else {
+            self.state = State::InString(s);
+            self.code_unit(s, cp, high)
+        }
+    }
+
+    /// A `\u` escape broken by the non-hex byte `chunk[i]`.
+    fn broken_unicode(&mut self, s: Str, high: u16, i: usize, base: u64) -> Result<Next> {
+        if self.opts.strict {
+            return Err(self.error_at("invalid \\u escape", i, base));
+        }
+        // Tolerant: the broken escape becomes U+FFFD; the byte is content.
+        if high != 0 {
+            self.char(s, '\u{FFFD}')?;
+        }
+        self.char(s, '\u{FFFD}')?;
+        self.state = State::InString(s);
+        Ok(Next::At(i))
+    }
+
+    /// After a high-surrogate escape: its low half's `\u` (`stage` bytes of it seen), or not.
+    fn after_high(&mut self, s: Str, high: u16, stage: u8, b: u8, i: usize) -> Result<Next> {
+        if stage == 0 && b == b'\\' {
+            self.state = State::AfterHigh { s, high, stage: 1 };
+        } else if stage == 1 && b == b'u' {
+            self.state = State::Unicode { s, n: 0, cp: 0, high };
+        } else {
+            // The high surrogate stands alone.
+            self.char(s, '\u{FFFD}')?;
+            self.state = if stage == 0 { State::InString(s) } else { State::Escape(s) };
+            return Ok(Next::At(i));
+        }
+        Ok(Next::At(i + 1))
+    }
+
+    /// Inside a number: the whole run of number bytes in this chunk at once, or its end.
+    #[inline]
+    fn number(&mut self, chunk: &[u8], i: usize, base: u64, sink: &mut dyn Sink) -> Result<Next> {
+        if !is_number_byte(chunk[i]) {
+            self.pos = base + i as u64;
+            self.end_number(sink)?;
+            return self.value_done_at(i, sink);
+        }
+        let run = chunk[i..].iter().position(|&c| !is_number_byte(c)).unwrap_or(chunk.len() - i);
+        let room = self.opts.max_token_bytes.saturating_sub(self.scratch.len());
+        if run > room {
+            // The byte that made the number one byte too long.
+            return Err(self.too_long(base + (i + room) as u64));
+        }
+        try_extend(&mut self.scratch, &chunk[i..i + run])?;
+        Ok(Next::At(i + run))
+    }
+
+    /// The next byte of `true`, `false` or `null` (`matched` bytes of it seen).
+    fn literal(&mut self, which: u8, matched: u8, b: u8, i: usize, base: u64, sink: &mut dyn Sink) -> Result<Next> {
+        let lit = LITERALS[which as usize];
+        if b != lit[matched as usize] {
+            return Err(self.error_at("invalid literal", i, base));
+        }
+        if matched as usize + 1 < lit.len() {
+            self.state = State::Literal { which, matched: matched + 1 };
+            return Ok(Next::At(i + 1));
+        }
+        let tok = match which {
+            0 => Token::Bool(true),
+            1 => Token::Bool(false),
+            _ => Token::Null,
+        };
+        let i = i + 1;
+        self.pos = base + i as u64;
+        if self.loud() {
+            sink.token(tok, self.stack.len())?;
+        }
+        self.value_done_at(i, sink)
+    }
+
+    /// Expecting a value (or, after `[`, the `]`).
+    #[inline]
+    fn value(&mut self, b: u8, i: usize, base: u64, sink: &mut dyn Sink) -> Result<Next> {
+        if is_ws(b) {
+            return Ok(Next::At(i + 1));
+        }
+        self.pos = base + i as u64;
+        if b == b']' && self.state == State::ValueOrArrayEnd {
+            return self.close_container(Token::ArrayEnd, i, base, sink);
+        }
+        self.begin_value(b, sink, i, base)?;
+        Ok(Next::At(i + 1))
+    }
+
+    /// Expecting a key (or, after `{`, the `}`).
+    #[inline]
+    fn key_or_object_end(&mut self, b: u8, i: usize, base: u64, sink: &mut dyn Sink) -> Result<Next> {
+        if is_ws(b) {
+            return Ok(Next::At(i + 1));
+        }
+        if b == b'"' {
+            self.scratch.clear();
+            self.key_start = base + i as u64;
+            self.state = State::InString(Str::Key);
+            return Ok(Next::At(i + 1));
+        }
+        if b == b'}' && self.state == State::KeyOrObjectEnd {
+            return self.close_container(Token::ObjectEnd, i, base, sink);
+        }
+        Err(self.error_at("expected a string key", i, base))
+    }
+
+    /// After a value inside a container: `,` or the closing bracket.
+    #[inline]
+    fn comma_or_end(&mut self, b: u8, i: usize, base: u64, sink: &mut dyn Sink) -> Result<Next> {
+        let in_object = *self.stack.last().unwrap_or(&false);
+        match (b, in_object) {
+            (b',', true) => self.state = State::Key,
+            (b',', false) => self.state = State::Value,
+            (b'}', true) => return self.close_container(Token::ObjectEnd, i, base, sink),
+            (b']', false) => return self.close_container(Token::ArrayEnd, i, base, sink),
+            (_, true) => return Err(self.error_at("expected ',' or '}' in object", i, base)),
+            (_, false) => return Err(self.error_at("expected ',' or ']' in array", i, base)),
+        }
+        Ok(Next::At(i + 1))
     }
 
     fn too_long(&self, at: u64) -> Error {

@@ -27,8 +27,8 @@ pub enum JsonValue {
 }
 
 // Written out rather than derived so that it is one function: the derived clone was inlined
-// into each place that clones a value (`.cloned()` over members, `to_vec`), ~1 KB of `.wasm`
-// each.
+// into each place that clones a value (`.cloned()` over members, `to_vec`)
+// (bench/README.md, "Measurements behind design choices").
 impl Clone for JsonValue {
     #[inline(never)]
     fn clone(&self) -> Self {

@@ -167,7 +167,8 @@ impl LineInput for Utf16Text<'_> {
     }
     /// Counted over `[a, b)` or, when that is most of the chunk, over what lies outside it:
     /// the line loop asks for the offsets of the chunk's end and of its last line's start on
-    /// every chunk, and two passes over the chunk were 10% of a 4 KiB string feed.
+    /// every chunk, and two passes over the chunk were a measurable part of a string feed
+    /// (bench/README.md, "Measurements behind design choices").
     fn len8(&self, a: usize, b: usize) -> usize {
         let s = self.skeleton;
         let n = if 2 * (b - a) > s.len() {

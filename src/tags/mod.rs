@@ -232,7 +232,7 @@ impl MarkerSet {
             }
         }
         // No prefilter: its rare-byte heuristic picks from the nonce's letters and digits,
-        // which text has plenty of (measured ~5% slower on text with CJK and emoji).
+        // which text has plenty of (bench/README.md, "Measurements behind design choices").
         let finder = memchr::memmem::FinderBuilder::new()
             .prefilter(memchr::memmem::Prefilter::None)
             .build_forward(nonce.as_bytes())

@@ -1,5 +1,5 @@
 //! Router helpers shared by the router tests (`#[path = "common/router.rs"]`) and the fuzz
-//! targets (`fuzz/fuzz_targets/common/`); apart from `mod.rs` because the library's own unit
+//! targets (`fuzz/src/lib.rs`); apart from `mod.rs` because the library's own unit
 //! tests include that, where the crate is not `streamroute`.
 #![allow(dead_code)]
 

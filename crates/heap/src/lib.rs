@@ -53,8 +53,8 @@ impl Pages {
 }
 
 // Safety: every block handed out is fresh memory of this instance that nothing else uses.
-// No pool is grown in place (as with rlsf's own wasm source in practice): that code costs
-// 0.2 KB gzip.
+// No pool is grown in place (as with rlsf's own wasm source in practice): that code is not
+// worth its size (bench/README.md, "Measurements behind design choices").
 unsafe impl FlexSource for Pages {
     unsafe fn alloc(&mut self, min_size: usize) -> Option<NonNull<[u8]>> {
         let pages = min_size.checked_add(PAGE - 1)? / PAGE;

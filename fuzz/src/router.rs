@@ -1,12 +1,9 @@
 //! What the router targets share: feeding a stream in pieces and comparing the outcome with
 //! that of the whole.
-#![allow(dead_code)]
 
 use streamroute::{Error, RoutedEvent, StreamRouter, StreamRouterOptions};
 
-#[path = "../../../tests/common/router.rs"]
-mod shared;
-pub use shared::coalesce as merge;
+pub use crate::shared::coalesce as merge;
 
 /// Routes the chunks, then `finish`: the merged events and the first error. A failed router
 /// must repeat its error; one that finished ends with `done`.
