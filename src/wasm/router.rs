@@ -44,8 +44,9 @@ pub struct StreamRouterInit {
 const ROUTED_EVENT_TS: &str = r#"
 /** What `StreamRouter.feed` / `finish` return. */
 export type RoutedEvent =
-  | Exclude<RoutedEventType, { type: "tool_result" }>
-  | (Extract<RoutedEventType, { type: "tool_result" }> & { provider_executed: true });
+  | Exclude<RoutedEventType, { type: "tool_result" | "continuation" | "container" }>
+  | (Extract<RoutedEventType, { type: "tool_result" }> & { provider_executed: true })
+  | (Extract<RoutedEventType, { type: "continuation" | "container" }> & { [field: string]: unknown });
 "#;
 
 fn bad_option(msg: String) -> JsValue {

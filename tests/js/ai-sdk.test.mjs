@@ -84,7 +84,8 @@ function expectedParts(events) {
     open.text += delta;
   };
   for (const e of events) {
-    if (e.type !== 'usage' && !e.type.endsWith('_delta')) open = null;
+    const passing = ['usage', 'continuation', 'compaction', 'model_fallback', 'container']; // data parts: the text part stays open
+    if (!passing.includes(e.type) && !e.type.endsWith('_delta')) open = null;
     switch (e.type) {
       case 'answer_delta': text('text', undefined, e.text); break;
       case 'user_delta': text('text', 'user_delta', e.text); break;
@@ -109,6 +110,11 @@ function expectedParts(events) {
         parts.push(e.url ? { type: 'source-url', url: e.url } : { type: 'source-document' });
         break;
       case 'action': parts.push({ type: 'data-action', data: e.action }); break;
+      case 'continuation': case 'compaction': case 'model_fallback': case 'container': {
+        const { type, ...data } = e;
+        parts.push({ type: `data-${type}`, data });
+        break;
+      }
       case 'artifact_delta': text('text', 'artifact_delta', e.text); break;
       case 'refusal_delta': text('text', 'refusal_delta', e.text); break;
       case 'done':
