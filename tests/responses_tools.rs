@@ -363,6 +363,15 @@ fn custom_tools_are_xai_server_tools_only_in_xai_streams() {
 }
 
 #[test]
+fn an_xai_web_search_without_arguments_has_no_input() {
+    let item = json!({"id": "ws_1", "type": "web_search_call", "status": "completed", "action": {"type": "search", "query": "", "sources": []}});
+    let e = stream("xai web search", &[created("grok-4"), added(1, 0, item.clone()), done(2, 0, item.clone()), completed(3)]);
+    assert_eq!(calls(&e), vec![(0, "web_search".to_string(), json!({}), true, None)]);
+    let e = stream("openai web search", &[created("gpt-5.4"), added(1, 0, item.clone()), done(2, 0, item), completed(3)]);
+    assert_eq!(calls(&e)[0].2, json!({"type": "search", "query": "", "sources": []}), "OpenAI's action says what it did");
+}
+
+#[test]
 fn outputs_of_unknown_calls_and_odd_items_are_results_at_their_own_index() {
     let e = stream(
         "odd outputs",

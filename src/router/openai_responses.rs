@@ -441,7 +441,8 @@ impl OpenAiResponses {
                     let [arguments, action, code, queries] = members(item, ["arguments", "action", "code", "queries"])?;
                     let input = match (kind.as_str(), arguments) {
                         (_, Some(a)) if a.starts_with('"') => string_of(Some(a))?,
-                        ("web_search_call", _) => action.unwrap_or("{}").to_string(),
+                        // xAI's `action` of a search is a placeholder (an empty query).
+                        ("web_search_call", _) if self.vendor != Vendor::Xai => action.unwrap_or("{}").to_string(),
                         ("code_interpreter_call", _) => format!("{{\"code\":{}}}", code.unwrap_or("null")),
                         ("file_search_call", _) => format!("{{\"queries\":{}}}", queries.unwrap_or("[]")),
                         _ => String::new(),

@@ -165,7 +165,7 @@ function read(provider, text, bytes) {
       // Built-in tools the provider runs: the tool's name and what it did.
       if (d.type === 'response.output_item.added' && d.item.type === 'web_search_call') tool(d.output_index, { name: 'web_search' });
       if (d.type === 'response.output_item.done' && d.item.type === 'web_search_call') {
-        tool(d.output_index).args = JSON.stringify(d.item.action ?? JSON.parse(d.item.arguments ?? '{}'));
+        tool(d.output_index).args = r.xai ? d.item.arguments ?? '{}' : JSON.stringify(d.item.action ?? {});
       }
       // Built-in tools the client runs, and the provider's others: the input their tools read.
       const builtIn = d.type === 'response.output_item.done' ? responsesInput(d.item) : null;
