@@ -68,6 +68,20 @@ impl OpenCalls {
         provider_executed: bool,
         sink: &mut dyn DeltaSink,
     ) -> bool {
+        self.start_by(index, id, name, provider_executed, None, sink)
+    }
+
+    /// Starts call `index` (as [`start`](Self::start)) with the provider's `caller` (JSON
+    /// text), where it names one.
+    pub(crate) fn start_by(
+        &mut self,
+        index: u32,
+        id: &str,
+        name: &str,
+        provider_executed: bool,
+        caller: Option<&str>,
+        sink: &mut dyn DeltaSink,
+    ) -> bool {
         if !self.seen.insert(index) {
             return false;
         }
@@ -78,7 +92,10 @@ impl OpenCalls {
         } else {
             id
         };
-        sink.tool_call_start(index, id, name, provider_executed);
+        match caller {
+            Some(caller) => sink.tool_call_start_by(index, id, name, provider_executed, Some(caller)),
+            None => sink.tool_call_start(index, id, name, provider_executed),
+        }
         self.open.push(index, ());
         true
     }

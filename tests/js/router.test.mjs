@@ -88,6 +88,52 @@ test('what the samples say: text, reasoning, tool calls, usage, errors, actions'
   assert.deepEqual(e.filter((x) => x.type === 'tool_call').map((x) => x.arguments), [{ city: 'São Paulo' }, { city: 'Reykjavík', days: 3 }]);
 });
 
+test('Responses tools: client tool inputs, provider outputs as results, caller, phase and continuations', () => {
+  let e = eventsOf('openai-responses-client-tools.sse');
+  const calls = e.filter((x) => x.type === 'tool_call');
+  assert.deepEqual(calls.map((x) => [x.name, x.provider_executed]), [
+    ['apply_patch', false], ['apply_patch', false], ['shell', false], ['local_shell', false], ['computer', false], ['tool_search', false],
+  ]);
+  assert.deepEqual(calls[0].arguments, {
+    callId: 'call_patch1', operation: { type: 'update_file', path: 'docs/notes "draft".md', diff: '@@\n-old line\n+new "quoted" line\té\n' },
+  });
+  assert.deepEqual(calls[2].arguments, { action: { commands: ['ls -a "my dir"', 'pwd'] } });
+  assert.deepEqual(calls[4].arguments.actions[1], { type: 'scroll', x: 5, y: 6, scrollX: 0, scrollY: 300, keys: ['SHIFT'] });
+  assert.deepEqual(e.filter((x) => x.type === 'answer_delta'), [{ type: 'answer_delta', text: 'Editing the notes first.', phase: 'commentary' }]);
+  assert.deepEqual(e.filter((x) => x.type === 'continuation'), [
+    { type: 'continuation', kind: 'reasoning', id: 'rs_ct1', summary: [{ type: 'summary_text', text: 'Patch the notes, then look around.' }], encrypted_content: 'enc-part-one+two' },
+    { type: 'continuation', kind: 'item', item_type: 'message', id: 'msg_ct1' },
+  ]);
+  assert.equal(e.at(-1).finish, 'tool-calls');
+
+  e = eventsOf('openai-responses-server-tools.sse');
+  const caller = { type: 'program', caller_id: 'call_prog1' };
+  assert.deepEqual(e.find((x) => x.type === 'tool_call_start' && x.name === 'lookup_order'),
+    { type: 'tool_call_start', index: 5, id: 'call_fn1', name: 'lookup_order', provider_executed: false, caller });
+  assert.deepEqual(e.find((x) => x.type === 'tool_call' && x.name === 'lookup_order').caller, caller);
+  assert.ok(!('caller' in e.find((x) => x.type === 'tool_call' && x.name === 'shell')), 'absent when the provider names none');
+  assert.deepEqual(e.filter((x) => x.type === 'tool_result').map((x) => [x.index, x.id, x.name, x.provider_executed]), [
+    [0, 'tsc_sv1', 'tool_search', true], [2, 'call_csh1', 'shell', true], [4, 'call_prog1', 'programmatic_tool_calling', true],
+  ]);
+  assert.deepEqual(e.find((x) => x.type === 'tool_result' && x.name === 'shell').result.output[0].outcome, { type: 'exit', exitCode: 0 });
+  const answers = e.filter((x) => x.type === 'answer_delta');
+  assert.deepEqual(answers.map((x) => [x.text, x.phase]), [['Order A7 has shipped.', 'final_answer'], [' Anything else?', undefined]]);
+  assert.ok(!('phase' in answers[1]), 'phase is absent, not null, when unmarked');
+  assert.deepEqual(e.filter((x) => x.type === 'continuation' && x.kind !== 'item'),
+    [{ type: 'continuation', kind: 'compaction', id: 'cmp_sv1', encrypted_content: 'cmp-enc-1-final', created_by: 'server' }]);
+  assert.deepEqual(e.find((x) => x.type === 'continuation' && x.item_type === 'function_call'),
+    { type: 'continuation', kind: 'item', item_type: 'function_call', id: 'fc_sv1', call_id: 'call_fn1', index: 5 });
+
+  e = eventsOf('xai-server-tools.sse');
+  assert.deepEqual(e.filter((x) => x.type === 'tool_call').map((x) => [x.name, x.arguments, x.provider_executed]), [
+    ['x_search', { query: 'from:rustlang release', limit: 5 }, true],
+    ['web_search', { query: 'Rust 1.80 release notes', num_results: 3 }, true],
+    ['code_execution', { code: 'print(sum(range(10)))' }, true],
+    ['view_image', { image_url: 'https://example.com/crab.png' }, true],
+  ]);
+  assert.equal(e.at(-1).finish, 'stop');
+});
+
 test('options are checked; caps and misuse throw StreamrouteError', () => {
   for (const bad of [{ provider: 'openai' }, { content: 'json' }, { maxEventBytes: 0 }, { maxEventBytes: 1.5 }]) {
     assert.throws(() => new StreamRouter(bad), (e) => e instanceof StreamrouteError && e.code === 'invalid_option', JSON.stringify(bad));
@@ -391,7 +437,7 @@ test('TypeScript: the router API type-checks', async () => {
 // field of another type, a missing field or an undeclared one is an error.
 test('TypeScript: every routed event of the sample streams is a RoutedEvent, every structured mode a StructuredMode', () => {
   const events = SAMPLES.flatMap((s) => coalesce(feedAll(new StreamRouter({ content: s.content, nonce: NONCE }), [s.bytes])));
-  assert.equal(new Set(events.map((e) => e.type)).size, 14, 'every event type');
+  assert.equal(new Set(events.map((e) => e.type)).size, 15, 'every event type');
   assert.ok(events.some((e) => e.type === 'usage' && Object.values(e).includes(null)), 'a usage count is null');
   assert.ok(events.some((e) => e.type === 'action' && e.action.thought === null), 'an action thought is null');
   const providers = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'ollama', 'bedrock', 'text'];

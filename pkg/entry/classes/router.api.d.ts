@@ -1,12 +1,14 @@
 // Declarations of router.js's public API, appended by scripts/build to the declarations of
 // every entry that exports it (dist/<entry>/streamroute.d.ts), where the types they name live.
 
-// `RoutedEventType` is the TypeScript declaration of `crate::RoutedEvent` (src/router/route.rs).
+// `RoutedEventType` is the TypeScript declaration of `crate::RoutedEvent` (src/router/route.rs);
+// `continuation` and `container` carry the provider's own fields besides it.
 
 /** What `StreamRouter.feed` / `finish` return. */
 export type RoutedEvent =
-  | Exclude<RoutedEventType, { type: "tool_result" }>
-  | (Extract<RoutedEventType, { type: "tool_result" }> & { provider_executed: true });
+  | Exclude<RoutedEventType, { type: "tool_result" | "continuation" | "container" }>
+  | (Extract<RoutedEventType, { type: "tool_result" }> & { provider_executed: true })
+  | (Extract<RoutedEventType, { type: "continuation" | "container" }> & { [field: string]: unknown });
 
 /**
  * Turns a raw provider stream into routed events, in one pass.

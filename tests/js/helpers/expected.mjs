@@ -58,6 +58,46 @@ function setPath(root, path, value, append) {
   });
 }
 
+/** xAI's server-side tools by the tool they belong to. */
+const XAI_TOOL = {
+  web_search_with_snippets: 'web_search', browse_page: 'web_search', x_user_search: 'x_search', x_keyword_search: 'x_search',
+  x_semantic_search: 'x_search', x_thread_fetch: 'x_search',
+};
+
+/** A computer action as the client's computer tool reads it (OpenAI's names, scroll amounts in camel case). */
+function computerAction(a) {
+  const keep = { click: ['button', 'x', 'y'], double_click: ['x', 'y'], move: ['x', 'y'], drag: ['path'], scroll: ['x', 'y', 'scroll_x', 'scroll_y'] }[a.type];
+  if (!keep) return a;
+  const out = { type: a.type };
+  for (const k of keep) if (k in a) out[{ scroll_x: 'scrollX', scroll_y: 'scrollY' }[k] ?? k] = a[k];
+  if (a.keys != null) out.keys = a.keys;
+  return out;
+}
+
+/** A done Responses item of a built-in tool (and xAI's JSON-string arguments): its tool and input, else null. */
+function responsesInput(item) {
+  const input = (name, args) => ({ name, args: JSON.stringify(args) });
+  switch (item.type) {
+    case 'apply_patch_call': return input('apply_patch', { callId: item.call_id, operation: item.operation });
+    case 'shell_call': return input('shell', { action: { commands: item.action.commands } });
+    case 'local_shell_call': {
+      const a = item.action;
+      return input('local_shell', { action: { type: 'exec', command: a.command, timeoutMs: a.timeout_ms, user: a.user, workingDirectory: a.working_directory, env: a.env } });
+    }
+    case 'computer_call': return item.call_id ? input('computer', {
+      actions: (item.actions ?? (item.action ? [item.action] : [])).map(computerAction),
+      pendingSafetyChecks: (item.pending_safety_checks ?? []).map((c) => ({ id: c.id, ...(c.code != null && { code: c.code }), ...(c.message != null && { message: c.message }) })),
+      status: item.status,
+    }) : input('computer_use', {});
+    case 'tool_search_call': return input('tool_search', { arguments: item.arguments, call_id: item.execution === 'client' ? item.call_id : null });
+    case 'program': return input('programmatic_tool_calling', { code: item.code, fingerprint: item.fingerprint });
+    case 'code_interpreter_call': case 'code_execution_call': case 'x_search_call': case 'view_image_call': case 'view_x_video_call':
+      if (typeof item.arguments !== 'string') return null;
+      return { name: { code_interpreter_call: 'code_execution', code_execution_call: 'code_execution', x_search_call: 'x_search' }[item.type] ?? item.name, args: item.arguments };
+    default: return null;
+  }
+}
+
 /** The raw reading: model text, reasoning, tool calls, errors. */
 function read(provider, text, bytes) {
   const r = { text: '', reasoning: '', tools: new Map(), errors: [] };
@@ -116,13 +156,21 @@ function read(provider, text, bytes) {
         x.args += t.function?.arguments ?? '';
       }
     } else if (provider === 'openai-responses') {
+      if (d.type === 'response.created') r.xai = String(d.response?.model ?? '').startsWith('grok');
       if (d.type === 'response.output_text.delta') r.text += d.delta;
       if (d.type === 'response.reasoning_summary_text.delta') r.reasoning += d.delta;
-      if (d.type === 'response.output_item.added' && ['function_call', 'custom_tool_call'].includes(d.item.type)) tool(d.output_index, { name: d.item.name });
+      if (d.type === 'response.output_item.added' && ['function_call', 'custom_tool_call'].includes(d.item.type)) {
+        tool(d.output_index, { name: r.xai ? XAI_TOOL[d.item.name] ?? d.item.name : d.item.name });
+      }
       // Built-in tools the provider runs: the tool's name and what it did.
       if (d.type === 'response.output_item.added' && d.item.type === 'web_search_call') tool(d.output_index, { name: 'web_search' });
-      if (d.type === 'response.output_item.done' && d.item.type === 'web_search_call') tool(d.output_index).args = JSON.stringify(d.item.action ?? {});
-      if (d.type === 'response.custom_tool_call_input.done') tool(d.output_index).args = JSON.stringify(d.input);
+      if (d.type === 'response.output_item.done' && d.item.type === 'web_search_call') {
+        tool(d.output_index).args = r.xai ? d.item.arguments ?? '{}' : JSON.stringify(d.item.action ?? {});
+      }
+      // Built-in tools the client runs, and the provider's others: the input their tools read.
+      const builtIn = d.type === 'response.output_item.done' ? responsesInput(d.item) : null;
+      if (builtIn) tool(d.output_index, builtIn);
+      if (d.type === 'response.custom_tool_call_input.done') tool(d.output_index).args = r.xai ? d.input : JSON.stringify(d.input);
       if (d.type === 'response.function_call_arguments.delta') tool(d.output_index).args += d.delta;
       if (d.type === 'response.failed') r.errors.push({ code: d.response.error.code, message: d.response.error.message });
       if (d.type === 'error') r.errors.push({ code: d.code ?? d.error?.code, message: d.message ?? d.error?.message });

@@ -24,8 +24,7 @@ export function coalesce(events) {
   for (const e of events) {
     const last = out.at(-1);
     const textual = ['answer_delta', 'artifact_delta', 'user_delta', 'thinking_delta', 'refusal_delta'];
-    if (last && last.type === e.type && textual.includes(e.type) && last.source === e.source
-      && last.phase === e.phase) {
+    if (last && last.type === e.type && textual.includes(e.type) && last.source === e.source && last.phase === e.phase) {
       out[out.length - 1] = { ...last, text: last.text + e.text };
     } else if (last && last.type === 'tool_call_delta' && e.type === 'tool_call_delta' && last.index === e.index) {
       out[out.length - 1] = { ...last, arguments: last.arguments + e.arguments };
