@@ -118,7 +118,7 @@ fn compaction_blocks_are_compaction_text_and_their_opaque_fields_a_continuation(
     let at = position(&e, |e| matches!(e, RoutedEvent::Continuation { .. }));
     assert!(position(&e, |e| matches!(e, RoutedEvent::Compaction { .. })) < at);
     assert!(at < position(&e, |e| matches!(e, RoutedEvent::AnswerDelta { .. })));
-    assert_eq!(done(&e).0, true);
+    assert!(done(&e).0);
 
     // A compaction block already complete in message_start; one without opaque fields has no
     // continuation.
@@ -302,7 +302,15 @@ fn a_second_message_start_is_a_provider_error_and_nothing_of_it_is_routed() {
     ]);
     let e = routed("repeated message_start", sse(&events).as_bytes());
     assert!(!e.iter().any(|e| matches!(e, RoutedEvent::Error { .. })), "{e:?}");
-    assert_eq!(done(&e).0, true);
+    assert!(done(&e).0);
+}
+
+/// A stream cut inside a thinking block: the part of the signature is no token to send back.
+#[test]
+fn a_signature_cut_off_by_the_end_of_the_stream_is_dropped() {
+    let e = routed("cut signature", sse(&FIRST[..4]).as_bytes());
+    assert!(continuations(&e).is_empty(), "{e:?}");
+    assert!(e.iter().any(|e| matches!(e, RoutedEvent::Error { code, .. } if code == "stream_truncated")));
 }
 
 #[test]

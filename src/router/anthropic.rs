@@ -153,9 +153,13 @@ impl Anthropic {
         Ok(())
     }
 
-    /// End of stream: a pending block's continuation goes out, open tool calls end.
+    /// End of stream: open tool calls end. A block still waiting for its end was cut off: what
+    /// it gathered (a part of a signature) is no token to send back, and is dropped.
     pub(crate) fn finish(&mut self, sink: &mut dyn DeltaSink) {
-        self.end_blocks(sink);
+        if let Some(p) = self.pending.take() {
+            p.drop_kept(sink);
+        }
+        self.calls.end_all(sink);
     }
 
     /// Every block still open ends: the pending one's continuation, then the open calls.
@@ -491,7 +495,7 @@ impl Pending {
         }
     }
 
-    /// The block will never end (the stream was spliced): what it kept is let go.
+    /// The block will never end (the stream was cut or spliced): what it kept is let go.
     fn drop_kept(self, sink: &mut dyn DeltaSink) {
         match self {
             Pending::Thinking { mut signature, .. } => signature.clear(sink),

@@ -94,9 +94,12 @@ impl Bedrock {
         Ok(())
     }
 
-    /// End of stream: a gathered signature goes out, open tool calls end.
+    /// End of stream: open tool calls end. A signature whose block never ended was cut off and
+    /// is dropped (a part of one is no token to send back).
     pub(crate) fn finish(&mut self, sink: &mut dyn DeltaSink) {
-        self.signature_ends(sink);
+        if let Some((_, mut kept)) = self.signature.take() {
+            kept.clear(sink);
+        }
         self.calls.end_all(sink);
     }
 
