@@ -83,6 +83,20 @@ const STREAMS = {
     event('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Partial answer' } }),
     exception('throttlingException', 'Too many requests, please wait before trying again.'),
   ],
+  'bedrock-reasoning.bin': [
+    event('messageStart', { role: 'assistant' }),
+    event('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { text: 'Two trains close at 150 km/h; ' } } }),
+    event('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { text: '300 km takes two hours.' } } }),
+    event('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { signature: 'RXhhbXBsZVNpZ25h' } } }),
+    event('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { signature: 'dHVyZVBhcnRUd28=' } } }),
+    event('contentBlockStop', { contentBlockIndex: 0 }),
+    event('contentBlockDelta', { contentBlockIndex: 1, delta: { reasoningContent: { redactedContent: 'UmVkYWN0ZWRSZWFzb25pbmdCbG9iMDE=' } } }),
+    event('contentBlockStop', { contentBlockIndex: 1 }),
+    event('contentBlockDelta', { contentBlockIndex: 2, delta: { text: 'They meet after 2 hours.' } }),
+    event('contentBlockStop', { contentBlockIndex: 2 }),
+    event('messageStop', { stopReason: 'end_turn' }),
+    event('metadata', { usage: { inputTokens: 64, outputTokens: 41, totalTokens: 105 }, metrics: { latencyMs: 930 } }),
+  ],
 };
 
 const check = process.argv.includes('--check');

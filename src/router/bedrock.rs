@@ -3,14 +3,17 @@
 //!
 //! Routed: `contentBlockStart` (`start.toolUse {toolUseId, name}` starts a tool call, indexed
 //! by `contentBlockIndex`), `contentBlockDelta` (`delta.text`; `delta.toolUse.input` as
-//! argument text; `delta.reasoningContent.text` as reasoning, its `signature` and
-//! `redactedContent` are dropped), `contentBlockStop` (ends a tool call), `messageStop`
+//! argument text; `delta.reasoningContent.text` as reasoning, its `signature` gathered for the
+//! block's end, where it goes out as a `thinking_signature` continuation (kept charged to the
+//! sink's budget until then), its `redactedContent` a `redacted_thinking` continuation as
+//! sent), `contentBlockStop` (ends a tool call), `messageStop`
 //! (`stopReason`, the end of the message), `metadata` (`usage`: it comes after
 //! `messageStop` and still counts). `messageStart` carries only the role. Exception messages
 //! (`:message-type: exception`, named by `:exception-type`, with a JSON `message`) and error
 //! messages (`:error-code`, `:error-message`) are error deltas with the provider's code and
 //! message. An event of a type added later is ignored.
 
+use super::anthropic::Kept;
 use super::delta::DeltaSink;
 use super::jscan::{index_of, members, string_of, Json, Kind, R};
 use super::openai_chat::{emit_counts, Count};
@@ -22,6 +25,9 @@ use crate::EventStreamMessage;
 pub(crate) struct Bedrock {
     calls: OpenCalls,
     scratch: String,
+    /// The reasoning block whose signature is gathered, and the signature so far (raw JSON
+    /// string content, escapes kept).
+    signature: Option<(u32, Kept)>,
     /// `messageStop` was seen.
     pub(crate) ended: bool,
 }
@@ -62,9 +68,15 @@ impl Bedrock {
                     self.delta(delta, index, sink)?;
                 }
             }
-            "contentBlockStop" => self.calls.end(index, sink),
+            "contentBlockStop" => {
+                if self.signature.as_ref().is_some_and(|(at, _)| *at == index) {
+                    self.signature_ends(sink);
+                }
+                self.calls.end(index, sink);
+            }
             "messageStop" => {
                 let reason = string_of(stop)?;
+                self.signature_ends(sink);
                 self.calls.end_all(sink);
                 sink.finish(if reason.is_empty() { "end_turn" } else { &reason });
                 self.ended = true;
@@ -82,9 +94,23 @@ impl Bedrock {
         Ok(())
     }
 
-    /// End of stream: open tool calls end.
+    /// End of stream: open tool calls end. A signature whose block never ended was cut off and
+    /// is dropped (a part of one is no token to send back).
     pub(crate) fn finish(&mut self, sink: &mut dyn DeltaSink) {
+        if let Some((_, mut kept)) = self.signature.take() {
+            kept.clear(sink);
+        }
         self.calls.end_all(sink);
+    }
+
+    /// The reasoning block ended: its whole signature goes out.
+    fn signature_ends(&mut self, sink: &mut dyn DeltaSink) {
+        if let Some((_, mut kept)) = self.signature.take() {
+            if !kept.text().is_empty() {
+                sink.continuation("thinking_signature", &format!("{{\"signature\":\"{}\"}}", kept.text()));
+            }
+            kept.clear(sink);
+        }
     }
 
     fn delta(&mut self, delta: &str, index: u32, sink: &mut dyn DeltaSink) -> R<()> {
@@ -103,10 +129,20 @@ impl Bedrock {
             }
         }
         if let Some(reasoning) = reasoning {
-            let [text] = members(reasoning, ["text"])?;
+            let [text, signature, redacted] = members(reasoning, ["text", "signature", "redactedContent"])?;
             let text = string_of(text)?;
             if !text.is_empty() {
                 sink.reasoning(&text);
+            }
+            if let Some(raw) = signature.filter(|s| s.starts_with('"')) {
+                if self.signature.as_ref().is_some_and(|(at, _)| *at != index) {
+                    self.signature_ends(sink); // a block that never ended
+                }
+                let (_, kept) = self.signature.get_or_insert_with(|| (index, Kept::default()));
+                kept.push(Json::new(raw).string_raw()?, "a reasoning block's signature", sink);
+            }
+            if let Some(raw) = redacted {
+                sink.continuation("redacted_thinking", &format!("{{\"redactedContent\":{raw}}}"));
             }
         }
         Ok(())

@@ -72,7 +72,7 @@ impl OpenCalls {
     }
 
     /// Starts call `index` (as [`start`](Self::start)) with the provider's `caller` (JSON
-    /// text), where it names one.
+    /// text of its object) where it names one.
     pub(crate) fn start_by(
         &mut self,
         index: u32,
@@ -92,10 +92,7 @@ impl OpenCalls {
         } else {
             id
         };
-        match caller {
-            Some(caller) => sink.tool_call_start_by(index, id, name, provider_executed, Some(caller)),
-            None => sink.tool_call_start(index, id, name, provider_executed),
-        }
+        sink.tool_call_start_by(index, id, name, provider_executed, caller);
         self.open.push(index, ());
         true
     }
@@ -131,6 +128,13 @@ impl OpenCalls {
         self.end_all(sink);
         sink.finish(&reason);
         true
+    }
+
+    /// Gives up every open call (see [`DeltaSink::tool_call_abandon`]), in start order.
+    pub(crate) fn abandon_all(&mut self, sink: &mut dyn DeltaSink) {
+        while let Some((index, ())) = self.open.pop_first() {
+            sink.tool_call_abandon(index);
+        }
     }
 
     /// Ends every open call, in start order.

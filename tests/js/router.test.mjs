@@ -134,6 +134,42 @@ test('Responses tools: client tool inputs, provider outputs as results, caller, 
   assert.equal(e.at(-1).finish, 'stop');
 });
 
+test('Anthropic and Bedrock blocks: continuations, compaction, model fallback, container, caller, stop details', () => {
+  let e = eventsOf('anthropic-compaction.sse');
+  assert.equal(textOf(e, 'compaction'), '## Earlier in this conversation\n\nThe user is planning a three-day trip to Lisbon and asked for café suggestions near Alfama.');
+  assert.equal(textOf(e, 'answer_delta'), 'For Alfama, try a café near the Miradouro de Santa Luzia — quiet in the morning.');
+  assert.deepEqual(e.filter((x) => x.type === 'continuation'), [
+    { type: 'continuation', kind: 'compaction', encrypted_content: 'Q29tcGFjdGlvblN0YXRlVjE6c2VjdGlvbnM9Mw==' },
+  ]);
+
+  e = eventsOf('anthropic-continuations.sse');
+  assert.deepEqual(e.find((x) => x.type === 'model_fallback'), { type: 'model_fallback', from: { model: 'claude-lyre-5' }, to: { model: 'claude-opus-4-8' } });
+  assert.deepEqual(e.filter((x) => x.type === 'continuation').map((x) => Object.keys(x)), [['type', 'kind', 'signature'], ['type', 'kind', 'data']]);
+  assert.equal(e.find((x) => x.type === 'continuation').signature, 'ErUBCkYIBxgCIkBv3q9xZm9yLXRlc3Qtb25seQ==');
+  const caller = { type: 'code_execution_20250825', tool_id: 'srvtoolu_ce_1' };
+  assert.deepEqual(e.find((x) => x.type === 'tool_call_start' && x.index === 4).caller, caller);
+  assert.deepEqual(e.find((x) => x.type === 'tool_call' && x.index === 4).caller, caller);
+  assert.deepEqual(e.at(-1), { type: 'done', ok: true, parse_ok: true, finish_reason: 'tool_use', finish: 'tool-calls' });
+
+  e = eventsOf('anthropic-server-blocks.sse');
+  assert.deepEqual(e.filter((x) => x.type === 'container'), [{ type: 'container', id: 'container_01Hq7TqZr3', expires_at: '2026-11-28T16:05:00Z' }]);
+  assert.deepEqual(e.filter((x) => x.type === 'continuation'), [{ type: 'continuation', kind: 'container_upload', file_id: 'file_01Sales2026Q3' }]);
+  assert.deepEqual(e.filter((x) => x.type === 'tool_result').map((x) => [x.index, x.name, x.provider_executed]), [
+    [1, 'advisor', true], [3, 'tool_search_tool_regex', true], [5, 'text_editor_code_execution', true], [7, 'bash_code_execution', true], [9, 'web_fetch', true],
+  ]);
+
+  e = eventsOf('anthropic-refusal-details.sse');
+  assert.deepEqual(e.at(-1).stop_details, {
+    type: 'refusal', category: 'cyber', explanation: 'This request was declined under the usage policy.', fallback_credit_token: 'fct_01ExampleToken',
+  });
+
+  e = eventsOf('bedrock-reasoning.bin');
+  assert.deepEqual(e.filter((x) => x.type === 'continuation'), [
+    { type: 'continuation', kind: 'thinking_signature', signature: 'RXhhbXBsZVNpZ25hdHVyZVBhcnRUd28=' },
+    { type: 'continuation', kind: 'redacted_thinking', redactedContent: 'UmVkYWN0ZWRSZWFzb25pbmdCbG9iMDE=' },
+  ]);
+});
+
 test('options are checked; caps and misuse throw StreamrouteError', () => {
   for (const bad of [{ provider: 'openai' }, { content: 'json' }, { maxEventBytes: 0 }, { maxEventBytes: 1.5 }]) {
     assert.throws(() => new StreamRouter(bad), (e) => e instanceof StreamrouteError && e.code === 'invalid_option', JSON.stringify(bad));
@@ -437,7 +473,7 @@ test('TypeScript: the router API type-checks', async () => {
 // field of another type, a missing field or an undeclared one is an error.
 test('TypeScript: every routed event of the sample streams is a RoutedEvent, every structured mode a StructuredMode', () => {
   const events = SAMPLES.flatMap((s) => coalesce(feedAll(new StreamRouter({ content: s.content, nonce: NONCE }), [s.bytes])));
-  assert.equal(new Set(events.map((e) => e.type)).size, 15, 'every event type');
+  assert.equal(new Set(events.map((e) => e.type)).size, 18, 'every event type');
   assert.ok(events.some((e) => e.type === 'usage' && Object.values(e).includes(null)), 'a usage count is null');
   assert.ok(events.some((e) => e.type === 'action' && e.action.thought === null), 'an action thought is null');
   const providers = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'ollama', 'bedrock', 'text'];

@@ -23,7 +23,7 @@ export function coalesce(events) {
   const out = [];
   for (const e of events) {
     const last = out.at(-1);
-    const textual = ['answer_delta', 'artifact_delta', 'user_delta', 'thinking_delta', 'refusal_delta'];
+    const textual = ['answer_delta', 'artifact_delta', 'user_delta', 'thinking_delta', 'refusal_delta', 'compaction'];
     if (last && last.type === e.type && textual.includes(e.type) && last.source === e.source && last.phase === e.phase) {
       out[out.length - 1] = { ...last, text: last.text + e.text };
     } else if (last && last.type === 'tool_call_delta' && e.type === 'tool_call_delta' && last.index === e.index) {
