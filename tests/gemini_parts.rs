@@ -295,3 +295,34 @@ fn interactions_steps_may_interleave_and_nothing_after_completed_is_read() {
     assert_eq!(calls(&e), vec![(0, "f1".into(), "f".into(), "{}".into(), false)]);
     assert!(e.iter().any(|x| matches!(x, RoutedEvent::Error { code, .. } if code == "stream_truncated")));
 }
+
+#[test]
+fn interactions_structured_request_bodies() {
+    use streamroute::{structured_modes, structured_request, StructuredMode, StructuredRequest};
+    let json = |t: &str| streamroute::parse_json(t, true).expect("json");
+    let req = StructuredRequest {
+        messages: vec![json(r#"{"role":"system","content":"Be brief."}"#), json(r#"{"role":"user","content":"Quiz me"}"#)],
+        schema: json(r#"{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}"#),
+        name: "quiz".into(),
+        stream: true,
+        mode: None,
+        model: Some("gemini-3-flash-preview".into()),
+    };
+    assert_eq!(structured_modes(Provider::GeminiInteractions)[0], StructuredMode::Tool);
+    let (body, mode) = structured_request(Provider::GeminiInteractions, &req).expect("body");
+    assert_eq!(mode, StructuredMode::Tool);
+    assert_eq!(
+        body.to_json(),
+        concat!(
+            r#"{"model":"gemini-3-flash-preview","input":[{"type":"user_input","content":[{"type":"text","text":"Quiz me"}]}],"#,
+            r#""system_instruction":"Be brief.","tools":[{"type":"function","name":"quiz","parameters":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}}],"#,
+            r#""generation_config":{"tool_choice":{"allowed_tools":{"mode":"any","tools":["quiz"]}}},"stream":true}"#
+        )
+    );
+    let req = StructuredRequest { mode: Some(StructuredMode::JsonSchema), model: None, ..req };
+    let (body, _) = structured_request(Provider::GeminiInteractions, &req).expect("body");
+    assert_eq!(
+        body.get("response_format").map(JsonValue::to_json).as_deref(),
+        Some(r#"[{"type":"text","mime_type":"application/json","schema":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}}]"#)
+    );
+}
