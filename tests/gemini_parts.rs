@@ -288,11 +288,11 @@ fn interactions_steps_may_interleave_and_nothing_after_completed_is_read() {
     assert_eq!(answer(&e), "AB");
     assert_eq!(done(&e).1.as_deref(), Some("incomplete"));
 
-    // A function call whose stream ends without its stop is still ended (and the stream is
-    // cut: no finish).
+    // A function call whose stream ends without its stop is still ended with the arguments it
+    // came with (and the stream is cut: no finish).
     let text = "data: {\"index\":0,\"step\":{\"type\":\"function_call\",\"id\":\"f1\",\"name\":\"f\",\"arguments\":{\"a\":1}},\"event_type\":\"step.start\"}\n\n";
     let e = route_str(Provider::Auto, text);
-    assert_eq!(calls(&e), vec![(0, "f1".into(), "f".into(), "{}".into(), false)]);
+    assert_eq!(calls(&e), vec![(0, "f1".into(), "f".into(), r#"{"a":1}"#.into(), false)]);
     assert!(e.iter().any(|x| matches!(x, RoutedEvent::Error { code, .. } if code == "stream_truncated")));
 }
 

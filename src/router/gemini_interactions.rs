@@ -135,10 +135,13 @@ impl GeminiInteractions {
         Ok(())
     }
 
-    /// The stream ended: open steps are let go, open calls end.
+    /// The stream ended (or the interaction completed): the steps whose stop never came stop,
+    /// in index order, and open calls end.
     pub(crate) fn finish(&mut self, sink: &mut dyn DeltaSink) {
-        for (_, step) in self.open.drain() {
-            sink.release(step.kept);
+        let mut open: Vec<u32> = self.open.keys().copied().collect();
+        crate::sort::sort_by_key(&mut open, |&i| i);
+        for index in open {
+            self.step_stop(index, sink);
         }
         self.calls.end_all(sink);
     }
