@@ -161,7 +161,13 @@ fn gemini_thought_signatures_follow_the_part_they_sign() {
 
 #[test]
 fn gemini_finish_message_goes_on_done() {
-    let e = events_of("gemini-finish-message.sse", Provider::Gemini);
+    let text = concat!(
+        "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"Let me call the tool.\"}]}}]}\r\n\r\n",
+        "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[]},\"finishReason\":\"MALFORMED_FUNCTION_CALL\",",
+        "\"finishMessage\":\"Malformed function call: set_reminder(at=08:45\"}],\"usageMetadata\":{\"promptTokenCount\":20}}\r\n\r\n",
+    );
+    let e = route_str(Provider::Auto, text);
+    assert_eq!(e, route_str(Provider::Gemini, text));
     assert_eq!(answer(&e), "Let me call the tool.");
     assert_eq!(
         done(&e),

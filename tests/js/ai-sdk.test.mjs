@@ -109,6 +109,7 @@ function expectedParts(events) {
         parts.push(e.url ? { type: 'source-url', url: e.url } : { type: 'source-document' });
         break;
       case 'action': parts.push({ type: 'data-action', data: e.action }); break;
+      case 'continuation': parts.push({ type: 'data-continuation', data: Object.fromEntries(Object.entries(e).filter(([k]) => k !== 'type')) }); break;
       case 'artifact_delta': text('text', 'artifact_delta', e.text); break;
       case 'refusal_delta': text('text', 'refusal_delta', e.text); break;
       case 'done':

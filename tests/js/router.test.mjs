@@ -104,7 +104,10 @@ test('Gemini: built-in tool parts, thought signatures, finishMessage; the Intera
   ]);
   assert.deepEqual(e.at(-1), { type: 'done', ok: true, parse_ok: true, finish_reason: 'STOP', finish: 'tool-calls' });
 
-  e = eventsOf('gemini-finish-message.sse');
+  e = route({ content: 'text' }, [[
+    'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Let me call the tool."}]}}]}',
+    'data: {"candidates":[{"content":{"parts":[]},"finishReason":"MALFORMED_FUNCTION_CALL","finishMessage":"Malformed function call: set_reminder(at=08:45"}]}',
+    ''].join('\r\n\r\n')]);
   assert.deepEqual(e.at(-1), { type: 'done', ok: true, parse_ok: true, finish_reason: 'MALFORMED_FUNCTION_CALL', finish: 'error',
     finish_message: 'Malformed function call: set_reminder(at=08:45' });
 
