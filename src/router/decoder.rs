@@ -22,6 +22,7 @@ use crate::json::Quoted;
 use super::anthropic::Anthropic;
 use super::delta::DeltaSink;
 use super::gemini::Gemini;
+use super::gemini_interactions::GeminiInteractions;
 use super::jscan::{Bad, Json, Kind};
 use super::openai_chat::{is_done, read_error, OpenAiChat};
 use super::openai_responses::OpenAiResponses;
@@ -45,6 +46,8 @@ pub enum Provider {
     Anthropic,
     /// Gemini `streamGenerateContent?alt=sse`.
     Gemini,
+    /// Gemini's Interactions API (`POST /v1beta/interactions`, `stream: true`).
+    GeminiInteractions,
     /// Ollama's NDJSON `/api/chat` and `/api/generate` streams.
     Ollama,
     /// Amazon Bedrock `ConverseStream` (binary `application/vnd.amazon.eventstream`).
@@ -55,7 +58,7 @@ pub enum Provider {
 
 impl Provider {
     /// The option name: `auto`, `openai-chat`, `openai-responses`, `anthropic`, `gemini`,
-    /// `ollama`, `bedrock`, `text`.
+    /// `gemini-interactions`, `ollama`, `bedrock`, `text`.
     pub fn as_str(self) -> &'static str {
         match self {
             Provider::Auto => "auto",
@@ -63,6 +66,7 @@ impl Provider {
             Provider::OpenAiResponses => "openai-responses",
             Provider::Anthropic => "anthropic",
             Provider::Gemini => "gemini",
+            Provider::GeminiInteractions => "gemini-interactions",
             Provider::Ollama => "ollama",
             Provider::Bedrock => "bedrock",
             Provider::Text => "text",
@@ -80,6 +84,7 @@ impl Provider {
             "openai-responses" => Provider::OpenAiResponses,
             "anthropic" => Provider::Anthropic,
             "gemini" => Provider::Gemini,
+            "gemini-interactions" => Provider::GeminiInteractions,
             "ollama" => Provider::Ollama,
             "bedrock" => Provider::Bedrock,
             "text" => Provider::Text,
@@ -87,7 +92,7 @@ impl Provider {
                 return Err(Error::new(
                     ErrorKind::InvalidOption,
                     format!(
-                        "provider must be one of auto, openai-chat, openai-responses, anthropic, gemini, ollama, bedrock, text; got {}",
+                        "provider must be one of auto, openai-chat, openai-responses, anthropic, gemini, gemini-interactions, ollama, bedrock, text; got {}",
                         Quoted(name)
                     ),
                 ))
@@ -135,6 +140,7 @@ struct Formats {
     responses: OpenAiResponses,
     anthropic: Anthropic,
     gemini: Gemini,
+    interactions: GeminiInteractions,
     ollama: Ollama,
     bedrock: Bedrock,
     /// `data: [DONE]` was seen.
@@ -147,7 +153,7 @@ struct Formats {
 impl Formats {
     /// The provider's end marker came: nothing after it is routed.
     fn closed(&self) -> bool {
-        self.done_marker || self.responses.ended || self.anthropic.ended
+        self.done_marker || self.responses.ended || self.anthropic.ended || self.interactions.ended
     }
 }
 
@@ -214,7 +220,13 @@ impl ProviderDecoder {
     /// `response.*` event).
     pub fn ended(&self) -> bool {
         let f = &self.formats;
-        f.done_marker || f.chat.ended || f.responses.ended || f.anthropic.ended || f.ollama.ended || f.bedrock.ended
+        f.done_marker
+            || f.chat.ended
+            || f.responses.ended
+            || f.anthropic.ended
+            || f.interactions.ended
+            || f.ollama.ended
+            || f.bedrock.ended
     }
 
     /// Decodes a chunk, handing every delta it completes to `sink`.
@@ -339,6 +351,7 @@ impl ProviderDecoder {
         f.chat.finish(sink);
         f.responses.finish(sink);
         f.anthropic.finish(sink);
+        f.interactions.finish(sink);
         f.ollama.finish(sink);
         f.bedrock.finish(sink);
         self.mismatch(sink);
@@ -657,6 +670,7 @@ impl Dispatch<'_> {
             Provider::OpenAiResponses => f.responses.event(data, sink),
             Provider::Anthropic => f.anthropic.event(data, sink),
             Provider::Gemini => f.gemini.event(data, sink),
+            Provider::GeminiInteractions => f.interactions.event(data, sink),
             // NDJSON and binary framings never reach the SSE dispatcher; an SSE stream named
             // one of them is read as plain event data.
             Provider::Ollama | Provider::Bedrock | Provider::Text | Provider::Auto => {
@@ -695,7 +709,12 @@ fn detect(event: &str, data: &str) -> Detected {
     if ANTHROPIC_EVENTS.contains(&event) {
         return Detected::Format(Provider::Anthropic);
     }
+    if is_interactions_event(event) {
+        return Detected::Format(Provider::GeminiInteractions);
+    }
     let mut kind = String::new();
+    // Gemini Interactions events name themselves in `event_type`.
+    let mut event_type = String::new();
     let (mut choices, mut gemini, mut error_object, mut object_chat) = (false, false, false, false);
     // Every Responses event carries a `sequence_number`; Anthropic's never do.
     let mut sequenced = false;
@@ -706,6 +725,9 @@ fn detect(event: &str, data: &str) -> Detected {
             match k {
                 "type" if j.kind()? == Kind::String => {
                     j.string_into(&mut kind)?;
+                }
+                "event_type" if j.kind()? == Kind::String => {
+                    j.string_into(&mut event_type)?;
                 }
                 "object" if j.kind()? == Kind::String => {
                     object_chat = j.string_raw()?.starts_with("chat.completion");
@@ -737,6 +759,9 @@ fn detect(event: &str, data: &str) -> Detected {
     if kind.starts_with("response.") {
         return Detected::Format(Provider::OpenAiResponses);
     }
+    if is_interactions_event(&event_type) || event_type == "error" {
+        return Detected::Format(Provider::GeminiInteractions);
+    }
     if ANTHROPIC_EVENTS.contains(&kind.as_str()) {
         return Detected::Format(Provider::Anthropic);
     }
@@ -753,6 +778,11 @@ fn detect(event: &str, data: &str) -> Detected {
         return Detected::Error;
     }
     Detected::Unknown
+}
+
+/// Is `name` a Gemini Interactions event name (`interaction.created`, `step.delta`, ...)?
+fn is_interactions_event(name: &str) -> bool {
+    name.starts_with("interaction.") || name.starts_with("step.")
 }
 
 /// Do the first 12 bytes make an event-stream prelude whose CRC checks?

@@ -3,9 +3,14 @@
 //!
 //! Routed: `candidates[0].content.parts[]` (`text`, as reasoning when the part has
 //! `"thought": true`; a `functionCall {name, args, id?}` is a whole tool call: start, its
-//! `args` as JSON text, end; calls are numbered in stream order), `candidates[0].finishReason`,
-//! `usageMetadata`, `promptFeedback.blockReason` (a finish reason) and a top-level `error`.
-//! After a finish reason no candidate content is routed; usage and errors still are.
+//! `args` as JSON text, end; calls are numbered in stream order; `executableCode` /
+//! `codeExecutionResult` and the built-in tools' `toolCall {toolType, args, id}` /
+//! `toolResponse {toolType, response, id}` are provider-executed calls and their results; a
+//! part's `thoughtSignature` is a `thought_signature` continuation after the part's events,
+//! with the call's `index` or the `part` it signs), `candidates[0].finishReason` and
+//! `finishMessage`, `usageMetadata`, `promptFeedback.blockReason` (a finish reason) and a
+//! top-level `error`. After a finish reason no candidate content is routed; usage and errors
+//! still are.
 
 use super::delta::{DeltaSink, Source};
 use crate::json::JsonValue;
@@ -27,7 +32,16 @@ pub(crate) struct Gemini {
     streaming: Option<StreamingCall>,
     /// The last `executableCode` call (index, id), which a `codeExecutionResult` answers.
     code_call: Option<(u32, String)>,
+    /// Built-in tool calls (`toolCall`) by id: their index and tool type, for the
+    /// `toolResponse` that answers them. Kept until the stream ends, charged to the sink.
+    servers: crate::hash::Map<Box<str>, (u32, Box<str>)>,
+    /// The last built-in tool call (id, index, tool type): a `toolResponse` whose id matches
+    /// none answers it.
+    last_server: Option<(String, u32, String)>,
 }
+
+/// What remembering one built-in tool call costs besides its id and tool type (a hash entry).
+const SERVER_CALL_BYTES: usize = 48;
 
 /// A function call whose arguments arrive as `partialArgs` over several parts.
 #[derive(Debug)]
@@ -147,6 +161,11 @@ impl Gemini {
                         *finish = Some(r.to_owned());
                     }
                 }
+                "finishMessage" => {
+                    if let Some(m) = j.str_value(&mut self.scratch)?.filter(|m| !m.is_empty()) {
+                        sink.finish_message(m);
+                    }
+                }
                 _ => j.skip()?,
             }
         }
@@ -161,6 +180,10 @@ impl Gemini {
         self.text.clear();
         let mut thought = false;
         let mut call: Option<&str> = None;
+        let (mut server_call, mut server_response): (Option<&str>, Option<&str>) = (None, None);
+        let mut signature: Option<&str> = None;
+        // The routed tool call the part is (its signature names it).
+        let mut signed_call: Option<u32> = None;
         let mut m = j.object()?;
         while let Some(key) = j.next_key(&mut m)? {
             match key {
@@ -168,7 +191,10 @@ impl Gemini {
                     j.string_into(&mut self.text)?;
                 }
                 "thought" => thought = j.bool_value()?,
+                "thoughtSignature" if j.kind()? == Kind::String => signature = Some(j.value_raw()?),
                 "functionCall" if j.kind()? == Kind::Object => call = Some(j.value_raw()?),
+                "toolCall" if j.kind()? == Kind::Object => server_call = Some(j.value_raw()?),
+                "toolResponse" if j.kind()? == Kind::Object => server_response = Some(j.value_raw()?),
                 // Code the model ran (code execution): a provider-executed call, then its result.
                 "executableCode" if j.kind()? == Kind::Object => {
                     let code = j.value_raw()?;
@@ -179,18 +205,26 @@ impl Gemini {
                     sink.tool_call_delta(index, code);
                     self.calls.end(index, sink);
                     self.code_call = Some((index, id));
+                    signed_call = Some(index);
                 }
                 "codeExecutionResult" if j.kind()? == Kind::Object => {
                     let result = j.value_raw()?;
                     if let Some((index, id)) = self.code_call.take() {
                         sink.tool_result(index, &id, "code_execution", result);
+                        signed_call = Some(index);
                     }
                 }
                 _ => j.skip()?,
             }
         }
         if let Some(call) = call {
-            self.function_call(call, sink)?;
+            signed_call = Some(self.function_call(call, sink)?);
+        }
+        if let Some(raw) = server_call {
+            signed_call = Some(self.server_call(raw, sink)?);
+        }
+        if let Some(raw) = server_response {
+            signed_call = Some(self.server_response(raw, sink)?);
         }
         if !self.text.is_empty() {
             if thought {
@@ -199,10 +233,69 @@ impl Gemini {
                 sink.text(&self.text);
             }
         }
+        // The signature as sent (its JSON string text), after what it signs.
+        if let Some(signature) = signature {
+            let fields = match signed_call {
+                Some(index) => format!(r#"{{"thoughtSignature":{signature},"index":{index}}}"#),
+                None => format!(r#"{{"thoughtSignature":{signature},"part":"{}"}}"#, if thought { "thought" } else { "text" }),
+            };
+            sink.continuation("thought_signature", &fields);
+        }
         Ok(())
     }
 
-    fn function_call(&mut self, call: &str, sink: &mut dyn DeltaSink) -> R<()> {
+    /// A built-in tool's `toolCall {toolType, args, id}`: a whole provider-executed call
+    /// named by its tool type. Returns its index.
+    fn server_call(&mut self, raw: &str, sink: &mut dyn DeltaSink) -> R<u32> {
+        let [tool_type, args, id] = members(raw, ["toolType", "args", "id"])?;
+        let (tool_type, id) = (string_of(tool_type)?, string_of(id)?);
+        let index = self.next_call;
+        self.next_call = self.next_call.saturating_add(1);
+        let id = if id.is_empty() { format!("call_{index}") } else { id };
+        self.calls.start(index, &id, &tool_type, true, sink);
+        match args.map(str::trim).filter(|a| !a.is_empty() && *a != "null") {
+            Some(args) => sink.tool_call_delta(index, args),
+            None => sink.tool_call_delta(index, "{}"),
+        }
+        self.calls.end(index, sink);
+        if !self.servers.contains_key(id.as_str()) && sink.retain(SERVER_CALL_BYTES + id.len() + tool_type.len(), "the provider-executed calls") {
+            self.servers.insert(id.as_str().into(), (index, tool_type.as_str().into()));
+        }
+        self.last_server = Some((id, index, tool_type));
+        Ok(index)
+    }
+
+    /// A built-in tool's `toolResponse {toolType, response, id}`: the result of the call with
+    /// that id (else of the last built-in call; else of a call started for it). Returns the
+    /// call's index.
+    fn server_response(&mut self, raw: &str, sink: &mut dyn DeltaSink) -> R<u32> {
+        let [tool_type, response, id] = members(raw, ["toolType", "response", "id"])?;
+        let (tool_type, id) = (string_of(tool_type)?, string_of(id)?);
+        let found = match self.servers.get(id.as_str()) {
+            Some((index, name)) => Some((id.clone(), *index, name.to_string())),
+            None => self.last_server.clone(),
+        };
+        let (id, index, name) = match found {
+            Some(call) => call,
+            None => {
+                let index = self.next_call;
+                self.next_call = self.next_call.saturating_add(1);
+                let id = if id.is_empty() { format!("call_{index}") } else { id };
+                self.calls.start(index, &id, &tool_type, true, sink);
+                sink.tool_call_delta(index, "{}");
+                self.calls.end(index, sink);
+                (id, index, tool_type)
+            }
+        };
+        if self.last_server.as_ref().is_some_and(|(_, i, _)| *i == index) {
+            self.last_server = None;
+        }
+        sink.tool_result(index, &id, &name, response.unwrap_or("{}"));
+        Ok(index)
+    }
+
+    /// A `functionCall` part; returns the index of the call it is (part of).
+    fn function_call(&mut self, call: &str, sink: &mut dyn DeltaSink) -> R<u32> {
         let [partial, will_continue] = members(call, ["partialArgs", "willContinue"])?;
         let will_continue = will_continue.map(str::trim) == Some("true");
         if partial.is_some() || will_continue || self.streaming.is_some() {
@@ -229,7 +322,7 @@ impl Gemini {
         self.calls.start_if_new(index, &id, &name, sink);
         sink.tool_call_delta(index, args.unwrap_or("{}"));
         self.calls.end(index, sink);
-        Ok(())
+        Ok(index)
     }
 }
 
@@ -240,7 +333,7 @@ impl Gemini {
     /// appended; `jsonpath.rs`); the part without `willContinue: true` completes it. One call
     /// per function call, however many parts it takes. An entry the assembly refuses (too
     /// deep, too far past an array's end) is a `provider_error` and drops the call.
-    fn streamed_call(&mut self, call: &str, partial: Option<&str>, will_continue: bool, sink: &mut dyn DeltaSink) -> R<()> {
+    fn streamed_call(&mut self, call: &str, partial: Option<&str>, will_continue: bool, sink: &mut dyn DeltaSink) -> R<u32> {
         let [id, name, args] = members(call, ["id", "name", "args"])?;
         let (id, name) = (string_of(id)?, string_of(name)?);
         if !name.is_empty() || self.streaming.is_none() {
@@ -250,6 +343,7 @@ impl Gemini {
             self.calls.start_if_new(index, &id, &name, sink);
             self.streaming = Some(StreamingCall { index, args: PathArgs::new(sink) });
         }
+        let index = self.streaming.as_ref().map_or(self.next_call.saturating_sub(1), |c| c.index);
         let r = self.assemble(partial, args, sink);
         if let (Err(refused), Some(call)) = (r?, self.streaming.as_mut()) {
             // The call cannot be what the model sent: given up, never run with less.
@@ -266,7 +360,7 @@ impl Gemini {
         if !will_continue {
             self.end_streaming(sink);
         }
-        Ok(())
+        Ok(index)
     }
 
     /// Applies a part's `partialArgs` entries and whole `args` to the streaming call.

@@ -334,7 +334,7 @@ impl Finish {
                 }
             }
             Some("length" | "max_tokens" | "MAX_TOKENS" | "max_output_tokens" | "model_length") => Finish::Length,
-            Some("tool_calls" | "function_call" | "tool_use") => Finish::ToolCalls,
+            Some("tool_calls" | "function_call" | "tool_use" | "requires_action") => Finish::ToolCalls,
             Some(
                 "content_filter" | "content_filtered" | "guardrail_intervened" | "refusal" | "SAFETY" | "RECITATION"
                 | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" | "IMAGE_SAFETY" | "IMAGE_PROHIBITED_CONTENT" | "LANGUAGE",

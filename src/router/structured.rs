@@ -12,6 +12,7 @@
 //! | `openai-responses` | yes | yes | yes | tool |
 //! | `anthropic` | yes | yes (`output_config.format`) | no | tool |
 //! | `gemini` | yes | yes | yes | tool |
+//! | `gemini-interactions` | yes | yes (`response_format`) | yes | tool |
 //! | `ollama` (`/api/chat`) | yes (not forced: Ollama has no tool choice) | yes (`format`) | yes (`format: "json"`) | json_schema |
 //! | `bedrock` (`Converse`) | yes | no | no | tool |
 //! | `text` (any other model) | no | no | no | prompt |
@@ -76,7 +77,9 @@ impl StructuredMode {
 pub fn structured_modes(provider: Provider) -> &'static [StructuredMode] {
     use StructuredMode::*;
     match provider {
-        Provider::OpenAiChat | Provider::OpenAiResponses | Provider::Gemini => &[Tool, JsonSchema, JsonObject, Prompt],
+        Provider::OpenAiChat | Provider::OpenAiResponses | Provider::Gemini | Provider::GeminiInteractions => {
+            &[Tool, JsonSchema, JsonObject, Prompt]
+        }
         Provider::Anthropic => &[Tool, JsonSchema, Prompt],
         Provider::Bedrock => &[Tool, Prompt],
         Provider::Ollama => &[JsonSchema, Tool, JsonObject, Prompt],
@@ -272,6 +275,32 @@ pub fn structured_request(provider: Provider, req: &StructuredRequest) -> Result
             }
             obj(b)
         }
+        Provider::GeminiInteractions => {
+            let (system, rest) = split_system(messages);
+            let steps = rest.into_iter().map(interactions_step).collect();
+            let mut b = vec![("input", JsonValue::Array(steps))];
+            if !system.is_empty() {
+                b.push(("system_instruction", s(&system)));
+            }
+            let json = || vec![("type", s("text")), ("mime_type", s("application/json"))];
+            match mode {
+                StructuredMode::Tool => {
+                    let tool = obj(vec![("type", s("function")), ("name", name.clone()), ("parameters", schema)]);
+                    b.push(("tools", JsonValue::Array(vec![tool])));
+                    let allowed = obj(vec![("mode", s("any")), ("tools", JsonValue::Array(vec![name]))]);
+                    b.push(("generation_config", obj(vec![("tool_choice", obj(vec![("allowed_tools", allowed)]))])));
+                }
+                StructuredMode::JsonSchema => {
+                    let mut format = json();
+                    format.push(("schema", schema));
+                    b.push(("response_format", JsonValue::Array(vec![obj(format)])));
+                }
+                StructuredMode::JsonObject => b.push(("response_format", JsonValue::Array(vec![obj(json())]))),
+                StructuredMode::Prompt => {}
+            }
+            b.push(("stream", JsonValue::Bool(req.stream)));
+            obj(b)
+        }
         Provider::Ollama => {
             let mut b = vec![("messages", JsonValue::Array(messages))];
             match mode {
@@ -348,6 +377,22 @@ fn text_parts(m: &JsonValue) -> JsonValue {
         Some(other) => JsonValue::Array(vec![obj(vec![("text", s(&other.to_json()))])]),
         None => JsonValue::Array(Vec::new()),
     }
+}
+
+/// `{role, content: string}` → an Interactions input step: `{type: "user_input" |
+/// "model_output", content: [{type: "text", text}]}` (a list of content is kept as it is).
+fn interactions_step(m: JsonValue) -> JsonValue {
+    let kind = match m.get("role").and_then(JsonValue::as_str) {
+        Some("assistant" | "model") => "model_output",
+        _ => "user_input",
+    };
+    let content = match m.get("content") {
+        Some(JsonValue::String(t)) => JsonValue::Array(vec![obj(vec![("type", s("text")), ("text", s(t))])]),
+        Some(JsonValue::Array(items)) => JsonValue::Array(items.clone()),
+        Some(other) => JsonValue::Array(vec![obj(vec![("type", s("text")), ("text", s(&other.to_json()))])]),
+        None => JsonValue::Array(Vec::new()),
+    };
+    obj(vec![("type", s(kind)), ("content", content)])
 }
 
 /// `{role, content: string}` → Gemini's `{role: "user" | "model", parts: [{text}]}`.

@@ -170,6 +170,49 @@ test('Anthropic and Bedrock blocks: continuations, compaction, model fallback, c
   ]);
 });
 
+test('Gemini: built-in tool parts, thought signatures, finishMessage; the Interactions API as gemini-interactions', () => {
+  let e = eventsOf('gemini-server-tools.sse');
+  assert.deepEqual(e.filter((x) => x.type === 'tool_call').map(({ name, provider_executed }) => [name, provider_executed]),
+    [['GOOGLE_SEARCH_WEB', true], ['set_reminder', false]]);
+  assert.deepEqual(e.find((x) => x.type === 'tool_result'),
+    { type: 'tool_result', index: 0, id: 'srv_7q2', name: 'GOOGLE_SEARCH_WEB', result: { search_suggestions: 'tram 28 horário' }, provider_executed: true });
+  // The provider's fields spread onto the event, the call's index or the part it signs.
+  assert.deepEqual(e.filter((x) => x.type === 'continuation'), [
+    { type: 'continuation', kind: 'thought_signature', thoughtSignature: 'dGhvdWdodC1zaWctMQ==', part: 'thought' },
+    { type: 'continuation', kind: 'thought_signature', thoughtSignature: 'Y2FsbC1zaWc=', index: 0 },
+    { type: 'continuation', kind: 'thought_signature', thoughtSignature: 'dGV4dC1zaWc=', part: 'text' },
+    { type: 'continuation', kind: 'thought_signature', thoughtSignature: 'ZnVuYy1zaWc=', index: 1 },
+    { type: 'continuation', kind: 'thought_signature', thoughtSignature: 'ZW1wdHktc2ln', part: 'text' },
+  ]);
+  assert.deepEqual(e.at(-1), { type: 'done', ok: true, parse_ok: true, finish_reason: 'STOP', finish: 'tool-calls' });
+
+  e = route({ content: 'text' }, [[
+    'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Let me call the tool."}]}}]}',
+    'data: {"candidates":[{"content":{"parts":[]},"finishReason":"MALFORMED_FUNCTION_CALL","finishMessage":"Malformed function call: set_reminder(at=08:45"}]}',
+    ''].join('\r\n\r\n')]);
+  assert.deepEqual(e.at(-1), { type: 'done', ok: true, parse_ok: true, finish_reason: 'MALFORMED_FUNCTION_CALL', finish: 'error',
+    finish_message: 'Malformed function call: set_reminder(at=08:45' });
+
+  e = eventsOf('gemini-interactions-tools.sse');
+  assert.deepEqual(e.filter((x) => x.type === 'tool_call').map(({ id, name, arguments: a }) => [id, name, a]),
+    [['fc_3k9d', 'get_weather', { city: 'Reykjavík', days: 2 }], ['fc_7x1a', 'get_time', { zone: 'Atlantic/Reykjavik' }]]);
+  assert.deepEqual(e.filter((x) => x.type === 'continuation').at(-1), { type: 'continuation', kind: 'thought_signature', signature: 'ZmMtc2ln', index: 0 });
+  assert.deepEqual(e.at(-1), { type: 'done', ok: true, parse_ok: true, finish_reason: 'requires_action', finish: 'tool-calls' });
+
+  e = eventsOf('gemini-interactions-text.sse');
+  assert.equal(textOf(e, 'thinking_delta', 'reasoning'), '**Recalling the river** The Douro meets the sea at Porto.');
+  assert.equal(textOf(e, 'answer_delta'), 'The Douro flows into the Atlantic at Porto — “Foz do Douro”.');
+  assert.deepEqual(e.at(-1), { type: 'done', ok: true, parse_ok: true, finish_reason: 'completed', finish: 'stop' });
+
+  const named = new StreamRouter({ provider: 'gemini-interactions' });
+  assert.equal(named.provider, 'gemini-interactions');
+  assert.deepEqual(structuredModes('gemini-interactions'), ['tool', 'json_schema', 'json_object', 'prompt']);
+  const body = structuredRequest('gemini-interactions', { messages: [{ role: 'user', content: 'Quiz me' }], schema: { type: 'object' }, name: 'quiz', mode: 'json_object' });
+  assert.deepEqual(body.input, [{ type: 'user_input', content: [{ type: 'text', text: 'Quiz me' }] }]);
+  assert.deepEqual(body.response_format, [{ type: 'text', mime_type: 'application/json' }]);
+  assert.match(body.system_instruction, /named quiz/);
+});
+
 test('options are checked; caps and misuse throw StreamrouteError', () => {
   for (const bad of [{ provider: 'openai' }, { content: 'json' }, { maxEventBytes: 0 }, { maxEventBytes: 1.5 }]) {
     assert.throws(() => new StreamRouter(bad), (e) => e instanceof StreamrouteError && e.code === 'invalid_option', JSON.stringify(bad));
@@ -476,7 +519,7 @@ test('TypeScript: every routed event of the sample streams is a RoutedEvent, eve
   assert.equal(new Set(events.map((e) => e.type)).size, 18, 'every event type');
   assert.ok(events.some((e) => e.type === 'usage' && Object.values(e).includes(null)), 'a usage count is null');
   assert.ok(events.some((e) => e.type === 'action' && e.action.thought === null), 'an action thought is null');
-  const providers = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'ollama', 'bedrock', 'text'];
+  const providers = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'gemini-interactions', 'ollama', 'bedrock', 'text'];
   const modes = providers.flatMap((p) => structuredModes(p));
   assert.equal(new Set(modes).size, 4, 'every mode');
   const { status, output } = typecheck('ts-router-values', `

@@ -210,7 +210,23 @@ function read(provider, text, bytes) {
           tool(r.tools.size, { name: f.name, args: JSON.stringify(f.args ?? {}) });
         }
         if (p.executableCode) tool(r.tools.size, { name: 'code_execution', args: JSON.stringify(p.executableCode) });
+        // Built-in tools the provider runs, named by their tool type.
+        if (p.toolCall) tool(r.tools.size, { name: p.toolCall.toolType, args: JSON.stringify(p.toolCall.args ?? {}) });
       }
+    } else if (provider === 'gemini-interactions') {
+      // Steps by their index: text, thought summaries, client and built-in tool calls.
+      if (d.event_type === 'error') r.errors.push({ code: d.error?.code ?? 'provider_error', message: d.error?.message ?? '' });
+      const s = d.event_type === 'step.start' ? d.step : null;
+      if (s?.type === 'model_output') r.text += (s.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('');
+      if (s?.type === 'thought') r.reasoning += (s.summary ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('');
+      if (s?.type === 'function_call') tool(d.index, { name: s.name, whole: JSON.stringify(s.arguments ?? {}) });
+      else if (s?.type.endsWith('_call')) tool(d.index, { name: s.type.replace(/_call$/, ''), args: JSON.stringify(s.arguments ?? {}) });
+      const x = d.event_type === 'step.delta' ? d.delta : {};
+      if (x.type === 'text') r.text += x.text;
+      if (x.type === 'thought_summary' && x.content?.type === 'text') r.reasoning += x.content.text;
+      if (x.type === 'arguments_delta') tool(d.index).args += x.arguments ?? '';
+      if (x.type?.endsWith('_call') && x.arguments) tool(d.index).args = JSON.stringify(x.arguments);
+      if (d.event_type === 'step.stop' && r.tools.get(d.index)?.args === '') r.tools.get(d.index).args = r.tools.get(d.index).whole;
     }
   }
   return r;
@@ -246,7 +262,7 @@ export function expectedPanels(sample, nonce) {
   const r = read(sample.provider, sample.text, sample.bytes);
   const out = {
     answer: '', reasoning: r.reasoning, thought: '', artifact: '', user: '', errors: r.errors,
-    tools: [...r.tools.values()].map((t) => ({ name: t.name, args: JSON.parse(t.args || '{}') })),
+    tools: [...r.tools.values()].map((t) => ({ name: t.name, args: JSON.parse(t.args || t.whole || '{}') })),
     ok: r.errors.length === 0, nextNode: null, final: null,
   };
   if (sample.content === 'text') {
