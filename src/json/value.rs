@@ -168,7 +168,8 @@ pub(crate) fn write_json_escaped(s: &str, out: &mut String) {
         };
         out.push_str(crate::text::sub(s, start..i));
         if esc.is_empty() {
-            // `\u00XX` by hand: a formatter call per control character cost ten times the copy.
+            // `\u00XX` by hand rather than through a formatter (bench/README.md, "Measurements
+            // behind design choices").
             const HEX: &[u8; 16] = b"0123456789abcdef";
             out.push_str("\\u00");
             out.push(char::from(HEX[usize::from(b >> 4)]));
