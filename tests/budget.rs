@@ -50,10 +50,15 @@ fn args_deltas(index: u32, len: usize) -> String {
     body.as_bytes().chunks(16).map(|c| tool_args(index, std::str::from_utf8(c).unwrap())).collect()
 }
 
+/// What the Anthropic reader keeps of the open message: its id, "m".
+const MESSAGE_ID: usize = 1;
+
 /// Routes `stream` under every chunking; the outcome (`Ok` with the number of tool calls
 /// and actions, or the error code) must be the same for each.
 fn outcome(name: &str, stream: &str, content: ContentMode, max_buffer_bytes: usize) -> Result<(usize, usize), &'static str> {
     assert_chunk_invariant(name, stream.as_bytes(), |chunks| {
+        // The open message's id ("m", from `start()`) is kept while the message is open.
+        let max_buffer_bytes = max_buffer_bytes + MESSAGE_ID;
         let opts = StreamRouterOptions { provider: Provider::Anthropic, content, max_buffer_bytes, ..StreamRouterOptions::default() };
         let mut r = StreamRouter::new(opts).unwrap();
         let mut out = Vec::new();
