@@ -154,10 +154,11 @@ fn every_open_call_keeps_its_arguments_for_every_provider() {
 #[test]
 fn open_calls_past_the_budget_are_buffer_limit_exceeded() {
     // Each open Anthropic call keeps its id ("t0".."t299") and name ("f"), 64 bytes of
-    // bookkeeping and its arguments; every call started is charged 16 bytes more.
+    // bookkeeping and its arguments; every call started is charged 16 bytes more; the open
+    // message's id ("m") is kept too.
     let stream = anthropic(N);
     let per_call = |k: u32| 16 + 64 + format!("t{k}").len() + 1 + args(k).len();
-    let need: usize = (0..N).map(per_call).sum();
+    let need: usize = (0..N).map(per_call).sum::<usize>() + 1;
     assert_eq!(assert_chunk_invariant("fits", &stream, |c| route(Provider::Anthropic, need, c)), Ok((expected(N), true)));
     assert_eq!(
         assert_chunk_invariant("over", &stream, |c| route(Provider::Anthropic, need - 1, c)),
