@@ -93,11 +93,11 @@ export function writer(o: AgUiOptions): ProfileWriter<AgUiFrame> {
     }
     if (delta) out.push([null, { type: kind === 'text' ? 'TEXT_MESSAGE_CONTENT' : 'REASONING_MESSAGE_CONTENT', messageId: open[1], delta }]);
   };
-  const start = (out: AgUiFrame[], e: { id: string; name: unknown; index: number; provider_executed?: unknown }, whole?: true) => {
+  const start = (out: AgUiFrame[], e: { id: string; name: unknown; index: number; provider_executed?: unknown; caller?: unknown }, whole?: true) => {
     calls.set(e.index, e.id);
     out.push([null, { type: 'TOOL_CALL_START', toolCallId: e.id, toolCallName: str(e.name),
       ...meta({ index: e.index, name: e.name, ...(e.provider_executed !== undefined ? { provider_executed: e.provider_executed } : {}),
-        ...(whole ? { whole } : {}) }) }]);
+        ...(e.caller !== undefined ? { caller: e.caller } : {}), ...(whole ? { whole } : {}) }) }]);
   };
   // Tool calls still streaming end unfinished (AG-UI closes everything before the run's end).
   const endCalls = (out: AgUiFrame[]) => {
@@ -224,7 +224,8 @@ export function reader(): ProfileReader {
     const index = indexOf(own(m, 'index')) ?? order;
     order = Math.max(order, index + 1);
     // toSse's calls (an index in metadata) end with their arguments: their text is not kept.
-    const c: Call = { index, name: Object.hasOwn(m, 'name') ? m.name : stringOrNull(name), executed: Object.hasOwn(m, 'provider_executed') ? { provider_executed: m.provider_executed } : {},
+    const c: Call = { index, name: Object.hasOwn(m, 'name') ? m.name : stringOrNull(name), executed: { ...(Object.hasOwn(m, 'provider_executed') ? { provider_executed: m.provider_executed } : {}),
+        ...(Object.hasOwn(m, 'caller') ? { caller: m.caller } : {}) },
       whole: own(m, 'whole') === true, text: Object.hasOwn(m, 'index') ? null : '' };
     calls.set(id, c);
     return c.whole ? [] : [{ type: 'tool_call_start', index, id, name: c.name, ...c.executed }];
