@@ -134,11 +134,13 @@ fn compaction_blocks_are_compaction_text_and_their_opaque_fields_a_continuation(
         r#"{"type":"message_start","message":{"id":"m2","type":"message","role":"assistant","content":[],"usage":{"input_tokens":9}}}"#,
         r#"{"type":"content_block_start","index":0,"content_block":{"type":"compaction","content":null}}"#,
         r#"{"type":"content_block_delta","index":0,"delta":{"type":"compaction_delta","content":"Summary."}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"compaction_delta","content":" More."}}"#,
         r#"{"type":"content_block_stop","index":0}"#,
         r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}"#,
         r#"{"type":"message_stop"}"#,
     ]);
     let e = routed("compaction without opaque fields", s.as_bytes());
+    assert!(matches!(&e[1], RoutedEvent::Compaction { text } if text == "Summary. More."), "{e:?}");
     assert!(continuations(&e).is_empty());
     assert_eq!(answer(&e), "");
 }

@@ -140,6 +140,11 @@ function expectedParts(events) {
       case 'done':
         if (e.payload && events.some((x) => x.type === 'error')) parts.push({ type: 'data-payload', data: e.payload });
         break;
+      case 'continuation': case 'compaction': case 'model_fallback': case 'container': {
+        const { type, ...data } = e;
+        parts.push({ type: `data-${type.replaceAll('_', '-')}`, data });
+        break;
+      }
       default: break;
     }
   }

@@ -176,7 +176,11 @@ function read(provider, text, bytes) {
       if (d.type === 'error') r.errors.push({ code: d.code ?? d.error?.code, message: d.message ?? d.error?.message });
     } else if (provider === 'anthropic') {
       if (d.type === 'error') r.errors.push({ code: d.error.type, message: d.error.message });
-      if (d.type === 'content_block_start' && ['tool_use', 'server_tool_use'].includes(d.content_block.type)) tool(d.index, { name: d.content_block.name });
+      if (d.type === 'content_block_start' && ['tool_use', 'server_tool_use'].includes(d.content_block.type)) {
+        // A non-empty input in the start block is the whole input (web_fetch sends it there).
+        const input = d.content_block.input;
+        tool(d.index, { name: d.content_block.name, ...(input && Object.keys(input).length ? { args: JSON.stringify(input) } : {}) });
+      }
       // Blocks already whole in message_start.
       (d.type === 'message_start' ? d.message.content ?? [] : []).forEach((b, i) => {
         if (b.type === 'text') r.text += b.text;
