@@ -14,7 +14,7 @@ commands:
   route [FILE|-] route a raw model stream (an OpenAI Chat / Responses, Anthropic
                  or Gemini SSE response, or plain text) and print the routed events
                  live, readably. Options:
-                   --provider auto|openai-chat|openai-responses|anthropic|gemini|ollama|bedrock|text
+                   --provider auto|openai-chat|openai-responses|anthropic|gemini|ollama|bedrock|cohere|text
                    --content text|action-json|tagged   (default text)
                    --nonce N       the tag nonce (--content tagged)
                    --json          one JSON line per RoutedEvent instead

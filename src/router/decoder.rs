@@ -20,6 +20,7 @@
 
 use crate::json::Quoted;
 use super::anthropic::Anthropic;
+use super::cohere::{Cohere, COHERE_EVENTS};
 use super::delta::DeltaSink;
 use super::gemini::Gemini;
 use super::jscan::{Bad, Json, Kind};
@@ -49,13 +50,15 @@ pub enum Provider {
     Ollama,
     /// Amazon Bedrock `ConverseStream` (binary `application/vnd.amazon.eventstream`).
     Bedrock,
+    /// Cohere v2 chat (`message-start`, `content-delta`, ..., `message-end`).
+    Cohere,
     /// Plain text (not an event stream).
     Text,
 }
 
 impl Provider {
     /// The option name: `auto`, `openai-chat`, `openai-responses`, `anthropic`, `gemini`,
-    /// `ollama`, `bedrock`, `text`.
+    /// `ollama`, `bedrock`, `cohere`, `text`.
     pub fn as_str(self) -> &'static str {
         match self {
             Provider::Auto => "auto",
@@ -65,6 +68,7 @@ impl Provider {
             Provider::Gemini => "gemini",
             Provider::Ollama => "ollama",
             Provider::Bedrock => "bedrock",
+            Provider::Cohere => "cohere",
             Provider::Text => "text",
         }
     }
@@ -82,12 +86,13 @@ impl Provider {
             "gemini" => Provider::Gemini,
             "ollama" => Provider::Ollama,
             "bedrock" => Provider::Bedrock,
+            "cohere" => Provider::Cohere,
             "text" => Provider::Text,
             _ => {
                 return Err(Error::new(
                     ErrorKind::InvalidOption,
                     format!(
-                        "provider must be one of auto, openai-chat, openai-responses, anthropic, gemini, ollama, bedrock, text; got {}",
+                        "provider must be one of auto, openai-chat, openai-responses, anthropic, gemini, ollama, bedrock, cohere, text; got {}",
                         Quoted(name)
                     ),
                 ))
@@ -137,6 +142,7 @@ struct Formats {
     gemini: Gemini,
     ollama: Ollama,
     bedrock: Bedrock,
+    cohere: Cohere,
     /// `data: [DONE]` was seen.
     done_marker: bool,
     /// An event of the configured format was recognised (always true for `auto` and
@@ -147,7 +153,7 @@ struct Formats {
 impl Formats {
     /// The provider's end marker came: nothing after it is routed.
     fn closed(&self) -> bool {
-        self.done_marker || self.responses.ended || self.anthropic.ended
+        self.done_marker || self.responses.ended || self.anthropic.ended || self.cohere.ended
     }
 }
 
@@ -214,7 +220,13 @@ impl ProviderDecoder {
     /// `response.*` event).
     pub fn ended(&self) -> bool {
         let f = &self.formats;
-        f.done_marker || f.chat.ended || f.responses.ended || f.anthropic.ended || f.ollama.ended || f.bedrock.ended
+        f.done_marker
+            || f.chat.ended
+            || f.responses.ended
+            || f.anthropic.ended
+            || f.ollama.ended
+            || f.bedrock.ended
+            || f.cohere.ended
     }
 
     /// Decodes a chunk, handing every delta it completes to `sink`.
@@ -341,6 +353,7 @@ impl ProviderDecoder {
         f.anthropic.finish(sink);
         f.ollama.finish(sink);
         f.bedrock.finish(sink);
+        f.cohere.finish(sink);
         self.mismatch(sink);
         Ok(())
     }
@@ -657,6 +670,7 @@ impl Dispatch<'_> {
             Provider::OpenAiResponses => f.responses.event(data, sink),
             Provider::Anthropic => f.anthropic.event(data, sink),
             Provider::Gemini => f.gemini.event(data, sink),
+            Provider::Cohere => f.cohere.event(event, data, sink),
             // NDJSON and binary framings never reach the SSE dispatcher; an SSE stream named
             // one of them is read as plain event data.
             Provider::Ollama | Provider::Bedrock | Provider::Text | Provider::Auto => {
@@ -694,6 +708,9 @@ fn detect(event: &str, data: &str) -> Detected {
     }
     if ANTHROPIC_EVENTS.contains(&event) {
         return Detected::Format(Provider::Anthropic);
+    }
+    if COHERE_EVENTS.contains(&event) {
+        return Detected::Format(Provider::Cohere);
     }
     let mut kind = String::new();
     let (mut choices, mut gemini, mut error_object, mut object_chat) = (false, false, false, false);
@@ -739,6 +756,9 @@ fn detect(event: &str, data: &str) -> Detected {
     }
     if ANTHROPIC_EVENTS.contains(&kind.as_str()) {
         return Detected::Format(Provider::Anthropic);
+    }
+    if COHERE_EVENTS.contains(&kind.as_str()) {
+        return Detected::Format(Provider::Cohere);
     }
     if kind == "error" {
         return Detected::Format(if error_object && !sequenced { Provider::Anthropic } else { Provider::OpenAiResponses });
