@@ -13,8 +13,15 @@ use streamroute::{ContentMode, Provider, RoutedEvent, StreamRouterOptions};
 
 const STREAMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/streams/");
 
-const NAMED: [Provider; 6] =
-    [Provider::OpenAiChat, Provider::OpenAiResponses, Provider::Anthropic, Provider::Gemini, Provider::Ollama, Provider::Bedrock];
+const NAMED: [Provider; 7] = [
+    Provider::OpenAiChat,
+    Provider::OpenAiResponses,
+    Provider::Anthropic,
+    Provider::Gemini,
+    Provider::Ollama,
+    Provider::Bedrock,
+    Provider::Cohere,
+];
 
 /// Every bundled sample: its file, provider and bytes.
 fn samples() -> Vec<(String, Provider, Vec<u8>)> {

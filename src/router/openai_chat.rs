@@ -239,8 +239,11 @@ impl OpenAiChat {
         // The delta of a choice whose index is not known yet: where it is, and its text.
         let mut held: Option<(usize, &str)> = None;
         let mut reason: Option<String> = None;
+        let mut message: Option<(usize, &str)> = None;
+        let mut has_delta = false;
         let (mut m, mut prefix_only) = if self.choice_prefix.jump(j) {
             zero = Some(true);
+            has_delta = true;
             if j.kind()? == Kind::Object {
                 self.delta(j, sink)?;
             } else {
@@ -253,12 +256,19 @@ impl OpenAiChat {
         while let Some(key) = j.next_key(&mut m)? {
             match key {
                 "index" if zero.is_none() => zero = Some(j.u64_value()? == Some(0)),
-                "delta" | "message" if j.kind()? == Kind::Object => match zero {
+                // A choice with both (Perplexity) has the whole message so far in `message`:
+                // it is read only when there is no `delta`.
+                "message" if j.kind()? == Kind::Object => {
+                    prefix_only = false;
+                    message = Some((j.pos(), j.value_raw()?));
+                }
+                "delta" if j.kind()? == Kind::Object => match zero {
                     Some(true) => {
                         if prefix_only {
                             self.choice_prefix.remember(j, start);
                         }
                         prefix_only = false;
+                        has_delta = true;
                         self.delta(j, sink)?
                     }
                     Some(false) => j.skip()?,
@@ -282,7 +292,7 @@ impl OpenAiChat {
         if !zero.unwrap_or(first) {
             return Ok(false);
         }
-        if let Some((at, raw)) = held {
+        if let Some((at, raw)) = held.or(if has_delta { None } else { message }) {
             self.delta(&mut Json::new(raw), sink).map_err(|bad| bad.shifted(at))?;
         }
         if reason.is_some() {
