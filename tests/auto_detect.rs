@@ -87,3 +87,22 @@ fn plain_json_text_still_streams_at_once() {
     // A field that does not begin its line is not one.
     assert_eq!(detect("indented field", format!("  {CHAT}").as_bytes(), 8 << 20), Provider::Text);
 }
+
+#[test]
+fn cohere_is_told_by_its_event_names_or_its_types() {
+    let start = r#"{"id":"m1","type":"message-start","delta":{"message":{"role":"assistant","content":[]}}}"#;
+    let delta = r#"{"type":"content-delta","index":0,"delta":{"message":{"content":{"text":"hi"}}}}"#;
+    let end = r#"{"type":"message-end","delta":{"finish_reason":"COMPLETE"}}"#;
+    let with_names = format!("event: message-start\ndata: {start}\n\nevent: content-delta\ndata: {delta}\n\nevent: message-end\ndata: {end}\n\n");
+    let without = format!("data: {start}\n\ndata: {delta}\n\ndata: {end}\n\n");
+    // A stream that begins mid-message shows the format on its first event too.
+    let mid = format!("data: {delta}\n\ndata: {end}\n\n");
+    for (name, bytes) in [("event lines", &with_names), ("data only", &without), ("mid-message", &mid)] {
+        assert_eq!(detect(name, bytes.as_bytes(), 8 << 20), Provider::Cohere, "{name}");
+        let (_, kinds) = route(&[bytes.as_bytes()], 8 << 20);
+        assert_eq!(kinds, ["answer 2 bytes: \"hi\"", "done ok=true"], "{name}");
+    }
+    // Anthropic's names use underscores: they stay Anthropic's.
+    let anthropic = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"content\":[]}}\n\n";
+    assert_eq!(detect("anthropic", anthropic.as_bytes(), 8 << 20), Provider::Anthropic);
+}

@@ -21,6 +21,7 @@ const NAMED: [Provider; 7] = [
     Provider::GeminiInteractions,
     Provider::Ollama,
     Provider::Bedrock,
+    Provider::Cohere,
 ];
 
 /// Every bundled sample: its file, provider and bytes.

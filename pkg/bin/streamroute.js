@@ -5,7 +5,7 @@ import { createReadStream } from 'node:fs';
 import { SseDecoder, StreamRouter, version, StreamrouteError } from '../dist/streamroute/node.js';
 
 // Every provider format `StreamRouter` reads (tests/js/cli.test.mjs checks the list against it).
-const PROVIDERS = ['auto', 'openai-chat', 'openai-responses', 'anthropic', 'gemini', 'gemini-interactions', 'ollama', 'bedrock', 'text'];
+const PROVIDERS = ['auto', 'openai-chat', 'openai-responses', 'anthropic', 'gemini', 'gemini-interactions', 'ollama', 'bedrock', 'cohere', 'text'];
 
 const USAGE = `usage: streamroute <command> [FILE|-]
 

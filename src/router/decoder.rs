@@ -20,6 +20,7 @@
 
 use crate::json::Quoted;
 use super::anthropic::Anthropic;
+use super::cohere::{Cohere, COHERE_EVENTS};
 use super::delta::DeltaSink;
 use super::gemini::Gemini;
 use super::gemini_interactions::GeminiInteractions;
@@ -52,13 +53,15 @@ pub enum Provider {
     Ollama,
     /// Amazon Bedrock `ConverseStream` (binary `application/vnd.amazon.eventstream`).
     Bedrock,
+    /// Cohere v2 chat (`message-start`, `content-delta`, ..., `message-end`).
+    Cohere,
     /// Plain text (not an event stream).
     Text,
 }
 
 impl Provider {
     /// The option name: `auto`, `openai-chat`, `openai-responses`, `anthropic`, `gemini`,
-    /// `gemini-interactions`, `ollama`, `bedrock`, `text`.
+    /// `gemini-interactions`, `ollama`, `bedrock`, `cohere`, `text`.
     pub fn as_str(self) -> &'static str {
         match self {
             Provider::Auto => "auto",
@@ -69,6 +72,7 @@ impl Provider {
             Provider::GeminiInteractions => "gemini-interactions",
             Provider::Ollama => "ollama",
             Provider::Bedrock => "bedrock",
+            Provider::Cohere => "cohere",
             Provider::Text => "text",
         }
     }
@@ -87,12 +91,13 @@ impl Provider {
             "gemini-interactions" => Provider::GeminiInteractions,
             "ollama" => Provider::Ollama,
             "bedrock" => Provider::Bedrock,
+            "cohere" => Provider::Cohere,
             "text" => Provider::Text,
             _ => {
                 return Err(Error::new(
                     ErrorKind::InvalidOption,
                     format!(
-                        "provider must be one of auto, openai-chat, openai-responses, anthropic, gemini, gemini-interactions, ollama, bedrock, text; got {}",
+                        "provider must be one of auto, openai-chat, openai-responses, anthropic, gemini, gemini-interactions, ollama, bedrock, cohere, text; got {}",
                         Quoted(name)
                     ),
                 ))
@@ -143,6 +148,7 @@ struct Formats {
     interactions: GeminiInteractions,
     ollama: Ollama,
     bedrock: Bedrock,
+    cohere: Cohere,
     /// `data: [DONE]` was seen.
     done_marker: bool,
     /// An event of the configured format was recognised (always true for `auto` and
@@ -153,7 +159,7 @@ struct Formats {
 impl Formats {
     /// The provider's end marker came: nothing after it is routed.
     fn closed(&self) -> bool {
-        self.done_marker || self.responses.ended || self.anthropic.ended || self.interactions.ended
+        self.done_marker || self.responses.ended || self.anthropic.ended || self.interactions.ended || self.cohere.ended
     }
 }
 
@@ -227,6 +233,7 @@ impl ProviderDecoder {
             || f.interactions.ended
             || f.ollama.ended
             || f.bedrock.ended
+            || f.cohere.ended
     }
 
     /// Decodes a chunk, handing every delta it completes to `sink`.
@@ -354,6 +361,7 @@ impl ProviderDecoder {
         f.interactions.finish(sink);
         f.ollama.finish(sink);
         f.bedrock.finish(sink);
+        f.cohere.finish(sink);
         self.mismatch(sink);
         Ok(())
     }
@@ -671,6 +679,7 @@ impl Dispatch<'_> {
             Provider::Anthropic => f.anthropic.event(data, sink),
             Provider::Gemini => f.gemini.event(data, sink),
             Provider::GeminiInteractions => f.interactions.event(data, sink),
+            Provider::Cohere => f.cohere.event(event, data, sink),
             // NDJSON and binary framings never reach the SSE dispatcher; an SSE stream named
             // one of them is read as plain event data.
             Provider::Ollama | Provider::Bedrock | Provider::Text | Provider::Auto => {
@@ -711,6 +720,9 @@ fn detect(event: &str, data: &str) -> Detected {
     }
     if is_interactions_event(event) {
         return Detected::Format(Provider::GeminiInteractions);
+    }
+    if COHERE_EVENTS.contains(&event) {
+        return Detected::Format(Provider::Cohere);
     }
     let mut kind = String::new();
     // Gemini Interactions events name themselves in `event_type`.
@@ -764,6 +776,9 @@ fn detect(event: &str, data: &str) -> Detected {
     }
     if ANTHROPIC_EVENTS.contains(&kind.as_str()) {
         return Detected::Format(Provider::Anthropic);
+    }
+    if COHERE_EVENTS.contains(&kind.as_str()) {
+        return Detected::Format(Provider::Cohere);
     }
     if kind == "error" {
         return Detected::Format(if error_object && !sequenced { Provider::Anthropic } else { Provider::OpenAiResponses });

@@ -3,7 +3,7 @@
 //!
 //! - `decoder.rs`: `ProviderDecoder` (SSE or plain text, `auto` format detection) over the
 //!   per-format readers `openai_chat.rs`, `openai_responses.rs`, `anthropic.rs`, `gemini.rs`,
-//!   `gemini_interactions.rs`, `ollama.rs` (NDJSON lines) and `bedrock.rs` (binary event-stream messages, framed by
+//!   `gemini_interactions.rs`, `ollama.rs` (NDJSON lines), `cohere.rs` and `bedrock.rs` (binary event-stream messages, framed by
 //!   `crate::eventstream`), which read each event's JSON on known paths with the `jscan.rs` cursor (no tree).
 //!   `jsonpath.rs` assembles Gemini's streamed `partialArgs` by path.
 //! - `route.rs`: `StreamRouter`, the content modes (text, action-json, tagged) and tool call
@@ -13,6 +13,7 @@
 
 mod anthropic;
 mod bedrock;
+mod cohere;
 mod decoder;
 mod delta;
 mod gemini;

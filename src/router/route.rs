@@ -324,7 +324,11 @@ impl Finish {
     /// errored stream is `Error` unless a content filter stopped it.
     pub fn of(reason: Option<&str>, client_tool_calls: bool, errored: bool) -> Finish {
         let base = match reason {
-            None | Some("stop" | "end_turn" | "stop_sequence" | "STOP" | "completed" | "pause_turn" | "eos") => {
+            None
+            | Some(
+                "stop" | "end_turn" | "stop_sequence" | "STOP" | "completed" | "pause_turn" | "eos" | "COMPLETE"
+                | "STOP_SEQUENCE",
+            ) => {
                 if reason.is_none() && errored {
                     Finish::Error
                 } else if client_tool_calls {
@@ -334,12 +338,12 @@ impl Finish {
                 }
             }
             Some("length" | "max_tokens" | "MAX_TOKENS" | "max_output_tokens" | "model_length") => Finish::Length,
-            Some("tool_calls" | "function_call" | "tool_use" | "requires_action") => Finish::ToolCalls,
+            Some("tool_calls" | "function_call" | "tool_use" | "requires_action" | "TOOL_CALL") => Finish::ToolCalls,
             Some(
                 "content_filter" | "content_filtered" | "guardrail_intervened" | "refusal" | "SAFETY" | "RECITATION"
                 | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" | "IMAGE_SAFETY" | "IMAGE_PROHIBITED_CONTENT" | "LANGUAGE",
             ) => Finish::ContentFilter,
-            Some("MALFORMED_FUNCTION_CALL" | "UNEXPECTED_TOOL_CALL" | "error" | "failed") => Finish::Error,
+            Some("MALFORMED_FUNCTION_CALL" | "UNEXPECTED_TOOL_CALL" | "error" | "failed" | "ERROR") => Finish::Error,
             Some(_) => Finish::Other,
         };
         match base {

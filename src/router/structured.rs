@@ -82,7 +82,7 @@ pub fn structured_modes(provider: Provider) -> &'static [StructuredMode] {
         }
         Provider::Anthropic => &[Tool, JsonSchema, Prompt],
         Provider::Bedrock => &[Tool, Prompt],
-        Provider::Ollama => &[JsonSchema, Tool, JsonObject, Prompt],
+        Provider::Ollama | Provider::Cohere => &[JsonSchema, Tool, JsonObject, Prompt],
         Provider::Text | Provider::Auto => &[Prompt],
     }
 }
@@ -330,6 +330,24 @@ pub fn structured_request(provider: Provider, req: &StructuredRequest) -> Result
                     obj(vec![("tools", JsonValue::Array(vec![obj(vec![("toolSpec", spec)])])), ("toolChoice", choice)]),
                 ));
             }
+            obj(b)
+        }
+        Provider::Cohere => {
+            let mut b = vec![("messages", JsonValue::Array(messages))];
+            match mode {
+                // Cohere names no tool in its choice: the one tool, required.
+                StructuredMode::Tool => {
+                    let function = obj(vec![("name", name), ("parameters", schema)]);
+                    b.push(("tools", JsonValue::Array(vec![obj(vec![("type", s("function")), ("function", function)])])));
+                    b.push(("tool_choice", s("REQUIRED")));
+                }
+                StructuredMode::JsonSchema => {
+                    b.push(("response_format", obj(vec![("type", s("json_object")), ("json_schema", schema)])))
+                }
+                StructuredMode::JsonObject => b.push(("response_format", obj(vec![("type", s("json_object"))]))),
+                StructuredMode::Prompt => {}
+            }
+            b.push(("stream", JsonValue::Bool(req.stream)));
             obj(b)
         }
         Provider::Text | Provider::Auto => obj(vec![("messages", JsonValue::Array(messages)), ("stream", JsonValue::Bool(req.stream))]),

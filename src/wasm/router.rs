@@ -21,7 +21,7 @@ use wasm_bindgen::prelude::*;
 #[serde(rename_all = "camelCase", default)]
 pub struct StreamRouterInit {
     /// The stream format (default `"auto"`: detected from the first bytes and events).
-    #[tsify(optional, type = "\"auto\" | \"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"gemini-interactions\" | \"ollama\" | \"bedrock\" | \"text\"")]
+    #[tsify(optional, type = "\"auto\" | \"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"gemini-interactions\" | \"ollama\" | \"bedrock\" | \"cohere\" | \"text\"")]
     provider: Option<String>,
     /// How the model's text is routed (default `"text"`).
     #[tsify(optional, type = "\"action-json\" | \"tagged\" | \"text\"")]
@@ -419,7 +419,7 @@ fn provider_of(name: &str) -> Result<Provider, JsValue> {
 /// `json_too_deep`.
 #[wasm_bindgen(js_name = structuredRequest, unchecked_return_type = "Record<string, unknown>")]
 pub fn structured_request(
-    #[wasm_bindgen(unchecked_param_type = "\"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"gemini-interactions\" | \"ollama\" | \"bedrock\" | \"text\"")] provider: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "\"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"gemini-interactions\" | \"ollama\" | \"bedrock\" | \"cohere\" | \"text\"")] provider: JsValue,
     #[wasm_bindgen(unchecked_param_type = "StructuredRequestInit")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
     const KEYS: &[&str] = &["messages", "schema", "name", "stream", "mode", "model"];

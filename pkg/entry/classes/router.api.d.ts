@@ -25,7 +25,7 @@ export class StreamRouter extends StreamMachine<RoutedEvent[]> {
      * The provider format in force: the configured one, or what `"auto"` detected
      * (`"auto"` until an event showed it).
      */
-    readonly provider: "auto" | "openai-chat" | "openai-responses" | "anthropic" | "gemini" | "gemini-interactions" | "ollama" | "bedrock" | "text";
+    readonly provider: "auto" | "openai-chat" | "openai-responses" | "anthropic" | "gemini" | "gemini-interactions" | "ollama" | "bedrock" | "cohere" | "text";
     /** A TransformStream<Uint8Array | string, RoutedEvent> over this router (the main entry). */
     transform(): TransformStream<Uint8Array | string, RoutedEvent>;
 }
