@@ -13,7 +13,7 @@ use streamroute::{ContentMode, Provider, RoutedEvent, StreamRouterOptions};
 
 const STREAMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/streams/");
 
-const NAMED: [Provider; 7] = [
+const NAMED: [Provider; 8] = [
     Provider::OpenAiChat,
     Provider::OpenAiResponses,
     Provider::Anthropic,
