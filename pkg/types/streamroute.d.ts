@@ -364,7 +364,8 @@ export type OllamaTurnMessage = {
   role: 'assistant';
   content: string;
   thinking?: string;
-  tool_calls?: { function: { name: string; arguments: unknown } }[];
+  /** `id`: the provider's, where it sent one. */
+  tool_calls?: { id?: string; function: { name: string; arguments: unknown } }[];
 };
 
 /**

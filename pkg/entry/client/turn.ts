@@ -421,7 +421,9 @@ function bedrock(t: Turn): JsonObject[] {
 function ollama(t: Turn): JsonObject[] {
   const text = t.parts.flatMap((p) => (p.kind === 'text' ? p.texts : [])).join('');
   const thinking = t.parts.flatMap((p) => (p.kind === 'reasoning' ? p.texts : [])).join('');
-  const calls = t.parts.filter(clientCall).map((c) => ({ function: { name: c.name, arguments: argumentsValue(c) } }));
+  const calls = t.parts.filter(clientCall).map((c) => ({
+    ...(madeUp(c) ? {} : { id: c.id }), function: { name: c.name, arguments: argumentsValue(c) },
+  }));
   if (!text && !thinking && calls.length === 0) return [];
   const message: JsonObject = { role: 'assistant', content: text };
   if (thinking) message.thinking = thinking;
