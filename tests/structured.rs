@@ -147,3 +147,35 @@ fn anthropic_json_schema_output_format_and_gemini_json_schema_tools() {
     let b = b.to_json();
     assert!(b.contains(&format!(r#""description":"A quiz.","parametersJsonSchema":{described}"#)) && !b.contains(r#""parameters""#), "{b}");
 }
+
+#[test]
+fn messages_in_the_providers_own_shape_pass_through() {
+    let turn = |p: Provider, messages: &[&str]| {
+        let mut r = req(Some(StructuredMode::Prompt), false);
+        r.messages = messages.iter().map(|m| json(m)).collect();
+        structured_request(p, &r).map(|(b, _)| b.to_json())
+    };
+    // OpenAI Responses input items have a `type` and no `role`.
+    let items = [
+        r#"{"role":"user","content":"Quiz me"}"#,
+        r#"{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"e1"}"#,
+        r#"{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"}"#,
+        r#"{"type":"function_call_output","call_id":"c1","output":"ok"}"#,
+    ];
+    let b = turn(Provider::OpenAiResponses, &items).unwrap();
+    assert!(b.contains(r#"{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"e1"},{"type":"function_call""#), "{b}");
+    assert!(b.contains(r#"{"type":"function_call_output","call_id":"c1","output":"ok"}"#), "{b}");
+    // Elsewhere an item without a role is still refused.
+    assert!(turn(Provider::OpenAiChat, &items).is_err());
+    // Gemini messages with `parts` keep them.
+    let gemini = [
+        r#"{"role":"user","content":"Quiz me"}"#,
+        r#"{"role":"model","parts":[{"functionCall":{"name":"f","args":{}},"thoughtSignature":"s1"}]}"#,
+        r#"{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"ok":true}}}]}"#,
+    ];
+    let b = turn(Provider::Gemini, &gemini).unwrap();
+    assert!(
+        b.contains(r#"{"role":"model","parts":[{"functionCall":{"name":"f","args":{}},"thoughtSignature":"s1"}]},{"role":"user","parts":[{"functionResponse""#),
+        "{b}"
+    );
+}

@@ -331,3 +331,89 @@ export declare class StreamMux {
   /** Frees every stream's wasm argument parsers. */
   free(): void;
 }
+
+/** The providers `assistantTurn` writes for. */
+export type TurnProvider = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'bedrock' | 'ollama';
+
+/** What `assistantTurn` reads: the events of one response, as the router or `fromSse` gives them. */
+export type TurnEvent = RoutedEvent | WireEvent | { type: string; [field: string]: unknown };
+
+/** A tool call's caller, as the provider named it. */
+type TurnCaller = { caller?: unknown };
+
+/** OpenAI Chat Completions: the assistant message (`ChatCompletionAssistantMessageParam`). */
+export type OpenAiChatTurnMessage = {
+  role: 'assistant';
+  /** `null` when there is no text and there are tool calls (or a refusal). */
+  content: string | null;
+  refusal?: string;
+  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+};
+
+/** OpenAI Responses: input items (`ResponseInputItem`). */
+export type OpenAiResponsesTurnItem =
+  | { type: 'reasoning'; id?: string; encrypted_content?: string | null; summary?: unknown[]; [field: string]: unknown }
+  | { type: 'compaction'; id?: string; encrypted_content?: string; [field: string]: unknown }
+  | { type: 'message'; role: 'assistant'; content: string; phase?: string }
+  | {
+      type: 'message';
+      id: string;
+      role: 'assistant';
+      status: 'completed';
+      content: { type: 'output_text'; text: string; annotations: [] }[];
+      phase?: string;
+    }
+  | ({ type: 'function_call'; call_id: string; name: string; arguments: string; id?: string } & TurnCaller);
+
+/** Anthropic Messages: a content block of the assistant message (`ContentBlockParam`). */
+export type AnthropicTurnBlock =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'compaction'; content?: string; [field: string]: unknown }
+  | ({ type: 'tool_use' | 'server_tool_use'; id: string; name: string; input: unknown } & TurnCaller)
+  | { type: `${string}_tool_result`; tool_use_id: string; content: unknown };
+
+/** Anthropic Messages: the assistant message (`MessageParam`). */
+export type AnthropicTurnMessage = { role: 'assistant'; content: AnthropicTurnBlock[] };
+
+/** Gemini: a part of the model's content (`Part`). */
+export type GeminiTurnPart =
+  | { text: string; thought?: true; thoughtSignature?: string }
+  | { functionCall: { name: string; args: unknown; id?: string }; thoughtSignature?: string };
+
+/** Gemini: the model's content (`Content`). */
+export type GeminiTurnContent = { role: 'model'; parts: GeminiTurnPart[] };
+
+/** Bedrock Converse: a content block of the assistant message (`ContentBlock`; `redactedContent` as sent, base64). */
+export type BedrockTurnBlock =
+  | { text: string }
+  | { reasoningContent: { reasoningText: { text: string; signature?: string } } | { redactedContent: unknown } }
+  | { toolUse: { toolUseId: string; name: string; input: unknown } };
+
+/** Bedrock Converse: the assistant message (`Message`). */
+export type BedrockTurnMessage = { role: 'assistant'; content: BedrockTurnBlock[] };
+
+/** Ollama `/api/chat`: the assistant message. */
+export type OllamaTurnMessage = {
+  role: 'assistant';
+  content: string;
+  thinking?: string;
+  /** `id`: the provider's, where it sent one. */
+  tool_calls?: { id?: string; function: { name: string; arguments: unknown } }[];
+};
+
+/**
+ * The assistant message(s) of one response in `provider`'s request shape, to append to the
+ * next request: text, reasoning with its signatures or encrypted content, and the client's
+ * tool calls with their ids, in the order they came; `[]` when there is nothing to send back.
+ * Throws `invalid_option` (another provider) or `invalid_input` (`events` not an iterable of
+ * event objects, or holding what JSON cannot encode).
+ */
+export declare function assistantTurn(provider: 'openai-chat', events: Iterable<TurnEvent>): OpenAiChatTurnMessage[];
+export declare function assistantTurn(provider: 'openai-responses', events: Iterable<TurnEvent>): OpenAiResponsesTurnItem[];
+export declare function assistantTurn(provider: 'anthropic', events: Iterable<TurnEvent>): AnthropicTurnMessage[];
+export declare function assistantTurn(provider: 'gemini', events: Iterable<TurnEvent>): GeminiTurnContent[];
+export declare function assistantTurn(provider: 'bedrock', events: Iterable<TurnEvent>): BedrockTurnMessage[];
+export declare function assistantTurn(provider: 'ollama', events: Iterable<TurnEvent>): OllamaTurnMessage[];
+export declare function assistantTurn(provider: TurnProvider, events: Iterable<TurnEvent>): object[];

@@ -91,8 +91,13 @@ pub fn structured_modes(provider: Provider) -> &'static [StructuredMode] {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(rename = "StructuredRequestInit"))]
 pub struct StructuredRequest {
-    /// The conversation: `{role, content}` objects (`system`, `user`, `assistant`).
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "{ role: string; content: unknown }[]"))]
+    /// The conversation: `{role, content}` objects (`system`, `user`, `assistant`), or messages
+    /// in the provider's own shape (`assistantTurn`'s; Gemini `{role, parts}`; OpenAI
+    /// Responses input items with a `type` and no `role`).
+    #[cfg_attr(
+        target_arch = "wasm32",
+        tsify(type = "({ role: string; content?: unknown; [member: string]: unknown } | { type: string; [member: string]: unknown })[]")
+    )]
     pub messages: Vec<JsonValue>,
     /// The JSON schema of the output (an object schema for the tool layer).
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
@@ -135,8 +140,9 @@ fn schema_instruction(name: &str, schema: &JsonValue) -> String {
 /// Builds the request body (see the module docs for the table).
 ///
 /// # Errors
-/// `invalid_option`: a bad name, a message that is not an object with a string `role`, a
-/// `mode` the provider does not support, or a provider of `auto`.
+/// `invalid_option`: a bad name, a message that is not an object with a string `role` (for
+/// OpenAI Responses: or a string `type`, an input item), a `mode` the provider does not
+/// support, or a provider of `auto`.
 pub fn structured_request(provider: Provider, req: &StructuredRequest) -> Result<(JsonValue, StructuredMode)> {
     if provider == Provider::Auto {
         return Err(bad("structuredRequest needs a concrete provider, not auto".into()));
@@ -154,7 +160,8 @@ pub fn structured_request(provider: Provider, req: &StructuredRequest) -> Result
     }
     let mut messages = Vec::with_capacity(req.messages.len() + 1);
     for m in &req.messages {
-        if m.get("role").and_then(JsonValue::as_str).is_none() {
+        let item = provider == Provider::OpenAiResponses && m.get("type").and_then(JsonValue::as_str).is_some();
+        if m.get("role").and_then(JsonValue::as_str).is_none() && !item {
             return Err(bad("every message must be an object with a string role".into()));
         }
         messages.push(m.clone());
@@ -413,11 +420,16 @@ fn interactions_step(m: JsonValue) -> JsonValue {
     obj(vec![("type", s(kind)), ("content", content)])
 }
 
-/// `{role, content: string}` → Gemini's `{role: "user" | "model", parts: [{text}]}`.
+/// `{role, content: string}` → Gemini's `{role: "user" | "model", parts: [{text}]}`; a message
+/// with `parts` (Gemini's own shape) keeps them.
 fn gemini_content(m: JsonValue) -> JsonValue {
     let role = match m.get("role").and_then(JsonValue::as_str) {
         Some("assistant" | "model") => "model",
         _ => "user",
     };
-    obj(vec![("role", s(role)), ("parts", text_parts(&m))])
+    let parts = match m.get("parts") {
+        Some(JsonValue::Array(parts)) => JsonValue::Array(parts.clone()),
+        _ => text_parts(&m),
+    };
+    obj(vec![("role", s(role)), ("parts", parts)])
 }

@@ -29,7 +29,7 @@ function typedEntries() {
 
 // What a user writes against each entry (every entry is imported whole as well).
 const USES = `
-import { StreamRouter, toSse, routeResponse, type RoutedEvent, type SseInputEvent } from 'streamroute';
+import { StreamRouter, assistantTurn, toSse, routeResponse, type AnthropicTurnMessage, type RoutedEvent, type SseInputEvent } from 'streamroute';
 import { SseDecoder, StreamMux, StreamState, connectSse as connectClient, fromSse, init, initSync,
   type StreamSnapshot, type WireEvent } from 'streamroute/client';
 import { SseEncoder, connectSse, type SseEvent } from 'streamroute/sse';
@@ -50,6 +50,9 @@ export async function uses(response: Response, bytes: Uint8Array): Promise<strin
   router.free();
   const wire: ReadableStream<Uint8Array> = new ReadableStream<SseInputEvent>().pipeThrough(toSse('planner'));
   const back: ReadableStream<WireEvent> = wire.pipeThrough(fromSse('planner'));
+  const turn: AnthropicTurnMessage[] = assistantTurn('anthropic', routed);
+  const items = assistantTurn('openai-responses', [...routed, { type: 'continuation', kind: 'item', item_type: 'message', id: 'msg_1' }]);
+  void [turn, items.map((i) => i.type), assistantTurn('gemini', new Set(routed))[0]?.parts];
   const state = new StreamState();
   state.apply(routed);
   state.apply({ type: 'answer_delta', text: 'hi' });

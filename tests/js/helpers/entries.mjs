@@ -23,7 +23,7 @@ const COMMON = ['StreamrouteError', '__sr_memory', '__streamroute_start', 'build
 export const EXPORTS = {
   streamroute: [...COMMON, 'AnswerExtractor', 'DurableObjectSseStore', 'JsonItemStream', 'LlmStreamChunker', 'MemorySseStore',
     'PartialJson', 'SseDecoder', 'SseEncoder', 'SseLog', 'SseLogDurableObject', 'StreamMux', 'StreamRouter', 'StreamState', 'TagEventWriter', 'TagFilter', 'TaggedTurn',
-    'actionToLegacy', 'checkTagged', 'connectSse', 'correctiveMessage', 'fromSse', 'makeNonce', 'normalizeAction',
+    'actionToLegacy', 'assistantTurn', 'checkTagged', 'connectSse', 'correctiveMessage', 'fromSse', 'makeNonce', 'normalizeAction',
     'normalizeActionWithDiagnostics', 'parseJson', 'parseTagged', 'repairJson', 'repairJsonWithLog', 'routeResponse',
     'sanitizeUntrusted', 'structuredModes', 'structuredRequest', 'tagContract', 'toSse'].sort(),
   client: [...COMMON, 'PartialJson', 'SseDecoder', 'StreamMux', 'StreamState', 'connectSse', 'fromSse'].sort(),
