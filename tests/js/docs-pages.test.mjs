@@ -162,7 +162,7 @@ test('every relative link of README.md and docs/ leads to a file, every docs/ pa
 
 // What each entry's part of the API reference must show (its module page links each name).
 const REFERENCE = {
-  streamroute: ['StreamRouter', 'routeResponse', 'toSse', 'connectSse', 'structuredRequest', 'fromSse', 'StreamState', 'StreamMux', 'SseDecoder', 'TagFilter'],
+  streamroute: ['StreamRouter', 'routeResponse', 'toSse', 'connectSse', 'structuredRequest', 'assistantTurn', 'fromSse', 'StreamState', 'StreamMux', 'SseDecoder', 'TagFilter'],
   sse: ['SseDecoder', 'SseEncoder', 'connectSse'],
   json: ['AnswerExtractor', 'LlmStreamChunker', 'PartialJson', 'JsonItemStream', 'parseJson', 'repairJson', 'normalizeAction'],
   tags: ['TagFilter', 'parseTagged', 'TaggedTurn', 'TagEventWriter', 'makeNonce'],
