@@ -26,7 +26,7 @@
 
 use super::delta::{DeltaSink, Source, Usage};
 use super::jscan::{members, string_of, Json, Kind, R};
-use super::openai_chat::read_error;
+use super::common::read_error;
 use super::tools::{event_index, OpenCalls};
 use crate::budget::{try_boxed_str, try_push_str};
 use crate::hash::Map;

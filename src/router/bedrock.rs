@@ -16,7 +16,7 @@
 use super::anthropic::Kept;
 use super::delta::DeltaSink;
 use super::jscan::{index_of, members, string_of, Json, Kind, R};
-use super::openai_chat::{emit_counts, Count};
+use super::common::{emit_counts, Count};
 use super::tools::OpenCalls;
 use crate::EventStreamMessage;
 

@@ -19,7 +19,7 @@
 
 use super::delta::{DeltaSink, Source, Usage};
 use super::jscan::{members, string_of, Json, Kind, R};
-use super::openai_chat::emit_string;
+use super::common::emit_string;
 use super::tools::{event_index, OpenCalls};
 
 /// The event kinds of a Cohere v2 chat stream.

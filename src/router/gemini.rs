@@ -15,7 +15,7 @@
 use super::delta::{DeltaSink, Source};
 use crate::json::JsonValue;
 use super::jscan::{members, string_of, Json, Kind, R};
-use super::openai_chat::{emit_counts, emit_error, Count};
+use super::common::{emit_counts, emit_error, Count};
 use super::jsonpath::{PathArgs, Refused};
 use super::tools::OpenCalls;
 

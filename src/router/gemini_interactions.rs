@@ -29,7 +29,7 @@
 
 use super::delta::{DeltaSink, Source};
 use super::jscan::{members, string_of, Json, Kind, R};
-use super::openai_chat::{emit_counts, read_error, Count};
+use super::common::{emit_counts, read_error, Count};
 use super::tools::{call_index, OpenCalls};
 use crate::hash::Map;
 

@@ -5,7 +5,8 @@
 //!   per-format readers `openai_chat.rs`, `openai_responses.rs`, `anthropic.rs`, `gemini.rs`,
 //!   `gemini_interactions.rs`, `ollama.rs` (NDJSON lines), `cohere.rs` and `bedrock.rs` (binary event-stream messages, framed by
 //!   `crate::eventstream`), which read each event's JSON on known paths with the `jscan.rs` cursor (no tree).
-//!   `jsonpath.rs` assembles Gemini's streamed `partialArgs` by path.
+//!   `jsonpath.rs` assembles Gemini's streamed `partialArgs` by path; `common.rs` holds what
+//!   every reader shares (usage tables, error objects, text strings, citation annotations).
 //! - `route.rs`: `StreamRouter`, the content modes (text, action-json, tagged) and tool call
 //!   assembly.
 //! - `structured.rs`: `structured_request`, the provider request bodies that ask for
@@ -13,6 +14,7 @@
 
 mod anthropic;
 mod bedrock;
+mod common;
 mod cohere;
 mod decoder;
 mod delta;

@@ -9,7 +9,7 @@
 
 use super::delta::{DeltaSink, Usage};
 use super::jscan::{Json, Kind, R};
-use super::openai_chat::emit_string;
+use super::common::emit_string;
 use super::tools::OpenCalls;
 
 /// The reader state.

@@ -26,7 +26,7 @@ use std::collections::VecDeque;
 
 use super::delta::DeltaSink;
 use super::jscan::{members, string_of, Json, Kind, R};
-use super::openai_chat::{emit_error, emit_usage, read_url_citation};
+use super::common::{emit_error, emit_usage, read_url_citation};
 use super::tools::{event_index, OpenCalls};
 use crate::hash::{Map, Set};
 
