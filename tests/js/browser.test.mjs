@@ -194,7 +194,7 @@ test('toSse → fromSse → StreamState gives the snapshot of the routed events 
     assert.deepEqual(pageErrors, []);
     assert.equal(r.ok, true, r.error);
     assert.deepEqual(r.mismatches, [], `seed ${SEED}`);
-    assert.equal(r.compared, (SAMPLES.length + 1) * PROFILES.length * 6);
+    assert.equal(r.compared, (SAMPLES.length + 2) * PROFILES.length * 6); // the samples, the continuation and the extra events
   } finally {
     await page.close();
   }

@@ -295,5 +295,5 @@ test('worker: toSse → fromSse → StreamState gives the snapshot of the routed
   });
   const { compared, mismatches } = await res.json();
   assert.deepEqual(mismatches, [], `seed ${SEED}`);
-  assert.equal(compared, (SAMPLES.length + 1) * PROFILES.length * 6);
+  assert.equal(compared, (SAMPLES.length + 2) * PROFILES.length * 6); // the samples, the continuation and the extra events
 });
