@@ -42,10 +42,14 @@ pub struct StreamRouterInit {
 // `RoutedEventType` is the TypeScript declaration of `crate::RoutedEvent` (src/router/route.rs).
 #[wasm_bindgen(typescript_custom_section)]
 const ROUTED_EVENT_TS: &str = r#"
-/** What `StreamRouter.feed` / `finish` return. */
+/**
+ * What `StreamRouter.feed` / `finish` return. `continuation` and `container` carry the
+ * provider's own fields, spread onto the event.
+ */
 export type RoutedEvent =
-  | Exclude<RoutedEventType, { type: "tool_result" }>
-  | (Extract<RoutedEventType, { type: "tool_result" }> & { provider_executed: true });
+  | Exclude<RoutedEventType, { type: "tool_result" | "continuation" | "container" }>
+  | (Extract<RoutedEventType, { type: "tool_result" }> & { provider_executed: true })
+  | (Extract<RoutedEventType, { type: "continuation" | "container" }> & { [field: string]: unknown });
 "#;
 
 fn bad_option(msg: String) -> JsValue {

@@ -109,6 +109,11 @@ function expectedParts(events) {
         parts.push(e.url ? { type: 'source-url', url: e.url } : { type: 'source-document' });
         break;
       case 'action': parts.push({ type: 'data-action', data: e.action }); break;
+      case 'continuation': {
+        const { type, ...data } = e;
+        parts.push({ type: `data-${type}`, data });
+        break;
+      }
       case 'artifact_delta': text('text', 'artifact_delta', e.text); break;
       case 'refusal_delta': text('text', 'refusal_delta', e.text); break;
       case 'done':
