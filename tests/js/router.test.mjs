@@ -519,7 +519,7 @@ test('TypeScript: every routed event of the sample streams is a RoutedEvent, eve
   assert.equal(new Set(events.map((e) => e.type)).size, 18, 'every event type');
   assert.ok(events.some((e) => e.type === 'usage' && Object.values(e).includes(null)), 'a usage count is null');
   assert.ok(events.some((e) => e.type === 'action' && e.action.thought === null), 'an action thought is null');
-  const providers = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'gemini-interactions', 'ollama', 'bedrock', 'text'];
+  const providers = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'gemini-interactions', 'ollama', 'bedrock', 'cohere', 'text'];
   const modes = providers.flatMap((p) => structuredModes(p));
   assert.equal(new Set(modes).size, 4, 'every mode');
   const { status, output } = typecheck('ts-router-values', `
@@ -809,4 +809,48 @@ test('routeResponse: 300 open Anthropic tool calls each keep their arguments; pa
     assert.ok(events.some((e) => e.type === 'tool_call_start'));
     for (const e of events) if (e.type === 'tool_call') assert.match(JSON.stringify(e.arguments), /"path":"\/f\d+"/);
   }
+});
+
+test('OpenAI-compatible dialects and Cohere: what their samples say in JS', () => {
+  let e = eventsOf('openai-chat-gemini-compat.sse');
+  assert.deepEqual(e.filter((x) => x.type === 'continuation'), [
+    { type: 'continuation', kind: 'thought_signature', thoughtSignature: 'CqQBAdHtim8sig0001', index: 0 },
+  ]);
+  assert.deepEqual(e.filter((x) => x.type === 'tool_call').map((x) => [x.index, x.id, x.arguments]), [
+    [0, 'function-call-1101', { city: 'Oslo' }],
+    [1, 'function-call-1102', { city: 'Lima' }],
+  ]);
+
+  e = eventsOf('openai-chat-perplexity.sse');
+  assert.deepEqual(e.filter((x) => x.type === 'source'), [
+    { type: 'source', id: null, url: 'https://www.iso.org/iso-8601-date-and-time-format.html', title: 'ISO 8601 — Date and time format', snippet: 'ISO 8601 is an international standard' },
+    { type: 'source', id: null, url: 'https://en.wikipedia.org/wiki/ISO_8601', title: 'ISO 8601', snippet: null },
+  ]);
+  assert.equal(textOf(e, 'answer_delta'), 'ISO 8601 writes dates year first[1][2].');
+
+  e = eventsOf('openai-chat-compat-tools.sse');
+  assert.equal(textOf(e, 'thinking_delta', 'reasoning'), 'Convert, then round.');
+  assert.deepEqual(e.filter((x) => x.type === 'tool_call').map((x) => [x.index, x.id, x.name]), [[0, 'chatcmpl-tool-a1', 'convert'], [1, 'chatcmpl-tool-b2', 'round']]);
+
+  e = eventsOf('cohere-chat.sse');
+  assert.equal(textOf(e, 'thinking_delta', 'reasoning'), 'Both documents mention the lighthouse.');
+  assert.deepEqual(e.filter((x) => x.type === 'source').map((x) => x.id), ['doc:0', 'doc:1']);
+  assert.deepEqual(e.filter((x) => x.type === 'usage').at(-1), {
+    type: 'usage', input_tokens: 902, output_tokens: 44, total_tokens: null, reasoning_tokens: null, cached_input_tokens: 640,
+  });
+  assert.deepEqual(e.at(-1), { type: 'done', ok: true, parse_ok: true, finish_reason: 'COMPLETE', finish: 'stop' });
+
+  e = eventsOf('cohere-tools.sse');
+  assert.equal(textOf(e, 'thinking_delta', 'reasoning'), 'I will look up the flight, then the gate.');
+  assert.deepEqual(e.filter((x) => x.type === 'tool_call').map((x) => [x.name, x.arguments, x.provider_executed]), [
+    ['flight_status', { flight: 'SK1463' }, false],
+    ['gate_info', {}, false],
+  ]);
+
+  const cohere = new StreamRouter({ provider: 'cohere' });
+  assert.equal(cohere.provider, 'cohere');
+  const auto = new StreamRouter();
+  feedAll(auto, [SAMPLES.find((s) => s.file === 'cohere-error.sse').bytes]);
+  assert.equal(auto.provider, 'cohere');
+  assert.deepEqual(structuredModes('cohere'), ['json_schema', 'tool', 'json_object', 'prompt']);
 });

@@ -133,11 +133,14 @@ function read(provider, text, bytes) {
     return r;
   }
   let streaming = null; // Gemini: the function call whose partialArgs are arriving
+  const byIndex = new Map(); // OpenAI chat: the call each index names
+  let latest; // OpenAI chat: the latest call
   for (const { data } of sseEvents(text)) {
     if (data === '[DONE]') continue;
     const d = JSON.parse(data);
     if (provider === 'openai-chat') {
-      if (d.error) r.errors.push({ code: d.error.code ?? d.error.type, message: d.error.message });
+      if (typeof d.error === 'string') r.errors.push({ code: 'provider_error', message: d.error });
+      else if (d.error) r.errors.push({ code: (typeof d.error.code === 'string' && d.error.code) || d.error.type || String(d.error.code), message: d.error.message });
       const delta = d.choices?.[0]?.delta ?? {};
       if (Array.isArray(delta.content)) {
         // Mistral: text and thinking chunks.
@@ -151,7 +154,11 @@ function read(provider, text, bytes) {
       r.reasoning += delta.reasoning_content ?? delta.reasoning
         ?? (delta.reasoning_details ?? []).map((x) => x.text ?? x.summary ?? '').join('');
       for (const t of delta.tool_calls ?? []) {
-        const x = tool(t.index);
+        // A call is the one its id names, else the one its index names, else the latest.
+        const known = t.id ? r.tools.get(`id:${t.id}`) : t.index != null ? byIndex.get(t.index) : latest;
+        const x = known ?? tool(t.id ? `id:${t.id}` : `n:${r.tools.size}`);
+        if (t.index != null) byIndex.set(t.index, x);
+        latest = x;
         x.name += t.function?.name ?? '';
         x.args += t.function?.arguments ?? '';
       }
@@ -191,6 +198,16 @@ function read(provider, text, bytes) {
         r.reasoning += d.delta.thinking ?? '';
         if (d.delta.partial_json !== undefined) tool(d.index).args += d.delta.partial_json;
       }
+    } else if (provider === 'cohere') {
+      const m = d.delta?.message ?? {};
+      if (d.type === 'content-delta') {
+        r.text += m.content?.text ?? '';
+        r.reasoning += m.content?.thinking ?? '';
+      }
+      if (d.type === 'tool-plan-delta') r.reasoning += m.tool_plan ?? '';
+      if (d.type === 'tool-call-start') tool(d.index, { name: m.tool_calls.function.name, args: m.tool_calls.function.arguments ?? '' });
+      if (d.type === 'tool-call-delta') tool(d.index).args += m.tool_calls.function.arguments ?? '';
+      if (d.type === 'message-end' && d.delta.error) r.errors.push({ code: 'provider_error', message: d.delta.error });
     } else if (provider === 'gemini') {
       if (d.error) r.errors.push({ code: d.error.status, message: d.error.message });
       if (d.promptFeedback?.blockReason) r.errors.push({ code: d.promptFeedback.blockReason, message: 'blocked' });
