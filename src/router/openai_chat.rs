@@ -336,7 +336,7 @@ impl OpenAiChat {
             *slot = Some((j.pos(), j.value_raw()?));
         }
         // One reasoning field: servers that send two send the same text twice.
-        let details = details.filter(|(_, raw)| raw[1..].trim_start() != "]");
+        let details = details.filter(|(_, raw)| crate::text::sub(raw, 1..).trim_start() != "]");
         match (reasoning_content.or(if details.is_some() { None } else { reasoning }), details) {
             (Some((at, raw)), _) => {
                 emit_string(&mut Json::new(raw), &mut self.scratch, true, sink).map_err(|b| b.shifted(at))?;

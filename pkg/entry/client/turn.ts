@@ -339,7 +339,12 @@ function openaiResponses(t: Turn): JsonObject[] {
   const items: JsonObject[] = [];
   for (const p of t.parts) {
     if (p.kind === 'reasoning_item') items.push({ type: 'reasoning', ...p.fields });
-    else if (p.kind === 'compaction' && p.fields) items.push({ type: 'compaction', ...p.fields });
+    else if (p.kind === 'compaction' && p.fields) {
+      // An input compaction item is its id and encrypted content; the output item's other
+      // members (`created_by`, …) are not part of it.
+      const { id, encrypted_content } = p.fields;
+      items.push({ type: 'compaction', ...(id === undefined ? {} : { id }), encrypted_content });
+    }
     else if (p.kind === 'text' && (p.id !== undefined || p.texts.length)) {
       const text = joined(p);
       const phase = p.phase === undefined ? {} : { phase: p.phase };
