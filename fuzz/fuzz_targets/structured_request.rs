@@ -9,13 +9,14 @@
 use libfuzzer_sys::fuzz_target;
 use streamroute::{parse_json, structured_modes, structured_request, JsonValue, Provider, StructuredMode, StructuredRequest};
 
-const PROVIDERS: [Provider; 8] = [
+const PROVIDERS: [Provider; 9] = [
     Provider::OpenAiChat,
     Provider::OpenAiResponses,
     Provider::Anthropic,
     Provider::Gemini,
     Provider::Ollama,
     Provider::Bedrock,
+    Provider::Cohere,
     Provider::Text,
     Provider::Auto,
 ];
