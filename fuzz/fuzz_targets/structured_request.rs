@@ -17,6 +17,7 @@ const PROVIDERS: [Provider; 9] = [
     Provider::GeminiInteractions,
     Provider::Ollama,
     Provider::Bedrock,
+    Provider::Cohere,
     Provider::Text,
     Provider::Auto,
 ];
