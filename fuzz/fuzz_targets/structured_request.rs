@@ -9,7 +9,7 @@
 use libfuzzer_sys::fuzz_target;
 use streamroute::{parse_json, structured_modes, structured_request, JsonValue, Provider, StructuredMode, StructuredRequest};
 
-const PROVIDERS: [Provider; 9] = [
+const PROVIDERS: [Provider; 10] = [
     Provider::OpenAiChat,
     Provider::OpenAiResponses,
     Provider::Anthropic,
