@@ -60,7 +60,8 @@ fn fail(msg: &str) -> ! {
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Options {
-    let mut o = Options { iterations: 15, warmup: Duration::from_millis(1500), sizes: vec![64, 4096], json: None, files: Vec::new() };
+    let mut o =
+        Options { iterations: 15, warmup: Duration::from_millis(1500), sizes: vec![64, 4096], json: None, files: Vec::new() };
     let number = |s: &str, flag: &str| -> usize {
         s.parse().ok().filter(|&n| n > 0).unwrap_or_else(|| fail(&format!("{flag}: not a positive integer: {s}")))
     };
@@ -89,12 +90,11 @@ fn load_case(path: &Path) -> Case {
         .and_then(|n| n.to_str())
         .and_then(|n| n.strip_suffix(".sse"))
         .unwrap_or_else(|| fail(&format!("{}: expected a file named <content>.sse", path.display())));
-    let content = ContentMode::parse(name)
-        .unwrap_or_else(|e| fail(&format!("{}: the name says the content mode: {e}", path.display())));
+    let content =
+        ContentMode::parse(name).unwrap_or_else(|e| fail(&format!("{}: the name says the content mode: {e}", path.display())));
     let read = |p: &Path| std::fs::read(p).unwrap_or_else(|e| fail(&format!("{}: {e}", p.display())));
     let answer_path = path.with_file_name(format!("{name}.answer.txt"));
-    let answer = String::from_utf8(read(&answer_path))
-        .unwrap_or_else(|_| fail(&format!("{}: not UTF-8", answer_path.display())));
+    let answer = String::from_utf8(read(&answer_path)).unwrap_or_else(|_| fail(&format!("{}: not UTF-8", answer_path.display())));
     Case { name: name.to_owned(), content, bytes: read(path), answer }
 }
 

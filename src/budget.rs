@@ -20,10 +20,7 @@ pub const MAX_INPUT_BYTES: usize = 64 << 20;
 /// `input_too_large` unless `len` bytes of `what` are within [`MAX_INPUT_BYTES`].
 pub(crate) fn check_input(len: usize, what: &str) -> Result<()> {
     if len > MAX_INPUT_BYTES {
-        return Err(Error::new(
-            ErrorKind::InputTooLarge,
-            format!("{what} is {len} bytes; the most is {MAX_INPUT_BYTES}"),
-        ));
+        return Err(Error::new(ErrorKind::InputTooLarge, format!("{what} is {len} bytes; the most is {MAX_INPUT_BYTES}")));
     }
     Ok(())
 }
@@ -75,10 +72,7 @@ impl Budget {
     #[cold]
     #[inline(never)]
     fn exceeded(&self, what: &str) -> Error {
-        Error::new(
-            ErrorKind::BufferLimitExceeded,
-            format!("{what} would keep more than {} bytes (maxBufferBytes)", self.limit),
-        )
+        Error::new(ErrorKind::BufferLimitExceeded, format!("{what} would keep more than {} bytes (maxBufferBytes)", self.limit))
     }
 }
 

@@ -83,7 +83,9 @@ enum State {
     /// Collecting the 12 prelude bytes of the next message.
     Prelude,
     /// The prelude was checked; collecting the rest of a `total`-byte message.
-    Body { total: usize },
+    Body {
+        total: usize,
+    },
     Failed,
 }
 
@@ -194,10 +196,7 @@ impl EventStreamDecoder {
             State::Body { total } => total,
             _ => PRELUDE,
         };
-        let e = invalid(
-            format!("the stream ended inside a message ({} of {expected} bytes)", self.held.len()),
-            self.start,
-        );
+        let e = invalid(format!("the stream ended inside a message ({} of {expected} bytes)", self.held.len()), self.start);
         self.state = State::Failed;
         self.held = Vec::new();
         self.failure = Some(e.clone());
@@ -227,7 +226,11 @@ fn check_prelude(p: &[u8], start: u64, max: usize) -> Result<usize> {
     if crc32(&p[..8]) != be32(p, 8) {
         return Err(invalid("prelude CRC mismatch".to_string(), start));
     }
-    if total < MIN_MESSAGE || headers > total - MIN_MESSAGE || headers > MAX_HEADERS || total - MIN_MESSAGE - headers > MAX_PAYLOAD {
+    if total < MIN_MESSAGE
+        || headers > total - MIN_MESSAGE
+        || headers > MAX_HEADERS
+        || total - MIN_MESSAGE - headers > MAX_PAYLOAD
+    {
         return Err(invalid(format!("impossible lengths: total {total}, headers {headers}"), start));
     }
     if total > max {
@@ -249,8 +252,7 @@ fn decode(m: &[u8], start: u64, sink: &mut dyn EventStreamSink) -> Result<()> {
     let headers_len = be32(m, 4) as usize;
     let headers = &m[PRELUDE..PRELUDE + headers_len];
     let mut msg = EventStreamMessage { payload: &m[PRELUDE + headers_len..total - 4], ..Default::default() };
-    read_headers(headers, &mut msg)
-        .map_err(|at| invalid("malformed header".to_string(), start + (PRELUDE + at) as u64))?;
+    read_headers(headers, &mut msg).map_err(|at| invalid("malformed header".to_string(), start + (PRELUDE + at) as u64))?;
     sink.message(&msg);
     Ok(())
 }

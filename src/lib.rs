@@ -18,7 +18,14 @@
 #![deny(missing_docs)]
 // A build with only some features (one npm entry's) leaves parts of the shared core unused.
 #![cfg_attr(
-    not(all(feature = "sse", feature = "json", feature = "tags", feature = "router", feature = "payload", feature = "planning")),
+    not(all(
+        feature = "sse",
+        feature = "json",
+        feature = "tags",
+        feature = "router",
+        feature = "payload",
+        feature = "planning"
+    )),
     allow(dead_code, unused_imports, unused_macros)
 )]
 
@@ -28,8 +35,8 @@ mod budget;
 mod error;
 #[cfg(feature = "router")]
 mod eventstream;
+mod hash;
 mod json;
-mod text;
 #[cfg(feature = "tags")]
 mod nonce;
 mod num;
@@ -41,12 +48,12 @@ pub mod plan;
 mod repair;
 #[cfg(feature = "router")]
 mod router;
-mod hash;
 mod sort;
 #[cfg(any(feature = "decoder", feature = "tags"))]
 mod sse;
 #[cfg(feature = "tags")]
 mod tags;
+mod text;
 
 /// The WebAssembly bindings (public only so that wasm-bindgen tests can reach them).
 #[cfg(target_arch = "wasm32")]
@@ -55,8 +62,8 @@ pub mod wasm;
 
 #[cfg(feature = "json")]
 pub use action::{
-    normalize_action_text, normalize_action_value, normalize_action_with_diagnostics, ActionDiagnostics,
-    ActionSource, PlannerAction,
+    normalize_action_text, normalize_action_value, normalize_action_with_diagnostics, ActionDiagnostics, ActionSource,
+    PlannerAction,
 };
 pub use budget::MAX_INPUT_BYTES;
 pub use error::{Error, ErrorKind, Result};
@@ -75,30 +82,28 @@ pub use json::{JsonItemStream, JsonItemStreamOptions};
 pub use nonce::make_nonce;
 #[cfg(feature = "payload")]
 pub use payload::{
-    build_final_payload, check_final_payload, collect_sources, dedup_sources, done_event, human_size,
-    json_len, payload_error, redact_artifacts, redact_artifacts_in_place, redact_artifacts_json, type_name, validate_final_payload,
-    ArtifactChunk, ArtifactCollector, ArtifactCollectorOptions, ArtifactStore, ArtifactStream, Artifacts,
-    BuiltPayload, FinalPayload, JsonMap, PayloadContext, PayloadProblem, Source, SuggestedAction, ToolStep,
-    ANSWER_KEYS, DEFAULT_MAX_INLINE_BYTES, MAX_STREAMS, NO_ANSWER,
+    build_final_payload, check_final_payload, collect_sources, dedup_sources, done_event, human_size, json_len, payload_error,
+    redact_artifacts, redact_artifacts_in_place, redact_artifacts_json, type_name, validate_final_payload, ArtifactChunk,
+    ArtifactCollector, ArtifactCollectorOptions, ArtifactStore, ArtifactStream, Artifacts, BuiltPayload, FinalPayload, JsonMap,
+    PayloadContext, PayloadProblem, Source, SuggestedAction, ToolStep, ANSWER_KEYS, DEFAULT_MAX_INLINE_BYTES, MAX_STREAMS,
+    NO_ANSWER,
 };
 #[cfg(feature = "json")]
-pub use repair::{
-    parse_json, repair_json, repair_json_value, repair_json_with_log, Repair, RepairKind,
-};
-#[cfg(feature = "router")]
-pub use router::{
-    ContentMode, DeltaSink, Finish, ModelDelta, Provider, ProviderDecoder, ProviderDecoderOptions, RoutedEvent, StreamRouter,
-    StreamRouterOptions, ThinkingSource, Usage, Source as RoutedSource,
-};
+pub use repair::{parse_json, repair_json, repair_json_value, repair_json_with_log, Repair, RepairKind};
 #[cfg(feature = "router")]
 pub use router::{structured_modes, structured_request, StructuredMode, StructuredRequest};
-#[cfg(feature = "tags")]
-pub use tags::{
-    check_tagged, corrective_message, parse_tagged, sanitize_untrusted, tag_contract, TagBlocks, TagDelta,
-    TagEventWriter, TagFilter, TagFilterOptions, TagResult, TagViolation, TaggedTurn, TurnStep,
+#[cfg(feature = "router")]
+pub use router::{
+    ContentMode, DeltaSink, Finish, ModelDelta, Provider, ProviderDecoder, ProviderDecoderOptions, RoutedEvent,
+    Source as RoutedSource, StreamRouter, StreamRouterOptions, ThinkingSource, Usage,
 };
 #[cfg(any(feature = "decoder", feature = "tags"))]
 pub use sse::{SseDecoder, SseDecoderOptions, SseEncoder, SseEncoderOptions, SseEvent, SseMessage, SseSink};
+#[cfg(feature = "tags")]
+pub use tags::{
+    check_tagged, corrective_message, parse_tagged, sanitize_untrusted, tag_contract, TagBlocks, TagDelta, TagEventWriter,
+    TagFilter, TagFilterOptions, TagResult, TagViolation, TaggedTurn, TurnStep,
+};
 
 /// The crate version, as in `Cargo.toml`.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

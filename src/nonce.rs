@@ -9,9 +9,8 @@ use crate::{Error, ErrorKind, Result};
 /// `invalid_state` when the platform has no usable random source.
 pub fn make_nonce() -> Result<String> {
     let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| {
-        Error::new(ErrorKind::InvalidState, format!("no cryptographic random source: {e}"))
-    })?;
+    getrandom::fill(&mut bytes)
+        .map_err(|e| Error::new(ErrorKind::InvalidState, format!("no cryptographic random source: {e}")))?;
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(32);
     for b in bytes {

@@ -88,7 +88,9 @@ mod tests {
 
     #[test]
     fn reads_json_number_text_only() {
-        for (t, want) in [("0", Some(0.0)), ("-0.5", Some(-0.5)), ("1e3", Some(1000.0)), ("2.5E-1", Some(0.25)), ("-12.75e+1", Some(-127.5))] {
+        for (t, want) in
+            [("0", Some(0.0)), ("-0.5", Some(-0.5)), ("1e3", Some(1000.0)), ("2.5E-1", Some(0.25)), ("-12.75e+1", Some(-127.5))]
+        {
             assert_eq!(parse_f64(t), want, "{t}");
         }
         assert_eq!(parse_f64("1e400"), Some(f64::INFINITY));
@@ -103,6 +105,9 @@ mod tests {
         assert_eq!(f64_text(3.0).as_deref(), Some("3"));
         assert_eq!(f64_text(f64::NAN), None);
         assert_eq!(f64_text(f64::NEG_INFINITY), None);
-        assert_eq!([show(1.5), show(f64::NAN), show(f64::INFINITY), show(f64::NEG_INFINITY)], ["1.5", "NaN", "Infinity", "-Infinity"]);
+        assert_eq!(
+            [show(1.5), show(f64::NAN), show(f64::INFINITY), show(f64::NEG_INFINITY)],
+            ["1.5", "NaN", "Infinity", "-Infinity"]
+        );
     }
 }

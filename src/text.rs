@@ -529,13 +529,22 @@ mod tests {
     #[test]
     fn starts_with_is_slice_starts_with() {
         let mut x = 0x2545_f491_u32;
-        let mut next = || { x ^= x << 13; x ^= x >> 17; x ^= x << 5; x };
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
         for _ in 0..4000 {
             let n = (next() % 40) as usize;
             let hay: Vec<u8> = (0..n).map(|_| b"ab"[(next() % 2) as usize]).collect();
             let k = (next() % 42) as usize;
             // A prefix of the hay (most), or a random one, of any length (past the hay's too).
-            let prefix: Vec<u8> = if next() % 4 != 0 && k <= n { hay[..k].to_vec() } else { (0..k).map(|_| b"ab"[(next() % 2) as usize]).collect() };
+            let prefix: Vec<u8> = if next() % 4 != 0 && k <= n {
+                hay[..k].to_vec()
+            } else {
+                (0..k).map(|_| b"ab"[(next() % 2) as usize]).collect()
+            };
             let mut flipped = prefix.clone();
             if let Some(c) = flipped.get_mut((next() as usize) % k.max(1)) {
                 *c ^= 0x80;
@@ -548,7 +557,16 @@ mod tests {
 
     #[test]
     fn find_is_memmem_find() {
-        let hays: [&[u8]; 8] = [b"", b"*", b"*/", b"a*/b*/", b"***//", b"<think></think></thinking>", b"</thin</think>", "x\u{FFFD}y\u{FFFD}".as_bytes()];
+        let hays: [&[u8]; 8] = [
+            b"",
+            b"*",
+            b"*/",
+            b"a*/b*/",
+            b"***//",
+            b"<think></think></thinking>",
+            b"</thin</think>",
+            "x\u{FFFD}y\u{FFFD}".as_bytes(),
+        ];
         let needles: [&[u8]; 5] = [b"*/", b"</think>", b"</thinking>", "\u{FFFD}".as_bytes(), b"\"error\""];
         for hay in hays {
             for needle in needles {
@@ -557,7 +575,14 @@ mod tests {
         }
         let mut x = 0x9e37_79b9_u32;
         for _ in 0..2000 {
-            let hay: Vec<u8> = (0..64).map(|_| { x ^= x << 13; x ^= x >> 17; x ^= x << 5; b"*/<>ab"[(x % 6) as usize] }).collect();
+            let hay: Vec<u8> = (0..64)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 17;
+                    x ^= x << 5;
+                    b"*/<>ab"[(x % 6) as usize]
+                })
+                .collect();
             for needle in [&b"*/"[..], b"<>", b"*/*", b"a*/b"] {
                 assert_eq!(super::find(&hay, needle), memchr::memmem::find(&hay, needle));
             }
@@ -566,7 +591,15 @@ mod tests {
 
     #[test]
     fn push_utf16_is_encode_utf16() {
-        for s in ["", "abc", "abcdefghijklmnop", "abcdefghijklmnopqrstuvwxyz0123456789é01234567890123456789", "héllo wörld 你好 😀 ok", "😀😀😀😀😀😀😀😀😀", "a\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}z"] {
+        for s in [
+            "",
+            "abc",
+            "abcdefghijklmnop",
+            "abcdefghijklmnopqrstuvwxyz0123456789é01234567890123456789",
+            "héllo wörld 你好 😀 ok",
+            "😀😀😀😀😀😀😀😀😀",
+            "a\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}z",
+        ] {
             let mut out = vec![7u16];
             let ascii = super::push_utf16(s.as_bytes(), &mut out);
             let want: Vec<u16> = std::iter::once(7).chain(s.encode_utf16()).collect();
@@ -591,8 +624,15 @@ mod tests {
     #[test]
     fn utf16_to_utf8_in_place_is_from_utf16_lossy() {
         let pieces: [&[u16]; 9] = [
-            &[0x61], &[0x7F, 0x80], &[0x7FF, 0x800], &[0x4E2D, 0x6587], &[0xD83D, 0xDE00], &[0xFFFF],
-            &[0xD800], &[0xDC00], &[0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38],
+            &[0x61],
+            &[0x7F, 0x80],
+            &[0x7FF, 0x800],
+            &[0x4E2D, 0x6587],
+            &[0xD83D, 0xDE00],
+            &[0xFFFF],
+            &[0xD800],
+            &[0xDC00],
+            &[0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38],
         ];
         let mut s = 0x9E37_79B9_7F4A_7C15u64;
         for round in 0..3000 {
@@ -629,8 +669,8 @@ mod tests {
         };
         // Every sequence of up to 3 bytes from the bytes that matter at each boundary.
         let edge = [
-            0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC,
-            0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
+            0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF,
+            0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
         ];
         for &a in &edge {
             check(&[a]);

@@ -85,11 +85,9 @@ struct Case {
 }
 
 fn corpus() -> Vec<Case> {
-    let v: Value = serde_json::from_str(include_str!("corpus/answer_extractor.json"))
-        .expect("tests/corpus/answer_extractor.json is JSON");
-    let s = |c: &Value, k: &str| -> String {
-        c[k].as_str().unwrap_or_else(|| panic!("{k} of {c}")).to_string()
-    };
+    let v: Value =
+        serde_json::from_str(include_str!("corpus/answer_extractor.json")).expect("tests/corpus/answer_extractor.json is JSON");
+    let s = |c: &Value, k: &str| -> String { c[k].as_str().unwrap_or_else(|| panic!("{k} of {c}")).to_string() };
     v.as_array()
         .expect("an array of cases")
         .iter()
@@ -153,10 +151,8 @@ fn corpus_every_chunking() {
                 case.name,
                 p.downcast_ref::<String>().map_or("?", |s| s.as_str())
             )),
-            Ok(got) if got != case.want => failures.push(format!(
-                "{:?}\n   input: {:?}\n   want:  {:?}\n   got:   {:?}",
-                case.name, case.input, case.want, got
-            )),
+            Ok(got) if got != case.want => failures
+                .push(format!("{:?}\n   input: {:?}\n   want:  {:?}\n   got:   {:?}", case.name, case.input, case.want, got)),
             Ok(_) => {}
         }
     }
@@ -192,11 +188,8 @@ fn corpus_agrees_with_serde_json() {
             assert_eq!(&case.want.thought, t, "{}", case.name);
         }
         let Some(Value::Object(args)) = top.get("args") else { continue };
-        let strings: Vec<&str> = args
-            .iter()
-            .filter(|(k, _)| *k == "answer" || *k == "raw_answer")
-            .filter_map(|(_, v)| v.as_str())
-            .collect();
+        let strings: Vec<&str> =
+            args.iter().filter(|(k, _)| *k == "answer" || *k == "raw_answer").filter_map(|(_, v)| v.as_str()).collect();
         let serde_answer = strings.iter().find(|s| !blank(s));
         let want = match (terminal, serde_answer) {
             (true, Some(a)) => *a,
@@ -272,25 +265,15 @@ const MB: usize = 1 << 20;
 #[test]
 fn generated_1mb_final_answer() {
     let text = big_text(MB, 1);
-    let input =
-        format!(r#"{{"next_node":"final_response","args":{{"answer":{}}}}}"#, json_string(&text));
-    assert_eq!(
-        check("1mb final answer", &input),
-        expect(&text, Some(true), Some("final_response"), "")
-    );
+    let input = format!(r#"{{"next_node":"final_response","args":{{"answer":{}}}}}"#, json_string(&text));
+    assert_eq!(check("1mb final answer", &input), expect(&text, Some(true), Some("final_response"), ""));
 }
 
 #[test]
 fn generated_1mb_answer_held_before_next_node() {
     let text = big_text(MB, 2);
-    let input = format!(
-        r#"{{"thought":"long one","args":{{"answer":{}}},"next_node":"final_response"}}"#,
-        json_string(&text)
-    );
-    assert_eq!(
-        check("1mb held answer", &input),
-        expect(&text, Some(true), Some("final_response"), "long one")
-    );
+    let input = format!(r#"{{"thought":"long one","args":{{"answer":{}}},"next_node":"final_response"}}"#, json_string(&text));
+    assert_eq!(check("1mb held answer", &input), expect(&text, Some(true), Some("final_response"), "long one"));
 }
 
 #[test]
@@ -319,20 +302,14 @@ fn generated_1mb_tool_call_and_prose() {
 fn generated_1mb_string_and_array_args() {
     let text = big_text(MB, 6);
     let input = format!(r#"{{"next_node":"final_response","args":{}}}"#, json_string(&text));
-    assert_eq!(
-        check("1mb string args", &input),
-        expect(trim(&text), Some(true), Some("final_response"), "")
-    );
+    assert_eq!(check("1mb string args", &input), expect(trim(&text), Some(true), Some("final_response"), ""));
     let items: Vec<String> = (0..1024).map(|i| big_text(1024, 100 + i)).collect();
     let input = format!(
         r#"{{"next_node":"final_response","args":[{}]}}"#,
         items.iter().map(|s| json_string(s)).collect::<Vec<_>>().join(",")
     );
     let lines: Vec<&str> = items.iter().map(String::as_str).filter(|s| !blank(s)).collect();
-    assert_eq!(
-        check("1mb array args", &input),
-        expect(trim(&lines.join("\n")), Some(true), Some("final_response"), "")
-    );
+    assert_eq!(check("1mb array args", &input), expect(trim(&lines.join("\n")), Some(true), Some("final_response"), ""));
 }
 
 // ------------------------------------------------------------------------------------------
@@ -426,14 +403,11 @@ fn differential_against_serde_json() {
         let s = random_string(&mut rng);
         let encodings = [serde_json::to_string(&s).unwrap(), random_encoding(&s, &mut rng)];
         for (k, enc) in encodings.iter().enumerate() {
-            let reference: String = serde_json::from_str(enc)
-                .unwrap_or_else(|e| panic!("serde_json rejects {enc}: {e}"));
+            let reference: String = serde_json::from_str(enc).unwrap_or_else(|e| panic!("serde_json rejects {enc}: {e}"));
             assert_eq!(reference, s, "the encoder is wrong for {enc}");
             let shapes = [
                 format!(r#"{{"next_node":"final_response","args":{{"answer":{enc}}}}}"#),
-                format!(
-                    r#"{{"args":{{"x":[{enc}],"answer":{enc}}},"next_node":"final_response"}}"#
-                ),
+                format!(r#"{{"args":{{"x":[{enc}],"answer":{enc}}},"next_node":"final_response"}}"#),
                 format!(r#"{{"next_node":null,"args":{enc}}}"#),
                 format!(r#"{{"thought":{enc},"next_node":"final_response","args":[{enc}]}}"#),
             ];
@@ -457,10 +431,7 @@ fn differential_against_serde_json() {
         let nn = random_encoding("final_response", &mut rng);
         assert_eq!(serde_json::from_str::<String>(&nn).unwrap(), "final_response");
         let input = format!(r#"{{"next_node":{nn},"args":"ok"}}"#);
-        assert_eq!(
-            check("differential next_node", &input),
-            expect("ok", Some(true), Some("final_response"), "")
-        );
+        assert_eq!(check("differential next_node", &input), expect("ok", Some(true), Some("final_response"), ""));
     }
 }
 
@@ -534,11 +505,7 @@ fn b14_surrogate_pairs_combine() {
     for p in 0..=input.len() {
         let (a, b) = input.as_bytes().split_at(p);
         let got = run(&[a, b]);
-        assert_eq!(
-            got,
-            expect("\u{1F600}", Some(true), Some("final_response"), ""),
-            "split at {p}"
-        );
+        assert_eq!(got, expect("\u{1F600}", Some(true), Some("final_response"), ""), "split at {p}");
     }
     let raw = "{\"next_node\":\"final_response\",\"args\":{\"answer\":\"\u{1F600}\"}}";
     assert_eq!(check("b14 raw", raw).answer, "\u{1F600}");
@@ -559,8 +526,23 @@ fn b14_surrogate_pairs_combine() {
 #[test]
 fn malformed_utf8_in_the_answer_decodes_as_lossy() {
     const PIECES: &[&[u8]] = &[
-        b"a", b" ", b"\x80", b"\xBF", b"\xC2", b"\xC0\xAF", b"\xE0\x80", b"\xE2\x82", b"\xE2\x82\xAC", b"\xED\xA0\x80",
-        b"\xF0\x9F", b"\xF0\x9F\x98\x80", b"\xF4\x90\x80\x80", b"\xFF", b"\xC3\xA9", b"\xE4\xB8\x96", b"\\n",
+        b"a",
+        b" ",
+        b"\x80",
+        b"\xBF",
+        b"\xC2",
+        b"\xC0\xAF",
+        b"\xE0\x80",
+        b"\xE2\x82",
+        b"\xE2\x82\xAC",
+        b"\xED\xA0\x80",
+        b"\xF0\x9F",
+        b"\xF0\x9F\x98\x80",
+        b"\xF4\x90\x80\x80",
+        b"\xFF",
+        b"\xC3\xA9",
+        b"\xE4\xB8\x96",
+        b"\\n",
     ];
     let mut rng = common::Rng::new(common::seed() ^ 0xBAD);
     for round in 0..300 {
@@ -667,8 +649,7 @@ fn b16_structure_aware() {
         assert_eq!(x.is_finish_action(), Some(false));
     }
     // Prose that quotes "args" with an answer, then a tool call: nothing leaks.
-    let prose =
-        r#"Thinking "args": {"answer": "leak"} {"next_node":"search","args":{"query":"q"}}"#;
+    let prose = r#"Thinking "args": {"answer": "leak"} {"next_node":"search","args":{"query":"q"}}"#;
     assert_eq!(check("b16 prose args", prose), expect("", Some(false), Some("search"), ""));
     // Prose mentioning `"next_node": null` before a tool call: not terminal.
     let null = "I will not set \"next_node\": null\n{\"next_node\":\"search\",\"args\":{}}";
@@ -692,10 +673,7 @@ fn b16_structure_aware() {
     assert_eq!(check("b16 raw first", both).answer, "R text");
     // A nested thought in args does not reach the thinking channel.
     let nested_thought = r#"{"thought":"top","next_node":"final_response","args":{"thought":"nested","answer":"a"}}"#;
-    assert_eq!(
-        check("b16 nested thought", nested_thought),
-        expect("a", Some(true), Some("final_response"), "top")
-    );
+    assert_eq!(check("b16 nested thought", nested_thought), expect("a", Some(true), Some("final_response"), "top"));
 }
 
 // ------------------------------------------------------------------------------------------
@@ -782,10 +760,7 @@ fn top_level_answer_comes_at_close() {
 fn candidate_cut_is_chunk_independent() {
     let action = r#""next_node":"final_response","args":["x"]}"#;
     let under = format!(r#"{{"{}":1,{action}"#, "k".repeat(1000));
-    assert_eq!(
-        check("long key under the cut", &under),
-        expect("x", Some(true), Some("final_response"), "")
-    );
+    assert_eq!(check("long key under the cut", &under), expect("x", Some(true), Some("final_response"), ""));
     let over = format!(r#"{{"{}":1,{action}"#, "k".repeat(1100));
     assert_eq!(check("long key over the cut", &over), expect("", None, None, ""));
     let spaces = format!("{{{}{action}", " ".repeat(1100));
@@ -798,8 +773,7 @@ fn candidate_cut_is_chunk_independent() {
 /// (whole characters, nothing after the first one that does not fit).
 #[test]
 fn long_next_node_is_cut_the_same_for_every_chunking() {
-    for name in ["\u{20ac}".repeat(1400) + "abc", "ab".repeat(2048) + "\u{20ac}x", "a".repeat(5000)]
-    {
+    for name in ["\u{20ac}".repeat(1400) + "abc", "ab".repeat(2048) + "\u{20ac}x", "a".repeat(5000)] {
         let input = format!(r#"{{"next_node":"{name}","args":{{"answer":"x"}}}}"#);
         let got = check("long next_node", &input);
         let mut kept = String::new();
@@ -826,9 +800,7 @@ fn long_next_node_is_cut_the_same_for_every_chunking() {
 #[test]
 fn held_whitespace_counts_against_the_cap_under_every_chunking() {
     let cap = AnswerExtractorOptions { max_buffer_bytes: 64 };
-    let error = |name: &str, input: &str| {
-        assert_chunk_invariant(name, input.as_bytes(), |chunks| run_opts(cap, chunks).error)
-    };
+    let error = |name: &str, input: &str| assert_chunk_invariant(name, input.as_bytes(), |chunks| run_opts(cap, chunks).error);
     // Leading form feeds (escaped) before the answer's first other character.
     let lead = format!(r#"{{"next_node":"final_response","args":{{"answer":"{}\u0000 x"}}}}"#, "\\u000c".repeat(68));
     assert_eq!(error("lead 68", &lead), Some("buffer_limit_exceeded"));

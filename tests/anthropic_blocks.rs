@@ -114,7 +114,10 @@ fn compaction_blocks_are_compaction_text_and_their_opaque_fields_a_continuation(
     assert_eq!(answer(&e), "For Alfama, try a café near the Miradouro de Santa Luzia — quiet in the morning.");
     // The later encrypted_content replaces the null ones; it goes out at the block's end,
     // before the answer's block.
-    assert_eq!(continuations(&e), [("compaction".to_string(), r#"{"encrypted_content":"Q29tcGFjdGlvblN0YXRlVjE6c2VjdGlvbnM9Mw=="}"#.to_string())]);
+    assert_eq!(
+        continuations(&e),
+        [("compaction".to_string(), r#"{"encrypted_content":"Q29tcGFjdGlvblN0YXRlVjE6c2VjdGlvbnM9Mw=="}"#.to_string())]
+    );
     let at = position(&e, |e| matches!(e, RoutedEvent::Continuation { .. }));
     assert!(position(&e, |e| matches!(e, RoutedEvent::Compaction { .. })) < at);
     assert!(at < position(&e, |e| matches!(e, RoutedEvent::AnswerDelta { .. })));
@@ -198,7 +201,8 @@ fn fallback_signatures_redacted_thinking_and_caller() {
             ("thinking_signature".to_string(), r#"{"signature":"ErUBCkYIBxgCIkBv3q9xZm9yLXRlc3Qtb25seQ=="}"#.to_string()),
             (
                 "redacted_thinking".to_string(),
-                r#"{"data":"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj"}"#.to_string()
+                r#"{"data":"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj"}"#
+                    .to_string()
             ),
         ]
     );
@@ -255,7 +259,10 @@ fn bedrock_reasoning_signature_and_redacted_content_are_continuations() {
     assert_eq!(answer(&e), "They meet after 2 hours.");
     // The earlier sample's single signature too.
     let e = sample("bedrock-text.bin");
-    assert_eq!(continuations(&e), [("thinking_signature".to_string(), r#"{"signature":"RXhhbXBsZVNpZ25hdHVyZQ=="}"#.to_string())]);
+    assert_eq!(
+        continuations(&e),
+        [("thinking_signature".to_string(), r#"{"signature":"RXhhbXBsZVNpZ25hdHVyZQ=="}"#.to_string())]
+    );
 }
 
 const FIRST: [&str; 5] = [
@@ -282,11 +289,17 @@ fn a_second_message_start_is_a_provider_error_and_nothing_of_it_is_routed() {
     let e = routed("spliced", sse(&events).as_bytes());
     let errors: Vec<(String, String)> = e
         .iter()
-        .filter_map(|e| if let RoutedEvent::Error { code, message, .. } = e { Some((code.clone(), message.clone())) } else { None })
+        .filter_map(
+            |e| if let RoutedEvent::Error { code, message, .. } = e { Some((code.clone(), message.clone())) } else { None },
+        )
         .collect();
     assert_eq!(errors.len(), 1, "{e:?}");
     assert_eq!(errors[0].0, "provider_error");
-    assert!(errors[0].1.contains("\"msg_b\"") && errors[0].1.contains("\"msg_a\"") && errors[0].1.contains("ignored"), "{}", errors[0].1);
+    assert!(
+        errors[0].1.contains("\"msg_b\"") && errors[0].1.contains("\"msg_a\"") && errors[0].1.contains("ignored"),
+        "{}",
+        errors[0].1
+    );
     // The first message's complete blocks stay; its open call is given up, never run; the
     // second message's text, stop reason and usage are not routed.
     assert_eq!(continuations(&e), [("thinking_signature".to_string(), r#"{"signature":"c2lnLWE="}"#.to_string())]);
@@ -328,16 +341,23 @@ fn the_container_and_stop_details_on_message_start() {
     // A changed container (a later expiry) is routed again.
     assert_eq!(
         containers,
-        [r#"{"id":"container_9","expires_at":"2026-11-28T17:00:00Z"}"#, r#"{"id":"container_9","expires_at":"2026-11-28T17:30:00Z"}"#]
+        [
+            r#"{"id":"container_9","expires_at":"2026-11-28T17:00:00Z"}"#,
+            r#"{"id":"container_9","expires_at":"2026-11-28T17:30:00Z"}"#
+        ]
     );
-    assert_eq!(calls(&e), [(0, "toolu_1".into(), "f".into(), false, Some(r#"{"type":"code_execution_20260120","tool_id":"srvtoolu_9"}"#.into()))]);
+    assert_eq!(
+        calls(&e),
+        [(0, "toolu_1".into(), "f".into(), false, Some(r#"{"type":"code_execution_20260120","tool_id":"srvtoolu_9"}"#.into()))]
+    );
     assert_eq!(done(&e).3, None);
 }
 
 #[test]
 fn kept_signatures_and_compaction_fields_are_charged_to_the_budget() {
     let piece = "A".repeat(1000);
-    let delta = format!(r#"{{"type":"content_block_delta","index":0,"delta":{{"type":"signature_delta","signature":"{piece}"}}}}"#);
+    let delta =
+        format!(r#"{{"type":"content_block_delta","index":0,"delta":{{"type":"signature_delta","signature":"{piece}"}}}}"#);
     let mut events: Vec<&str> = FIRST[..2].to_vec();
     for _ in 0..40 {
         events.push(&delta);
@@ -346,16 +366,22 @@ fn kept_signatures_and_compaction_fields_are_charged_to_the_budget() {
     let s = sse(&events);
     let outcome = |limit: usize| {
         assert_chunk_invariant("long signature", s.as_bytes(), |chunks| {
-            route_chunks(options(limit), chunks).map(|e| continuations(&e).into_iter().map(|(k, f)| (k, f.len())).collect::<Vec<_>>())
+            route_chunks(options(limit), chunks)
+                .map(|e| continuations(&e).into_iter().map(|(k, f)| (k, f.len())).collect::<Vec<_>>())
         })
     };
     assert_eq!(outcome(16 << 10), Err("buffer_limit_exceeded"));
     assert_eq!(outcome(64 << 10), Ok(vec![("thinking_signature".to_string(), 40_000 + r#"{"signature":""}"#.len())]));
 
-    let field = format!(r#"{{"type":"content_block_start","index":0,"content_block":{{"type":"compaction","content":null,"encrypted_content":"{}"}}}}"#, "B".repeat(20_000));
+    let field = format!(
+        r#"{{"type":"content_block_start","index":0,"content_block":{{"type":"compaction","content":null,"encrypted_content":"{}"}}}}"#,
+        "B".repeat(20_000)
+    );
     let s = sse(&[FIRST[0], &field, r#"{"type":"content_block_stop","index":0}"#]);
     let outcome = |limit: usize| {
-        assert_chunk_invariant("long compaction field", s.as_bytes(), |chunks| route_chunks(options(limit), chunks).map(|e| continuations(&e).len()))
+        assert_chunk_invariant("long compaction field", s.as_bytes(), |chunks| {
+            route_chunks(options(limit), chunks).map(|e| continuations(&e).len())
+        })
     };
     assert_eq!(outcome(16 << 10), Err("buffer_limit_exceeded"));
     assert_eq!(outcome(64 << 10), Ok(1));

@@ -93,7 +93,9 @@ fn cohere_is_told_by_its_event_names_or_its_types() {
     let start = r#"{"id":"m1","type":"message-start","delta":{"message":{"role":"assistant","content":[]}}}"#;
     let delta = r#"{"type":"content-delta","index":0,"delta":{"message":{"content":{"text":"hi"}}}}"#;
     let end = r#"{"type":"message-end","delta":{"finish_reason":"COMPLETE"}}"#;
-    let with_names = format!("event: message-start\ndata: {start}\n\nevent: content-delta\ndata: {delta}\n\nevent: message-end\ndata: {end}\n\n");
+    let with_names = format!(
+        "event: message-start\ndata: {start}\n\nevent: content-delta\ndata: {delta}\n\nevent: message-end\ndata: {end}\n\n"
+    );
     let without = format!("data: {start}\n\ndata: {delta}\n\ndata: {end}\n\n");
     // A stream that begins mid-message shows the format on its first event too.
     let mid = format!("data: {delta}\n\ndata: {end}\n\n");

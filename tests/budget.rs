@@ -14,17 +14,24 @@ fn ant(event: &str, mut fields: serde_json::Value) -> String {
 }
 
 fn start() -> String {
-    ant("message_start", json!({"message": {"id": "m", "type": "message", "role": "assistant", "content": [],
-        "model": "x", "stop_reason": null, "usage": {"input_tokens": 1, "output_tokens": 1}}}))
+    ant(
+        "message_start",
+        json!({"message": {"id": "m", "type": "message", "role": "assistant", "content": [],
+        "model": "x", "stop_reason": null, "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+    )
 }
 
 fn stop() -> String {
-    ant("message_delta", json!({"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}})) + &ant("message_stop", json!({}))
+    ant("message_delta", json!({"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}}))
+        + &ant("message_stop", json!({}))
 }
 
 fn tool_start(index: u32) -> String {
     // id "t<index>" and name "f": 3 bytes kept for indices below 10.
-    ant("content_block_start", json!({"index": index, "content_block": {"type": "tool_use", "id": format!("t{index}"), "name": "f", "input": {}}}))
+    ant(
+        "content_block_start",
+        json!({"index": index, "content_block": {"type": "tool_use", "id": format!("t{index}"), "name": "f", "input": {}}}),
+    )
 }
 
 fn tool_args(index: u32, args: &str) -> String {
@@ -59,7 +66,8 @@ fn outcome(name: &str, stream: &str, content: ContentMode, max_buffer_bytes: usi
     assert_chunk_invariant(name, stream.as_bytes(), |chunks| {
         // The open message's id ("m", from `start()`) is kept while the message is open.
         let max_buffer_bytes = max_buffer_bytes + MESSAGE_ID;
-        let opts = StreamRouterOptions { provider: Provider::Anthropic, content, max_buffer_bytes, ..StreamRouterOptions::default() };
+        let opts =
+            StreamRouterOptions { provider: Provider::Anthropic, content, max_buffer_bytes, ..StreamRouterOptions::default() };
         let mut r = StreamRouter::new(opts).unwrap();
         let mut out = Vec::new();
         for c in chunks {
@@ -161,7 +169,8 @@ fn a_failed_router_stays_failed() {
     assert_eq!(r.feed(s.as_bytes(), &mut out).unwrap_err().code(), "buffer_limit_exceeded");
     // What was emitted before the failure stands: the start and the deltas that fit.
     assert!(out.iter().any(|e| matches!(e, RoutedEvent::ToolCallStart { .. })));
-    let kept: usize = out.iter().map(|e| if let RoutedEvent::ToolCallDelta { arguments, .. } = e { arguments.len() } else { 0 }).sum();
+    let kept: usize =
+        out.iter().map(|e| if let RoutedEvent::ToolCallDelta { arguments, .. } = e { arguments.len() } else { 0 }).sum();
     assert_eq!(kept, 48, "three 16-byte deltas fit in 64 - 3 bytes");
     assert_eq!(r.feed(b"", &mut out).unwrap_err().code(), "buffer_limit_exceeded");
     assert_eq!(r.finish(&mut out).unwrap_err().code(), "buffer_limit_exceeded");

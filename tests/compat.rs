@@ -29,7 +29,9 @@ fn line(e: &RoutedEvent) -> String {
         RoutedEvent::ToolCall { index, id, name, arguments, repaired, .. } => {
             format!("call {index} {id} {name} {}{}", arguments.to_json(), if *repaired { " repaired" } else { "" })
         }
-        RoutedEvent::Source(s) => format!("source id={} url={} title={} snippet={}", opt(&s.id), opt(&s.url), opt(&s.title), opt(&s.snippet)),
+        RoutedEvent::Source(s) => {
+            format!("source id={} url={} title={} snippet={}", opt(&s.id), opt(&s.url), opt(&s.title), opt(&s.snippet))
+        }
         RoutedEvent::Usage(u) => format!(
             "usage in={} out={} total={} reasoning={} cached={}",
             opt_n(&u.input_tokens),
@@ -287,7 +289,8 @@ fn a_call_that_never_gets_a_name_is_dropped_with_an_error() {
         &[&bytes],
     );
     assert!(
-        matches!(&got, Err("buffer_limit_exceeded")) || matches!(&got, Ok(e) if e.iter().any(|e| matches!(e, RoutedEvent::Error { code, .. } if code == "buffer_limit_exceeded"))),
+        matches!(&got, Err("buffer_limit_exceeded"))
+            || matches!(&got, Ok(e) if e.iter().any(|e| matches!(e, RoutedEvent::Error { code, .. } if code == "buffer_limit_exceeded"))),
         "{got:?}"
     );
 }
@@ -299,7 +302,9 @@ fn reasoning_fields_one_of_them_and_string_errors() {
         // reasoning_content wins over reasoning_details and reasoning.
         &chunk(r#"{"reasoning":"B","reasoning_details":[{"type":"reasoning.text","text":"C"}],"reasoning_content":"A"}"#),
         // Without it, non-empty reasoning_details win over reasoning.
-        &chunk(r#"{"reasoning":"E","reasoning_details":[{"type":"reasoning.summary","summary":"D"},{"type":"reasoning.encrypted","data":"zz"}]}"#),
+        &chunk(
+            r#"{"reasoning":"E","reasoning_details":[{"type":"reasoning.summary","summary":"D"},{"type":"reasoning.encrypted","data":"zz"}]}"#,
+        ),
         // Empty details: reasoning.
         &chunk(r#"{"reasoning_details":[],"reasoning":"F"}"#),
         // A null reasoning_content does not hide reasoning.
@@ -314,7 +319,9 @@ fn reasoning_fields_one_of_them_and_string_errors() {
 
 #[test]
 fn calls_continue_by_index_or_latest_and_a_new_id_is_a_new_call() {
-    let chunk = |calls: &str| format!(r#"{{"object":"chat.completion.chunk","choices":[{{"index":0,"delta":{{"tool_calls":{calls}}}}}]}}"#);
+    let chunk = |calls: &str| {
+        format!(r#"{{"object":"chat.completion.chunk","choices":[{{"index":0,"delta":{{"tool_calls":{calls}}}}}]}}"#)
+    };
     let bytes = sse(&[
         // No index: the first call, then its arguments with the id repeated.
         &chunk(r#"[{"id":"a","function":{"name":"f","arguments":"{\"x\":"}}]"#),

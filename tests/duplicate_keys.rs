@@ -7,9 +7,9 @@ mod common;
 
 use common::assert_chunk_invariant;
 use streamroute::{
-    build_final_payload, normalize_action_text, normalize_action_value, parse_json, AnswerExtractor,
-    AnswerExtractorOptions, ContentMode, JsonEvent, JsonItemStream, JsonItemStreamOptions, JsonValue, PartialJson,
-    PartialJsonOptions, PathSegment, PayloadContext, Provider, RoutedEvent, StreamRouter, StreamRouterOptions,
+    build_final_payload, normalize_action_text, normalize_action_value, parse_json, AnswerExtractor, AnswerExtractorOptions,
+    ContentMode, JsonEvent, JsonItemStream, JsonItemStreamOptions, JsonValue, PartialJson, PartialJsonOptions, PathSegment,
+    PayloadContext, Provider, RoutedEvent, StreamRouter, StreamRouterOptions,
 };
 
 fn j(text: &str) -> JsonValue {
@@ -34,7 +34,9 @@ fn partial(chunks: &[&[u8]]) -> (Vec<JsonEvent>, JsonValue, Vec<JsonValue>) {
     let mut joined: Vec<JsonEvent> = Vec::new();
     for e in events {
         match (joined.last_mut(), e) {
-            (Some(JsonEvent::Append { path: p0, text: t0 }), JsonEvent::Append { path, text }) if *p0 == path => t0.push_str(&text),
+            (Some(JsonEvent::Append { path: p0, text: t0 }), JsonEvent::Append { path, text }) if *p0 == path => {
+                t0.push_str(&text)
+            }
             (_, e) => joined.push(e),
         }
     }
@@ -51,7 +53,8 @@ fn partial_json_reports_the_first_value_of_a_repeated_key_only() {
     });
     assert_eq!(value, j(r#"{"a":"first","b":[1],"c":3}"#));
     let a = vec![PathSegment::Key("a".into())];
-    let sets_at_a: Vec<&JsonEvent> = events.iter().filter(|e| matches!(e, JsonEvent::Set { .. }) && e.path() == a.as_slice()).collect();
+    let sets_at_a: Vec<&JsonEvent> =
+        events.iter().filter(|e| matches!(e, JsonEvent::Set { .. }) && e.path() == a.as_slice()).collect();
     assert_eq!(sets_at_a, [&JsonEvent::Set { path: a.clone(), value: s("first") }]);
     // `b` is begun and ended once; nothing under a second `b` is reported.
     let b = [PathSegment::Key("b".into())];
@@ -115,7 +118,11 @@ fn extractor_and_normaliser_keep_the_first_answer_and_next_node() {
         (r#"{"next_node":"final_response","args":{"answer":"A","raw_answer":"R","answer":"B"}}"#, "final_response", "A"),
         (r#"{"next_node":"final_response","args":{"answer":"A"},"args":{"answer":"B"}}"#, "final_response", "A"),
         (r#"{"next_node":"search","next_node":"final_response","args":{"query":"q"}}"#, "search", ""),
-        (r#"{"next_node":"final_response","next_node":"search","args":{"answer":"A","answer":{"x":"B"}}}"#, "final_response", "A"),
+        (
+            r#"{"next_node":"final_response","next_node":"search","args":{"answer":"A","answer":{"x":"B"}}}"#,
+            "final_response",
+            "A",
+        ),
     ];
     for (doc, node, answer) in cases {
         let (streamed, next_node, finish) = assert_chunk_invariant(doc, doc.as_bytes(), extract);
@@ -159,7 +166,10 @@ fn router_case(doc: &str, want: &str) {
             r.feed(c, &mut out).unwrap();
         }
         r.finish(&mut out).unwrap();
-        let answer: String = out.iter().filter_map(|e| if let RoutedEvent::AnswerDelta { text, .. } = e { Some(text.as_str()) } else { None }).collect();
+        let answer: String = out
+            .iter()
+            .filter_map(|e| if let RoutedEvent::AnswerDelta { text, .. } = e { Some(text.as_str()) } else { None })
+            .collect();
         let action = out.iter().find_map(|e| if let RoutedEvent::Action { action } = e { Some(action.clone()) } else { None });
         (answer, action)
     });
@@ -182,7 +192,12 @@ fn value_functions_keep_the_first_of_keys_repeated_in_a_built_value() {
     assert_eq!((action.next_node.as_str(), action.answer()), ("final_response", Some("A")));
     assert_eq!(action.args.iter().filter(|(k, _)| k == "answer").count(), 1);
 
-    let args = JsonValue::Object(vec![("answer".into(), s("A")), ("answer".into(), s("B")), ("note".into(), s("n1")), ("note".into(), s("n2"))]);
+    let args = JsonValue::Object(vec![
+        ("answer".into(), s("A")),
+        ("answer".into(), s("B")),
+        ("note".into(), s("n1")),
+        ("note".into(), s("n2")),
+    ]);
     let built = build_final_payload(&args, &PayloadContext::default()).unwrap();
     assert_eq!(built.payload.raw_answer, "A");
     assert_eq!(built.payload.extra, vec![("note".to_string(), s("n1"))]);

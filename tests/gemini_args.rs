@@ -37,7 +37,10 @@ struct Outcome {
 }
 
 fn route(max_buffer_bytes: usize, chunks: &[&[u8]]) -> Result<Outcome, &'static str> {
-    let out = route_chunks(StreamRouterOptions { provider: Provider::Gemini, max_buffer_bytes, ..StreamRouterOptions::default() }, chunks)?;
+    let out = route_chunks(
+        StreamRouterOptions { provider: Provider::Gemini, max_buffer_bytes, ..StreamRouterOptions::default() },
+        chunks,
+    )?;
     let mut o = Outcome { calls: Vec::new(), errors: Vec::new(), ok: false };
     for e in out {
         match e {

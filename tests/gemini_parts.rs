@@ -94,7 +94,10 @@ fn continuations(events: &[RoutedEvent]) -> Vec<(String, String, Option<&RoutedE
 }
 
 fn sources(events: &[RoutedEvent]) -> Vec<(Option<String>, Option<String>)> {
-    events.iter().filter_map(|e| if let RoutedEvent::Source(s) = e { Some((s.url.clone(), s.title.clone())) } else { None }).collect()
+    events
+        .iter()
+        .filter_map(|e| if let RoutedEvent::Source(s) = e { Some((s.url.clone(), s.title.clone())) } else { None })
+        .collect()
 }
 
 /// `(ok, finish_reason, finish, finish_message)` of the final `done`.
@@ -171,12 +174,7 @@ fn gemini_finish_message_goes_on_done() {
     assert_eq!(answer(&e), "Let me call the tool.");
     assert_eq!(
         done(&e),
-        (
-            true,
-            Some("MALFORMED_FUNCTION_CALL".into()),
-            "error",
-            Some("Malformed function call: set_reminder(at=08:45".into())
-        )
+        (true, Some("MALFORMED_FUNCTION_CALL".into()), "error", Some("Malformed function call: set_reminder(at=08:45".into()))
     );
 }
 
@@ -235,7 +233,10 @@ fn interactions_built_in_tool_steps_are_provider_executed_calls_with_their_resul
     assert_eq!(r[1], (1, "ce_08".into(), "code_execution".into(), r#""231\n""#.into()));
     assert_eq!(sources(&e), vec![(Some("https://example.org/porto".into()), Some("Porto facts".into()))]);
     assert_eq!(answer(&e), "Porto has about 232 thousand people.");
-    assert_eq!(continuations(&e).iter().map(|(_, f, _)| f.clone()).collect::<Vec<_>>(), vec![r#"{"signature":"Y29kZS1zaWc=","index":1}"#]);
+    assert_eq!(
+        continuations(&e).iter().map(|(_, f, _)| f.clone()).collect::<Vec<_>>(),
+        vec![r#"{"signature":"Y29kZS1zaWc=","index":1}"#]
+    );
     assert_eq!(done(&e), (true, Some("completed".into()), "stop", None));
 }
 
@@ -245,7 +246,9 @@ fn interactions_error_event_fails_the_stream() {
     assert_eq!(answer(&e), "Counting: 1, 2,");
     let errors: Vec<(String, String)> = e
         .iter()
-        .filter_map(|x| if let RoutedEvent::Error { code, message, .. } = x { Some((code.clone(), message.clone())) } else { None })
+        .filter_map(
+            |x| if let RoutedEvent::Error { code, message, .. } = x { Some((code.clone(), message.clone())) } else { None },
+        )
         .collect();
     assert_eq!(errors, vec![("RESOURCE_EXHAUSTED".into(), "Quota exceeded for interactions.".into())]);
     assert_eq!(done(&e), (false, None, "error", None));
@@ -329,6 +332,8 @@ fn interactions_structured_request_bodies() {
     let (body, _) = structured_request(Provider::GeminiInteractions, &req).expect("body");
     assert_eq!(
         body.get("response_format").map(JsonValue::to_json).as_deref(),
-        Some(r#"[{"type":"text","mime_type":"application/json","schema":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}}]"#)
+        Some(
+            r#"[{"type":"text","mime_type":"application/json","schema":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}}]"#
+        )
     );
 }

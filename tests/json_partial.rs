@@ -6,8 +6,7 @@ mod common;
 
 use common::assert_chunk_invariant;
 use streamroute::{
-    JsonEvent, JsonItemStream, JsonItemStreamOptions, JsonValue, PartialJson, PartialJsonOptions,
-    PathSegment, ValueKind,
+    JsonEvent, JsonItemStream, JsonItemStreamOptions, JsonValue, PartialJson, PartialJsonOptions, PathSegment, ValueKind,
 };
 
 // ---- The corpus ----------------------------------------------------------------------------
@@ -96,11 +95,8 @@ fn corpus() -> Vec<String> {
     docs.push(format!("{{\"text\":\"{}\"}}", "caf\u{e9} \u{1F600} \\n\\u00e9 ".repeat(80)));
     docs.push(format!("[\"{}\",\"{}\"]", "x".repeat(1000), "\\\"".repeat(300)));
     // Arrays of objects.
-    let rows: Vec<String> = (0..40)
-        .map(|i| {
-            format!("{{\"id\":{i},\"name\":\"row {i}\",\"ok\":{},\"score\":{}.5}}", i % 2 == 0, i)
-        })
-        .collect();
+    let rows: Vec<String> =
+        (0..40).map(|i| format!("{{\"id\":{i},\"name\":\"row {i}\",\"ok\":{},\"score\":{}.5}}", i % 2 == 0, i)).collect();
     docs.push(format!("{{\"rows\":[{}]}}", rows.join(",")));
     docs.push(format!("[{}]", (0..200).map(|i| i.to_string()).collect::<Vec<_>>().join(",")));
     docs
@@ -114,9 +110,7 @@ type Outcome = (Vec<JsonEvent>, Result<JsonValue, (String, Option<u64>)>);
 fn merged(events: Vec<JsonEvent>) -> Vec<JsonEvent> {
     let mut out: Vec<JsonEvent> = Vec::new();
     for ev in events {
-        if let (Some(JsonEvent::Append { path: p, text: t }), JsonEvent::Append { path, text }) =
-            (out.last_mut(), &ev)
-        {
+        if let (Some(JsonEvent::Append { path: p, text: t }), JsonEvent::Append { path, text }) = (out.last_mut(), &ev) {
             if p == path {
                 t.push_str(text);
                 continue;
@@ -193,19 +187,14 @@ fn part_of(s: &JsonValue, f: &JsonValue) -> bool {
         (JsonValue::String(a), JsonValue::String(b)) => b.starts_with(a.as_str()),
         (JsonValue::Array(a), JsonValue::Array(b)) => {
             a.len() <= b.len()
-                && a.iter().zip(b).enumerate().all(|(i, (x, y))| {
-                    if i + 1 == a.len() {
-                        part_of(x, y)
-                    } else {
-                        x == y
-                    }
-                })
+                && a.iter().zip(b).enumerate().all(|(i, (x, y))| if i + 1 == a.len() { part_of(x, y) } else { x == y })
         }
         (JsonValue::Object(a), JsonValue::Object(b)) => {
             a.len() <= b.len()
-                && a.iter().zip(b).enumerate().all(|(i, ((ka, x), (kb, y)))| {
-                    ka == kb && if i + 1 == a.len() { part_of(x, y) } else { x == y }
-                })
+                && a.iter()
+                    .zip(b)
+                    .enumerate()
+                    .all(|(i, ((ka, x), (kb, y)))| ka == kb && if i + 1 == a.len() { part_of(x, y) } else { x == y })
         }
         _ => s == f,
     }
@@ -214,11 +203,7 @@ fn part_of(s: &JsonValue, f: &JsonValue) -> bool {
 /// Rebuilds the value from the events alone, checking their grammar on the way: every
 /// `begin` and leaf `set` gets its `end`, appends add up to the string's `set`.
 fn replay(events: &[JsonEvent]) -> Option<JsonValue> {
-    fn slot<'a>(
-        root: &'a mut Option<JsonValue>,
-        path: &[PathSegment],
-        insert: bool,
-    ) -> &'a mut JsonValue {
+    fn slot<'a>(root: &'a mut Option<JsonValue>, path: &[PathSegment], insert: bool) -> &'a mut JsonValue {
         let Some((last, parents)) = path.split_last() else {
             return root.get_or_insert(JsonValue::Null);
         };
@@ -288,10 +273,7 @@ fn replay(events: &[JsonEvent]) -> Option<JsonValue> {
                 None => {
                     let p = open.pop().expect("an end closes a begin");
                     assert_eq!(&p, path);
-                    assert!(matches!(
-                        slot(&mut root, path, false),
-                        JsonValue::Object(_) | JsonValue::Array(_)
-                    ));
+                    assert!(matches!(slot(&mut root, path, false), JsonValue::Object(_) | JsonValue::Array(_)));
                 }
             },
         }
@@ -344,9 +326,8 @@ fn many_invalid_bytes_between_escapes_in_one_chunk() {
 #[test]
 fn corpus_events_and_values_are_chunk_invariant() {
     for doc in corpus() {
-        let (events, value) = assert_chunk_invariant(&doc_name(&doc), doc.as_bytes(), |chunks| {
-            run_partial(PartialJsonOptions::default(), chunks)
-        });
+        let (events, value) =
+            assert_chunk_invariant(&doc_name(&doc), doc.as_bytes(), |chunks| run_partial(PartialJsonOptions::default(), chunks));
         let value = value.unwrap_or_else(|e| panic!("{doc:?}: {e:?}"));
         assert_eq!(replay(&events).as_ref(), Some(&value), "replay of {doc:?}");
         assert_eq!(streamroute::parse_strict(doc.as_bytes()).unwrap(), value);
@@ -415,18 +396,14 @@ fn invalid_documents_are_rejected_like_serde_json() {
     ];
     for doc in bad {
         assert!(serde_json::from_str::<serde_json::Value>(doc).is_err(), "serde accepts {doc:?}");
-        let (_, r) = assert_chunk_invariant(doc, doc.as_bytes(), |c| {
-            run_partial(PartialJsonOptions::default(), c)
-        });
+        let (_, r) = assert_chunk_invariant(doc, doc.as_bytes(), |c| run_partial(PartialJsonOptions::default(), c));
         let (code, offset) = r.expect_err(doc);
         assert_eq!(code, "json_invalid", "{doc:?}");
         assert!(offset.is_some_and(|o| o <= doc.len() as u64), "{doc:?}: {offset:?}");
     }
     let bytes: &[u8] = b"\"\xff\"";
     assert!(serde_json::from_slice::<serde_json::Value>(bytes).is_err());
-    let (_, r) = assert_chunk_invariant("invalid utf-8", bytes, |c| {
-        run_partial(PartialJsonOptions::default(), c)
-    });
+    let (_, r) = assert_chunk_invariant("invalid utf-8", bytes, |c| run_partial(PartialJsonOptions::default(), c));
     assert_eq!(r.unwrap_err(), ("json_invalid".into(), Some(1)));
 }
 
@@ -446,8 +423,7 @@ fn every_prefix_reports_only_what_stays() {
             let mut appended: Vec<(Vec<PathSegment>, String)> = Vec::new();
             for ev in &events {
                 let path = ev.path();
-                let want = at(&fin, path)
-                    .unwrap_or_else(|| panic!("{}: no {path:?} in the final value", ctx()));
+                let want = at(&fin, path).unwrap_or_else(|| panic!("{}: no {path:?} in the final value", ctx()));
                 match ev {
                     JsonEvent::Begin { kind, .. } => {
                         assert_eq!(kind_of(want), Some(*kind), "{}", ctx())
@@ -459,14 +435,8 @@ fn every_prefix_reports_only_what_stays() {
                             None => appended.push((path.to_vec(), text.clone())),
                         }
                         let so_far = &appended.iter().find(|(p, _)| p == path).unwrap().1;
-                        let full = want
-                            .as_str()
-                            .unwrap_or_else(|| panic!("{}: append to a non-string", ctx()));
-                        assert!(
-                            full.starts_with(so_far.as_str()),
-                            "{}: {so_far:?} is not a prefix of {full:?}",
-                            ctx()
-                        );
+                        let full = want.as_str().unwrap_or_else(|| panic!("{}: append to a non-string", ctx()));
+                        assert!(full.starts_with(so_far.as_str()), "{}: {so_far:?} is not a prefix of {full:?}", ctx());
                     }
                     JsonEvent::End { .. } => {}
                 }
@@ -515,17 +485,13 @@ fn numbers_and_literals_appear_only_complete() {
     assert!(events.is_empty() && p.value().is_none());
     let v = p.finish(&mut events).unwrap();
     assert_eq!(v, JsonValue::Number("-12".into()));
-    assert_eq!(
-        events,
-        vec![JsonEvent::Set { path: vec![], value: v.clone() }, JsonEvent::End { path: vec![] },]
-    );
+    assert_eq!(events, vec![JsonEvent::Set { path: vec![], value: v.clone() }, JsonEvent::End { path: vec![] },]);
 }
 
 #[test]
 fn events_of_a_small_document() {
     let key = |k: &str| PathSegment::Key(k.into());
-    let (events, v) =
-        run_partial(PartialJsonOptions::default(), &[br#"{"a":"h\u00e9","b":[1,{}]}"#]);
+    let (events, v) = run_partial(PartialJsonOptions::default(), &[br#"{"a":"h\u00e9","b":[1,{}]}"#]);
     let a = vec![key("a")];
     let b = vec![key("b")];
     let b0 = vec![key("b"), PathSegment::Index(0)];
@@ -621,12 +587,7 @@ fn errors_have_codes_and_offsets_for_every_chunking() {
         ("{\"a\":", PartialJsonOptions::default(), "json_invalid", 5),
         ("", PartialJsonOptions::default(), "json_invalid", 0),
         ("[\"ab\x01\"]", PartialJsonOptions::default(), "json_invalid", 4),
-        (
-            "[[[[1]]]]",
-            PartialJsonOptions { max_depth: 3, ..Default::default() },
-            "json_too_deep",
-            3,
-        ),
+        ("[[[[1]]]]", PartialJsonOptions { max_depth: 3, ..Default::default() }, "json_too_deep", 3),
         (
             "{\"a\":\"0123456789abcdefghij\"}",
             // 32 for the object, 64 + 2 for the member `a`, 32 for the string: 11 bytes left.
@@ -640,12 +601,7 @@ fn errors_have_codes_and_offsets_for_every_chunking() {
             "buffer_limit_exceeded",
             18,
         ),
-        (
-            "[1,2,3,4,5]",
-            PartialJsonOptions { max_buffer_bytes: 32 * 4, ..Default::default() },
-            "buffer_limit_exceeded",
-            6,
-        ),
+        ("[1,2,3,4,5]", PartialJsonOptions { max_buffer_bytes: 32 * 4, ..Default::default() }, "buffer_limit_exceeded", 6),
         (
             "{\"a_long_key_past_the_cap\":1}",
             PartialJsonOptions { max_buffer_bytes: 60, ..Default::default() },
@@ -690,11 +646,7 @@ fn hundred_thousand_brackets_are_too_deep_not_a_crash() {
 
 // ---- JsonItemStream -------------------------------------------------------------------------
 
-fn run_items(
-    path: &str,
-    opts: JsonItemStreamOptions,
-    chunks: &[&[u8]],
-) -> (Vec<String>, Option<(String, Option<u64>)>) {
+fn run_items(path: &str, opts: JsonItemStreamOptions, chunks: &[&[u8]]) -> (Vec<String>, Option<(String, Option<u64>)>) {
     let mut s = JsonItemStream::new(path, opts).unwrap();
     let mut items = Vec::new();
     let mut err = None;
@@ -708,17 +660,13 @@ fn run_items(
     if err.is_none() {
         err = s.finish(&mut items).err();
     }
-    (
-        items.iter().map(JsonValue::to_json).collect(),
-        err.map(|e| (e.code().to_string(), e.offset())),
-    )
+    (items.iter().map(JsonValue::to_json).collect(), err.map(|e| (e.code().to_string(), e.offset())))
 }
 
 fn items_of(path: &str, doc: &str) -> Vec<String> {
-    let (items, err) =
-        assert_chunk_invariant(&format!("{path} {}", doc_name(doc)), doc.as_bytes(), |c| {
-            run_items(path, JsonItemStreamOptions::default(), c)
-        });
+    let (items, err) = assert_chunk_invariant(&format!("{path} {}", doc_name(doc)), doc.as_bytes(), |c| {
+        run_items(path, JsonItemStreamOptions::default(), c)
+    });
     assert_eq!(err, None, "{path} {doc:?}");
     items
 }
@@ -726,10 +674,7 @@ fn items_of(path: &str, doc: &str) -> Vec<String> {
 #[test]
 fn items_of_a_top_level_array() {
     let doc = r#" [1, {"a": [2, "x"]}, "s\u00e9", [], {}, null, -1.5e3, [[3]]] "#;
-    assert_eq!(
-        items_of("$", doc),
-        ["1", r#"{"a":[2,"x"]}"#, "\"s\u{e9}\"", "[]", "{}", "null", "-1.5e3", "[[3]]"]
-    );
+    assert_eq!(items_of("$", doc), ["1", r#"{"a":[2,"x"]}"#, "\"s\u{e9}\"", "[]", "{}", "null", "-1.5e3", "[[3]]"]);
     assert_eq!(items_of("$[*]", doc), items_of("$", doc));
     // A top-level object has no items at `$`; an empty array none either.
     assert!(items_of("$", r#"{"a":[1]}"#).is_empty());
@@ -770,15 +715,9 @@ fn items_at_nested_paths_indices_and_quoted_keys() {
 #[test]
 fn every_top_level_value_with_dollar_star() {
     let ndjson = "{\"a\":1}\n{\"b\":[2]}\n\n[3]\r\n\"x\"\n4\ntrue\nnull\n";
-    assert_eq!(
-        items_of("$*", ndjson),
-        [r#"{"a":1}"#, r#"{"b":[2]}"#, "[3]", "\"x\"", "4", "true", "null"]
-    );
+    assert_eq!(items_of("$*", ndjson), [r#"{"a":1}"#, r#"{"b":[2]}"#, "[3]", "\"x\"", "4", "true", "null"]);
     let concatenated = r#"{"a":1}{"b":2}[3]"x"4 5 true"y"-6"#;
-    assert_eq!(
-        items_of("$*", concatenated),
-        [r#"{"a":1}"#, r#"{"b":2}"#, "[3]", "\"x\"", "4", "5", "true", "\"y\"", "-6"]
-    );
+    assert_eq!(items_of("$*", concatenated), [r#"{"a":1}"#, r#"{"b":2}"#, "[3]", "\"x\"", "4", "5", "true", "\"y\"", "-6"]);
     assert!(items_of("$*", "").is_empty());
     assert!(items_of("$*", " \n ").is_empty());
 }
@@ -791,11 +730,7 @@ fn items_split_at_every_byte() {
     let bytes = doc.as_bytes();
     for p in 0..=bytes.len() {
         for q in p..=bytes.len() {
-            let (items, err) = run_items(
-                "$.items",
-                JsonItemStreamOptions::default(),
-                &[&bytes[..p], &bytes[p..q], &bytes[q..]],
-            );
+            let (items, err) = run_items("$.items", JsonItemStreamOptions::default(), &[&bytes[..p], &bytes[p..q], &bytes[q..]]);
             assert_eq!((items, err), (want.clone(), None), "split at {p} and {q}");
         }
     }
@@ -830,14 +765,7 @@ fn item_stream_errors() {
         ("$.items", r#"{"items": [1, 2]"#, o, 2, "json_invalid", 16),
         ("$", "", o, 0, "json_invalid", 0),
         ("$*", "{\"a\":1}\n{\"a\"", o, 1, "json_invalid", 12),
-        (
-            "$*",
-            "[1]\n[[[[2]]]]",
-            JsonItemStreamOptions { max_depth: 3, ..o },
-            1,
-            "json_too_deep",
-            7,
-        ),
+        ("$*", "[1]\n[[[[2]]]]", JsonItemStreamOptions { max_depth: 3, ..o }, 1, "json_too_deep", 7),
         (
             "$.items",
             r#"{"items": ["short", "a long string past the item cap", "x"]}"#,
@@ -867,16 +795,13 @@ fn item_stream_errors() {
         ),
     ];
     for &(path, doc, opts, n, code, offset) in cases {
-        let (items, err) =
-            assert_chunk_invariant(doc, doc.as_bytes(), |c| run_items(path, opts, c));
+        let (items, err) = assert_chunk_invariant(doc, doc.as_bytes(), |c| run_items(path, opts, c));
         assert_eq!(items.len(), n, "{path} {doc:?}");
         assert_eq!(err, Some((code.to_string(), Some(offset))), "{path} {doc:?}");
     }
     // Invalid UTF-8 is reported where its sequence begins, even split between chunks (a
     // sequence cut short by the closing quote, at the quote).
-    for (doc, offset) in
-        [(&b"[\"ab\xc3\xa9\xe2\x82(\"]"[..], 6), (b"[\"\xf0\x9f\x98\"]", 5), (b"{\"\xc3(\":1}", 2)]
-    {
+    for (doc, offset) in [(&b"[\"ab\xc3\xa9\xe2\x82(\"]"[..], 6), (b"[\"\xf0\x9f\x98\"]", 5), (b"{\"\xc3(\":1}", 2)] {
         let (_, err) = assert_chunk_invariant("utf-8", doc, |c| run_items("$", o, c));
         assert_eq!(err, Some(("json_invalid".to_string(), Some(offset))));
     }
@@ -890,10 +815,7 @@ fn item_stream_errors() {
 fn memory_outside_the_items_is_not_held() {
     // A big string and many values outside the target do not count toward the item cap.
     let big = "x".repeat(100_000);
-    let doc = format!(
-        r#"{{"skip": "{big}", "many": [{}], "items": [1, "ok"]}}"#,
-        "0,".repeat(10_000) + "0"
-    );
+    let doc = format!(r#"{{"skip": "{big}", "many": [{}], "items": [1, "ok"]}}"#, "0,".repeat(10_000) + "0");
     let opts = JsonItemStreamOptions { max_item_bytes: 64, ..Default::default() };
     let (items, err) = run_items("$.items", opts, &[doc.as_bytes()]);
     assert_eq!((items, err), (vec!["1".to_string(), "\"ok\"".to_string()], None));

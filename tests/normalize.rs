@@ -14,9 +14,8 @@ mod common;
 
 use serde_json::Value;
 use streamroute::{
-    normalize_action_text, normalize_action_value, normalize_action_with_diagnostics, parse_strict,
-    ActionDiagnostics, AnswerExtractor, ContentMode, JsonValue, PlannerAction, Provider, RoutedEvent,
-    StreamRouter, StreamRouterOptions,
+    normalize_action_text, normalize_action_value, normalize_action_with_diagnostics, parse_strict, ActionDiagnostics,
+    AnswerExtractor, ContentMode, JsonValue, PlannerAction, Provider, RoutedEvent, StreamRouter, StreamRouterOptions,
 };
 
 struct Case {
@@ -29,8 +28,7 @@ struct Case {
 }
 
 fn corpus() -> Vec<Case> {
-    let v: Value = serde_json::from_str(include_str!("corpus/normalize.json"))
-        .expect("tests/corpus/normalize.json is JSON");
+    let v: Value = serde_json::from_str(include_str!("corpus/normalize.json")).expect("tests/corpus/normalize.json is JSON");
     v.as_array()
         .expect("an array of cases")
         .iter()
@@ -109,9 +107,7 @@ fn check_case(c: &Case) -> Vec<String> {
                 problems.push(format!("error {code}, want {want}"));
             }
         }
-        (Ok(a), None, Some(want)) => {
-            problems.push(format!("got action {}, want error {want}", json_text(&action_json(a))))
-        }
+        (Ok(a), None, Some(want)) => problems.push(format!("got action {}, want error {want}", json_text(&action_json(a)))),
         (Err(code), Some(want), None) => problems.push(format!("got error {code}, want {}", json_text(want))),
         _ => problems.push("the case needs exactly one of expected / error".into()),
     }
@@ -181,9 +177,25 @@ fn corpus_covers_every_shape_and_bug() {
         assert!(names.insert(c.name.as_str()), "duplicate case name {:?}", c.name);
     }
     let groups = [
-        "unified/tool:", "unified/final:", "unified/plan:", "unified/task:", "legacy:", "hybrid:",
-        "wrapper:", "bare:", "fence:", "prose:", "think:", "multi:", "double-encoded:", "python:",
-        "trailing comma:", "truncated:", "error:", "object:", "cheat-sheet:",
+        "unified/tool:",
+        "unified/final:",
+        "unified/plan:",
+        "unified/task:",
+        "legacy:",
+        "hybrid:",
+        "wrapper:",
+        "bare:",
+        "fence:",
+        "prose:",
+        "think:",
+        "multi:",
+        "double-encoded:",
+        "python:",
+        "trailing comma:",
+        "truncated:",
+        "error:",
+        "object:",
+        "cheat-sheet:",
     ];
     for g in groups {
         let n = cases.iter().filter(|c| c.name.starts_with(g)).count();
@@ -289,12 +301,9 @@ fn first_in_text(text: &str, d: &ActionDiagnostics) -> bool {
 /// answer, with why. Such a gap never contradicts streamed text (nothing was streamed); the
 /// test fails if the list goes stale either way.
 const KNOWN_EXTRACTOR_GAPS: &[(&str, &str)] = &[
-    ("unified/final: a one-object array is the args object",
-     "array args: the extractor does not look inside object items"),
-    ("B3: final args as an array of one answer object",
-     "array args: the extractor does not look inside object items"),
-    ("wrapper: action with a final and string args",
-     "the `action` wrapper: the extractor only reads top-level keys"),
+    ("unified/final: a one-object array is the args object", "array args: the extractor does not look inside object items"),
+    ("B3: final args as an array of one answer object", "array args: the extractor does not look inside object items"),
+    ("wrapper: action with a final and string args", "the `action` wrapper: the extractor only reads top-level keys"),
     ("wrapper: inner legacy final", "the `action` wrapper: the extractor only reads top-level keys"),
     ("cheat-sheet: action wrapper with final string args", "the `action` wrapper: the extractor only reads top-level keys"),
     ("B3: wrapped final with string args", "the `action` wrapper: the extractor only reads top-level keys"),
@@ -361,8 +370,8 @@ fn prefix_and_suffix_are_bytes() {
 
 #[test]
 fn numbers_keep_their_text() {
-    let a = normalize_action_text(r#"{"next_node":"t","args":{"big":123456789012345678901234567890,"f":2.50,"e":1E+2}}"#)
-        .unwrap();
+    let a =
+        normalize_action_text(r#"{"next_node":"t","args":{"big":123456789012345678901234567890,"f":2.50,"e":1E+2}}"#).unwrap();
     assert_eq!(a.args_value().to_json(), r#"{"big":123456789012345678901234567890,"f":2.50,"e":1E+2}"#);
 }
 
@@ -459,8 +468,28 @@ fn action_closed(text: &str) -> bool {
 }
 
 const PIECES: &[&str] = &[
-    "Hello", " world", "Result:", "\n", "```json\n", "\n```", "{", "}", "[1, 2]", "\\\"q\\\"", "\\n", "\\u00e9",
-    "café", "😀", "  ", "\t", "\\\\", ": ", ", ", "</think>", "next_node", "args",
+    "Hello",
+    " world",
+    "Result:",
+    "\n",
+    "```json\n",
+    "\n```",
+    "{",
+    "}",
+    "[1, 2]",
+    "\\\"q\\\"",
+    "\\n",
+    "\\u00e9",
+    "café",
+    "😀",
+    "  ",
+    "\t",
+    "\\\\",
+    ": ",
+    ", ",
+    "</think>",
+    "next_node",
+    "args",
 ];
 
 /// Random answer text, written as JSON string content (escapes valid).
@@ -552,10 +581,13 @@ fn streamed_answer_is_never_contradicted() {
         let one_shot = normalize_action_text(&input).expect("the one-shot normaliser finds the action");
         assert_eq!(one_shot, action, "{name}: the one-shot normaliser agrees (STREAMROUTE_SEED={seed})");
         // The action is canonical: its legacy form and its own JSON normalise back to it.
-        for again in [action.to_legacy(), JsonValue::Object(vec![
-            ("next_node".into(), JsonValue::String(action.next_node.clone())),
-            ("args".into(), action.args_value()),
-        ])] {
+        for again in [
+            action.to_legacy(),
+            JsonValue::Object(vec![
+                ("next_node".into(), JsonValue::String(action.next_node.clone())),
+                ("args".into(), action.args_value()),
+            ]),
+        ] {
             let back = normalize_action_value(&again).expect("normalises again");
             assert_eq!((&back.next_node, &back.args), (&action.next_node, &action.args), "{name}: canonical");
         }

@@ -30,9 +30,13 @@ fn anthropic(n: u32) -> Vec<u8> {
         v["type"] = json!(t);
         sse(Some(t), v)
     };
-    let mut s = ant("message_start", json!({"message": {"id": "m", "role": "assistant", "content": [], "usage": {"input_tokens": 1}}}));
+    let mut s =
+        ant("message_start", json!({"message": {"id": "m", "role": "assistant", "content": [], "usage": {"input_tokens": 1}}}));
     for k in 0..n {
-        s += &ant("content_block_start", json!({"index": k, "content_block": {"type": "tool_use", "id": format!("t{k}"), "name": "f", "input": {}}}));
+        s += &ant(
+            "content_block_start",
+            json!({"index": k, "content_block": {"type": "tool_use", "id": format!("t{k}"), "name": "f", "input": {}}}),
+        );
     }
     for k in 0..n {
         s += &ant("content_block_delta", json!({"index": k, "delta": {"type": "input_json_delta", "partial_json": args(k)}}));
@@ -61,7 +65,10 @@ fn responses(n: u32) -> Vec<u8> {
         );
     }
     for k in 0..n {
-        s += &ev("response.function_call_arguments.delta", json!({"output_index": k, "item_id": format!("fc{k}"), "delta": args(k)}));
+        s += &ev(
+            "response.function_call_arguments.delta",
+            json!({"output_index": k, "item_id": format!("fc{k}"), "delta": args(k)}),
+        );
     }
     for k in 0..n {
         s += &ev(
@@ -75,11 +82,17 @@ fn responses(n: u32) -> Vec<u8> {
 
 fn bedrock(n: u32) -> Vec<u8> {
     let msg = |t: &str, v: serde_json::Value| {
-        encode_eventstream_message(&[(":message-type", "event"), (":event-type", t), (":content-type", "application/json")], v.to_string().as_bytes())
+        encode_eventstream_message(
+            &[(":message-type", "event"), (":event-type", t), (":content-type", "application/json")],
+            v.to_string().as_bytes(),
+        )
     };
     let mut s = msg("messageStart", json!({"role": "assistant"}));
     for k in 0..n {
-        s.extend(msg("contentBlockStart", json!({"contentBlockIndex": k, "start": {"toolUse": {"toolUseId": format!("t{k}"), "name": "f"}}})));
+        s.extend(msg(
+            "contentBlockStart",
+            json!({"contentBlockIndex": k, "start": {"toolUse": {"toolUseId": format!("t{k}"), "name": "f"}}}),
+        ));
     }
     for k in 0..n {
         s.extend(msg("contentBlockDelta", json!({"contentBlockIndex": k, "delta": {"toolUse": {"input": args(k)}}})));
@@ -94,11 +107,17 @@ fn bedrock(n: u32) -> Vec<u8> {
 /// OpenAI chat calls end when the next starts: many calls, one after another.
 fn openai_chat(n: u32) -> Vec<u8> {
     let chunk = |delta: serde_json::Value, finish: Option<&str>| {
-        sse(None, json!({"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}))
+        sse(
+            None,
+            json!({"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}),
+        )
     };
     let mut s = String::new();
     for k in 0..n {
-        s += &chunk(json!({"tool_calls": [{"index": k, "id": format!("t{k}"), "type": "function", "function": {"name": "f", "arguments": ""}}]}), None);
+        s += &chunk(
+            json!({"tool_calls": [{"index": k, "id": format!("t{k}"), "type": "function", "function": {"name": "f", "arguments": ""}}]}),
+            None,
+        );
         s += &chunk(json!({"tool_calls": [{"index": k, "function": {"arguments": args(k)}}]}), None);
     }
     s += &chunk(json!({}), Some("tool_calls"));
@@ -165,7 +184,9 @@ fn open_calls_past_the_budget_are_buffer_limit_exceeded() {
         Err("buffer_limit_exceeded")
     );
     // The error names the cap.
-    let mut r = StreamRouter::new(StreamRouterOptions { provider: Provider::Anthropic, max_buffer_bytes: 1000, ..Default::default() }).unwrap();
+    let mut r =
+        StreamRouter::new(StreamRouterOptions { provider: Provider::Anthropic, max_buffer_bytes: 1000, ..Default::default() })
+            .unwrap();
     let e = r.feed(&stream, &mut Vec::new()).unwrap_err();
     assert_eq!(e.code(), "buffer_limit_exceeded");
     assert!(e.message().contains("maxBufferBytes") && e.message().contains("1000"), "{}", e.message());

@@ -21,9 +21,7 @@
 mod common;
 
 use common::{seed, Rng};
-use streamroute::{
-    json_len, redact_artifacts, redact_artifacts_json, ArtifactCollector, JsonValue,
-};
+use streamroute::{json_len, redact_artifacts, redact_artifacts_json, ArtifactCollector, JsonValue};
 
 const MARK: &str = "SECRET";
 
@@ -32,12 +30,7 @@ fn s(x: &str) -> JsonValue {
 }
 
 fn obj(members: Vec<(&str, JsonValue)>) -> JsonValue {
-    JsonValue::Object(
-        members
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect(),
-    )
+    JsonValue::Object(members.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }
 
 struct Gen {
@@ -85,27 +78,14 @@ impl Gen {
             let key = format!("f{i}");
             let artifact = self.marks && self.below(100) < 35;
             let (mut prop, mut value) = match if depth > 3 { 0 } else { self.below(6) } {
-                0 => (
-                    obj(vec![(
-                        "type",
-                        s(["string", "number", "boolean", "null"][self.below(4)]),
-                    )]),
-                    self.plain(depth + 2),
-                ),
+                0 => (obj(vec![("type", s(["string", "number", "boolean", "null"][self.below(4)]))]), self.plain(depth + 2)),
                 1 => self.model(depth + 1, artifacts),
                 2 => {
                     let (m, o) = self.model(depth + 1, artifacts);
-                    let v = if self.below(10) < 3 {
-                        JsonValue::Null
-                    } else {
-                        o
-                    };
+                    let v = if self.below(10) < 3 { JsonValue::Null } else { o };
                     (
                         obj(vec![
-                            (
-                                "anyOf",
-                                JsonValue::Array(vec![m, obj(vec![("type", s("null"))])]),
-                            ),
+                            ("anyOf", JsonValue::Array(vec![m, obj(vec![("type", s("null"))])])),
                             ("default", JsonValue::Null),
                         ]),
                         v,
@@ -114,42 +94,25 @@ impl Gen {
                 3 => {
                     let (m, o) = self.model(depth + 1, artifacts);
                     let len = self.below(4);
-                    (
-                        obj(vec![("type", s("array")), ("items", m)]),
-                        JsonValue::Array(vec![o; len]),
-                    )
+                    (obj(vec![("type", s("array")), ("items", m)]), JsonValue::Array(vec![o; len]))
                 }
                 4 => {
                     let (m, o) = self.model(depth + 1, artifacts);
-                    (
-                        obj(vec![("type", s("object")), ("additionalProperties", m)]),
-                        obj(vec![("a", o.clone()), ("b", o)]),
-                    )
+                    (obj(vec![("type", s("object")), ("additionalProperties", m)]), obj(vec![("a", o.clone()), ("b", o)]))
                 }
                 _ => {
                     let (m, o) = self.model(depth + 1, artifacts);
-                    (
-                        obj(vec![
-                            ("allOf", JsonValue::Array(vec![m])),
-                            ("description", s("wrapped")),
-                        ]),
-                        o,
-                    )
+                    (obj(vec![("allOf", JsonValue::Array(vec![m])), ("description", s("wrapped"))]), o)
                 }
             };
             if artifact {
-                let JsonValue::Object(p) = &mut prop else {
-                    unreachable!()
-                };
+                let JsonValue::Object(p) = &mut prop else { unreachable!() };
                 p.push(("artifact".into(), JsonValue::Bool(true)));
                 if self.below(10) < 3 {
                     p.push(("stream".into(), JsonValue::Bool(true)));
                 }
                 if self.below(10) < 2 {
-                    p.push((
-                        "stream_id".into(),
-                        JsonValue::String(format!("stream_{}", self.below(9))),
-                    ));
+                    p.push(("stream_id".into(), JsonValue::String(format!("stream_{}", self.below(9)))));
                 }
                 value = self.secret(depth);
             }
@@ -164,17 +127,11 @@ impl Gen {
         if self.below(2) == 0 {
             obs.push((format!("unknown{}", self.below(9)), self.plain(depth + 1)));
         }
-        let schema = obj(vec![
-            ("type", s("object")),
-            ("properties", JsonValue::Object(props)),
-        ]);
+        let schema = obj(vec![("type", s("object")), ("properties", JsonValue::Object(props))]);
         if self.below(2) == 0 {
             let name = format!("M{}", self.defs.len());
             self.defs.push((name.clone(), schema));
-            return (
-                obj(vec![("$ref", JsonValue::String(format!("#/$defs/{name}")))]),
-                JsonValue::Object(obs),
-            );
+            return (obj(vec![("$ref", JsonValue::String(format!("#/$defs/{name}")))]), JsonValue::Object(obs));
         }
         (schema, JsonValue::Object(obs))
     }
@@ -182,20 +139,11 @@ impl Gen {
 
 /// A schema, an observation, and how many artifact fields the observation has (at least).
 fn generate(case: u64, marks: bool) -> (JsonValue, JsonValue, usize) {
-    let mut g = Gen {
-        rng: Rng::new(case),
-        marks,
-        defs: Vec::new(),
-    };
+    let mut g = Gen { rng: Rng::new(case), marks, defs: Vec::new() };
     let mut n = 0;
     let (root, obs) = g.model(0, &mut n);
-    let JsonValue::Object(mut members) = root else {
-        unreachable!()
-    };
-    members.push((
-        "$defs".into(),
-        JsonValue::Object(std::mem::take(&mut g.defs)),
-    ));
+    let JsonValue::Object(mut members) = root else { unreachable!() };
+    members.push(("$defs".into(), JsonValue::Object(std::mem::take(&mut g.defs))));
     (JsonValue::Object(members), obs, n)
 }
 
@@ -207,9 +155,7 @@ fn leaks(v: &JsonValue) -> bool {
 /// (where `input` holds a secret), which hold placeholders.
 fn same_except_artifacts(input: &JsonValue, out: &JsonValue) -> bool {
     if leaks(input) && !leaks(out) && !matches!(input, JsonValue::Object(_) | JsonValue::Array(_)) {
-        return out
-            .as_str()
-            .is_some_and(|p| p.starts_with("<artifact:") && p.ends_with('>'));
+        return out.as_str().is_some_and(|p| p.starts_with("<artifact:") && p.ends_with('>'));
     }
     match (input, out) {
         (JsonValue::Object(a), JsonValue::Object(b)) => {
@@ -217,15 +163,13 @@ fn same_except_artifacts(input: &JsonValue, out: &JsonValue) -> bool {
                 && a.iter().zip(b).all(|((ka, va), (kb, vb))| {
                     ka == kb
                         && (same_except_artifacts(va, vb)
-                            || (leaks(va)
-                                && vb.as_str().is_some_and(|p| p.starts_with("<artifact:"))))
+                            || (leaks(va) && vb.as_str().is_some_and(|p| p.starts_with("<artifact:"))))
                 })
         }
         (JsonValue::Array(a), JsonValue::Array(b)) => {
             a.len() == b.len()
                 && a.iter().zip(b).all(|(va, vb)| {
-                    same_except_artifacts(va, vb)
-                        || (leaks(va) && vb.as_str().is_some_and(|p| p.starts_with("<artifact:")))
+                    same_except_artifacts(va, vb) || (leaks(va) && vb.as_str().is_some_and(|p| p.starts_with("<artifact:")))
                 })
         }
         _ => input == out,
@@ -240,43 +184,19 @@ fn redaction_never_leaks_and_keeps_the_rest() {
         let (schema, obs, n) = generate(base.wrapping_add(case), true);
         with_artifacts += usize::from(n > 0);
         let out = redact_artifacts(&obs, &schema).expect("redact");
-        assert!(
-            !leaks(&out),
-            "STREAMROUTE_SEED={base} case {case}: leaked\n{}\n{}",
-            schema.to_json(),
-            out.to_json()
-        );
-        assert!(
-            same_except_artifacts(&obs, &out),
-            "STREAMROUTE_SEED={base} case {case}\n{}\n{}",
-            obs.to_json(),
-            out.to_json()
-        );
+        assert!(!leaks(&out), "STREAMROUTE_SEED={base} case {case}: leaked\n{}\n{}", schema.to_json(), out.to_json());
+        assert!(same_except_artifacts(&obs, &out), "STREAMROUTE_SEED={base} case {case}\n{}\n{}", obs.to_json(), out.to_json());
         let mut c1 = ArtifactCollector::default();
         c1.collect("t", &schema, &obs).unwrap();
         let mut c2 = ArtifactCollector::default();
-        assert_eq!(
-            c2.collect_and_redact("t", &schema, obs.clone(), None)
-                .unwrap(),
-            out,
-            "case {case}"
-        );
+        assert_eq!(c2.collect_and_redact("t", &schema, obs.clone(), None).unwrap(), out, "case {case}");
         assert_eq!(c1.all(), c2.all(), "case {case}");
         // The one-pass text walk gives the same, from compact and from pretty text.
         let text = obs.to_json();
-        assert_eq!(
-            redact_artifacts_json(&text, &schema).unwrap(),
-            out.to_json(),
-            "case {case}"
-        );
+        assert_eq!(redact_artifacts_json(&text, &schema).unwrap(), out.to_json(), "case {case}");
         let pretty = text.replace(',', " ,\n\t").replace(':', " : ");
         let mut c3 = ArtifactCollector::default();
-        assert_eq!(
-            c3.collect_and_redact_json("t", &schema, &pretty, None)
-                .unwrap(),
-            out.to_json(),
-            "case {case}"
-        );
+        assert_eq!(c3.collect_and_redact_json("t", &schema, &pretty, None).unwrap(), out.to_json(), "case {case}");
         assert_eq!(c3.all(), c1.all(), "case {case}");
         let mut c4 = ArtifactCollector::default();
         c4.collect_json("t", &schema, &text, None).unwrap();
@@ -284,19 +204,12 @@ fn redaction_never_leaks_and_keeps_the_rest() {
         // Everything collected is artifact content.
         for (_, fields) in c1.all() {
             for (_, v) in fields {
-                assert!(
-                    leaks(&v),
-                    "case {case}: collected a non-artifact {}",
-                    v.to_json()
-                );
+                assert!(leaks(&v), "case {case}: collected a non-artifact {}", v.to_json());
             }
         }
         assert_eq!(json_len(&obs), obs.to_json().len());
     }
-    assert!(
-        with_artifacts > 500,
-        "the generator made only {with_artifacts} cases with artifacts"
-    );
+    assert!(with_artifacts > 500, "the generator made only {with_artifacts} cases with artifacts");
 }
 
 #[test]
@@ -304,16 +217,8 @@ fn redaction_without_artifacts_is_the_identity() {
     let base = seed();
     for case in 0..1500u64 {
         let (schema, obs, _) = generate(base.wrapping_add(case), false);
-        assert_eq!(
-            redact_artifacts(&obs, &schema).unwrap(),
-            obs,
-            "STREAMROUTE_SEED={base} case {case}"
-        );
-        assert_eq!(
-            redact_artifacts_json(&obs.to_json(), &schema).unwrap(),
-            obs.to_json(),
-            "case {case}"
-        );
+        assert_eq!(redact_artifacts(&obs, &schema).unwrap(), obs, "STREAMROUTE_SEED={base} case {case}");
+        assert_eq!(redact_artifacts_json(&obs.to_json(), &schema).unwrap(), obs.to_json(), "case {case}");
         let mut c = ArtifactCollector::default();
         c.collect("t", &schema, &obs).unwrap();
         assert!(c.all().is_empty());
@@ -360,10 +265,7 @@ impl Hidden {
                     } else if self.rng.below(2) == 0 {
                         obj(vec![("type", s("object")), ("title", s("Decoy"))])
                     } else {
-                        let decoy = obj(vec![(
-                            "properties",
-                            obj(vec![("other", obj(vec![("type", s("string"))]))]),
-                        )]);
+                        let decoy = obj(vec![("properties", obj(vec![("other", obj(vec![("type", s("string"))]))]))]);
                         self.def(decoy)
                     });
                 }
@@ -375,10 +277,7 @@ impl Hidden {
                 let mut s2 = inner;
                 for _ in 0..n {
                     s2 = if self.rng.below(2) == 0 {
-                        obj(vec![(
-                            "anyOf",
-                            JsonValue::Array(vec![s2, obj(vec![("type", s("null"))])]),
-                        )])
+                        obj(vec![("anyOf", JsonValue::Array(vec![s2, obj(vec![("type", s("null"))])]))])
                     } else {
                         obj(vec![("allOf", JsonValue::Array(vec![s2]))])
                     };
@@ -411,19 +310,12 @@ impl Hidden {
             ("type", s("object")),
             (
                 "properties",
-                obj(vec![
-                    ("blob", obj(vec![("artifact", JsonValue::Bool(true))])),
-                    ("keep", obj(vec![("type", s("string"))])),
-                ]),
+                obj(vec![("blob", obj(vec![("artifact", JsonValue::Bool(true))])), ("keep", obj(vec![("type", s("string"))]))]),
             ),
         ]);
         let whole = self.rng.below(3) == 0;
         // The mark on the model itself (the whole payload is the artifact) or on its field.
-        let mut schema = if whole {
-            obj(vec![("artifact", JsonValue::Bool(true))])
-        } else {
-            model
-        };
+        let mut schema = if whole { obj(vec![("artifact", JsonValue::Bool(true))]) } else { model };
         let mut bound = 3;
         for _ in 0..1 + self.rng.below(3) {
             let (s2, b) = self.wrap(schema);
@@ -431,24 +323,12 @@ impl Hidden {
             bound += b;
         }
         let payload = obj(vec![
-            (
-                "blob",
-                obj(vec![(
-                    "x",
-                    JsonValue::String(format!("{MARK} {}", self.rng.below(99))),
-                )]),
-            ),
+            ("blob", obj(vec![("x", JsonValue::String(format!("{MARK} {}", self.rng.below(99))))])),
             ("keep", s("visible")),
         ]);
         let root = obj(vec![
             ("type", s("object")),
-            (
-                "properties",
-                obj(vec![
-                    ("payload", schema),
-                    ("note", obj(vec![("type", s("string"))])),
-                ]),
-            ),
+            ("properties", obj(vec![("payload", schema), ("note", obj(vec![("type", s("string"))]))])),
             ("$defs", JsonValue::Object(std::mem::take(&mut self.defs))),
         ]);
         let observation = obj(vec![("note", s("n")), ("payload", payload)]);
@@ -462,28 +342,19 @@ impl Hidden {
 fn outcome(obs: &JsonValue, schema: &JsonValue) -> Result<(String, JsonValue), String> {
     let code = |e: streamroute::Error| e.code().to_string();
     let text = obs.to_json();
-    let tree = redact_artifacts(obs, schema)
-        .map(|v| v.to_json())
-        .map_err(code);
+    let tree = redact_artifacts(obs, schema).map(|v| v.to_json()).map_err(code);
     assert_eq!(redact_artifacts_json(&text, schema).map_err(code), tree);
     let mut c = ArtifactCollector::default();
-    let r = c
-        .collect_and_redact_json("t", schema, &text, None)
-        .map_err(code);
+    let r = c.collect_and_redact_json("t", schema, &text, None).map_err(code);
     assert_eq!(r, tree);
     let mut c2 = ArtifactCollector::default();
-    assert_eq!(
-        c2.collect("t", schema, obs).map_err(code),
-        tree.clone().map(|_| ())
-    );
+    assert_eq!(c2.collect("t", schema, obs).map_err(code), tree.clone().map(|_| ()));
     assert_eq!(c2.all(), c.all());
     // The same value as a string of JSON text, and that string as a JSON literal.
     let as_string = JsonValue::String(text);
     let from_string = redact_artifacts(&as_string, schema).map_err(code);
     let mut c3 = ArtifactCollector::default();
-    let literal = c3
-        .collect_and_redact_json("t", schema, &as_string.to_json(), None)
-        .map_err(code);
+    let literal = c3.collect_and_redact_json("t", schema, &as_string.to_json(), None).map_err(code);
     match &tree {
         Ok(t) => {
             assert_eq!(from_string, Ok(JsonValue::String(t.clone())));
@@ -502,32 +373,21 @@ fn outcome(obs: &JsonValue, schema: &JsonValue) -> Result<(String, JsonValue), S
 fn limits_never_let_a_marked_value_through() {
     // Schemas nested thousands of levels deep are built, cloned and dropped recursively here
     // (parsed schemas stop at 512 levels): a thread with room for that.
-    std::thread::Builder::new()
-        .stack_size(512 << 20)
-        .spawn(limits_cases)
-        .unwrap()
-        .join()
-        .unwrap();
+    std::thread::Builder::new().stack_size(512 << 20).spawn(limits_cases).unwrap().join().unwrap();
 }
 
 fn limits_cases() {
     let base = seed();
     let (mut ok, mut refused) = (0, 0);
     for case in 0..400u64 {
-        let mut h = Hidden {
-            rng: Rng::new(base.wrapping_add(case)),
-            defs: Vec::new(),
-        };
+        let mut h = Hidden { rng: Rng::new(base.wrapping_add(case)), defs: Vec::new() };
         let (schema, obs, bound) = h.generate();
         let ctx = format!("STREAMROUTE_SEED={base} case {case} (bound {bound})");
         match outcome(&obs, &schema) {
             Ok((redacted, collected)) => {
                 ok += 1;
                 assert!(!redacted.contains(MARK), "{ctx}: leaked {redacted}");
-                assert!(
-                    collected.to_json().contains(MARK),
-                    "{ctx}: nothing collected"
-                );
+                assert!(collected.to_json().contains(MARK), "{ctx}: nothing collected");
             }
             Err(code) => {
                 refused += 1;
@@ -557,10 +417,7 @@ fn deep_observations_along_recursive_schemas_never_leak() {
                             "next",
                             obj(vec![(
                                 "anyOf",
-                                JsonValue::Array(vec![
-                                    obj(vec![("$ref", s("#/$defs/N"))]),
-                                    obj(vec![("type", s("null"))]),
-                                ]),
+                                JsonValue::Array(vec![obj(vec![("$ref", s("#/$defs/N"))]), obj(vec![("type", s("null"))])]),
                             )]),
                         ),
                         ("blob", obj(vec![("artifact", JsonValue::Bool(true))])),

@@ -53,7 +53,11 @@ fn walkthrough_requirements_validate_and_normalise() {
 
 #[test]
 fn missing_fields_are_empty_and_labels_are_normalised() {
-    let r = validate_requirements(&json(r#"{"analysis":[" Total ","total","TREND"],"time":{"grain":"Month"}}"#), &RequirementLabels::default()).unwrap();
+    let r = validate_requirements(
+        &json(r#"{"analysis":[" Total ","total","TREND"],"time":{"grain":"Month"}}"#),
+        &RequirementLabels::default(),
+    )
+    .unwrap();
     assert_eq!(r.analysis, ["total", "trend"]);
     assert!(r.metrics.is_empty() && r.group_by.is_empty() && r.outputs.is_empty() && r.constraints.is_empty());
     assert_eq!(r.time, Some(TimeRequirement { column: None, grain: "month".into(), typed: false }));
@@ -61,13 +65,19 @@ fn missing_fields_are_empty_and_labels_are_normalised() {
     assert!(!r.references().contains(&"time".to_string()));
     let r = validate_requirements(&json("{}"), &RequirementLabels::default()).unwrap();
     assert_eq!(r, Requirements::default());
-    let r = validate_requirements(&json(r#"{"metrics":null,"time":null,"constraints":["region = EMEA"]}"#), &RequirementLabels::default()).unwrap();
+    let r = validate_requirements(
+        &json(r#"{"metrics":null,"time":null,"constraints":["region = EMEA"]}"#),
+        &RequirementLabels::default(),
+    )
+    .unwrap();
     assert_eq!(r.references(), ["constraints"]);
 }
 
 #[test]
 fn labels_outside_the_sets_are_listed_with_paths() {
-    let v = json(r#"{"metrics":["revenue"],"analysis":["total","forecasting","trend","seasonality"],"outputs":["dashboard"],"time":{"column":"date","grain":"biweekly"}}"#);
+    let v = json(
+        r#"{"metrics":["revenue"],"analysis":["total","forecasting","trend","seasonality"],"outputs":["dashboard"],"time":{"column":"date","grain":"biweekly"}}"#,
+    );
     let err = validate_requirements(&v, &RequirementLabels::default()).unwrap_err();
     let paths: Vec<(&str, Option<&str>)> = err.issues.iter().map(|i| (i.path.as_str(), i.label.as_deref())).collect();
     assert_eq!(
@@ -100,7 +110,19 @@ fn shape_problems_are_listed_with_paths() {
     let paths: Vec<&str> = err.issues.iter().map(|i| i.path.as_str()).collect();
     assert_eq!(
         paths,
-        ["metrics", "group_by[1]", "group_by[2]", "analysis", "outputs[0]", "time.column", "time.grain", "time.typed", "time.zone", "constraints", "extra"]
+        [
+            "metrics",
+            "group_by[1]",
+            "group_by[2]",
+            "analysis",
+            "outputs[0]",
+            "time.column",
+            "time.grain",
+            "time.typed",
+            "time.zone",
+            "constraints",
+            "extra"
+        ]
     );
     assert!(err.issues.iter().all(|i| i.label.is_none() && !i.message.is_empty()));
     for bad in ["[]", "null", "\"x\"", "3"] {
@@ -145,7 +167,8 @@ fn reextraction_message_asks_for_the_allowed_labels() {
          Use only the allowed labels. Do not infer analysis the question does not ask for; leave a field empty (or the grain \"unknown\") when the question does not state it. Return only the JSON object."
     );
     // Issues round-trip through their JSON form (as JS hands them back).
-    let back: Vec<RequirementIssue> = err.issues.iter().map(|i| RequirementIssue::from_json(&i.to_json_value()).unwrap()).collect();
+    let back: Vec<RequirementIssue> =
+        err.issues.iter().map(|i| RequirementIssue::from_json(&i.to_json_value()).unwrap()).collect();
     assert_eq!(back, err.issues);
 }
 
@@ -239,7 +262,11 @@ fn loaded_maps_are_versioned_many_to_many_with_aliases_and_a_core_set() {
 fn audit_flags_unmapped_labels_and_unknown_capabilities() {
     let f = Fixtures::load();
     let m = CapabilityMap::default();
-    let labels = RequirementLabels::default().extend(&RequirementLabels { analysis: vec!["cohort".into()], outputs: vec![], grain: vec![] });
+    let labels = RequirementLabels::default().extend(&RequirementLabels {
+        analysis: vec!["cohort".into()],
+        outputs: vec![],
+        grain: vec![],
+    });
     let (unmapped, unknown) = m.audit(&labels, &f.tools);
     assert_eq!(unmapped, ["analysis.cohort"]);
     for c in ["cohort", "join", "clean", "regression"] {
@@ -324,14 +351,16 @@ fn ties_break_by_tool_name_whatever_the_catalog_order() {
     rev.reverse();
     let rv: Vec<f32> = v.chunks(3).rev().flatten().copied().collect();
     let index = ToolIndex::new(rev, model(3), Some(rv)).unwrap();
-    let got: Vec<String> = index.search(&[1.0, 2.0, 0.0], 3).unwrap().iter().map(|h| index.tool(h.index).unwrap().name.clone()).collect();
+    let got: Vec<String> =
+        index.search(&[1.0, 2.0, 0.0], 3).unwrap().iter().map(|h| index.tool(h.index).unwrap().name.clone()).collect();
     assert_eq!(got, ["alpha", "beta", "mid"]);
 }
 
 #[test]
 fn position_finds_every_tool_by_name_and_duplicates_are_refused() {
     // Names in a scrambled order, with prefixes of each other and non-ASCII bytes.
-    let names: Vec<String> = (0..200u32).map(|i| format!("{}{}", ["t", "tt", "é", "T_"][(i % 4) as usize], (i * 7919) % 211)).collect();
+    let names: Vec<String> =
+        (0..200u32).map(|i| format!("{}{}", ["t", "tt", "é", "T_"][(i % 4) as usize], (i * 7919) % 211)).collect();
     let index = ToolIndex::new(names.iter().map(|n| tool(n, &[])).collect(), None, None).unwrap();
     for (i, n) in names.iter().enumerate() {
         assert_eq!(index.position(n), Some(i), "{n}");
@@ -384,7 +413,8 @@ fn per_tool_embeddings_and_bad_embeddings() {
 
 #[test]
 fn catalog_parsing() {
-    let tools = parse_catalog(&json(r#"[{"name":" a ","params":{"x":{},"y":1},"extra":true},{"name":"b","description":null}]"#)).unwrap();
+    let tools =
+        parse_catalog(&json(r#"[{"name":" a ","params":{"x":{},"y":1},"extra":true},{"name":"b","description":null}]"#)).unwrap();
     assert_eq!(tools[0].name, "a");
     assert_eq!(tools[0].params, ["x", "y"]);
     assert_eq!(parse_catalog(&json(r#"{"tools":[{"name":"a"}]}"#)).unwrap().len(), 1);
@@ -482,7 +512,11 @@ fn retrieval_quality_on_the_fixture_questions() {
     let cosine = recall_at(&index, &f, Mode::Cosine, 8);
     let bm25 = recall_at(&index, &f, Mode::Bm25, 8);
     let hybrid = recall_at(&index, &f, Mode::Hybrid, 8);
-    println!("recall@8 over {} questions, {} tools: cosine {cosine:.3}, bm25 {bm25:.3}, hybrid {hybrid:.3}", f.questions.len(), f.tools.len());
+    println!(
+        "recall@8 over {} questions, {} tools: cosine {cosine:.3}, bm25 {bm25:.3}, hybrid {hybrid:.3}",
+        f.questions.len(),
+        f.tools.len()
+    );
     // Pinned to the committed fixture (deterministic): a change in ranking shows up here.
     assert_eq!(format!("{cosine:.3} {bm25:.3} {hybrid:.3}"), "0.757 0.678 0.746");
     // Narrowing per question (no template, the design's safety set, cap 8): sizes and how
@@ -571,7 +605,8 @@ fn walkthrough_narrowing_with_the_real_model() {
     let n6 = narrow_tools(&index, &req, &f.query_vectors(), None, None, None, &NarrowOptions { n: Some(6), ..opts.clone() });
     assert_eq!(names(&n6)[4..], ["plot_scatter", "plot_area", "plot_dual_axis"]);
     // Hybrid: both rankings fused; template first, cap kept.
-    let h = narrow_tools(&index, &req, &f.query_vectors(), None, None, None, &NarrowOptions { mode: Mode::Hybrid, ..opts.clone() });
+    let h =
+        narrow_tools(&index, &req, &f.query_vectors(), None, None, None, &NarrowOptions { mode: Mode::Hybrid, ..opts.clone() });
     assert_eq!((h.method, h.fallback.as_deref()), (Method::Hybrid, None));
     assert_eq!(names(&h)[..4], names(&n)[..4]);
     assert_eq!(h.tools.len(), 8);
@@ -583,7 +618,19 @@ fn walkthrough_narrowing_with_the_real_model() {
     let b = narrow_tools(&index, &req, &[], None, None, None, &opts);
     assert_eq!(b.method, Method::Bm25);
     assert_eq!(b.fallback.as_deref(), Some("no query vector"));
-    assert_eq!(names(&b), ["parse_datetime", "aggregate", "plot_line", "compute_summary_stats", "cumulative_sum", "plot_bar", "plot_dual_axis", "plot_area"]);
+    assert_eq!(
+        names(&b),
+        [
+            "parse_datetime",
+            "aggregate",
+            "plot_line",
+            "compute_summary_stats",
+            "cumulative_sum",
+            "plot_bar",
+            "plot_dual_axis",
+            "plot_area"
+        ]
+    );
     // The adapted plan passes the coverage check with the tools narrowing kept.
     let adapted = Plan::from_json(f.walkthrough.get("adapted_plan").unwrap()).unwrap();
     let kept = Plan { steps: adapted.steps.into_iter().filter(|s| names(&n).contains(&s.tool.as_str())).collect() };
@@ -702,7 +749,8 @@ fn walkthrough_coverage_exactly() {
     assert_eq!(report.message, "Remove unjustified steps: detect_anomalies, plot_histogram");
     // "Remove detect_anomalies or plot_histogram if present: no matching requirement".
     let fixed = apply_removals(adapted, Some(&report.unjustified_steps), &report.unjustified).unwrap();
-    let tools: Vec<String> = fx::items(fixed.get("steps").unwrap()).iter().map(|s| s.get("tool").unwrap().as_str().unwrap().to_string()).collect();
+    let tools: Vec<String> =
+        fx::items(fixed.get("steps").unwrap()).iter().map(|s| s.get("tool").unwrap().as_str().unwrap().to_string()).collect();
     assert_eq!(tools, ["parse_datetime", "aggregate", "plot_line", "compute_summary_stats"]);
     let report = check_coverage(&req, &Plan::from_json(&fixed).unwrap(), &map, &index);
     assert!(report.ok, "{report:?}");
@@ -760,9 +808,14 @@ fn designs_retry_payload_exactly() {
     assert_eq!(report.lines[1], "analysis.compare -> none + grouping (MISSING)");
     assert_eq!(report.lines[5], "group_by -> none with group_by (MISSING)");
     // Only group_by missing: the design's two lines exactly.
-    let req2 = reqs(r#"{"metrics":["revenue"],"group_by":["region","product_category"],"time":{"column":"date"},"analysis":["total","trend"],"outputs":["chart","table"]}"#);
+    let req2 = reqs(
+        r#"{"metrics":["revenue"],"group_by":["region","product_category"],"time":{"column":"date"},"analysis":["total","trend"],"outputs":["chart","table"]}"#,
+    );
     let report = check_coverage(&req2, &p, &CapabilityMap::default(), &index);
-    assert_eq!(report.message, "Missing coverage: group_by=[region, product_category]\nRemove unjustified steps: detect_anomalies");
+    assert_eq!(
+        report.message,
+        "Missing coverage: group_by=[region, product_category]\nRemove unjustified steps: detect_anomalies"
+    );
 }
 
 #[test]
@@ -772,23 +825,31 @@ fn group_by_columns_and_ordering() {
     let map = CapabilityMap::default();
     let r = reqs(r#"{"group_by":["Region","product_category"],"outputs":["chart"]}"#);
     // One column missing.
-    let p = plan(r#"[{"tool":"aggregate","params":{"group_by":"region"},"satisfies":["group_by"]},{"tool":"plot_bar","satisfies":"outputs.chart"}]"#);
+    let p = plan(
+        r#"[{"tool":"aggregate","params":{"group_by":"region"},"satisfies":["group_by"]},{"tool":"plot_bar","satisfies":"outputs.chart"}]"#,
+    );
     let rep = check_coverage(&r, &p, &map, &index);
     assert_eq!(rep.missing, ["group_by"]);
     assert_eq!(rep.message, "Missing coverage: group_by=[product_category]");
     // Two steps together (segment + aggregate, `by` accepted, case-insensitive).
-    let p = plan(r#"[{"tool":"aggregate","params":{"group_by":["region"]},"satisfies":["group_by"]},{"tool":"segment_metric","params":{"by":["PRODUCT_CATEGORY"]},"satisfies":["group_by"]},{"tool":"plot_bar","satisfies":["outputs.chart"]}]"#);
+    let p = plan(
+        r#"[{"tool":"aggregate","params":{"group_by":["region"]},"satisfies":["group_by"]},{"tool":"segment_metric","params":{"by":["PRODUCT_CATEGORY"]},"satisfies":["group_by"]},{"tool":"plot_bar","satisfies":["outputs.chart"]}]"#,
+    );
     let rep = check_coverage(&r, &p, &map, &index);
     assert!(rep.ok, "{rep:?}");
     assert_eq!(rep.lines[1], "group_by -> aggregate/segment_metric with group_by (OK)");
     // Aggregation after plotting does not count.
-    let p = plan(r#"[{"tool":"plot_bar","satisfies":["outputs.chart"]},{"tool":"aggregate","params":{"group_by":["region","product_category"]},"satisfies":["group_by"]}]"#);
+    let p = plan(
+        r#"[{"tool":"plot_bar","satisfies":["outputs.chart"]},{"tool":"aggregate","params":{"group_by":["region","product_category"]},"satisfies":["group_by"]}]"#,
+    );
     let rep = check_coverage(&r, &p, &map, &index);
     assert_eq!(rep.missing, ["group_by"]);
     assert_eq!(rep.lines[1], "group_by -> none with group_by (MISSING: aggregate must come before plot_bar)");
     assert_eq!(rep.message, "Missing coverage: group_by=[Region, product_category]");
     // An unjustified plot (removed anyway) orders nothing: only its removal is asked for.
-    let p = plan(r#"[{"tool":"plot_histogram","satisfies":[]},{"tool":"aggregate","params":{"group_by":["region","product_category"]},"satisfies":["group_by"]},{"tool":"plot_bar","satisfies":["outputs.chart"]}]"#);
+    let p = plan(
+        r#"[{"tool":"plot_histogram","satisfies":[]},{"tool":"aggregate","params":{"group_by":["region","product_category"]},"satisfies":["group_by"]},{"tool":"plot_bar","satisfies":["outputs.chart"]}]"#,
+    );
     let rep = check_coverage(&r, &p, &map, &index);
     assert!(rep.missing.is_empty(), "{rep:?}");
     assert_eq!(rep.message, "Remove unjustified steps: plot_histogram");
@@ -810,7 +871,9 @@ fn time_requirements_need_time_aware_steps() {
     assert_eq!(rep.missing, ["analysis.trend", "time"]);
     assert_eq!(rep.message, "Missing coverage: analysis.trend, time=ts\nRemove unjustified steps: plot_bar");
     // Time features count as well as time plots (resample + area chart).
-    let p = plan(r#"[{"tool":"parse_datetime","satisfies":["time"]},{"tool":"resample_time_series","params":{"grain":"week"},"satisfies":["analysis.trend"]}]"#);
+    let p = plan(
+        r#"[{"tool":"parse_datetime","satisfies":["time"]},{"tool":"resample_time_series","params":{"grain":"week"},"satisfies":["analysis.trend"]}]"#,
+    );
     assert!(check_coverage(&r, &p, &map, &index).ok);
     // Without parse_datetime: missing, unless the column is typed.
     let p = plan(r#"[{"tool":"plot_area","satisfies":["analysis.trend","time"]}]"#);
@@ -860,7 +923,9 @@ fn unknown_requirement_labels_warn_and_ask_for_reextraction() {
     let f = Fixtures::load();
     let index = f.index();
     let r = reqs(r#"{"analysis":["total","cohort"],"outputs":["dashboard"]}"#);
-    let p = plan(r#"[{"tool":"aggregate","satisfies":["analysis.total"]},{"tool":"cohort_retention","satisfies":["analysis.cohort"]}]"#);
+    let p = plan(
+        r#"[{"tool":"aggregate","satisfies":["analysis.total"]},{"tool":"cohort_retention","satisfies":["analysis.cohort"]}]"#,
+    );
     let rep = check_coverage(&r, &p, &CapabilityMap::default(), &index);
     assert!(rep.ok, "unknown labels do not fail the check: {rep:?}");
     assert!(rep.reextract);
@@ -892,11 +957,25 @@ fn plan_parsing_errors_have_paths() {
 
 #[test]
 fn repair_classification() {
-    let c = |a: &str, b: &str| classify_repair(&json(a), &json(b), &SEMANTIC_PARAMS.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap().as_str();
+    let c = |a: &str, b: &str| {
+        classify_repair(&json(a), &json(b), &SEMANTIC_PARAMS.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap().as_str()
+    };
     // Safe: missing df, column casing, default params, dropped invalid param.
-    assert_eq!(c(r#"{"tool":"aggregate","params":{"group_by":["region"]}}"#, r#"{"tool":"aggregate","params":{"df":"df_1","group_by":["region"]}}"#), "safe");
+    assert_eq!(
+        c(
+            r#"{"tool":"aggregate","params":{"group_by":["region"]}}"#,
+            r#"{"tool":"aggregate","params":{"df":"df_1","group_by":["region"]}}"#
+        ),
+        "safe"
+    );
     assert_eq!(c(r#"{"tool":"aggregate","params":{"df":null}}"#, r#"{"tool":"aggregate","params":{"df":"sales"}}"#), "safe");
-    assert_eq!(c(r#"{"group_by":["Region","product_Category"],"y":"Revenue"}"#, r#"{"group_by":["region","product_category"],"y":"revenue"}"#), "safe");
+    assert_eq!(
+        c(
+            r#"{"group_by":["Region","product_Category"],"y":"Revenue"}"#,
+            r#"{"group_by":["region","product_category"],"y":"revenue"}"#
+        ),
+        "safe"
+    );
     assert_eq!(c(r#"{"group_by":"Region"}"#, r#"{"group_by":["region"]}"#), "safe");
     assert_eq!(c(r#"{"x":"date"}"#, r#"{"x":"date","bins":20,"title":"Revenue"}"#), "safe");
     assert_eq!(c(r#"{"x":"date","colour":"red"}"#, r#"{"x":"date"}"#), "safe");
@@ -913,11 +992,26 @@ fn repair_classification() {
     assert_eq!(c(r#"{"df":"a"}"#, r#"{"df":"b"}"#), "safe");
     assert_eq!(c(r#"{"tool":"plot_line","params":{}}"#, r#"{"tool":"plot_bar","params":{}}"#), "semantic");
     // The column a tool analyses is its metric: casing is safe, another column is not.
-    assert_eq!(c(r#"{"tool":"detect_anomalies","params":{"column":"Revenue"}}"#, r#"{"tool":"detect_anomalies","params":{"column":"revenue"}}"#), "safe");
-    assert_eq!(c(r#"{"tool":"detect_anomalies","params":{"column":"revenue"}}"#, r#"{"tool":"detect_anomalies","params":{"column":"profit"}}"#), "semantic");
+    assert_eq!(
+        c(
+            r#"{"tool":"detect_anomalies","params":{"column":"Revenue"}}"#,
+            r#"{"tool":"detect_anomalies","params":{"column":"revenue"}}"#
+        ),
+        "safe"
+    );
+    assert_eq!(
+        c(
+            r#"{"tool":"detect_anomalies","params":{"column":"revenue"}}"#,
+            r#"{"tool":"detect_anomalies","params":{"column":"profit"}}"#
+        ),
+        "semantic"
+    );
     // Inside a nested parameter object, by the same rules.
     assert_eq!(c(r#"{"time":{"column":"date","grain":"month"}}"#, r#"{"time":{"column":"date","grain":"week"}}"#), "semantic");
-    assert_eq!(c(r#"{"time":{"column":"Date","grain":"month"}}"#, r#"{"time":{"column":"date","grain":"month","tz":"UTC"}}"#), "safe");
+    assert_eq!(
+        c(r#"{"time":{"column":"Date","grain":"month"}}"#, r#"{"time":{"column":"date","grain":"month","tz":"UTC"}}"#),
+        "safe"
+    );
     assert_eq!(c(r#"{"style":{"theme":"dark"}}"#, r#"{"style":{"theme":"light"}}"#), "safe");
     // Custom semantic params.
     let custom = classify_repair(&json(r#"{"bins":10}"#), &json(r#"{"bins":20}"#), &["bins".to_string()]).unwrap();
@@ -925,7 +1019,9 @@ fn repair_classification() {
     assert_eq!(classify_repair(&json("3"), &json("{}"), &[]).unwrap_err().code(), "invalid_input");
     assert_eq!(classify_repair(&json(r#"{"params":3}"#), &json("{}"), &[]).unwrap_err().code(), "invalid_input");
     // A repeated key (built by hand: parsing keeps only the first) counts by its first value.
-    let obj = |m: &[(&str, &str)]| JsonValue::Object(m.iter().map(|(k, v)| (k.to_string(), JsonValue::String(v.to_string()))).collect());
+    let obj = |m: &[(&str, &str)]| {
+        JsonValue::Object(m.iter().map(|(k, v)| (k.to_string(), JsonValue::String(v.to_string()))).collect())
+    };
     let y = ["y".to_string()];
     let twice = obj(&[("y", "revenue"), ("bins", "1"), ("y", "profit")]);
     assert_eq!(classify_repair(&twice, &obj(&[("y", "revenue")]), &y).unwrap(), RepairClass::Safe);
@@ -935,7 +1031,8 @@ fn repair_classification() {
 
 #[test]
 fn narrowing_a_ranking_with_a_repeated_name_keeps_its_first_score_and_rank() {
-    let ranked: Vec<(String, f64)> = [("a", 0.9), ("b", 0.8), ("a", 0.5), ("b", 0.1)].iter().map(|(n, s)| (n.to_string(), *s)).collect();
+    let ranked: Vec<(String, f64)> =
+        [("a", 0.9), ("b", 0.8), ("a", 0.5), ("b", 0.1)].iter().map(|(n, s)| (n.to_string(), *s)).collect();
     let opts = NarrowOptions { template: vec!["b".into()], safety_set: vec![], ..NarrowOptions::default() };
     let got = narrow_ranked(None, &ranked, &opts);
     let tools: Vec<(&str, Option<f64>, Option<usize>)> = got.tools.iter().map(|t| (t.name.as_str(), t.score, t.rank)).collect();

@@ -43,7 +43,8 @@ fn samples() -> Vec<(String, Provider, Vec<u8>)> {
 
 /// The `provider_mismatch` messages, `done.ok`, or the thrown error's code.
 fn route(provider: Provider, chunks: &[&[u8]]) -> Result<(Vec<String>, bool), &'static str> {
-    let out = route_chunks(StreamRouterOptions { provider, content: ContentMode::Text, ..StreamRouterOptions::default() }, chunks)?;
+    let out =
+        route_chunks(StreamRouterOptions { provider, content: ContentMode::Text, ..StreamRouterOptions::default() }, chunks)?;
     let mismatches = out
         .iter()
         .filter_map(|e| match e {

@@ -19,8 +19,7 @@ mod common;
 use common::{seed, Rng};
 use serde_json::Value;
 use streamroute::{
-    parse_json, parse_strict, repair_json, repair_json_value, repair_json_with_log, JsonValue,
-    Repair, RepairKind,
+    parse_json, parse_strict, repair_json, repair_json_value, repair_json_with_log, JsonValue, Repair, RepairKind,
 };
 
 // ---- the corpus ------------------------------------------------------------------------------
@@ -68,26 +67,13 @@ fn corpus() -> Vec<Case> {
         if let Some(g) = line.strip_prefix("## ") {
             group = g.trim().to_string();
         } else if line == "<" || line.starts_with("< ") {
-            assert!(
-                input.is_none(),
-                "line {n}: input without expected output before it"
-            );
+            assert!(input.is_none(), "line {n}: input without expected output before it");
             input = Some((unescape(line.get(2..).unwrap_or(""), n), n));
         } else if let Some(exp) = line.strip_prefix("> ") {
-            let (inp, at) = input
-                .take()
-                .unwrap_or_else(|| panic!("line {n}: output without input"));
-            cases.push(Case {
-                group: group.clone(),
-                input: inp,
-                expected: exp.to_string(),
-                line: at,
-            });
+            let (inp, at) = input.take().unwrap_or_else(|| panic!("line {n}: output without input"));
+            cases.push(Case { group: group.clone(), input: inp, expected: exp.to_string(), line: at });
         } else {
-            assert!(
-                line.is_empty() || line.starts_with('#'),
-                "line {n}: unexpected {line:?}"
-            );
+            assert!(line.is_empty() || line.starts_with('#'), "line {n}: unexpected {line:?}");
         }
     }
     assert!(input.is_none(), "last input has no expected output");
@@ -113,19 +99,12 @@ fn corpus_cases_give_their_exact_output_and_log_their_kind() {
         }
         let (json, repairs) = got.unwrap_or_else(|e| panic!("{ctx}: {e}"));
         assert_eq!(json, case.expected, "{ctx}");
-        assert_eq!(
-            repair_json(&case.input).as_deref(),
-            Ok(json.as_str()),
-            "{ctx}"
-        );
+        assert_eq!(repair_json(&case.input).as_deref(), Ok(json.as_str()), "{ctx}");
         let kinds: Vec<&str> = repairs.iter().map(|r| r.kind).collect();
         if case.group == "valid" {
             assert!(repairs.is_empty(), "{ctx}: logged {kinds:?}");
         } else {
-            assert!(
-                kinds.contains(&case.group.as_str()),
-                "{ctx}: logged {kinds:?}"
-            );
+            assert!(kinds.contains(&case.group.as_str()), "{ctx}: logged {kinds:?}");
         }
         check_output(&case.input, &json, &repairs, &ctx);
     }
@@ -133,10 +112,7 @@ fn corpus_cases_give_their_exact_output_and_log_their_kind() {
     assert!(total >= 150, "{total} cases");
     // Every kind of the module docs' table has a group.
     for kind in kinds() {
-        assert!(
-            groups.iter().any(|(g, _)| g == kind),
-            "no corpus group for {kind}"
-        );
+        assert!(groups.iter().any(|(g, _)| g == kind), "no corpus group for {kind}");
     }
     println!("{total} repair cases: {groups:?}");
 }
@@ -149,11 +125,8 @@ fn kinds() -> Vec<&'static str> {
 #[test]
 fn the_kind_table_in_the_docs_is_the_list_here() {
     let docs = include_str!("../src/repair/mod.rs");
-    let documented: Vec<&str> = docs
-        .lines()
-        .filter_map(|l| l.strip_prefix("/// | `"))
-        .filter_map(|l| l.split('`').next())
-        .collect();
+    let documented: Vec<&str> =
+        docs.lines().filter_map(|l| l.strip_prefix("/// | `")).filter_map(|l| l.split('`').next()).collect();
     assert_eq!(documented, kinds());
     for &k in RepairKind::ALL {
         assert_eq!(RepairKind::from_name(k.as_str()), Some(k));
@@ -165,8 +138,7 @@ fn the_kind_table_in_the_docs_is_the_list_here() {
 
 /// The invariants of every successful repair of `input`.
 fn check_output(input: &str, json: &str, repairs: &[Repair], ctx: &str) {
-    let value = parse_strict(json.as_bytes())
-        .unwrap_or_else(|e| panic!("{ctx}: output {json:?} is not JSON: {e}"));
+    let value = parse_strict(json.as_bytes()).unwrap_or_else(|e| panic!("{ctx}: output {json:?} is not JSON: {e}"));
     // The text keeps a repeated key as written (a repair fixes syntax, it does not read
     // members); the value keeps its first occurrence. So the text is canonical when it is the
     // value's own text, or, with repeats, when repairing it again changes nothing.
@@ -177,37 +149,20 @@ fn check_output(input: &str, json: &str, repairs: &[Repair], ctx: &str) {
     assert_eq!(repair_json_value(input).as_ref(), Ok(&value), "{ctx}");
     assert_eq!(parse_json(input, true).as_ref(), Ok(&value), "{ctx}");
     let again = repair_json_with_log(json).unwrap_or_else(|e| panic!("{ctx}: {e}"));
-    assert_eq!(
-        again,
-        (json.to_string(), vec![]),
-        "{ctx}: repairing the output changed it"
-    );
+    assert_eq!(again, (json.to_string(), vec![]), "{ctx}: repairing the output changed it");
     for pair in repairs.windows(2) {
-        assert!(
-            pair[0].offset <= pair[1].offset,
-            "{ctx}: repairs out of order: {repairs:?}"
-        );
+        assert!(pair[0].offset <= pair[1].offset, "{ctx}: repairs out of order: {repairs:?}");
     }
     for r in repairs {
-        assert!(
-            r.offset <= input.len() && input.is_char_boundary(r.offset),
-            "{ctx}: {r:?}"
-        );
-        assert!(
-            kinds().contains(&r.kind),
-            "{ctx}: undocumented kind {}",
-            r.kind
-        );
+        assert!(r.offset <= input.len() && input.is_char_boundary(r.offset), "{ctx}: {r:?}");
+        assert!(kinds().contains(&r.kind), "{ctx}: undocumented kind {}", r.kind);
     }
     match parse_strict(input.as_bytes()) {
         Ok(v) => {
             assert!(repairs.is_empty(), "{ctx}: valid JSON logged {repairs:?}");
             assert_eq!(parse_strict(json.as_bytes()).as_ref(), Ok(&v), "{ctx}: valid JSON changed value");
         }
-        Err(_) => assert!(
-            !repairs.is_empty(),
-            "{ctx}: invalid JSON repaired without a log"
-        ),
+        Err(_) => assert!(!repairs.is_empty(), "{ctx}: invalid JSON repaired without a log"),
     }
 }
 
@@ -218,10 +173,7 @@ fn parse_json_is_strict_unless_asked_to_repair() {
     let err = parse_json("{'a': 1}", false).unwrap_err();
     assert_eq!((err.code(), err.offset()), ("json_invalid", Some(1)));
     let v = parse_json("{'a': 1}", true).unwrap();
-    assert_eq!(
-        v,
-        JsonValue::Object(vec![("a".into(), JsonValue::Number("1".into()))])
-    );
+    assert_eq!(v, JsonValue::Object(vec![("a".into(), JsonValue::Number("1".into()))]));
     assert_eq!(parse_json(r#"{"a": 1}"#, false).unwrap(), v);
     let err = parse_json("// no json here", true).unwrap_err();
     assert_eq!((err.code(), err.offset()), ("json_unrepairable", None));
@@ -232,24 +184,13 @@ fn repairs_report_byte_offsets_in_the_input() {
     let (json, repairs) = repair_json_with_log("{\"é\": 'ü', 😀: True,}").unwrap();
     assert_eq!(json, r#"{"é":"ü","😀":true}"#);
     let got: Vec<(&str, usize)> = repairs.iter().map(|r| (r.kind, r.offset)).collect();
-    assert_eq!(
-        got,
-        [
-            ("quotes", 7),
-            ("unquoted_key", 13),
-            ("python_literal", 19),
-            ("trailing_comma", 23)
-        ]
-    );
+    assert_eq!(got, [("quotes", 7), ("unquoted_key", 13), ("python_literal", 19), ("trailing_comma", 23)]);
 }
 
 #[test]
 fn numbers_keep_their_text_and_keys_their_order() {
     let text = "{z: 12345678901234567890123, a: -0.000001e-7, m: 1E400, 'b': [0, -0, 1.0]}";
-    assert_eq!(
-        repair_json(text).unwrap(),
-        r#"{"z":12345678901234567890123,"a":-0.000001e-7,"m":1E400,"b":[0,-0,1.0]}"#
-    );
+    assert_eq!(repair_json(text).unwrap(), r#"{"z":12345678901234567890123,"a":-0.000001e-7,"m":1E400,"b":[0,-0,1.0]}"#);
 }
 
 #[test]
@@ -261,10 +202,7 @@ fn escapes_are_decoded_and_lone_surrogates_become_replacement_characters() {
         (r#"'\ude00\ud83d x'"#, "\"\u{FFFD}\u{FFFD} x\""),
         (r#"'\ud83d\u0041'"#, "\"\u{FFFD}A\""),
         (r#"'\u00e9\u4E16'"#, "\"é世\""),
-        (
-            r#"['\"', '\\', '\/', '\b\f\n\r\t']"#,
-            r#"["\"","\\","/","\b\f\n\r\t"]"#,
-        ),
+        (r#"['\"', '\\', '\/', '\b\f\n\r\t']"#, r#"["\"","\\","/","\b\f\n\r\t"]"#),
     ] {
         assert_eq!(repair_json(input).unwrap(), want, "{input}");
     }
@@ -277,12 +215,7 @@ fn nesting_is_capped_at_512_without_recursion() {
     let ok = format!("{}{}", "[".repeat(512), "]".repeat(512));
     assert_eq!(repair_json(&ok).unwrap(), ok);
     assert_eq!(repair_json(&"[".repeat(512)).unwrap(), ok);
-    for deep in [
-        "[".repeat(513),
-        "{\"a\":".repeat(100_000),
-        "a(".repeat(100_000),
-        "[{".repeat(50_000),
-    ] {
+    for deep in ["[".repeat(513), "{\"a\":".repeat(100_000), "a(".repeat(100_000), "[{".repeat(50_000)] {
         let err = repair_json(&deep).unwrap_err();
         assert_eq!(err.code(), "json_too_deep");
         let at = err.offset().unwrap() as usize;
@@ -332,10 +265,7 @@ fn megabyte_inputs_built_against_backtracking_run_in_one_pass() {
     for input in &inputs {
         match repair_json(input) {
             Ok(json) => assert!(parse_strict(json.as_bytes()).is_ok()),
-            Err(e) => assert!(
-                matches!(e.code(), "json_too_deep" | "json_unrepairable"),
-                "{e}"
-            ),
+            Err(e) => assert!(matches!(e.code(), "json_too_deep" | "json_unrepairable"), "{e}"),
         }
     }
 }
@@ -343,9 +273,9 @@ fn megabyte_inputs_built_against_backtracking_run_in_one_pass() {
 // ---- random mutations of the corpus ------------------------------------------------------------
 
 const ALPHABET: &[&str] = &[
-    "\"", "'", "`", "\\", "\\\"", "{", "}", "[", "]", "(", ")", ",", ":", ";", " ", "\n", "\t",
-    "/", "//", "/*", "*/", "#", "+", "-", ".", "...", "0", "1e", "x", "true", "None", "nul", "```",
-    "“", "”", "\u{a0}", "é", "😀", "\\u", "\\ud800", "\u{0}", "<think>", "f(",
+    "\"", "'", "`", "\\", "\\\"", "{", "}", "[", "]", "(", ")", ",", ":", ";", " ", "\n", "\t", "/", "//", "/*", "*/", "#", "+",
+    "-", ".", "...", "0", "1e", "x", "true", "None", "nul", "```", "“", "”", "\u{a0}", "é", "😀", "\\u", "\\ud800", "\u{0}",
+    "<think>", "f(",
 ];
 
 #[test]
@@ -376,14 +306,8 @@ fn random_mutations_keep_every_invariant() {
         match repair_json_with_log(&s) {
             Ok((json, repairs)) => check_output(&s, &json, &repairs, &ctx),
             Err(e) => {
-                assert!(
-                    matches!(e.code(), "json_unrepairable" | "json_too_deep"),
-                    "{ctx}: {e}"
-                );
-                assert!(
-                    parse_strict(s.as_bytes()).is_err(),
-                    "{ctx}: valid JSON unrepairable"
-                );
+                assert!(matches!(e.code(), "json_unrepairable" | "json_too_deep"), "{ctx}: {e}");
+                assert!(parse_strict(s.as_bytes()).is_err(), "{ctx}: valid JSON unrepairable");
             }
         }
     }
@@ -393,27 +317,16 @@ fn random_mutations_keep_every_invariant() {
 
 fn random_string(rng: &mut Rng) -> String {
     const PIECES: &[&str] = &[
-        "a", "Z", "key", " ", "  ", "\"", "'", "\\", "/", "//", "/*", "*/", "#", ",", ":", "]",
-        "}", "[", "{", "\n", "\t", "\r", "\u{1}", "\u{1f}", "\u{7f}", "é", "世", "😀", "“", "’",
-        "`", "+", "...", "\u{a0}", "\u{2028}", "true", "None", "0", "-1", "(", ")",
+        "a", "Z", "key", " ", "  ", "\"", "'", "\\", "/", "//", "/*", "*/", "#", ",", ":", "]", "}", "[", "{", "\n", "\t", "\r",
+        "\u{1}", "\u{1f}", "\u{7f}", "é", "世", "😀", "“", "’", "`", "+", "...", "\u{a0}", "\u{2028}", "true", "None", "0", "-1",
+        "(", ")",
     ];
-    (0..rng.below(8))
-        .map(|_| PIECES[rng.below(PIECES.len())])
-        .collect()
+    (0..rng.below(8)).map(|_| PIECES[rng.below(PIECES.len())]).collect()
 }
 
 fn random_key(rng: &mut Rng) -> String {
     if rng.below(2) == 0 {
-        const IDENTS: &[&str] = &[
-            "a",
-            "name",
-            "key_1",
-            "$id",
-            "True",
-            "null",
-            "camelCase",
-            "x9",
-        ];
+        const IDENTS: &[&str] = &["a", "name", "key_1", "$id", "True", "null", "camelCase", "x9"];
         IDENTS[rng.below(IDENTS.len())].to_string()
     } else {
         random_string(rng)
@@ -449,11 +362,7 @@ fn random_value(rng: &mut Rng, depth: usize) -> Value {
         1 => Value::Bool(rng.below(2) == 0),
         2 => random_number(rng),
         3 | 4 => Value::String(random_string(rng)),
-        5 => Value::Array(
-            (0..rng.below(5))
-                .map(|_| random_value(rng, depth + 1))
-                .collect(),
-        ),
+        5 => Value::Array((0..rng.below(5)).map(|_| random_value(rng, depth + 1)).collect()),
         _ => {
             let mut m = serde_json::Map::new();
             for _ in 0..rng.below(5) {
@@ -490,12 +399,8 @@ impl Breaker<'_> {
     }
 
     fn string(&mut self, s: &str, key: bool) {
-        let ident = s
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+        let ident = s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
         if key && ident && self.chance(50) {
             self.out.push_str(s);
             return;
@@ -582,10 +487,7 @@ impl Breaker<'_> {
 }
 
 fn break_json(v: &Value, rng: &mut Rng) -> String {
-    let mut b = Breaker {
-        rng,
-        out: String::new(),
-    };
+    let mut b = Breaker { rng, out: String::new() };
     b.value(v);
     b.gap();
     let mut doc = b.out;
@@ -623,11 +525,7 @@ fn random_values_with_unambiguous_breakage_repair_to_themselves() {
         let (plain, log) = repair_json_with_log(&want).unwrap();
         assert_eq!((plain.as_str(), log.len()), (want.as_str(), 0), "{ctx}");
         let pretty = serde_json::to_string_pretty(&v).unwrap();
-        assert_eq!(
-            repair_json_with_log(&pretty).unwrap(),
-            (want.clone(), vec![]),
-            "{ctx}"
-        );
+        assert_eq!(repair_json_with_log(&pretty).unwrap(), (want.clone(), vec![]), "{ctx}");
     }
 }
 
@@ -635,19 +533,15 @@ fn random_values_with_unambiguous_breakage_repair_to_themselves() {
 
 /// Syntax that a repair may add, escape, re-quote or drop.
 const SYNTAX: &[&str] = &[
-    "{", "}", "[", "]", ",", ":", ";", "=", "\"", "'", "“", "”", "‘", "’", " ", "  ", "\n", "\t",
-    "+", "-", ".", "...", "\\", "\\\"", "\u{a0}", "\u{200b}",
+    "{", "}", "[", "]", ",", ":", ";", "=", "\"", "'", "“", "”", "‘", "’", " ", "  ", "\n", "\t", "+", "-", ".", "...", "\\",
+    "\\\"", "\u{a0}", "\u{200b}",
 ];
 /// Text whose letters, digits and non-ASCII characters must all reach the output, in order.
 /// Its letters never spell a keyword whichever pieces meet, and after a backslash they never
 /// make an escape that stands for another character (`\x41`, `\0`, `\n`).
-const TEXT: &[&str] = &[
-    "k", "yz", "Q", "7", "42", "9", "é", "世", "😀", "k y", "Qk7", "zz",
-];
+const TEXT: &[&str] = &["k", "yz", "Q", "7", "42", "9", "é", "世", "😀", "k y", "Qk7", "zz"];
 /// Text that may go: comments, fence markers, literal names that are rewritten.
-const DROPPABLE: &[&str] = &[
-    "/* c */", "// c\n", "# c\n", "\n```json\n", "\n```\n", "None", "True", "undefined", "NaN",
-];
+const DROPPABLE: &[&str] = &["/* c */", "// c\n", "# c\n", "\n```json\n", "\n```\n", "None", "True", "undefined", "NaN"];
 
 /// Whether every character of `want` occurs in `text`, in order.
 fn is_subsequence(want: &[char], text: &str) -> bool {

@@ -15,9 +15,7 @@ use streamroute::{RoutedEvent, StreamRouterOptions};
 const STREAMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/streams/");
 
 fn route(name: &str, bytes: &[u8]) -> Vec<RoutedEvent> {
-    assert_chunk_invariant(name, bytes, |chunks| {
-        coalesce(route_chunks(StreamRouterOptions::default(), chunks).expect("routed"))
-    })
+    assert_chunk_invariant(name, bytes, |chunks| coalesce(route_chunks(StreamRouterOptions::default(), chunks).expect("routed")))
 }
 
 fn sample(file: &str) -> Vec<RoutedEvent> {
@@ -221,7 +219,12 @@ fn provider_run_tools_get_their_outputs_as_results_and_callers_ride_on_calls() {
     );
     assert_eq!(
         r[2],
-        (4, "call_prog1".to_string(), "programmatic_tool_calling".to_string(), json!({"result": "shipped", "status": "completed"}))
+        (
+            4,
+            "call_prog1".to_string(),
+            "programmatic_tool_calling".to_string(),
+            json!({"result": "shipped", "status": "completed"})
+        )
     );
 
     assert_eq!(
@@ -305,7 +308,10 @@ fn argument_text_is_whole_without_streamed_pieces() {
     );
     let c = calls(&e);
     assert_eq!(c[0].2, json!({"action": {"commands": ["echo \"a\\b\""]}}));
-    assert_eq!(c[1].2, json!({"callId": "call_p", "operation": {"type": "create_file", "path": "a.md", "diff": "+line \"one\"\n"}}));
+    assert_eq!(
+        c[1].2,
+        json!({"callId": "call_p", "operation": {"type": "create_file", "path": "a.md", "diff": "+line \"one\"\n"}})
+    );
     assert_eq!(c[2].2, json!({"callId": "call_q", "operation": {"type": "update_file", "path": "b.md", "diff": "-x\n+y\n"}}));
     assert_eq!(finish(&e), "tool-calls");
 }
@@ -335,14 +341,20 @@ fn computer_use_without_call_id_is_provider_executed() {
     assert_eq!(starts(&e), vec![("computer_use".to_string(), "cu_1".to_string(), true, None)]);
     assert_eq!(
         results(&e),
-        vec![(0, "cu_1".to_string(), "computer_use".to_string(), json!({"type": "computer_use_tool_result", "status": "completed"}))]
+        vec![(
+            0,
+            "cu_1".to_string(),
+            "computer_use".to_string(),
+            json!({"type": "computer_use_tool_result", "status": "completed"})
+        )]
     );
     assert_eq!(finish(&e), "stop");
 }
 
 #[test]
 fn custom_tools_are_xai_server_tools_only_in_xai_streams() {
-    let item = |input: &str| json!({"id": "ctc_1", "type": "custom_tool_call", "call_id": "c_1", "name": "web_search", "input": input});
+    let item =
+        |input: &str| json!({"id": "ctc_1", "type": "custom_tool_call", "call_id": "c_1", "name": "web_search", "input": input});
     let events = |model: Option<&str>| {
         let mut v = Vec::new();
         if let Some(m) = model {
@@ -376,7 +388,11 @@ fn outputs_of_unknown_calls_and_odd_items_are_results_at_their_own_index() {
     let e = stream(
         "odd outputs",
         &[
-            done(1, 0, json!({"id": "sho_1", "type": "shell_call_output", "call_id": "call_gone", "output": [{"stdout": "x", "outcome": null}]})),
+            done(
+                1,
+                0,
+                json!({"id": "sho_1", "type": "shell_call_output", "call_id": "call_gone", "output": [{"stdout": "x", "outcome": null}]}),
+            ),
             done(2, 1, json!({"id": "tso_1", "type": "tool_search_output", "call_id": null, "tools": []})),
             done(3, 2, json!({"id": "rs_1", "type": "reasoning"})),
             completed(4),
@@ -385,7 +401,12 @@ fn outputs_of_unknown_calls_and_odd_items_are_results_at_their_own_index() {
     assert_eq!(
         results(&e),
         vec![
-            (0, "call_gone".to_string(), "shell".to_string(), json!({"output": [{"stdout": "x", "outcome": {"type": "timeout"}}]})),
+            (
+                0,
+                "call_gone".to_string(),
+                "shell".to_string(),
+                json!({"output": [{"stdout": "x", "outcome": {"type": "timeout"}}]})
+            ),
             (1, "tso_1".to_string(), "tool_search".to_string(), json!({"tools": []})),
         ]
     );

@@ -9,8 +9,8 @@ use common::assert_chunk_invariant;
 mod router_util;
 use router_util::coalesce;
 use streamroute::{
-    ContentMode, JsonValue, ModelDelta, Provider, ProviderDecoder, ProviderDecoderOptions, RoutedEvent,
-    StreamRouter, StreamRouterOptions, ThinkingSource, Usage,
+    ContentMode, JsonValue, ModelDelta, Provider, ProviderDecoder, ProviderDecoderOptions, RoutedEvent, StreamRouter,
+    StreamRouterOptions, ThinkingSource, Usage,
 };
 
 const STREAMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/streams/");
@@ -157,7 +157,10 @@ fn openai_chat_text() {
     let e = events_of("openai-chat-text.sse");
     assert_eq!(answer(&e), "Hello, café 世界 😀");
     assert_eq!(done(&e), (true, true, Some("stop".into())));
-    assert_eq!(last_usage(&e), Usage { input_tokens: Some(12), output_tokens: Some(7), total_tokens: Some(19), ..Usage::default() });
+    assert_eq!(
+        last_usage(&e),
+        Usage { input_tokens: Some(12), output_tokens: Some(7), total_tokens: Some(19), ..Usage::default() }
+    );
 }
 
 #[test]
@@ -227,7 +230,13 @@ fn openai_responses() {
     );
     assert_eq!(
         last_usage(&e),
-        Usage { input_tokens: Some(52), output_tokens: Some(88), total_tokens: Some(140), reasoning_tokens: Some(32), cached_input_tokens: Some(0) }
+        Usage {
+            input_tokens: Some(52),
+            output_tokens: Some(88),
+            total_tokens: Some(140),
+            reasoning_tokens: Some(32),
+            cached_input_tokens: Some(0)
+        }
     );
     assert_eq!(done(&e), (true, true, Some("completed".into())));
 
@@ -250,13 +259,25 @@ fn anthropic() {
     assert_eq!(
         tool_calls(&e),
         vec![
-            (2, "toolu_01T1x1fJ34qAm0".into(), "get_weather".into(), r#"{"location":"San Francisco, CA","unit":"fahrenheit"}"#.into(), false),
+            (
+                2,
+                "toolu_01T1x1fJ34qAm0".into(),
+                "get_weather".into(),
+                r#"{"location":"San Francisco, CA","unit":"fahrenheit"}"#.into(),
+                false
+            ),
             (3, "toolu_01T1x1fJ34qAm1".into(), "get_weather".into(), r#"{"location":"Kraków","unit":"celsius"}"#.into(), false),
         ]
     );
     assert_eq!(
         last_usage(&e),
-        Usage { input_tokens: Some(472), output_tokens: Some(89), total_tokens: Some(561), reasoning_tokens: None, cached_input_tokens: Some(128) }
+        Usage {
+            input_tokens: Some(472),
+            output_tokens: Some(89),
+            total_tokens: Some(561),
+            reasoning_tokens: None,
+            cached_input_tokens: Some(128)
+        }
     );
     assert_eq!(done(&e), (true, true, Some("tool_use".into())));
 
@@ -330,7 +351,11 @@ fn malformed_and_unknown_events_are_error_events() {
     assert_eq!(errors(&e), vec!["provider_event_invalid".to_string()]);
     assert_eq!(done(&e), (false, true, Some("stop".into())));
 
-    let e = route_str(Provider::Auto, ContentMode::Text, "data: hello\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"x\"},\"finish_reason\":\"length\"}]}\n\n");
+    let e = route_str(
+        Provider::Auto,
+        ContentMode::Text,
+        "data: hello\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"x\"},\"finish_reason\":\"length\"}]}\n\n",
+    );
     assert_eq!(errors(&e), vec!["provider_event_unknown".to_string()]);
     assert_eq!(answer(&e), "x");
     assert_eq!(done(&e).2.as_deref(), Some("length"));
@@ -344,7 +369,11 @@ fn truncated_streams_and_plain_text() {
     assert_eq!(errors(&e), vec!["stream_truncated".to_string()]);
     assert_eq!(done(&e), (false, true, None));
     // An unterminated last event still counts.
-    let e = route_str(Provider::Auto, ContentMode::Text, "data: {\"choices\":[{\"delta\":{\"content\":\"x\"},\"finish_reason\":\"stop\"}]}");
+    let e = route_str(
+        Provider::Auto,
+        ContentMode::Text,
+        "data: {\"choices\":[{\"delta\":{\"content\":\"x\"},\"finish_reason\":\"stop\"}]}",
+    );
     assert_eq!(done(&e), (true, true, Some("stop".into())));
     // Plain text: anything that does not start with an SSE field, and short prefixes of one.
     for text in ["Hello", "da", "  data: no", "\n\nhello {\"a\":1}", "é", ""] {
@@ -388,9 +417,21 @@ fn caps_and_state_are_typed_errors() {
 fn garbage_never_panics_and_is_chunk_invariant() {
     let mut rng = common::Rng::new(common::seed());
     let pieces: &[&[u8]] = &[
-        b"[ARTIFACT:5f0c9a2be4d1487fa3c6b8e2d9f17a40]", b"[/USER:5f0c9a2be4d1487fa3c6b8e2d9f17a40]", b"{\"next_node\":\"final_response\",\"args\":{\"answer\":\"",
-        b"data: ", b"{\"choices\":[", b"{\"delta\":{\"content\":\"", b"\\u00", b"\"}}]}", b"\n\n", b"event: content_block_delta\n",
-        b"{\"type\":\"content_block_start\",\"index\":", b"\xff\xfe", b"[DONE]", b"{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"", b"\r\n",
+        b"[ARTIFACT:5f0c9a2be4d1487fa3c6b8e2d9f17a40]",
+        b"[/USER:5f0c9a2be4d1487fa3c6b8e2d9f17a40]",
+        b"{\"next_node\":\"final_response\",\"args\":{\"answer\":\"",
+        b"data: ",
+        b"{\"choices\":[",
+        b"{\"delta\":{\"content\":\"",
+        b"\\u00",
+        b"\"}}]}",
+        b"\n\n",
+        b"event: content_block_delta\n",
+        b"{\"type\":\"content_block_start\",\"index\":",
+        b"\xff\xfe",
+        b"[DONE]",
+        b"{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"",
+        b"\r\n",
     ];
     for _ in 0..150 {
         let mut input = Vec::new();
@@ -470,7 +511,11 @@ fn tagged_content_through_the_tag_filter() {
 
     // No nonce, or a bad one: invalid_option.
     for nonce in [None, Some("")] {
-        let r = StreamRouter::new(StreamRouterOptions { content: ContentMode::Tagged, nonce: nonce.map(String::from), ..StreamRouterOptions::default() });
+        let r = StreamRouter::new(StreamRouterOptions {
+            content: ContentMode::Tagged,
+            nonce: nonce.map(String::from),
+            ..StreamRouterOptions::default()
+        });
         assert_eq!(r.unwrap_err().code(), "invalid_option");
     }
 }
@@ -505,10 +550,7 @@ fn tagged_masks_the_nonce_in_every_channel() {
     for piece in [nonce, "0123\u{200B}4567", "[ARTIFACT:0"] {
         assert!(!all.contains(piece), "{piece:?} in {all}");
     }
-    assert_eq!(
-        thinking(&e, ThinkingSource::Reasoning),
-        "I must write [ARTIFACT:\u{FFFD}] first, then \u{FFFD}."
-    );
+    assert_eq!(thinking(&e, ThinkingSource::Reasoning), "I must write [ARTIFACT:\u{FFFD}] first, then \u{FFFD}.");
     assert!(e.contains(&RoutedEvent::RefusalDelta { text: "I will not repeat \u{FFFD}".into() }), "{e:?}");
     let args: String = e
         .iter()
@@ -527,7 +569,10 @@ fn tagged_masks_the_nonce_in_every_channel() {
     let Some(RoutedEvent::Done { violations, .. }) = e.last() else { panic!("done last: {e:?}") };
     let codes: Vec<(&str, u64)> = violations.iter().map(|v| (v.code, v.offset)).collect();
     let nonce_at = |offset| ("nonce_in_text", offset);
-    assert_eq!(codes, [("missing_block", 125), nonce_at(23), nonce_at(69), nonce_at(18), nonce_at(8), nonce_at(6), nonce_at(0), nonce_at(0)]);
+    assert_eq!(
+        codes,
+        [("missing_block", 125), nonce_at(23), nonce_at(69), nonce_at(18), nonce_at(8), nonce_at(6), nonce_at(0), nonce_at(0)]
+    );
     // A tagged response without the nonce outside its blocks has none, and text mode never.
     let clean = format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"reasoning_content\":\"plan 0123\",\"content\":\"[ARTIFACT:{nonce}]A[/ARTIFACT:{nonce}][USER:{nonce}]Hi[/USER:{nonce}]\"}},\"finish_reason\":\"stop\"}}]}}\n\ndata: [DONE]\n\n");
     let e = route(Provider::OpenAiChat, ContentMode::Tagged, nonce, &[clean.as_bytes()]);
@@ -537,7 +582,8 @@ fn tagged_masks_the_nonce_in_every_channel() {
 
     // Anthropic: a provider-executed tool's result and its source carry the nonce.
     let ev = |name: &str, data: String| format!("event: {name}\ndata: {data}\n\n");
-    let mut msg = ev("message_start", "{\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1}}}".into());
+    let mut msg =
+        ev("message_start", "{\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1}}}".into());
     msg += &ev(
         "content_block_start",
         "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"server_tool_use\",\"id\":\"s1\",\"name\":\"web_search\",\"input\":{}}}".into(),
@@ -783,7 +829,8 @@ fn tool_call_indices_that_are_not_indices_are_provider_errors() {
     assert_eq!(calls, [(0, "c0".to_string(), r#"{"a":1}"#.to_string())]);
     assert!(!done(&ev).0, "a provider error: done.ok is false");
     // The largest index is still one.
-    let top = sse(&[&call("4294967295", r#","id":"top""#, "{}").replace(r#""function":{"#, r#""function":{"name":"g","#), "[DONE]"]);
+    let top =
+        sse(&[&call("4294967295", r#","id":"top""#, "{}").replace(r#""function":{"#, r#""function":{"name":"g","#), "[DONE]"]);
     let ev = routed("chat top index", Provider::OpenAiChat, &top);
     assert!(errors(&ev).is_empty(), "{ev:?}");
     assert!(ev.iter().any(|e| matches!(e, RoutedEvent::ToolCall { index: 4294967295, .. })));
@@ -929,8 +976,8 @@ fn bedrock_corrupt_and_truncated_frames_are_typed_errors_at_an_offset() {
 #[test]
 fn auto_tells_ndjson_and_event_streams_from_plain_text() {
     // Plain text that is JSON but not an Ollama line stays text, and streams at once.
-    let mut r = StreamRouter::new(StreamRouterOptions { content: ContentMode::Text, ..StreamRouterOptions::default() })
-        .expect("router");
+    let mut r =
+        StreamRouter::new(StreamRouterOptions { content: ContentMode::Text, ..StreamRouterOptions::default() }).expect("router");
     let mut out = Vec::new();
     r.feed(br#"{"next_node": "final_response", "args""#, &mut out).unwrap();
     assert_eq!(r.provider(), Provider::Text);
@@ -951,7 +998,12 @@ fn auto_tells_ndjson_and_event_streams_from_plain_text() {
     assert_eq!(answer(&e), "Hi");
     assert!(e.iter().any(|e| matches!(e, RoutedEvent::ThinkingDelta { text, .. } if text == "Hmm")));
     // Other members between the two are not Ollama's.
-    let e = route(Provider::Auto, ContentMode::Text, "", &[br#"{"model":"m","id":"x","created_at":"t","response":"hi","done":true}"#]);
+    let e = route(
+        Provider::Auto,
+        ContentMode::Text,
+        "",
+        &[br#"{"model":"m","id":"x","created_at":"t","response":"hi","done":true}"#],
+    );
     assert_eq!(answer(&e), r#"{"model":"m","id":"x","created_at":"t","response":"hi","done":true}"#);
     // A lone Ollama error line.
     let e = route(Provider::Auto, ContentMode::Text, "", &[b"{\"error\":\"model \\\"x\\\" not found\"}\n"]);
@@ -971,7 +1023,10 @@ fn finish(events: &[RoutedEvent]) -> &'static str {
 }
 
 fn sources(events: &[RoutedEvent]) -> Vec<(Option<String>, Option<String>)> {
-    events.iter().filter_map(|e| if let RoutedEvent::Source(s) = e { Some((s.url.clone(), s.title.clone())) } else { None }).collect()
+    events
+        .iter()
+        .filter_map(|e| if let RoutedEvent::Source(s) = e { Some((s.url.clone(), s.title.clone())) } else { None })
+        .collect()
 }
 
 #[test]
@@ -988,7 +1043,11 @@ fn chat_dialects_mistral_openrouter_azure_refusal_groq() {
     let rust = "https://blog.rust-lang.org/2015/05/15/Rust-1.0.html".to_string();
     assert_eq!(sources(&e), vec![(Some(rust.clone()), Some("Announcing Rust 1.0".into()))], "deduplicated");
     let u = last_usage(&e);
-    assert_eq!((u.input_tokens, u.cached_input_tokens, u.reasoning_tokens), (Some(42), Some(8), Some(5)), "nested non-details objects do not count");
+    assert_eq!(
+        (u.input_tokens, u.cached_input_tokens, u.reasoning_tokens),
+        (Some(42), Some(8), Some(5)),
+        "nested non-details objects do not count"
+    );
 
     let e = events_of("openai-chat-azure.sse");
     assert_eq!(answer(&e), "Here is how ");
@@ -997,7 +1056,8 @@ fn chat_dialects_mistral_openrouter_azure_refusal_groq() {
 
     let e = events_of("openai-chat-refusal.sse");
     assert_eq!(answer(&e), "");
-    let refusal: String = e.iter().filter_map(|e| if let RoutedEvent::RefusalDelta { text } = e { Some(text.as_str()) } else { None }).collect();
+    let refusal: String =
+        e.iter().filter_map(|e| if let RoutedEvent::RefusalDelta { text } = e { Some(text.as_str()) } else { None }).collect();
     assert_eq!(refusal, "I'm sorry, I can't help with that.");
     assert_eq!(last_usage(&e).total_tokens, Some(24), "Groq's x_groq.usage");
 }
@@ -1016,7 +1076,13 @@ fn responses_builtin_tools_custom_tools_annotations_and_nested_errors() {
     let calls = tool_calls(&e);
     assert_eq!(calls[0].3, r#"{"type":"search","query":"rust 1.0 release date"}"#);
     assert_eq!(calls[1].3, r#""SELECT \"name\" FROM crates;""#, "a custom tool's input is a string");
-    let result = e.iter().find_map(|e| if let RoutedEvent::ToolResult { id, result, .. } = e { Some((id.clone(), result.clone())) } else { None });
+    let result = e.iter().find_map(|e| {
+        if let RoutedEvent::ToolResult { id, result, .. } = e {
+            Some((id.clone(), result.clone()))
+        } else {
+            None
+        }
+    });
     let (id, result) = result.expect("a tool_result for the web search");
     assert_eq!(id, "ws_1");
     assert_eq!(result.get("status").and_then(JsonValue::as_str), Some("completed"));
@@ -1024,7 +1090,13 @@ fn responses_builtin_tools_custom_tools_annotations_and_nested_errors() {
     assert_eq!(finish(&e), "tool-calls", "completed with a client tool call");
 
     let e = events_of("openai-responses-quota.sse");
-    let err = e.iter().find_map(|e| if let RoutedEvent::Error { code, message, provider_code } = e { Some((code.clone(), message.clone(), provider_code.clone())) } else { None });
+    let err = e.iter().find_map(|e| {
+        if let RoutedEvent::Error { code, message, provider_code } = e {
+            Some((code.clone(), message.clone(), provider_code.clone()))
+        } else {
+            None
+        }
+    });
     let (code, message, provider_code) = err.expect("error");
     assert_eq!(code, "insufficient_quota");
     assert!(message.starts_with("You exceeded your current quota"));
@@ -1064,7 +1136,12 @@ fn anthropic_tool_result_of_an_unseen_call_is_named_by_its_block_type() {
     assert_eq!(
         results,
         vec![
-            (0, "srvtoolu_gone".to_string(), "code_execution".to_string(), r#"{"type":"code_execution_result","stdout":"4\n","stderr":"","return_code":0}"#.to_string()),
+            (
+                0,
+                "srvtoolu_gone".to_string(),
+                "code_execution".to_string(),
+                r#"{"type":"code_execution_result","stdout":"4\n","stderr":"","return_code":0}"#.to_string()
+            ),
             (1, "mcptoolu_1".to_string(), "lookup".to_string(), r#"[{"type":"text","text":"found"}]"#.to_string()),
         ]
     );
@@ -1077,12 +1154,21 @@ fn anthropic_server_tools_citations_and_blocks_in_message_start() {
     assert_eq!(calls.len(), 1);
     assert_eq!((calls[0].2.as_str(), calls[0].3.as_str()), ("web_search", r#"{"query":"rust 1.0 release"}"#));
     assert!(e.iter().any(|e| matches!(e, RoutedEvent::ToolCall { provider_executed: true, .. })));
-    let result = e.iter().find_map(|e| if let RoutedEvent::ToolResult { id, name, result, .. } = e { Some((id.clone(), name.clone(), result.clone())) } else { None });
+    let result = e.iter().find_map(|e| {
+        if let RoutedEvent::ToolResult { id, name, result, .. } = e {
+            Some((id.clone(), name.clone(), result.clone()))
+        } else {
+            None
+        }
+    });
     let (id, name, result) = result.expect("tool_result");
     assert_eq!((id.as_str(), name.as_str()), ("srvtoolu_01", "web_search"));
     assert!(matches!(result, JsonValue::Array(ref a) if a.len() == 2));
     let urls: Vec<String> = sources(&e).into_iter().filter_map(|(u, _)| u).collect();
-    assert_eq!(urls, vec!["https://blog.rust-lang.org/2015/05/15/Rust-1.0.html", "https://en.wikipedia.org/wiki/Rust_(programming_language)"]);
+    assert_eq!(
+        urls,
+        vec!["https://blog.rust-lang.org/2015/05/15/Rust-1.0.html", "https://en.wikipedia.org/wiki/Rust_(programming_language)"]
+    );
     assert_eq!(answer(&e), "Rust 1.0 was released on May 15, 2015.");
     assert_eq!(finish(&e), "stop", "a provider-executed call is not a client tool call");
 
@@ -1110,7 +1196,10 @@ fn gemini_partial_args_code_execution_grounding_and_blocks() {
     assert_eq!(answer(&e), "Let me compute that. The sum is 5050, as Gauss found.");
     let calls = tool_calls(&e);
     assert_eq!(calls.len(), 1);
-    assert_eq!((calls[0].2.as_str(), calls[0].3.as_str()), ("code_execution", r#"{"language":"PYTHON","code":"print(sum(range(101)))"}"#));
+    assert_eq!(
+        (calls[0].2.as_str(), calls[0].3.as_str()),
+        ("code_execution", r#"{"language":"PYTHON","code":"print(sum(range(101)))"}"#)
+    );
     assert!(e.iter().any(|e| matches!(e, RoutedEvent::ToolCall { provider_executed: true, .. })));
     assert!(e.iter().any(|e| matches!(e, RoutedEvent::ToolResult { result, .. } if result.get("output").and_then(JsonValue::as_str) == Some("5050\n"))));
     assert_eq!(sources(&e).len(), 2);

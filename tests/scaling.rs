@@ -26,12 +26,12 @@ use streamroute::plan::{
     NarrowOptions, Plan, RequirementLabels, Requirements, Tool, ToolIndex,
 };
 use streamroute::{
-    build_final_payload, check_tagged, collect_sources, normalize_action_text, normalize_action_value, parse_json, parse_strict_document,
-    parse_tagged, redact_artifacts, redact_artifacts_json, repair_json, validate_final_payload, AnswerExtractor,
-    AnswerExtractorOptions, ArtifactCollector, ArtifactCollectorOptions, ArtifactStream, ContentMode, JsonItemStream,
-    JsonItemStreamOptions, JsonValue, PartialJson, PartialJsonOptions, PayloadContext, Provider, SseDecoder,
-    SseDecoderOptions, SseEncoder, SseEncoderOptions, SseMessage, StreamRouter, StreamRouterOptions, TagFilter,
-    TagFilterOptions, ToolStep,
+    build_final_payload, check_tagged, collect_sources, normalize_action_text, normalize_action_value, parse_json,
+    parse_strict_document, parse_tagged, redact_artifacts, redact_artifacts_json, repair_json, validate_final_payload,
+    AnswerExtractor, AnswerExtractorOptions, ArtifactCollector, ArtifactCollectorOptions, ArtifactStream, ContentMode,
+    JsonItemStream, JsonItemStreamOptions, JsonValue, PartialJson, PartialJsonOptions, PayloadContext, Provider, SseDecoder,
+    SseDecoderOptions, SseEncoder, SseEncoderOptions, SseMessage, StreamRouter, StreamRouterOptions, TagFilter, TagFilterOptions,
+    ToolStep,
 };
 
 /// What a workload reads: text, or values built directly (so that repeated keys reach the
@@ -125,10 +125,7 @@ fn broken_braces_text(n: usize) -> Input {
 
 /// Prose full of `{` (each a possible JSON start), then an action.
 fn braces_text(n: usize) -> Input {
-    Input::Text(format!(
-        "{} {{\"next_node\":\"final_response\",\"args\":{{\"answer\":\"ok\"}}}}",
-        "a { b {c} ".repeat(n)
-    ))
+    Input::Text(format!("{} {{\"next_node\":\"final_response\",\"args\":{{\"answer\":\"ok\"}}}}", "a { b {c} ".repeat(n)))
 }
 
 fn action_text(n: usize) -> Input {
@@ -136,10 +133,7 @@ fn action_text(n: usize) -> Input {
 }
 
 fn action_repeated_text(n: usize) -> Input {
-    Input::Text(format!(
-        "{{\"next_node\":\"search\",\"next_node\":\"other\",\"args\":{{{}}}}}",
-        members_text(n, true)
-    ))
+    Input::Text(format!("{{\"next_node\":\"search\",\"next_node\":\"other\",\"args\":{{{}}}}}", members_text(n, true)))
 }
 
 fn action_value(n: usize) -> Input {
@@ -194,7 +188,13 @@ fn sources_values(n: usize) -> Input {
         ("items".into(), obj(vec![("type".into(), s("object"))])),
     ]);
     let items = (0..n)
-        .map(|i| obj(vec![("title".into(), s(&format!("t{i}"))), ("url".into(), s(&format!("https://x/{i}"))), ("snippet".into(), s("s"))]))
+        .map(|i| {
+            obj(vec![
+                ("title".into(), s(&format!("t{i}"))),
+                ("url".into(), s(&format!("https://x/{i}"))),
+                ("snippet".into(), s("s")),
+            ])
+        })
         .collect();
     Input::Values(vec![JsonValue::Array(items), schema])
 }
@@ -320,13 +320,17 @@ fn auto_long_first_line(n: usize) -> Input {
 }
 
 fn catalog_value(n: usize) -> Input {
-    let tools = (0..n).map(|i| obj(vec![("name".into(), s(&format!("tool{i}"))), ("description".into(), s("does a thing"))])).collect();
+    let tools =
+        (0..n).map(|i| obj(vec![("name".into(), s(&format!("tool{i}"))), ("description".into(), s("does a thing"))])).collect();
     Input::Value(JsonValue::Array(tools))
 }
 
 fn repair_pair(n: usize) -> Input {
     let params = |d: &str| obj((0..n).map(|i| (format!("k{i}"), s(d))).collect());
-    Input::Values(vec![obj(vec![("tool".into(), s("t")), ("params".into(), params("a"))]), obj(vec![("tool".into(), s("t")), ("params".into(), params("a"))])])
+    Input::Values(vec![
+        obj(vec![("tool".into(), s("t")), ("params".into(), params("a"))]),
+        obj(vec![("tool".into(), s("t")), ("params".into(), params("a"))]),
+    ])
 }
 
 fn plan_steps(n: usize) -> Input {
@@ -353,7 +357,11 @@ fn coverage_values(n: usize) -> Input {
             obj(vec![("tool".into(), s(&tool)), ("params".into(), params), ("satisfies".into(), list(&["metrics", "group_by"]))])
         })
         .collect();
-    let req = obj(vec![("metrics".into(), list(&["sales"])), ("group_by".into(), list(&["region"])), ("analysis".into(), list(&["trend"]))]);
+    let req = obj(vec![
+        ("metrics".into(), list(&["sales"])),
+        ("group_by".into(), list(&["region"])),
+        ("analysis".into(), list(&["trend"])),
+    ]);
     Input::Values(vec![JsonValue::Array(tools), obj(vec![("steps".into(), JsonValue::Array(steps))]), req])
 }
 
@@ -376,7 +384,8 @@ fn repeat_text(head: &str, unit: &str, n: usize, tail: &str) -> Input {
 fn ollama_lines(n: usize) -> Input {
     let mut t = String::new();
     for i in 0..n {
-        let _ = writeln!(t, "{{\"model\":\"m\",\"message\":{{\"role\":\"assistant\",\"content\":\"part {i} \"}},\"done\":false}}");
+        let _ =
+            writeln!(t, "{{\"model\":\"m\",\"message\":{{\"role\":\"assistant\",\"content\":\"part {i} \"}},\"done\":false}}");
         let _ = writeln!(t, "{{\"model\":\"m\",\"message\":{{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":[{{\"function\":{{\"name\":\"f\",\"arguments\":{{\"a\":{i}}}}}}}]}},\"done\":false}}");
     }
     t.push_str("{\"model\":\"m\",\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done\":true,\"done_reason\":\"stop\",\"eval_count\":5}\n");
@@ -393,8 +402,14 @@ fn bedrock_frames(n: usize) -> Input {
     };
     let mut b = frame("messageStart", "{\"role\":\"assistant\"}".into());
     for i in 0..n {
-        b.extend(frame("contentBlockStart", format!("{{\"contentBlockIndex\":{i},\"start\":{{\"toolUse\":{{\"toolUseId\":\"t{i}\",\"name\":\"f\"}}}}}}")));
-        b.extend(frame("contentBlockDelta", format!("{{\"contentBlockIndex\":{i},\"delta\":{{\"toolUse\":{{\"input\":\"{{\\\"a\\\":{i}}}\"}}}}}}")));
+        b.extend(frame(
+            "contentBlockStart",
+            format!("{{\"contentBlockIndex\":{i},\"start\":{{\"toolUse\":{{\"toolUseId\":\"t{i}\",\"name\":\"f\"}}}}}}"),
+        ));
+        b.extend(frame(
+            "contentBlockDelta",
+            format!("{{\"contentBlockIndex\":{i},\"delta\":{{\"toolUse\":{{\"input\":\"{{\\\"a\\\":{i}}}\"}}}}}}"),
+        ));
         b.extend(frame("contentBlockStop", format!("{{\"contentBlockIndex\":{i}}}")));
     }
     b.extend(frame("messageStop", "{\"stopReason\":\"tool_use\"}".into()));
@@ -441,13 +456,9 @@ fn chunks(input: &Input, mut feed: impl FnMut(&[u8])) {
 }
 
 fn router(input: &Input, provider: Provider, content: ContentMode) {
-    let mut r = StreamRouter::new(StreamRouterOptions {
-        provider,
-        content,
-        nonce: Some(NONCE.into()),
-        ..StreamRouterOptions::default()
-    })
-    .expect("router");
+    let mut r =
+        StreamRouter::new(StreamRouterOptions { provider, content, nonce: Some(NONCE.into()), ..StreamRouterOptions::default() })
+            .expect("router");
     let mut out = Vec::new();
     chunks(input, |c| {
         let _ = r.feed(c, &mut out);
@@ -556,37 +567,102 @@ const WORKLOADS: &[Workload] = &[
     Workload { name: "repair_json/nested", unit: 10, input: nested_text, run: |i| drop(black_box(repair_json(text(i)))) },
     // Repair inputs built against backtracking (tests/repair.rs): one repeated unit each.
     Workload { name: "repair_json/quote_pairs", unit: 500, input: |n| repeat_text("[\"", "x\"\" ", n, ""), run: repair },
-    Workload { name: "repair_json/brackets_in_strings", unit: 250, input: |n| repeat_text("\"", "[a\"] b {c\"} d ", n, ""), run: repair },
+    Workload {
+        name: "repair_json/brackets_in_strings",
+        unit: 250,
+        input: |n| repeat_text("\"", "[a\"] b {c\"} d ", n, ""),
+        run: repair,
+    },
     Workload { name: "repair_json/unquoted_commas", unit: 500, input: |n| repeat_text("[\"", "a, ", n, "]"), run: repair },
     Workload { name: "repair_json/unquoted_plus", unit: 500, input: |n| repeat_text("[\"", "a+", n, "]"), run: repair },
     Workload { name: "repair_json/concat_lines", unit: 500, input: |n| repeat_text("", "\"a +\n ", n, ""), run: repair },
     Workload { name: "repair_json/concat", unit: 500, input: |n| repeat_text("[", "\"x\" + ", n, ""), run: repair },
     Workload { name: "repair_json/bare_text", unit: 250, input: |n| repeat_text("", "hello world, 2.3.4\n", n, ""), run: repair },
     Workload { name: "repair_json/fences", unit: 250, input: |n| repeat_text("", "[```json\n1\n```]", n, ""), run: repair },
-    Workload { name: "repair_json/comment_in_string", unit: 250, input: |n| repeat_text("[", "\"a /* c */ + \"b\" ", n, ""), run: repair },
-    Workload { name: "repair_json/comment_unclosed", unit: 500, input: |n| repeat_text("[\"/* ", "a */ \" ", n, ""), run: repair },
+    Workload {
+        name: "repair_json/comment_in_string",
+        unit: 250,
+        input: |n| repeat_text("[", "\"a /* c */ + \"b\" ", n, ""),
+        run: repair,
+    },
+    Workload {
+        name: "repair_json/comment_unclosed",
+        unit: 500,
+        input: |n| repeat_text("[\"/* ", "a */ \" ", n, ""),
+        run: repair,
+    },
     // A `/` that opens no regex on its line, at every level: the scan for the closing `/` read
     // the rest of the line again for each (quadratic at one level per `]`).
     Workload { name: "repair_json/regex_unclosed", unit: 250, input: |n| repeat_text("", "[/a]", n, ""), run: repair },
     Workload { name: "repair_json/regex_nested", unit: 1, input: |n| nested_units("[/a", "]", n), run: repair },
-    Workload { name: "parse_json/repeated_keys", unit: 500, input: repeated_keys_text, run: |i| drop(black_box(parse_json(text(i), false))) },
+    Workload {
+        name: "parse_json/repeated_keys",
+        unit: 500,
+        input: repeated_keys_text,
+        run: |i| drop(black_box(parse_json(text(i), false))),
+    },
     Workload { name: "parse_json/items", unit: 250, input: items_text, run: |i| drop(black_box(parse_json(text(i), false))) },
     Workload { name: "parse_json/broken", unit: 500, input: broken_text, run: |i| drop(black_box(parse_json(text(i), true))) },
-    Workload { name: "parse_strict_document/repeated_keys", unit: 500, input: repeated_keys_text, run: |i| drop(black_box(parse_strict_document(text(i).as_bytes()))) },
-    Workload { name: "parse_strict_document/items", unit: 250, input: items_text, run: |i| drop(black_box(parse_strict_document(text(i).as_bytes()))) },
-    Workload { name: "parse_strict_document/nested", unit: 10, input: nested_text, run: |i| drop(black_box(parse_strict_document(text(i).as_bytes()))) },
+    Workload {
+        name: "parse_strict_document/repeated_keys",
+        unit: 500,
+        input: repeated_keys_text,
+        run: |i| drop(black_box(parse_strict_document(text(i).as_bytes()))),
+    },
+    Workload {
+        name: "parse_strict_document/items",
+        unit: 250,
+        input: items_text,
+        run: |i| drop(black_box(parse_strict_document(text(i).as_bytes()))),
+    },
+    Workload {
+        name: "parse_strict_document/nested",
+        unit: 10,
+        input: nested_text,
+        run: |i| drop(black_box(parse_strict_document(text(i).as_bytes()))),
+    },
     Workload {
         name: "parse_strict_document/escapes",
         unit: 500,
         input: |n| repeat_text("[\"", "a\\n\\u00e9\\ud83d\\ude00\\ud800 ", n, "\"]"),
         run: |i| drop(black_box(parse_strict_document(text(i).as_bytes()))),
     },
-    Workload { name: "normalize_action_text/keys", unit: 500, input: action_text, run: |i| drop(black_box(normalize_action_text(text(i)))) },
-    Workload { name: "normalize_action_text/repeated_keys", unit: 500, input: action_repeated_text, run: |i| drop(black_box(normalize_action_text(text(i)))) },
-    Workload { name: "normalize_action_text/braces", unit: 250, input: braces_text, run: |i| drop(black_box(normalize_action_text(text(i)))) },
-    Workload { name: "normalize_action_value/repeated_keys", unit: 500, input: action_value, run: |i| drop(black_box(normalize_action_value(value(i)))) },
-    Workload { name: "normalize_action_value/bare_answer", unit: 500, input: bare_answer_value, run: |i| drop(black_box(normalize_action_value(value(i)))) },
-    Workload { name: "validate_final_payload/repeated_keys", unit: 500, input: payload_value, run: |i| drop(black_box(validate_final_payload(value(i)))) },
+    Workload {
+        name: "normalize_action_text/keys",
+        unit: 500,
+        input: action_text,
+        run: |i| drop(black_box(normalize_action_text(text(i)))),
+    },
+    Workload {
+        name: "normalize_action_text/repeated_keys",
+        unit: 500,
+        input: action_repeated_text,
+        run: |i| drop(black_box(normalize_action_text(text(i)))),
+    },
+    Workload {
+        name: "normalize_action_text/braces",
+        unit: 250,
+        input: braces_text,
+        run: |i| drop(black_box(normalize_action_text(text(i)))),
+    },
+    Workload {
+        name: "normalize_action_value/repeated_keys",
+        unit: 500,
+        input: action_value,
+        run: |i| drop(black_box(normalize_action_value(value(i)))),
+    },
+    Workload {
+        name: "normalize_action_value/bare_answer",
+        unit: 500,
+        input: bare_answer_value,
+        run: |i| drop(black_box(normalize_action_value(value(i)))),
+    },
+    Workload {
+        name: "validate_final_payload/repeated_keys",
+        unit: 500,
+        input: payload_value,
+        run: |i| drop(black_box(validate_final_payload(value(i)))),
+    },
     Workload {
         name: "build_final_payload/keys",
         unit: 500,
@@ -594,12 +670,28 @@ const WORKLOADS: &[Workload] = &[
         run: |i| {
             let [args, nodes] = values(i) else { unreachable!() };
             let JsonValue::Object(nodes) = nodes else { unreachable!() };
-            let artifacts = nodes.iter().map(|(n, f)| (n.clone(), match f { JsonValue::Object(m) => m.clone(), _ => vec![] })).collect();
+            let artifacts = nodes
+                .iter()
+                .map(|(n, f)| {
+                    (
+                        n.clone(),
+                        match f {
+                            JsonValue::Object(m) => m.clone(),
+                            _ => vec![],
+                        },
+                    )
+                })
+                .collect();
             let context = PayloadContext { artifacts, ..PayloadContext::default() };
             drop(black_box(build_final_payload(args, &context)));
         },
     },
-    Workload { name: "redact_artifacts/keys", unit: 250, input: observation_values, run: |i| drop(black_box(redact_artifacts(&values(i)[0], &values(i)[1]))) },
+    Workload {
+        name: "redact_artifacts/keys",
+        unit: 250,
+        input: observation_values,
+        run: |i| drop(black_box(redact_artifacts(&values(i)[0], &values(i)[1]))),
+    },
     Workload {
         name: "redact_artifacts_json/keys",
         unit: 250,
@@ -617,8 +709,18 @@ const WORKLOADS: &[Workload] = &[
             drop(black_box(collect_sources(&steps)));
         },
     },
-    Workload { name: "check_tagged/brackets", unit: 500, input: tagged_text, run: |i| drop(black_box(check_tagged(text(i), NONCE, &TagFilterOptions::default()))) },
-    Workload { name: "parse_tagged/brackets", unit: 500, input: tagged_text, run: |i| drop(black_box(parse_tagged(text(i), NONCE, &TagFilterOptions::default()))) },
+    Workload {
+        name: "check_tagged/brackets",
+        unit: 500,
+        input: tagged_text,
+        run: |i| drop(black_box(check_tagged(text(i), NONCE, &TagFilterOptions::default()))),
+    },
+    Workload {
+        name: "parse_tagged/brackets",
+        unit: 500,
+        input: tagged_text,
+        run: |i| drop(black_box(parse_tagged(text(i), NONCE, &TagFilterOptions::default()))),
+    },
     Workload { name: "parse_catalog/tools", unit: 250, input: catalog_value, run: |i| drop(black_box(parse_catalog(value(i)))) },
     Workload {
         name: "classify_repair/keys",
@@ -630,7 +732,12 @@ const WORKLOADS: &[Workload] = &[
         },
     },
     Workload { name: "check_coverage/steps", unit: 500, input: coverage_values, run: coverage },
-    Workload { name: "apply_removals/steps", unit: 250, input: plan_steps, run: |i| drop(black_box(apply_removals(value(i), None, &["t3".into()]))) },
+    Workload {
+        name: "apply_removals/steps",
+        unit: 250,
+        input: plan_steps,
+        run: |i| drop(black_box(apply_removals(value(i), None, &["t3".into()]))),
+    },
     Workload {
         name: "validate_requirements/labels",
         unit: 250,
@@ -643,8 +750,11 @@ const WORKLOADS: &[Workload] = &[
         input: catalog_value,
         run: |i| {
             let JsonValue::Array(tools) = value(i) else { unreachable!() };
-            let ranked: Vec<(String, f64)> =
-                tools.iter().enumerate().map(|(k, t)| (t.get("name").and_then(JsonValue::as_str).unwrap_or("").to_string(), k as f64)).collect();
+            let ranked: Vec<(String, f64)> = tools
+                .iter()
+                .enumerate()
+                .map(|(k, t)| (t.get("name").and_then(JsonValue::as_str).unwrap_or("").to_string(), k as f64))
+                .collect();
             drop(black_box(narrow_ranked(None, &ranked, &NarrowOptions::default())));
         },
     },
@@ -661,33 +771,78 @@ const WORKLOADS: &[Workload] = &[
     Workload { name: "JsonItemStream/items", unit: 250, input: items_text, run: items },
     Workload { name: "TagFilter/brackets", unit: 500, input: tagged_text, run: tag_filter },
     Workload { name: "ArtifactStream/emits", unit: 250, input: sse_text, run: artifact_stream },
-    Workload { name: "StreamRouter/openai_chat/text", unit: 250, input: chat_text_deltas, run: |i| router(i, Provider::OpenAiChat, ContentMode::Text) },
+    Workload {
+        name: "StreamRouter/openai_chat/text",
+        unit: 250,
+        input: chat_text_deltas,
+        run: |i| router(i, Provider::OpenAiChat, ContentMode::Text),
+    },
     Workload {
         name: "StreamRouter/openai_chat/action_repeated_keys",
         unit: 250,
         input: chat_action_deltas,
         run: |i| router(i, Provider::OpenAiChat, ContentMode::ActionJson),
     },
-    Workload { name: "StreamRouter/openai_chat/tool_calls", unit: 100, input: chat_tool_calls, run: |i| router(i, Provider::OpenAiChat, ContentMode::Text) },
+    Workload {
+        name: "StreamRouter/openai_chat/tool_calls",
+        unit: 100,
+        input: chat_tool_calls,
+        run: |i| router(i, Provider::OpenAiChat, ContentMode::Text),
+    },
     Workload {
         name: "StreamRouter/openai_chat/tool_arguments",
         unit: 250,
         input: chat_tool_arguments,
         run: |i| router(i, Provider::OpenAiChat, ContentMode::Text),
     },
-    Workload { name: "StreamRouter/anthropic/tool_calls", unit: 100, input: anthropic_tool_calls, run: |i| router(i, Provider::Anthropic, ContentMode::Text) },
+    Workload {
+        name: "StreamRouter/anthropic/tool_calls",
+        unit: 100,
+        input: anthropic_tool_calls,
+        run: |i| router(i, Provider::Anthropic, ContentMode::Text),
+    },
     Workload {
         name: "StreamRouter/openai_responses/tool_calls",
         unit: 100,
         input: responses_tool_calls,
         run: |i| router(i, Provider::OpenAiResponses, ContentMode::Text),
     },
-    Workload { name: "StreamRouter/ollama/tool_calls", unit: 100, input: ollama_lines, run: |i| router(i, Provider::Ollama, ContentMode::Text) },
-    Workload { name: "StreamRouter/bedrock/tool_calls", unit: 100, input: bedrock_frames, run: |i| router(i, Provider::Bedrock, ContentMode::Text) },
-    Workload { name: "StreamRouter/gemini/repeated_args", unit: 500, input: gemini_function_args, run: |i| router(i, Provider::Gemini, ContentMode::Text) },
-    Workload { name: "StreamRouter/auto/long_first_line", unit: 500, input: auto_long_first_line, run: |i| router(i, Provider::Auto, ContentMode::Text) },
-    Workload { name: "StreamRouter/gemini/partial_args_keys", unit: 500, input: gemini_partial_args, run: |i| router(i, Provider::Gemini, ContentMode::Text) },
-    Workload { name: "StreamRouter/openai_chat/tagged", unit: 250, input: tagged_text, run: |i| router(&wrap_chat(i), Provider::OpenAiChat, ContentMode::Tagged) },
+    Workload {
+        name: "StreamRouter/ollama/tool_calls",
+        unit: 100,
+        input: ollama_lines,
+        run: |i| router(i, Provider::Ollama, ContentMode::Text),
+    },
+    Workload {
+        name: "StreamRouter/bedrock/tool_calls",
+        unit: 100,
+        input: bedrock_frames,
+        run: |i| router(i, Provider::Bedrock, ContentMode::Text),
+    },
+    Workload {
+        name: "StreamRouter/gemini/repeated_args",
+        unit: 500,
+        input: gemini_function_args,
+        run: |i| router(i, Provider::Gemini, ContentMode::Text),
+    },
+    Workload {
+        name: "StreamRouter/auto/long_first_line",
+        unit: 500,
+        input: auto_long_first_line,
+        run: |i| router(i, Provider::Auto, ContentMode::Text),
+    },
+    Workload {
+        name: "StreamRouter/gemini/partial_args_keys",
+        unit: 500,
+        input: gemini_partial_args,
+        run: |i| router(i, Provider::Gemini, ContentMode::Text),
+    },
+    Workload {
+        name: "StreamRouter/openai_chat/tagged",
+        unit: 250,
+        input: tagged_text,
+        run: |i| router(&wrap_chat(i), Provider::OpenAiChat, ContentMode::Tagged),
+    },
     Workload {
         name: "StreamRouter/openai_chat/tagged_reasoning_nonce",
         unit: 250,
@@ -874,10 +1029,8 @@ fn check_scaling() {
         let base = c[0];
         let one = c[1].saturating_sub(base).max(1);
         let ratios: Vec<f64> = c[2..].iter().map(|&x| x.saturating_sub(base) as f64 / one as f64).collect();
-        let line = format!(
-            "{:48} unit {:>10} instr  x2 {:5.2}  x4 {:5.2}  x8 {:6.2}",
-            w.name, one, ratios[0], ratios[1], ratios[2]
-        );
+        let line =
+            format!("{:48} unit {:>10} instr  x2 {:5.2}  x4 {:5.2}  x8 {:6.2}", w.name, one, ratios[0], ratios[1], ratios[2]);
         println!("{line}");
         let linear = SIZES[2..].iter().zip(&ratios).all(|(&k, &r)| r <= 1.5 * k as f64);
         // The work must also grow: a generator whose size does not reach the code measures nothing.
@@ -886,13 +1039,18 @@ fn check_scaling() {
             failures.push(line);
         }
     }
-    assert!(failures.is_empty(), "work does not grow linearly with the input, or costs too much per byte:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "work does not grow linearly with the input, or costs too much per byte:\n{}",
+        failures.join("\n")
+    );
 }
 
 /// Instructions per byte of each per-byte input against the bench document's (the first
 /// row, when selected): the lines of those past [`PER_BYTE_LIMIT`] times.
 fn check_per_byte(inputs: &[&PerByte], counts: &[u64]) -> Vec<String> {
-    let per_byte: Vec<f64> = inputs.iter().zip(counts).map(|((_, input), &c)| c as f64 / input(PER_BYTE_BYTES).len() as f64).collect();
+    let per_byte: Vec<f64> =
+        inputs.iter().zip(counts).map(|((_, input), &c)| c as f64 / input(PER_BYTE_BYTES).len() as f64).collect();
     let Some(base) = inputs.first().filter(|(name, _)| *name == PER_BYTE[0].0).map(|_| per_byte[0]) else {
         return Vec::new();
     };

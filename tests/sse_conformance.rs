@@ -182,15 +182,8 @@ fn assert_text_chunkings(name: &str, input: &[u8], opts: SseDecoderOptions, prev
 fn check_case(c: &Case) {
     let got = assert_chunk_invariant(c.name, c.input, |chunks| run(c.opts, c.previous, chunks));
     assert_text_chunkings(c.name, c.input, c.opts, c.previous, &got);
-    let want_events: Vec<SseEvent> = c
-        .events
-        .iter()
-        .map(|&(event, data, id)| SseEvent {
-            event: event.into(),
-            data: data.into(),
-            id: id.into(),
-        })
-        .collect();
+    let want_events: Vec<SseEvent> =
+        c.events.iter().map(|&(event, data, id)| SseEvent { event: event.into(), data: data.into(), id: id.into() }).collect();
     assert_eq!(got.events, want_events, "case {:?}: events", c.name);
     assert_eq!(got.last_event_id, c.last_id, "case {:?}: last_event_id", c.name);
     assert_eq!(got.retry, c.retry, "case {:?}: retry", c.name);
@@ -212,11 +205,7 @@ fn cases() -> Vec<Case> {
         case("single event", "data: hello\n\n", &[msg("hello")]),
         case("two events", "data: a\n\ndata: b\n\n", &[msg("a"), msg("b")]),
         case("doc example", "event: greet\ndata: hello\r\n\r\n", &[ev("greet", "hello", "")]),
-        case(
-            "spec example: stock ticker",
-            "data: YHOO\ndata: +2\ndata: 10\n\n",
-            &[msg("YHOO\n+2\n10")],
-        ),
+        case("spec example: stock ticker", "data: YHOO\ndata: +2\ndata: 10\n\n", &[msg("YHOO\n+2\n10")]),
         case(
             "spec example: four blocks",
             ": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n\n",
@@ -228,12 +217,7 @@ fn cases() -> Vec<Case> {
         case("utf8 two-byte", "data: é\n\n", &[msg("é")]),
         case("utf8 three-byte", "data: 中文\n\n", &[msg("中文")]),
         case("utf8 four-byte", "data: 😀\n\n", &[msg("😀")]),
-        case(
-            "utf8 in every field",
-            "event: café\nid: 中\ndata: 😀é中\n\n",
-            &[ev("café", "😀é中", "中")],
-        )
-        .last_id("中"),
+        case("utf8 in every field", "event: café\nid: 中\ndata: 😀é中\n\n", &[ev("café", "😀é中", "中")]).last_id("中"),
         case("utf8 invalid byte FF", b"data: a\xFFb\n\n", &[msg("a\u{FFFD}b")]),
         case("utf8 lone continuation bytes", b"data: \x80\x80\n\n", &[msg("\u{FFFD}\u{FFFD}")]),
         case("utf8 truncated 2-byte at line end", b"data: x\xC3\n\n", &[msg("x\u{FFFD}")]),
@@ -246,24 +230,11 @@ fn cases() -> Vec<Case> {
         ),
         case("utf8 truncated before ASCII", b"data: \xE4\xB8z\n\n", &[msg("\u{FFFD}z")]),
         case("utf8 overlong 2-byte", b"data: \xC0\xAF\n\n", &[msg("\u{FFFD}\u{FFFD}")]),
-        case(
-            "utf8 overlong 3-byte",
-            b"data: \xE0\x80\xAF\n\n",
-            &[msg("\u{FFFD}\u{FFFD}\u{FFFD}")],
-        ),
-        case(
-            "utf8 encoded surrogate",
-            b"data: \xED\xA0\x80\n\n",
-            &[msg("\u{FFFD}\u{FFFD}\u{FFFD}")],
-        ),
-        case(
-            "utf8 above U+10FFFF",
-            b"data: \xF4\x90\x80\x80\n\n",
-            &[msg("\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}")],
-        ),
+        case("utf8 overlong 3-byte", b"data: \xE0\x80\xAF\n\n", &[msg("\u{FFFD}\u{FFFD}\u{FFFD}")]),
+        case("utf8 encoded surrogate", b"data: \xED\xA0\x80\n\n", &[msg("\u{FFFD}\u{FFFD}\u{FFFD}")]),
+        case("utf8 above U+10FFFF", b"data: \xF4\x90\x80\x80\n\n", &[msg("\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}")]),
         case("utf8 invalid in event type", b"event: \xFFx\ndata: d\n\n", &[ev("\u{FFFD}x", "d", "")]),
-        case("utf8 invalid in id", b"id: \xC3\ndata: d\n\n", &[ev("message", "d", "\u{FFFD}")])
-            .last_id("\u{FFFD}"),
+        case("utf8 invalid in id", b"id: \xC3\ndata: d\n\n", &[ev("message", "d", "\u{FFFD}")]).last_id("\u{FFFD}"),
         case("utf8 truncated at end, flushed", b"data: \xE2\x82", &[msg("\u{FFFD}")]).flush(),
         // --- Byte order mark ---------------------------------------------------------------
         case("bom stripped", "\u{FEFF}data: x\n\n", &[msg("x")]),
@@ -329,30 +300,14 @@ fn cases() -> Vec<Case> {
         case("empty event overrides", "event: a\nevent:\ndata: x\n\n", &[msg("x")]),
         case("event after data in block", "data: x\nevent: late\n\n", &[ev("late", "x", "")]),
         case("event keeps inner spaces", "event:  e f \ndata: x\n\n", &[ev(" e f ", "x", "")]),
-        case(
-            "event type reset after dispatch",
-            "event: a\ndata: 1\n\ndata: 2\n\n",
-            &[ev("a", "1", ""), msg("2")],
-        ),
+        case("event type reset after dispatch", "event: a\ndata: 1\n\ndata: 2\n\n", &[ev("a", "1", ""), msg("2")]),
         case("event without data does not leak", "event: a\n\ndata: 2\n\n", &[msg("2")]),
         // --- id ------------------------------------------------------------------------------
         case("id sets last event id", "id: 1\ndata: x\n\n", &[ev("message", "x", "1")]).last_id("1"),
-        case(
-            "id persists to later events",
-            "id: 1\ndata: a\n\ndata: b\n\n",
-            &[ev("message", "a", "1"), ev("message", "b", "1")],
-        )
-        .last_id("1"),
-        case(
-            "empty id resets",
-            "id: 1\ndata: a\n\nid:\ndata: b\n\n",
-            &[ev("message", "a", "1"), msg("b")],
-        ),
-        case(
-            "id without colon resets",
-            "id: 1\ndata: a\n\nid\ndata: b\n\n",
-            &[ev("message", "a", "1"), msg("b")],
-        ),
+        case("id persists to later events", "id: 1\ndata: a\n\ndata: b\n\n", &[ev("message", "a", "1"), ev("message", "b", "1")])
+            .last_id("1"),
+        case("empty id resets", "id: 1\ndata: a\n\nid:\ndata: b\n\n", &[ev("message", "a", "1"), msg("b")]),
+        case("id without colon resets", "id: 1\ndata: a\n\nid\ndata: b\n\n", &[ev("message", "a", "1"), msg("b")]),
         case(
             "id with NUL ignored",
             "id: 1\ndata: a\n\nid: 2\0x\ndata: b\n\n",
@@ -361,27 +316,13 @@ fn cases() -> Vec<Case> {
         .last_id("1"),
         case("id of only NUL ignored", "id: \0\ndata: a\n\n", &[msg("a")]),
         case("id in block without data updates last id", "id: 7\n\n", &[]).last_id("7"),
-        case(
-            "id-only block applies to later events",
-            "id: 7\n\ndata: x\n\n",
-            &[ev("message", "x", "7")],
-        )
-        .last_id("7"),
-        case("last id field in block wins", "id: 1\nid: 2\ndata: x\n\n", &[ev("message", "x", "2")])
-            .last_id("2"),
+        case("id-only block applies to later events", "id: 7\n\ndata: x\n\n", &[ev("message", "x", "7")]).last_id("7"),
+        case("last id field in block wins", "id: 1\nid: 2\ndata: x\n\n", &[ev("message", "x", "2")]).last_id("2"),
         case("id after data in block", "data: x\nid: 5\n\n", &[ev("message", "x", "5")]).last_id("5"),
-        case("id keeps inner spaces", "id:  a b \ndata: x\n\n", &[ev("message", "x", " a b ")])
-            .last_id(" a b "),
-        case(
-            "id applies from its block on",
-            "data: a\n\nid: 2\ndata: b\n\n",
-            &[msg("a"), ev("message", "b", "2")],
-        )
-        .last_id("2"),
+        case("id keeps inner spaces", "id:  a b \ndata: x\n\n", &[ev("message", "x", " a b ")]).last_id(" a b "),
+        case("id applies from its block on", "data: a\n\nid: 2\ndata: b\n\n", &[msg("a"), ev("message", "b", "2")]).last_id("2"),
         case("id in unterminated block discarded", "data: a\n\nid: 9\n", &[msg("a")]),
-        case("id in unterminated block, flushed", "data: a\n\nid: 9\n", &[msg("a")])
-            .flush()
-            .last_id("9"),
+        case("id in unterminated block, flushed", "data: a\n\nid: 9\n", &[msg("a")]).flush().last_id("9"),
         // --- retry ---------------------------------------------------------------------------
         case("retry sets reconnection time", "retry: 1000\n", &[]).retry(1000),
         case("retry without space", "retry:1000\n", &[]).retry(1000),
@@ -417,36 +358,18 @@ fn cases() -> Vec<Case> {
         case("flush: nothing pending", "data: a\n\n", &[msg("a")]).flush(),
         case("flush: empty input", "", &[]).flush(),
         case("flush: after complete event", "data: a\n\ndata: b", &[msg("a"), msg("b")]).flush(),
-        case(
-            "flush: type and id",
-            "event: e\nid: 3\ndata: a",
-            &[ev("e", "a", "3")],
-        )
-        .flush()
-        .last_id("3"),
+        case("flush: type and id", "event: e\nid: 3\ndata: a", &[ev("e", "a", "3")]).flush().last_id("3"),
         // --- a new stream after finish() (reconnection) ----------------------------------------
-        case("new stream: bom stripped again", "\u{FEFF}data: b\n\n", &[msg("a"), msg("b")])
-            .after_stream("\u{FEFF}data: a\n\n"),
-        case(
-            "new stream: last event id persists",
-            "data: b\n\n",
-            &[ev("message", "a", "5"), ev("message", "b", "5")],
-        )
-        .after_stream("id: 5\ndata: a\n\n")
-        .last_id("5"),
-        case("new stream: retry persists", "data: b\n\n", &[msg("b")])
-            .after_stream("retry: 300\n")
-            .retry(300),
-        case("new stream: pending data and type discarded", "data: b\n\n", &[msg("b")])
-            .after_stream("event: e\ndata: a\n"),
-        case("new stream: partial line discarded", "data: b\n\n", &[msg("b")])
-            .after_stream("data: a"),
-        case("new stream: CR then LF across streams", "\ndata: b\n\n", &[msg("b")])
-            .after_stream("data: a\r"),
-        case("new stream: pending id discarded", "data: b\n\n", &[msg("a"), msg("b")])
-            .after_stream("data: a\n\nid: 9\n"),
-        case("new stream: pending id does not surface at next blank line", "\n", &[])
-            .after_stream("id: 9\n"),
+        case("new stream: bom stripped again", "\u{FEFF}data: b\n\n", &[msg("a"), msg("b")]).after_stream("\u{FEFF}data: a\n\n"),
+        case("new stream: last event id persists", "data: b\n\n", &[ev("message", "a", "5"), ev("message", "b", "5")])
+            .after_stream("id: 5\ndata: a\n\n")
+            .last_id("5"),
+        case("new stream: retry persists", "data: b\n\n", &[msg("b")]).after_stream("retry: 300\n").retry(300),
+        case("new stream: pending data and type discarded", "data: b\n\n", &[msg("b")]).after_stream("event: e\ndata: a\n"),
+        case("new stream: partial line discarded", "data: b\n\n", &[msg("b")]).after_stream("data: a"),
+        case("new stream: CR then LF across streams", "\ndata: b\n\n", &[msg("b")]).after_stream("data: a\r"),
+        case("new stream: pending id discarded", "data: b\n\n", &[msg("a"), msg("b")]).after_stream("data: a\n\nid: 9\n"),
+        case("new stream: pending id does not surface at next blank line", "\n", &[]).after_stream("id: 9\n"),
         case("new stream: error offset counts from stream start", "data: 0123456789A\n", &[msg("a")])
             .after_stream("data: a\n\n")
             .caps(16, 32)
@@ -456,29 +379,17 @@ fn cases() -> Vec<Case> {
             .flush()
             .last_id("9"),
         // --- caps (line 16 bytes, event 32 bytes) --------------------------------------------
-        case("line of exactly max_line_bytes", "data: 0123456789\n\n", &[msg("0123456789")])
-            .caps(16, 32),
-        case("line of max_line_bytes, CRLF", "data: 0123456789\r\n\r\n", &[msg("0123456789")])
-            .caps(16, 32),
-        case("line of max_line_bytes, CR", "data: 0123456789\r\r", &[msg("0123456789")])
-            .caps(16, 32),
-        case("line of max_line_bytes after bom", "\u{FEFF}data: 0123456789\n\n", &[msg("0123456789")])
-            .caps(16, 32),
+        case("line of exactly max_line_bytes", "data: 0123456789\n\n", &[msg("0123456789")]).caps(16, 32),
+        case("line of max_line_bytes, CRLF", "data: 0123456789\r\n\r\n", &[msg("0123456789")]).caps(16, 32),
+        case("line of max_line_bytes, CR", "data: 0123456789\r\r", &[msg("0123456789")]).caps(16, 32),
+        case("line of max_line_bytes after bom", "\u{FEFF}data: 0123456789\n\n", &[msg("0123456789")]).caps(16, 32),
         case("line one byte too long", "data: 0123456789A\n\n", &[]).caps(16, 32).error(16),
         case("line too long after bom", "\u{FEFF}data: 0123456789A\n\n", &[]).caps(16, 32).error(19),
         case("comment line too long", ":0123456789ABCDEF\n\n", &[]).caps(16, 32).error(16),
-        case("line too long: earlier events kept", "data: a\n\ndata: 0123456789ABCDEF\n\n", &[msg("a")])
-            .caps(16, 32)
-            .error(25),
-        case("line too long, unterminated", "data: a\n\nxxxxxxxxxxxxxxxxxxxx", &[msg("a")])
-            .caps(16, 32)
-            .error(25),
-        case("line too long after CRLF", "data: a\r\n\r\ndata: 0123456789ABCDEF", &[msg("a")])
-            .caps(16, 32)
-            .error(27),
-        case("line too long after CR", "data: a\r\rdata: 0123456789ABCDEF\r\r", &[msg("a")])
-            .caps(16, 32)
-            .error(25),
+        case("line too long: earlier events kept", "data: a\n\ndata: 0123456789ABCDEF\n\n", &[msg("a")]).caps(16, 32).error(25),
+        case("line too long, unterminated", "data: a\n\nxxxxxxxxxxxxxxxxxxxx", &[msg("a")]).caps(16, 32).error(25),
+        case("line too long after CRLF", "data: a\r\n\r\ndata: 0123456789ABCDEF", &[msg("a")]).caps(16, 32).error(27),
+        case("line too long after CR", "data: a\r\rdata: 0123456789ABCDEF\r\r", &[msg("a")]).caps(16, 32).error(25),
         case("line too long after partial bom", b"\xEF\xBBxxxxxxxxxxxxxxxx", &[]).caps(16, 32).error(16),
         // Caps and offsets count UTF-8 bytes, whatever form the text arrives in.
         case("line cap counts UTF-8 bytes", "data: \u{e9}\u{20ac}\u{1F600}x\n\n", &[msg("\u{e9}\u{20ac}\u{1F600}x")])
@@ -487,12 +398,19 @@ fn cases() -> Vec<Case> {
         case("offset after multi-byte text", "data: \u{1F600}\n\ndata: 0123456789A\n\n", &[msg("\u{1F600}")])
             .caps(16, 32)
             .error(28),
-        case("event cap counts UTF-8 bytes", "data: \u{20ac}\u{20ac}\u{20ac}\u{20ac}\u{20ac}\ndata: \u{20ac}\u{20ac}\u{20ac}\u{20ac}\u{20ac}\n\n",
-            &[msg("\u{20ac}\u{20ac}\u{20ac}\u{20ac}\u{20ac}\n\u{20ac}\u{20ac}\u{20ac}\u{20ac}\u{20ac}")])
-            .caps(64, 32),
-        case("event over the cap by UTF-8 bytes", "data: \u{20ac}\u{20ac}\u{20ac}\u{20ac}\u{20ac}\ndata: \u{20ac}\u{20ac}\u{20ac}\u{20ac}\u{20ac}\ndata: \u{20ac}\n\n", &[])
-            .caps(64, 32)
-            .error(44),
+        case(
+            "event cap counts UTF-8 bytes",
+            "data: \u{20ac}\u{20ac}\u{20ac}\u{20ac}\u{20ac}\ndata: \u{20ac}\u{20ac}\u{20ac}\u{20ac}\u{20ac}\n\n",
+            &[msg("\u{20ac}\u{20ac}\u{20ac}\u{20ac}\u{20ac}\n\u{20ac}\u{20ac}\u{20ac}\u{20ac}\u{20ac}")],
+        )
+        .caps(64, 32),
+        case(
+            "event over the cap by UTF-8 bytes",
+            "data: \u{20ac}\u{20ac}\u{20ac}\u{20ac}\u{20ac}\ndata: \u{20ac}\u{20ac}\u{20ac}\u{20ac}\u{20ac}\ndata: \u{20ac}\n\n",
+            &[],
+        )
+        .caps(64, 32)
+        .error(44),
         // The event cap counts the data buffer: each data line's value plus its LF.
         case(
             "event data of exactly max_event_bytes",
@@ -506,13 +424,9 @@ fn cases() -> Vec<Case> {
             &[msg("0123456789\n0123456789\n0123456789")],
         )
         .caps(16, 32),
-        case(
-            "event data one byte too long",
-            "data: 0123456789\ndata: 0123456789\ndata: 01234567890\n\n",
-            &[],
-        )
-        .caps(20, 32)
-        .error(34),
+        case("event data one byte too long", "data: 0123456789\ndata: 0123456789\ndata: 01234567890\n\n", &[])
+            .caps(20, 32)
+            .error(34),
         case(
             "event too long: earlier events kept",
             "data: a\n\ndata: 0123456789\ndata: 0123456789\ndata: 01234567890\n\n",
@@ -526,24 +440,15 @@ fn cases() -> Vec<Case> {
             &[msg("0123456789\n0123456789"), msg("0123456789\n0123456789")],
         )
         .caps(16, 32),
-        case("event cap counts empty data lines", leak("data\n".repeat(33) + "\n"), &[msg(leak("\n".repeat(32)))])
-            .caps(16, 32),
-        case("event cap counts empty data lines: one too many", leak("data\n".repeat(34) + "\n"), &[])
-            .caps(16, 32)
-            .error(165),
+        case("event cap counts empty data lines", leak("data\n".repeat(33) + "\n"), &[msg(leak("\n".repeat(32)))]).caps(16, 32),
+        case("event cap counts empty data lines: one too many", leak("data\n".repeat(34) + "\n"), &[]).caps(16, 32).error(165),
+        case("event cap hit by flushed line", "data: 0123456789\ndata: 0123456789", &[]).caps(16, 20).flush().error(17),
+        case("event cap: unflushed partial line not processed", "data: 0123456789\ndata: 0123456789", &[]).caps(16, 20),
         case(
-            "event cap hit by flushed line",
-            "data: 0123456789\ndata: 0123456789",
-            &[],
-        )
-        .caps(16, 20)
-        .flush()
-        .error(17),
-        case("event cap: unflushed partial line not processed", "data: 0123456789\ndata: 0123456789", &[])
-            .caps(16, 20),
-        case("default caps accept a long line", leak(format!("data: {}\n\n", "x".repeat(100_000))), &[
-            msg(leak("x".repeat(100_000))),
-        ]),
+            "default caps accept a long line",
+            leak(format!("data: {}\n\n", "x".repeat(100_000))),
+            &[msg(leak("x".repeat(100_000)))],
+        ),
     ]
 }
 
@@ -560,11 +465,8 @@ fn conformance_table() {
     names.dedup();
     assert_eq!(names.len(), cases.len(), "case names must be unique");
 
-    let failed: Vec<&str> = cases
-        .iter()
-        .filter(|c| catch_unwind(AssertUnwindSafe(|| check_case(c))).is_err())
-        .map(|c| c.name)
-        .collect();
+    let failed: Vec<&str> =
+        cases.iter().filter(|c| catch_unwind(AssertUnwindSafe(|| check_case(c))).is_err()).map(|c| c.name).collect();
     assert!(
         failed.is_empty(),
         "{} of {} cases failed (STREAMROUTE_SEED={}): {failed:#?}",
@@ -582,11 +484,7 @@ fn lone_cr_dispatches_without_waiting() {
         let mut dec = SseDecoder::default();
         let mut out = Vec::new();
         dec.feed(input, &mut out).unwrap();
-        assert_eq!(
-            out,
-            [SseEvent { event: "message".into(), data: "x".into(), id: String::new() }],
-            "{input:?}"
-        );
+        assert_eq!(out, [SseEvent { event: "message".into(), data: "x".into(), id: String::new() }], "{input:?}");
         // A following LF belongs to the CR and changes nothing.
         dec.feed(b"\n", &mut out).unwrap();
         dec.finish(&mut out).unwrap();
@@ -602,10 +500,7 @@ fn doc_example_multi_chunk() {
     decoder.feed(b"event: greet\ndata: hel", &mut events).unwrap();
     assert!(events.is_empty());
     decoder.feed(b"lo\r\n\r\n", &mut events).unwrap();
-    assert_eq!(
-        events,
-        [SseEvent { event: "greet".into(), data: "hello".into(), id: String::new() }]
-    );
+    assert_eq!(events, [SseEvent { event: "greet".into(), data: "hello".into(), id: String::new() }]);
 }
 
 #[test]
@@ -699,10 +594,42 @@ fn model(input: &[u8], flush: bool) -> Outcome {
 /// multi-byte and invalid UTF-8, digits for `retry`.
 fn random_stream(rng: &mut common::Rng) -> Vec<u8> {
     const PIECES: &[&[u8]] = &[
-        b"data", b"data:", b"data: ", b"event:", b"event: ", b"id:", b"id: ", b"retry:", b"retry: ",
-        b":", b": comment", b" ", b"  ", b"\n", b"\r", b"\r\n", b"\n\n", b"\r\r", b"x", b"hello",
-        b"12", b"0", b"7a", b"\0", "é".as_bytes(), "😀".as_bytes(), b"\xF0\x9F", b"\x80", b"\xFF",
-        b"\xEF\xBB\xBF", b"\xEF\xBB", b"Data:", b"dat", b"a:", b"ping", b"message",
+        b"data",
+        b"data:",
+        b"data: ",
+        b"event:",
+        b"event: ",
+        b"id:",
+        b"id: ",
+        b"retry:",
+        b"retry: ",
+        b":",
+        b": comment",
+        b" ",
+        b"  ",
+        b"\n",
+        b"\r",
+        b"\r\n",
+        b"\n\n",
+        b"\r\r",
+        b"x",
+        b"hello",
+        b"12",
+        b"0",
+        b"7a",
+        b"\0",
+        "é".as_bytes(),
+        "😀".as_bytes(),
+        b"\xF0\x9F",
+        b"\x80",
+        b"\xFF",
+        b"\xEF\xBB\xBF",
+        b"\xEF\xBB",
+        b"Data:",
+        b"dat",
+        b"a:",
+        b"ping",
+        b"message",
     ];
     let mut out = Vec::new();
     if rng.below(4) == 0 {

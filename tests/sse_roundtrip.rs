@@ -16,8 +16,8 @@ use streamroute::{SseDecoder, SseEncoder, SseEncoderOptions, SseEvent, SseMessag
 /// Pieces of single-line text: separators, leading spaces, look-alike field syntax, multi-byte
 /// characters, NUL, a BOM and Unicode line separators (which SSE does not treat as breaks).
 const PIECES: &[&str] = &[
-    "a", "Z", "0", "42", " ", "  ", ":", ": ", "data: x", "id", "event:", "\t", "é", "中", "😀",
-    "\u{FEFF}", "\u{2028}", "\u{85}", "\0",
+    "a", "Z", "0", "42", " ", "  ", ":", ": ", "data: x", "id", "event:", "\t", "é", "中", "😀", "\u{FEFF}", "\u{2028}",
+    "\u{85}", "\0",
 ];
 /// Line breaks, including empty lines.
 const BREAKS: &[&str] = &["\n", "\r\n", "\r", "\n\n", "\r\r", "\r\n\r\n"];
@@ -69,12 +69,7 @@ impl Msg {
     }
 
     fn as_message(&self) -> SseMessage<'_> {
-        SseMessage {
-            event: self.event.as_deref(),
-            data: &self.data,
-            id: self.id.as_deref(),
-            retry: self.retry,
-        }
+        SseMessage { event: self.event.as_deref(), data: &self.data, id: self.id.as_deref(), retry: self.retry }
     }
 }
 
@@ -152,9 +147,8 @@ fn generated_streams_round_trip() {
             match &item {
                 Item::Message(m) => {
                     let auto = (opts.auto_id && m.id.is_none()).then(|| enc.next_id());
-                    enc.encode_into(&m.as_message(), &mut wire).unwrap_or_else(|e| {
-                        panic!("STREAMROUTE_SEED={seed} round {round}: {m:?}: {e}")
-                    });
+                    enc.encode_into(&m.as_message(), &mut wire)
+                        .unwrap_or_else(|e| panic!("STREAMROUTE_SEED={seed} round {round}: {m:?}: {e}"));
                     model.push(m, auto);
                 }
                 Item::Comment(t) => wire.push_str(&enc.comment(t)),
@@ -163,9 +157,7 @@ fn generated_streams_round_trip() {
             items.push(item);
         }
         let (events, last_id, retry) = decode(&format!("round {round}"), wire.as_bytes());
-        let ctx = || {
-            format!("STREAMROUTE_SEED={seed} round {round}\n items: {items:#?}\n wire: {wire:?}")
-        };
+        let ctx = || format!("STREAMROUTE_SEED={seed} round {round}\n items: {items:#?}\n wire: {wire:?}");
         assert_eq!(events, model.events, "{}", ctx());
         assert_eq!(last_id, model.last_id, "{}", ctx());
         assert_eq!(retry, model.retry, "{}", ctx());
@@ -200,12 +192,7 @@ fn awkward_messages_round_trip() {
     let ids = [None, Some(""), Some(" "), Some(" 1"), Some("中"), Some("a:b")];
     for (k, data) in datas.iter().enumerate() {
         for (j, (event, id)) in names.iter().zip(ids.iter().cycle().skip(k)).enumerate() {
-            let msg = Msg {
-                event: event.map(Into::into),
-                data: (*data).into(),
-                id: id.map(Into::into),
-                retry: None,
-            };
+            let msg = Msg { event: event.map(Into::into), data: (*data).into(), id: id.map(Into::into), retry: None };
             let wire = SseEncoder::default().encode(&msg.as_message()).unwrap();
             let mut model = Model::default();
             model.push(&msg, None);
@@ -224,8 +211,7 @@ fn decoded_ids(opts: SseEncoderOptions, ids: &[Option<&str>]) -> Vec<String> {
     let mut enc = SseEncoder::new(opts);
     let mut wire = String::new();
     for id in ids {
-        enc.encode_into(&SseMessage { data: "x", id: *id, ..Default::default() }, &mut wire)
-            .unwrap();
+        enc.encode_into(&SseMessage { data: "x", id: *id, ..Default::default() }, &mut wire).unwrap();
     }
     let (events, _, _) = decode("ids", wire.as_bytes());
     events.into_iter().map(|e| e.id).collect()
@@ -249,10 +235,7 @@ fn auto_ids_start_at_first_id() {
 fn explicit_id_overrides_auto_id() {
     let auto = SseEncoderOptions { auto_id: true, first_id: 0 };
     // The explicit id does not use up a number of the counter.
-    assert_eq!(
-        decoded_ids(auto, &[None, Some("x"), None, Some(""), None]),
-        ["1", "x", "2", "", "3"]
-    );
+    assert_eq!(decoded_ids(auto, &[None, Some("x"), None, Some(""), None]), ["1", "x", "2", "", "3"]);
 }
 
 #[test]
@@ -311,8 +294,7 @@ fn invalid_fields_are_rejected() {
 #[test]
 fn nul_is_allowed_in_event_and_data() {
     let mut enc = SseEncoder::default();
-    let wire =
-        enc.encode(&SseMessage { event: Some("a\0"), data: "\0", ..Default::default() }).unwrap();
+    let wire = enc.encode(&SseMessage { event: Some("a\0"), data: "\0", ..Default::default() }).unwrap();
     let (events, _, _) = decode("nul", wire.as_bytes());
     assert_eq!(events, [SseEvent { event: "a\0".into(), data: "\0".into(), id: String::new() }]);
 }

@@ -66,13 +66,21 @@ fn the_strongest_layer_by_default() {
 #[test]
 fn weaker_layers_on_request() {
     let (b, _) = body(Provider::OpenAiChat, Some(StructuredMode::JsonSchema), false);
-    assert!(b.contains(&format!(r#""response_format":{{"type":"json_schema","json_schema":{{"name":"make_quiz","schema":{SCHEMA},"strict":true}}}}"#)), "{b}");
+    assert!(
+        b.contains(&format!(
+            r#""response_format":{{"type":"json_schema","json_schema":{{"name":"make_quiz","schema":{SCHEMA},"strict":true}}}}"#
+        )),
+        "{b}"
+    );
     let (b, _) = body(Provider::OpenAiChat, Some(StructuredMode::JsonObject), false);
     assert!(b.contains(r#""response_format":{"type":"json_object"}"#) && b.contains("matching this JSON schema"), "{b}");
     let (b, _) = body(Provider::OpenAiResponses, Some(StructuredMode::JsonSchema), false);
     assert!(b.contains(r#""text":{"format":{"type":"json_schema","name":"make_quiz""#), "{b}");
     let (b, _) = body(Provider::Gemini, Some(StructuredMode::JsonSchema), false);
-    assert!(b.contains(&format!(r#""generationConfig":{{"responseMimeType":"application/json","responseJsonSchema":{SCHEMA}}}"#)), "{b}");
+    assert!(
+        b.contains(&format!(r#""generationConfig":{{"responseMimeType":"application/json","responseJsonSchema":{SCHEMA}}}"#)),
+        "{b}"
+    );
     let (b, _) = body(Provider::Anthropic, Some(StructuredMode::Prompt), false);
     assert!(!b.contains("tools") && b.contains(r#""system":"Respond with a single JSON value"#), "{b}");
 }
@@ -132,7 +140,11 @@ fn anthropic_json_schema_output_format_and_gemini_json_schema_tools() {
     let (b, m) = structured_request(Provider::Anthropic, &with(SCHEMA, Some(StructuredMode::JsonSchema), None)).unwrap();
     assert_eq!(m, StructuredMode::JsonSchema);
     let b = b.to_json();
-    assert!(b.contains(&format!(r#""output_config":{{"format":{{"type":"json_schema","schema":{SCHEMA}}}}}"#)) && !b.contains("tools"), "{b}");
+    assert!(
+        b.contains(&format!(r#""output_config":{{"format":{{"type":"json_schema","schema":{SCHEMA}}}}}"#))
+            && !b.contains("tools"),
+        "{b}"
+    );
     // An open object goes out closed (the API requires it), constraints it rejects as notes.
     let open = r#"{"type":"object","properties":{"city":{"type":"string","maxLength":40}},"required":["city"]}"#;
     let (b, _) = structured_request(Provider::Anthropic, &with(open, Some(StructuredMode::JsonSchema), None)).unwrap();
@@ -145,7 +157,10 @@ fn anthropic_json_schema_output_format_and_gemini_json_schema_tools() {
     let described = r##"{"description":"A quiz.","type":"object","properties":{"q":{"$ref":"#/$defs/Q"}},"$defs":{"Q":{"type":"string"}},"additionalProperties":false}"##;
     let (b, _) = structured_request(Provider::Gemini, &with(described, None, None)).unwrap();
     let b = b.to_json();
-    assert!(b.contains(&format!(r#""description":"A quiz.","parametersJsonSchema":{described}"#)) && !b.contains(r#""parameters""#), "{b}");
+    assert!(
+        b.contains(&format!(r#""description":"A quiz.","parametersJsonSchema":{described}"#)) && !b.contains(r#""parameters""#),
+        "{b}"
+    );
 }
 
 #[test]
@@ -163,7 +178,10 @@ fn messages_in_the_providers_own_shape_pass_through() {
         r#"{"type":"function_call_output","call_id":"c1","output":"ok"}"#,
     ];
     let b = turn(Provider::OpenAiResponses, &items).unwrap();
-    assert!(b.contains(r#"{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"e1"},{"type":"function_call""#), "{b}");
+    assert!(
+        b.contains(r#"{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"e1"},{"type":"function_call""#),
+        "{b}"
+    );
     assert!(b.contains(r#"{"type":"function_call_output","call_id":"c1","output":"ok"}"#), "{b}");
     // Elsewhere an item without a role is still refused.
     assert!(turn(Provider::OpenAiChat, &items).is_err());

@@ -11,8 +11,8 @@ mod common;
 use common::{assert_chunk_invariant, Rng};
 use serde_json::Value;
 use streamroute::{
-    check_tagged, parse_tagged, sanitize_untrusted, TagDelta, TagEventWriter, TagFilter, TagFilterOptions, TagResult,
-    TaggedTurn, TurnStep,
+    check_tagged, parse_tagged, sanitize_untrusted, TagDelta, TagEventWriter, TagFilter, TagFilterOptions, TagResult, TaggedTurn,
+    TurnStep,
 };
 
 /// What one run of the filter gave.
@@ -109,8 +109,8 @@ fn check(name: &str, nonce: &str, input: &str) -> Outcome {
 }
 
 fn corpus() -> Vec<Value> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/tags.json"))
-        .expect("tests/corpus/tags.json");
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/tags.json")).expect("tests/corpus/tags.json");
     serde_json::from_str::<Value>(&text).unwrap().as_array().unwrap().clone()
 }
 
@@ -135,12 +135,8 @@ fn corpus_cases_match_expectations_under_every_chunking() {
         let expect_ok = c["parse_ok"].as_bool().unwrap();
         assert_eq!(out.result.parse_ok, expect_ok, "case {name:?}: parse_ok {:?}", out.result.violations);
         assert!(out.result.ok && out.error.is_none());
-        let want_blocks: Vec<(String, String)> = c["blocks"]
-            .as_object()
-            .unwrap()
-            .iter()
-            .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
-            .collect();
+        let want_blocks: Vec<(String, String)> =
+            c["blocks"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string())).collect();
         assert_eq!(out.result.blocks, want_blocks, "case {name:?}: blocks");
         let want_violations: Vec<(String, u64)> = c["violations"]
             .as_array()
@@ -148,8 +144,7 @@ fn corpus_cases_match_expectations_under_every_chunking() {
             .iter()
             .map(|v| (v["code"].as_str().unwrap().to_string(), v["offset"].as_u64().unwrap()))
             .collect();
-        let got: Vec<(String, u64)> =
-            out.result.violations.iter().map(|v| (v.code.to_string(), v.offset)).collect();
+        let got: Vec<(String, u64)> = out.result.violations.iter().map(|v| (v.code.to_string(), v.offset)).collect();
         assert_eq!(got, want_violations, "case {name:?}: violations");
         if expect_ok {
             valid += 1;
@@ -420,9 +415,24 @@ fn near_misses(nonce: &str) -> Vec<String> {
     let half = &nonce[..nonce.len() / 2];
     let rest = &nonce[nonce.len() / 2..];
     [
-        "[/user:N]", "[/USER: N]", "[ /USER:N]", "\u{FF3B}/USER:N\u{FF3D}", "\u{3010}/USER:N\u{3011}", "[/USER:N0]",
-        "[/USER:N ]", "[/USER\u{FF1A}N]", "[/USER:NN]", "[USER:N:N]", "N", " N ", "[N]", ":N]", "[/PLAN:N]",
-        "[/ARTI\u{200B}FACT:N]", "[/USER:\u{4e2d}N]", "\u{1F600}N\u{1F600}",
+        "[/user:N]",
+        "[/USER: N]",
+        "[ /USER:N]",
+        "\u{FF3B}/USER:N\u{FF3D}",
+        "\u{3010}/USER:N\u{3011}",
+        "[/USER:N0]",
+        "[/USER:N ]",
+        "[/USER\u{FF1A}N]",
+        "[/USER:NN]",
+        "[USER:N:N]",
+        "N",
+        " N ",
+        "[N]",
+        ":N]",
+        "[/PLAN:N]",
+        "[/ARTI\u{200B}FACT:N]",
+        "[/USER:\u{4e2d}N]",
+        "\u{1F600}N\u{1F600}",
     ]
     .iter()
     .map(|f| f.replace('N', nonce))
@@ -596,9 +606,43 @@ fn has_any_marker(s: &str) -> bool {
 }
 
 const PIECES: &[&str] = &[
-    "a", "Z", "text ", " ", "\n", "\r\n", "\t", "[", "]", "/", ":", "\\", "ARTIFACT", "USER", "artifact",
-    "Artifact", "_", "-", "0", "f00d", "deadbeef", "\u{4e2d}", "\u{1F600}", "\u{FF3B}", "\u{FF3D}", "\u{FF1A}",
-    "\u{FF0F}", "\u{200B}", "\u{2060}", "\u{FEFF}", "\u{3010}", "\u{3011}", "(", ")", "[1, 2]", "[x](y)", "\u{0410}",
+    "a",
+    "Z",
+    "text ",
+    " ",
+    "\n",
+    "\r\n",
+    "\t",
+    "[",
+    "]",
+    "/",
+    ":",
+    "\\",
+    "ARTIFACT",
+    "USER",
+    "artifact",
+    "Artifact",
+    "_",
+    "-",
+    "0",
+    "f00d",
+    "deadbeef",
+    "\u{4e2d}",
+    "\u{1F600}",
+    "\u{FF3B}",
+    "\u{FF3D}",
+    "\u{FF1A}",
+    "\u{FF0F}",
+    "\u{200B}",
+    "\u{2060}",
+    "\u{FEFF}",
+    "\u{3010}",
+    "\u{3011}",
+    "(",
+    ")",
+    "[1, 2]",
+    "[x](y)",
+    "\u{0410}",
 ];
 
 fn random_text(rng: &mut Rng, nonce: Option<&str>, max: usize) -> String {
@@ -627,7 +671,8 @@ fn sanitised_content_streams_through_exactly() {
             if hostile {
                 for m in [format!("[/ARTIFACT:{nonce}]"), format!("[USER:{nonce}]"), format!("[/USER:{nonce}]")] {
                     if rng.below(2) == 0 {
-                        let at = (0..=t.len()).filter(|&i| t.is_char_boundary(i)).nth(rng.below(t.chars().count() + 1)).unwrap_or(0);
+                        let at =
+                            (0..=t.len()).filter(|&i| t.is_char_boundary(i)).nth(rng.below(t.chars().count() + 1)).unwrap_or(0);
                         t.insert_str(at, &m);
                     }
                 }

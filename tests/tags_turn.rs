@@ -2,8 +2,8 @@
 //! `SseDecoder`), `tag_contract` and `corrective_message`.
 
 use streamroute::{
-    corrective_message, parse_tagged, tag_contract, SseDecoder, SseDecoderOptions, SseEvent, TagEventWriter,
-    TagFilter, TagFilterOptions, TagViolation, TaggedTurn, TurnStep,
+    corrective_message, parse_tagged, tag_contract, SseDecoder, SseDecoderOptions, SseEvent, TagEventWriter, TagFilter,
+    TagFilterOptions, TagViolation, TaggedTurn, TurnStep,
 };
 
 const N: &str = "c0ffee00c0ffee00c0ffee00c0ffee00";
@@ -176,8 +176,15 @@ fn corrective_message_is_short_and_names_each_problem_once() {
     let m = corrective_message(
         N,
         &TagFilterOptions::default(),
-        &[v("text_outside_blocks"), v("text_outside_blocks"), v("wrong_order"), v("nested_marker"),
-          v("unclosed_block"), v("duplicate_block"), v("missing_block")],
+        &[
+            v("text_outside_blocks"),
+            v("text_outside_blocks"),
+            v("wrong_order"),
+            v("nested_marker"),
+            v("unclosed_block"),
+            v("duplicate_block"),
+            v("missing_block"),
+        ],
     )
     .unwrap();
     assert_eq!(m.matches("outside the blocks").count(), 1);

@@ -157,7 +157,11 @@ fn options_of_booleans_and_numbers_are_checked_with_the_same_messages() {
         ("{\"strict\":1}", "invalid_option", "invalid options: strict: invalid type: a number, expected a boolean"),
         ("{\"maxDepth\":\"8\"}", "invalid_option", "invalid options: maxDepth: invalid type: a string, expected f64"),
         ("{\"maxDepth\":true}", "invalid_option", "invalid options: maxDepth: invalid type: boolean `true`, expected f64"),
-        ("{\"strict\":[],\"maxDepth\":\"8\"}", "invalid_option", "invalid options: strict: invalid type: an array, expected a boolean"),
+        (
+            "{\"strict\":[],\"maxDepth\":\"8\"}",
+            "invalid_option",
+            "invalid options: strict: invalid type: an array, expected a boolean",
+        ),
         ("{\"maxDepth\":2,\"other\":1}", "invalid_input", "invalid options: unknown option \"other\""),
     ];
     for (options, code, message) in bad {
@@ -165,7 +169,9 @@ fn options_of_booleans_and_numbers_are_checked_with_the_same_messages() {
         assert_eq!(get(&err, "code").as_string().unwrap(), code, "{options}");
         assert_eq!(get(&err, "message").as_string().unwrap(), message, "{options}");
     }
-    for options in ["null", "{}", "{\"strict\":null,\"maxDepth\":null}", "{\"strict\":false,\"maxDepth\":3,\"maxBufferBytes\":64}"] {
+    for options in
+        ["null", "{}", "{\"strict\":null,\"maxDepth\":null}", "{\"strict\":false,\"maxDepth\":3,\"maxBufferBytes\":64}"]
+    {
         assert!(JsPartialJson::new(Some(parse(options))).is_ok(), "{options}");
     }
     let err = JsPartialJson::new(Some(parse("{\"maxDepth\":2000}"))).err().unwrap();

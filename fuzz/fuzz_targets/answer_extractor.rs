@@ -13,8 +13,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use streamroute_fuzz::pieces;
 use streamroute::{AnswerExtractor, AnswerExtractorOptions, Error};
+use streamroute_fuzz::pieces;
 
 #[derive(Debug, PartialEq)]
 struct Outcome {
@@ -44,11 +44,7 @@ fn run<'a>(opts: AnswerExtractorOptions, chunks: impl Iterator<Item = &'a [u8]>)
         Some(e) => {
             let mut more = String::new();
             assert_eq!(x.feed_into(b"{\"answer\":\"x\"}", &mut more).as_ref().err(), Some(e));
-            assert_eq!(
-                x.finish().as_ref().err(),
-                Some(e),
-                "a failed extractor must repeat its error"
-            );
+            assert_eq!(x.finish().as_ref().err(), Some(e), "a failed extractor must repeat its error");
             assert!(more.is_empty(), "a failed extractor emitted text");
         }
     }
@@ -91,20 +87,14 @@ fuzz_target!(|input: &[u8]| {
     let Some((&control, rest)) = input.split_first() else { return };
     let size = usize::from(control & 0x1f) + 1;
     let varying = control & 0x20 != 0;
-    let opts = if control & 0x40 != 0 {
-        AnswerExtractorOptions { max_buffer_bytes: 64 }
-    } else {
-        AnswerExtractorOptions::default()
-    };
+    let opts =
+        if control & 0x40 != 0 { AnswerExtractorOptions { max_buffer_bytes: 64 } } else { AnswerExtractorOptions::default() };
 
     let wrapped;
     let (stream, expected): (&[u8], Option<String>) = if control & 0x80 != 0 {
         let (rule, text) = rest.split_first().map_or((0, &[][..]), |(r, t)| (*r, t));
         let text = String::from_utf8_lossy(text).into_owned();
-        wrapped = format!(
-            "```json\n{{\"next_node\":\"final_response\",\"args\":{{\"answer\":{}}}}}\n```",
-            encode(&text, rule)
-        );
+        wrapped = format!("```json\n{{\"next_node\":\"final_response\",\"args\":{{\"answer\":{}}}}}\n```", encode(&text, rule));
         (wrapped.as_bytes(), Some(text))
     } else {
         (rest, None)

@@ -9,8 +9,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use streamroute_fuzz::pieces;
 use streamroute::{encode_eventstream_message, EventStreamDecoder, EventStreamDecoderOptions};
+use streamroute_fuzz::pieces;
 
 type Outcome = (Vec<(String, String, Vec<u8>)>, Option<(String, Option<u64>)>);
 

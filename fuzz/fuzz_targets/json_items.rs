@@ -7,28 +7,20 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use streamroute_fuzz::pieces;
 use streamroute::{parse_strict, Error, JsonItemStream, JsonItemStreamOptions, JsonValue};
+use streamroute_fuzz::pieces;
 
 const PATHS: [&str; 8] = ["$", "$*", "$.items", "$.a.b", "$[1]", "$.items[0].x", "$['k k']", "$*"];
 
 type Outcome = (Vec<JsonValue>, Option<Error>);
 
-fn run<'a>(
-    path: &str,
-    opts: JsonItemStreamOptions,
-    chunks: impl Iterator<Item = &'a [u8]>,
-) -> Outcome {
+fn run<'a>(path: &str, opts: JsonItemStreamOptions, chunks: impl Iterator<Item = &'a [u8]>) -> Outcome {
     let mut s = JsonItemStream::new(path, opts).expect("valid path");
     let mut items = Vec::new();
     for chunk in chunks {
         if let Err(e) = s.feed(chunk, &mut items) {
             let n = items.len();
-            assert_eq!(
-                s.finish(&mut items).as_ref().err(),
-                Some(&e),
-                "a failed stream repeats its error"
-            );
+            assert_eq!(s.finish(&mut items).as_ref().err(), Some(&e), "a failed stream repeats its error");
             assert_eq!(items.len(), n);
             return (items, Some(e));
         }

@@ -21,9 +21,9 @@
 mod first_wins;
 
 use libfuzzer_sys::fuzz_target;
-use streamroute_fuzz::pieces;
 use serde_json::Value;
 use streamroute::{parse_strict, parse_strict_chunks, parse_strict_document, JsonValue};
+use streamroute_fuzz::pieces;
 
 fn to_serde(v: &JsonValue) -> Value {
     match v {
@@ -120,26 +120,17 @@ fuzz_target!(|input: &[u8]| {
         "the whole-document tokenizer and the streaming one disagree"
     );
     assert_eq!(parse_strict_document(rest), whole, "parse_strict reads differently");
-    assert_eq!(
-        parse_strict_chunks(&pieces),
-        whole,
-        "chunking changed the result (piece size {size}, varying {varying})"
-    );
+    assert_eq!(parse_strict_chunks(&pieces), whole, "chunking changed the result (piece size {size}, varying {varying})");
     if rest.len() <= 256 {
         let bytes: Vec<&[u8]> = rest.chunks(1).collect();
-        assert_eq!(
-            parse_strict_chunks(&bytes),
-            whole,
-            "byte-by-byte feed changed the result"
-        );
+        assert_eq!(parse_strict_chunks(&bytes), whole, "byte-by-byte feed changed the result");
     }
     if let Err(e) = &whole {
         assert!(matches!(e.code(), "json_invalid" | "json_too_deep"), "{e}");
         assert!(e.offset().is_some_and(|at| at <= rest.len() as u64), "{e}");
     }
 
-    let theirs: Result<Value, _> =
-        serde_json::from_slice::<first_wins::FirstWins>(&lone_surrogates_to_fffd(rest)).map(|v| v.0);
+    let theirs: Result<Value, _> = serde_json::from_slice::<first_wins::FirstWins>(&lone_surrogates_to_fffd(rest)).map(|v| v.0);
     match (&whole, &theirs) {
         (Ok(ours), Ok(theirs)) => assert_eq!(&to_serde(ours), theirs),
         (Err(_), Err(_)) => {}

@@ -15,9 +15,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use streamroute::{
-    normalize_action_text, normalize_action_value, normalize_action_with_diagnostics, JsonValue,
-};
+use streamroute::{normalize_action_text, normalize_action_value, normalize_action_with_diagnostics, JsonValue};
 
 fn json_string(s: &str) -> String {
     let mut out = String::from("\"");

@@ -9,10 +9,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use streamroute::{parse_strict, Error, JsonEvent, JsonValue, PartialJson, PartialJsonOptions, PathSegment};
 use streamroute_fuzz::pieces;
-use streamroute::{
-    parse_strict, Error, JsonEvent, JsonValue, PartialJson, PartialJsonOptions, PathSegment,
-};
 
 type Outcome = (Vec<JsonEvent>, Result<JsonValue, Error>, Option<JsonValue>);
 
@@ -29,11 +27,7 @@ fn run<'a>(opts: PartialJsonOptions, chunks: impl Iterator<Item = &'a [u8]>) -> 
     let result = match failure {
         Some(e) => {
             let n = events.len();
-            assert_eq!(
-                p.feed(b"[", &mut events).as_ref().err(),
-                Some(&e),
-                "a failed parser repeats its error"
-            );
+            assert_eq!(p.feed(b"[", &mut events).as_ref().err(), Some(&e), "a failed parser repeats its error");
             assert_eq!(p.finish(&mut events).as_ref().err(), Some(&e));
             assert_eq!(events.len(), n, "a failed parser reported events");
             Err(e)
@@ -42,9 +36,7 @@ fn run<'a>(opts: PartialJsonOptions, chunks: impl Iterator<Item = &'a [u8]>) -> 
     };
     let mut merged: Vec<JsonEvent> = Vec::new();
     for ev in events {
-        if let (Some(JsonEvent::Append { path: p, text: t }), JsonEvent::Append { path, text }) =
-            (merged.last_mut(), &ev)
-        {
+        if let (Some(JsonEvent::Append { path: p, text: t }), JsonEvent::Append { path, text }) = (merged.last_mut(), &ev) {
             if p == path {
                 t.push_str(text);
                 continue;
@@ -102,8 +94,7 @@ fuzz_target!(|input: &[u8]| {
         if let Ok(fin) = &whole.1 {
             if !has_duplicate_keys(fin) {
                 for ev in &whole.0 {
-                    let want =
-                        at(fin, ev.path()).expect("every event's path is in the final value");
+                    let want = at(fin, ev.path()).expect("every event's path is in the final value");
                     if let JsonEvent::Set { value, .. } = ev {
                         assert_eq!(value, want);
                     }

@@ -13,8 +13,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use streamroute::{
-    build_final_payload, collect_sources, parse_json, redact_artifacts, redact_artifacts_json,
-    validate_final_payload, ArtifactCollector, JsonValue, PayloadContext, ToolStep,
+    build_final_payload, collect_sources, parse_json, redact_artifacts, redact_artifacts_json, validate_final_payload,
+    ArtifactCollector, JsonValue, PayloadContext, ToolStep,
 };
 
 fn value(text: &str) -> JsonValue {
@@ -29,24 +29,16 @@ fuzz_target!(|data: &[u8]| {
     match redact_artifacts(&observation, &schema) {
         Ok(red) => {
             let mut c1 = ArtifactCollector::default();
-            c1.collect("t", &schema, &observation)
-                .expect("collect agrees with redact");
+            c1.collect("t", &schema, &observation).expect("collect agrees with redact");
             let mut c2 = ArtifactCollector::default();
-            let both = c2
-                .collect_and_redact("t", &schema, observation.clone(), None)
-                .expect("collect_and_redact");
+            let both = c2.collect_and_redact("t", &schema, observation.clone(), None).expect("collect_and_redact");
             assert_eq!(both, red);
             assert_eq!(c1.all(), c2.all());
             // The one-pass text walk agrees with the tree walk.
             let text = observation.to_json();
-            assert_eq!(
-                redact_artifacts_json(&text, &schema).expect("text walk"),
-                red.to_json()
-            );
+            assert_eq!(redact_artifacts_json(&text, &schema).expect("text walk"), red.to_json());
             let mut c3 = ArtifactCollector::default();
-            let red3 = c3
-                .collect_and_redact_json("t", &schema, &text, None)
-                .expect("text collect");
+            let red3 = c3.collect_and_redact_json("t", &schema, &text, None).expect("text collect");
             assert_eq!(red3, red.to_json());
             assert_eq!(c3.all(), c1.all());
             // With nothing collected the redaction is the identity.
@@ -56,24 +48,14 @@ fuzz_target!(|data: &[u8]| {
         }
         Err(e) => assert!(matches!(e.code(), "invalid_input" | "json_too_deep" | "schema_too_complex"), "{e}"),
     }
-    if let Err(e) = collect_sources(&[ToolStep {
-        node: "t",
-        schema: &schema,
-        observation: &observation,
-    }]) {
+    if let Err(e) = collect_sources(&[ToolStep { node: "t", schema: &schema, observation: &observation }]) {
         assert!(matches!(e.code(), "invalid_input" | "json_too_deep" | "schema_too_complex"), "{e}");
     }
     let args = value(&text);
-    let ctx = PayloadContext {
-        last_observation: Some(observation),
-        ..Default::default()
-    };
+    let ctx = PayloadContext { last_observation: Some(observation), ..Default::default() };
     let built = build_final_payload(&args, &ctx).expect("a context without a score never fails");
     let v = built.payload.to_value();
-    assert_eq!(
-        validate_final_payload(&v).expect("built payloads validate"),
-        built.payload
-    );
+    assert_eq!(validate_final_payload(&v).expect("built payloads validate"), built.payload);
     if let Err(e) = validate_final_payload(&args) {
         assert_eq!(e.code(), "payload_invalid");
     }

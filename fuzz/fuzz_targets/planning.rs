@@ -36,7 +36,9 @@ fn json_roles(v: &streamroute::JsonValue) {
     let map = CapabilityMap::default();
     let tools = parse_catalog(v).unwrap_or_default();
     let index = ToolIndex::new(tools, None, None).or_else(|_| ToolIndex::new(vec![], None, None));
-    let (Ok(index), Ok(req)) = (index, Requirements::from_json(v).or_else(|_| Requirements::from_json(&parse_strict(b"{}").unwrap()))) else {
+    let (Ok(index), Ok(req)) =
+        (index, Requirements::from_json(v).or_else(|_| Requirements::from_json(&parse_strict(b"{}").unwrap())))
+    else {
         return;
     };
     let _ = index.search_text(&v.to_json(), 8);

@@ -22,18 +22,12 @@ fuzz_target!(|data: &[u8]| {
             if value.to_json() != json {
                 assert!(value.to_json().len() < json.len(), "the output is compact");
             }
-            assert_eq!(
-                repair_json_with_log(&json).expect("repairable"),
-                (json.clone(), vec![])
-            );
+            assert_eq!(repair_json_with_log(&json).expect("repairable"), (json.clone(), vec![]));
             for pair in repairs.windows(2) {
                 assert!(pair[0].offset <= pair[1].offset, "{repairs:?}");
             }
             for r in &repairs {
-                assert!(
-                    r.offset <= text.len() && text.is_char_boundary(r.offset),
-                    "{r:?}"
-                );
+                assert!(r.offset <= text.len() && text.is_char_boundary(r.offset), "{r:?}");
             }
             match &strict {
                 Ok(v) => {
@@ -44,10 +38,7 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         Err(e) => {
-            assert!(
-                matches!(e.code(), "json_unrepairable" | "json_too_deep"),
-                "{e}"
-            );
+            assert!(matches!(e.code(), "json_unrepairable" | "json_too_deep"), "{e}");
             assert_eq!(repair_json(&text), Err(e.clone()));
             if e.code() == "json_unrepairable" {
                 assert!(strict.is_err(), "valid JSON called unrepairable");

@@ -12,8 +12,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use streamroute_fuzz::pieces;
 use streamroute::{Error, SseDecoder, SseDecoderOptions, SseEvent};
+use streamroute_fuzz::pieces;
 
 type Outcome = (Vec<SseEvent>, String, Option<u64>, Option<Error>);
 
@@ -77,11 +77,7 @@ fuzz_target!(|input: &[u8]| {
     let Some((&control, rest)) = input.split_first() else { return };
     let size = usize::from(control & 0x1f) + 1;
     let varying = control & 0x20 != 0;
-    let opts = SseDecoderOptions {
-        flush_on_finish: control & 0x40 != 0,
-        max_line_bytes: 64,
-        max_event_bytes: 256,
-    };
+    let opts = SseDecoderOptions { flush_on_finish: control & 0x40 != 0, max_line_bytes: 64, max_event_bytes: 256 };
 
     let pieces = pieces(rest, size, varying);
 

@@ -24,8 +24,7 @@ fuzz_target!(|input: &[u8]| {
     let mut retry = None;
 
     for raw in input.split(|&b| b == 0xFE) {
-        let fields: Vec<String> =
-            raw.split(|&b| b == 0xFF).map(|f| String::from_utf8_lossy(f).into_owned()).collect();
+        let fields: Vec<String> = raw.split(|&b| b == 0xFF).map(|f| String::from_utf8_lossy(f).into_owned()).collect();
         let event = fields.first().map(String::as_str).filter(|_| fields.len() > 1);
         let data = fields.get(1).or(fields.first()).map(String::as_str).unwrap_or("");
         let id = fields.get(2).map(String::as_str);
@@ -53,10 +52,7 @@ fuzz_target!(|input: &[u8]| {
             Err(e) => {
                 assert_eq!(e.code(), "sse_invalid_field");
                 let bad = |s: Option<&str>| s.is_some_and(|s| s.contains(['\r', '\n']));
-                assert!(
-                    bad(event) || bad(id) || id.is_some_and(|s| s.contains('\0')),
-                    "rejected a valid message: {msg:?}"
-                );
+                assert!(bad(event) || bad(id) || id.is_some_and(|s| s.contains('\0')), "rejected a valid message: {msg:?}");
             }
         }
     }

@@ -21,7 +21,8 @@ const PROVIDERS: [Provider; 10] = [
     Provider::Text,
     Provider::Auto,
 ];
-const MODES: [StructuredMode; 4] = [StructuredMode::Tool, StructuredMode::JsonSchema, StructuredMode::JsonObject, StructuredMode::Prompt];
+const MODES: [StructuredMode; 4] =
+    [StructuredMode::Tool, StructuredMode::JsonSchema, StructuredMode::JsonObject, StructuredMode::Prompt];
 
 fn value(text: &[u8]) -> JsonValue {
     parse_json(&String::from_utf8_lossy(text), true).unwrap_or(JsonValue::Null)

@@ -9,8 +9,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use streamroute_fuzz::pieces;
 use streamroute::{check_tagged, sanitize_untrusted, TagDelta, TagFilter, TagFilterOptions, TagResult};
+use streamroute_fuzz::pieces;
 
 const NONCE: &str = "n1";
 

@@ -159,9 +159,7 @@ pub fn normalize_action_text(text: &str) -> Result<PlannerAction> {
 ///
 /// # Errors
 /// As [`normalize_action_text`].
-pub fn normalize_action_with_diagnostics(
-    text: &str,
-) -> Result<(PlannerAction, ActionDiagnostics)> {
+pub fn normalize_action_with_diagnostics(text: &str) -> Result<(PlannerAction, ActionDiagnostics)> {
     crate::budget::check_input(text.len(), "the action text")?;
     if blank(text) {
         return Err(unparseable("empty input"));
@@ -383,12 +381,7 @@ impl Sink for Reader {
                     self.inner = Seen::Open;
                 }
             }
-            Token::StringEnd
-            | Token::Null
-            | Token::Bool(_)
-            | Token::Number(_)
-            | Token::ObjectEnd
-            | Token::ArrayEnd => {
+            Token::StringEnd | Token::Null | Token::Bool(_) | Token::Number(_) | Token::ObjectEnd | Token::ArrayEnd => {
                 let outer_string = depth == 1 && matches!(tok, Token::StringEnd);
                 if let Some(s) = slot {
                     if *s == Seen::Open {
@@ -460,14 +453,7 @@ struct Scan<'a> {
 
 impl<'a> Scan<'a> {
     fn new(text: &'a str, embedded: usize) -> Self {
-        Scan {
-            text,
-            out: Vec::new(),
-            thinks: Vec::new(),
-            repairs_left: MAX_REPAIR_ATTEMPTS,
-            embedded,
-            region: (usize::MAX, 0),
-        }
+        Scan { text, out: Vec::new(), thinks: Vec::new(), repairs_left: MAX_REPAIR_ATTEMPTS, embedded, region: (usize::MAX, 0) }
     }
 
     fn run(&mut self) {
@@ -498,9 +484,8 @@ impl<'a> Scan<'a> {
             match bytes[i] {
                 b'<' => match think_tag(bytes, i) {
                     Some((body_start, close)) => {
-                        let (body_end, close_end) = find_ci(bytes, body_start, close)
-                            .map(|e| (e, e + close.len()))
-                            .unwrap_or((bytes.len(), bytes.len()));
+                        let (body_end, close_end) =
+                            find_ci(bytes, body_start, close).map(|e| (e, e + close.len())).unwrap_or((bytes.len(), bytes.len()));
                         self.thinks.push(Think { open: i, body_start, body_end, close_end });
                         self.scan_region(body_start, body_end, ActionSource::Think);
                         i = close_end;
@@ -677,12 +662,21 @@ impl<'a> Scan<'a> {
     /// JSON string holding model output (double-encoded).
     fn push_value(&mut self, v: JsonValue, source: ActionSource, span: (usize, usize), repairs: Vec<Repair>, truncated: bool) {
         match v {
-            JsonValue::Object(m) => self.out.push(Candidate { mapping: m, source, start: span.0, end: span.1, repairs, truncated }),
+            JsonValue::Object(m) => {
+                self.out.push(Candidate { mapping: m, source, start: span.0, end: span.1, repairs, truncated })
+            }
             JsonValue::Array(items) => {
                 let source = if source == ActionSource::Direct { ActionSource::ListItem } else { source };
                 for item in items {
                     if let JsonValue::Object(m) = item {
-                        self.out.push(Candidate { mapping: m, source, start: span.0, end: span.1, repairs: repairs.clone(), truncated });
+                        self.out.push(Candidate {
+                            mapping: m,
+                            source,
+                            start: span.0,
+                            end: span.1,
+                            repairs: repairs.clone(),
+                            truncated,
+                        });
                     }
                 }
             }
@@ -821,4 +815,3 @@ mod tests {
         }
     }
 }
-

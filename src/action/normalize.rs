@@ -81,9 +81,7 @@ impl PlannerAction {
     /// `next_node: null` and `raw_answer` mirrored from `answer`; a plan has `next_node: null`,
     /// `args: null` and its steps/join at the top level.
     pub fn to_legacy(&self) -> JsonValue {
-        let thought = JsonValue::String(
-            self.thought.clone().unwrap_or_else(|| "planning next step".to_string()),
-        );
+        let thought = JsonValue::String(self.thought.clone().unwrap_or_else(|| "planning next step".to_string()));
         let mut out = vec![("thought".to_string(), thought)];
         match self.next_node.as_str() {
             "final_response" => {
@@ -174,10 +172,7 @@ fn blank(s: &str) -> bool {
 /// # Errors
 /// `action_missing_next_node` when the object names no usable `next_node` (empty, blank or
 /// not a string, or none and no answer).
-pub(crate) fn normalize_mapping(
-    mapping: &[(String, JsonValue)],
-    reasoning: Option<String>,
-) -> Result<PlannerAction> {
+pub(crate) fn normalize_mapping(mapping: &[(String, JsonValue)], reasoning: Option<String>) -> Result<PlannerAction> {
     let mut m = first_keys(mapping);
     // A nested `action` wrapper (object or JSON string) overrides the outer keys it has,
     // unless the outer object names its own string `next_node`: then the outer keys win and
@@ -227,12 +222,7 @@ pub(crate) fn normalize_mapping(
         }
         None if has_plan => Opcode::Plan,
         None if final_answer(&m, args.as_ref()).is_some() => Opcode::Final,
-        None => {
-            return Err(Error::new(
-                ErrorKind::ActionMissingNextNode,
-                "the action has no next_node and no answer",
-            ))
-        }
+        None => return Err(Error::new(ErrorKind::ActionMissingNextNode, "the action has no next_node and no answer")),
     };
 
     let args = match opcode {
@@ -290,12 +280,10 @@ fn kind_name(v: &JsonValue) -> &'static str {
 fn object_of(v: &JsonValue) -> Option<Vec<(String, JsonValue)>> {
     match v {
         JsonValue::Object(m) => Some(m.clone()),
-        JsonValue::String(s) if trim(s).starts_with('{') => {
-            match crate::json::parse_strict(trim(s).as_bytes()) {
-                Ok(JsonValue::Object(m)) => Some(m),
-                _ => None,
-            }
-        }
+        JsonValue::String(s) if trim(s).starts_with('{') => match crate::json::parse_strict(trim(s).as_bytes()) {
+            Ok(JsonValue::Object(m)) => Some(m),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -456,11 +444,7 @@ fn step(v: &JsonValue) -> Option<JsonValue> {
 
 fn merge_strategy(v: &JsonValue) -> JsonValue {
     let JsonValue::String(s) = v else { return v.clone() };
-    let t: String = s
-        .trim()
-        .chars()
-        .map(|c| if c == '-' || c == ' ' { '_' } else { c.to_ascii_uppercase() })
-        .collect();
+    let t: String = s.trim().chars().map(|c| if c == '-' || c == ' ' { '_' } else { c.to_ascii_uppercase() }).collect();
     let canon = match t.as_str() {
         "APPEND" | "REPLACE" | "HUMAN_GATED" => t,
         _ if t.starts_with("HUMAN") => "HUMAN_GATED".to_string(),

@@ -38,15 +38,7 @@ pub(crate) fn read_document(text: &[u8], sink: &mut dyn Sink) -> Result<()> {
     if text.is_empty() {
         return Err(invalid("empty input: expected a JSON value", 0));
     }
-    Doc {
-        text,
-        i: 0,
-        depth: 0,
-        objects: [0; MAX_DEPTH / 64],
-        quiet: usize::MAX,
-        scratch: String::new(),
-    }
-    .run(sink)
+    Doc { text, i: 0, depth: 0, objects: [0; MAX_DEPTH / 64], quiet: usize::MAX, scratch: String::new() }.run(sink)
 }
 
 fn invalid(msg: &str, at: usize) -> Error {
@@ -183,11 +175,9 @@ impl<'t> Doc<'t> {
     fn open(&mut self, object: bool, sink: &mut dyn Sink) -> Result<()> {
         let depth = self.depth;
         if depth >= MAX_DEPTH {
-            return Err(Error::new(
-                ErrorKind::JsonTooDeep,
-                format!("JSON nested deeper than {MAX_DEPTH} levels"),
-            )
-            .at(self.i as u64));
+            return Err(
+                Error::new(ErrorKind::JsonTooDeep, format!("JSON nested deeper than {MAX_DEPTH} levels")).at(self.i as u64)
+            );
         }
         let loud = self.loud();
         if loud {
@@ -443,7 +433,8 @@ mod tests {
         for doc in &docs {
             let [ours, theirs] = both(doc, None);
             assert_eq!(
-                ours, theirs,
+                ours,
+                theirs,
                 "tokens or error differ (STREAMROUTE_SEED={}) on {:?}",
                 seed(),
                 String::from_utf8_lossy(doc)

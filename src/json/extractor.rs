@@ -73,7 +73,10 @@ enum ProseState {
     /// Inside `<…` collecting a tag name into `tag`.
     TagOpen,
     /// Inside a think block; `close_matched` bytes of its closing tag seen.
-    Think { thinking: bool, close_matched: u8 },
+    Think {
+        thinking: bool,
+        close_matched: u8,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,7 +99,9 @@ enum TopKey {
 enum ArgsKind {
     None,
     /// An `args` object; `member` is what its current first-level key is.
-    Object { member: Member },
+    Object {
+        member: Member,
+    },
     String,
     Array,
     Other,
@@ -146,7 +151,10 @@ enum InString {
     /// A top-level `answer`/`raw_answer`.
     TopAnswer,
     /// An answer string of `args`, being streamed.
-    Answer { piece: Piece, cut: Cut },
+    Answer {
+        piece: Piece,
+        cut: Cut,
+    },
 }
 
 /// Where an answer string is.
@@ -299,10 +307,7 @@ impl Action {
 
     fn cap(&self, len: usize) -> Result<()> {
         if len > self.max {
-            return Err(Error::new(
-                ErrorKind::BufferLimitExceeded,
-                format!("more than {} bytes of answer held back", self.max),
-            ));
+            return Err(Error::new(ErrorKind::BufferLimitExceeded, format!("more than {} bytes of answer held back", self.max)));
         }
         Ok(())
     }
@@ -340,9 +345,7 @@ impl Action {
     fn answer_bytes(&mut self, t: &[u8]) -> Result<()> {
         match self.string {
             // The hot path: the rest of an `answer` string, as written.
-            InString::Answer { piece: Piece::Text, cut: Cut::AsWritten } if self.encoded.is_none() => {
-                self.answer_text(t)
-            }
+            InString::Answer { piece: Piece::Text, cut: Cut::AsWritten } if self.encoded.is_none() => self.answer_text(t),
             InString::Answer { piece, cut } => self.answer_bytes_held(t, piece, cut),
             // Only called inside an answer string.
             _ => Ok(()),
@@ -578,11 +581,7 @@ impl Action {
                     if self.decision == Decision::Unknown {
                         let name = self.nn_buf.trim();
                         self.next_node = Some(name.to_string());
-                        self.decide(if is_terminal(name) {
-                            Decision::Terminal
-                        } else {
-                            Decision::NonTerminal
-                        });
+                        self.decide(if is_terminal(name) { Decision::Terminal } else { Decision::NonTerminal });
                     }
                 }
                 Token::Null => self.decide(Decision::Terminal),
@@ -592,9 +591,7 @@ impl Action {
                 Token::ObjectStart if self.args_kind == ArgsKind::None => {
                     self.args_kind = ArgsKind::Object { member: Member::Other }
                 }
-                Token::ArrayStart if self.args_kind == ArgsKind::None => {
-                    self.args_kind = ArgsKind::Array
-                }
+                Token::ArrayStart if self.args_kind == ArgsKind::None => self.args_kind = ArgsKind::Array,
                 Token::StringStart if self.args_kind == ArgsKind::None => {
                     self.args_kind = ArgsKind::String;
                     self.answer_start(Cut::Trimmed);
@@ -1030,11 +1027,8 @@ impl AnswerExtractor {
     fn json(&mut self, bytes: &[u8]) -> Result<Step> {
         // While unconfirmed the tokenizer reads no further than the cap, so the candidate is
         // given up on the same byte whatever the chunking.
-        let bytes = if self.mode == Mode::Candidate {
-            &bytes[..bytes.len().min(MAX_UNCONFIRMED - self.pending.len())]
-        } else {
-            bytes
-        };
+        let bytes =
+            if self.mode == Mode::Candidate { &bytes[..bytes.len().min(MAX_UNCONFIRMED - self.pending.len())] } else { bytes };
         let before = self.tok.position();
         let r = self.tok.feed(bytes, &mut self.action);
         let used = match r {
@@ -1164,12 +1158,8 @@ mod tests {
     fn quiet_reading_is_invisible() {
         let corpus: serde_json::Value =
             serde_json::from_str(include_str!("../../tests/corpus/answer_extractor.json")).unwrap_or_default();
-        let mut inputs: Vec<Vec<u8>> = corpus
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|c| c["input"].as_str().map(|s| s.as_bytes().to_vec()))
-            .collect();
+        let mut inputs: Vec<Vec<u8>> =
+            corpus.as_array().into_iter().flatten().filter_map(|c| c["input"].as_str().map(|s| s.as_bytes().to_vec())).collect();
         assert!(inputs.len() > 100, "the corpus is there");
         const JUNK: &[&str] = &[
             r#""x":[1,2,{"a":"\"}"],3.5e7],"#,
@@ -1190,12 +1180,8 @@ mod tests {
             let input = input.clone();
             // Junk after a `{` or `,` at a random place (inside or outside the action).
             for _ in 0..4 {
-                let marks: Vec<usize> = input
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &b)| b == b'{' || b == b',')
-                    .map(|(k, _)| k + 1)
-                    .collect();
+                let marks: Vec<usize> =
+                    input.iter().enumerate().filter(|(_, &b)| b == b'{' || b == b',').map(|(k, _)| k + 1).collect();
                 if marks.is_empty() {
                     break;
                 }

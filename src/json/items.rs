@@ -12,11 +12,11 @@
 //! - The whole input must still be valid JSON (strict by default): after the target array
 //!   the rest is read and checked.
 
-use crate::budget::try_push;
-use crate::json::Quoted;
 use super::partial::{cap_error, cost, feed_metered, finish_metered, tokenizer_options, Metered, Phase};
 use super::tokenizer::{AfterValue, Sink, Token, Tokenizer};
 use super::value::{JsonValue, ValueBuilder};
+use crate::budget::try_push;
+use crate::json::Quoted;
 use crate::{Error, ErrorKind, Result};
 
 /// Options of [`JsonItemStream`].
@@ -50,9 +50,7 @@ enum Step {
 fn parse_path(path: &str) -> Result<Option<Vec<Step>>> {
     // One error site: the reason is joined to the message once, not at each of the nine
     // places that find one.
-    steps(path).map_err(|why| {
-        Error::new(ErrorKind::InvalidOption, format!("invalid item path {}: {why}", Quoted(path)))
-    })
+    steps(path).map_err(|why| Error::new(ErrorKind::InvalidOption, format!("invalid item path {}: {why}", Quoted(path))))
 }
 
 /// [`parse_path`], with what is wrong as the error.
@@ -73,9 +71,7 @@ fn steps(path: &str) -> std::result::Result<Option<Vec<Step>>, &'static str> {
     while let Some(c) = rest.chars().next() {
         if c == '.' {
             let name_len = crate::text::sub(rest, 1..)
-                .find(|c: char| {
-                    matches!(c, '.' | '[' | ']' | '\'' | '"' | '*') || c.is_whitespace()
-                })
+                .find(|c: char| matches!(c, '.' | '[' | ']' | '\'' | '"' | '*') || c.is_whitespace())
                 .unwrap_or(rest.len() - 1);
             if name_len == 0 {
                 return Err("expected a name after '.'");
@@ -284,12 +280,7 @@ impl JsonItemStream {
             }
         };
         Ok(JsonItemStream {
-            tokenizer: Tokenizer::new(tokenizer_options(
-                opts.strict,
-                opts.max_depth,
-                opts.max_item_bytes,
-                after,
-            )),
+            tokenizer: Tokenizer::new(tokenizer_options(opts.strict, opts.max_depth, opts.max_item_bytes, after)),
             router: Router {
                 steps,
                 item_depth,
@@ -338,9 +329,7 @@ impl JsonItemStream {
         match &self.phase {
             Phase::Reading => Ok(()),
             Phase::Failed(e) => Err(e.clone()),
-            Phase::Finished => {
-                Err(Error::new(ErrorKind::InvalidState, "JsonItemStream was used after finish()"))
-            }
+            Phase::Finished => Err(Error::new(ErrorKind::InvalidState, "JsonItemStream was used after finish()")),
         }
     }
 
@@ -363,15 +352,9 @@ mod tests {
         assert_eq!(parse_path("$*").unwrap(), None);
         assert_eq!(parse_path("$.a.b").unwrap(), Some(vec![k("a"), k("b")]));
         assert_eq!(parse_path("$.items.*").unwrap(), Some(vec![k("items")]));
-        assert_eq!(
-            parse_path(r#"$['a b'].c[2]["d\"e"]"#).unwrap(),
-            Some(vec![k("a b"), k("c"), Step::Index(2), k("d\"e")])
-        );
+        assert_eq!(parse_path(r#"$['a b'].c[2]["d\"e"]"#).unwrap(), Some(vec![k("a b"), k("c"), Step::Index(2), k("d\"e")]));
         assert_eq!(parse_path("$.\u{e9}t\u{e9}").unwrap(), Some(vec![k("\u{e9}t\u{e9}")]));
-        for bad in [
-            "", "items", "$.", "$..a", "$[", "$[x]", "$['a'", "$['a'x]", "$a", "$.a b", "$[-1]",
-            "$**",
-        ] {
+        for bad in ["", "items", "$.", "$..a", "$[", "$[x]", "$['a'", "$['a'x]", "$a", "$.a b", "$[-1]", "$**"] {
             let e = parse_path(bad).unwrap_err();
             assert_eq!(e.code(), "invalid_option", "{bad}");
         }

@@ -9,8 +9,8 @@
 
 use super::tokenizer::Token;
 use crate::budget::{out_of_memory, try_boxed_str, try_push};
-use crate::Result;
 use crate::hash::{Map, StrSet};
+use crate::Result;
 
 /// The keys of one object so far: a short list while it is short (most objects: no hashing),
 /// a hash table past `FEW` keys. The table is a map with unused values rather than a set: it is
@@ -210,22 +210,59 @@ mod tests {
     fn first_keys_drops_repeated_members_whole() {
         use Token::*;
         let toks = [
-            ObjectStart, Key("a"), Number("1"), Key("b"), ArrayStart, Number("2"), ArrayEnd, Key("a"), ObjectStart,
-            Key("x"), ArrayStart, Number("3"), StringStart, StringPart("s"), StringEnd, ArrayEnd, ObjectEnd, Key("c"),
-            Number("4"), Key("b"), Number("5"), ObjectEnd,
+            ObjectStart,
+            Key("a"),
+            Number("1"),
+            Key("b"),
+            ArrayStart,
+            Number("2"),
+            ArrayEnd,
+            Key("a"),
+            ObjectStart,
+            Key("x"),
+            ArrayStart,
+            Number("3"),
+            StringStart,
+            StringPart("s"),
+            StringEnd,
+            ArrayEnd,
+            ObjectEnd,
+            Key("c"),
+            Number("4"),
+            Key("b"),
+            Number("5"),
+            ObjectEnd,
         ];
         let mut f = FirstKeys::default();
         let kept: Vec<Token<'_>> = toks.iter().filter(|t| f.admit(t).unwrap()).cloned().collect();
-        let want = [ObjectStart, Key("a"), Number("1"), Key("b"), ArrayStart, Number("2"), ArrayEnd, Key("c"), Number("4"), ObjectEnd];
+        let want =
+            [ObjectStart, Key("a"), Number("1"), Key("b"), ArrayStart, Number("2"), ArrayEnd, Key("c"), Number("4"), ObjectEnd];
         assert_eq!(kept, want);
         assert!(!f.dropping());
         // A repeated key with no value before the end (tolerant input).
         let mut f = FirstKeys::default();
-        let kept: Vec<Token<'_>> = [ObjectStart, Key("a"), Null, Key("a"), ObjectEnd].iter().filter(|t| f.admit(t).unwrap()).cloned().collect();
+        let kept: Vec<Token<'_>> =
+            [ObjectStart, Key("a"), Null, Key("a"), ObjectEnd].iter().filter(|t| f.admit(t).unwrap()).cloned().collect();
         assert_eq!(kept, [ObjectStart, Key("a"), Null, ObjectEnd]);
         // Watching `a` in the outermost object only.
         let mut f = FirstKeys::watching(&["a"], 1);
-        let toks = [ObjectStart, Key("a"), Null, Key("b"), ObjectStart, Key("a"), Null, Key("a"), Null, ObjectEnd, Key("b"), Null, Key("a"), Bool(true), ObjectEnd];
+        let toks = [
+            ObjectStart,
+            Key("a"),
+            Null,
+            Key("b"),
+            ObjectStart,
+            Key("a"),
+            Null,
+            Key("a"),
+            Null,
+            ObjectEnd,
+            Key("b"),
+            Null,
+            Key("a"),
+            Bool(true),
+            ObjectEnd,
+        ];
         let kept: Vec<Token<'_>> = toks.iter().filter(|t| f.admit(t).unwrap()).cloned().collect();
         assert_eq!(kept, toks[..toks.len() - 3].iter().chain(&[ObjectEnd]).cloned().collect::<Vec<_>>());
     }

@@ -2,30 +2,30 @@
 //! parser and the item stream, and the order-preserving `JsonValue` they build; and a strict
 //! tokenizer over a complete document (`document.rs`) for builds without those machines.
 
-#[cfg(feature = "json")]
-mod extractor;
-pub(crate) mod tokenizer;
 pub(crate) mod document;
 #[cfg(test)]
 pub(crate) mod document_cases;
-#[cfg(feature = "partial")]
-pub(crate) mod partial;
+#[cfg(feature = "json")]
+mod extractor;
 #[cfg(feature = "json")]
 pub(crate) mod items;
-mod value;
 pub(crate) mod keys;
+#[cfg(feature = "partial")]
+pub(crate) mod partial;
+pub(crate) mod tokenizer;
+mod value;
 
 #[cfg(feature = "json")]
 pub use extractor::{AnswerExtractor, AnswerExtractorOptions};
-pub use value::{write_json_string, JsonValue};
-pub(crate) use value::{write_json_escaped, Quoted};
-#[cfg(target_arch = "wasm32")]
-pub(crate) use value::json_string_len;
-#[cfg(feature = "partial")]
-pub use partial::{JsonEvent, PartialJson, PartialJsonOptions, PathSegment, ValueKind};
 #[cfg(feature = "json")]
 pub use items::{JsonItemStream, JsonItemStreamOptions};
+#[cfg(feature = "partial")]
+pub use partial::{JsonEvent, PartialJson, PartialJsonOptions, PathSegment, ValueKind};
+#[cfg(target_arch = "wasm32")]
+pub(crate) use value::json_string_len;
 pub(crate) use value::ValueBuilder;
+pub(crate) use value::{write_json_escaped, Quoted};
+pub use value::{write_json_string, JsonValue};
 
 use tokenizer::{AfterValue, Sink, Tokenizer, TokenizerOptions};
 
@@ -61,9 +61,7 @@ pub fn parse_strict_chunks(chunks: &[&[u8]]) -> crate::Result<JsonValue> {
 fn build(read: impl FnOnce(&mut ValueBuilder) -> crate::Result<()>) -> crate::Result<JsonValue> {
     let mut b = ValueBuilder::default();
     read(&mut b)?;
-    b.done.pop().ok_or_else(|| {
-        crate::Error::new(crate::ErrorKind::JsonInvalid, "expected a JSON value").at(0)
-    })
+    b.done.pop().ok_or_else(|| crate::Error::new(crate::ErrorKind::JsonInvalid, "expected a JSON value").at(0))
 }
 
 /// The streaming tokenizer as `document::read_document` reads: strict, one value, no cap on
@@ -92,7 +90,7 @@ pub(crate) fn read_streaming(text: &[u8], sink: &mut dyn Sink) -> crate::Result<
 // there too made the json and main entries larger and was no faster in wasm, so they keep one
 // tokenizer (bench/README "Then: whole documents"; bench/README.md, "Measurements behind
 // design choices").
-#[cfg(feature = "json")]
-use read_streaming as read_whole;
 #[cfg(not(feature = "json"))]
 use document::read_document as read_whole;
+#[cfg(feature = "json")]
+use read_streaming as read_whole;

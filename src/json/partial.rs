@@ -17,8 +17,8 @@
 //! - `same` (the length of the path prefix unchanged since the last event) is tracked as the
 //!   path changes, so a binding can send only the changed part of a path, in constant time.
 
-use super::tokenizer::{AfterValue, Sink, Token, Tokenizer, TokenizerOptions};
 use super::keys::FirstKeys;
+use super::tokenizer::{AfterValue, Sink, Token, Tokenizer, TokenizerOptions};
 use super::value::{JsonValue, ValueBuilder};
 use crate::budget::{out_of_memory, try_push, try_push_str, try_to_string};
 use crate::{Error, ErrorKind, Result};
@@ -126,12 +126,7 @@ impl Default for PartialJsonOptions {
 pub(crate) const MAX_DEPTH: usize = 1024;
 
 /// Tokenizer options for a JSON-reading machine with these limits.
-pub(crate) fn tokenizer_options(
-    strict: bool,
-    max_depth: usize,
-    max_bytes: usize,
-    after_value: AfterValue,
-) -> TokenizerOptions {
+pub(crate) fn tokenizer_options(strict: bool, max_depth: usize, max_bytes: usize, after_value: AfterValue) -> TokenizerOptions {
     TokenizerOptions {
         strict,
         max_depth: max_depth.min(MAX_DEPTH),
@@ -178,11 +173,7 @@ pub(crate) trait Metered: Sink {
 /// slice of more than one byte: far from the cap that is one slice, near it one byte at a
 /// time. A cap error thus gets the exact offset of the byte that crossed it, the same for
 /// every chunking.
-pub(crate) fn feed_metered(
-    tok: &mut Tokenizer,
-    chunk: &[u8],
-    sink: &mut impl Metered,
-) -> Result<()> {
+pub(crate) fn feed_metered(tok: &mut Tokenizer, chunk: &[u8], sink: &mut impl Metered) -> Result<()> {
     let mut rest = chunk;
     while !rest.is_empty() {
         let budget = sink.room().saturating_sub(tok.buffered());
@@ -379,10 +370,7 @@ impl Doc {
             Token::ObjectStart | Token::ArrayStart => {
                 let object = tok == Token::ObjectStart;
                 self.child_begins()?;
-                self.emit(
-                    out,
-                    Event::Begin(if object { ValueKind::Object } else { ValueKind::Array }),
-                )?;
+                self.emit(out, Event::Begin(if object { ValueKind::Object } else { ValueKind::Array }))?;
                 try_push(&mut self.frames, if object { Frame::Object } else { Frame::Array(0) })?;
                 self.tree.token(tok, 0)?;
             }
@@ -508,12 +496,7 @@ impl PartialJson {
     pub fn new(opts: PartialJsonOptions) -> Self {
         let cap = opts.max_buffer_bytes;
         PartialJson {
-            tokenizer: Tokenizer::new(tokenizer_options(
-                opts.strict,
-                opts.max_depth,
-                cap,
-                AfterValue::End,
-            )),
+            tokenizer: Tokenizer::new(tokenizer_options(opts.strict, opts.max_depth, cap, AfterValue::End)),
             doc: Doc {
                 keys: FirstKeys::default(),
                 tree: ValueBuilder::prefiltered(),
@@ -569,9 +552,7 @@ impl PartialJson {
         match &self.phase {
             Phase::Reading => Ok(()),
             Phase::Failed(e) => Err(e.clone()),
-            Phase::Finished => {
-                Err(Error::new(ErrorKind::InvalidState, "PartialJson was used after finish()"))
-            }
+            Phase::Finished => Err(Error::new(ErrorKind::InvalidState, "PartialJson was used after finish()")),
         }
     }
 
@@ -598,9 +579,7 @@ impl PartialJson {
         self.phase = Phase::Finished;
         match self.doc.tree.done.first() {
             Some(v) => Ok(v.clone()),
-            None => Err(self.fail(
-                Error::new(ErrorKind::JsonInvalid, "expected a JSON value").at(self.position()),
-            )),
+            None => Err(self.fail(Error::new(ErrorKind::JsonInvalid, "expected a JSON value").at(self.position()))),
         }
     }
 }

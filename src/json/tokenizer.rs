@@ -97,13 +97,7 @@ pub(crate) struct TokenizerOptions {
 
 impl Default for TokenizerOptions {
     fn default() -> Self {
-        TokenizerOptions {
-            strict: true,
-            max_depth: 512,
-            max_token_bytes: 1 << 20,
-            after_value: AfterValue::End,
-            raw_text: false,
-        }
+        TokenizerOptions { strict: true, max_depth: 512, max_token_bytes: 1 << 20, after_value: AfterValue::End, raw_text: false }
     }
 }
 
@@ -131,11 +125,23 @@ enum State {
     InString(Str),
     Escape(Str),
     /// `\u` escape: `n` hex digits read into `cp`; `high` is a pending high surrogate or 0.
-    Unicode { s: Str, n: u8, cp: u16, high: u16 },
+    Unicode {
+        s: Str,
+        n: u8,
+        cp: u16,
+        high: u16,
+    },
     /// After a high-surrogate escape: expecting `\` (`stage` 0) then `u` (`stage` 1).
-    AfterHigh { s: Str, high: u16, stage: u8 },
+    AfterHigh {
+        s: Str,
+        high: u16,
+        stage: u8,
+    },
     Number,
-    Literal { which: u8, matched: u8 },
+    Literal {
+        which: u8,
+        matched: u8,
+    },
     /// A top-level value is complete.
     Done,
     /// `AfterValue::Stop` reached.
@@ -247,7 +253,11 @@ impl Tokenizer {
     /// time.
     #[inline(always)]
     fn after_value(&self) -> AfterValue {
-        if cfg!(feature = "json") { self.opts.after_value } else { AfterValue::End }
+        if cfg!(feature = "json") {
+            self.opts.after_value
+        } else {
+            AfterValue::End
+        }
     }
 
     pub(crate) fn new(mut opts: TokenizerOptions) -> Self {
@@ -357,11 +367,7 @@ impl Tokenizer {
         }
         match self.state {
             State::Done | State::Stopped => Ok(()),
-            State::Value
-                if self.after_value() == AfterValue::Another && self.stack.is_empty() =>
-            {
-                Ok(())
-            }
+            State::Value if self.after_value() == AfterValue::Another && self.stack.is_empty() => Ok(()),
             _ => {
                 let e = self.error(if self.pos == 0 && self.state == State::Value {
                     "empty input: expected a JSON value"
@@ -392,9 +398,7 @@ impl Tokenizer {
         while i < n {
             let b = chunk[i];
             let next = match self.state {
-                State::InString(Str::Value) if !self.opts.strict && !self.loud() => {
-                    self.quiet_string(chunk, i, base, sink)?
-                }
+                State::InString(Str::Value) if !self.opts.strict && !self.loud() => self.quiet_string(chunk, i, base, sink)?,
                 State::InString(s) => self.string(s, chunk, i, base, &mut window, sink)?,
                 State::Escape(s) => self.escape(s, b, i, base)?,
                 State::Unicode { s, n, cp, high } => match hex(b) {
@@ -562,8 +566,7 @@ impl Tokenizer {
         if let Some(k) = self.text(s, &run[..stop])? {
             // A sequence begun in an earlier chunk is reported where it began.
             let back = if k == 0 { carried } else { 0 };
-            return Err(Error::new(ErrorKind::JsonInvalid, "invalid UTF-8 in string")
-                .at(base + (i + k) as u64 - back));
+            return Err(Error::new(ErrorKind::JsonInvalid, "invalid UTF-8 in string").at(base + (i + k) as u64 - back));
         }
         if let Some(k) = control {
             return Err(self.error_at("control character in string", i + k, base));
@@ -862,11 +865,8 @@ impl Tokenizer {
                 Str::Key => {
                     try_extend(scratch, t.as_bytes())?;
                     if scratch.len() > cap {
-                        return Err(Error::new(
-                            ErrorKind::BufferLimitExceeded,
-                            format!("a JSON key is longer than {cap} bytes"),
-                        )
-                        .at(key_start));
+                        return Err(Error::new(ErrorKind::BufferLimitExceeded, format!("a JSON key is longer than {cap} bytes"))
+                            .at(key_start));
                     }
                 }
             }
@@ -887,11 +887,8 @@ impl Tokenizer {
                 let cap = self.opts.max_token_bytes;
                 if self.scratch.len() > cap {
                     // The message of `decode`'s, so that no chunking changes the error.
-                    return Err(Error::new(
-                        ErrorKind::BufferLimitExceeded,
-                        format!("a JSON key is longer than {cap} bytes"),
-                    )
-                    .at(self.key_start));
+                    return Err(Error::new(ErrorKind::BufferLimitExceeded, format!("a JSON key is longer than {cap} bytes"))
+                        .at(self.key_start));
                 }
             }
         }

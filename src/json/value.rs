@@ -82,12 +82,16 @@ impl JsonValue {
     pub(crate) fn json_len(&self) -> usize {
         match self {
             JsonValue::Null => 4,
-            JsonValue::Bool(b) => if *b { 4 } else { 5 },
+            JsonValue::Bool(b) => {
+                if *b {
+                    4
+                } else {
+                    5
+                }
+            }
             JsonValue::Number(n) => n.len(),
             JsonValue::String(s) => json_string_len(s),
-            JsonValue::Array(items) => {
-                2 + items.len().saturating_sub(1) + items.iter().map(JsonValue::json_len).sum::<usize>()
-            }
+            JsonValue::Array(items) => 2 + items.len().saturating_sub(1) + items.iter().map(JsonValue::json_len).sum::<usize>(),
             JsonValue::Object(members) => {
                 let inner: usize = members.iter().map(|(k, v)| json_string_len(k) + 1 + v.json_len()).sum();
                 2 + members.len().saturating_sub(1) + inner
@@ -322,7 +326,10 @@ mod tests {
 
     #[test]
     fn json_len_is_the_length_of_the_text() {
-        let v = crate::parse_strict(br#"{"a\n\u0001\"":[1,true,false,null,"\t\\x\u001f\u007f\u00e9\b\f\r",{}],"b":[],"c":{"d":-1.5e3}}"#).unwrap();
+        let v = crate::parse_strict(
+            br#"{"a\n\u0001\"":[1,true,false,null,"\t\\x\u001f\u007f\u00e9\b\f\r",{}],"b":[],"c":{"d":-1.5e3}}"#,
+        )
+        .unwrap();
         assert_eq!(v.json_len(), v.to_json().len());
         let mut out = String::from("x");
         v.try_write_json(&mut out).unwrap();

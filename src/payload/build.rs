@@ -25,11 +25,11 @@
 //! `key_ignored`, `answer_conflict`, `extra_conflict`, `raw_answer_missing`,
 //! `not_final_response`.
 
-use crate::json::keys::{merge_all, set_all};
-use crate::json::Quoted;
 use super::types::{dedup_sources, get, set, Artifacts, FinalPayload, JsonMap, Source};
 use super::validate::{self as check, PayloadProblem, FIELDS};
+use crate::json::keys::{merge_all, set_all};
 use crate::json::JsonValue;
+use crate::json::Quoted;
 use crate::{Error, ErrorKind, Result};
 
 /// The keys searched for an answer, in order.
@@ -59,12 +59,7 @@ const MAX_ANSWER_DEPTH: usize = 8;
 
 /// What the run knows besides the final args.
 #[derive(Debug, Clone, Default, PartialEq)]
-#[cfg_attr(
-    target_arch = "wasm32",
-    derive(tsify::Tsify),
-    serde(rename_all = "camelCase"),
-    tsify(rename = "FinalPayloadContext")
-)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), serde(rename_all = "camelCase"), tsify(rename = "FinalPayloadContext"))]
 pub struct PayloadContext {
     /// Artifacts collected from tool outputs (`ArtifactCollector::all`).
     #[cfg_attr(target_arch = "wasm32", tsify(optional, type = "Record<string, Record<string, unknown>>"))]
@@ -88,41 +83,25 @@ impl PayloadContext {
     /// `invalid_input` naming the path of anything malformed.
     pub fn from_value(value: &JsonValue) -> Result<Self> {
         let bad = |p: Vec<PayloadProblem>| {
-            let list: Vec<String> = p
-                .iter()
-                .map(|p| format!("context.{}: {}", p.path, p.message))
-                .collect();
+            let list: Vec<String> = p.iter().map(|p| format!("context.{}: {}", p.path, p.message)).collect();
             Error::new(ErrorKind::InvalidInput, list.join("; "))
         };
         let mut ctx = PayloadContext::default();
         let m = match value {
             JsonValue::Null => return Ok(ctx),
             JsonValue::Object(m) => m,
-            _ => {
-                return Err(Error::new(
-                    ErrorKind::InvalidInput,
-                    "context must be an object",
-                ))
-            }
+            _ => return Err(Error::new(ErrorKind::InvalidInput, "context must be an object")),
         };
-        let field = |a: &str, b: &str| {
-            get(m, a)
-                .or_else(|| get(m, b))
-                .filter(|v| !matches!(v, JsonValue::Null))
-        };
+        let field = |a: &str, b: &str| get(m, a).or_else(|| get(m, b)).filter(|v| !matches!(v, JsonValue::Null));
         if let Some(v) = field("artifacts", "artifacts") {
             ctx.artifacts = check::artifacts(v, "artifacts").map_err(bad)?;
         }
         if let Some(v) = field("sources", "sources") {
-            ctx.sources = check::each(v, "sources", |x, p| {
-                check::source(x, p, true).map(|(s, _)| s)
-            })
-            .map_err(bad)?;
+            ctx.sources = check::each(v, "sources", |x, p| check::source(x, p, true).map(|(s, _)| s)).map_err(bad)?;
         }
         ctx.last_observation = field("lastObservation", "last_observation").cloned();
         if let Some(v) = field("reflectionScore", "reflection_score") {
-            ctx.reflection_score =
-                check::confidence(v, "reflectionScore").map_err(|p| bad(vec![p]))?;
+            ctx.reflection_score = check::confidence(v, "reflectionScore").map_err(|p| bad(vec![p]))?;
         }
         Ok(ctx)
     }
@@ -199,12 +178,7 @@ pub fn build_final_payload(args: &JsonValue, context: &PayloadContext) -> Result
     if matches!(args, JsonValue::Array(_)) {
         w.text("field_dropped: args: an array is not a final response's args");
     }
-    p.raw_answer = match answer.or_else(|| {
-        context
-            .last_observation
-            .as_ref()
-            .and_then(|o| answer_in(o, 0))
-    }) {
+    p.raw_answer = match answer.or_else(|| context.last_observation.as_ref().and_then(|o| answer_in(o, 0))) {
         Some(a) => a,
         None => {
             w.text("raw_answer_missing: no answer in the args or the last observation");
@@ -297,10 +271,7 @@ pub fn build_final_payload(args: &JsonValue, context: &PayloadContext) -> Result
     });
     set_all(&mut extra, std::mem::take(&mut p.extra));
     p.extra = extra;
-    Ok(BuiltPayload {
-        payload: p,
-        warnings: std::mem::take(&mut w.0),
-    })
+    Ok(BuiltPayload { payload: p, warnings: std::mem::take(&mut w.0) })
 }
 
 /// The args of a whole action (`{next_node, args}`), or the input itself.
@@ -316,10 +287,7 @@ fn unwrap_action<'v>(input: &'v JsonValue, w: &mut Warnings) -> &'v JsonValue {
         JsonValue::String(n) if n == "final_response" => args,
         JsonValue::Null => args,
         JsonValue::String(n) => {
-            w.fmt(format_args!(
-                "not_final_response: the action's next_node is {}; its args are used",
-                Quoted(n)
-            ));
+            w.fmt(format_args!("not_final_response: the action's next_node is {}; its args are used", Quoted(n)));
             args
         }
         _ => input,
@@ -354,13 +322,8 @@ fn top_answer(m: &JsonMap, w: &mut Warnings) -> (Option<String>, Option<String>)
         (None, None) => {}
     }
     for key in ["answer", "raw_answer"] {
-        if let Some(v) =
-            get(m, key).filter(|v| !matches!(v, JsonValue::Null | JsonValue::String(_)))
-        {
-            w.fmt(format_args!(
-                "field_dropped: {key}: must be a string (got {})",
-                check::kind(v)
-            ));
+        if let Some(v) = get(m, key).filter(|v| !matches!(v, JsonValue::Null | JsonValue::String(_))) {
+            w.fmt(format_args!("field_dropped: {key}: must be a string (got {})", check::kind(v)));
         }
     }
     for key in ANSWER_KEYS {
@@ -415,18 +378,12 @@ type ItemCheck<'a> = dyn FnMut(&JsonValue, String, &mut Warnings) -> Result<(), 
 /// drops the item, each with a warning.
 fn lenient_list(v: &JsonValue, path: &str, w: &mut Warnings, item: &mut ItemCheck<'_>) {
     let JsonValue::Array(items) = v else {
-        w.fmt(format_args!(
-            "field_dropped: {path}: must be an array (got {})",
-            check::kind(v)
-        ));
+        w.fmt(format_args!("field_dropped: {path}: must be an array (got {})", check::kind(v)));
         return;
     };
     for (i, x) in items.iter().enumerate() {
         if let Err(problems) = item(x, format!("{path}[{i}]"), w) {
-            let list: Vec<String> = problems
-                .iter()
-                .map(|p| format!("{}: {}", p.path, p.message))
-                .collect();
+            let list: Vec<String> = problems.iter().map(|p| format!("{}: {}", p.path, p.message)).collect();
             w.fmt(format_args!("item_dropped: {path}[{i}]: {}", list.join("; ")));
         }
     }

@@ -12,12 +12,10 @@
 use super::redact::{apply, placeholder, Edits};
 use super::schema::{dotted, walk_artifacts, SchemaDoc, MAX_DEPTH};
 use super::text::{holds_container, string_root};
-use super::types::{
-    dedup_sources, get, json_len, number, set, type_name, Artifacts, JsonMap, Source,
-};
-use crate::json::JsonValue;
-use crate::hash::Map;
+use super::types::{dedup_sources, get, json_len, number, set, type_name, Artifacts, JsonMap, Source};
 use crate::budget::{out_of_memory, try_boxed_str, try_to_string};
+use crate::hash::Map;
+use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
 
 /// Default `max_inline_bytes`: 1 MiB.
@@ -32,9 +30,7 @@ pub struct ArtifactCollectorOptions {
 
 impl Default for ArtifactCollectorOptions {
     fn default() -> Self {
-        ArtifactCollectorOptions {
-            max_inline_bytes: DEFAULT_MAX_INLINE_BYTES,
-        }
+        ArtifactCollectorOptions { max_inline_bytes: DEFAULT_MAX_INLINE_BYTES }
     }
 }
 
@@ -93,13 +89,7 @@ pub struct ArtifactCollector {
 impl ArtifactCollector {
     /// An empty collector.
     pub fn new(options: ArtifactCollectorOptions) -> Self {
-        ArtifactCollector {
-            options,
-            artifacts: Vec::new(),
-            node_at: Map::default(),
-            field_at: Vec::new(),
-            warnings: Vec::new(),
-        }
+        ArtifactCollector { options, artifacts: Vec::new(), node_at: Map::default(), field_at: Vec::new(), warnings: Vec::new() }
     }
 
     /// Collects the artifact-marked fields of `observation` (as described by the tool's
@@ -107,12 +97,7 @@ impl ArtifactCollector {
     ///
     /// # Errors
     /// `invalid_input` for a schema that is not an object or boolean; `json_too_deep`.
-    pub fn collect(
-        &mut self,
-        node: &str,
-        schema: &JsonValue,
-        observation: &JsonValue,
-    ) -> Result<()> {
+    pub fn collect(&mut self, node: &str, schema: &JsonValue, observation: &JsonValue) -> Result<()> {
         self.collect_with(node, schema, observation, None)
     }
 
@@ -161,10 +146,7 @@ impl ArtifactCollector {
         let mut edits: Edits = Vec::new();
         walk_artifacts(&doc, &observation, &mut |f| {
             names.push(dotted(f.path));
-            edits.push((
-                f.path.iter().map(|s| s.index()).collect(),
-                placeholder(f.value, &f.marks, f.path),
-            ));
+            edits.push((f.path.iter().map(|s| s.index()).collect(), placeholder(f.value, &f.marks, f.path)));
             Ok(())
         })?;
         let mut found = Vec::with_capacity(names.len());
@@ -191,8 +173,7 @@ impl ArtifactCollector {
         observation_json: &str,
         store: Option<&mut ArtifactStore<'_>>,
     ) -> Result<()> {
-        self.collect_text(node, schema, observation_json, store)
-            .map(|_| ())
+        self.collect_text(node, schema, observation_json, store).map(|_| ())
     }
 
     /// [`ArtifactCollector::collect_and_redact`] on JSON text in and out.
@@ -206,8 +187,7 @@ impl ArtifactCollector {
         observation_json: &str,
         store: Option<&mut ArtifactStore<'_>>,
     ) -> Result<String> {
-        self.collect_text(node, schema, observation_json, store)
-            .map(|(text, _)| text)
+        self.collect_text(node, schema, observation_json, store).map(|(text, _)| text)
     }
 
     /// Collects from JSON text; returns the redacted text and how many artifacts it found.
@@ -223,12 +203,7 @@ impl ArtifactCollector {
         Ok((walk.text, walk.replaced))
     }
 
-    fn keep(
-        &mut self,
-        node: &str,
-        found: Vec<(String, Held)>,
-        mut store: Option<&mut ArtifactStore<'_>>,
-    ) -> Result<()> {
+    fn keep(&mut self, node: &str, found: Vec<(String, Held)>, mut store: Option<&mut ArtifactStore<'_>>) -> Result<()> {
         if found.is_empty() {
             return Ok(());
         }
@@ -245,9 +220,7 @@ impl ArtifactCollector {
                 Some(store) => {
                     let value = held.value();
                     let reference = store(node, &field, &value)?;
-                    warnings.push(format!(
-                        "artifact_large: {node}.{field} is {size} bytes (over {max}), stored as {reference}"
-                    ));
+                    warnings.push(format!("artifact_large: {node}.{field} is {size} bytes (over {max}), stored as {reference}"));
                     Held::Value(JsonValue::Object(vec![
                         ("artifact_ref".into(), JsonValue::String(reference)),
                         ("type".into(), JsonValue::String(type_name(&value).into())),
@@ -255,9 +228,7 @@ impl ArtifactCollector {
                     ]))
                 }
                 None => {
-                    warnings.push(format!(
-                        "artifact_large: {node}.{field} is {size} bytes (over {max}), kept inline (no store)"
-                    ));
+                    warnings.push(format!("artifact_large: {node}.{field} is {size} bytes (over {max}), kept inline (no store)"));
                     held
                 }
             };
@@ -297,25 +268,12 @@ impl ArtifactCollector {
 
     /// Everything collected: node name to `{field: value}` (a copy).
     pub fn all(&self) -> Artifacts {
-        self.artifacts
-            .iter()
-            .map(|(n, f)| {
-                (
-                    n.clone(),
-                    f.iter().map(|(k, h)| (k.clone(), h.value())).collect(),
-                )
-            })
-            .collect()
+        self.artifacts.iter().map(|(n, f)| (n.clone(), f.iter().map(|(k, h)| (k.clone(), h.value())).collect())).collect()
     }
 
     /// [`ArtifactCollector::all`] as one JSON object.
     pub fn all_value(&self) -> JsonValue {
-        JsonValue::Object(
-            self.all()
-                .into_iter()
-                .map(|(n, f)| (n, JsonValue::Object(f)))
-                .collect(),
-        )
+        JsonValue::Object(self.all().into_iter().map(|(n, f)| (n, JsonValue::Object(f))).collect())
     }
 
     /// [`ArtifactCollector::all`] as compact JSON text, written without copying the values.
@@ -404,10 +362,7 @@ fn sources_in<'a>(
     out: &mut Vec<Source>,
 ) -> Result<()> {
     if depth >= MAX_DEPTH {
-        return Err(Error::new(
-            ErrorKind::JsonTooDeep,
-            "the observation is nested too deeply",
-        ));
+        return Err(Error::new(ErrorKind::JsonTooDeep, "the observation is nested too deeply"));
     }
     match value {
         JsonValue::Object(members) => {
@@ -458,10 +413,5 @@ fn mapped_source(mapped: &JsonMap) -> Option<Source> {
         Some(JsonValue::Number(n)) => Some(crate::num::parse_f64(n).filter(|x| x.is_finite())?),
         Some(_) => return None,
     };
-    Some(Source {
-        title: text("title")??,
-        url: text("url")?,
-        snippet: text("snippet")?,
-        relevance_score: score,
-    })
+    Some(Source { title: text("title")??, url: text("url")?, snippet: text("snippet")?, relevance_score: score })
 }

@@ -24,14 +24,11 @@ mod validate;
 
 pub use build::{build_final_payload, BuiltPayload, PayloadContext, ANSWER_KEYS, NO_ANSWER};
 pub use collect::{
-    collect_sources, ArtifactCollector, ArtifactCollectorOptions, ArtifactStore, ToolStep,
-    DEFAULT_MAX_INLINE_BYTES,
+    collect_sources, ArtifactCollector, ArtifactCollectorOptions, ArtifactStore, ToolStep, DEFAULT_MAX_INLINE_BYTES,
 };
 pub use redact::{human_size, redact_artifacts, redact_artifacts_in_place, redact_artifacts_json};
 pub use stream::{done_event, ArtifactChunk, ArtifactStream, MAX_STREAMS};
-pub use types::{
-    dedup_sources, json_len, type_name, Artifacts, FinalPayload, JsonMap, Source, SuggestedAction,
-};
+pub use types::{dedup_sources, json_len, type_name, Artifacts, FinalPayload, JsonMap, Source, SuggestedAction};
 pub use validate::{check_final_payload, payload_error, validate_final_payload, PayloadProblem};
 
 /// Checks that a value can be a tool schema (an object or a boolean).
@@ -49,9 +46,6 @@ pub(crate) fn check_schema(schema: &crate::JsonValue) -> crate::Result<()> {
 /// # Errors
 /// As [`redact_artifacts_json`].
 #[allow(dead_code)]
-pub(crate) fn redact_text_counted(
-    text: &str,
-    schema: &crate::JsonValue,
-) -> crate::Result<(String, usize)> {
+pub(crate) fn redact_text_counted(text: &str, schema: &crate::JsonValue) -> crate::Result<(String, usize)> {
     redact::redact_text_counted(text, schema)
 }

@@ -60,12 +60,8 @@ pub fn redact_artifacts_json(observation_json: &str, schema: &JsonValue) -> Resu
 }
 
 /// [`redact_artifacts_json`] that also says how many artifacts were replaced.
-pub(crate) fn redact_text_counted(
-    observation_json: &str,
-    schema: &JsonValue,
-) -> Result<(String, usize)> {
-    super::text::redact_text(observation_json.as_bytes(), schema, false)
-        .map(|w| (w.text, w.replaced))
+pub(crate) fn redact_text_counted(observation_json: &str, schema: &JsonValue) -> Result<(String, usize)> {
+    super::text::redact_text(observation_json.as_bytes(), schema, false).map(|w| (w.text, w.replaced))
 }
 
 /// Where each placeholder goes (member/element indices) and its text.
@@ -93,9 +89,7 @@ pub(crate) fn apply(value: &mut JsonValue, edits: Edits) {
 
 /// The placeholder for an artifact `value` found at `path`.
 pub(crate) fn placeholder(value: &JsonValue, marks: &Marks<'_>, path: &[Seg<'_>]) -> String {
-    let stream = marks
-        .stream
-        .then(|| marks.stream_id.unwrap_or_else(|| field_name(path)));
+    let stream = marks.stream.then(|| marks.stream_id.unwrap_or_else(|| field_name(path)));
     let size = match value {
         JsonValue::Object(_) if stream.is_none() => json_len(value),
         JsonValue::Array(items) => items.len(),

@@ -19,10 +19,10 @@
 //! large), so a walk is linear in the observation for any schema.
 
 use crate::hash::Map;
-use std::rc::Rc;
+use crate::hash::Set;
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
-use crate::hash::Set;
+use std::rc::Rc;
 
 /// Most distinct schema nodes one expansion may hold (`schema_too_complex` beyond).
 pub(crate) const MAX_EXPAND: usize = 1024;
@@ -127,10 +127,7 @@ impl<'a> SchemaDoc<'a> {
     pub(crate) fn new(root: &'a JsonValue) -> Result<Self> {
         match root {
             JsonValue::Object(_) | JsonValue::Bool(_) => Ok(SchemaDoc { root, tables: Rc::new(property_tables(root)) }),
-            _ => Err(Error::new(
-                ErrorKind::InvalidInput,
-                "a tool schema must be a JSON Schema object (or a boolean)",
-            )),
+            _ => Err(Error::new(ErrorKind::InvalidInput, "a tool schema must be a JSON Schema object (or a boolean)")),
         }
     }
 
@@ -222,11 +219,7 @@ impl<'a> SchemaDoc<'a> {
     ///
     /// # Errors
     /// `schema_too_complex` past `MAX_EXPAND` nodes.
-    pub(crate) fn property(
-        &self,
-        nodes: &[&'a JsonValue],
-        key: &str,
-    ) -> Result<Vec<&'a JsonValue>> {
+    pub(crate) fn property(&self, nodes: &[&'a JsonValue], key: &str) -> Result<Vec<&'a JsonValue>> {
         let mut out = Expansion::default();
         for n in nodes {
             let declared = n.get("properties").and_then(|p| match self.tables.get(&(p as *const JsonValue)) {
@@ -263,11 +256,7 @@ impl<'a> SchemaDoc<'a> {
                 (Some(JsonValue::Array(p)), _) | (None, Some(JsonValue::Array(p))) => Some(p),
                 _ => None,
             };
-            let rest = match (
-                n.get("prefixItems"),
-                n.get("items"),
-                n.get("additionalItems"),
-            ) {
+            let rest = match (n.get("prefixItems"), n.get("items"), n.get("additionalItems")) {
                 (Some(_), Some(i @ JsonValue::Object(_)), _) => Some(i),
                 (None, Some(i @ JsonValue::Object(_)), _) => Some(i),
                 (_, Some(JsonValue::Array(_)), Some(i @ JsonValue::Object(_))) => Some(i),
@@ -359,27 +348,14 @@ fn walk<'v, 'a>(
     visit: &mut dyn FnMut(Found<'_, 'a>) -> Result<()>,
 ) -> Result<()> {
     if path.len() >= MAX_DEPTH {
-        return Err(Error::new(
-            ErrorKind::JsonTooDeep,
-            format!("the observation is nested deeper than {MAX_DEPTH} levels"),
-        ));
+        return Err(Error::new(ErrorKind::JsonTooDeep, format!("the observation is nested deeper than {MAX_DEPTH} levels")));
     }
     #[allow(clippy::type_complexity)]
-    let children: Box<
-        dyn Iterator<Item = (Seg<'v>, &'v JsonValue, Result<Vec<&'a JsonValue>>)> + '_,
-    > = match value {
-        JsonValue::Object(members) => Box::new(
-            members
-                .iter()
-                .enumerate()
-                .map(|(i, (k, v))| (Seg::Key(i, k.as_str()), v, doc.property(nodes, k))),
-        ),
-        JsonValue::Array(items) => Box::new(
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (Seg::Index(i), v, doc.item(nodes, i))),
-        ),
+    let children: Box<dyn Iterator<Item = (Seg<'v>, &'v JsonValue, Result<Vec<&'a JsonValue>>)> + '_> = match value {
+        JsonValue::Object(members) => {
+            Box::new(members.iter().enumerate().map(|(i, (k, v))| (Seg::Key(i, k.as_str()), v, doc.property(nodes, k))))
+        }
+        JsonValue::Array(items) => Box::new(items.iter().enumerate().map(|(i, v)| (Seg::Index(i), v, doc.item(nodes, i)))),
         _ => return Ok(()),
     };
     for (seg, child, schema) in children {
@@ -390,11 +366,7 @@ fn walk<'v, 'a>(
         path.push(seg);
         let marks = SchemaDoc::marks(&schema);
         let r = if marks.artifact {
-            visit(Found {
-                path,
-                marks,
-                value: child,
-            })
+            visit(Found { path, marks, value: child })
         } else if matches!(child, JsonValue::Object(_) | JsonValue::Array(_)) {
             walk(doc, child, &schema, path, visit)
         } else {

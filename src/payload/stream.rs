@@ -5,12 +5,12 @@
 //! ids are tracked (`buffer_limit_exceeded` beyond; `reset` forgets them). Chunks are JSON
 //! values; `artifact_type` is the caller's, else the value's type name (`dict`, `list`, ...).
 
-use crate::json::Quoted;
 use super::types::{number, type_name, FinalPayload};
-use crate::json::JsonValue;
 use crate::budget::{out_of_memory, try_boxed_str, try_to_string};
-use crate::{Error, ErrorKind, Result};
 use crate::hash::Map;
+use crate::json::JsonValue;
+use crate::json::Quoted;
+use crate::{Error, ErrorKind, Result};
 
 /// Most distinct stream ids one `ArtifactStream` tracks.
 pub const MAX_STREAMS: usize = 4096;
@@ -42,17 +42,11 @@ impl ArtifactChunk {
     pub fn to_value(&self) -> JsonValue {
         JsonValue::Object(vec![
             ("type".into(), JsonValue::String("artifact_chunk".into())),
-            (
-                "stream_id".into(),
-                JsonValue::String(self.stream_id.clone()),
-            ),
+            ("stream_id".into(), JsonValue::String(self.stream_id.clone())),
             ("seq".into(), number(self.seq as f64)),
             ("chunk".into(), self.chunk.clone()),
             ("done".into(), JsonValue::Bool(self.done)),
-            (
-                "artifact_type".into(),
-                JsonValue::String(self.artifact_type.clone()),
-            ),
+            ("artifact_type".into(), JsonValue::String(self.artifact_type.clone())),
         ])
     }
 }
@@ -85,24 +79,12 @@ impl ArtifactStream {
     /// stream's `done` chunk; `buffer_limit_exceeded` past `MAX_STREAMS` streams;
     /// `memory_limit_exceeded` when there is no memory to keep a new stream or make the event
     /// (nothing is counted then: the same chunk may be sent again).
-    pub fn emit(
-        &mut self,
-        stream_id: &str,
-        chunk: JsonValue,
-        done: bool,
-        artifact_type: Option<&str>,
-    ) -> Result<ArtifactChunk> {
+    pub fn emit(&mut self, stream_id: &str, chunk: JsonValue, done: bool, artifact_type: Option<&str>) -> Result<ArtifactChunk> {
         if stream_id.is_empty() {
-            return Err(Error::new(
-                ErrorKind::InvalidInput,
-                "stream_id must be a non-empty string",
-            ));
+            return Err(Error::new(ErrorKind::InvalidInput, "stream_id must be a non-empty string"));
         }
         if artifact_type == Some("") {
-            return Err(Error::new(
-                ErrorKind::InvalidInput,
-                "artifact_type must be a non-empty string",
-            ));
+            return Err(Error::new(ErrorKind::InvalidInput, "artifact_type must be a non-empty string"));
         }
         let i = match self.at.get(stream_id).copied() {
             Some(i) => i,
@@ -134,22 +116,12 @@ impl ArtifactStream {
         let seq = s.next_seq;
         s.next_seq += 1;
         s.done = done;
-        Ok(ArtifactChunk {
-            stream_id: event_id,
-            seq,
-            chunk,
-            done,
-            artifact_type,
-        })
+        Ok(ArtifactChunk { stream_id: event_id, seq, chunk, done, artifact_type })
     }
 
     /// The ids of streams that have not sent their `done` chunk, in order of first chunk.
     pub fn open_streams(&self) -> Vec<&str> {
-        self.streams
-            .iter()
-            .filter(|s| !s.done)
-            .map(|s| s.id.as_str())
-            .collect()
+        self.streams.iter().filter(|s| !s.done).map(|s| s.id.as_str()).collect()
     }
 
     /// Forgets every stream (sequence numbers start again at 0).
@@ -161,8 +133,5 @@ impl ArtifactStream {
 
 /// The `done` event that ends a run: `{type: "done", payload}`.
 pub fn done_event(payload: &FinalPayload) -> JsonValue {
-    JsonValue::Object(vec![
-        ("type".into(), JsonValue::String("done".into())),
-        ("payload".into(), payload.to_value()),
-    ])
+    JsonValue::Object(vec![("type".into(), JsonValue::String("done".into())), ("payload".into(), payload.to_value())])
 }

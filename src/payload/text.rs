@@ -22,8 +22,8 @@
 use super::redact::placeholder_text;
 use super::schema::{Marks, SchemaDoc};
 use super::types::type_name;
-use crate::json::keys::FirstKeys;
 use crate::json::document::read_document;
+use crate::json::keys::FirstKeys;
 use crate::json::tokenizer::{Sink, Token};
 use crate::json::{write_json_escaped, write_json_string, JsonValue};
 use crate::{ErrorKind, Result};
@@ -172,11 +172,7 @@ struct Walker<'a> {
 /// # Errors
 /// `json_invalid` (with offset), `json_too_deep`, `invalid_input` for a bad schema,
 /// `schema_too_complex`.
-pub(crate) fn redact_text(
-    observation: &[u8],
-    schema: &JsonValue,
-    collect: bool,
-) -> Result<TextWalk> {
+pub(crate) fn redact_text(observation: &[u8], schema: &JsonValue, collect: bool) -> Result<TextWalk> {
     walk_text(observation, SchemaDoc::new(schema)?, collect)
 }
 
@@ -184,11 +180,7 @@ pub(crate) fn redact_text(
 ///
 /// # Errors
 /// `invalid_input` for a bad schema; as [`string_document`].
-pub(crate) fn string_root(
-    observation: &JsonValue,
-    schema: &JsonValue,
-    collect: bool,
-) -> Result<Option<TextWalk>> {
+pub(crate) fn string_root(observation: &JsonValue, schema: &JsonValue, collect: bool) -> Result<Option<TextWalk>> {
     let doc = SchemaDoc::new(schema)?;
     match observation {
         JsonValue::String(s) => string_document(s, doc, collect).map(Some),
@@ -211,11 +203,7 @@ fn string_document(s: &str, doc: SchemaDoc<'_>, collect: bool) -> Result<TextWal
             Err(e) => return Err(e),
         }
     }
-    Ok(TextWalk {
-        text: s.to_string(),
-        found: Vec::new(),
-        replaced: 0,
-    })
+    Ok(TextWalk { text: s.to_string(), found: Vec::new(), replaced: 0 })
 }
 
 /// Whether the first character of `s` past JSON whitespace opens an object or array.
@@ -247,11 +235,7 @@ fn walk_with(observation: &[u8], doc: SchemaDoc<'_>, collect: bool, read: Reader
         keys: FirstKeys::default(),
     };
     read(observation, &mut w)?;
-    Ok(TextWalk {
-        text: w.out,
-        found: w.found,
-        replaced: w.replaced,
-    })
+    Ok(TextWalk { text: w.out, found: w.found, replaced: w.replaced })
 }
 
 impl<'a> Walker<'a> {
@@ -271,11 +255,7 @@ impl<'a> Walker<'a> {
     }
 
     fn field_name(&self) -> &str {
-        self.frames
-            .iter()
-            .rev()
-            .find(|f| f.object)
-            .map_or("", |f| f.key.as_str())
+        self.frames.iter().rev().find(|f| f.object).map_or("", |f| f.key.as_str())
     }
 
     /// A value starts outside any artifact: its schema is found, and it is an artifact or not.
@@ -293,12 +273,7 @@ impl<'a> Walker<'a> {
             self.next = schema;
             return Ok(None);
         }
-        let stream = marks.stream.then(|| {
-            marks
-                .stream_id
-                .unwrap_or_else(|| self.field_name())
-                .to_string()
-        });
+        let stream = marks.stream.then(|| marks.stream_id.unwrap_or_else(|| self.field_name()).to_string());
         let ty = match tok {
             Token::ObjectStart => "dict",
             Token::ArrayStart => "list",
@@ -307,21 +282,8 @@ impl<'a> Walker<'a> {
             Token::Bool(_) => "bool",
             _ => "NoneType",
         };
-        let path = if self.collect {
-            self.path()
-        } else {
-            String::new()
-        };
-        Ok(Some(Artifact {
-            depth,
-            stream,
-            ty,
-            items: 0,
-            chars: 0,
-            json: String::new(),
-            writer: CompactWriter::default(),
-            path,
-        }))
+        let path = if self.collect { self.path() } else { String::new() };
+        Ok(Some(Artifact { depth, stream, ty, items: 0, chars: 0, json: String::new(), writer: CompactWriter::default(), path }))
     }
 
     /// Takes one token of a string observation; at its end, writes the string back as
@@ -349,10 +311,7 @@ impl<'a> Walker<'a> {
             "list" => a.items,
             _ => a.chars,
         };
-        self.writer.placeholder(
-            &placeholder_text(a.ty, a.stream.as_deref(), size),
-            &mut self.out,
-        );
+        self.writer.placeholder(&placeholder_text(a.ty, a.stream.as_deref(), size), &mut self.out);
         self.replaced += 1;
         if self.collect {
             self.found.push((a.path, a.json));
@@ -393,12 +352,7 @@ impl Sink for Walker<'_> {
             Token::ObjectEnd | Token::ArrayEnd => {
                 self.frames.pop();
             }
-            Token::ObjectStart
-            | Token::ArrayStart
-            | Token::StringStart
-            | Token::Number(_)
-            | Token::Bool(_)
-            | Token::Null => {
+            Token::ObjectStart | Token::ArrayStart | Token::StringStart | Token::Number(_) | Token::Bool(_) | Token::Null => {
                 if self.frames.is_empty() && tok == Token::StringStart {
                     self.root_string = Some(String::new());
                     return Ok(());
@@ -410,12 +364,7 @@ impl Sink for Walker<'_> {
                 let schema = std::mem::take(&mut self.next);
                 if let Token::ObjectStart | Token::ArrayStart = tok {
                     let object = tok == Token::ObjectStart;
-                    self.frames.push(Frame {
-                        object,
-                        schema,
-                        count: 0,
-                        key: String::new(),
-                    });
+                    self.frames.push(Frame { object, schema, count: 0, key: String::new() });
                 }
             }
             Token::StringPart(_) | Token::StringEnd => {}

@@ -26,12 +26,7 @@ pub struct Source {
 impl Source {
     /// A source with only a title.
     pub fn new(title: impl Into<String>) -> Self {
-        Source {
-            title: title.into(),
-            url: None,
-            snippet: None,
-            relevance_score: None,
-        }
+        Source { title: title.into(), url: None, snippet: None, relevance_score: None }
     }
 
     /// `{title, url, snippet, relevance_score}` (absent fields as `null`).
@@ -40,10 +35,7 @@ impl Source {
             ("title".into(), JsonValue::String(self.title.clone())),
             ("url".into(), opt_str(&self.url)),
             ("snippet".into(), opt_str(&self.snippet)),
-            (
-                "relevance_score".into(),
-                self.relevance_score.map_or(JsonValue::Null, number),
-            ),
+            ("relevance_score".into(), self.relevance_score.map_or(JsonValue::Null, number)),
         ])
     }
 }
@@ -65,10 +57,7 @@ impl SuggestedAction {
     /// `{action_id, label, params}`.
     pub fn to_value(&self) -> JsonValue {
         JsonValue::Object(vec![
-            (
-                "action_id".into(),
-                JsonValue::String(self.action_id.clone()),
-            ),
+            ("action_id".into(), JsonValue::String(self.action_id.clone())),
             ("label".into(), JsonValue::String(self.label.clone())),
             ("params".into(), JsonValue::Object(self.params.clone())),
         ])
@@ -122,49 +111,19 @@ impl FinalPayload {
 
     /// The JSON form, every field present, in the RFC's order.
     pub fn to_value(&self) -> JsonValue {
-        let artifacts = self
-            .artifacts
-            .iter()
-            .map(|(node, fields)| (node.clone(), JsonValue::Object(fields.clone())))
-            .collect();
+        let artifacts = self.artifacts.iter().map(|(node, fields)| (node.clone(), JsonValue::Object(fields.clone()))).collect();
         JsonValue::Object(vec![
-            (
-                "raw_answer".into(),
-                JsonValue::String(self.raw_answer.clone()),
-            ),
+            ("raw_answer".into(), JsonValue::String(self.raw_answer.clone())),
             ("artifacts".into(), JsonValue::Object(artifacts)),
-            (
-                "confidence".into(),
-                self.confidence.map_or(JsonValue::Null, number),
-            ),
-            (
-                "sources".into(),
-                JsonValue::Array(self.sources.iter().map(Source::to_value).collect()),
-            ),
+            ("confidence".into(), self.confidence.map_or(JsonValue::Null, number)),
+            ("sources".into(), JsonValue::Array(self.sources.iter().map(Source::to_value).collect())),
             ("route".into(), opt_str(&self.route)),
             (
                 "suggested_actions".into(),
-                JsonValue::Array(
-                    self.suggested_actions
-                        .iter()
-                        .map(SuggestedAction::to_value)
-                        .collect(),
-                ),
+                JsonValue::Array(self.suggested_actions.iter().map(SuggestedAction::to_value).collect()),
             ),
-            (
-                "requires_followup".into(),
-                JsonValue::Bool(self.requires_followup),
-            ),
-            (
-                "warnings".into(),
-                JsonValue::Array(
-                    self.warnings
-                        .iter()
-                        .cloned()
-                        .map(JsonValue::String)
-                        .collect(),
-                ),
-            ),
+            ("requires_followup".into(), JsonValue::Bool(self.requires_followup)),
+            ("warnings".into(), JsonValue::Array(self.warnings.iter().cloned().map(JsonValue::String).collect())),
             ("language".into(), opt_str(&self.language)),
             ("extra".into(), JsonValue::Object(self.extra.clone())),
         ])
@@ -258,15 +217,9 @@ pub fn json_len(value: &JsonValue) -> usize {
         JsonValue::Bool(false) => 5,
         JsonValue::Number(n) => n.len(),
         JsonValue::String(s) => string_len(s),
-        JsonValue::Array(items) => {
-            2 + items.len().saturating_sub(1) + items.iter().map(json_len).sum::<usize>()
-        }
+        JsonValue::Array(items) => 2 + items.len().saturating_sub(1) + items.iter().map(json_len).sum::<usize>(),
         JsonValue::Object(members) => {
-            2 + members.len().saturating_sub(1)
-                + members
-                    .iter()
-                    .map(|(k, v)| string_len(k) + 1 + json_len(v))
-                    .sum::<usize>()
+            2 + members.len().saturating_sub(1) + members.iter().map(|(k, v)| string_len(k) + 1 + json_len(v)).sum::<usize>()
         }
     }
 }

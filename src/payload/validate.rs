@@ -4,10 +4,10 @@
 //! The field checkers are shared with the builder (`build.rs`), which drops what they reject
 //! instead of failing: one set of rules for both.
 
-use crate::json::Quoted;
 use super::iso639::is_iso639_1;
 use super::types::{get, Artifacts, FinalPayload, JsonMap, Source, SuggestedAction};
 use crate::json::JsonValue;
+use crate::json::Quoted;
 use crate::{Error, ErrorKind, Result};
 
 /// One reason a value is not a valid `FinalPayload`.
@@ -22,10 +22,7 @@ pub struct PayloadProblem {
 
 impl PayloadProblem {
     pub(crate) fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        PayloadProblem {
-            path: path.into(),
-            message: message.into(),
-        }
+        PayloadProblem { path: path.into(), message: message.into() }
     }
 }
 
@@ -54,10 +51,7 @@ pub fn validate_final_payload(value: &JsonValue) -> Result<FinalPayload> {
 
 /// The `payload_invalid` error for a list of problems.
 pub fn payload_error(problems: &[PayloadProblem]) -> Error {
-    let list: Vec<String> = problems
-        .iter()
-        .map(|p| format!("{}: {}", p.path, p.message))
-        .collect();
+    let list: Vec<String> = problems.iter().map(|p| format!("{}: {}", p.path, p.message)).collect();
     Error::new(
         ErrorKind::PayloadInvalid,
         format!(
@@ -75,23 +69,14 @@ pub fn payload_error(problems: &[PayloadProblem]) -> Error {
 /// Every problem found, in field order (at least one).
 pub fn check_final_payload(value: &JsonValue) -> Result<FinalPayload, Vec<PayloadProblem>> {
     let JsonValue::Object(members) = value else {
-        return Err(vec![PayloadProblem::new(
-            "$",
-            format!("must be an object (got {})", kind(value)),
-        )]);
+        return Err(vec![PayloadProblem::new("$", format!("must be an object (got {})", kind(value)))]);
     };
     let mut problems = Vec::new();
     let mut out = FinalPayload::new(String::new());
     match get(members, "raw_answer") {
-        None => problems.push(PayloadProblem::new(
-            "raw_answer",
-            "required string is missing",
-        )),
+        None => problems.push(PayloadProblem::new("raw_answer", "required string is missing")),
         Some(JsonValue::String(s)) => out.raw_answer = s.clone(),
-        Some(v) => problems.push(PayloadProblem::new(
-            "raw_answer",
-            format!("must be a string (got {})", kind(v)),
-        )),
+        Some(v) => problems.push(PayloadProblem::new("raw_answer", format!("must be a string (got {})", kind(v)))),
     }
     let mut keep = |r: Result<(), Vec<PayloadProblem>>| {
         if let Err(p) = r {
@@ -102,63 +87,31 @@ pub fn check_final_payload(value: &JsonValue) -> Result<FinalPayload, Vec<Payloa
         keep(artifacts(v, "artifacts").map(|a| out.artifacts = a));
     }
     if let Some(v) = get(members, "confidence") {
-        keep(
-            confidence(v, "confidence")
-                .map(|c| out.confidence = c)
-                .map_err(|p| vec![p]),
-        );
+        keep(confidence(v, "confidence").map(|c| out.confidence = c).map_err(|p| vec![p]));
     }
     if let Some(v) = get(members, "sources") {
-        keep(
-            each(v, "sources", |item, path| {
-                source(item, path, true).map(|(s, _)| s)
-            })
-            .map(|s| out.sources = s),
-        );
+        keep(each(v, "sources", |item, path| source(item, path, true).map(|(s, _)| s)).map(|s| out.sources = s));
     }
     if let Some(v) = get(members, "route") {
-        keep(
-            nullable_string(v, "route")
-                .map(|r| out.route = r)
-                .map_err(|p| vec![p]),
-        );
+        keep(nullable_string(v, "route").map(|r| out.route = r).map_err(|p| vec![p]));
     }
     if let Some(v) = get(members, "suggested_actions") {
         keep(
-            each(v, "suggested_actions", |item, path| {
-                suggested_action(item, path, true).map(|(a, _)| a)
-            })
-            .map(|a| out.suggested_actions = a),
+            each(v, "suggested_actions", |item, path| suggested_action(item, path, true).map(|(a, _)| a))
+                .map(|a| out.suggested_actions = a),
         );
     }
     if let Some(v) = get(members, "requires_followup") {
-        keep(
-            boolean(v, "requires_followup")
-                .map(|b| out.requires_followup = b)
-                .map_err(|p| vec![p]),
-        );
+        keep(boolean(v, "requires_followup").map(|b| out.requires_followup = b).map_err(|p| vec![p]));
     }
     if let Some(v) = get(members, "warnings") {
-        keep(
-            each(v, "warnings", |item, path| {
-                string(item, &path).map_err(|p| vec![p])
-            })
-            .map(|w| out.warnings = w),
-        );
+        keep(each(v, "warnings", |item, path| string(item, &path).map_err(|p| vec![p])).map(|w| out.warnings = w));
     }
     if let Some(v) = get(members, "language") {
-        keep(
-            language(v, "language")
-                .map(|l| out.language = l)
-                .map_err(|p| vec![p]),
-        );
+        keep(language(v, "language").map(|l| out.language = l).map_err(|p| vec![p]));
     }
     if let Some(v) = get(members, "extra") {
-        keep(
-            object(v, "extra")
-                .map(|e| out.extra = e)
-                .map_err(|p| vec![p]),
-        );
+        keep(object(v, "extra").map(|e| out.extra = e).map_err(|p| vec![p]));
     }
     for (k, _) in members {
         if !FIELDS.contains(&k.as_str()) {
@@ -190,10 +143,7 @@ pub(crate) fn kind(v: &JsonValue) -> &'static str {
 pub(crate) fn string(v: &JsonValue, path: &str) -> Result<String, PayloadProblem> {
     match v {
         JsonValue::String(s) => Ok(s.clone()),
-        _ => Err(PayloadProblem::new(
-            path,
-            format!("must be a string (got {})", kind(v)),
-        )),
+        _ => Err(PayloadProblem::new(path, format!("must be a string (got {})", kind(v)))),
     }
 }
 
@@ -201,30 +151,21 @@ pub(crate) fn nullable_string(v: &JsonValue, path: &str) -> Result<Option<String
     match v {
         JsonValue::Null => Ok(None),
         JsonValue::String(s) => Ok(Some(s.clone())),
-        _ => Err(PayloadProblem::new(
-            path,
-            format!("must be a string or null (got {})", kind(v)),
-        )),
+        _ => Err(PayloadProblem::new(path, format!("must be a string or null (got {})", kind(v)))),
     }
 }
 
 pub(crate) fn boolean(v: &JsonValue, path: &str) -> Result<bool, PayloadProblem> {
     match v {
         JsonValue::Bool(b) => Ok(*b),
-        _ => Err(PayloadProblem::new(
-            path,
-            format!("must be a boolean (got {})", kind(v)),
-        )),
+        _ => Err(PayloadProblem::new(path, format!("must be a boolean (got {})", kind(v)))),
     }
 }
 
 pub(crate) fn object(v: &JsonValue, path: &str) -> Result<JsonMap, PayloadProblem> {
     match v {
         JsonValue::Object(m) => Ok(dedup(m)),
-        _ => Err(PayloadProblem::new(
-            path,
-            format!("must be an object (got {})", kind(v)),
-        )),
+        _ => Err(PayloadProblem::new(path, format!("must be an object (got {})", kind(v)))),
     }
 }
 
@@ -245,14 +186,8 @@ pub(crate) fn confidence(v: &JsonValue, path: &str) -> Result<Option<f64>, Paylo
     match (v, finite(v)) {
         (JsonValue::Null, _) => Ok(None),
         (_, Some(x)) if (0.0..=1.0).contains(&x) => Ok(Some(x)),
-        (JsonValue::Number(n), _) => Err(PayloadProblem::new(
-            path,
-            format!("must be between 0 and 1 (got {n})"),
-        )),
-        _ => Err(PayloadProblem::new(
-            path,
-            format!("must be a number between 0 and 1 or null (got {})", kind(v)),
-        )),
+        (JsonValue::Number(n), _) => Err(PayloadProblem::new(path, format!("must be between 0 and 1 (got {n})"))),
+        _ => Err(PayloadProblem::new(path, format!("must be a number between 0 and 1 or null (got {})", kind(v)))),
     }
 }
 
@@ -260,14 +195,10 @@ pub(crate) fn language(v: &JsonValue, path: &str) -> Result<Option<String>, Payl
     match v {
         JsonValue::Null => Ok(None),
         JsonValue::String(s) if is_iso639_1(s) => Ok(Some(s.clone())),
-        JsonValue::String(s) => Err(PayloadProblem::new(
-            path,
-            format!("must be an ISO 639-1 code such as \"en\" (got {})", Quoted(s)),
-        )),
-        _ => Err(PayloadProblem::new(
-            path,
-            format!("must be an ISO 639-1 code or null (got {})", kind(v)),
-        )),
+        JsonValue::String(s) => {
+            Err(PayloadProblem::new(path, format!("must be an ISO 639-1 code such as \"en\" (got {})", Quoted(s))))
+        }
+        _ => Err(PayloadProblem::new(path, format!("must be an ISO 639-1 code or null (got {})", kind(v)))),
     }
 }
 
@@ -280,10 +211,7 @@ pub(crate) fn artifacts(v: &JsonValue, path: &str) -> Result<Artifacts, Vec<Payl
             JsonValue::Object(f) => out.push((node, dedup(&f))),
             other => problems.push(PayloadProblem::new(
                 format!("{path}.{node}"),
-                format!(
-                    "must be an object of artifact fields (got {})",
-                    kind(&other)
-                ),
+                format!("must be an object of artifact fields (got {})", kind(&other)),
             )),
         }
     }
@@ -301,10 +229,7 @@ pub(crate) fn each<T>(
     mut item: impl FnMut(&JsonValue, String) -> Result<T, Vec<PayloadProblem>>,
 ) -> Result<Vec<T>, Vec<PayloadProblem>> {
     let JsonValue::Array(items) = v else {
-        return Err(vec![PayloadProblem::new(
-            path,
-            format!("must be an array (got {})", kind(v)),
-        )]);
+        return Err(vec![PayloadProblem::new(path, format!("must be an array (got {})", kind(v)))]);
     };
     let mut out = Vec::with_capacity(items.len());
     let mut problems = Vec::new();
@@ -332,20 +257,14 @@ fn members<'v>(
     problems: &mut Vec<PayloadProblem>,
 ) -> Option<(&'v JsonMap, Vec<String>)> {
     let JsonValue::Object(m) = v else {
-        problems.push(PayloadProblem::new(
-            path,
-            format!("must be a {what} object (got {})", kind(v)),
-        ));
+        problems.push(PayloadProblem::new(path, format!("must be a {what} object (got {})", kind(v))));
         return None;
     };
     let mut ignored = Vec::new();
     for (k, _) in m {
         if !fields.contains(&k.as_str()) {
             if strict {
-                problems.push(PayloadProblem::new(
-                    format!("{path}.{k}"),
-                    format!("unknown field of {what}"),
-                ));
+                problems.push(PayloadProblem::new(format!("{path}.{k}"), format!("unknown field of {what}")));
             } else if !ignored.contains(k) {
                 ignored.push(k.clone());
             }
@@ -355,11 +274,7 @@ fn members<'v>(
 }
 
 /// A `Source`; with `strict == false` unknown keys are returned instead of rejected.
-pub(crate) fn source(
-    v: &JsonValue,
-    path: String,
-    strict: bool,
-) -> Result<(Source, Vec<String>), Vec<PayloadProblem>> {
+pub(crate) fn source(v: &JsonValue, path: String, strict: bool) -> Result<(Source, Vec<String>), Vec<PayloadProblem>> {
     let mut problems = Vec::new();
     let fields = ["title", "url", "snippet", "relevance_score"];
     let Some((m, ignored)) = members(v, &path, "Source", &fields, strict, &mut problems) else {
@@ -367,10 +282,7 @@ pub(crate) fn source(
     };
     let mut s = Source::new(String::new());
     match get(m, "title") {
-        None => problems.push(PayloadProblem::new(
-            format!("{path}.title"),
-            "required string is missing",
-        )),
+        None => problems.push(PayloadProblem::new(format!("{path}.title"), "required string is missing")),
         Some(t) => match string(t, &format!("{path}.title")) {
             Ok(t) => s.title = t,
             Err(p) => problems.push(p),
@@ -409,21 +321,13 @@ pub(crate) fn suggested_action(
 ) -> Result<(SuggestedAction, Vec<String>), Vec<PayloadProblem>> {
     let mut problems = Vec::new();
     let fields = ["action_id", "label", "params"];
-    let Some((m, ignored)) = members(v, &path, "SuggestedAction", &fields, strict, &mut problems)
-    else {
+    let Some((m, ignored)) = members(v, &path, "SuggestedAction", &fields, strict, &mut problems) else {
         return Err(problems);
     };
-    let mut a = SuggestedAction {
-        action_id: String::new(),
-        label: String::new(),
-        params: Vec::new(),
-    };
+    let mut a = SuggestedAction { action_id: String::new(), label: String::new(), params: Vec::new() };
     for (key, slot) in [("action_id", &mut a.action_id), ("label", &mut a.label)] {
         match get(m, key) {
-            None => problems.push(PayloadProblem::new(
-                format!("{path}.{key}"),
-                "required string is missing",
-            )),
+            None => problems.push(PayloadProblem::new(format!("{path}.{key}"), "required string is missing")),
             Some(x) => match string(x, &format!("{path}.{key}")) {
                 Ok(x) => *slot = x,
                 Err(p) => problems.push(p),

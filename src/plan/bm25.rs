@@ -11,9 +11,9 @@ const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
 const STOP: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "get", "give",
-    "how", "i", "in", "is", "it", "me", "my", "of", "on", "or", "our", "over", "per", "please",
-    "show", "that", "the", "their", "this", "to", "we", "what", "which", "with",
+    "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "get", "give", "how", "i", "in", "is", "it",
+    "me", "my", "of", "on", "or", "our", "over", "per", "please", "show", "that", "the", "their", "this", "to", "we", "what",
+    "which", "with",
 ];
 
 /// Appends the tokens of `text` to `out`.

@@ -20,9 +20,9 @@
 //! ```
 
 use super::requirements::string_list;
+use crate::hash::Map;
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
-use crate::hash::Map;
 
 /// One clause of a rule: any of `any_of`, on a step that meets the conditions.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -49,8 +49,7 @@ pub struct Rule {
 }
 
 /// The requirement references whose rules always exist (the built-in ones fill gaps).
-pub const CORE_REFERENCES: &[&str] =
-    &["analysis.total", "outputs.chart", "outputs.table", "group_by", "time"];
+pub const CORE_REFERENCES: &[&str] = &["analysis.total", "outputs.chart", "outputs.table", "group_by", "time"];
 
 /// The built-in mapping of the design, as JSON.
 pub const DEFAULT_CAPABILITY_MAP: &str = r#"{
@@ -359,11 +358,7 @@ impl CapabilityMap {
 
     /// What CI should flag: labels of `labels` (references `analysis.<l>`, `outputs.<l>`) with
     /// no rule, and capabilities of `tools` that no rule, alias or plot pattern mentions.
-    pub fn audit(
-        &self,
-        labels: &super::RequirementLabels,
-        tools: &[super::Tool],
-    ) -> (Vec<String>, Vec<String>) {
+    pub fn audit(&self, labels: &super::RequirementLabels, tools: &[super::Tool]) -> (Vec<String>, Vec<String>) {
         let mut unmapped = Vec::new();
         for (kind, list) in [("analysis", &labels.analysis), ("outputs", &labels.outputs)] {
             for l in list {
@@ -377,8 +372,7 @@ impl CapabilityMap {
         for t in tools {
             for c in &t.capabilities {
                 let c = self.canonical(c);
-                let used = self.is_plot(&c)
-                    || self.rules.iter().any(|r| r.clauses.iter().any(|cl| self.matches(&cl.any_of, &c)));
+                let used = self.is_plot(&c) || self.rules.iter().any(|r| r.clauses.iter().any(|cl| self.matches(&cl.any_of, &c)));
                 if !used && !unknown.contains(&c) {
                     unknown.push(c);
                 }

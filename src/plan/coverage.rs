@@ -12,9 +12,9 @@
 use super::capability::{CapabilityMap, Clause};
 use super::index::ToolIndex;
 use super::requirements::{string_list, Requirements};
+use crate::hash::StrSet;
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind, Result};
-use crate::hash::StrSet;
 
 /// One plan step.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,9 +139,7 @@ fn grouping_columns(params: &JsonValue) -> Vec<String> {
     for key in ["group_by", "by"] {
         match params.get(key) {
             Some(JsonValue::String(s)) if !s.trim().is_empty() => out.push(s.trim().to_string()),
-            Some(JsonValue::Array(items)) => {
-                out.extend(items.iter().filter_map(JsonValue::as_str).map(|s| s.trim().to_string()))
-            }
+            Some(JsonValue::Array(items)) => out.extend(items.iter().filter_map(JsonValue::as_str).map(|s| s.trim().to_string())),
             _ => {}
         }
     }
@@ -212,9 +210,7 @@ pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, cata
         let mut check = StepCheck { index: i, tool: step.tool.clone(), valid: vec![], invalid: vec![] };
         for cite in &step.satisfies {
             let holds = requested(req, cite)
-                && map
-                    .rule(cite)
-                    .is_none_or(|rule| rule.clauses.iter().any(|c| clause_caps_match(map, c, &res.caps)));
+                && map.rule(cite).is_none_or(|rule| rule.clauses.iter().any(|c| clause_caps_match(map, c, &res.caps)));
             if holds {
                 check.valid.push(cite.clone());
             } else {
@@ -279,17 +275,11 @@ pub fn check_coverage(req: &Requirements, plan: &Plan, map: &CapabilityMap, cata
             // none does.
             let citing = |i: &usize| plan.steps[*i].satisfies.contains(&reference);
             let any_cites = meeting.iter().any(citing);
-            names.extend(distinct(
-                meeting.iter().filter(|i| !any_cites || citing(i)).map(|i| plan.steps[*i].tool.as_str()),
-            ));
+            names.extend(distinct(meeting.iter().filter(|i| !any_cites || citing(i)).map(|i| plan.steps[*i].tool.as_str())));
             let mut met = !names.is_empty();
             if clause.group_by_columns {
-                let absent: Vec<String> = req
-                    .group_by
-                    .iter()
-                    .filter(|g| !cols.iter().any(|c| c.eq_ignore_ascii_case(g)))
-                    .cloned()
-                    .collect();
+                let absent: Vec<String> =
+                    req.group_by.iter().filter(|g| !cols.iter().any(|c| c.eq_ignore_ascii_case(g))).cloned().collect();
                 met &= absent.is_empty();
                 missing_cols = absent;
                 if let (Some(l), Some(p)) = (late, first_plot) {

@@ -261,9 +261,7 @@ impl ToolIndex {
         }
         let with = tools.iter().filter(|t| t.embedding.is_some()).count();
         let vectors = match (embeddings, with) {
-            (Some(_), w) if w > 0 => {
-                return Err(bad("give the embeddings either contiguously or per tool, not both"))
-            }
+            (Some(_), w) if w > 0 => return Err(bad("give the embeddings either contiguously or per tool, not both")),
             (Some(v), _) => Some(v),
             (None, 0) => None,
             (None, w) if w < tools.len() => {
@@ -275,11 +273,7 @@ impl ToolIndex {
                 for t in &mut tools {
                     let e = t.embedding.take().unwrap_or_default();
                     if e.len() != dim {
-                        return Err(bad(format!(
-                            "tool \"{}\": embedding has {} dimensions, the model {dim}",
-                            t.name,
-                            e.len()
-                        )));
+                        return Err(bad(format!("tool \"{}\": embedding has {} dimensions, the model {dim}", t.name, e.len())));
                     }
                     if all.len() + e.len() > MAX_EMBEDDING_FLOATS {
                         return Err(bad(format!("embeddings over {MAX_EMBEDDING_FLOATS} floats")));
@@ -323,9 +317,7 @@ impl ToolIndex {
         for (r, &i) in by_name.iter().enumerate() {
             name_rank[i as usize] = r as u32;
         }
-        let bm25 = Bm25::new(tools.iter().map(|t| {
-            format!("{} {} {}", t.name, t.description, t.capabilities.join(" "))
-        }));
+        let bm25 = Bm25::new(tools.iter().map(|t| format!("{} {} {}", t.name, t.description, t.capabilities.join(" "))));
         Ok(ToolIndex { tools, name_rank, by_name, model, vectors, bm25 })
     }
 

@@ -20,10 +20,15 @@ mod requirements;
 pub use capability::{CapabilityMap, Clause, Rule, CORE_REFERENCES, DEFAULT_CAPABILITY_MAP};
 pub use catalog::{parse_catalog, Tool, MAX_TOOLS};
 pub use coverage::{apply_removals, check_coverage, CoverageReport, Plan, Step, StepCheck, MAX_STEPS};
-pub use index::{dot, l2_normalize, EmbeddingModel, Hit, Method, Mode, Query, Retrieval, ToolIndex, MAX_DIM, MAX_EMBEDDING_FLOATS, RRF_K};
-pub use narrow::{narrow_ranked, narrow_tools, retrieval_queries, NarrowOptions, Narrowed, NarrowedTool, Reason, DEFAULT_CAP, DEFAULT_SAFETY_SET};
+pub use index::{
+    dot, l2_normalize, EmbeddingModel, Hit, Method, Mode, Query, Retrieval, ToolIndex, MAX_DIM, MAX_EMBEDDING_FLOATS, RRF_K,
+};
+pub use narrow::{
+    narrow_ranked, narrow_tools, retrieval_queries, NarrowOptions, Narrowed, NarrowedTool, Reason, DEFAULT_CAP,
+    DEFAULT_SAFETY_SET,
+};
 pub use repair::{auto_time_grain, classify_repair, RepairClass, SEMANTIC_PARAMS};
 pub use requirements::{
-    reextraction_message, validate_requirements, InvalidRequirements, RequirementIssue, RequirementLabels,
-    Requirements, TimeRequirement,
+    reextraction_message, validate_requirements, InvalidRequirements, RequirementIssue, RequirementLabels, Requirements,
+    TimeRequirement,
 };

@@ -145,11 +145,8 @@ pub fn retrieval_queries(req: &Requirements) -> Vec<String> {
         out.push(q);
     }
     if !req.constraints.is_empty() {
-        let text: Vec<String> = req
-            .constraints
-            .iter()
-            .map(|c| c.as_str().map(str::to_string).unwrap_or_else(|| c.to_json()))
-            .collect();
+        let text: Vec<String> =
+            req.constraints.iter().map(|c| c.as_str().map(str::to_string).unwrap_or_else(|| c.to_json())).collect();
         let q = format!("filter rows {}", text.join(" "));
         combined.push(q.clone());
         out.push(q);
@@ -184,19 +181,9 @@ pub fn narrow_tools(
 ) -> Narrowed {
     let queries = texts.unwrap_or_else(|| retrieval_queries(req));
     let n = opts.n.unwrap_or(opts.cap.max(1));
-    let retrieval = index.retrieve(&Query {
-        vectors,
-        model_id,
-        dim,
-        texts: &queries,
-        mode: opts.mode,
-        n,
-    });
-    let ranked: Vec<(String, f64)> = retrieval
-        .hits
-        .iter()
-        .filter_map(|h| index.tool(h.index).map(|t| (t.name.clone(), h.score)))
-        .collect();
+    let retrieval = index.retrieve(&Query { vectors, model_id, dim, texts: &queries, mode: opts.mode, n });
+    let ranked: Vec<(String, f64)> =
+        retrieval.hits.iter().filter_map(|h| index.tool(h.index).map(|t| (t.name.clone(), h.score))).collect();
     let mut out = narrow_ranked(Some(index), &ranked, opts);
     out.method = retrieval.method;
     out.fallback = retrieval.fallback;
@@ -263,9 +250,7 @@ pub fn narrow_ranked(index: Option<&ToolIndex>, ranked: &[(String, f64)], opts: 
     // Retrieval fills what template and safety tools leave of the cap; a safety tool that
     // retrieval found comes in as retrieval and counts as a fixed tool.
     let is_safety = |name: &str| listed.contains(name);
-    let fixed = tools.len()
-        + safety_missing.len()
-        + candidates.iter().filter(|c| is_safety(&c.0)).count();
+    let fixed = tools.len() + safety_missing.len() + candidates.iter().filter(|c| is_safety(&c.0)).count();
     let room = cap.saturating_sub(fixed);
     let mut dropped = Vec::new();
     let mut taken = 0;
@@ -280,14 +265,5 @@ pub fn narrow_ranked(index: Option<&ToolIndex>, ranked: &[(String, f64)], opts: 
     for s in &safety_missing {
         add(&mut tools, s, Reason::Safety);
     }
-    Narrowed {
-        tools,
-        safety,
-        dropped,
-        method: Method::Given,
-        fallback: None,
-        queries: vec![],
-        cap,
-        warnings,
-    }
+    Narrowed { tools, safety, dropped, method: Method::Given, fallback: None, queries: vec![], cap, warnings }
 }

@@ -5,8 +5,8 @@
 //! changes or a parameter that carries intent (grouping, metric, time grain, aggregation, axes)
 //! gets another value: such a repair is rejected and the plan is made again.
 
-use crate::json::JsonValue;
 use crate::hash::{Map, StrSet};
+use crate::json::JsonValue;
 use crate::num::parse_f64;
 use crate::{Error, ErrorKind, Result};
 
@@ -32,8 +32,24 @@ impl RepairClass {
 /// Parameters whose value carries analysis intent. (`column`/`columns`: the column a tool
 /// analyses, e.g. `detect_anomalies` or `plot_histogram`; another one is another metric.)
 pub const SEMANTIC_PARAMS: &[&str] = &[
-    "group_by", "by", "metrics", "metric", "y", "x", "color", "agg_func", "agg", "aggregation",
-    "grain", "time_grain", "freq", "frequency", "period", "time_column", "date_column", "column",
+    "group_by",
+    "by",
+    "metrics",
+    "metric",
+    "y",
+    "x",
+    "color",
+    "agg_func",
+    "agg",
+    "aggregation",
+    "grain",
+    "time_grain",
+    "freq",
+    "frequency",
+    "period",
+    "time_column",
+    "date_column",
+    "column",
     "columns",
 ];
 
@@ -53,9 +69,7 @@ fn same_ignoring_case(a: &JsonValue, b: &JsonValue) -> bool {
         }
         (JsonValue::String(_), JsonValue::Array(y)) if y.len() == 1 => same_ignoring_case(a, &y[0]),
         (JsonValue::Array(x), JsonValue::String(_)) if x.len() == 1 => same_ignoring_case(&x[0], b),
-        (JsonValue::Number(x), JsonValue::Number(y)) => {
-            x == y || parse_f64(x).zip(parse_f64(y)).is_some_and(|(p, q)| p == q)
-        }
+        (JsonValue::Number(x), JsonValue::Number(y)) => x == y || parse_f64(x).zip(parse_f64(y)).is_some_and(|(p, q)| p == q),
         _ => a == b,
     }
 }

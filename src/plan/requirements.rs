@@ -7,9 +7,9 @@
 //! corrective prompt. [`Requirements::from_json`] checks only the shape: the coverage check and
 //! tool narrowing take labels they do not know and apply the unknown-requirement policy.
 
+use crate::hash::StrSet;
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind};
-use crate::hash::StrSet;
 
 /// The closed label sets of the schema. Callers extend them (see [`RequirementLabels::extend`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,10 +22,8 @@ pub struct RequirementLabels {
     pub grain: Vec<String>,
 }
 
-const ANALYSIS: &[&str] = &[
-    "total", "compare", "trend", "distribution", "anomaly", "correlation", "ranking", "forecast",
-    "summary",
-];
+const ANALYSIS: &[&str] =
+    &["total", "compare", "trend", "distribution", "anomaly", "correlation", "ranking", "forecast", "summary"];
 const OUTPUTS: &[&str] = &["chart", "table", "text"];
 const GRAIN: &[&str] = &["unknown", "minute", "hour", "day", "week", "month", "quarter", "year"];
 
@@ -141,10 +139,7 @@ impl RequirementIssue {
         JsonValue::Object(vec![
             ("path".into(), JsonValue::String(self.path.clone())),
             ("label".into(), self.label.clone().map_or(JsonValue::Null, JsonValue::String)),
-            (
-                "allowed".into(),
-                JsonValue::Array(self.allowed.iter().cloned().map(JsonValue::String).collect()),
-            ),
+            ("allowed".into(), JsonValue::Array(self.allowed.iter().cloned().map(JsonValue::String).collect())),
             ("message".into(), JsonValue::String(self.message.clone())),
         ])
     }
@@ -245,12 +240,7 @@ fn names(key: &str, v: &JsonValue, issues: &mut Vec<RequirementIssue>) -> Vec<St
     out
 }
 
-fn label_list(
-    key: &str,
-    v: &JsonValue,
-    allowed: Option<&[String]>,
-    issues: &mut Vec<RequirementIssue>,
-) -> Vec<String> {
+fn label_list(key: &str, v: &JsonValue, allowed: Option<&[String]>, issues: &mut Vec<RequirementIssue>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let JsonValue::Array(items) = v else {
         if !matches!(v, JsonValue::Null) {
@@ -270,12 +260,7 @@ fn label_list(
 }
 
 /// The label lowercased and trimmed, or `None` (and an issue) when it is outside `allowed`.
-fn check_label(
-    path: &str,
-    label: &str,
-    allowed: Option<&[String]>,
-    issues: &mut Vec<RequirementIssue>,
-) -> Option<String> {
+fn check_label(path: &str, label: &str, allowed: Option<&[String]>, issues: &mut Vec<RequirementIssue>) -> Option<String> {
     let norm = label.trim().to_ascii_lowercase();
     match allowed {
         Some(set) if !set.contains(&norm) => {
@@ -335,10 +320,7 @@ fn time(v: &JsonValue, labels: Option<&RequirementLabels>, issues: &mut Vec<Requ
 /// # Errors
 /// [`InvalidRequirements`] (code `requirements_invalid`) listing every label outside its set
 /// and every shape problem, each with its path.
-pub fn validate_requirements(
-    value: &JsonValue,
-    labels: &RequirementLabels,
-) -> Result<Requirements, InvalidRequirements> {
+pub fn validate_requirements(value: &JsonValue, labels: &RequirementLabels) -> Result<Requirements, InvalidRequirements> {
     read(value, Some(labels))
 }
 
@@ -409,10 +391,9 @@ pub fn reextraction_message(issues: &[RequirementIssue]) -> String {
     for i in issues {
         let at = if i.path.is_empty() { "requirements".to_string() } else { i.path.clone() };
         match &i.label {
-            Some(label) if !i.allowed.is_empty() => out.push_str(&format!(
-                "- {at}: \"{label}\" is not an allowed label; use one of: {}\n",
-                i.allowed.join(", ")
-            )),
+            Some(label) if !i.allowed.is_empty() => {
+                out.push_str(&format!("- {at}: \"{label}\" is not an allowed label; use one of: {}\n", i.allowed.join(", ")))
+            }
             _ => out.push_str(&format!("- {at}: {}\n", i.message)),
         }
     }

@@ -45,11 +45,7 @@ impl Quote {
 /// typographic spaces, the Mongolian vowel separator, the zero-width space, the ideographic
 /// space, a byte order mark).
 pub(super) fn is_special_space(c: char) -> bool {
-    matches!(
-        c,
-        '\u{a0}' | '\u{180e}' | '\u{2000}'
-            ..='\u{200b}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
-    )
+    matches!(c, '\u{a0}' | '\u{180e}' | '\u{2000}'..='\u{200b}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}')
 }
 
 /// A character that may start an identifier (a keyword, a function name, an unquoted word).
@@ -102,9 +98,7 @@ pub(super) fn is_mongo_type(name: &str) -> bool {
 
 /// The literal a word cut off by the end of the input was going to be (`tr` → `true`).
 pub(super) fn truncated_literal(word: &str) -> Option<&'static str> {
-    ["true", "false", "null"]
-        .into_iter()
-        .find(|lit| lit.len() > word.len() && lit.starts_with(word))
+    ["true", "false", "null"].into_iter().find(|lit| lit.len() > word.len() && lit.starts_with(word))
 }
 
 /// What a number-like token (`[0-9A-Za-z_.+-]+` starting with a digit, sign or dot) is.
@@ -137,14 +131,7 @@ pub(super) fn number_token(tok: &str, at_end: bool) -> NumberToken<'_> {
     }
     if body.is_empty() {
         return if sign == "-" {
-            NumberToken::Fixed(
-                Cow::Borrowed("-0"),
-                if at_end {
-                    RepairKind::Truncated
-                } else {
-                    RepairKind::Number
-                },
-            )
+            NumberToken::Fixed(Cow::Borrowed("-0"), if at_end { RepairKind::Truncated } else { RepairKind::Number })
         } else {
             NumberToken::NotANumber
         };
@@ -179,10 +166,7 @@ pub(super) fn number_token(tok: &str, at_end: bool) -> NumberToken<'_> {
         i = r.1;
     }
     let mut exp: Option<(usize, usize, usize)> = None; // (e index, digits start, end)
-    if i < d.len()
-        && (d[i] == b'e' || d[i] == b'E')
-        && (int_end > 0 || frac.is_some_and(|f| f.1 > f.0))
-    {
+    if i < d.len() && (d[i] == b'e' || d[i] == b'E') && (int_end > 0 || frac.is_some_and(|f| f.1 > f.0)) {
         let mut j = i + 1;
         if j < d.len() && (d[j] == b'+' || d[j] == b'-') {
             j += 1;
@@ -248,11 +232,7 @@ mod tests {
         for (tok, at_end, want) in [
             ("0", false, "0"),
             ("-0.5e-3", false, "-0.5e-3"),
-            (
-                "123456789012345678901234567890",
-                false,
-                "123456789012345678901234567890",
-            ),
+            ("123456789012345678901234567890", false, "123456789012345678901234567890"),
             ("+1", false, "1 (number)"),
             (".5", false, "0.5 (number)"),
             ("-.5", false, "-0.5 (number)"),

@@ -131,9 +131,7 @@ pub struct Repair {
 /// `input_too_large` past [`MAX_INPUT_BYTES`](crate::MAX_INPUT_BYTES) (64 MiB) of text.
 pub fn repair_json(text: &str) -> Result<String> {
     crate::budget::check_input(text.len(), "the text")?;
-    repairer::Repairer::new(text, false)
-        .run()
-        .map(|(json, _)| json)
+    repairer::Repairer::new(text, false).run().map(|(json, _)| json)
 }
 
 /// [`repair_json`], with the repairs applied, in input order (empty for valid JSON).

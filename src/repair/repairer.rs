@@ -18,8 +18,7 @@
 //!   JSON logs nothing; whitespace is dropped silently since the output is compact).
 
 use super::lexical::{
-    is_ident_char, is_ident_start, is_mongo_type, is_special_space, keyword, number_token,
-    truncated_literal, NumberToken, Quote,
+    is_ident_char, is_ident_start, is_mongo_type, is_special_space, keyword, number_token, truncated_literal, NumberToken, Quote,
 };
 use super::{Repair, RepairKind};
 use crate::json::write_json_string;
@@ -215,11 +214,7 @@ impl<'a> Repairer<'a> {
         if !self.logging {
             return;
         }
-        if self
-            .log
-            .last()
-            .is_some_and(|r| r.kind == kind && r.offset == offset)
-        {
+        if self.log.last().is_some_and(|r| r.kind == kind && r.offset == offset) {
             return;
         }
         self.log.push(Repair { kind, offset });
@@ -284,17 +279,12 @@ impl<'a> Repairer<'a> {
                     Some(b'*') => {
                         self.note(RepairKind::Comment, self.pos);
                         let from = self.pos + 2;
-                        self.pos = crate::text::find(&self.b[from..], b"*/")
-                            .map_or(self.b.len(), |k| from + k + 2);
+                        self.pos = crate::text::find(&self.b[from..], b"*/").map_or(self.b.len(), |k| from + k + 2);
                     }
                     _ => return,
                 },
                 // `# note`, `#!`, `##`: a comment; `#fff`, `#tag` are text.
-                b'#' if matches!(
-                    self.b.get(self.pos + 1),
-                    None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'#' | b'!')
-                ) =>
-                {
+                b'#' if matches!(self.b.get(self.pos + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'#' | b'!')) => {
                     self.note(RepairKind::Comment, self.pos);
                     self.pos = self.line_end(self.pos);
                 }
@@ -329,11 +319,7 @@ impl<'a> Repairer<'a> {
         while self.b.get(self.pos) == Some(&b'`') {
             self.pos += 1;
         }
-        while self
-            .b
-            .get(self.pos)
-            .is_some_and(|&b| b.is_ascii_alphanumeric() || b"_-+.".contains(&b))
-        {
+        while self.b.get(self.pos).is_some_and(|&b| b.is_ascii_alphanumeric() || b"_-+.".contains(&b)) {
             self.pos += 1;
         }
         if let Some(closer) = self.fence_closer {
@@ -383,9 +369,7 @@ impl<'a> Repairer<'a> {
                 self.begin_top();
                 self.open(c == '{')
             }
-            _ if Quote::of(c).is_some()
-                || (b == b'\\' && self.b.get(self.pos + 1) == Some(&b'"')) =>
-            {
+            _ if Quote::of(c).is_some() || (b == b'\\' && self.b.get(self.pos + 1) == Some(&b'"')) => {
                 let closed = self.string(Ctx::Top);
                 if closed || self.top_values == 0 {
                     self.top_scalar(start, out_start, log_start);
@@ -451,8 +435,7 @@ impl<'a> Repairer<'a> {
         let follows = match self.b.get(j) {
             None => true,
             Some(&b) => match b {
-                b'\n' | b'\r' | b',' | b';' | b'}' | b']' | b')' | b'{' | b'[' | b'"' | b'\''
-                | b'`' => true,
+                b'\n' | b'\r' | b',' | b';' | b'}' | b']' | b')' | b'{' | b'[' | b'"' | b'\'' | b'`' => true,
                 b'#' | b'-' | b'0'..=b'9' => true,
                 b'/' => matches!(self.b.get(j + 1), Some(b'/' | b'*')),
                 _ if is_ident_start(b) => self.keyword_at(j),
@@ -523,8 +506,7 @@ impl<'a> Repairer<'a> {
                         continue;
                     };
                     let from = self.pos + 1;
-                    self.pos = crate::text::find(&self.b[from..], close)
-                        .map_or(self.b.len(), |k| from + k + close.len());
+                    self.pos = crate::text::find(&self.b[from..], close).map_or(self.b.len(), |k| from + k + close.len());
                 }
                 _ => self.pos += 1,
             }
@@ -556,14 +538,7 @@ impl<'a> Repairer<'a> {
                 self.state = State::Top;
             }
             ';' => {
-                self.note(
-                    if self.top_call {
-                        RepairKind::Jsonp
-                    } else {
-                        RepairKind::Skipped
-                    },
-                    self.pos,
-                );
+                self.note(if self.top_call { RepairKind::Jsonp } else { RepairKind::Skipped }, self.pos);
                 self.pos += 1;
             }
             '}' | ']' | ')' => {
@@ -586,22 +561,16 @@ impl<'a> Repairer<'a> {
 
     fn push(&mut self, frame: Frame) -> Result<()> {
         if self.stack.len() >= MAX_DEPTH {
-            return Err(Error::new(
-                ErrorKind::JsonTooDeep,
-                format!("JSON nested deeper than {MAX_DEPTH} levels"),
-            )
-            .at(self.pos as u64));
+            return Err(
+                Error::new(ErrorKind::JsonTooDeep, format!("JSON nested deeper than {MAX_DEPTH} levels")).at(self.pos as u64)
+            );
         }
         match frame {
             Frame::Object => self.objects += 1,
             Frame::Array => self.arrays += 1,
             Frame::Call => self.calls += 1,
         }
-        self.stack.push(Open {
-            frame,
-            count: 0,
-            keep: 0,
-        });
+        self.stack.push(Open { frame, count: 0, keep: 0 });
         Ok(())
     }
 
@@ -714,9 +683,7 @@ impl<'a> Repairer<'a> {
                 self.state = State::Colon;
             }
             _ if self.ellipsis() => {}
-            _ if Quote::of(c).is_some()
-                || (b == b'\\' && self.b.get(self.pos + 1) == Some(&b'"')) =>
-            {
+            _ if Quote::of(c).is_some() || (b == b'\\' && self.b.get(self.pos + 1) == Some(&b'"')) => {
                 self.begin_member();
                 self.string(Ctx::Key);
                 self.state = State::Colon;
@@ -740,11 +707,7 @@ impl<'a> Repairer<'a> {
             '=' => {
                 self.note(RepairKind::MissingColon, self.pos);
                 self.out.push(':');
-                self.pos += if self.b.get(self.pos + 1) == Some(&b'>') {
-                    2
-                } else {
-                    1
-                };
+                self.pos += if self.b.get(self.pos + 1) == Some(&b'>') { 2 } else { 1 };
                 self.state = State::Value;
             }
             ',' | '}' | ']' | ')' => {
@@ -808,9 +771,7 @@ impl<'a> Repairer<'a> {
         let b = self.b[self.pos];
         match c {
             '{' | '[' => return self.open(c == '{'),
-            _ if Quote::of(c).is_some()
-                || (b == b'\\' && self.b.get(self.pos + 1) == Some(&b'"')) =>
-            {
+            _ if Quote::of(c).is_some() || (b == b'\\' && self.b.get(self.pos + 1) == Some(&b'"')) => {
                 self.string(Ctx::Value);
             }
             '0'..='9' | '-' | '+' | '.' => {
@@ -848,11 +809,7 @@ impl<'a> Repairer<'a> {
             ',' => {
                 self.comma = Some(self.pos);
                 self.pos += 1;
-                self.state = if frame == Frame::Object {
-                    State::Key
-                } else {
-                    State::Value
-                };
+                self.state = if frame == Frame::Object { State::Key } else { State::Value };
             }
             '}' | ']' | ')' => self.closer(c, frame),
             ':' | ';' | '=' => {
@@ -865,11 +822,7 @@ impl<'a> Repairer<'a> {
             }
             _ => {
                 self.note(RepairKind::MissingComma, self.pos);
-                self.state = if frame == Frame::Object {
-                    State::Key
-                } else {
-                    State::Value
-                };
+                self.state = if frame == Frame::Object { State::Key } else { State::Value };
             }
         }
     }
@@ -877,10 +830,7 @@ impl<'a> Repairer<'a> {
     /// A closing bracket `c` in `frame`: its own, one of an outer frame (close this one and
     /// read `c` again), or one that matches nothing.
     fn closer(&mut self, c: char, frame: Frame) {
-        let own = matches!(
-            (c, frame),
-            ('}', Frame::Object) | (']', Frame::Array) | (')', Frame::Call)
-        );
+        let own = matches!((c, frame), ('}', Frame::Object) | (']', Frame::Array) | (')', Frame::Call));
         if own {
             self.pos += 1;
             self.close();
@@ -913,10 +863,7 @@ impl<'a> Repairer<'a> {
             self.note(RepairKind::TrailingComma, at);
         }
         if self.top_values == 0 {
-            return Err(Error::new(
-                ErrorKind::JsonUnrepairable,
-                "no JSON value found in the input",
-            ));
+            return Err(Error::new(ErrorKind::JsonUnrepairable, "no JSON value found in the input"));
         }
         if self.wrapped {
             self.out.push(']');
@@ -933,9 +880,7 @@ impl<'a> Repairer<'a> {
     fn number(&mut self, ctx: Ctx) -> bool {
         let start = self.pos;
         let mut end = start + 1;
-        while end < self.b.len()
-            && (self.b[end].is_ascii_alphanumeric() || b"_.+-".contains(&self.b[end]))
-        {
+        while end < self.b.len() && (self.b[end].is_ascii_alphanumeric() || b"_.+-".contains(&self.b[end])) {
             end += 1;
         }
         let tok = crate::text::sub(self.text, start..end);
@@ -981,14 +926,7 @@ impl<'a> Repairer<'a> {
         let after = self.skip_spaces(end);
         if self.b.get(after) == Some(&b'(') {
             let mongo = ctx != Ctx::Top || is_mongo_type(crate::text::sub(self.text, start..end));
-            self.note(
-                if mongo {
-                    RepairKind::MongoWrapper
-                } else {
-                    RepairKind::Jsonp
-                },
-                start,
-            );
+            self.note(if mongo { RepairKind::MongoWrapper } else { RepairKind::Jsonp }, start);
             if ctx == Ctx::Top {
                 self.begin_top();
             }
@@ -999,11 +937,7 @@ impl<'a> Repairer<'a> {
             return Ok(Word::Call);
         }
         let word = crate::text::sub(self.text, start..end);
-        let more_words = self
-            .b
-            .get(after)
-            .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_')
-            && !self.keyword_at(after);
+        let more_words = self.b.get(after).is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_') && !self.keyword_at(after);
         if !more_words {
             if let Some((lit, kind)) = keyword(word) {
                 if let Some(kind) = kind {
@@ -1051,11 +985,7 @@ impl<'a> Repairer<'a> {
                 b',' | b'}' | b']' | b'{' | b'[' | b'\n' | b'\r' => break,
                 b')' if in_call => break,
                 b'/' if self.b.get(i + 1) == Some(&b'*') => break,
-                b'/' if self.b.get(i + 1) == Some(&b'/')
-                    && (i == start || self.b[i - 1] != b':') =>
-                {
-                    break
-                }
+                b'/' if self.b.get(i + 1) == Some(&b'/') && (i == start || self.b[i - 1] != b':') => break,
                 b'`' if self.b[i..].starts_with(b"```") => break,
                 b'"' if self.ends_string(i + 1, in_call) => {
                     self.note(RepairKind::MissingQuote, i);
@@ -1123,9 +1053,7 @@ impl<'a> Repairer<'a> {
         while i < self.b.len() {
             let b = self.b[i];
             match b {
-                b':' | b'=' | b',' | b'}' | b']' | b'{' | b'[' | b'\n' | b'\r' | b'\'' | b'`' => {
-                    break
-                }
+                b':' | b'=' | b',' | b'}' | b']' | b'{' | b'[' | b'\n' | b'\r' | b'\'' | b'`' => break,
                 b'/' if matches!(self.b.get(i + 1), Some(b'/' | b'*')) => break,
                 b'"' => {
                     if self.ends_string(i + 1, false) {

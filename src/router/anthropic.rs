@@ -24,9 +24,9 @@
 //! What waits for a block's end (a signature, a compaction block's fields) and the open
 //! message's id are charged to the sink's budget while they are kept.
 
+use super::common::read_error;
 use super::delta::{DeltaSink, Source, Usage};
 use super::jscan::{members, string_of, Json, Kind, R};
-use super::common::read_error;
 use super::tools::{event_index, OpenCalls};
 use crate::budget::{try_boxed_str, try_push_str};
 use crate::hash::Map;
@@ -295,10 +295,8 @@ impl Anthropic {
     }
 
     fn block_start(&mut self, block: &str, index: u32, sink: &mut dyn DeltaSink) -> R<()> {
-        let [kind, id, name, text, thinking, input, tool_use_id, content, caller, signature] = members(
-            block,
-            ["type", "id", "name", "text", "thinking", "input", "tool_use_id", "content", "caller", "signature"],
-        )?;
+        let [kind, id, name, text, thinking, input, tool_use_id, content, caller, signature] =
+            members(block, ["type", "id", "name", "text", "thinking", "input", "tool_use_id", "content", "caller", "signature"])?;
         let (kind, id, name) = (string_of(kind)?, string_of(id)?, string_of(name)?);
         let text = string_of(text.or(thinking))?;
         if kind.ends_with("_tool_result") {
@@ -316,7 +314,12 @@ impl Anthropic {
                         let [url, title] = members(j.value_raw()?, ["url", "title"])?;
                         let (url, title) = (string_of(url)?, string_of(title)?);
                         if !url.is_empty() {
-                            sink.source(&Source { id: None, url: Some(url), title: Some(title).filter(|t| !t.is_empty()), snippet: None });
+                            sink.source(&Source {
+                                id: None,
+                                url: Some(url),
+                                title: Some(title).filter(|t| !t.is_empty()),
+                                snippet: None,
+                            });
                         }
                     }
                 }
@@ -330,7 +333,9 @@ impl Anthropic {
             "server_tool_use" | "mcp_tool_use" => {
                 // Remembered until the stream ends, charged to the sink's budget (a hash entry
                 // and the id and name).
-                if !self.servers.contains_key(id.as_str()) && sink.retain(SERVER_CALL_BYTES + id.len() + name.len(), "the provider-executed calls") {
+                if !self.servers.contains_key(id.as_str())
+                    && sink.retain(SERVER_CALL_BYTES + id.len() + name.len(), "the provider-executed calls")
+                {
                     self.servers.insert(id.as_str().into(), self.server_calls.len());
                     self.server_calls.push((index, name.clone()));
                 }

@@ -14,9 +14,9 @@
 //! message. An event of a type added later is ignored.
 
 use super::anthropic::Kept;
+use super::common::{emit_counts, Count};
 use super::delta::DeltaSink;
 use super::jscan::{index_of, members, string_of, Json, Kind, R};
-use super::common::{emit_counts, Count};
 use super::tools::OpenCalls;
 use crate::EventStreamMessage;
 
@@ -50,8 +50,7 @@ impl Bedrock {
             }
             _ => {}
         }
-        let [index, start, delta, stop, usage] =
-            members(data, ["contentBlockIndex", "start", "delta", "stopReason", "usage"])?;
+        let [index, start, delta, stop, usage] = members(data, ["contentBlockIndex", "start", "delta", "stopReason", "usage"])?;
         let index = index_of(index);
         match m.event_type {
             "contentBlockStart" => {

@@ -17,9 +17,9 @@
 //! `message-start`, `content-end`, `citation-end` and `debug` carry nothing routed. An event
 //! whose `type` is none of these is skipped.
 
+use super::common::emit_string;
 use super::delta::{DeltaSink, Source, Usage};
 use super::jscan::{members, string_of, Json, Kind, R};
-use super::common::emit_string;
 use super::tools::{event_index, OpenCalls};
 
 /// The event kinds of a Cohere v2 chat stream.

@@ -143,7 +143,12 @@ pub(crate) fn read_url_citation(raw: &str, sink: &mut dyn DeltaSink) -> R<()> {
                 }
                 None => (string_of(url)?, string_of(title)?),
             };
-            Source { id: None, url: Some(url).filter(|u| !u.is_empty()), title: Some(title).filter(|t| !t.is_empty()), snippet: None }
+            Source {
+                id: None,
+                url: Some(url).filter(|u| !u.is_empty()),
+                title: Some(title).filter(|t| !t.is_empty()),
+                snippet: None,
+            }
         }
         "file_citation" => Source {
             id: Some(string_of(file_id)?).filter(|f| !f.is_empty()),

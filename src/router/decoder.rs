@@ -18,22 +18,22 @@
 //! after the provider's end marker (`[DONE]`, Anthropic's `message_stop`, Responses'
 //! `response.completed` / `failed` / `incomplete`) is read: those events are dropped.
 
-use crate::json::Quoted;
 use super::anthropic::Anthropic;
+use super::bedrock::Bedrock;
 use super::cohere::{Cohere, COHERE_EVENTS};
+use super::common::read_error;
 use super::delta::DeltaSink;
 use super::gemini::Gemini;
 use super::gemini_interactions::GeminiInteractions;
 use super::jscan::{Bad, Json, Kind};
-use super::common::read_error;
+use super::ollama::Ollama;
 use super::openai_chat::{is_done, OpenAiChat};
 use super::openai_responses::OpenAiResponses;
-use super::bedrock::Bedrock;
-use super::ollama::Ollama;
 use crate::budget::try_extend as grow;
-use crate::{EventStreamDecoder, EventStreamDecoderOptions, EventStreamMessage, EventStreamSink};
+use crate::json::Quoted;
 use crate::text::Utf8Carry;
 use crate::{Error, ErrorKind, Result, SseDecoder, SseDecoderOptions, SseSink};
+use crate::{EventStreamDecoder, EventStreamDecoderOptions, EventStreamMessage, EventStreamSink};
 
 /// The stream formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -212,7 +212,11 @@ impl ProviderDecoder {
             sse,
             frames: EventStreamDecoder::new(EventStreamDecoderOptions { max_message_bytes: max.saturating_add(1 << 16) }),
             frames_error: None,
-            formats: Formats { active, recognised: matches!(options.provider, Provider::Auto | Provider::Text), ..Formats::default() },
+            formats: Formats {
+                active,
+                recognised: matches!(options.provider, Provider::Auto | Provider::Text),
+                ..Formats::default()
+            },
             look: Vec::new(),
             utf8: Utf8Carry::default(),
         }
@@ -268,7 +272,11 @@ impl ProviderDecoder {
                     // Not one message read, and the first prelude does not check: this may be
                     // another format altogether. (A prelude that checks is this framing's, even
                     // with impossible lengths.)
-                    Err(e) if !self.formats.recognised && e.kind() == ErrorKind::EventStreamInvalid && !prelude_checks(&self.look) => {
+                    Err(e)
+                        if !self.formats.recognised
+                            && e.kind() == ErrorKind::EventStreamInvalid
+                            && !prelude_checks(&self.look) =>
+                    {
                         self.state = State::NotFrames;
                         self.frames_error = Some(e);
                         Ok(())
@@ -311,10 +319,7 @@ impl ProviderDecoder {
 
     fn check_line(&self, len: usize) -> Result<()> {
         if len > self.max_line {
-            return Err(Error::new(
-                ErrorKind::SseEventTooLarge,
-                format!("an NDJSON line longer than {} bytes", self.max_line),
-            ));
+            return Err(Error::new(ErrorKind::SseEventTooLarge, format!("an NDJSON line longer than {} bytes", self.max_line)));
         }
         Ok(())
     }
@@ -346,7 +351,10 @@ impl ProviderDecoder {
                 if self.mismatch(sink) {
                     return Ok(());
                 }
-                return Err(self.frames_error.take().unwrap_or_else(|| Error::new(ErrorKind::EventStreamInvalid, "not an event stream")));
+                return Err(self
+                    .frames_error
+                    .take()
+                    .unwrap_or_else(|| Error::new(ErrorKind::EventStreamInvalid, "not an event stream")));
             }
             _ => {
                 let _ = self.utf8.flush(false, &mut |s: &str| {
@@ -664,10 +672,8 @@ impl Dispatch<'_> {
                     if shown.len() < data.len() {
                         shown.push('…');
                     }
-                    self.sink.error(
-                        "provider_event_unknown",
-                        &format!("an event of no known provider format: {}", Quoted(&shown)),
-                    );
+                    self.sink
+                        .error("provider_event_unknown", &format!("an event of no known provider format: {}", Quoted(&shown)));
                     return;
                 }
             },

@@ -12,12 +12,12 @@
 //! top-level `error`. After a finish reason no candidate content is routed; usage and errors
 //! still are.
 
-use super::delta::{DeltaSink, Source};
-use crate::json::JsonValue;
-use super::jscan::{members, string_of, Json, Kind, R};
 use super::common::{emit_counts, emit_error, Count};
+use super::delta::{DeltaSink, Source};
+use super::jscan::{members, string_of, Json, Kind, R};
 use super::jsonpath::{PathArgs, Refused};
 use super::tools::OpenCalls;
+use crate::json::JsonValue;
 
 /// The decoder state.
 #[derive(Debug, Default)]
@@ -258,7 +258,9 @@ impl Gemini {
             None => sink.tool_call_delta(index, "{}"),
         }
         self.calls.end(index, sink);
-        if !self.servers.contains_key(id.as_str()) && sink.retain(SERVER_CALL_BYTES + id.len() + tool_type.len(), "the provider-executed calls") {
+        if !self.servers.contains_key(id.as_str())
+            && sink.retain(SERVER_CALL_BYTES + id.len() + tool_type.len(), "the provider-executed calls")
+        {
             self.servers.insert(id.as_str().into(), (index, tool_type.as_str().into()));
         }
         self.last_server = Some((id, index, tool_type));

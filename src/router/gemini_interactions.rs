@@ -27,9 +27,9 @@
 //! What a step holds between its events (a start's arguments or result not yet routed, a
 //! signature) is charged to the sink's budget and let go at the stop.
 
+use super::common::{emit_counts, read_error, Count};
 use super::delta::{DeltaSink, Source};
 use super::jscan::{members, string_of, Json, Kind, R};
-use super::common::{emit_counts, read_error, Count};
 use super::tools::{call_index, OpenCalls};
 use crate::hash::Map;
 
@@ -169,10 +169,8 @@ impl GeminiInteractions {
     }
 
     fn step_start(&mut self, index: u32, raw: &str, sink: &mut dyn DeltaSink) -> R<()> {
-        let [kind, id, name, arguments, signature, call_id, result, summary, content, error] = members(
-            raw,
-            ["type", "id", "name", "arguments", "signature", "call_id", "result", "summary", "content", "error"],
-        )?;
+        let [kind, id, name, arguments, signature, call_id, result, summary, content, error] =
+            members(raw, ["type", "id", "name", "arguments", "signature", "call_id", "result", "summary", "content", "error"])?;
         let kind = string_of(kind)?;
         // A step index started again: the earlier step is over.
         self.step_stop(index, sink);

@@ -24,7 +24,11 @@ impl Bad {
     /// This error `by` bytes further on (the offset of a document inside a larger one).
     #[inline]
     pub(crate) fn shifted(self, by: usize) -> Bad {
-        if self == Bad::OUT_OF_MEMORY { self } else { Bad(self.0.saturating_add(by).min(usize::MAX - 1)) }
+        if self == Bad::OUT_OF_MEMORY {
+            self
+        } else {
+            Bad(self.0.saturating_add(by).min(usize::MAX - 1))
+        }
     }
 }
 
@@ -311,8 +315,7 @@ impl<'a> Json<'a> {
                 let mut depth = 0usize;
                 loop {
                     let rest = b.get(self.i..).unwrap_or_default();
-                    let Some(p) = rest.iter().position(|&c| matches!(c, b'"' | b'{' | b'[' | b'}' | b']'))
-                    else {
+                    let Some(p) = rest.iter().position(|&c| matches!(c, b'"' | b'{' | b'[' | b'}' | b']')) else {
                         return Err(Bad(b.len()));
                     };
                     self.i += p;
@@ -517,7 +520,9 @@ mod tests {
 
     #[test]
     fn malformed_documents_are_errors_not_panics() {
-        for doc in ["", "{", "{\"a\"", "{\"a\":", "{\"a\":tru}", "{\"a\":\"x", "[1,,2]", "{\"a\":1 \"b\":2}", "\"\\u12\"", "{\"a\":[}"] {
+        for doc in
+            ["", "{", "{\"a\"", "{\"a\":", "{\"a\":tru}", "{\"a\":\"x", "[1,,2]", "{\"a\":1 \"b\":2}", "\"\\u12\"", "{\"a\":[}"]
+        {
             let mut j = Json::new(doc);
             let r = (|| {
                 let mut m = j.object()?;

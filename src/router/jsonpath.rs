@@ -85,10 +85,8 @@ enum Seg<'p> {
 impl PathArgs {
     /// Empty arguments (`{}`), charged to `sink`; `None` when the budget has no room.
     pub(crate) fn new(sink: &mut dyn DeltaSink) -> Option<PathArgs> {
-        sink.retain(VALUE_BYTES, "streamed function call arguments").then(|| PathArgs {
-            root: Node::Object(Vec::new(), Map::default()),
-            kept: VALUE_BYTES,
-        })
+        sink.retain(VALUE_BYTES, "streamed function call arguments")
+            .then(|| PathArgs { root: Node::Object(Vec::new(), Map::default()), kept: VALUE_BYTES })
     }
 
     /// Replaces everything with `value` (the call's `args`, sent whole).

@@ -14,8 +14,8 @@
 
 mod anthropic;
 mod bedrock;
-mod common;
 mod cohere;
+mod common;
 mod decoder;
 mod delta;
 mod gemini;

@@ -7,9 +7,9 @@
 //! `done_reason` (`stop` when absent) and its counts (`prompt_eval_count` as input tokens,
 //! `eval_count` as output tokens). A line `{"error": "..."}` is an error delta.
 
+use super::common::emit_string;
 use super::delta::{DeltaSink, Usage};
 use super::jscan::{Json, Kind, R};
-use super::common::emit_string;
 use super::tools::OpenCalls;
 
 /// The reader state.

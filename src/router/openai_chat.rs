@@ -26,9 +26,9 @@
 //! endpoint puts a call's thought signature in `extra_content.google.thought_signature`: a
 //! `thought_signature` continuation with the call's index, after that delta's events.
 
+use super::common::{emit_error, emit_string, emit_usage, read_url_citation};
 use super::delta::{DeltaSink, Source};
 use super::jscan::{members, string_of, Json, Kind, Members, SkipCache, R};
-use super::common::{emit_error, emit_string, emit_usage, read_url_citation};
 use super::tools::{bad_index, call_index, ByIndex, OpenCalls};
 use crate::hash::Map;
 
@@ -604,8 +604,22 @@ mod tests {
     #[test]
     fn done_marker_is_what_trimming_finds() {
         for data in [
-            "[DONE]", " [DONE] ", "\t[DONE]\r\n", "[DONE]\u{b}", "[DONE]\u{3000}", "\u{a0}[DONE]\u{2029}",
-            "", " ", "]", "[DONE", "DONE]", "[DONE]x", "x[DONE]", "{\"a\":\"[DONE]\"}", "[done]", "[DONE]\u{e9}",
+            "[DONE]",
+            " [DONE] ",
+            "\t[DONE]\r\n",
+            "[DONE]\u{b}",
+            "[DONE]\u{3000}",
+            "\u{a0}[DONE]\u{2029}",
+            "",
+            " ",
+            "]",
+            "[DONE",
+            "DONE]",
+            "[DONE]x",
+            "x[DONE]",
+            "{\"a\":\"[DONE]\"}",
+            "[done]",
+            "[DONE]\u{e9}",
             "[DONE]\u{1c}",
         ] {
             assert_eq!(is_done(data), data.trim() == "[DONE]", "{data:?}");

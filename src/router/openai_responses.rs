@@ -24,9 +24,9 @@
 
 use std::collections::VecDeque;
 
+use super::common::{emit_error, emit_usage, read_url_citation};
 use super::delta::DeltaSink;
 use super::jscan::{members, string_of, Json, Kind, R};
-use super::common::{emit_error, emit_usage, read_url_citation};
 use super::tools::{event_index, OpenCalls};
 use crate::hash::{Map, Set};
 
@@ -93,10 +93,8 @@ pub(crate) struct OpenAiResponses {
 impl OpenAiResponses {
     /// One SSE event's data.
     pub(crate) fn event(&mut self, data: &str, sink: &mut dyn DeltaSink) -> R<()> {
-        let [kind, output_index, delta, item, response, arguments, raw_code, raw_message] = members(
-            data,
-            ["type", "output_index", "delta", "item", "response", "arguments", "code", "message"],
-        )?;
+        let [kind, output_index, delta, item, response, arguments, raw_code, raw_message] =
+            members(data, ["type", "output_index", "delta", "item", "response", "arguments", "code", "message"])?;
         let kind = string_of(kind)?;
         let call_event = kind.starts_with("response.output_item.")
             || kind.starts_with("response.function_call_arguments.")
@@ -183,7 +181,10 @@ impl OpenAiResponses {
                 }
                 self.ended = true;
             }
-            "error" if crate::text::find(data.as_bytes(), b"\"error\"").is_some() && members(data, ["error"])?[0].is_some_and(|e| e.starts_with('{')) => {
+            "error"
+                if crate::text::find(data.as_bytes(), b"\"error\"").is_some()
+                    && members(data, ["error"])?[0].is_some_and(|e| e.starts_with('{')) =>
+            {
                 // `{"type": "error", "error": {"code", "message"}}`
                 let [e] = members(data, ["error"])?;
                 let mut j = Json::new(e.unwrap_or("{}"));
@@ -433,8 +434,15 @@ impl OpenAiResponses {
                     sink.tool_call_delta(index, "\"");
                 }
             }
-            "web_search_call" | "file_search_call" | "code_interpreter_call" | "image_generation_call" | "mcp_call"
-            | "x_search_call" | "code_execution_call" | "view_image_call" | "view_x_video_call" => {
+            "web_search_call"
+            | "file_search_call"
+            | "code_interpreter_call"
+            | "image_generation_call"
+            | "mcp_call"
+            | "x_search_call"
+            | "code_execution_call"
+            | "view_image_call"
+            | "view_x_video_call" => {
                 let tool = server_tool_name(&kind, &name, self.vendor);
                 self.calls.start(index, &id, tool, true, sink);
                 if done && self.calls.is_open(index) {
@@ -524,8 +532,7 @@ impl OpenAiResponses {
                 if done && self.calls.is_open(index) {
                     self.calls.end(index, sink);
                     let [status] = members(item, ["status"])?;
-                    let result =
-                        format!("{{\"type\":\"computer_use_tool_result\",\"status\":{}}}", status.unwrap_or("null"));
+                    let result = format!("{{\"type\":\"computer_use_tool_result\",\"status\":{}}}", status.unwrap_or("null"));
                     sink.tool_result(index, &item_id, "computer_use", &result);
                 }
             }
@@ -668,9 +675,7 @@ fn server_tool_name<'a>(kind: &'a str, name: &'a str, vendor: Vendor) -> &'a str
     }
     match (kind, name) {
         (_, "web_search" | "web_search_with_snippets" | "browse_page") | ("web_search_call", _) => "web_search",
-        (_, "x_user_search" | "x_keyword_search" | "x_semantic_search" | "x_thread_fetch") | ("x_search_call", _) => {
-            "x_search"
-        }
+        (_, "x_user_search" | "x_keyword_search" | "x_semantic_search" | "x_thread_fetch") | ("x_search_call", _) => "x_search",
         (_, "code_execution") | ("code_execution_call", _) => "code_execution",
         ("code_interpreter_call", _) if vendor == Vendor::Xai => "code_execution",
         (_, n) if !n.is_empty() => n,
@@ -807,8 +812,10 @@ fn computer_input(item: &str) -> R<String> {
             out.push('{');
             let mut first = true;
             let present = |k: &str| raw.iter().any(|(key, v)| *key == k && *v != "null");
-            let names: Vec<(&str, &str)> =
-                [("id", "id"), ("code", "code"), ("message", "message")].into_iter().filter(|(k, _)| *k == "id" || present(k)).collect();
+            let names: Vec<(&str, &str)> = [("id", "id"), ("code", "code"), ("message", "message")]
+                .into_iter()
+                .filter(|(k, _)| *k == "id" || present(k))
+                .collect();
             copy_members(&raw, &names, &mut out, &mut first);
             out.push('}');
         }

@@ -28,12 +28,12 @@
 //! running out of memory while a kept buffer grows is `memory_limit_exceeded`. After
 //! either the router stays failed.
 
-use crate::json::Quoted;
 use super::decoder::{Provider, ProviderDecoder, ProviderDecoderOptions};
 use super::delta::{DeltaSink, Usage};
 use super::tools::ByIndex;
-use crate::json::JsonValue;
 use crate::budget::{grow_string, try_push, try_push_str, try_to_string, Budget};
+use crate::json::JsonValue;
+use crate::json::Quoted;
 use crate::{AnswerExtractor, AnswerExtractorOptions, Error, ErrorKind, PlannerAction, Result};
 
 /// The default budget of bytes a router keeps (`max_buffer_bytes`): 16 MiB.
@@ -340,8 +340,18 @@ impl Finish {
             Some("length" | "max_tokens" | "MAX_TOKENS" | "max_output_tokens" | "model_length") => Finish::Length,
             Some("tool_calls" | "function_call" | "tool_use" | "requires_action" | "TOOL_CALL") => Finish::ToolCalls,
             Some(
-                "content_filter" | "content_filtered" | "guardrail_intervened" | "refusal" | "SAFETY" | "RECITATION"
-                | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" | "IMAGE_SAFETY" | "IMAGE_PROHIBITED_CONTENT" | "LANGUAGE",
+                "content_filter"
+                | "content_filtered"
+                | "guardrail_intervened"
+                | "refusal"
+                | "SAFETY"
+                | "RECITATION"
+                | "BLOCKLIST"
+                | "PROHIBITED_CONTENT"
+                | "SPII"
+                | "IMAGE_SAFETY"
+                | "IMAGE_PROHIBITED_CONTENT"
+                | "LANGUAGE",
             ) => Finish::ContentFilter,
             Some("MALFORMED_FUNCTION_CALL" | "UNEXPECTED_TOOL_CALL" | "error" | "failed" | "ERROR") => Finish::Error,
             Some(_) => Finish::Other,
@@ -460,7 +470,9 @@ impl StreamRouter {
     fn check(&self) -> Result<()> {
         match self.state {
             State::Running => Ok(()),
-            State::Failed => Err(self.failure.clone().unwrap_or_else(|| Error::new(ErrorKind::InvalidState, "router failed earlier"))),
+            State::Failed => {
+                Err(self.failure.clone().unwrap_or_else(|| Error::new(ErrorKind::InvalidState, "router failed earlier")))
+            }
             State::Finished => Err(Error::new(ErrorKind::InvalidState, "feed or finish after finish()")),
         }
     }
@@ -992,8 +1004,15 @@ impl DeltaSink for Route {
             self.fail(e);
             return;
         }
-        let call =
-            Call { index, id: id.to_string(), name: name.to_string(), args: String::new(), provider_executed, caller: caller.clone(), caller_bytes };
+        let call = Call {
+            index,
+            id: id.to_string(),
+            name: name.to_string(),
+            args: String::new(),
+            provider_executed,
+            caller: caller.clone(),
+            caller_bytes,
+        };
         self.calls.push(index, call);
         self.push(RoutedEvent::ToolCallStart { index, id: id.to_string(), name: name.to_string(), provider_executed, caller });
     }
@@ -1215,10 +1234,13 @@ mod tests {
         assert!(r.route.answer.capacity() <= MAX_PENDING && r.route.answer_room <= MAX_PENDING);
         r.feed(b"b", &mut out).unwrap();
         assert!(r.route.answer.capacity() <= 2 * MAX_PENDING);
-        let text: String = out.iter().map(|e| match e {
-            RoutedEvent::AnswerDelta { text, .. } => text.as_str(),
-            _ => "",
-        }).collect();
+        let text: String = out
+            .iter()
+            .map(|e| match e {
+                RoutedEvent::AnswerDelta { text, .. } => text.as_str(),
+                _ => "",
+            })
+            .collect();
         assert_eq!(text.len(), 4 * MAX_PENDING + 1);
     }
 }

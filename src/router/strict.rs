@@ -96,10 +96,8 @@ fn convert(schema: &JsonValue, depth: usize) -> Option<JsonValue> {
             }
             "$defs" | "definitions" => {
                 let JsonValue::Object(defs) = v else { return None };
-                let defs = defs
-                    .iter()
-                    .map(|(name, d)| Some((name.clone(), convert(d, depth + 1)?)))
-                    .collect::<Option<Vec<_>>>()?;
+                let defs =
+                    defs.iter().map(|(name, d)| Some((name.clone(), convert(d, depth + 1)?))).collect::<Option<Vec<_>>>()?;
                 out.push((k.clone(), JsonValue::Object(defs)));
             }
             _ if KEPT.contains(&k.as_str()) => out.push((k.clone(), v.clone())),
@@ -274,7 +272,9 @@ mod tests {
     #[test]
     fn anthropic_objects_closed_and_unsupported_constraints_noted() {
         assert_eq!(
-            anthropic(r##"{"type":"object","properties":{"city":{"type":"string","maxLength":20},"n":{"type":"integer","description":"How many.","minimum":1,"maximum":5},"tags":{"type":"array","items":{"type":"object","properties":{"t":{"type":"string"}}},"minItems":1,"maxItems":3},"map":{"type":"object","additionalProperties":{"type":"object","properties":{}}},"open":{"type":"object","additionalProperties":true},"ref":{"$ref":"#/$defs/R"}},"required":["city"],"$defs":{"R":{"type":"object","properties":{"x":{"anyOf":[{"type":"object"},{"type":"null"}]}}}}}"##),
+            anthropic(
+                r##"{"type":"object","properties":{"city":{"type":"string","maxLength":20},"n":{"type":"integer","description":"How many.","minimum":1,"maximum":5},"tags":{"type":"array","items":{"type":"object","properties":{"t":{"type":"string"}}},"minItems":1,"maxItems":3},"map":{"type":"object","additionalProperties":{"type":"object","properties":{}}},"open":{"type":"object","additionalProperties":true},"ref":{"$ref":"#/$defs/R"}},"required":["city"],"$defs":{"R":{"type":"object","properties":{"x":{"anyOf":[{"type":"object"},{"type":"null"}]}}}}}"##
+            ),
             r##"{"type":"object","properties":{"city":{"type":"string","description":"(maxLength: 20)"},"n":{"type":"integer","description":"How many. (minimum: 1, maximum: 5)"},"tags":{"type":"array","items":{"type":"object","properties":{"t":{"type":"string"}},"additionalProperties":false},"minItems":1,"description":"(maxItems: 3)"},"map":{"type":"object","additionalProperties":{"type":"object","properties":{},"additionalProperties":false}},"open":{"type":"object","additionalProperties":true},"ref":{"$ref":"#/$defs/R"}},"required":["city"],"$defs":{"R":{"type":"object","properties":{"x":{"anyOf":[{"type":"object","additionalProperties":false},{"type":"null"}]}},"additionalProperties":false}},"additionalProperties":false}"##
         );
         assert_eq!(anthropic(r#"{"type":"array","minItems":2}"#), r#"{"type":"array","description":"(minItems: 2)"}"#);

@@ -27,10 +27,10 @@
 //! Every layer works with the router: a forced tool call streams as `tool_call_*` events (the
 //! arguments are the structured output), the other layers stream as text.
 
-use crate::json::Quoted;
 use super::decoder::Provider;
-use crate::json::JsonValue;
 use super::strict::{anthropic_output_schema, openai_strict};
+use crate::json::JsonValue;
+use crate::json::Quoted;
 use crate::{Error, ErrorKind, Result};
 
 /// How the output is asked for.
@@ -96,7 +96,9 @@ pub struct StructuredRequest {
     /// Responses input items with a `type` and no `role`).
     #[cfg_attr(
         target_arch = "wasm32",
-        tsify(type = "({ role: string; content?: unknown; [member: string]: unknown } | { type: string; [member: string]: unknown })[]")
+        tsify(
+            type = "({ role: string; content?: unknown; [member: string]: unknown } | { type: string; [member: string]: unknown })[]"
+        )
     )]
     pub messages: Vec<JsonValue>,
     /// The JSON schema of the output (an object schema for the tool layer).
@@ -206,7 +208,8 @@ pub fn structured_request(provider: Provider, req: &StructuredRequest) -> Result
             match mode {
                 StructuredMode::Tool => {
                     let (schema, strict) = openai();
-                    let tool = obj(vec![("type", s("function")), ("name", name.clone()), ("parameters", schema), ("strict", strict)]);
+                    let tool =
+                        obj(vec![("type", s("function")), ("name", name.clone()), ("parameters", schema), ("strict", strict)]);
                     b.push(("tools", JsonValue::Array(vec![tool])));
                     b.push(("tool_choice", obj(vec![("type", s("function")), ("name", name)])));
                     b.push(("parallel_tool_calls", JsonValue::Bool(false)));
@@ -262,11 +265,8 @@ pub fn structured_request(provider: Provider, req: &StructuredRequest) -> Result
                         Some(d) if !d.trim().is_empty() => d.to_string(),
                         _ => format!("Returns the structured output {} as its arguments.", req.name),
                     };
-                    let decl = obj(vec![
-                        ("name", name.clone()),
-                        ("description", s(&description)),
-                        ("parametersJsonSchema", schema),
-                    ]);
+                    let decl =
+                        obj(vec![("name", name.clone()), ("description", s(&description)), ("parametersJsonSchema", schema)]);
                     b.push(("tools", JsonValue::Array(vec![obj(vec![("functionDeclarations", JsonValue::Array(vec![decl]))])])));
                     let config = obj(vec![("mode", s("ANY")), ("allowedFunctionNames", JsonValue::Array(vec![name]))]);
                     b.push(("toolConfig", obj(vec![("functionCallingConfig", config)])));
@@ -357,7 +357,9 @@ pub fn structured_request(provider: Provider, req: &StructuredRequest) -> Result
             b.push(("stream", JsonValue::Bool(req.stream)));
             obj(b)
         }
-        Provider::Text | Provider::Auto => obj(vec![("messages", JsonValue::Array(messages)), ("stream", JsonValue::Bool(req.stream))]),
+        Provider::Text | Provider::Auto => {
+            obj(vec![("messages", JsonValue::Array(messages)), ("stream", JsonValue::Bool(req.stream))])
+        }
     };
     if let (Some(model), JsonValue::Object(members)) = (&req.model, &mut body) {
         if !matches!(provider, Provider::Gemini | Provider::Bedrock) {

@@ -6,7 +6,8 @@ use super::route::TextKind;
 use crate::hash::Map;
 use crate::tags::{mask_whole, NonceMask};
 use crate::{
-    Error, ErrorKind, JsonValue, Result, RoutedEvent, TagDelta, TagFilter, TagFilterOptions, TagResult, TagViolation, ThinkingSource,
+    Error, ErrorKind, JsonValue, Result, RoutedEvent, TagDelta, TagFilter, TagFilterOptions, TagResult, TagViolation,
+    ThinkingSource,
 };
 
 /// The tag filter, adapted to the router's text kinds.
@@ -208,7 +209,9 @@ impl Masks {
                 if let Some(m) = &mut finish_message {
                     self.whole(m);
                 }
-                for (channel, source) in [(Channel::Reasoning, ThinkingSource::Reasoning), (Channel::Thought, ThinkingSource::Thought)] {
+                for (channel, source) in
+                    [(Channel::Reasoning, ThinkingSource::Reasoning), (Channel::Thought, ThinkingSource::Thought)]
+                {
                     if let Some(text) = self.end(channel) {
                         out.push(RoutedEvent::ThinkingDelta { text, source });
                     }

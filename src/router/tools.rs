@@ -60,14 +60,7 @@ impl OpenCalls {
 
     /// Starts call `index` (as [`start_if_new`](Self::start_if_new)); `provider_executed`: the
     /// provider runs the tool itself.
-    pub(crate) fn start(
-        &mut self,
-        index: u32,
-        id: &str,
-        name: &str,
-        provider_executed: bool,
-        sink: &mut dyn DeltaSink,
-    ) -> bool {
+    pub(crate) fn start(&mut self, index: u32, id: &str, name: &str, provider_executed: bool, sink: &mut dyn DeltaSink) -> bool {
         self.start_by(index, id, name, provider_executed, None, sink)
     }
 

@@ -46,11 +46,7 @@ pub trait SseSink {
     /// same replacement rule, as `TextDecoder` does) can skip that pass.
     fn event_bytes(&mut self, event: &[u8], data: &[u8], id: &str) {
         let data = String::from_utf8_lossy(data);
-        let event = if event.is_empty() {
-            std::borrow::Cow::Borrowed("message")
-        } else {
-            String::from_utf8_lossy(event)
-        };
+        let event = if event.is_empty() { std::borrow::Cow::Borrowed("message") } else { String::from_utf8_lossy(event) };
         self.event(&event, &data, id);
     }
 }
@@ -303,8 +299,7 @@ impl SseDecoder {
                     if b == BOM[held as usize] {
                         self.pos += 1;
                         chunk = rest;
-                        self.state =
-                            if held == 2 { State::Lines } else { State::StartOfStream(held + 1) };
+                        self.state = if held == 2 { State::Lines } else { State::StartOfStream(held + 1) };
                     } else {
                         // Not a BOM: the held bytes are ordinary (invalid) content.
                         self.state = State::Lines;
@@ -421,9 +416,7 @@ impl SseDecoder {
     }
 
     fn failed(&self) -> Error {
-        self.failure
-            .clone()
-            .unwrap_or_else(|| Error::new(ErrorKind::InvalidState, "decoder failed earlier"))
+        self.failure.clone().unwrap_or_else(|| Error::new(ErrorKind::InvalidState, "decoder failed earlier"))
     }
 
     /// [`fail`](Self::fail) unless the decoder has already failed (with `err`): for errors of
@@ -444,10 +437,7 @@ impl SseDecoder {
     fn line_too_long(&mut self) -> Error {
         let limit = self.opts.max_line_bytes;
         let at = self.line_start + limit as u64;
-        self.fail(
-            Error::new(ErrorKind::SseEventTooLarge, format!("SSE line longer than {limit} bytes"))
-                .at(at),
-        )
+        self.fail(Error::new(ErrorKind::SseEventTooLarge, format!("SSE line longer than {limit} bytes")).at(at))
     }
 
     /// The line loop from `from` of `input`, in state `Lines`.
@@ -467,9 +457,8 @@ impl SseDecoder {
         // The stream offset of `chunk[k]`.
         let at = |k: usize| base + input.len8(from, k) as u64;
         let max_line = self.opts.max_line_bytes;
-        let over = |carried: usize, a: usize, b: usize| {
-            carried + input.bound8(a, b) > max_line && carried + input.len8(a, b) > max_line
-        };
+        let over =
+            |carried: usize, a: usize, b: usize| carried + input.bound8(a, b) > max_line && carried + input.len8(a, b) > max_line;
         let mut i = from;
         while i < chunk.len() {
             let rest = &chunk[i..];
@@ -537,8 +526,8 @@ impl SseDecoder {
     /// The event cap was hit by the line starting at `line_start`.
     fn event_too_large(&mut self) -> Error {
         let limit = self.opts.max_event_bytes;
-        let err = Error::new(ErrorKind::SseEventTooLarge, format!("SSE event data longer than {limit} bytes"))
-            .at(self.line_start);
+        let err =
+            Error::new(ErrorKind::SseEventTooLarge, format!("SSE event data longer than {limit} bytes")).at(self.line_start);
         self.fail(err)
     }
 

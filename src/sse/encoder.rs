@@ -48,11 +48,7 @@ impl Default for SseEncoder {
 impl SseEncoder {
     /// An encoder with the given options.
     pub fn new(opts: SseEncoderOptions) -> Self {
-        SseEncoder {
-            auto_id: opts.auto_id,
-            next_id: opts.first_id.max(u64::from(opts.auto_id)),
-            exhausted: false,
-        }
+        SseEncoder { auto_id: opts.auto_id, next_id: opts.first_id.max(u64::from(opts.auto_id)), exhausted: false }
     }
 
     /// The id the next automatic message will carry.
@@ -140,10 +136,7 @@ impl SseEncoder {
 
 fn check_single_line(field: &str, value: &str) -> Result<()> {
     if value.contains(['\r', '\n']) {
-        return Err(Error::new(
-            ErrorKind::SseInvalidField,
-            format!("SSE {field} must not contain CR or LF"),
-        ));
+        return Err(Error::new(ErrorKind::SseInvalidField, format!("SSE {field} must not contain CR or LF")));
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 mod decoder;
 mod encoder;
 
-pub use decoder::{SseDecoder, SseDecoderOptions, SseEvent, SseSink};
 #[cfg_attr(not(target_arch = "wasm32"), allow(unused_imports))]
 pub(crate) use decoder::{Emit, Utf16Text};
+pub use decoder::{SseDecoder, SseDecoderOptions, SseEvent, SseSink};
 pub use encoder::{SseEncoder, SseEncoderOptions, SseMessage};

@@ -133,11 +133,7 @@ impl Contract {
                 return emit;
             }
             (State::Outside, true) => {
-                let code = if self.closed.get(m.block).copied().unwrap_or(false) {
-                    "duplicate_block"
-                } else {
-                    "wrong_order"
-                };
+                let code = if self.closed.get(m.block).copied().unwrap_or(false) { "duplicate_block" } else { "wrong_order" };
                 self.violate(code, offset);
                 // A marker ends the run of outside text.
                 self.outside_reported = false;

@@ -498,9 +498,7 @@ impl TagFilter {
         // inside a marker) is dropped: outside the blocks it is judged as outside text; in a
         // block it is never block text, and the block is unclosed.
         let cut_marker = held.first() == Some(&b'[');
-        if (!cut_marker || self.contract.state() == Judge::Outside)
-            && self.text(&held, held.len() as u64, at, out).is_err()
-        {
+        if (!cut_marker || self.contract.state() == Judge::Outside) && self.text(&held, held.len() as u64, at, out).is_err() {
             return Ok(self.failed_result());
         }
         if self.end_run(out).is_err() {
@@ -521,11 +519,7 @@ impl TagFilter {
         TagResult {
             ok,
             parse_ok: ok && violations.is_empty(),
-            blocks: blocks
-                .into_iter()
-                .enumerate()
-                .map(|(i, t)| (self.markers.lower_name(i).to_string(), t))
-                .collect(),
+            blocks: blocks.into_iter().enumerate().map(|(i, t)| (self.markers.lower_name(i).to_string(), t)).collect(),
             violations,
         }
     }
@@ -779,7 +773,14 @@ mod tests {
         let mut out = Vec::new();
         assert_eq!(crate::text::utf16_skeleton(&le(&[0x61, 0xD83D, 0xDE00, 0x4E2D, 0xE9, 0x62]), &mut out), Some(11));
         assert_eq!(out, [0x61, 0x82, 0x83, 0x81, 0x80, 0x62]);
-        for bad in [&[0xD83D][..], &[0xDE00], &[0x61, 0xD83D, 0x62], &[0xDE00, 0xD83D], &[0xD83D, 0xD83D, 0xDE00], &[0xD83D, 0x61, 0xDE00]] {
+        for bad in [
+            &[0xD83D][..],
+            &[0xDE00],
+            &[0x61, 0xD83D, 0x62],
+            &[0xDE00, 0xD83D],
+            &[0xD83D, 0xD83D, 0xDE00],
+            &[0xD83D, 0x61, 0xDE00],
+        ] {
             assert_eq!(crate::text::utf16_skeleton(&le(bad), &mut out), None, "{bad:x?}");
         }
         assert_eq!(crate::text::utf16_skeleton(&[0x61, 0, 0x62], &mut out), None);

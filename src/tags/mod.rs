@@ -34,10 +34,10 @@ mod sanitize;
 mod transport;
 mod turn;
 
-pub use filter::TagFilter;
-pub(crate) use mask::{mask_whole, NonceMask};
 #[cfg_attr(not(target_arch = "wasm32"), allow(unused_imports))]
 pub(crate) use filter::DeltaSink;
+pub use filter::TagFilter;
+pub(crate) use mask::{mask_whole, NonceMask};
 pub use parse::{check_tagged, parse_tagged};
 pub use prompt::{corrective_message, tag_contract};
 pub use sanitize::sanitize_untrusted;
@@ -70,10 +70,7 @@ const MAX_BLOCKS: usize = 32;
 
 impl Default for TagFilterOptions {
     fn default() -> Self {
-        TagFilterOptions {
-            blocks: vec!["ARTIFACT".to_string(), "USER".to_string()],
-            max_buffer_bytes: DEFAULT_MAX_BUFFER_BYTES,
-        }
+        TagFilterOptions { blocks: vec!["ARTIFACT".to_string(), "USER".to_string()], max_buffer_bytes: DEFAULT_MAX_BUFFER_BYTES }
     }
 }
 
@@ -190,9 +187,7 @@ impl MarkerSet {
     pub(crate) fn new(nonce: &str, options: &TagFilterOptions) -> Result<MarkerSet> {
         let nonce_ok = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
         if nonce.is_empty() || nonce.len() > MAX_NONCE_BYTES || !nonce.bytes().all(nonce_ok) {
-            return Err(invalid(format!(
-                "the nonce must be 1 to {MAX_NONCE_BYTES} ASCII letters, digits, '_' or '-'"
-            )));
+            return Err(invalid(format!("the nonce must be 1 to {MAX_NONCE_BYTES} ASCII letters, digits, '_' or '-'")));
         }
         if options.blocks.is_empty() || options.blocks.len() > MAX_BLOCKS {
             return Err(invalid(format!("blocks must name 1 to {MAX_BLOCKS} blocks")));
@@ -305,9 +300,8 @@ impl MarkerSet {
             }
         }
         // At the end of `data`, `]` may come next: a marker if a marker prefix ends here.
-        let cut_marker = |(m, _, _): &(Vec<u8>, usize, bool)| {
-            end.checked_sub(m.len() - 1).is_some_and(|s| data[s..] == m[..m.len() - 1])
-        };
+        let cut_marker =
+            |(m, _, _): &(Vec<u8>, usize, bool)| end.checked_sub(m.len() - 1).is_some_and(|s| data[s..] == m[..m.len() - 1]);
         if end == data.len() && self.markers.iter().any(cut_marker) {
             return None;
         }

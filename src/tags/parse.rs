@@ -51,24 +51,14 @@ pub fn check_tagged(text: impl AsRef<[u8]>, nonce: &str, options: &TagFilterOpti
     Ok(TagResult {
         ok: true,
         parse_ok: violations.is_empty(),
-        blocks: texts
-            .into_iter()
-            .enumerate()
-            .map(|(i, t)| (markers.lower_name(i).to_string(), t))
-            .collect(),
+        blocks: texts.into_iter().enumerate().map(|(i, t)| (markers.lower_name(i).to_string(), t)).collect(),
         violations,
     })
 }
 
 /// The text between two markers: split at each occurrence of the nonce (leftmost first),
 /// which is a token of its own (`nonce_in_text`, U+FFFD in its place in a kept block).
-fn text_run(
-    contract: &mut Contract,
-    markers: &MarkerSet,
-    data: &[u8],
-    range: std::ops::Range<usize>,
-    texts: &mut [String],
-) {
+fn text_run(contract: &mut Contract, markers: &MarkerSet, data: &[u8], range: std::ops::Range<usize>, texts: &mut [String]) {
     let finder = markers.nonce_finder();
     let mut from = range.start;
     for p in finder.find_iter(&data[range.clone()]) {
@@ -111,21 +101,14 @@ fn end_run(contract: &mut Contract, text: &[u8], at: usize, texts: &mut [String]
 /// # Errors
 /// `tag_contract_violation` listing every violation (`code@offset`, offset of the first one
 /// attached); `invalid_option` as for [`check_tagged`].
-pub fn parse_tagged(
-    text: impl AsRef<[u8]>,
-    nonce: &str,
-    options: &TagFilterOptions,
-) -> Result<Vec<(String, String)>> {
+pub fn parse_tagged(text: impl AsRef<[u8]>, nonce: &str, options: &TagFilterOptions) -> Result<Vec<(String, String)>> {
     let r = check_tagged(text, nonce, options)?;
     match r.violations.first() {
         None => Ok(r.blocks),
         Some(first) => {
             let list: Vec<String> = r.violations.iter().map(|v| format!("{}@{}", v.code, v.offset)).collect();
-            Err(Error::new(
-                ErrorKind::TagContractViolation,
-                format!("the response breaks the tag contract: {}", list.join(", ")),
-            )
-            .at(first.offset))
+            Err(Error::new(ErrorKind::TagContractViolation, format!("the response breaks the tag contract: {}", list.join(", ")))
+                .at(first.offset))
         }
     }
 }

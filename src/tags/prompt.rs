@@ -81,8 +81,7 @@ pub fn corrective_message(nonce: &str, options: &TagFilterOptions, violations: &
         }
     }
     let why = if reasons.is_empty() { String::new() } else { format!(" ({})", reasons.join("; ")) };
-    let markers: Vec<String> =
-        options.blocks.iter().map(|b| format!("[{b}:{nonce}]…[/{b}:{nonce}]")).collect();
+    let markers: Vec<String> = options.blocks.iter().map(|b| format!("[{b}:{nonce}]…[/{b}:{nonce}]")).collect();
     Ok(format!(
         "Your previous reply did not follow the required format{why}. Return only in the required \
          format, no extra text: {}, each exactly once, in this order, with nothing outside them.",

@@ -20,11 +20,7 @@ pub struct TagEventWriter {
 impl TagEventWriter {
     /// A writer whose first event gets id `first_id` and, when given, `retry: <ms>`.
     pub fn new(first_id: u64, retry: Option<u64>) -> TagEventWriter {
-        TagEventWriter {
-            encoder: SseEncoder::new(SseEncoderOptions { auto_id: true, first_id }),
-            retry,
-            data: String::new(),
-        }
+        TagEventWriter { encoder: SseEncoder::new(SseEncoderOptions { auto_id: true, first_id }), retry, data: String::new() }
     }
 
     /// The id the next event will carry.

@@ -41,9 +41,7 @@ fn action_error(raw: &JsValue, text: &str, e: Error) -> JsValue {
 /// Finds and normalises the planner action in model output (or an object).
 /// Throws `action_payload_unparseable` or `action_missing_next_node`.
 #[wasm_bindgen(js_name = normalizeAction, unchecked_return_type = "PlannerAction")]
-pub fn normalize_action(
-    #[wasm_bindgen(unchecked_param_type = "string | object")] raw: JsValue,
-) -> Result<JsValue, JsValue> {
+pub fn normalize_action(#[wasm_bindgen(unchecked_param_type = "string | object")] raw: JsValue) -> Result<JsValue, JsValue> {
     let text = input_text(&raw)?;
     let a = crate::normalize_action_text(&text).map_err(|e| action_error(&raw, &text, e))?;
     Ok(to_js_value(&action_value(&a)))
@@ -81,10 +79,7 @@ fn diagnostics_value(text: &str, d: &crate::ActionDiagnostics) -> JsonValue {
         .other_actions
         .iter()
         .map(|(src, a)| {
-            JsonValue::Object(vec![
-                ("source".into(), JsonValue::String(src.as_str().into())),
-                ("action".into(), action_value(a)),
-            ])
+            JsonValue::Object(vec![("source".into(), JsonValue::String(src.as_str().into())), ("action".into(), action_value(a))])
         })
         .collect();
     let mut units = Utf16Offsets::new(text);

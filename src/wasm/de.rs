@@ -288,12 +288,20 @@ impl DeError {
     /// A wrong value of the field `key`, named in the message (a value that could not be
     /// read names it already).
     fn of(self, key: &str) -> Self {
-        if self.1 { self } else { DeError(format!("{key}: {}", self.0), false) }
+        if self.1 {
+            self
+        } else {
+            DeError(format!("{key}: {}", self.0), false)
+        }
     }
 
     /// The error kind: `invalid_input` for a value that could not be read, else `otherwise`.
     pub(crate) fn kind(&self, otherwise: crate::ErrorKind) -> crate::ErrorKind {
-        if self.1 { crate::ErrorKind::InvalidInput } else { otherwise }
+        if self.1 {
+            crate::ErrorKind::InvalidInput
+        } else {
+            otherwise
+        }
     }
 }
 

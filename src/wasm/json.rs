@@ -132,13 +132,11 @@ impl EventSink for Packer {
             self.js_len = path.len();
         }
         match ev {
-            Event::Begin(kind) => self.ops.push(
-                match kind {
+            Event::Begin(kind) => self.ops.push(match kind {
                 ValueKind::Object => JSON_BEGIN_OBJECT,
                 ValueKind::Array => JSON_BEGIN_ARRAY,
                 ValueKind::String => JSON_BEGIN_STRING,
-            },
-            ),
+            }),
             Event::Append(t) => self.str(JSON_APPEND, t),
             Event::Set(Leaf::String(s)) => self.str(JSON_SET_STRING, s),
             Event::Set(Leaf::Number(n)) => self.str(JSON_SET_NUMBER, n),
@@ -175,12 +173,7 @@ impl JsPartialJson {
         let opts = crate::PartialJsonOptions {
             strict: o.strict.unwrap_or(d.strict),
             max_depth: whole(o.max_depth, d.max_depth, MAX_DEPTH, "maxDepth")?,
-            max_buffer_bytes: whole(
-                o.max_buffer_bytes,
-                d.max_buffer_bytes,
-                usize::MAX,
-                "maxBufferBytes",
-            )?,
+            max_buffer_bytes: whole(o.max_buffer_bytes, d.max_buffer_bytes, usize::MAX, "maxBufferBytes")?,
         };
         Ok(JsPartialJson {
             inner: crate::PartialJson::new(opts),

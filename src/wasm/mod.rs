@@ -5,25 +5,25 @@
 
 #[cfg(feature = "json")]
 pub mod action;
+mod de;
 #[cfg(feature = "json")]
 pub mod extractor;
-mod de;
 pub(crate) use de::{kind_of, FlatOptions};
 mod abi;
 mod handle;
 pub(crate) mod host;
-#[cfg(feature = "decoder")]
-pub mod sse;
 #[cfg(feature = "partial")]
 pub mod json;
 #[cfg(feature = "payload")]
 pub mod payload;
+#[cfg(feature = "planning")]
+pub mod plan;
 #[cfg(feature = "json")]
 pub mod repair;
 #[cfg(feature = "router")]
 pub mod router;
-#[cfg(feature = "planning")]
-pub mod plan;
+#[cfg(feature = "decoder")]
+pub mod sse;
 #[cfg(feature = "tags")]
 pub mod tags;
 
@@ -44,8 +44,7 @@ extern "C" {
 /// parameter would let wasm-bindgen's glue copy a non-string (a number, an object with a
 /// bogus `length`) into wasm memory, which traps and leaves a borrowed object locked.
 pub(crate) fn text_arg(v: &JsValue, what: &str) -> Result<String, JsValue> {
-    js_text(v, what)
-        .unwrap_or_else(|| Err(js_error(&Error::new(ErrorKind::InvalidInput, format!("{what} must be a string")))))
+    js_text(v, what).unwrap_or_else(|| Err(js_error(&Error::new(ErrorKind::InvalidInput, format!("{what} must be a string")))))
 }
 
 /// A JS string as Rust text, `None` for any other value. Every string an exported function
@@ -223,7 +222,11 @@ const ENTRY: &str = {
     while i < FEATURES.len() && !FEATURES[i].1 {
         i += 1;
     }
-    if ENABLED_COUNT == 1 { NAMES[i] } else { "streamroute" }
+    if ENABLED_COUNT == 1 {
+        NAMES[i]
+    } else {
+        "streamroute"
+    }
 };
 
 /// The entry, features, version and default limits of this build.
@@ -365,11 +368,7 @@ pub(crate) struct Utf16Offsets<'a> {
 
 impl<'a> Utf16Offsets<'a> {
     pub(crate) fn new(text: &'a str) -> Self {
-        Utf16Offsets {
-            text,
-            byte: 0,
-            unit: 0,
-        }
+        Utf16Offsets { text, byte: 0, unit: 0 }
     }
 
     pub(crate) fn at(&mut self, byte: usize) -> u64 {
@@ -387,4 +386,3 @@ impl<'a> Utf16Offsets<'a> {
         self.unit
     }
 }
-

@@ -9,8 +9,8 @@
 //! the way out (plain objects, JS numbers), which is much cheaper for big observations than
 //! walking a JS object from wasm. The `*Json` variants take and give JSON text directly.
 
-use super::{js_error, opt_text_arg, text_arg};
 use super::host::{json_parse, to_js_value};
+use super::{js_error, opt_text_arg, text_arg};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind};
 use std::cell::RefCell;
@@ -65,11 +65,7 @@ fn observation_error(e: &Error) -> JsValue {
 
 fn parse_text(text: &str, what: &str) -> Result<JsonValue, JsValue> {
     crate::parse_strict(text.as_bytes()).map_err(|e| {
-        let kind = if e.kind() == ErrorKind::JsonTooDeep {
-            e.kind()
-        } else {
-            ErrorKind::InvalidInput
-        };
+        let kind = if e.kind() == ErrorKind::JsonTooDeep { e.kind() } else { ErrorKind::InvalidInput };
         js_error(&Error::new(kind, format!("{what}: {}", e.message())))
     })
 }
@@ -120,14 +116,8 @@ fn payload_invalid(problems: &[crate::PayloadProblem]) -> JsValue {
 /// filled. Throws `payload_invalid` listing every problem with its path (also as
 /// `error.problems`).
 #[wasm_bindgen(js_name = validateFinalPayload, unchecked_return_type = "FinalPayload")]
-pub fn validate_final_payload(
-    #[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue,
-) -> Result<JsValue, JsValue> {
-    let v = if value.is_undefined() {
-        JsonValue::Null
-    } else {
-        payload_in(&value, "the payload")?
-    };
+pub fn validate_final_payload(#[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue) -> Result<JsValue, JsValue> {
+    let v = if value.is_undefined() { JsonValue::Null } else { payload_in(&value, "the payload")? };
     let p = crate::check_final_payload(&v).map_err(|p| payload_invalid(&p))?;
     Ok(to_js_value(&p.to_value()))
 }
@@ -138,17 +128,11 @@ pub fn validate_final_payload(
 /// for a malformed `context`.
 #[wasm_bindgen(js_name = buildFinalPayload, unchecked_return_type = "BuiltFinalPayload")]
 pub fn build_final_payload(
-    #[wasm_bindgen(
-        unchecked_param_type = "FinalResponseArgs | PlannerAction | Record<string, unknown> | string | null"
-    )]
+    #[wasm_bindgen(unchecked_param_type = "FinalResponseArgs | PlannerAction | Record<string, unknown> | string | null")]
     args: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "FinalPayloadContext")] context: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
-    let args = if args.is_undefined() {
-        JsonValue::Null
-    } else {
-        payload_in(&args, "args")?
-    };
+    let args = if args.is_undefined() { JsonValue::Null } else { payload_in(&args, "args")? };
     let ctx = match context {
         Some(c) if !c.is_undefined() && !c.is_null() => {
             crate::PayloadContext::from_value(&payload_in(&c, "context")?).map_err(|e| js_error(&e))?
@@ -158,10 +142,7 @@ pub fn build_final_payload(
     let built = crate::build_final_payload(&args, &ctx).map_err(|e| js_error(&e))?;
     Ok(to_js_value(&JsonValue::Object(vec![
         ("payload".into(), built.payload.to_value()),
-        (
-            "warnings".into(),
-            JsonValue::Array(built.warnings.into_iter().map(JsonValue::String).collect()),
-        ),
+        ("warnings".into(), JsonValue::Array(built.warnings.into_iter().map(JsonValue::String).collect())),
     ])))
 }
 
@@ -175,8 +156,7 @@ pub fn build_final_payload(
 #[wasm_bindgen(js_name = redactArtifacts, unchecked_return_type = "unknown")]
 pub fn redact_artifacts(
     #[wasm_bindgen(unchecked_param_type = "unknown")] observation: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")]
-    schema: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
 ) -> Result<JsValue, JsValue> {
     let schema = schema_in(&schema)?;
     if is_primitive(&observation) {
@@ -184,8 +164,7 @@ pub fn redact_artifacts(
         return Ok(observation);
     }
     let text = json_text(&observation, "the observation")?;
-    let (out, replaced) = crate::payload::redact_text_counted(&text, &schema)
-        .map_err(|e| observation_error(&e))?;
+    let (out, replaced) = crate::payload::redact_text_counted(&text, &schema).map_err(|e| observation_error(&e))?;
     Ok(redacted_back(observation, &out, replaced))
 }
 
@@ -196,8 +175,7 @@ pub fn redact_artifacts(
 #[wasm_bindgen(js_name = redactArtifactsJson)]
 pub fn redact_artifacts_json(
     #[wasm_bindgen(unchecked_param_type = "string")] observation_json: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")]
-    schema: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
 ) -> Result<String, JsValue> {
     let observation_json = &text_arg(&observation_json, "observation_json")?;
     let schema = schema_in(&schema)?;
@@ -208,14 +186,10 @@ pub fn redact_artifacts_json(
 /// `"produces_sources": true`, mapped through `source_field` (or the names `title`, `url`,
 /// `snippet`, `relevance_score`), deduplicated on (title, url, snippet).
 #[wasm_bindgen(js_name = collectSources, unchecked_return_type = "Source[]")]
-pub fn collect_sources(
-    #[wasm_bindgen(unchecked_param_type = "ToolStepInput[]")] steps: JsValue,
-) -> Result<JsValue, JsValue> {
+pub fn collect_sources(#[wasm_bindgen(unchecked_param_type = "ToolStepInput[]")] steps: JsValue) -> Result<JsValue, JsValue> {
     let steps = json_in(&steps, "steps")?;
     let JsonValue::Array(items) = &steps else {
-        return Err(invalid(
-            "collectSources expects an array of { node, schema, observation }",
-        ));
+        return Err(invalid("collectSources expects an array of { node, schema, observation }"));
     };
     let null = JsonValue::Null;
     let mut list = Vec::with_capacity(items.len());
@@ -223,20 +197,12 @@ pub fn collect_sources(
         let node = step.get("node").and_then(JsonValue::as_str);
         let schema = step.get("schema");
         let (Some(node), Some(schema)) = (node, schema) else {
-            return Err(invalid(format!(
-                "steps[{i}] must have a string node and a schema"
-            )));
+            return Err(invalid(format!("steps[{i}] must have a string node and a schema")));
         };
-        list.push(crate::ToolStep {
-            node,
-            schema,
-            observation: step.get("observation").unwrap_or(&null),
-        });
+        list.push(crate::ToolStep { node, schema, observation: step.get("observation").unwrap_or(&null) });
     }
     let sources = crate::collect_sources(&list).map_err(|e| js_error(&e))?;
-    Ok(to_js_value(&JsonValue::Array(
-        sources.iter().map(crate::Source::to_value).collect(),
-    )))
+    Ok(to_js_value(&JsonValue::Array(sources.iter().map(crate::Source::to_value).collect())))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -270,9 +236,7 @@ impl ArtifactCollector {
     /// recorded either way. Throws `invalid_option` for a bad option.
     #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new(
-        #[wasm_bindgen(unchecked_optional_param_type = "ArtifactCollectorOptions")] options: Option<
-            JsValue,
-        >,
+        #[wasm_bindgen(unchecked_optional_param_type = "ArtifactCollectorOptions")] options: Option<JsValue>,
     ) -> Result<ArtifactCollector, JsValue> {
         let mut opts = crate::ArtifactCollectorOptions::default();
         let mut store = None;
@@ -289,16 +253,10 @@ impl ArtifactCollector {
             }
             let s = js_sys::Reflect::get(&o, &JsValue::from_str("store"))?;
             if !s.is_undefined() && !s.is_null() {
-                store = Some(
-                    s.dyn_into::<js_sys::Function>()
-                        .map_err(|_| bad("store must be a function"))?,
-                );
+                store = Some(s.dyn_into::<js_sys::Function>().map_err(|_| bad("store must be a function"))?);
             }
         }
-        Ok(ArtifactCollector {
-            inner: crate::ArtifactCollector::new(opts),
-            store,
-        })
+        Ok(ArtifactCollector { inner: crate::ArtifactCollector::new(opts), store })
     }
 
     /// Collects the artifact-marked fields of `observation` under `nodeName`. Call it with
@@ -351,9 +309,7 @@ impl ArtifactCollector {
             return Ok(observation);
         }
         let text = json_text(&observation, "the observation")?;
-        let (out, replaced) = self
-            .run_counted(node_name, &schema, &text)
-            .map_err(failed)?;
+        let (out, replaced) = self.run_counted(node_name, &schema, &text).map_err(failed)?;
         Ok(redacted_back(observation, &out, replaced))
     }
 
@@ -373,37 +329,20 @@ impl ArtifactCollector {
 
     /// Collects from the observation's JSON text and returns the redacted text.
     fn run(&mut self, node: &str, schema: &JsonValue, obs: &str) -> Result<String, JsValue> {
-        self.run_counted(node, schema, obs)
-            .map(|(text, _)| text)
-            .map_err(failed)
+        self.run_counted(node, schema, obs).map(|(text, _)| text).map_err(failed)
     }
 
     /// Collects from JSON text: the redacted text and how many artifacts were found.
-    fn run_counted(
-        &mut self,
-        node: &str,
-        schema: &JsonValue,
-        obs: &str,
-    ) -> Result<(String, usize), Failed> {
+    fn run_counted(&mut self, node: &str, schema: &JsonValue, obs: &str) -> Result<(String, usize), Failed> {
         // A JS exception thrown by `store` is kept here and rethrown as it is.
         let thrown: RefCell<Option<JsValue>> = RefCell::new(None);
         let store_fn = self.store.clone();
         let mut call = |node: &str, field: &str, value: &JsonValue| -> crate::Result<String> {
-            let f = store_fn
-                .as_ref()
-                .ok_or_else(|| Error::new(ErrorKind::InvalidState, "no store"))?;
-            let r = f.call3(
-                &JsValue::NULL,
-                &JsValue::from_str(node),
-                &JsValue::from_str(field),
-                &to_js_value(value),
-            );
+            let f = store_fn.as_ref().ok_or_else(|| Error::new(ErrorKind::InvalidState, "no store"))?;
+            let r = f.call3(&JsValue::NULL, &JsValue::from_str(node), &JsValue::from_str(field), &to_js_value(value));
             match r {
                 Ok(v) => v.as_string().ok_or_else(|| {
-                    Error::new(
-                        ErrorKind::InvalidInput,
-                        "store must return the artifact reference as a string (synchronously)",
-                    )
+                    Error::new(ErrorKind::InvalidInput, "store must return the artifact reference as a string (synchronously)")
                 }),
                 Err(e) => {
                     *thrown.borrow_mut() = Some(e);
@@ -411,11 +350,7 @@ impl ArtifactCollector {
                 }
             }
         };
-        let store: Option<&mut crate::ArtifactStore<'_>> = if self.store.is_some() {
-            Some(&mut call)
-        } else {
-            None
-        };
+        let store: Option<&mut crate::ArtifactStore<'_>> = if self.store.is_some() { Some(&mut call) } else { None };
         let r = self.inner.collect_text(node, schema, obs, store);
         r.map_err(|e| match thrown.borrow_mut().take() {
             Some(v) => Failed::Thrown(v),
@@ -475,21 +410,12 @@ impl ArtifactStream {
         #[wasm_bindgen(js_name = streamId, unchecked_param_type = "string")] stream_id: JsValue,
         #[wasm_bindgen(unchecked_param_type = "unknown")] chunk: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "boolean | null")] done: Option<bool>,
-        #[wasm_bindgen(js_name = artifactType, unchecked_optional_param_type = "string | null")]
-        artifact_type: Option<JsValue>,
+        #[wasm_bindgen(js_name = artifactType, unchecked_optional_param_type = "string | null")] artifact_type: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         let stream_id = &text_arg(&stream_id, "streamId")?;
         let artifact_type = opt_text_arg(artifact_type, "artifactType")?;
         let chunk = json_in(&chunk, "the chunk")?;
-        let c = self
-            .inner
-            .emit(
-                stream_id,
-                chunk,
-                done.unwrap_or(false),
-                artifact_type.as_deref(),
-            )
-            .map_err(|e| js_error(&e))?;
+        let c = self.inner.emit(stream_id, chunk, done.unwrap_or(false), artifact_type.as_deref()).map_err(|e| js_error(&e))?;
         artifact_chunk_json(&c).map(|text| json_parse(&text)).map_err(|e| js_error(&e))
     }
 
@@ -508,11 +434,7 @@ impl ArtifactStream {
     /// Ids of streams that have not sent their `done` chunk.
     #[wasm_bindgen(js_name = openStreams, skip_typescript)]
     pub fn open_streams(&self) -> Vec<String> {
-        self.inner
-            .open_streams()
-            .into_iter()
-            .map(String::from)
-            .collect()
+        self.inner.open_streams().into_iter().map(String::from).collect()
     }
 
     /// Forgets every stream (numbering starts again at 0).

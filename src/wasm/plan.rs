@@ -10,7 +10,9 @@
 use super::host::{json_parse, to_js_value};
 use super::{js_error, options_copy};
 use crate::json::JsonValue;
-use crate::plan::{self, CapabilityMap as CoreMap, EmbeddingModel, Mode, NarrowOptions, Narrowed, Requirements, ToolIndex as CoreIndex};
+use crate::plan::{
+    self, CapabilityMap as CoreMap, EmbeddingModel, Mode, NarrowOptions, Narrowed, Requirements, ToolIndex as CoreIndex,
+};
 use crate::{Error, ErrorKind};
 use js_sys::{Array, Float32Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
@@ -36,9 +38,7 @@ fn json_arg(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
         None if value.is_undefined() => return Err(bad(format!("{what} is missing"))),
         None => super::stringified(__sr_stringify(value), what, ErrorKind::InvalidInput)?,
     };
-    crate::parse_strict(text.as_bytes()).map_err(|e| {
-        js_error(&Error::new(e.kind(), format!("{what}: {}", e.message())))
-    })
+    crate::parse_strict(text.as_bytes()).map_err(|e| js_error(&Error::new(e.kind(), format!("{what}: {}", e.message()))))
 }
 
 fn get(obj: &JsValue, key: &str) -> Option<JsValue> {
@@ -171,7 +171,9 @@ fn query_vectors(v: Option<JsValue>) -> Result<Vectors, JsValue> {
 fn mode(v: Option<JsValue>) -> Result<Mode, JsValue> {
     match text_option(v, "mode")? {
         None => Ok(Mode::Auto),
-        Some(s) => Mode::parse(&s).ok_or_else(|| js_error(&Error::new(ErrorKind::InvalidOption, format!("mode must be auto, cosine, bm25 or hybrid, got \"{s}\"")))),
+        Some(s) => Mode::parse(&s).ok_or_else(|| {
+            js_error(&Error::new(ErrorKind::InvalidOption, format!("mode must be auto, cosine, bm25 or hybrid, got \"{s}\"")))
+        }),
     }
 }
 
@@ -415,7 +417,9 @@ fn narrowed_json(n: &Narrowed) -> JsonValue {
             JsonValue::Array(
                 n.safety
                     .iter()
-                    .map(|(name, added)| JsonValue::Object(vec![("name".into(), s(name)), ("added".into(), JsonValue::Bool(*added))]))
+                    .map(|(name, added)| {
+                        JsonValue::Object(vec![("name".into(), s(name)), ("added".into(), JsonValue::Bool(*added))])
+                    })
                     .collect(),
             ),
         ),
@@ -566,7 +570,10 @@ impl JsToolIndex {
     /// Retrieval with the fallback rules: cosine (or hybrid) when the query vectors fit the
     /// index's model and dimension, BM25 over `texts` otherwise.
     #[wasm_bindgen(unchecked_return_type = "Retrieval", skip_typescript)]
-    pub fn retrieve(&self, #[wasm_bindgen(unchecked_param_type = "RetrieveOptions")] options: JsValue) -> Result<JsValue, JsValue> {
+    pub fn retrieve(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "RetrieveOptions")] options: JsValue,
+    ) -> Result<JsValue, JsValue> {
         let options = options_copy(&options, &["vectors", "texts", "text", "mode", "n"])?;
         let v = query_vectors(get(&options, "vectors"))?;
         let mut texts = match get(&options, "texts") {
@@ -635,8 +642,18 @@ pub fn narrow_tools(#[wasm_bindgen(unchecked_param_type = "NarrowOptions")] opti
 
 /// The keys of `NarrowOptions`.
 const NARROW_OPTIONS: &[&str] = &[
-    "requirements", "queryVectors", "template", "safetySet", "cap", "index", "catalog", "retrieved", "n", "minScore",
-    "mode", "queries",
+    "requirements",
+    "queryVectors",
+    "template",
+    "safetySet",
+    "cap",
+    "index",
+    "catalog",
+    "retrieved",
+    "n",
+    "minScore",
+    "mode",
+    "queries",
 ];
 
 fn catalog_index(catalog: &JsValue) -> Result<CoreIndex, JsValue> {

@@ -35,9 +35,7 @@ fn error_in(text: &str, err: &Error) -> JsValue {
 /// truncation, …) into valid compact JSON text. Throws `StreamrouteError`
 /// `json_unrepairable` when there is no value in `text`, `json_too_deep` past 512 levels.
 #[wasm_bindgen(js_name = repairJson)]
-pub fn repair_json(
-    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-) -> Result<String, JsValue> {
+pub fn repair_json(#[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<String, JsValue> {
     let text = text_arg(&text, "text")?;
     crate::repair_json(&text).map_err(|e| error_in(&text, &e))
 }
@@ -45,9 +43,7 @@ pub fn repair_json(
 /// `repairJson`, with the repairs applied: `{ json, repairs: [{ kind, offset }] }`, offsets
 /// in UTF-16 code units of `text`.
 #[wasm_bindgen(js_name = repairJsonWithLog, unchecked_return_type = "RepairResult")]
-pub fn repair_json_with_log(
-    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-) -> Result<JsValue, JsValue> {
+pub fn repair_json_with_log(#[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<JsValue, JsValue> {
     let text = text_arg(&text, "text")?;
     let (json, log) = crate::repair_json_with_log(&text).map_err(|e| error_in(&text, &e))?;
     // A large document can have a repair every few bytes: the entries cross as one JSON
@@ -57,12 +53,7 @@ pub fn repair_json_with_log(
     entries.push('[');
     for (i, r) in log.iter().enumerate() {
         let sep = if i == 0 { "" } else { "," };
-        let _ = write!(
-            entries,
-            r#"{sep}{{"kind":"{}","offset":{}}}"#,
-            r.kind,
-            offsets.at(r.offset)
-        );
+        let _ = write!(entries, r#"{sep}{{"kind":"{}","offset":{}}}"#, r.kind, offsets.at(r.offset));
     }
     entries.push(']');
     let result = js_sys::Object::new();
@@ -87,6 +78,5 @@ pub fn parse_json(
     } else {
         crate::parse_strict(text.as_bytes()).map(|v| v.to_json())
     };
-    json.map(|j| json_parse(&j))
-        .map_err(|e| error_in(&text, &e))
+    json.map(|j| json_parse(&j)).map_err(|e| error_in(&text, &e))
 }

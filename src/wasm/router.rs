@@ -12,7 +12,7 @@ use super::limit;
 use super::{js_error, utf16_len, FlatOptions};
 use crate::budget::{out_of_memory, try_push_str, try_room, try_room_str};
 use crate::json::write_json_string;
-use crate::{ContentMode, Error, JsonValue, ErrorKind, Provider, RoutedEvent, StreamRouterOptions, ThinkingSource, Usage};
+use crate::{ContentMode, Error, ErrorKind, JsonValue, Provider, RoutedEvent, StreamRouterOptions, ThinkingSource, Usage};
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
@@ -21,7 +21,10 @@ use wasm_bindgen::prelude::*;
 #[serde(rename_all = "camelCase", default)]
 pub struct StreamRouterInit {
     /// The stream format (default `"auto"`: detected from the first bytes and events).
-    #[tsify(optional, type = "\"auto\" | \"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"gemini-interactions\" | \"ollama\" | \"bedrock\" | \"cohere\" | \"text\"")]
+    #[tsify(
+        optional,
+        type = "\"auto\" | \"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"gemini-interactions\" | \"ollama\" | \"bedrock\" | \"cohere\" | \"text\""
+    )]
     provider: Option<String>,
     /// How the model's text is routed (default `"text"`).
     #[tsify(optional, type = "\"action-json\" | \"tagged\" | \"text\"")]
@@ -219,8 +222,9 @@ impl Packed {
                     let fields = [&src.id, &src.url, &src.title, &src.snippet];
                     self.json_room(64 + 6 * fields.iter().map(|v| v.as_ref().map_or(0, String::len)).sum::<usize>())?;
                     self.json.push('{');
-                    for (i, (k, v)) in
-                        [("id", &src.id), ("url", &src.url), ("title", &src.title), ("snippet", &src.snippet)].into_iter().enumerate()
+                    for (i, (k, v)) in [("id", &src.id), ("url", &src.url), ("title", &src.title), ("snippet", &src.snippet)]
+                        .into_iter()
+                        .enumerate()
                     {
                         if i > 0 {
                             self.json.push(',');
@@ -290,7 +294,6 @@ impl Packed {
         }
         Ok(())
     }
-
 }
 
 /// The bytes of strings `e` puts in the packed text as they are (JSON values come on top).
@@ -308,9 +311,7 @@ fn text_len(e: &RoutedEvent) -> usize {
         RoutedEvent::Error { code, message, provider_code } => {
             code.len() + message.len() + provider_code.as_ref().map_or(0, String::len)
         }
-        RoutedEvent::Done { finish_reason, finish, .. } => {
-            finish_reason.as_ref().map_or(0, String::len) + finish.as_str().len()
-        }
+        RoutedEvent::Done { finish_reason, finish, .. } => finish_reason.as_ref().map_or(0, String::len) + finish.as_str().len(),
         _ => 0,
     }
 }
@@ -350,10 +351,17 @@ impl Packed {
         Ok(())
     }
 
-    fn object_text(&mut self, kind: Option<&str>, fields: &[(&str, Option<&JsonValue>)], spread: Option<&JsonValue>) -> crate::Result<()> {
+    fn object_text(
+        &mut self,
+        kind: Option<&str>,
+        fields: &[(&str, Option<&JsonValue>)],
+        spread: Option<&JsonValue>,
+    ) -> crate::Result<()> {
         let mut members: Vec<(&str, &JsonValue)> = fields.iter().filter_map(|(k, v)| v.map(|v| (*k, v))).collect();
         if let Some(JsonValue::Object(m)) = spread {
-            members.extend(m.iter().filter(|(k, _)| k != "type" && !fields.iter().any(|(f, _)| f == k)).map(|(k, v)| (k.as_str(), v)));
+            members.extend(
+                m.iter().filter(|(k, _)| k != "type" && !fields.iter().any(|(f, _)| f == k)).map(|(k, v)| (k.as_str(), v)),
+            );
         }
         let type_value = kind.map(|k| JsonValue::String(k.to_string()));
         if let Some(t) = &type_value {
@@ -419,7 +427,10 @@ fn provider_of(name: &str) -> Result<Provider, JsValue> {
 /// `json_too_deep`.
 #[wasm_bindgen(js_name = structuredRequest, unchecked_return_type = "Record<string, unknown>")]
 pub fn structured_request(
-    #[wasm_bindgen(unchecked_param_type = "\"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"gemini-interactions\" | \"ollama\" | \"bedrock\" | \"cohere\" | \"text\"")] provider: JsValue,
+    #[wasm_bindgen(
+        unchecked_param_type = "\"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"gemini-interactions\" | \"ollama\" | \"bedrock\" | \"cohere\" | \"text\""
+    )]
+    provider: JsValue,
     #[wasm_bindgen(unchecked_param_type = "StructuredRequestInit")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
     const KEYS: &[&str] = &["messages", "schema", "name", "stream", "mode", "model"];

@@ -2,8 +2,8 @@
 //! entry decodes only).
 
 use super::abi::{Header, SSE_RANGE, SSE_SAME};
-use super::handle::{handle_io, status, InputBuffer, NOT_UNITS};
 use super::de::{DeError, FlatOptions};
+use super::handle::{handle_io, status, InputBuffer, NOT_UNITS};
 use super::{js_error, limit};
 use crate::budget::out_of_memory;
 use crate::sse::{Emit, Utf16Text};
@@ -201,8 +201,6 @@ struct Packed {
     oom: Option<crate::Error>,
 }
 
-
-
 impl Packed {
     fn clear(&mut self) {
         self.bytes.clear();
@@ -274,7 +272,6 @@ impl Packed {
         (self.push(field), (at, at + field.len()))
     }
 }
-
 
 impl SseSink for Packed {
     fn event(&mut self, event: &str, data: &str, id: &str) {
@@ -357,15 +354,13 @@ mod encoder {
             &mut self,
             #[wasm_bindgen(unchecked_param_type = "SseMessageInit")] message: JsValue,
         ) -> Result<String, JsValue> {
-            let m = SseMessageInit::read(message).map_err(|e| {
-                js_error(&Error::new(ErrorKind::InvalidInput, format!("invalid SSE message: {e}")))
-            })?;
+            let m = SseMessageInit::read(message)
+                .map_err(|e| js_error(&Error::new(ErrorKind::InvalidInput, format!("invalid SSE message: {e}"))))?;
             let id = m.id.map(|v| {
                 v.unwrap_or_else(|n| js_sys::Number::from(n).to_string_with_radix(10).map(String::from).unwrap_or_default())
             });
             let retry = super::super::whole_as(m.retry, "retry", 0, super::super::MAX_SAFE, ErrorKind::InvalidInput)?;
-            let msg =
-                SseMessage { event: m.event.as_deref(), data: &m.data, id: id.as_deref(), retry };
+            let msg = SseMessage { event: m.event.as_deref(), data: &m.data, id: id.as_deref(), retry };
             self.inner.encode(&msg).map_err(|e| js_error(&e))
         }
 

@@ -5,9 +5,9 @@
 //! the same for string and byte input, so that the filter and `parseTagged` agree.
 
 use super::abi::{Header, TAG_BYTES, TAG_SLICE, TAG_UNITS};
+use super::de::{Any, DeError, Read};
 use super::handle::{handle_io, status, InputBuffer, NOT_UNITS};
 use super::limit;
-use super::de::{Any, DeError, Read};
 use super::{js_error, opt_text_arg, options, plain_object, text_arg, FlatOptions};
 use crate::budget::{out_of_memory, try_extend};
 use crate::tags::DEFAULT_MAX_BUFFER_BYTES;
@@ -279,11 +279,7 @@ impl JsTagFilter {
         let input = self.input.bytes(len);
         let mut sink = RangeSink::new(input, units, None, &mut self.pieces);
         // The UTF-8 of a JS string (written by `TextEncoder`) needs no validation.
-        let r = if sink.string {
-            self.inner.feed_utf8_with(input, &mut sink)
-        } else {
-            self.inner.feed_with(input, &mut sink)
-        };
+        let r = if sink.string { self.inner.feed_utf8_with(input, &mut sink) } else { self.inner.feed_with(input, &mut sink) };
         self.done(r)
     }
 
@@ -298,8 +294,7 @@ impl JsTagFilter {
         if !self.inner.accepts_units() {
             return NOT_UNITS;
         }
-        let Some(len8) = crate::text::utf16_skeleton(self.input.bytes(units.saturating_mul(2)), &mut self.skeleton)
-        else {
+        let Some(len8) = crate::text::utf16_skeleton(self.input.bytes(units.saturating_mul(2)), &mut self.skeleton) else {
             return NOT_UNITS;
         };
         self.pieces.clear();
@@ -310,11 +305,8 @@ impl JsTagFilter {
         // the next chunk may go in as UTF-8 (`TextEncoder` writes ASCII faster than this
         // reads UTF-16).
         let ascii = len8 == u64::from(units);
-        let r = if ascii {
-            self.inner.feed_utf8_with(input, &mut sink)
-        } else {
-            self.inner.feed_units_with(input, len8, &mut sink)
-        };
+        let r =
+            if ascii { self.inner.feed_utf8_with(input, &mut sink) } else { self.inner.feed_units_with(input, len8, &mut sink) };
         self.header.flags(u32::from(ascii));
         self.done(r)
     }
@@ -392,9 +384,9 @@ pub fn parse_tagged(
     if r.parse_ok {
         return blocks_js(&r.blocks);
     }
-    let err = crate::parse_tagged(&text, nonce, &o).err().unwrap_or_else(|| {
-        Error::new(ErrorKind::TagContractViolation, "the response breaks the tag contract")
-    });
+    let err = crate::parse_tagged(&text, nonce, &o)
+        .err()
+        .unwrap_or_else(|| Error::new(ErrorKind::TagContractViolation, "the response breaks the tag contract"));
     Err(super::js_error_with(&err, &[("violations", violations_js(&r.violations)), ("blocks", blocks_js(&r.blocks)?)]))
 }
 
@@ -471,11 +463,19 @@ impl Read for CoreViolation {
 }
 
 fn string(a: &Any) -> Option<&String> {
-    if let Any::Str(s) = a { Some(s) } else { None }
+    if let Any::Str(s) = a {
+        Some(s)
+    } else {
+        None
+    }
 }
 
 fn number(a: &Any) -> Option<f64> {
-    if let Any::Number(x) = a { Some(*x) } else { None }
+    if let Any::Number(x) = a {
+        Some(*x)
+    } else {
+        None
+    }
 }
 
 /// The violation codes the core knows, as its static strings (unknown ones read as generic).
@@ -558,11 +558,7 @@ impl JsTaggedTurn {
     #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new(options_value: Option<JsValue>) -> Result<JsTaggedTurn, JsValue> {
         let o = FlatOptions::new(options_value, "TaggedTurnInit", &["nonce", "blocks", "maxBufferBytes"])?;
-        let o = TaggedTurnInit {
-            nonce: o.get("nonce")?,
-            blocks: o.get("blocks")?,
-            max_buffer_bytes: o.get("maxBufferBytes")?,
-        };
+        let o = TaggedTurnInit { nonce: o.get("nonce")?, blocks: o.get("blocks")?, max_buffer_bytes: o.get("maxBufferBytes")? };
         let nonce = nonce_or_new(o.nonce)?;
         let fo = TagFilterInit { blocks: o.blocks, max_buffer_bytes: o.max_buffer_bytes }.core()?;
         let inner = crate::TaggedTurn::new(&nonce, fo).map_err(|e| js_error(&e))?;
@@ -731,13 +727,9 @@ impl JsTagEventWriter {
 
     /// One event per delta (`event: artifact_delta`, `data: {"text":…}`).
     #[wasm_bindgen(skip_typescript)]
-    pub fn deltas(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "TagDelta[]")] deltas: JsValue,
-    ) -> Result<String, JsValue> {
-        let list: Vec<DeltaArg> = super::de::from_js(deltas).map_err(|e| {
-            js_error(&Error::new(ErrorKind::InvalidInput, format!("deltas must be TagDelta[]: {e}")))
-        })?;
+    pub fn deltas(&mut self, #[wasm_bindgen(unchecked_param_type = "TagDelta[]")] deltas: JsValue) -> Result<String, JsValue> {
+        let list: Vec<DeltaArg> = super::de::from_js(deltas)
+            .map_err(|e| js_error(&Error::new(ErrorKind::InvalidInput, format!("deltas must be TagDelta[]: {e}"))))?;
         let mut out = String::new();
         for d in &list {
             self.inner.delta(&d.kind, &d.text, &mut out).map_err(|e| js_error(&e))?;
@@ -748,13 +740,9 @@ impl JsTagEventWriter {
     /// The `done` event: `data: {"ok":…,"parse_ok":…}` (pass the `TagResult` or a turn's
     /// `done` step).
     #[wasm_bindgen(skip_typescript)]
-    pub fn done(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "DoneInit")] result: JsValue,
-    ) -> Result<String, JsValue> {
-        let d: DoneInit = super::de::from_js(result).map_err(|e| {
-            js_error(&Error::new(ErrorKind::InvalidInput, format!("done needs {{ ok, parse_ok }}: {e}")))
-        })?;
+    pub fn done(&mut self, #[wasm_bindgen(unchecked_param_type = "DoneInit")] result: JsValue) -> Result<String, JsValue> {
+        let d: DoneInit = super::de::from_js(result)
+            .map_err(|e| js_error(&Error::new(ErrorKind::InvalidInput, format!("done needs {{ ok, parse_ok }}: {e}"))))?;
         let mut out = String::new();
         self.inner.done(d.ok, d.parse_ok, &mut out).map_err(|e| js_error(&e))?;
         Ok(out)

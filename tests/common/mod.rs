@@ -37,10 +37,9 @@ pub fn seed() -> u64 {
     static SEED: OnceLock<u64> = OnceLock::new();
     *SEED.get_or_init(|| match std::env::var("STREAMROUTE_SEED") {
         Ok(s) => s.trim().parse().expect("STREAMROUTE_SEED must be a u64"),
-        Err(_) => std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0x5EED),
+        Err(_) => {
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0x5EED)
+        }
     })
 }
 
@@ -100,10 +99,7 @@ pub fn text_chunkings(text: &str, case_seed: u64) -> Vec<(String, Vec<TextPiece>
 
 /// Every chunking a test input is run under, with a label for failure messages.
 pub fn chunkings(input: &[u8], case_seed: u64) -> Vec<(String, Vec<&[u8]>)> {
-    let mut v: Vec<(String, Vec<&[u8]>)> = vec![
-        ("whole".into(), vec![input]),
-        ("bytewise".into(), input.chunks(1).collect()),
-    ];
+    let mut v: Vec<(String, Vec<&[u8]>)> = vec![("whole".into(), vec![input]), ("bytewise".into(), input.chunks(1).collect())];
     if !input.is_empty() {
         // Whole input with an empty chunk in front and behind: empty feeds are no-ops.
         v.push(("with-empty-chunks".into(), vec![&input[..0], input, &input[input.len()..]]));
@@ -153,4 +149,3 @@ where
     }
     expected.expect("at least one chunking")
 }
-

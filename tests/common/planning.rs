@@ -56,10 +56,12 @@ impl Fixtures {
     pub fn load() -> Fixtures {
         let tools = parse_catalog(&load("catalog.json")).unwrap();
         let emb = load("embeddings.json");
-        let num = |k: &str| emb.get(k).and_then(|v| match v {
-            JsonValue::Number(n) => n.parse::<usize>().ok(),
-            _ => None,
-        });
+        let num = |k: &str| {
+            emb.get(k).and_then(|v| match v {
+                JsonValue::Number(n) => n.parse::<usize>().ok(),
+                _ => None,
+            })
+        };
         let model = EmbeddingModel {
             model_id: emb.get("model_id").unwrap().as_str().unwrap().into(),
             dim: num("dim").unwrap(),
@@ -68,7 +70,11 @@ impl Fixtures {
         let mut embeddings = Vec::new();
         for (t, e) in tools.iter().zip(items(emb.get("tools").unwrap())) {
             assert_eq!(e.get("name").unwrap().as_str(), Some(t.name.as_str()));
-            assert_eq!(e.get("document").unwrap().as_str(), Some(t.document().as_str()), "Tool::document drifted from the script");
+            assert_eq!(
+                e.get("document").unwrap().as_str(),
+                Some(t.document().as_str()),
+                "Tool::document drifted from the script"
+            );
             embeddings.extend(floats(e.get("embedding").unwrap()));
         }
         let questions = items(emb.get("questions").unwrap())

@@ -20,10 +20,11 @@ pub fn coalesce(events: Vec<RoutedEvent>) -> Vec<RoutedEvent> {
             | (Some(RoutedEvent::ArtifactDelta { text: a }), RoutedEvent::ArtifactDelta { text: b })
             | (Some(RoutedEvent::UserDelta { text: a }), RoutedEvent::UserDelta { text: b })
             | (Some(RoutedEvent::RefusalDelta { text: a }), RoutedEvent::RefusalDelta { text: b }) => a.push_str(b),
-            (
-                Some(RoutedEvent::ThinkingDelta { text: a, source: s1 }),
-                RoutedEvent::ThinkingDelta { text: b, source: s2 },
-            ) if s1 == s2 => a.push_str(b),
+            (Some(RoutedEvent::ThinkingDelta { text: a, source: s1 }), RoutedEvent::ThinkingDelta { text: b, source: s2 })
+                if s1 == s2 =>
+            {
+                a.push_str(b)
+            }
             (
                 Some(RoutedEvent::ToolCallDelta { index: i1, arguments: a }),
                 RoutedEvent::ToolCallDelta { index: i2, arguments: b },

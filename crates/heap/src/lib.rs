@@ -59,10 +59,7 @@ unsafe impl FlexSource for Pages {
     unsafe fn alloc(&mut self, min_size: usize) -> Option<NonNull<[u8]>> {
         let pages = min_size.checked_add(PAGE - 1)? / PAGE;
         let first = self.grow(pages)?;
-        NonNull::new(ptr::slice_from_raw_parts_mut(
-            (first * PAGE) as *mut u8,
-            pages * PAGE,
-        ))
+        NonNull::new(ptr::slice_from_raw_parts_mut((first * PAGE) as *mut u8, pages * PAGE))
     }
 
     fn min_align(&self) -> usize {
@@ -131,8 +128,7 @@ unsafe impl GlobalAlloc for Heap {
             return ptr::null_mut();
         }
         let new = Layout::from_size_align_unchecked(new_size, layout.align());
-        t.reallocate(NonNull::new_unchecked(ptr), new)
-            .map_or(ptr::null_mut(), NonNull::as_ptr)
+        t.reallocate(NonNull::new_unchecked(ptr), new).map_or(ptr::null_mut(), NonNull::as_ptr)
     }
 }
 
@@ -146,10 +142,6 @@ pub extern "C" fn __sr_heap_enter(bytes: f64) -> bool {
     // the source changes, no allocation of it.
     let t = unsafe { tlsf() };
     let pages = (bytes / PAGE as f64) as usize; // saturating: NaN is 0
-    unsafe { t.source_mut_unchecked() }.limit = if pages == 0 {
-        MAX_PAGES
-    } else {
-        pages.min(MAX_PAGES)
-    };
+    unsafe { t.source_mut_unchecked() }.limit = if pages == 0 { MAX_PAGES } else { pages.min(MAX_PAGES) };
     fits(t, ROOM)
 }

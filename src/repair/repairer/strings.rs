@@ -7,9 +7,9 @@
 //! only ever whitespace unless the budget pays for it (see the parent module).
 
 use super::{Ctx, Repairer};
-use crate::repair::RepairKind;
 use crate::json::write_json_string;
 use crate::repair::lexical::Quote;
+use crate::repair::RepairKind;
 
 /// How a string being read ends.
 enum StringEnd {
@@ -287,12 +287,7 @@ impl Repairer<'_> {
     /// A quote after a comment that the string holds (`"abc + /* c */ "def"`,
     /// `"abc /* c */ + "def"`, `"abc, /* c */ "def"`): the string lost its end quote before
     /// the comment; what came before the comment (`+`, a delimiter) says how it goes on.
-    fn comment_cut(
-        &mut self,
-        ctx: Ctx,
-        m: &mut Marks,
-        at: usize,
-    ) -> Option<(StringEnd, Option<Quote>)> {
+    fn comment_cut(&mut self, ctx: Ctx, m: &mut Marks, at: usize) -> Option<(StringEnd, Option<Quote>)> {
         self.scan(m, at);
         let (open, from, delta) = m.comment?;
         let back = |mut j: usize, floor: usize| {
@@ -391,11 +386,8 @@ impl Repairer<'_> {
                     return true;
                 }
             }
-            let ends_with_delim =
-                m.sig_delim && self.skip_ws(m.sig.map_or(len, |s| s + 1)).0 == len;
-            if let (true, Some((at, keep, before))) =
-                (ctx != Ctx::Top && ends_with_delim, m.first_delim)
-            {
+            let ends_with_delim = m.sig_delim && self.skip_ws(m.sig.map_or(len, |s| s + 1)).0 == len;
+            if let (true, Some((at, keep, before))) = (ctx != Ctx::Top && ends_with_delim, m.first_delim) {
                 if self.budget_allows(len - at) {
                     let keep = match before {
                         Some(p) if self.b[p] == b'+' => {
@@ -410,12 +402,7 @@ impl Repairer<'_> {
                 }
             }
             let mut t = len;
-            while t > content
-                && matches!(
-                    self.b[t - 1],
-                    b' ' | b'\t' | b'\r' | b'\n' | b',' | b']' | b'}'
-                )
-            {
+            while t > content && matches!(self.b[t - 1], b' ' | b'\t' | b'\r' | b'\n' | b',' | b']' | b'}') {
                 t -= 1;
             }
             if t > content && self.b[t - 1] == b'\\' {
@@ -428,9 +415,7 @@ impl Repairer<'_> {
             {
                 // The tail was copied byte for byte: it is the end of `buf`.
                 let mut keep = self.buf.len().saturating_sub(tail.len());
-                while keep > 0
-                    && matches!(self.buf.as_bytes()[keep - 1], b' ' | b'\t' | b'\r' | b'\n')
-                {
+                while keep > 0 && matches!(self.buf.as_bytes()[keep - 1], b' ' | b'\t' | b'\r' | b'\n') {
                     keep -= 1;
                 }
                 self.cut(keep, t);
@@ -459,8 +444,7 @@ impl Repairer<'_> {
         let after = at + c.len_utf8();
         let (j, newline) = self.skip_ws(after);
         // A key followed by `=` or by a spaced keyword lost its colon: `{"a" true}`.
-        let key_end =
-            ctx == Ctx::Key && (self.b.get(j) == Some(&b'=') || (j > after && self.keyword_at(j)));
+        let key_end = ctx == Ctx::Key && (self.b.get(j) == Some(&b'=') || (j > after && self.keyword_at(j)));
         let closing = newline
             || key_end
             || match self.b.get(j) {
@@ -514,9 +498,7 @@ impl Repairer<'_> {
     /// its line, after spaces.
     fn text_follows(&self, i: usize) -> bool {
         let j = self.skip_spaces(i);
-        self.b.get(j).is_some_and(|&n| {
-            n.is_ascii_alphanumeric() || n >= 0x80 || matches!(n, b'"' | b'\'' | b'`')
-        })
+        self.b.get(j).is_some_and(|&n| n.is_ascii_alphanumeric() || n >= 0x80 || matches!(n, b'"' | b'\'' | b'`'))
     }
 
     /// Whether the quote at `i` is followed (after whitespace) by the end of the input or a
@@ -551,11 +533,7 @@ impl Repairer<'_> {
                 self.buf.push('\n');
                 self.pos += if crlf { 3 } else { 2 };
             }
-            b'x' if self
-                .b
-                .get(at + 2..at + 4)
-                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) =>
-            {
+            b'x' if self.b.get(at + 2..at + 4).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) => {
                 self.note(RepairKind::InvalidEscape, at);
                 let v = u32::from_str_radix(crate::text::sub(self.text, at + 2..at + 4), 16).unwrap_or(0xFFFD);
                 self.buf.push(char::from_u32(v).unwrap_or('\u{FFFD}'));
@@ -609,8 +587,7 @@ impl Repairer<'_> {
                 match low_u.and_then(|u| Some((u, self.hex4(u + 1)?))) {
                     Some((u, lo @ 0xDC00..=0xDFFF)) => {
                         self.pos = u + 5;
-                        char::from_u32(0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00))
-                            .unwrap_or('\u{FFFD}')
+                        char::from_u32(0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00)).unwrap_or('\u{FFFD}')
                     }
                     _ => '\u{FFFD}',
                 }
