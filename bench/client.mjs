@@ -21,9 +21,7 @@ import { writeFileSync } from 'node:fs';
 import { mulberry32 } from './gen.mjs';
 import { fullGc, median } from './timing.mjs';
 
-const ENTRY = process.env.STREAMROUTE_ENTRY
-  ? new URL(process.env.STREAMROUTE_ENTRY, `file://${process.cwd()}/`).href
-  : null;
+const ENTRY = process.env.STREAMROUTE_ENTRY ? new URL(process.env.STREAMROUTE_ENTRY, `file://${process.cwd()}/`).href : null;
 const { StreamState, fromSse } = await import(ENTRY ?? new URL('../pkg/dist/client/node.js', import.meta.url).href);
 const { toSse } = await import(ENTRY ?? new URL('../pkg/dist/streamroute/node.js', import.meta.url).href);
 
@@ -73,7 +71,11 @@ function foldKeys(n) {
 async function viaWire(ds) {
   const events = ds.map((text) => ({ type: 'answer_delta', text }));
   let i = 0;
-  const source = new ReadableStream({ pull(c) { i < events.length ? c.enqueue(events[i++]) : c.close(); } });
+  const source = new ReadableStream({
+    pull(c) {
+      i < events.length ? c.enqueue(events[i++]) : c.close();
+    },
+  });
   const s = new StreamState();
   for await (const e of source.pipeThrough(toSse('ai-sdk', { heartbeatMs: 0 })).pipeThrough(fromSse('ai-sdk'))) s.apply(e);
   return s.snapshot().answer;
@@ -145,7 +147,9 @@ export async function runClientBench(argv) {
     }
     const ns = (ms * 1e6) / n;
     rows.push({ n, variant: '(e) tool arguments, one key per delta', snapshots: 'every delta', ms, nsPerDelta: ns });
-    console.log(`| ${n.toLocaleString('en')} | (e) tool arguments, one key per delta | every delta | ${ms.toFixed(1)} | ${ns.toFixed(0)} |`);
+    console.log(
+      `| ${n.toLocaleString('en')} | (e) tool arguments, one key per delta | every delta | ${ms.toFixed(1)} | ${ns.toFixed(0)} |`,
+    );
   }
   if (json) writeFileSync(json, JSON.stringify(rows, null, 2));
   return { ok, rows };

@@ -31,7 +31,9 @@ const TEXT = 'Revenue grew 12% in March.';
 const frame = (name, data) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 const WIRE = [
   frame('llm_stream_chunk', { text: 'Looking at the sales table.', phase: 'thinking', channel: 'thinking', done: false }),
-  ...['Revenue grew ', '12% in ', 'March.'].map((text) => frame('llm_stream_chunk', { text, phase: 'answer', channel: 'answer', done: false })),
+  ...['Revenue grew ', '12% in ', 'March.'].map((text) =>
+    frame('llm_stream_chunk', { text, phase: 'answer', channel: 'answer', done: false }),
+  ),
   frame('done', { answer: TEXT, metadata: { ok: true, parse_ok: true, finish_reason: 'stop' } }),
 ].join('');
 
@@ -99,8 +101,16 @@ const profile = mkdtempSync(join(tmpdir(), 'streamroute-cold-'));
 const context = await chromium.launchPersistentContext(profile, {
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
   headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', '--disable-quic'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--disable-quic',
+  ],
 });
 
 const rows = [];
@@ -115,7 +125,10 @@ try {
         await cdp.send('Network.enable');
         await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
         await cdp.send('Network.emulateNetworkConditions', {
-          offline: false, latency: 40, downloadThroughput: (10e6 / 8), uploadThroughput: (5e6 / 8),
+          offline: false,
+          latency: 40,
+          downloadThroughput: 10e6 / 8,
+          uploadThroughput: 5e6 / 8,
         });
         await tab.goto(`${origin}/${dir}-${mode}.html`);
         await tab.waitForFunction(() => window.answer !== undefined, null, { timeout: 30_000 });

@@ -29,16 +29,73 @@ export function mulberry32(seed) {
 }
 
 const WORDS = [
-  ' the', ' a', ' of', ' and', ' to', ' in', ' is', ' it', ' you', ' that', ' for', ' on',
-  ' with', ' as', ' are', ' this', ' be', ' at', ' or', ' from', ' Hello', ' world', 'Sure',
-  '!', ',', '.', ':', ';', '?', ' stream', ' token', ' model', ' data', ' JSON', ' Rust',
-  ' wasm', ' byte', ' chunk', ' parse', 'ing', 'ed', 'er', 's', ' 42', ' 2024', '```', ' `x`',
-  ' (', ')', ' -', ' *', '#', ' I', "'m", "'s", ' can', ' help', ' here', ' code', ' fn',
+  ' the',
+  ' a',
+  ' of',
+  ' and',
+  ' to',
+  ' in',
+  ' is',
+  ' it',
+  ' you',
+  ' that',
+  ' for',
+  ' on',
+  ' with',
+  ' as',
+  ' are',
+  ' this',
+  ' be',
+  ' at',
+  ' or',
+  ' from',
+  ' Hello',
+  ' world',
+  'Sure',
+  '!',
+  ',',
+  '.',
+  ':',
+  ';',
+  '?',
+  ' stream',
+  ' token',
+  ' model',
+  ' data',
+  ' JSON',
+  ' Rust',
+  ' wasm',
+  ' byte',
+  ' chunk',
+  ' parse',
+  'ing',
+  'ed',
+  'er',
+  's',
+  ' 42',
+  ' 2024',
+  '```',
+  ' `x`',
+  ' (',
+  ')',
+  ' -',
+  ' *',
+  '#',
+  ' I',
+  "'m",
+  "'s",
+  ' can',
+  ' help',
+  ' here',
+  ' code',
+  ' fn',
 ];
 // Characters JSON.stringify escapes: newline, quote, backslash (and a tab now and then).
 const ESCAPED = ['\n', '\n', '"', '\\', '\t'];
 const LATIN = ['è', 'ü', 'ñ', 'ç', 'ß', 'ø', 'å', 'ö', 'à'];
-const CJK = [...'的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理美点月明'];
+const CJK = [
+  ...'的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理美点月明',
+];
 const EMOJI = ['😀', '🚀', '✨', '🎉', '👍', '🔥', '💡', '🤖', '📦', '🧪', '❤️', '👩‍💻'];
 
 function pick(rand, list) {
@@ -86,8 +143,7 @@ export function generateStream({ seed = DEFAULT_SEED, targetBytes = DEFAULT_TARG
   const id = `chatcmpl-${randomId(rand, 29)}`;
   const created = 1_717_000_000 + Math.floor(rand() * 10_000_000);
   const head = `data: {"id":"${id}","object":"chat.completion.chunk","created":${created},"model":"gpt-4o","choices":[{"index":0,"delta":`;
-  const chunk = (deltaJson, finish) =>
-    `${head}${deltaJson},"finish_reason":${finish}}]}\n\n`;
+  const chunk = (deltaJson, finish) => `${head}${deltaJson},"finish_reason":${finish}}]}\n\n`;
   const enc = new TextEncoder();
 
   const parts = [chunk('{"role":"assistant","content":""}', 'null')];

@@ -61,15 +61,71 @@ export const JSON_SEED = 0x5eed_1501;
 const DOCS = { '2k': 2_000, '50k': 50_000, '100k': 100_000, '1m': 1_000_000 };
 
 const PROSE = [
-  ' the', ' a', ' of', ' and', ' to', ' in', ' is', ' it', ' that', ' for', ' on', ' with',
-  ' as', ' this', ' from', ' by', ' we', ' revenue', ' quarter', ' report', ' table', ' chart',
-  ' growth', ' users', ' data', ' model', ' stream', ' token', ' JSON', ' Rust', ' wasm',
-  ' planner', ' result', ' summary', ' region', ' EMEA', ' APAC', ' 42', ' 2026', ' 3.5%',
-  ' increased', ' compared', ' previous', ' period', ' see', ' below', ' Sure', ' Here',
-  ',', ',', '.', '.', ':', ';', ' (', ')', ' -', ' **bold**', ' `code`', ' [link](https://example.com/a/b)',
+  ' the',
+  ' a',
+  ' of',
+  ' and',
+  ' to',
+  ' in',
+  ' is',
+  ' it',
+  ' that',
+  ' for',
+  ' on',
+  ' with',
+  ' as',
+  ' this',
+  ' from',
+  ' by',
+  ' we',
+  ' revenue',
+  ' quarter',
+  ' report',
+  ' table',
+  ' chart',
+  ' growth',
+  ' users',
+  ' data',
+  ' model',
+  ' stream',
+  ' token',
+  ' JSON',
+  ' Rust',
+  ' wasm',
+  ' planner',
+  ' result',
+  ' summary',
+  ' region',
+  ' EMEA',
+  ' APAC',
+  ' 42',
+  ' 2026',
+  ' 3.5%',
+  ' increased',
+  ' compared',
+  ' previous',
+  ' period',
+  ' see',
+  ' below',
+  ' Sure',
+  ' Here',
+  ',',
+  ',',
+  '.',
+  '.',
+  ':',
+  ';',
+  ' (',
+  ')',
+  ' -',
+  ' **bold**',
+  ' `code`',
+  ' [link](https://example.com/a/b)',
 ];
 const LATIN = ['ü', 'ñ', 'ç', 'ß', 'ø', 'å', 'ö', 'à', 'è'];
-const CJK = [...'的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理美点月明'];
+const CJK = [
+  ...'的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理美点月明',
+];
 const EMOJI = ['😀', '🚀', '✨', '🎉', '👍', '🔥', '💡', '🤖', '📦', '🧪', '❤️', '👩‍💻'];
 const utf8Len = (s) => Buffer.byteLength(s, 'utf8');
 const pick = (rand, list) => list[Math.floor(rand() * list.length)];
@@ -134,8 +190,19 @@ function artifact(rand, i, ascii) {
   const cols = ['region', 'quarter', 'revenue', 'growth', 'users', 'churn'].slice(0, 3 + int(4));
   const rows = [];
   for (let r = 1 + int(4); r > 0; r--) {
-    rows.push(cols.map((c, k) => (k === 0 ? pick(rand, ['EMEA', 'APAC', 'AMER', ascii ? 'LATAM' : 'Zürich']) :
-      k === 1 ? `Q${1 + int(4)}` : rand() < 0.1 ? null : rand() < 0.1 ? rand() < 0.5 : Math.round((rand() - 0.3) * 1e6) / 100)));
+    rows.push(
+      cols.map((c, k) =>
+        k === 0
+          ? pick(rand, ['EMEA', 'APAC', 'AMER', ascii ? 'LATAM' : 'Zürich'])
+          : k === 1
+            ? `Q${1 + int(4)}`
+            : rand() < 0.1
+              ? null
+              : rand() < 0.1
+                ? rand() < 0.5
+                : Math.round((rand() - 0.3) * 1e6) / 100,
+      ),
+    );
   }
   return {
     id: `art_${randomId(rand, 10)}`,
@@ -150,7 +217,12 @@ function artifact(rand, i, ascii) {
     created_at: new Date(Date.UTC(2026, int(12), 1 + int(28), int(24), int(60))).toISOString(),
     tags: Array.from({ length: 1 + int(4) }, () => pick(rand, ['q3', 'revenue', 'forecast', 'draft', 'final', 'emea'])),
     preview: { columns: cols, rows },
-    meta: { truncated: rand() < 0.5, source: rand() < 0.5 ? null : `https://example.com/files/${randomId(rand, 8)}`, page: 1 + int(40), path: 'C:\\exports\\report.csv' },
+    meta: {
+      truncated: rand() < 0.5,
+      source: rand() < 0.5 ? null : `https://example.com/files/${randomId(rand, 8)}`,
+      page: 1 + int(40),
+      path: 'C:\\exports\\report.csv',
+    },
   };
 }
 
@@ -346,7 +418,14 @@ const PARSE = 'parse';
 const VARIANTS = [
   { key: '1', group: EXTRACT, sr: true, label: 'streamroute AnswerExtractor', run: srExtractRun },
   { key: '2', group: EXTRACT, label: 'regex port (reference)', run: regexRun, make: regexMake, quadratic: true },
-  { key: '3', group: EXTRACT, label: 'partial-json re-parse, args.answer suffix', run: reparseExtractRun, make: reparseExtractMake, quadratic: true },
+  {
+    key: '3',
+    group: EXTRACT,
+    label: 'partial-json re-parse, args.answer suffix',
+    run: reparseExtractRun,
+    make: reparseExtractMake,
+    quadratic: true,
+  },
   { key: '4', group: PARSE, sr: true, label: 'streamroute PartialJson', run: srPartialRun },
   { key: '5', group: PARSE, label: 'partial-json re-parse', run: partialJsonRun, make: partialJsonMake, quadratic: true },
   { key: '6', group: PARSE, label: 'ai parsePartialJson re-parse', run: aiRun, make: aiMake, quadratic: true, async: true },
@@ -482,7 +561,9 @@ export async function runJsonBench(argv = []) {
   const docLabel = (d) => (d.bytes.length >= 1e6 ? `${(d.bytes.length / 1e6).toFixed(2)} MB` : `${(d.bytes.length / 1e3).toFixed(1)} KB`);
   console.log(
     'documents: ' +
-      docs.map((d) => `${docLabel(d)} (${d.bytes.length} B, answer ${d.answerBytes} B, ${d.value.args.artifacts.length} artifacts)`).join(', '),
+      docs
+        .map((d) => `${docLabel(d)} (${d.bytes.length} B, answer ${d.answerBytes} B, ${d.value.args.artifacts.length} artifacts)`)
+        .join(', '),
   );
   console.log(
     `linear variants: median of up to ${opts.iterations} runs (fewer past ~${opts.budgetMs} ms per variant), a minor GC before each; ` +
@@ -495,11 +576,15 @@ export async function runJsonBench(argv = []) {
     for (const size of [4, 4096]) {
       const { stringChunks } = chunkStream(ascii, size);
       const r = regexRun(stringChunks);
-      if (r.answer !== ascii.answer || !r.finish) fail(`regex port on the ASCII document at ${size} B chunks: answer differs (${describeDiff(r.answer, ascii.answer)})`);
+      if (r.answer !== ascii.answer || !r.finish)
+        fail(`regex port on the ASCII document at ${size} B chunks: answer differs (${describeDiff(r.answer, ascii.answer)})`);
       const s = srExtractRun(stringChunks);
-      if (s.answer !== ascii.answer) fail(`streamroute AnswerExtractor on the ASCII document at ${size} B chunks: ${describeDiff(s.answer, ascii.answer)}`);
+      if (s.answer !== ascii.answer)
+        fail(`streamroute AnswerExtractor on the ASCII document at ${size} B chunks: ${describeDiff(s.answer, ascii.answer)}`);
     }
-    console.log(`check: on a ${(ascii.bytes.length / 1e3).toFixed(1)} KB ASCII action (escapes \\n \\t \\" \\\\ only) the regex port and streamroute give the same answer at 4 B and 4 KiB chunks${ok ? '' : ' — NO'}`);
+    console.log(
+      `check: on a ${(ascii.bytes.length / 1e3).toFixed(1)} KB ASCII action (escapes \\n \\t \\" \\\\ only) the regex port and streamroute give the same answer at 4 B and 4 KiB chunks${ok ? '' : ' — NO'}`,
+    );
   }
 
   // --- Global warm-up: tier the wasm and the JS up.
@@ -525,7 +610,16 @@ export async function runJsonBench(argv = []) {
       const MB = doc.bytes.length / 1e6;
       const caseResults = new Map();
       const record = (v, fields) => {
-        const r = { doc: doc.key, docBytes: doc.bytes.length, chunk: size, feeds: n, variant: v.key, label: v.label, group: v.group, ...fields };
+        const r = {
+          doc: doc.key,
+          docBytes: doc.bytes.length,
+          chunk: size,
+          feeds: n,
+          variant: v.key,
+          label: v.label,
+          group: v.group,
+          ...fields,
+        };
         r.mbps = MB / (r.ms / 1e3);
         r.usPerFeed = (r.ms * 1e3) / n;
         caseResults.set(v.key, r);
@@ -565,7 +659,15 @@ export async function runJsonBench(argv = []) {
       for (const v of linear) {
         const t = times.get(v.key);
         const extra = v.key === '4' ? { valueMs: median(valueMs) } : {};
-        record(v, { ms: median(t), minMs: Math.min(...t), maxMs: Math.max(...t), runs: t.length, reps: reps.get(v.key), estimated: false, ...extra });
+        record(v, {
+          ms: median(t),
+          minMs: Math.min(...t),
+          maxMs: Math.max(...t),
+          runs: t.length,
+          reps: reps.get(v.key),
+          estimated: false,
+          ...extra,
+        });
       }
 
       // Quadratic variants: estimate, then full runs if affordable.
@@ -592,7 +694,16 @@ export async function runJsonBench(argv = []) {
         } else {
           t.push(first.ms); // one run (no warm-up: it is seconds long, the global warm-up ran it)
         }
-        record(v, { ms: median(t), minMs: Math.min(...t), maxMs: Math.max(...t), runs: t.length, reps: qreps, estimated: false, estimateMs: est?.ms, sampledFeeds: est?.sampledFeeds });
+        record(v, {
+          ms: median(t),
+          minMs: Math.min(...t),
+          maxMs: Math.max(...t),
+          runs: t.length,
+          reps: qreps,
+          estimated: false,
+          estimateMs: est?.ms,
+          sampledFeeds: est?.sampledFeeds,
+        });
       }
 
       // Ratios: streamroute's speed over each peer's (above 1x: streamroute is faster).
@@ -678,11 +789,7 @@ function printTables(results, docs, opts, docLabel) {
       return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
     };
     for (const r of results.filter((x) => x.group === group).sort(cmp)) {
-      const ms = r.estimated
-        ? `≈${f(r.ms)}`
-        : r.runs > 1
-          ? `${f(r.ms)} (${f(r.minMs)}–${f(r.maxMs)})`
-          : f(r.ms);
+      const ms = r.estimated ? `≈${f(r.ms)}` : r.runs > 1 ? `${f(r.ms)} (${f(r.minMs)}–${f(r.maxMs)})` : f(r.ms);
       const ratio = r.variant === '1' || r.variant === '4' ? '—' : `${r.estimated ? '≈' : ''}**${fRatio(r.srOverPeer)}×**`;
       const runs = r.estimated
         ? `est. (${r.sampledFeeds} of ${r.feeds} feeds sampled)`
@@ -718,7 +825,8 @@ function printTargets(results) {
   const get = (doc, chunk, v) => results.find((r) => r.doc === doc && r.chunk === chunk && r.variant === v);
   const rows = [];
   const add = (what, target, measured, within) => rows.push(`| ${what} | ${target} | ${measured} | ${within ? 'yes' : '**no**'} |`);
-  const x = (r) => `${r.estimated ? '≈' : ''}${r.srOverPeer >= 100 ? r.srOverPeer.toFixed(0) : r.srOverPeer >= 10 ? r.srOverPeer.toFixed(1) : r.srOverPeer.toFixed(2)}×`;
+  const x = (r) =>
+    `${r.estimated ? '≈' : ''}${r.srOverPeer >= 100 ? r.srOverPeer.toFixed(0) : r.srOverPeer >= 10 ? r.srOverPeer.toFixed(1) : r.srOverPeer.toFixed(2)}×`;
   const p50 = get('50k', 4, '4');
   if (p50) {
     add('PartialJson, 50 KB at 4 B', '≤ 25 ms', `${p50.ms.toFixed(1)} ms`, p50.ms <= 25);
@@ -743,7 +851,12 @@ function printTargets(results) {
     if (!e) continue;
     const rx = get(doc, 4096, '2');
     if (rx) add(`AnswerExtractor vs regex port, ${doc === '1m' ? '1 MB' : '100 KB'} at 4 KiB`, '≥ 3×', x(rx), rx.srOverPeer >= 3);
-    add(`AnswerExtractor throughput, ${doc === '1m' ? '1 MB' : '100 KB'} at 4 KiB`, '≥ 200 MB/s', `${e.mbps.toFixed(0)} MB/s`, e.mbps >= 200);
+    add(
+      `AnswerExtractor throughput, ${doc === '1m' ? '1 MB' : '100 KB'} at 4 KiB`,
+      '≥ 200 MB/s',
+      `${e.mbps.toFixed(0)} MB/s`,
+      e.mbps >= 200,
+    );
   }
   if (!rows.length) return;
   console.log('');

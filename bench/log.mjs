@@ -85,8 +85,12 @@ async function durableObject() {
   const { bundleWorker, JS_DIR } = await import('../tests/js/helpers/runtimes.mjs');
   const root = join(JS_DIR, '.tmp', 'bench-log-bundle');
   const bundle = await bundleWorker(join(JS_DIR, 'worker', 'log-worker.js'), root);
-  const mf = new Miniflare({ modulesRoot: root, modules: bundle.modules, compatibilityDate: '2025-01-01',
-    durableObjects: { LOG: 'SseLogDurableObject' } });
+  const mf = new Miniflare({
+    modulesRoot: root,
+    modules: bundle.modules,
+    compatibilityDate: '2025-01-01',
+    durableObjects: { LOG: 'SseLogDurableObject' },
+  });
   await mf.ready;
   const run = async () => {
     const url = `http://log.test/?stream=do${round++}&maxBytes=${256 * 1024 * 1024}`;
@@ -112,7 +116,10 @@ const measure = async (fn) => {
   return median(times);
 };
 
-const rows = [['toSse("ag-ui") alone', await measure(alone)], ['toSse + SseLog, MemorySseStore, one reader', await measure(memory)]];
+const rows = [
+  ['toSse("ag-ui") alone', await measure(alone)],
+  ['toSse + SseLog, MemorySseStore, one reader', await measure(memory)],
+];
 try {
   const d = await durableObject();
   rows.push(['toSse bytes → SseLogDurableObject (miniflare), one reader', await measure(d.run)]);

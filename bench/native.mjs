@@ -115,11 +115,15 @@ async function main(dir) {
   }
   const split = splitCosts(rows);
   if (split.length) {
-    console.log('\n| case | ns per feed, native | ns per feed, wasm-through-JS | MB/s on the bytes, native | MB/s on the bytes, wasm-through-JS | native / wasm on the bytes |');
+    console.log(
+      '\n| case | ns per feed, native | ns per feed, wasm-through-JS | MB/s on the bytes, native | MB/s on the bytes, wasm-through-JS | native / wasm on the bytes |',
+    );
     console.log('|---|--:|--:|--:|--:|--:|');
     for (const r of split) {
-      console.log(`| ${r.content} | ${r.native.nsPerFeed.toFixed(0)} | ${r.wasm.nsPerFeed.toFixed(0)} | ` +
-        `${r.native.mbps.toFixed(0)} | ${r.wasm.mbps.toFixed(0)} | **${(r.native.mbps / r.wasm.mbps).toFixed(2)}×** |`);
+      console.log(
+        `| ${r.content} | ${r.native.nsPerFeed.toFixed(0)} | ${r.wasm.nsPerFeed.toFixed(0)} | ` +
+          `${r.native.mbps.toFixed(0)} | ${r.wasm.mbps.toFixed(0)} | **${(r.native.mbps / r.wasm.mbps).toFixed(2)}×** |`,
+      );
     }
   }
   console.log(`1-min load average: native ${loads.nativeBefore} → ${loads.nativeAfter}, wasm ${loads.wasmBefore} → ${loads.wasmAfter}`);

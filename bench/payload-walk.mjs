@@ -63,7 +63,11 @@ function item(root, nodes, i) {
   const out = [];
   for (const n of nodes) {
     if (!isObj(n)) continue;
-    const prefix = Array.isArray(n.prefixItems) ? n.prefixItems : Array.isArray(n.items) && n.prefixItems === undefined ? n.items : undefined;
+    const prefix = Array.isArray(n.prefixItems)
+      ? n.prefixItems
+      : Array.isArray(n.items) && n.prefixItems === undefined
+        ? n.items
+        : undefined;
     let rest;
     if (isObj(n.items)) rest = n.items;
     else if (Array.isArray(n.items) && isObj(n.additionalItems)) rest = n.additionalItems;
@@ -89,10 +93,14 @@ function typeName(v) {
   if (v === null) return 'NoneType';
   if (Array.isArray(v)) return 'list';
   switch (typeof v) {
-    case 'object': return 'dict';
-    case 'string': return 'str';
-    case 'boolean': return 'bool';
-    default: return Number.isInteger(v) ? 'int' : 'float';
+    case 'object':
+      return 'dict';
+    case 'string':
+      return 'str';
+    case 'boolean':
+      return 'bool';
+    default:
+      return Number.isInteger(v) ? 'int' : 'float';
   }
 }
 
@@ -176,10 +184,19 @@ export function jsCollect(into, node, schema, observation) {
   if (observation === null || typeof observation !== 'object') return into;
   const fields = {};
   let any = false;
-  walk(schema, observation, expand(schema, schema, []), '', '', false, (p, v) => {
-    fields[p] = structuredClone(v);
-    any = true;
-  }, 0);
+  walk(
+    schema,
+    observation,
+    expand(schema, schema, []),
+    '',
+    '',
+    false,
+    (p, v) => {
+      fields[p] = structuredClone(v);
+      any = true;
+    },
+    0,
+  );
   if (any) into[node] = Object.assign(into[node] ?? {}, fields);
   return into;
 }
@@ -189,10 +206,19 @@ export function jsCollectAndRedact(into, node, schema, observation) {
   if (observation === null || typeof observation !== 'object') return observation;
   const fields = {};
   let any = false;
-  const out = walk(schema, observation, expand(schema, schema, []), '', '', true, (p, v) => {
-    fields[p] = v;
-    any = true;
-  }, 0);
+  const out = walk(
+    schema,
+    observation,
+    expand(schema, schema, []),
+    '',
+    '',
+    true,
+    (p, v) => {
+      fields[p] = v;
+      any = true;
+    },
+    0,
+  );
   if (any) into[node] = Object.assign(into[node] ?? {}, fields);
   return out;
 }

@@ -37,7 +37,8 @@ export const PAYLOAD_SEED = 0x5eed_0007;
 export const SCHEMA = {
   $defs: {
     Figure: {
-      type: 'object', title: 'Figure',
+      type: 'object',
+      title: 'Figure',
       properties: {
         caption: { type: 'string' },
         png_base64: { type: 'string', artifact: true },
@@ -47,7 +48,8 @@ export const SCHEMA = {
     },
     Row: { type: 'object', title: 'Row', properties: { sku: { type: 'string' }, units: { type: 'integer' }, revenue: { type: 'number' } } },
     Section: {
-      type: 'object', title: 'Section',
+      type: 'object',
+      title: 'Section',
       properties: {
         title: { type: 'string' },
         summary: { type: 'string' },
@@ -59,12 +61,18 @@ export const SCHEMA = {
       required: ['title', 'summary'],
     },
   },
-  type: 'object', title: 'ReportResult',
+  type: 'object',
+  title: 'ReportResult',
   properties: {
     summary: { type: 'string' },
     total_revenue: { type: 'number' },
     sections: { type: 'array', items: { $ref: '#/$defs/Section' } },
-    chart_options: { anyOf: [{ type: 'object', additionalProperties: true }, { type: 'null' }], artifact: true, stream: true, stream_id: 'sales_chart' },
+    chart_options: {
+      anyOf: [{ type: 'object', additionalProperties: true }, { type: 'null' }],
+      artifact: true,
+      stream: true,
+      stream_id: 'sales_chart',
+    },
     raw_data: { type: 'array', items: { type: 'object', additionalProperties: true }, artifact: true },
   },
 };
@@ -85,8 +93,22 @@ export function generateObservation({ targetBytes = 5_000_000, seed = PAYLOAD_SE
     summary: sentence(40),
     total_revenue: 1234567.89,
     sections: [],
-    chart_options: { title: { text: 'Revenue' }, xAxis: { type: 'category', data: Array.from({ length: 2000 }, (_, i) => `d${i}`) }, series: Array.from({ length: 8 }, (_, k) => ({ name: `s${k}`, type: 'line', data: Array.from({ length: 2000 }, () => int(100000) / 100) })) },
-    raw_data: Array.from({ length: 6000 }, (_, i) => ({ id: i, sku: `SKU-${int(1e5)}`, units: int(500), revenue: int(1e6) / 100, region: words[int(words.length)] })),
+    chart_options: {
+      title: { text: 'Revenue' },
+      xAxis: { type: 'category', data: Array.from({ length: 2000 }, (_, i) => `d${i}`) },
+      series: Array.from({ length: 8 }, (_, k) => ({
+        name: `s${k}`,
+        type: 'line',
+        data: Array.from({ length: 2000 }, () => int(100000) / 100),
+      })),
+    },
+    raw_data: Array.from({ length: 6000 }, (_, i) => ({
+      id: i,
+      sku: `SKU-${int(1e5)}`,
+      units: int(500),
+      revenue: int(1e6) / 100,
+      region: words[int(words.length)],
+    })),
   };
   let size = JSON.stringify(obs).length;
   while (size < targetBytes) {
@@ -94,7 +116,18 @@ export function generateObservation({ targetBytes = 5_000_000, seed = PAYLOAD_SE
       title: `Section ${obs.sections.length}: ${sentence(4)}`,
       summary: sentence(120),
       stats: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`metric_${i}`, int(1e6) / 100])),
-      figure: rnd() < 0.8 ? { caption: sentence(12), png_base64: b64(6000 + int(4000)), spec: { type: 'bar', data: Array.from({ length: 120 }, () => int(1000)), labels: Array.from({ length: 120 }, (_, i) => `l${i}`) } } : null,
+      figure:
+        rnd() < 0.8
+          ? {
+              caption: sentence(12),
+              png_base64: b64(6000 + int(4000)),
+              spec: {
+                type: 'bar',
+                data: Array.from({ length: 120 }, () => int(1000)),
+                labels: Array.from({ length: 120 }, (_, i) => `l${i}`),
+              },
+            }
+          : null,
       table: Array.from({ length: 40 }, () => ({ sku: `SKU-${int(1e5)}`, units: int(500), revenue: int(1e6) / 100 })),
       notes: Array.from({ length: 12 }, () => sentence(15)),
     };
@@ -136,37 +169,57 @@ export async function runPayloadBench(argv = []) {
     { key: 2, label: 'streamroute redactArtifactsJson(text)', run: () => redactArtifactsJson(text, SCHEMA) },
     { key: 3, label: 'JS walk jsRedact(object)', run: () => jsRedact(obs, SCHEMA) },
     { key: 4, label: 'JS walk parse + jsRedact + stringify', run: () => JSON.stringify(jsRedact(JSON.parse(text), SCHEMA)) },
-    { key: 5, label: 'streamroute collect + redactArtifacts + all()', run: () => {
-      const c = new ArtifactCollector();
-      c.collect(nodeName, SCHEMA, obs);
-      const red = redactArtifacts(obs, SCHEMA);
-      const all = c.all();
-      c.free();
-      return { red, all };
-    } },
-    { key: 6, label: 'streamroute collectAndRedact(object) + all()', run: () => {
-      const c = new ArtifactCollector();
-      const red = c.collectAndRedact(nodeName, SCHEMA, obs);
-      const all = c.all();
-      c.free();
-      return { red, all };
-    } },
-    { key: 7, label: 'streamroute collectAndRedactJson(text) + all()', run: () => {
-      const c = new ArtifactCollector();
-      const red = c.collectAndRedactJson(nodeName, SCHEMA, text);
-      const all = c.all();
-      c.free();
-      return { red, all };
-    } },
-    { key: 8, label: 'JS walk jsCollect (cloned) + jsRedact', run: () => {
-      const all = jsCollect({}, nodeName, SCHEMA, obs);
-      return { red: jsRedact(obs, SCHEMA), all };
-    } },
-    { key: 9, label: 'JS walk jsCollectAndRedact (one walk, shared)', run: () => {
-      const all = {};
-      const red = jsCollectAndRedact(all, nodeName, SCHEMA, obs);
-      return { red, all };
-    } },
+    {
+      key: 5,
+      label: 'streamroute collect + redactArtifacts + all()',
+      run: () => {
+        const c = new ArtifactCollector();
+        c.collect(nodeName, SCHEMA, obs);
+        const red = redactArtifacts(obs, SCHEMA);
+        const all = c.all();
+        c.free();
+        return { red, all };
+      },
+    },
+    {
+      key: 6,
+      label: 'streamroute collectAndRedact(object) + all()',
+      run: () => {
+        const c = new ArtifactCollector();
+        const red = c.collectAndRedact(nodeName, SCHEMA, obs);
+        const all = c.all();
+        c.free();
+        return { red, all };
+      },
+    },
+    {
+      key: 7,
+      label: 'streamroute collectAndRedactJson(text) + all()',
+      run: () => {
+        const c = new ArtifactCollector();
+        const red = c.collectAndRedactJson(nodeName, SCHEMA, text);
+        const all = c.all();
+        c.free();
+        return { red, all };
+      },
+    },
+    {
+      key: 8,
+      label: 'JS walk jsCollect (cloned) + jsRedact',
+      run: () => {
+        const all = jsCollect({}, nodeName, SCHEMA, obs);
+        return { red: jsRedact(obs, SCHEMA), all };
+      },
+    },
+    {
+      key: 9,
+      label: 'JS walk jsCollectAndRedact (one walk, shared)',
+      run: () => {
+        const all = {};
+        const red = jsCollectAndRedact(all, nodeName, SCHEMA, obs);
+        return { red, all };
+      },
+    },
   ];
 
   // --- Correctness, before any timing.
@@ -185,7 +238,9 @@ export async function runPayloadBench(argv = []) {
       `(${((bytes - Buffer.byteLength(wantRed)) / 1e6).toFixed(2)} MB of artifact data); redacted: ${(Buffer.byteLength(wantRed) / 1e3).toFixed(0)} KB`,
   );
   console.log(`check: every variant's redacted observation and collected artifacts equal the JS walk's${ok ? '' : ' — NO'}`);
-  console.log(`timing: median of ${opts.iterations} interleaved rounds after ${opts.warmupMs} ms warm-up per variant, a minor GC before each run`);
+  console.log(
+    `timing: median of ${opts.iterations} interleaved rounds after ${opts.warmupMs} ms warm-up per variant, a minor GC before each run`,
+  );
 
   for (const v of VARIANTS) {
     const t0 = performance.now();
@@ -214,11 +269,17 @@ export async function runPayloadBench(argv = []) {
   for (const r of results) {
     const p = peer[r.key] ? byKey.get(peer[r.key]) : null;
     const ratio = p ? `${(p.ms / r.ms).toFixed(2)}x (vs (${p.key}))` : '';
-    console.log(`| (${r.key}) ${r.label} | ${r.ms.toFixed(1)} | ${r.min.toFixed(1)}–${r.max.toFixed(1)} | ${r.mbps.toFixed(0)} | ${ratio} |`);
+    console.log(
+      `| (${r.key}) ${r.label} | ${r.ms.toFixed(1)} | ${r.min.toFixed(1)}–${r.max.toFixed(1)} | ${r.mbps.toFixed(0)} | ${ratio} |`,
+    );
   }
   console.log('');
   console.log('"vs JS walk" > 1 means streamroute is faster than the JS walk doing the same job.');
-  console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(
+    `load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   if (opts.json) writeFileSync(opts.json, JSON.stringify({ bytes, results }, null, 2));
   return { ok, results };
 }

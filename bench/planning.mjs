@@ -33,13 +33,32 @@ function args(argv) {
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
     switch (argv[i]) {
-      case '--tools': o.tools = v.split(',').map(Number); i++; break;
-      case '--dim': o.dim = Number(v); i++; break;
-      case '--queries': o.queries = Number(v); i++; break;
-      case '--iterations': o.iterations = Number(v); i++; break;
-      case '--min-ms': o.minMs = Number(v); i++; break;
-      case '--json': o.json = v; i++; break;
-      default: throw new Error(`unknown argument ${argv[i]}`);
+      case '--tools':
+        o.tools = v.split(',').map(Number);
+        i++;
+        break;
+      case '--dim':
+        o.dim = Number(v);
+        i++;
+        break;
+      case '--queries':
+        o.queries = Number(v);
+        i++;
+        break;
+      case '--iterations':
+        o.iterations = Number(v);
+        i++;
+        break;
+      case '--min-ms':
+        o.minMs = Number(v);
+        i++;
+        break;
+      case '--json':
+        o.json = v;
+        i++;
+        break;
+      default:
+        throw new Error(`unknown argument ${argv[i]}`);
     }
   }
   return o;
@@ -105,7 +124,10 @@ function jsFlat(flat, names, query, k) {
   const dim = q.length;
   const n = names.length;
   for (let i = 0, o = 0; i < n; i++, o += dim) {
-    let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    let s0 = 0,
+      s1 = 0,
+      s2 = 0,
+      s3 = 0;
     let d = 0;
     for (; d + 4 <= dim; d += 4) {
       s0 += q[d] * flat[o + d];
@@ -158,7 +180,9 @@ export async function runPlanningBench(argv = []) {
   const rand = mulberry32(PLANNING_SEED);
   let ok = true;
   const results = [];
-  console.log(`top-8 exact cosine, ${o.dim} dims, ${o.queries} random queries, median time per search over ${o.iterations} interleaved rounds (range)`);
+  console.log(
+    `top-8 exact cosine, ${o.dim} dims, ${o.queries} random queries, median time per search over ${o.iterations} interleaved rounds (range)`,
+  );
   console.log('');
   console.log('| tools | (1) streamroute search | (2) JS rows loop | (3) JS flat loop | (1) vs (2) | (1) vs (3) |');
   console.log('| ---: | ---: | ---: | ---: | ---: | ---: |');
@@ -181,7 +205,9 @@ export async function runPlanningBench(argv = []) {
       ]) {
         const same = a.every((h, i) => h.name === cat.names[other[i].index] || Math.abs(h.score - other[i].score) < 1e-5);
         if (a.length !== 8 || other.length !== 8 || !same) {
-          console.error(`ERROR: top-8 differs for ${n} tools (${label}): ${a.map((h) => h.name)} vs ${other.map((h) => cat.names[h.index])}`);
+          console.error(
+            `ERROR: top-8 differs for ${n} tools (${label}): ${a.map((h) => h.name)} vs ${other.map((h) => cat.names[h.index])}`,
+          );
           ok = false;
         }
       }

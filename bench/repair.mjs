@@ -38,8 +38,27 @@ const { repairJson, normalizeAction } = await import(ENTRY);
 
 const SEED = 0x5eed_4444;
 const WORDS = [
-  'revenue', 'region', 'EMEA', 'APAC', 'growth', 'quarter', 'users', 'churn', 'forecast', 'table',
-  'chart', 'model', 'token', 'stream', 'café', 'naïve', '数据', '分析', 'résumé', 'ok 👍', 'Zürich',
+  'revenue',
+  'region',
+  'EMEA',
+  'APAC',
+  'growth',
+  'quarter',
+  'users',
+  'churn',
+  'forecast',
+  'table',
+  'chart',
+  'model',
+  'token',
+  'stream',
+  'café',
+  'naïve',
+  '数据',
+  '分析',
+  'résumé',
+  'ok 👍',
+  'Zürich',
 ];
 const pick = (rand, list) => list[Math.floor(rand() * list.length)];
 const words = (rand, n) => Array.from({ length: n }, () => pick(rand, WORDS)).join(' ');
@@ -78,7 +97,7 @@ export function brokenDocument(targetBytes, seed = SEED) {
   }
   const value = { source: 'export', records, total: records.length };
   const text =
-    '```json\n{\n  // generated export\n  \'source\': \'export\',\n' +
+    "```json\n{\n  // generated export\n  'source': 'export',\n" +
     `  'records': [\n${body}  ],\n  'total': ${records.length}, /* count */\n}\n\`\`\`\n`;
   return { text, value, bytes: Buffer.byteLength(text) };
 }
@@ -92,7 +111,14 @@ const BREAKS = [
   ['comments', (t) => t.replace(/,\n/g, ', // note\n')],
   ['single quotes', (t) => t.replace(/"/g, "'")],
   ['unquoted keys', (t) => t.replace(/"([a-z_]+)":/g, '$1:')],
-  ['python literals', (t) => t.replace(/\btrue\b/g, 'True').replace(/\bfalse\b/g, 'False').replace(/\bnull\b/g, 'None')],
+  [
+    'python literals',
+    (t) =>
+      t
+        .replace(/\btrue\b/g, 'True')
+        .replace(/\bfalse\b/g, 'False')
+        .replace(/\bnull\b/g, 'None'),
+  ],
   ['trailing commas', (t) => t.replace(/\n(\s*)([}\]])/g, ',\n$1$2')],
   ['truncated', (t) => t.slice(0, Math.floor(t.length * 0.9))],
   ['missing comma', (t) => t.replace(/,\n/, '\n')],
@@ -241,7 +267,9 @@ export async function runRepairBench(argv = []) {
     }
   }
   results.big = rows;
-  console.log(`broken documents: fenced, // and /* */ comments, single quotes, trailing commas, Python literals; streamroute median of ${opts.iterations} runs, jsonrepair one run`);
+  console.log(
+    `broken documents: fenced, // and /* */ comments, single quotes, trailing commas, Python literals; streamroute median of ${opts.iterations} runs, jsonrepair one run`,
+  );
   console.log('');
   console.log('| document | streamroute repairJson | MB/s | jsonrepair | MB/s | streamroute / jsonrepair |');
   console.log('|---|--:|--:|--:|--:|--:|');
@@ -249,13 +277,17 @@ export async function runRepairBench(argv = []) {
     const jr = r.jr === undefined ? 'skipped' : `${fmt(r.jr)} ms`;
     const jrm = r.jr === undefined ? '' : fmt(mbps(r.bytes, r.jr));
     const ratio = r.jr === undefined ? '' : `**${fmt(r.jr / r.sr)}×**`;
-    console.log(`| ${(r.bytes / 1e6).toFixed(2)} MB | ${fmt(r.sr)} ms (${fmt(r.srMin)}–${fmt(r.srMax)}) | ${fmt(mbps(r.bytes, r.sr))} | ${jr} | ${jrm} | ${ratio} |`);
+    console.log(
+      `| ${(r.bytes / 1e6).toFixed(2)} MB | ${fmt(r.sr)} ms (${fmt(r.srMin)}–${fmt(r.srMax)}) | ${fmt(mbps(r.bytes, r.sr))} | ${jr} | ${jrm} | ${ratio} |`,
+    );
   }
   const scaling = rows[1].sr / rows[0].sr;
   results.scaling = scaling;
   console.log('');
-  console.log(`scaling: time(1 MB) / time(500 KB) = ${scaling.toFixed(2)} (linear ≈ 2.0; target ≤ 2.5)` +
-    (rows[0].jr !== undefined && rows[1].jr !== undefined ? `; jsonrepair ${(rows[1].jr / rows[0].jr).toFixed(2)}` : ''));
+  console.log(
+    `scaling: time(1 MB) / time(500 KB) = ${scaling.toFixed(2)} (linear ≈ 2.0; target ≤ 2.5)` +
+      (rows[0].jr !== undefined && rows[1].jr !== undefined ? `; jsonrepair ${(rows[1].jr / rows[0].jr).toFixed(2)}` : ''),
+  );
 
   // --- 2 KB outputs.
   const outs = smallOutputs();
@@ -282,23 +314,55 @@ export async function runRepairBench(argv = []) {
   for (let t0 = now(); now() - t0 < 500; ) {
     for (const t of both) repairJson(t), jsonrepair(t);
   }
-  const s1 = [], s2 = [], s3 = [];
+  const s1 = [],
+    s2 = [],
+    s3 = [];
   const reps = 20;
   for (let i = 0; i < opts.iterations; i++) {
-    s1.push(sample(() => { for (const t of both) repairJson(t); }, gc, reps));
-    s2.push(sample(() => { for (const t of both) jsonrepair(t); }, gc, reps));
-    s3.push(sample(() => { for (const t of all) repairJson(t); }, gc, reps));
+    s1.push(
+      sample(
+        () => {
+          for (const t of both) repairJson(t);
+        },
+        gc,
+        reps,
+      ),
+    );
+    s2.push(
+      sample(
+        () => {
+          for (const t of both) jsonrepair(t);
+        },
+        gc,
+        reps,
+      ),
+    );
+    s3.push(
+      sample(
+        () => {
+          for (const t of all) repairJson(t);
+        },
+        gc,
+        reps,
+      ),
+    );
   }
   const [m1, m2, m3] = [median(s1), median(s2), median(s3)];
   results.small = { outputs: outs.length, both: both.length, srMs: m1, jrMs: m2, srAllMs: m3, disagree };
   console.log('');
-  console.log(`2 KB outputs: ${outs.length} generated; jsonrepair repairs ${jrOk}${jrOk < outs.length ? ' (throws on the others)' : ''}, ` +
-    `its value differs from streamroute's on ${disagree.length}${disagree.length ? ` (${[...new Set(disagree)].join(', ')})` : ''}`);
+  console.log(
+    `2 KB outputs: ${outs.length} generated; jsonrepair repairs ${jrOk}${jrOk < outs.length ? ' (throws on the others)' : ''}, ` +
+      `its value differs from streamroute's on ${disagree.length}${disagree.length ? ` (${[...new Set(disagree)].join(', ')})` : ''}`,
+  );
   console.log('');
   console.log('| set | outputs | streamroute | µs / output | MB/s | jsonrepair | µs / output | MB/s | streamroute / jsonrepair |');
   console.log('|---|--:|--:|--:|--:|--:|--:|--:|--:|');
-  console.log(`| both repair | ${both.length} | ${fmt(m1, 2)} ms | ${fmt((m1 * 1e3) / both.length)} | ${fmt(mbps(bytesBoth, m1))} | ${fmt(m2, 2)} ms | ${fmt((m2 * 1e3) / both.length)} | ${fmt(mbps(bytesBoth, m2))} | **${fmt(m2 / m1, 2)}×** |`);
-  console.log(`| all (incl. prose) | ${all.length} | ${fmt(m3, 2)} ms | ${fmt((m3 * 1e3) / all.length)} | ${fmt(mbps(bytesAll, m3))} | | | | |`);
+  console.log(
+    `| both repair | ${both.length} | ${fmt(m1, 2)} ms | ${fmt((m1 * 1e3) / both.length)} | ${fmt(mbps(bytesBoth, m1))} | ${fmt(m2, 2)} ms | ${fmt((m2 * 1e3) / both.length)} | ${fmt(mbps(bytesBoth, m2))} | **${fmt(m2 / m1, 2)}×** |`,
+  );
+  console.log(
+    `| all (incl. prose) | ${all.length} | ${fmt(m3, 2)} ms | ${fmt((m3 * 1e3) / all.length)} | ${fmt(mbps(bytesAll, m3))} | | | | |`,
+  );
 
   // --- normalizeAction on 2 KB actions.
   const acts = smallActions();
@@ -309,30 +373,61 @@ export async function runRepairBench(argv = []) {
     if (a.answer !== null && got.args.answer !== a.answer) fail('normalizeAction: answer differs');
     try {
       if (baselineParse(a.text).next_node === a.nextNode) baseOk++;
-    } catch { /* counted as a miss */ }
+    } catch {
+      /* counted as a miss */
+    }
   }
   const texts = acts.map((a) => a.text);
   const bytesActs = texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
-  const baseline = (t) => { try { return baselineParse(t); } catch { return null; } };
+  const baseline = (t) => {
+    try {
+      return baselineParse(t);
+    } catch {
+      return null;
+    }
+  };
   for (let t0 = now(); now() - t0 < 500; ) for (const t of texts) normalizeAction(t), baseline(t);
-  const a1 = [], a2 = [];
+  const a1 = [],
+    a2 = [];
   for (let i = 0; i < opts.iterations; i++) {
-    a1.push(sample(() => { for (const t of texts) normalizeAction(t); }, gc, reps));
-    a2.push(sample(() => { for (const t of texts) baseline(t); }, gc, reps));
+    a1.push(
+      sample(
+        () => {
+          for (const t of texts) normalizeAction(t);
+        },
+        gc,
+        reps,
+      ),
+    );
+    a2.push(
+      sample(
+        () => {
+          for (const t of texts) baseline(t);
+        },
+        gc,
+        reps,
+      ),
+    );
   }
   const [n1, n2] = [median(a1), median(a2)];
   results.actions = { actions: acts.length, srMs: n1, baseMs: n2, baseOk };
   console.log('');
-  console.log(`2 KB actions: ${acts.length} (plain, fenced, prose + fence, <think> + JSON); the baseline gets ${baseOk} right (normalizeAction ${acts.length})`);
+  console.log(
+    `2 KB actions: ${acts.length} (plain, fenced, prose + fence, <think> + JSON); the baseline gets ${baseOk} right (normalizeAction ${acts.length})`,
+  );
   console.log('');
   console.log('| | per action | MB/s | streamroute / baseline |');
   console.log('|---|--:|--:|--:|');
-  console.log(`| streamroute normalizeAction | ${fmt((n1 * 1e3) / acts.length)} µs | ${fmt(mbps(bytesActs, n1))} | **${fmt(n2 / n1, 2)}×** |`);
+  console.log(
+    `| streamroute normalizeAction | ${fmt((n1 * 1e3) / acts.length)} µs | ${fmt(mbps(bytesActs, n1))} | **${fmt(n2 / n1, 2)}×** |`,
+  );
   console.log(`| strip fence + JSON.parse | ${fmt((n2 * 1e3) / acts.length)} µs | ${fmt(mbps(bytesActs, n2))} | |`);
 
   const load1 = loadavg()[0];
   console.log('');
-  console.log(`1-min load average: ${load0.toFixed(2)} before, ${load1.toFixed(2)} after${Math.max(load0, load1) > 1.2 ? ' (other work was running: expect wide ranges)' : ''}`);
+  console.log(
+    `1-min load average: ${load0.toFixed(2)} before, ${load1.toFixed(2)} after${Math.max(load0, load1) > 1.2 ? ' (other work was running: expect wide ranges)' : ''}`,
+  );
   if (opts.json) writeFileSync(opts.json, JSON.stringify(results, null, 2));
   return { ok, results };
 }

@@ -98,6 +98,7 @@ function jsRun(extract) {
     let answer = '';
     const args = extract ? new StreamingArgsExtractor() : null;
     const thought = extract ? new StreamingThoughtExtractor() : null;
+    // biome-ignore lint/correctness/noUnusedVariables: the thought is extracted as the router extracts it; only the answer is compared
     let thinking = '';
     const p = createParser({
       onEvent(ev) {
@@ -184,8 +185,10 @@ export async function runRouterBench(argv = []) {
       if (got === answer || !ok) return;
       let i = 0;
       while (i < got.length && got[i] === answer[i]) i++;
-      console.error(`ERROR: ${v.label} at ${size} B chunks: answer differs at UTF-16 unit ${i} ` +
-        `(got ${got.length} units, want ${answer.length}): ${JSON.stringify(got.slice(i, i + 40))} vs ${JSON.stringify(answer.slice(i, i + 40))}`);
+      console.error(
+        `ERROR: ${v.label} at ${size} B chunks: answer differs at UTF-16 unit ${i} ` +
+          `(got ${got.length} units, want ${answer.length}): ${JSON.stringify(got.slice(i, i + 40))} vs ${JSON.stringify(answer.slice(i, i + 40))}`,
+      );
       ok = false;
     };
     for (const v of VARIANTS) {
@@ -207,14 +210,25 @@ export async function runRouterBench(argv = []) {
       const MB = streams[v.content].bytes.length / 1e6;
       const t = times.get(v.key);
       const sec = median(t);
-      results.push({ size, feeds: chunksOf[v.content].length, variant: v.key, label: v.label, content: v.content,
-        seconds: sec, mbps: MB / sec, minMbps: MB / Math.max(...t), maxMbps: MB / Math.min(...t) });
+      results.push({
+        size,
+        feeds: chunksOf[v.content].length,
+        variant: v.key,
+        label: v.label,
+        content: v.content,
+        seconds: sec,
+        mbps: MB / sec,
+        minMbps: MB / Math.max(...t),
+        maxMbps: MB / Math.min(...t),
+      });
     }
   }
   printTable(results, opts);
   const load1 = loadavg()[0];
-  console.log(`1-min load average: ${load0.toFixed(2)} before, ${load1.toFixed(2)} after` +
-    (Math.max(load0, load1) > 1.2 ? ' (other work was running: expect wide ranges)' : ''));
+  console.log(
+    `1-min load average: ${load0.toFixed(2)} before, ${load1.toFixed(2)} after` +
+      (Math.max(load0, load1) > 1.2 ? ' (other work was running: expect wide ranges)' : ''),
+  );
   if (opts.json) {
     writeFileSync(opts.json, JSON.stringify({ date: new Date().toISOString(), node: process.version, entry: ENTRY, results }, null, 2));
   }
@@ -229,11 +243,16 @@ function printTable(results, opts) {
   console.log('| chunk | content | feeds | streamroute MB/s | JS pipeline | JS MB/s | streamroute / JS |');
   console.log('|---|---|--:|--:|---|--:|--:|');
   for (const size of opts.sizes) {
-    for (const [sr, js] of [['a', 'b'], ['c', 'd']]) {
+    for (const [sr, js] of [
+      ['a', 'b'],
+      ['c', 'd'],
+    ]) {
       const a = get(size, sr);
       const b = get(size, js);
-      console.log(`| ${sizeLabel(size)} | ${a.content} | ${a.feeds} | ${fmt(a.mbps)} (${fmt(a.minMbps)}–${fmt(a.maxMbps)}) | ` +
-        `${b.label} | ${fmt(b.mbps)} (${fmt(b.minMbps)}–${fmt(b.maxMbps)}) | **${(a.mbps / b.mbps).toFixed(2)}×** |`);
+      console.log(
+        `| ${sizeLabel(size)} | ${a.content} | ${a.feeds} | ${fmt(a.mbps)} (${fmt(a.minMbps)}–${fmt(a.maxMbps)}) | ` +
+          `${b.label} | ${fmt(b.mbps)} (${fmt(b.minMbps)}–${fmt(b.maxMbps)}) | **${(a.mbps / b.mbps).toFixed(2)}×** |`,
+      );
     }
   }
 }

@@ -29,7 +29,9 @@ const cpu = cpus();
 console.log(`# streamroute bench, ${new Date().toISOString()}`);
 console.log(
   `node ${process.version}, ${process.platform}/${process.arch}, ${cpu.length} cores ` +
-    `(${cpu[0]?.model.trim() ?? 'unknown CPU'}), load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+    `(${cpu[0]?.model.trim() ?? 'unknown CPU'}), load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
 );
 if (process.env.STREAMROUTE_ENTRY) console.log(`streamroute entry: ${process.env.STREAMROUTE_ENTRY}`);
 console.log('');
@@ -92,7 +94,8 @@ if (!process.env.STREAMROUTE_ENTRY) {
 } else {
   const entry = new URL(process.env.STREAMROUTE_ENTRY, `file://${process.cwd()}/`);
   const wasm = [new URL('./streamroute_bg.wasm', entry), new URL('../dist/streamroute_bg.wasm', entry)]
-    .map((u) => fileURLToPath(u)).find((f) => existsSync(f));
+    .map((u) => fileURLToPath(u))
+    .find((f) => existsSync(f));
   if (!wasm) {
     console.log(`(no .wasm next to ${fileURLToPath(entry)}: build the package with scripts/build)`);
   } else {

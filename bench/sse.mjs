@@ -175,10 +175,19 @@ export async function runSseBench(argv = []) {
 
   printTable(results, opts);
   const load1 = loadavg()[0];
-  console.log(`1-min load average: ${load0.toFixed(2)} before, ${load1.toFixed(2)} after` +
-    (Math.max(load0, load1) > 1.2 ? ' (other work was running: expect wide ranges)' : ''));
+  console.log(
+    `1-min load average: ${load0.toFixed(2)} before, ${load1.toFixed(2)} after` +
+      (Math.max(load0, load1) > 1.2 ? ' (other work was running: expect wide ranges)' : ''),
+  );
   if (opts.json) {
-    writeFileSync(opts.json, JSON.stringify({ date: new Date().toISOString(), node: process.version, entry: ENTRY, bytes: total, events: stream.events, results }, null, 2));
+    writeFileSync(
+      opts.json,
+      JSON.stringify(
+        { date: new Date().toISOString(), node: process.version, entry: ENTRY, bytes: total, events: stream.events, results },
+        null,
+        2,
+      ),
+    );
   }
   return { ok, results };
 }
@@ -191,7 +200,10 @@ function printTable(results, opts) {
   console.log('| chunk | input | feeds | streamroute MB/s | peer | peer MB/s | streamroute / peer | (best runs) |');
   console.log('|---|---|--:|--:|---|--:|--:|--:|');
   for (const size of opts.sizes) {
-    for (const [input, sr, peer] of [['string', 'a', 'b'], ['bytes', 'c', 'd']]) {
+    for (const [input, sr, peer] of [
+      ['string', 'a', 'b'],
+      ['bytes', 'c', 'd'],
+    ]) {
       const a = get(size, sr);
       const b = get(size, peer);
       const peerName = input === 'string' ? 'eventsource-parser' : 'TextDecoder + eventsource-parser';
@@ -202,7 +214,9 @@ function printTable(results, opts) {
     }
   }
   console.log('');
-  console.log('Per feed (median): ' + results.map((r) => `${r.variant}@${sizeLabel(r.size)} ${(r.nsPerFeed / 1000).toFixed(2)} µs`).join(', '));
+  console.log(
+    'Per feed (median): ' + results.map((r) => `${r.variant}@${sizeLabel(r.size)} ${(r.nsPerFeed / 1000).toFixed(2)} µs`).join(', '),
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -89,8 +89,7 @@ export class JsTagFilter {
       }
       // No marker: keep the tail from the first `[` that may still start one.
       let keep = this.buf.length;
-      for (let k = this.buf.indexOf('[', Math.max(0, this.buf.length - this.maxLen + 1)); k >= 0;
-        k = this.buf.indexOf('[', k + 1)) {
+      for (let k = this.buf.indexOf('[', Math.max(0, this.buf.length - this.maxLen + 1)); k >= 0; k = this.buf.indexOf('[', k + 1)) {
         const tail = this.buf.slice(k);
         if (this.markers.some((mk) => mk.text.startsWith(tail))) {
           keep = k;

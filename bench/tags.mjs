@@ -34,10 +34,41 @@ const { TagFilter } = await import(ENTRY);
 export const TAGS_SEED = 0x7a65_0005;
 const NONCE = '3f9a1c7e5b2d4f608a1e3c5b7d9f2a4c';
 const PROSE = [
-  ' the', ' a', ' of', ' and', ' to', ' in', ' is', ' plan', ' step', ' artifact', ' user',
-  ' section', ' revenue', ' table', ' data', ' model', '.', ',', ':', '\n', '\n\n', '- ', '## ',
-  ' **bold**', ' `code`', ' [link](https://example.com/x)', ' [1, 2, 3]', ' a[i]', ' [ ]',
-  ' [/ARTIFACT:0000]', ' [USER:x]', ' (see below)', ' "quoted"', ' 42', ' 2026',
+  ' the',
+  ' a',
+  ' of',
+  ' and',
+  ' to',
+  ' in',
+  ' is',
+  ' plan',
+  ' step',
+  ' artifact',
+  ' user',
+  ' section',
+  ' revenue',
+  ' table',
+  ' data',
+  ' model',
+  '.',
+  ',',
+  ':',
+  '\n',
+  '\n\n',
+  '- ',
+  '## ',
+  ' **bold**',
+  ' `code`',
+  ' [link](https://example.com/x)',
+  ' [1, 2, 3]',
+  ' a[i]',
+  ' [ ]',
+  ' [/ARTIFACT:0000]',
+  ' [USER:x]',
+  ' (see below)',
+  ' "quoted"',
+  ' 42',
+  ' 2026',
 ];
 const WIDE = ['中文', '的一是不了', '😀', '🚀', 'ü', 'ñ', 'ç', 'é', '👩‍💻'];
 
@@ -45,9 +76,7 @@ function makeText(rand, target, mixed) {
   const parts = [];
   let n = 0;
   while (n < target) {
-    const p = mixed && rand() < 0.15
-      ? WIDE[Math.floor(rand() * WIDE.length)]
-      : PROSE[Math.floor(rand() * PROSE.length)];
+    const p = mixed && rand() < 0.15 ? WIDE[Math.floor(rand() * WIDE.length)] : PROSE[Math.floor(rand() * PROSE.length)];
     parts.push(p);
     n += Buffer.byteLength(p);
   }
@@ -121,11 +150,22 @@ function parseArgs(argv) {
   const o = { sizes: [4, 4096], docs: ['prose', 'mixed'], iterations: 7, warmupMs: 300, json: null };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
-    if (argv[i] === '--sizes') { o.sizes = v.split(',').map(Number); i++; }
-    else if (argv[i] === '--docs') { o.docs = v.split(','); i++; }
-    else if (argv[i] === '--iterations') { o.iterations = Number(v); i++; }
-    else if (argv[i] === '--warmup-ms') { o.warmupMs = Number(v); i++; }
-    else if (argv[i] === '--json') { o.json = v; i++; }
+    if (argv[i] === '--sizes') {
+      o.sizes = v.split(',').map(Number);
+      i++;
+    } else if (argv[i] === '--docs') {
+      o.docs = v.split(',');
+      i++;
+    } else if (argv[i] === '--iterations') {
+      o.iterations = Number(v);
+      i++;
+    } else if (argv[i] === '--warmup-ms') {
+      o.warmupMs = Number(v);
+      i++;
+    } else if (argv[i] === '--json') {
+      o.json = v;
+      i++;
+    }
   }
   return o;
 }
@@ -170,16 +210,27 @@ export async function runTagsBench(argv = []) {
         const t = times.get(v.key);
         const sec = median(t);
         results.push({
-          doc: kind, size, chunks: byteChunks.length, variant: v.key, label: v.label, input: v.input,
-          lib: v.lib, seconds: sec, mbps: MB / sec, minMbps: MB / Math.max(...t), maxMbps: MB / Math.min(...t),
+          doc: kind,
+          size,
+          chunks: byteChunks.length,
+          variant: v.key,
+          label: v.label,
+          input: v.input,
+          lib: v.lib,
+          seconds: sec,
+          mbps: MB / sec,
+          minMbps: MB / Math.max(...t),
+          maxMbps: MB / Math.min(...t),
         });
       }
     }
   }
   printTable(results);
   const load1 = loadavg()[0];
-  console.log(`1-min load average: ${load0.toFixed(2)} before, ${load1.toFixed(2)} after` +
-    (Math.max(load0, load1) > 1.2 ? ' (other work was running: expect wide ranges)' : ''));
+  console.log(
+    `1-min load average: ${load0.toFixed(2)} before, ${load1.toFixed(2)} after` +
+      (Math.max(load0, load1) > 1.2 ? ' (other work was running: expect wide ranges)' : ''),
+  );
   if (opts.json) writeFileSync(opts.json, JSON.stringify({ date: new Date().toISOString(), node: process.version, results }, null, 2));
   return { ok, results };
 }
@@ -191,8 +242,10 @@ function printTable(results) {
   for (const r of results) {
     const peer = results.find((p) => p.doc === r.doc && p.size === r.size && p.input === r.input && p.lib === 'peer');
     const ratio = (x, y) => (r.lib === 'peer' ? '1.00×' : `${(x / y).toFixed(2)}×`);
-    console.log(`| ${r.doc} | ${r.size} B | (${r.variant}) ${r.label} | ${r.mbps.toFixed(0)} | ` +
-      `${r.minMbps.toFixed(0)}–${r.maxMbps.toFixed(0)} | ${ratio(r.mbps, peer.mbps)} | ${ratio(r.maxMbps, peer.maxMbps)} |`);
+    console.log(
+      `| ${r.doc} | ${r.size} B | (${r.variant}) ${r.label} | ${r.mbps.toFixed(0)} | ` +
+        `${r.minMbps.toFixed(0)}–${r.maxMbps.toFixed(0)} | ${ratio(r.mbps, peer.mbps)} | ${ratio(r.maxMbps, peer.maxMbps)} |`,
+    );
   }
 }
 

@@ -42,8 +42,7 @@ function message(headers, payload) {
   return m;
 }
 
-const event = (type, payload) =>
-  message({ ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' }, payload);
+const event = (type, payload) => message({ ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' }, payload);
 const exception = (type, text) =>
   message({ ':exception-type': type, ':content-type': 'application/json', ':message-type': 'exception' }, { message: text });
 
@@ -68,11 +67,17 @@ const STREAMS = {
     event('messageStart', { role: 'assistant' }),
     event('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Checking the weather.' } }),
     event('contentBlockStop', { contentBlockIndex: 0 }),
-    event('contentBlockStart', { contentBlockIndex: 1, start: { toolUse: { toolUseId: 'tooluse_kZJMlvQmRJ6eAyJE5GIl7Q', name: 'get_weather' } } }),
+    event('contentBlockStart', {
+      contentBlockIndex: 1,
+      start: { toolUse: { toolUseId: 'tooluse_kZJMlvQmRJ6eAyJE5GIl7Q', name: 'get_weather' } },
+    }),
     event('contentBlockDelta', { contentBlockIndex: 1, delta: { toolUse: { input: '{"city": "Lis' } } }),
     event('contentBlockDelta', { contentBlockIndex: 1, delta: { toolUse: { input: 'boa", "unit": "celsius"}' } } }),
     event('contentBlockStop', { contentBlockIndex: 1 }),
-    event('contentBlockStart', { contentBlockIndex: 2, start: { toolUse: { toolUseId: 'tooluse_Q2lkZXJ0YWcxMjM0NTY3', name: 'get_time' } } }),
+    event('contentBlockStart', {
+      contentBlockIndex: 2,
+      start: { toolUse: { toolUseId: 'tooluse_Q2lkZXJ0YWcxMjM0NTY3', name: 'get_time' } },
+    }),
     event('contentBlockDelta', { contentBlockIndex: 2, delta: { toolUse: { input: '{"timezone": "Europe/Lisbon"}' } } }),
     event('contentBlockStop', { contentBlockIndex: 2 }),
     event('messageStop', { stopReason: 'tool_use' }),
@@ -90,7 +95,10 @@ const STREAMS = {
     event('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { signature: 'RXhhbXBsZVNpZ25h' } } }),
     event('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { signature: 'dHVyZVBhcnRUd28=' } } }),
     event('contentBlockStop', { contentBlockIndex: 0 }),
-    event('contentBlockDelta', { contentBlockIndex: 1, delta: { reasoningContent: { redactedContent: 'UmVkYWN0ZWRSZWFzb25pbmdCbG9iMDE=' } } }),
+    event('contentBlockDelta', {
+      contentBlockIndex: 1,
+      delta: { reasoningContent: { redactedContent: 'UmVkYWN0ZWRSZWFzb25pbmdCbG9iMDE=' } },
+    }),
     event('contentBlockStop', { contentBlockIndex: 1 }),
     event('contentBlockDelta', { contentBlockIndex: 2, delta: { text: 'They meet after 2 hours.' } }),
     event('contentBlockStop', { contentBlockIndex: 2 }),
@@ -105,8 +113,13 @@ for (const [file, messages] of Object.entries(STREAMS)) {
   const bytes = Buffer.concat(messages);
   if (check) {
     let old = null;
-    try { old = readFileSync(join(OUT, file)); } catch {}
-    if (!old || !old.equals(bytes)) { console.error(`${file} differs from scripts/make-bedrock-fixtures.mjs`); stale++; }
+    try {
+      old = readFileSync(join(OUT, file));
+    } catch {}
+    if (!old?.equals(bytes)) {
+      console.error(`${file} differs from scripts/make-bedrock-fixtures.mjs`);
+      stale++;
+    }
   } else {
     writeFileSync(join(OUT, file), bytes);
   }

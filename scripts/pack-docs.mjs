@@ -40,4 +40,3 @@ for (const name of readdirSync(join(root, 'docs'))) {
   if (!name.endsWith('.md')) continue;
   writeFileSync(join(pkg, 'docs', name), localise(readFileSync(join(root, 'docs', name), 'utf8')));
 }
-

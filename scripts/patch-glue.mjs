@@ -64,7 +64,10 @@ function __sr_enter() {
 const importLine = /^import \{ ([^}]*) \} from '(\.\/snippets\/[^']+\/src\/wasm\/runtime\.js)';$/m;
 const m = glue.match(importLine);
 if (!m) fail('no import of runtime.js');
-glue = glue.replace(importLine, `import { ${m[1]}, __sr_misuse, __sr_string_error, __sr_not_ready, __sr_gen, __sr_lost, __sr_oom, __sr_max_bytes } from '${m[2]}';`);
+glue = glue.replace(
+  importLine,
+  `import { ${m[1]}, __sr_misuse, __sr_string_error, __sr_not_ready, __sr_gen, __sr_lost, __sr_oom, __sr_max_bytes } from '${m[2]}';`,
+);
 
 // Before `init()` the glue's `wasm` is runtime.js `__sr_not_ready`, whose every property
 // throws `not_initialized` (in a browser, a class constructed before `await init()`), and
@@ -104,7 +107,7 @@ glue = glue.replace(finalize, '$1wasm = __sr_own(instance.exports);');
 const hot = /^( {4}(?:feed|finish|feedUnits|fromUnits|inPtr)\([^)]*\) \{\n {8}const ret = wasm\.\w+)\(/gm;
 if (hot.test(glue)) glue = glue.replace(hot, '$1.raw(');
 else glue = glue.replace('Object.assign((...a) => {', '((...a) => {').replace('}, { raw: f });', '});');
-const entries = /^(export function (\w+)\([^)]*\) \{|    constructor\([^)]*\) \{)$/gm;
+const entries = /^(export function (\w+)\([^)]*\) \{| {4}constructor\([^)]*\) \{)$/gm;
 let entered = 0;
 glue = glue.replace(entries, (line, _, name) => {
   if (name?.startsWith('__s')) return line; // __sr_memory, __streamroute_start

@@ -9,14 +9,17 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 
 const gz = (b) => gzipSync(b, { level: 9 }).length;
-const br = (b) => brotliCompressSync(b, {
-  params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: b.length },
-}).length;
+const br = (b) =>
+  brotliCompressSync(b, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: b.length },
+  }).length;
 
 if (process.argv[2]) {
   const raw = readFileSync(process.argv[2]);
   const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
-  console.log(`wasm size: raw ${raw.length} B (${kib(raw.length)}), gzip -9 ${gz(raw)} B (${kib(gz(raw))}), brotli ${br(raw)} B (${kib(br(raw))})`);
+  console.log(
+    `wasm size: raw ${raw.length} B (${kib(raw.length)}), gzip -9 ${gz(raw)} B (${kib(gz(raw))}), brotli ${br(raw)} B (${kib(br(raw))})`,
+  );
   process.exit(0);
 }
 
@@ -38,5 +41,7 @@ for (const e of entries) {
   const jsGz = js.reduce((n, f) => n + gz(readFileSync(f)), 0);
   const total = gz(wasm) + jsGz;
   const verdict = e.bar === null ? '—' : `${kb(e.bar)} ${total <= e.bar ? 'met' : 'over'}`;
-  console.log(`| ${e.entry} | ${e.features.join(' ')} | ${wasm.length} | ${gz(wasm)} | ${br(wasm)} | ${js.length} | ${jsGz} | ${total} (${kb(total)}) | ${verdict} |`);
+  console.log(
+    `| ${e.entry} | ${e.features.join(' ')} | ${wasm.length} | ${gz(wasm)} | ${br(wasm)} | ${js.length} | ${jsGz} | ${total} (${kb(total)}) | ${verdict} |`,
+  );
 }

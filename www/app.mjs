@@ -11,19 +11,42 @@ import { setupMux } from './mux.mjs';
 
 const $ = (sel) => document.querySelector(sel);
 const ui = {
-  stream: $('#stream'), profile: $('#profile'), speed: $('#speed'), play: $('#play'), step: $('#step'),
-  restart: $('#restart'), status: $('#status'), meta: $('#meta'), log: $('#log'), logNote: $('#log-note'),
-  perf: $('#perf'), runs: $('#runs'), explore: $('#explore'), explorer: $('#explorer'), summary: $('#explorer-summary'),
-  customText: $('#custom-text'), customFile: $('#custom-file'), customProvider: $('#custom-provider'),
-  customContent: $('#custom-content'), customNonce: $('#custom-nonce'), customLoad: $('#custom-load'), clicked: $('#clicked'),
+  stream: $('#stream'),
+  profile: $('#profile'),
+  speed: $('#speed'),
+  play: $('#play'),
+  step: $('#step'),
+  restart: $('#restart'),
+  status: $('#status'),
+  meta: $('#meta'),
+  log: $('#log'),
+  logNote: $('#log-note'),
+  perf: $('#perf'),
+  runs: $('#runs'),
+  explore: $('#explore'),
+  explorer: $('#explorer'),
+  summary: $('#explorer-summary'),
+  customText: $('#custom-text'),
+  customFile: $('#custom-file'),
+  customProvider: $('#custom-provider'),
+  customContent: $('#custom-content'),
+  customNonce: $('#custom-nonce'),
+  customLoad: $('#custom-load'),
+  clicked: $('#clicked'),
 };
 const targets = Object.fromEntries(PANELS.map((p) => [p, $(`#${p} .body`)]));
 
 await Promise.all([main.init(), client.init(), payload.init()]);
 // The package as the page uses it: the main entry (the router, standing in for the server), the
 // client entry's fold (what a page that only reads a wire imports) and the payload entry's API.
-const sr = { ...main, StreamState: client.StreamState, StreamMux: client.StreamMux, fromSse: client.fromSse,
-  buildFinalPayload: payload.buildFinalPayload, ArtifactStream: payload.ArtifactStream };
+const sr = {
+  ...main,
+  StreamState: client.StreamState,
+  StreamMux: client.StreamMux,
+  fromSse: client.fromSse,
+  buildFinalPayload: payload.buildFinalPayload,
+  ArtifactStream: payload.ArtifactStream,
+};
 setupMux(sr, $('#mux'));
 
 // ---------------------------------------------------------------------------------------
@@ -219,11 +242,16 @@ function draw() {
     // Browsers coarsen performance.now() unless the page is cross-origin isolated.
     ['timer', globalThis.crossOriginIsolated ? 'isolated (5 µs)' : 'coarse (100 µs)'],
   ];
-  ui.perf.replaceChildren(...cells.map(([k, v]) => {
-    const div = document.createElement('div');
-    div.append(Object.assign(document.createElement('dt'), { textContent: k }), Object.assign(document.createElement('dd'), { textContent: v }));
-    return div;
-  }));
+  ui.perf.replaceChildren(
+    ...cells.map(([k, v]) => {
+      const div = document.createElement('div');
+      div.append(
+        Object.assign(document.createElement('dt'), { textContent: k }),
+        Object.assign(document.createElement('dd'), { textContent: v }),
+      );
+      return div;
+    }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -298,7 +326,7 @@ ui.profile.addEventListener('change', () => {
 
 function splitAt(bytes, rand, max) {
   const out = [];
-  for (let i = 0; i < bytes.length;) {
+  for (let i = 0; i < bytes.length; ) {
     const n = 1 + Math.floor(rand() * max);
     out.push(bytes.subarray(i, i + n));
     i += n;
@@ -322,8 +350,10 @@ function explore() {
   const rand = rng(seed);
   // One byte at a time costs a feed per byte: past 1 MB the smallest pieces are 1–4 bytes.
   const small = source.bytes.length <= 1 << 20;
-  const plans = [['whole (1 chunk)', [source.bytes]],
-    small ? ['1 byte', splitAt(source.bytes, () => 0, 1)] : ['random 1–4 bytes', splitAt(source.bytes, rand, 4)]];
+  const plans = [
+    ['whole (1 chunk)', [source.bytes]],
+    small ? ['1 byte', splitAt(source.bytes, () => 0, 1)] : ['random 1–4 bytes', splitAt(source.bytes, rand, 4)],
+  ];
   if (session?.ended) plans.push(['the replay above', null]);
   for (let i = plans.length; i < n; i++) {
     const max = [2, 3, 5, 8, 16, 64, 256][i % 7];
@@ -344,13 +374,18 @@ function explore() {
   const body = rows.map((r) => {
     const tr = document.createElement('tr');
     const td = (t, cls) => Object.assign(document.createElement('td'), { textContent: t, className: cls ?? '' });
-    tr.append(td(r.label), td(String(r.chunks)), td(String(r.events)), td(r.us.toFixed(1)),
+    tr.append(
+      td(r.label),
+      td(String(r.chunks)),
+      td(String(r.events)),
+      td(r.us.toFixed(1)),
       ...r.cells.map((ok, i) => {
         const cell = td(ok ? '✓' : '✗', ok ? 'same' : 'differs');
         cell.title = `${PANELS[i]}: ${ok ? 'same' : 'differs'}`;
         cell.setAttribute('aria-label', ok ? 'same' : 'differs');
         return cell;
-      }));
+      }),
+    );
     return tr;
   });
   const thead = document.createElement('thead');

@@ -12,20 +12,43 @@ function card(key, snap, ended) {
   if (snap.thinking.reasoning) body.push(h('p', { class: 'muted small' }, snap.thinking.reasoning));
   if (snap.answer) body.push(h('div', { class: 'text', 'data-testid': 'mux-answer' }, snap.answer));
   for (const t of snap.toolCalls) {
-    body.push(h('p', { class: 'small' }, h('code', {}, t.name), ' ', h('code', { class: 'muted' }, JSON.stringify(t.partialArguments ?? {}))));
+    body.push(
+      h('p', { class: 'small' }, h('code', {}, t.name), ' ', h('code', { class: 'muted' }, JSON.stringify(t.partialArguments ?? {}))),
+    );
   }
   for (const [id, a] of Object.entries(snap.artifacts)) {
     const text = a.chunks.every((c) => typeof c === 'string');
-    body.push(text ? h('div', { class: 'md' }, markdown(a.chunks.join('')))
-      : h('ul', { class: 'small' }, a.chunks.map((c) => h('li', {}, JSON.stringify(c)))));
-    body.push(h('p', { class: 'muted small', 'data-testid': 'mux-artifact' },
-      `${id}: ${a.chunks.length} chunk${a.chunks.length === 1 ? '' : 's'}, seq ≤ ${a.seq}${a.done ? ', done' : ''}${a.gaps.length ? `, waiting for seq ${a.gaps.join(', ')}` : ''}`));
+    body.push(
+      text
+        ? h('div', { class: 'md' }, markdown(a.chunks.join('')))
+        : h(
+            'ul',
+            { class: 'small' },
+            a.chunks.map((c) => h('li', {}, JSON.stringify(c))),
+          ),
+    );
+    body.push(
+      h(
+        'p',
+        { class: 'muted small', 'data-testid': 'mux-artifact' },
+        `${id}: ${a.chunks.length} chunk${a.chunks.length === 1 ? '' : 's'}, seq ≤ ${a.seq}${a.done ? ', done' : ''}${a.gaps.length ? `, waiting for seq ${a.gaps.join(', ')}` : ''}`,
+      ),
+    );
   }
   for (const e of snap.errors) body.push(h('p', { class: 'banner error small' }, h('code', {}, e.code), ' ', e.message));
   const pill = snap.status === 'error' ? 'bad' : ended ? 'ok' : 'live';
-  return h('article', { class: 'mux-stream', 'data-key': key, 'data-status': snap.status, 'data-ended': String(ended) },
-    h('h3', {}, h('code', {}, key), ' ', h('span', { class: `pill ${pill}` }, ended ? snap.status === 'streaming' ? 'complete' : snap.status : 'streaming…')),
-    body.length ? body : h('p', { class: 'empty' }, 'Nothing yet.'));
+  return h(
+    'article',
+    { class: 'mux-stream', 'data-key': key, 'data-status': snap.status, 'data-ended': String(ended) },
+    h(
+      'h3',
+      {},
+      h('code', {}, key),
+      ' ',
+      h('span', { class: `pill ${pill}` }, ended ? (snap.status === 'streaming' ? 'complete' : snap.status) : 'streaming…'),
+    ),
+    body.length ? body : h('p', { class: 'empty' }, 'Nothing yet.'),
+  );
 }
 
 /** Wires the panel: `root` holds `#mux-play`, `#mux-status` and `#mux-streams`. */
@@ -38,6 +61,7 @@ export function setupMux(sr, root) {
     const me = ++run;
     const bytes = new Uint8Array(await (await fetch('./mux/planner-mux.sse')).arrayBuffer());
     const mux = new sr.StreamMux({ key: muxKey });
+    // biome-ignore lint/correctness/noUnusedVariables: read by `||=`, one animation frame at a time
     let frame = 0;
     const schedule = () => {
       frame ||= requestAnimationFrame(() => {
@@ -71,7 +95,9 @@ export function setupMux(sr, root) {
     $('#mux-status').textContent = `${mux.keys().length} streams on one connection, ${ended} ended.`;
   }
 
-  $('#mux-play').addEventListener('click', () => replay().catch((err) => {
-    $('#mux-status').textContent = `Replay failed: ${err.code ?? ''} ${err.message}`;
-  }));
+  $('#mux-play').addEventListener('click', () =>
+    replay().catch((err) => {
+      $('#mux-status').textContent = `Replay failed: ${err.code ?? ''} ${err.message}`;
+    }),
+  );
 }

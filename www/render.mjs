@@ -125,8 +125,7 @@ export function markdown(text) {
 
 /** Does this value look like an ECharts option with something to draw? */
 export function isChartOption(v) {
-  return !!v && typeof v === 'object' && !Array.isArray(v) && Array.isArray(v.series) &&
-    v.series.some((x) => x && Array.isArray(x.data));
+  return !!v && typeof v === 'object' && !Array.isArray(v) && Array.isArray(v.series) && v.series.some((x) => x && Array.isArray(x.data));
 }
 
 const first = (v) => (Array.isArray(v) ? v[0] : v);
@@ -195,11 +194,20 @@ export function chart(option) {
         const v = num(d);
         if (v === null) return;
         const x = L + band * i + band * 0.15 + bw * b;
-        svg.append(mark(s('rect', { x, y: Math.min(y(v), y(0)), width: Math.max(1, bw - 2), height: Math.abs(y(v) - y(0)), fill: color }), i, v));
+        svg.append(
+          mark(s('rect', { x, y: Math.min(y(v), y(0)), width: Math.max(1, bw - 2), height: Math.abs(y(v) - y(0)), fill: color }), i, v),
+        );
       });
     } else {
       const pts = sr.data.map((d, i) => [i, num(d)]).filter(([, v]) => v !== null);
-      svg.append(s('polyline', { points: pts.map(([i, v]) => `${L + band * (i + 0.5)},${y(v)}`).join(' '), fill: 'none', stroke: color, 'stroke-width': 2.5 }));
+      svg.append(
+        s('polyline', {
+          points: pts.map(([i, v]) => `${L + band * (i + 0.5)},${y(v)}`).join(' '),
+          fill: 'none',
+          stroke: color,
+          'stroke-width': 2.5,
+        }),
+      );
       for (const [i, v] of pts) svg.append(mark(s('circle', { cx: L + band * (i + 0.5), cy: y(v), r: 4, fill: color }), i, v));
     }
     const lx = L + k * 110;

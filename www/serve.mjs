@@ -49,7 +49,8 @@ function under(root, rel) {
 export function fileFor(pathname, pkgDir) {
   if (pathname === '/') return join(WWW_DIR, 'index.html');
   if (pathname.startsWith('/streamroute/')) return under(pkgDir, pathname.slice('/streamroute/'.length));
-  if (pathname.startsWith('/examples/streams/')) return under(join(ROOT, 'examples', 'streams'), pathname.slice('/examples/streams/'.length));
+  if (pathname.startsWith('/examples/streams/'))
+    return under(join(ROOT, 'examples', 'streams'), pathname.slice('/examples/streams/'.length));
   if (pathname.endsWith('.mjs') && pathname.startsWith('/serve')) return null; // the server itself is not served
   return under(WWW_DIR, pathname.slice(1));
 }
@@ -63,7 +64,7 @@ export function demoHandler({ pkgDir = join(ROOT, 'pkg'), onRequest } = {}) {
   return (req, res) => {
     const path = new URL(req.url, 'http://localhost').pathname;
     const file = req.method === 'GET' || req.method === 'HEAD' ? fileFor(path, root) : null;
-    const type = file ? MIME[extname(file)] ?? 'application/octet-stream' : undefined;
+    const type = file ? (MIME[extname(file)] ?? 'application/octet-stream') : undefined;
     onRequest?.({ path, status: file ? 200 : 404, type });
     const headers = {
       'cache-control': 'no-store',

@@ -14,11 +14,22 @@ export function payloadBuilder(sr) {
 // The RFC's FinalPayload defaults, filled from a final action's args (or the answer text)
 // when the package in use has no buildFinalPayload yet.
 function fallbackPayload(input) {
-  const args = typeof input === 'string' ? { answer: input } : input ?? {};
+  const args = typeof input === 'string' ? { answer: input } : (input ?? {});
   const obj = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {});
   const list = (v) => (Array.isArray(v) ? v : []);
-  const known = ['answer', 'raw_answer', 'artifacts', 'confidence', 'sources', 'route', 'suggested_actions',
-    'requires_followup', 'warnings', 'language', 'extra'];
+  const known = [
+    'answer',
+    'raw_answer',
+    'artifacts',
+    'confidence',
+    'sources',
+    'route',
+    'suggested_actions',
+    'requires_followup',
+    'warnings',
+    'language',
+    'extra',
+  ];
   const extra = { ...obj(args.extra) };
   for (const [k, v] of Object.entries(args)) if (!known.includes(k)) extra[k] = v;
   const confidence = typeof args.confidence === 'number' && args.confidence >= 0 && args.confidence <= 1 ? args.confidence : null;
@@ -53,9 +64,16 @@ function artifactEmitter(sr) {
   };
 }
 
-const typeOf = (v) => (Array.isArray(v) ? 'list' : v === null ? 'NoneType' : typeof v === 'object' ? 'dict' : typeof v === 'string' ? 'str' : typeof v);
+const typeOf = (v) =>
+  Array.isArray(v) ? 'list' : v === null ? 'NoneType' : typeof v === 'object' ? 'dict' : typeof v === 'string' ? 'str' : typeof v;
 
-const pathKey = (path) => (path.length ? path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('').replace(/^\./, '') : '(value)');
+const pathKey = (path) =>
+  path.length
+    ? path
+        .map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`))
+        .join('')
+        .replace(/^\./, '')
+    : '(value)';
 
 /**
  * A stream being routed. `feed(chunk)` / `finish()` return every event (the router's, then
@@ -128,8 +146,18 @@ export class Session {
     const snap = this.store.snapshot();
     if (this.view?.snap !== snap || this.view.done !== this.done) {
       const p = this.pending;
-      this.view = { snap, done: this.done, state: { ...snap, provider: this.provider, done: this.done, repaired: this.repaired,
-        payloadWarnings: snap.payload ? p?.warnings ?? [] : [], payloadSource: snap.payload ? p?.source ?? null : null } };
+      this.view = {
+        snap,
+        done: this.done,
+        state: {
+          ...snap,
+          provider: this.provider,
+          done: this.done,
+          repaired: this.repaired,
+          payloadWarnings: snap.payload ? (p?.warnings ?? []) : [],
+          payloadSource: snap.payload ? (p?.source ?? null) : null,
+        },
+      };
     }
     return this.view.state;
   }
@@ -138,9 +166,11 @@ export class Session {
   // an HTTP failure: the events completed before it, an `error`, then `done {ok: false}`.
   #fail(err) {
     const provider = this.router.provider;
-    const out = this.#fold([...(err.events ?? []),
+    const out = this.#fold([
+      ...(err.events ?? []),
       { type: 'error', code: err.code ?? 'exception', message: err.message },
-      { type: 'done', ok: false, parse_ok: false, finish_reason: null }]);
+      { type: 'done', ok: false, parse_ok: false, finish_reason: null },
+    ]);
     this.provider = provider;
     this.dispose();
     return out;

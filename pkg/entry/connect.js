@@ -127,9 +127,7 @@ export function connector(kinds) {
       }
       // With a profile, the wire reader decodes (caps, skipping a frame over the cap);
       // otherwise a decoder, its events as they are or routed.
-      const profile = options.profile !== undefined
-        ? kinds.profile(options.profile, { maxEventBytes: options.maxEventBytes })
-        : null;
+      const profile = options.profile !== undefined ? kinds.profile(options.profile, { maxEventBytes: options.maxEventBytes }) : null;
       const decoder = profile ? null : new SseDecoder(decoderCaps(options.maxEventBytes));
       const source = profile ?? decoder;
       const router = options.router ? kinds.router(options.router) : null;
@@ -185,8 +183,10 @@ export function connector(kinds) {
           yield* drop();
           if (ended) break;
           if (++failures > maxRetries) {
-            throw new StreamrouteError('sse_connection_failed',
-              `gave up after ${maxRetries} reconnection attempts: ${lastError?.message ?? lastError}`);
+            throw new StreamrouteError(
+              'sse_connection_failed',
+              `gave up after ${maxRetries} reconnection attempts: ${lastError?.message ?? lastError}`,
+            );
           }
           await sleep(retryDelay(source.retry ?? options.retryMs ?? 1000), signal);
         }

@@ -25,7 +25,6 @@ export function live(handle, g) {
   return handle;
 }
 
-
 export const HANDLE = Symbol('handle');
 
 /**
@@ -50,7 +49,6 @@ export class Handled {
     this.#h = null;
     if (this.#g === gen) h?.free(); // not into another instance
   }
-
 }
 disposable(Handled);
 
@@ -92,4 +90,3 @@ export function forward(Class, methods, getters = []) {
     Object.defineProperty(proto, name, { get, configurable: true });
   }
 }
-

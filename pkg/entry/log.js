@@ -198,37 +198,45 @@ export class SseLog {
       controller.close();
       stop.abort();
     };
-    return new ReadableStream({
-      async pull(controller) {
-        if (after === null) await started();
-        for (;;) {
-          if (stop.signal.aborted) return final(controller);
-          const r = await store.read(id, after ?? 0, READ_BYTES);
-          if (!r.exists) return final(controller, stoppedFrame('stream_unknown', `no stream "${id}": never written, or expired`));
-          if (after === null) {
-            after = resumeId(lastEventId, r.lastId);
-            if (after !== 0) continue;
+    return new ReadableStream(
+      {
+        async pull(controller) {
+          if (after === null) await started();
+          for (;;) {
+            if (stop.signal.aborted) return final(controller);
+            const r = await store.read(id, after ?? 0, READ_BYTES);
+            if (!r.exists) return final(controller, stoppedFrame('stream_unknown', `no stream "${id}": never written, or expired`));
+            if (after === null) {
+              after = resumeId(lastEventId, r.lastId);
+              if (after !== 0) continue;
+            }
+            if (after + 1 < r.firstId) {
+              return final(
+                controller,
+                stoppedFrame(
+                  'buffer_limit_exceeded',
+                  `frames after ${after} are no longer kept (maxBytes); the oldest kept is ${r.firstId}`,
+                ),
+              );
+            }
+            if (r.frames.length) {
+              after = r.frames[r.frames.length - 1].id;
+              controller.enqueue(utf8.encode(r.frames.map((f) => f.text).join('')));
+              return;
+            }
+            if (r.end !== null) return final(controller, r.end.code === 'finished' ? null : stoppedFrame(r.end.code, r.end.message));
+            if (!(await waitOrBeat(store, id, after, stop.signal, heartbeatMs))) {
+              controller.enqueue(utf8.encode(': ping\n\n'));
+              return;
+            }
           }
-          if (after + 1 < r.firstId) {
-            return final(controller, stoppedFrame('buffer_limit_exceeded',
-              `frames after ${after} are no longer kept (maxBytes); the oldest kept is ${r.firstId}`));
-          }
-          if (r.frames.length) {
-            after = r.frames[r.frames.length - 1].id;
-            controller.enqueue(utf8.encode(r.frames.map((f) => f.text).join('')));
-            return;
-          }
-          if (r.end !== null) return final(controller, r.end.code === 'finished' ? null : stoppedFrame(r.end.code, r.end.message));
-          if (!(await waitOrBeat(store, id, after, stop.signal, heartbeatMs))) {
-            controller.enqueue(utf8.encode(': ping\n\n'));
-            return;
-          }
-        }
+        },
+        cancel() {
+          stop.abort();
+        },
       },
-      cancel() {
-        stop.abort();
-      },
-    }, { highWaterMark: 0 });
+      { highWaterMark: 0 },
+    );
   }
 }
 
@@ -238,7 +246,12 @@ async function waitOrBeat(store, id, after, signal, heartbeatMs) {
   const onAbort = () => wait.abort();
   signal.addEventListener('abort', onAbort, { once: true });
   let timer;
-  const beat = heartbeatMs > 0 ? new Promise((resolve) => { timer = setTimeout(() => resolve(false), heartbeatMs); }) : null;
+  const beat =
+    heartbeatMs > 0
+      ? new Promise((resolve) => {
+          timer = setTimeout(() => resolve(false), heartbeatMs);
+        })
+      : null;
   try {
     const changed = store.wait(id, after, wait.signal).then(() => true);
     return await (beat ? Promise.race([changed, beat]) : changed);

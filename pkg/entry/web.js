@@ -35,8 +35,9 @@ function httpErrorOf(body) {
   const e = v.error !== undefined ? v.error : v;
   if (typeof e === 'string') return { message: e, code: null };
   if (e === null || typeof e !== 'object' || typeof e.message !== 'string') return {};
-  const code = [e.code, e.type, e.status, v.code, v.__type].find((c) => typeof c === 'string' && c !== '')
-    ?? (typeof e.code === 'number' ? String(e.code) : null);
+  const code =
+    [e.code, e.type, e.status, v.code, v.__type].find((c) => typeof c === 'string' && c !== '') ??
+    (typeof e.code === 'number' ? String(e.code) : null);
   return { message: e.message, code };
 }
 
@@ -62,16 +63,19 @@ export function routeResponse(response, options) {
 
 /** A ReadableStream pulling from async iterator `it` (cancelling it returns the iterator). */
 function readableOf(it) {
-  return new ReadableStream({
-    async pull(controller) {
-      const { done, value } = await it.next();
-      if (done) controller.close();
-      else controller.enqueue(value);
+  return new ReadableStream(
+    {
+      async pull(controller) {
+        const { done, value } = await it.next();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      async cancel() {
+        await it.return?.();
+      },
     },
-    async cancel() {
-      await it.return?.();
-    },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
 }
 
 async function* routed(response, options) {
@@ -83,8 +87,7 @@ async function* routed(response, options) {
   if (!response.ok) {
     const body = typeof response.text === 'function' ? await response.text().catch(() => '') : '';
     const { message, code } = httpErrorOf(body);
-    yield { type: 'error', code: 'http_error', message: `HTTP ${response.status}: ${message ?? body.slice(0, 2000)}`,
-      provider_code: code };
+    yield { type: 'error', code: 'http_error', message: `HTTP ${response.status}: ${message ?? body.slice(0, 2000)}`, provider_code: code };
     yield { type: 'done', ok: false, parse_ok: false, finish_reason: null, finish: 'error' };
     return;
   }
@@ -128,7 +131,6 @@ async function* routed(response, options) {
 // ---------------------------------------------------------------------------------------
 // toSse: RoutedEvents (and artifact events) to a browser-facing event stream.
 
-
 /**
  * A TransformStream<RoutedEvent, Uint8Array> writing `text/event-stream` in one of four
  * vocabularies: `"planner"`, `"tagged"`, `"ai-sdk"` or `"ag-ui"` (whose run ids are
@@ -138,8 +140,18 @@ async function* routed(response, options) {
  * (default 15000; 0 disables) without a frame.
  */
 export function toSse(profile, options) {
-  options = optionsIn(options, ['firstId', 'retry', 'heartbeatMs', 'actionSeq', 'traceId', 'sessionId', 'messageId', 'threadId', 'runId',
-    'parentRunId']);
+  options = optionsIn(options, [
+    'firstId',
+    'retry',
+    'heartbeatMs',
+    'actionSeq',
+    'traceId',
+    'sessionId',
+    'messageId',
+    'threadId',
+    'runId',
+    'parentRunId',
+  ]);
   const p = WRITERS[profileName(profile)](options);
   let id = options.firstId ?? 1;
   let retry = options.retry;
@@ -163,15 +175,18 @@ export function toSse(profile, options) {
     start(controller) {
       last = Date.now();
       if (heartbeatMs > 0) {
-        timer = setInterval(() => {
-          if (Date.now() - last < heartbeatMs) return;
-          last = Date.now();
-          try {
-            controller.enqueue(utf8.encode(p.heartbeat()));
-          } catch {
-            stop();
-          }
-        }, Math.max(1, Math.min(heartbeatMs, 1000)));
+        timer = setInterval(
+          () => {
+            if (Date.now() - last < heartbeatMs) return;
+            last = Date.now();
+            try {
+              controller.enqueue(utf8.encode(p.heartbeat()));
+            } catch {
+              stop();
+            }
+          },
+          Math.max(1, Math.min(heartbeatMs, 1000)),
+        );
       }
     },
     transform(event, controller) {

@@ -39,14 +39,15 @@ const outcome = (f) => {
 const make = (name, options) => new sr[name](...CLASSES[name][0], options ?? CLASSES[name][1]);
 // What a fresh machine of `name` makes of SAMPLE: the same at every checkpoint, or the
 // instance is broken.
-const probe = (name) => outcome(() => {
-  const m = make(name);
-  try {
-    return [m.feed(SAMPLE), m.finish()];
-  } finally {
-    m.free();
-  }
-});
+const probe = (name) =>
+  outcome(() => {
+    const m = make(name);
+    try {
+      return [m.feed(SAMPLE), m.finish()];
+    } finally {
+      m.free();
+    }
+  });
 
 test(`randomized adversarial run: ${STEPS} steps over machines of every class (seed ${SEED})`, () => {
   const next = rng(SEED);
@@ -61,8 +62,28 @@ test(`randomized adversarial run: ${STEPS} steps over machines of every class (s
 
   // The text of a random chunk: SSE and JSON fragments, markers, characters of every width,
   // lone surrogate halves, occasionally long.
-  const PARTS = ['data: ', '\n', '\r\n', '{"items":[', '1,', '"a\\u00e9', '"', ']}', `[ARTIFACT:${NONCE}]`, `[/USER:${NONCE}]`,
-    'caf\u00e9', '\u4e16\u754c', '\u{1F600}', '\ud83d', '\ude00', 'event: x\n', 'id: 7\n', 'retry: 99999999999\n', ': c\n', '\0'];
+  const PARTS = [
+    'data: ',
+    '\n',
+    '\r\n',
+    '{"items":[',
+    '1,',
+    '"a\\u00e9',
+    '"',
+    ']}',
+    `[ARTIFACT:${NONCE}]`,
+    `[/USER:${NONCE}]`,
+    'caf\u00e9',
+    '\u4e16\u754c',
+    '\u{1F600}',
+    '\ud83d',
+    '\ude00',
+    'event: x\n',
+    'id: 7\n',
+    'retry: 99999999999\n',
+    ': c\n',
+    '\0',
+  ];
   const text = () => {
     let s = '';
     const n = next(8) === 0 ? 2000 + next(20000) : next(40);
@@ -96,18 +117,33 @@ test(`randomized adversarial run: ${STEPS} steps over machines of every class (s
   const chunk = () => {
     const s = text();
     switch (next(12)) {
-      case 0: case 1: case 2: case 3: return s;
-      case 4: case 5: return bytes(s);
-      case 6: { const b = bytes(`..${s}..`); return b.subarray(2, b.length - 2); }
-      case 7: { const b = bytes(s); return next(2) ? new DataView(b.buffer) : b.buffer; }
-      case 8: return new Proxy(bytes(s), hostileTrap());
+      case 0:
+      case 1:
+      case 2:
+      case 3:
+        return s;
+      case 4:
+      case 5:
+        return bytes(s);
+      case 6: {
+        const b = bytes(`..${s}..`);
+        return b.subarray(2, b.length - 2);
+      }
+      case 7: {
+        const b = bytes(s);
+        return next(2) ? new DataView(b.buffer) : b.buffer;
+      }
+      case 8:
+        return new Proxy(bytes(s), hostileTrap());
       case 9: {
         const like = Object.setPrototypeOf({}, Uint8Array.prototype);
         Object.defineProperty(like, 'length', { get: () => (hostileTrap().get({ length: 3 }, 'length'), 3) });
         return like;
       }
-      case 10: return pick([42, null, undefined, {}, [1, 2], new String(s), Symbol('s'), 1n]);
-      default: return new Proxy(bytes(s).buffer, hostileTrap());
+      case 10:
+        return pick([42, null, undefined, {}, [1, 2], new String(s), Symbol('s'), 1n]);
+      default:
+        return new Proxy(bytes(s).buffer, hostileTrap());
     }
   };
   const isHostile = (c) => c !== null && typeof c === 'object' && !ArrayBuffer.isView(c) && !(c instanceof ArrayBuffer);
@@ -117,11 +153,24 @@ test(`randomized adversarial run: ${STEPS} steps over machines of every class (s
     const base = CLASSES[name][1];
     const key = Object.keys(base)[0];
     switch (next(5)) {
-      case 0: return { options: { ...base, [`${key}s`]: 1 }, unknownKey: `${key}s` };
-      case 1: return { options: { ...base, get [key]() { throw new Error('getter'); } }, throws: true };
-      case 2: return { options: new Proxy({ ...base }, hostileTrap(false)) };
-      case 3: return { options: { ...base, [key]: pick([-1, 0, 1.5, NaN, 'x', {}, 1n, 2 ** 60]) } };
-      default: return { options: base };
+      case 0:
+        return { options: { ...base, [`${key}s`]: 1 }, unknownKey: `${key}s` };
+      case 1:
+        return {
+          options: {
+            ...base,
+            get [key]() {
+              throw new Error('getter');
+            },
+          },
+          throws: true,
+        };
+      case 2:
+        return { options: new Proxy({ ...base }, hostileTrap(false)) };
+      case 3:
+        return { options: { ...base, [key]: pick([-1, 0, 1.5, NaN, 'x', {}, 1n, 2 ** 60]) } };
+      default:
+        return { options: base };
     }
   };
 
@@ -136,7 +185,11 @@ test(`randomized adversarial run: ${STEPS} steps over machines of every class (s
         if (isHostile(c)) {
           // A machine an options trap freed says so before it looks at the chunk.
           const code = freedByTrap.has(entry.m) ? 'invalid_state' : 'invalid_input';
-          assert.throws(() => entry.m.feed(c), (e) => e instanceof StreamrouteError && e.code === code, `${where}: hostile chunk`);
+          assert.throws(
+            () => entry.m.feed(c),
+            (e) => e instanceof StreamrouteError && e.code === code,
+            `${where}: hostile chunk`,
+          );
         } else {
           entry.m.feed(c);
         }
@@ -150,8 +203,14 @@ test(`randomized adversarial run: ${STEPS} steps over machines of every class (s
         const name = pick(NAMES);
         const o = options(name);
         if (o.unknownKey || o.throws) {
-          assert.throws(() => make(name, o.options), (e) => e instanceof StreamrouteError && e.code === 'invalid_input'
-            && (!o.unknownKey || e.message.includes(`unknown option "${o.unknownKey}"`)), `${where}: options`);
+          assert.throws(
+            () => make(name, o.options),
+            (e) =>
+              e instanceof StreamrouteError &&
+              e.code === 'invalid_input' &&
+              (!o.unknownKey || e.message.includes(`unknown option "${o.unknownKey}"`)),
+            `${where}: options`,
+          );
           live[slot] = { name, m: make(name) };
         } else {
           try {
@@ -167,7 +226,11 @@ test(`randomized adversarial run: ${STEPS} steps over machines of every class (s
       if (!(e instanceof StreamrouteError)) misfires.push(`${where}: ${e?.constructor?.name}: ${e?.message}`);
       // A machine that failed, finished or was freed by a trap is replaced now and then.
       if (e instanceof StreamrouteError && next(2)) {
-        try { entry.m.free(); } catch { /* already freed */ }
+        try {
+          entry.m.free();
+        } catch {
+          /* already freed */
+        }
         live[slot] = { name: entry.name, m: make(entry.name) };
       }
     }
@@ -182,7 +245,11 @@ test(`randomized adversarial run: ${STEPS} steps over machines of every class (s
     if (i === STEPS >> 1) memoryAtHalf = memory.buffer.byteLength;
   }
   for (const { m } of live) {
-    try { m.free(); } catch { /* freed by a trap */ }
+    try {
+      m.free();
+    } catch {
+      /* freed by a trap */
+    }
   }
   assert.deepEqual(misfires, [], `only StreamrouteErrors (seed ${SEED})`);
   assert.equal(trapsRan, 0, `no trap of a hostile chunk ran (seed ${SEED})`);

@@ -34,11 +34,17 @@ async function route(sample, chunks, options = RUN) {
 /** The frames' data, parsed (every frame of the wire is unnamed `data:`). */
 function framesOf(bytes) {
   const text = new TextDecoder().decode(bytes);
-  return text.split('\n\n').filter((b) => b.trim()).map((block) => {
-    const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
-    assert.ok(!block.split('\n').some((l) => l.startsWith('event:')), `an unnamed frame: ${block}`);
-    return JSON.parse(data.join('\n'));
-  });
+  return text
+    .split('\n\n')
+    .filter((b) => b.trim())
+    .map((block) => {
+      const data = block
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6));
+      assert.ok(!block.split('\n').some((l) => l.startsWith('event:')), `an unnamed frame: ${block}`);
+      return JSON.parse(data.join('\n'));
+    });
 }
 
 /** What `@ag-ui/client`'s HttpAgent makes of the wire: its messages, and the error it ended with. */
@@ -52,7 +58,14 @@ async function agentReading(bytes) {
   const console$ = console.error;
   console.error = () => {};
   try {
-    await agent.runAgent({ runId: RUN.runId }, { onEvent: ({ event }) => { seen.push(event.type); } });
+    await agent.runAgent(
+      { runId: RUN.runId },
+      {
+        onEvent: ({ event }) => {
+          seen.push(event.type);
+        },
+      },
+    );
   } catch (e) {
     error = e;
   } finally {
@@ -61,7 +74,7 @@ async function agentReading(bytes) {
   return { messages: agent.messages, error, seen };
 }
 
-test('every frame of every bundled stream passes @ag-ui/core\'s event schema; the run opens and closes as AG-UI requires', async () => {
+test("every frame of every bundled stream passes @ag-ui/core's event schema; the run opens and closes as AG-UI requires", async () => {
   let n = 0;
   for (const s of SAMPLES) {
     for (const [label, chunks] of chunkingsOf(s)) {
@@ -100,9 +113,20 @@ test('@ag-ui/client reads from the wire the messages and tool calls an independe
       else assert.equal(seen.at(-1), 'RUN_ERROR', at);
       const assistant = messages.filter((m) => m.role === 'assistant');
       assert.equal(assistant.map((m) => m.content ?? '').join(''), want.answer + want.user, `${at}: assistant text`);
-      assert.equal(messages.filter((m) => m.role === 'reasoning').map((m) => m.content).join(''), want.reasoning + want.thought, `${at}: reasoning`);
+      assert.equal(
+        messages
+          .filter((m) => m.role === 'reasoning')
+          .map((m) => m.content)
+          .join(''),
+        want.reasoning + want.thought,
+        `${at}: reasoning`,
+      );
       const calls = assistant.flatMap((m) => m.toolCalls ?? []);
-      assert.deepEqual(calls.map((c) => ({ name: c.function.name, args: JSON.parse(c.function.arguments || '{}') })), want.tools, `${at}: tool calls`);
+      assert.deepEqual(
+        calls.map((c) => ({ name: c.function.name, args: JSON.parse(c.function.arguments || '{}') })),
+        want.tools,
+        `${at}: tool calls`,
+      );
       // Each provider-executed tool's result is a tool message for its call.
       for (const r of events.filter((e) => e.type === 'tool_result')) {
         const m = messages.find((x) => x.role === 'tool' && x.toolCallId === r.id);
@@ -131,40 +155,53 @@ function merge(events) {
   for (const e of events) {
     const last = out.at(-1);
     if (last && e.type.endsWith('_delta') && last.type === e.type && last.source === e.source && last.index === e.index) {
-      out[out.length - 1] = e.type === 'tool_call_delta' ? { ...last, arguments: last.arguments + e.arguments } : { ...last, text: last.text + e.text };
+      out[out.length - 1] =
+        e.type === 'tool_call_delta' ? { ...last, arguments: last.arguments + e.arguments } : { ...last, text: last.text + e.text };
     } else out.push(e);
   }
   return out;
 }
 
 test('a whole tool call, artifact chunks, a payload, a stop without done: their AG-UI events, and back', async () => {
-  const events = [
-    { type: 'tool_call', index: 0, id: 'call-1', name: 'lookup', arguments: { q: 'x' }, repaired: true },
-    ...EXTRA_EVENTS,
-  ];
+  const events = [{ type: 'tool_call', index: 0, id: 'call-1', name: 'lookup', arguments: { q: 'x' }, repaired: true }, ...EXTRA_EVENTS];
   const bytes = new Uint8Array(await new Response(streamOf(events).pipeThrough(toSse('ag-ui', { heartbeatMs: 0, ...RUN }))).arrayBuffer());
   const frames = framesOf(bytes);
   for (const f of frames) assert.ok(EventSchemas.safeParse(f).success, JSON.stringify(f));
-  assert.deepEqual(frames.slice(1, 4).map((f) => f.type), ['TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END']);
+  assert.deepEqual(
+    frames.slice(1, 4).map((f) => f.type),
+    ['TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END'],
+  );
   assert.equal(frames[2].delta, '{"q":"x"}');
   const finished = frames.at(-1);
   assert.equal(finished.type, 'RUN_FINISHED');
-  assert.equal(finished.result.language, 'en', 'the payload is the run\'s result');
+  assert.equal(finished.result.language, 'en', "the payload is the run's result");
   assert.deepEqual(finished.usage, [{ inputTokens: 3, outputTokens: 9, totalTokens: 12 }]);
   const back = await collect(streamOf([bytes]).pipeThrough(fromSse('ag-ui')));
   const state = new StreamState();
   state.apply(back);
   const want = new StreamState();
-  want.apply(events.map((e) => ({ ...(e.type === 'done' ? { ok: true, parse_ok: true, finish_reason: null, ...e } : e),
-    thread_id: RUN.threadId, run_id: RUN.runId })));
+  want.apply(
+    events.map((e) => ({
+      ...(e.type === 'done' ? { ok: true, parse_ok: true, finish_reason: null, ...e } : e),
+      thread_id: RUN.threadId,
+      run_id: RUN.runId,
+    })),
+  );
   assert.deepEqual(state.snapshot(), want.snapshot());
 
   // A stream cut before done: what is open is closed, the run stays unfinished.
-  const cut = [{ type: 'answer_delta', text: 'Hi' }, { type: 'tool_call_start', index: 0, id: 'c', name: 'f' },
-    { type: 'tool_call_delta', index: 0, arguments: '{"a' }];
-  const cutFrames = framesOf(new Uint8Array(await new Response(streamOf(cut).pipeThrough(toSse('ag-ui', { heartbeatMs: 0, ...RUN }))).arrayBuffer()));
-  assert.deepEqual(cutFrames.map((f) => f.type), ['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END',
-    'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END']);
+  const cut = [
+    { type: 'answer_delta', text: 'Hi' },
+    { type: 'tool_call_start', index: 0, id: 'c', name: 'f' },
+    { type: 'tool_call_delta', index: 0, arguments: '{"a' },
+  ];
+  const cutFrames = framesOf(
+    new Uint8Array(await new Response(streamOf(cut).pipeThrough(toSse('ag-ui', { heartbeatMs: 0, ...RUN }))).arrayBuffer()),
+  );
+  assert.deepEqual(
+    cutFrames.map((f) => f.type),
+    ['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END'],
+  );
 });
 
 test('fromSse("ag-ui") reads a wire another server writes: chunks, earlier THINKING events, a bare RUN_ERROR', async () => {
@@ -180,38 +217,59 @@ test('fromSse("ag-ui") reads a wire another server writes: chunks, earlier THINK
     { type: 'TOOL_CALL_RESULT', messageId: 'r', toolCallId: 'c1', content: 'found' },
     { type: 'STATE_SNAPSHOT', snapshot: {} },
     { type: 'RUN_ERROR', message: 'boom', code: 'E1' },
-  ].map(frame).join('');
+  ]
+    .map(frame)
+    .join('');
   for (const [label, chunks] of splitings(wire).filter(([l]) => CHUNKINGS(l))) {
     const got = await collect(streamOf(chunks).pipeThrough(fromSse('ag-ui')));
     const run = { thread_id: 't', run_id: 'r1' };
-    assert.deepEqual(merge(got), [
-      { type: 'answer_delta', text: 'Hello', ...run },
-      { type: 'thinking_delta', text: 'hmm', source: 'reasoning', ...run },
-      { type: 'tool_call_start', index: 0, id: 'c1', name: 'search', ...run },
-      { type: 'tool_call_delta', index: 0, arguments: '{"q":"x"}', ...run },
-      { type: 'tool_call', index: 0, id: 'c1', name: 'search', arguments: { q: 'x' }, repaired: false, ...run },
-      { type: 'tool_result', index: 1, id: 'c1', name: null, result: 'found', ...run },
-      { type: 'error', code: 'E1', message: 'boom', ...run },
-      { type: 'done', ok: false, parse_ok: false, finish_reason: null, finish: 'error', ...run },
-    ], label);
+    assert.deepEqual(
+      merge(got),
+      [
+        { type: 'answer_delta', text: 'Hello', ...run },
+        { type: 'thinking_delta', text: 'hmm', source: 'reasoning', ...run },
+        { type: 'tool_call_start', index: 0, id: 'c1', name: 'search', ...run },
+        { type: 'tool_call_delta', index: 0, arguments: '{"q":"x"}', ...run },
+        { type: 'tool_call', index: 0, id: 'c1', name: 'search', arguments: { q: 'x' }, repaired: false, ...run },
+        { type: 'tool_result', index: 1, id: 'c1', name: null, result: 'found', ...run },
+        { type: 'error', code: 'E1', message: 'boom', ...run },
+        { type: 'done', ok: false, parse_ok: false, finish_reason: null, finish: 'error', ...run },
+      ],
+      label,
+    );
   }
 });
 
 test('StreamMux({ key: "run_id" }) splits the runs of one connection; each carries its thread, run and parent run ids', async () => {
-  const wireOf = async (events, options) => new TextDecoder().decode(new Uint8Array(await new Response(streamOf(events)
-    .pipeThrough(toSse('ag-ui', { heartbeatMs: 0, ...options }))).arrayBuffer()));
-  const a = await wireOf([{ type: 'answer_delta', text: 'first' }, { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop' }],
-    { threadId: 'th', runId: 'a' });
-  const b = await wireOf([{ type: 'thinking_delta', text: 'sub', source: 'reasoning' }, { type: 'answer_delta', text: 'second' },
-    { type: 'done', ok: false, parse_ok: false, finish_reason: null, finish: 'error' }], { threadId: 'th', runId: 'b', parentRunId: 'a' });
+  const wireOf = async (events, options) =>
+    new TextDecoder().decode(
+      new Uint8Array(await new Response(streamOf(events).pipeThrough(toSse('ag-ui', { heartbeatMs: 0, ...options }))).arrayBuffer()),
+    );
+  const a = await wireOf(
+    [
+      { type: 'answer_delta', text: 'first' },
+      { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop' },
+    ],
+    { threadId: 'th', runId: 'a' },
+  );
+  const b = await wireOf(
+    [
+      { type: 'thinking_delta', text: 'sub', source: 'reasoning' },
+      { type: 'answer_delta', text: 'second' },
+      { type: 'done', ok: false, parse_ok: false, finish_reason: null, finish: 'error' },
+    ],
+    { threadId: 'th', runId: 'b', parentRunId: 'a' },
+  );
   for (const [label, chunks] of splitings(a + b).filter(([l]) => CHUNKINGS(l))) {
     const events = await collect(streamOf(chunks).pipeThrough(fromSse('ag-ui')));
     const mux = new StreamMux({ key: 'run_id' });
     mux.apply(events);
     assert.deepEqual(mux.keys(), ['a', 'b'], label);
     assert.deepEqual([mux.get('a').snapshot().answer, mux.get('a').snapshot().status], ['first', 'done']);
-    assert.deepEqual([mux.get('b').snapshot().answer, mux.get('b').snapshot().thinking.reasoning, mux.get('b').snapshot().status],
-      ['second', 'sub', 'error']);
+    assert.deepEqual(
+      [mux.get('b').snapshot().answer, mux.get('b').snapshot().thinking.reasoning, mux.get('b').snapshot().status],
+      ['second', 'sub', 'error'],
+    );
     assert.ok(events.filter((e) => e.run_id === 'b').every((e) => e.parent_run_id === 'a' && e.thread_id === 'th'));
     assert.ok(events.filter((e) => e.run_id === 'a').every((e) => !('parent_run_id' in e)));
     assert.ok(mux.ended('a') && mux.ended('b'));
@@ -219,10 +277,21 @@ test('StreamMux({ key: "run_id" }) splits the runs of one connection; each carri
 });
 
 test('toSse("ag-ui") makes run ids when none are given; the profile name is checked', async () => {
-  const frames = framesOf(new Uint8Array(await new Response(streamOf([{ type: 'done', ok: true, parse_ok: true, finish_reason: null }])
-    .pipeThrough(toSse('ag-ui', { heartbeatMs: 0 }))).arrayBuffer()));
+  const frames = framesOf(
+    new Uint8Array(
+      await new Response(
+        streamOf([{ type: 'done', ok: true, parse_ok: true, finish_reason: null }]).pipeThrough(toSse('ag-ui', { heartbeatMs: 0 })),
+      ).arrayBuffer(),
+    ),
+  );
   assert.equal(frames[0].type, 'RUN_STARTED');
   assert.ok(frames[0].threadId.length > 8 && frames[0].runId.length > 8 && frames[0].runId !== frames[0].threadId);
-  assert.throws(() => fromSse('agui'), (e) => e.code === 'invalid_option' && /"ag-ui"/.test(e.message));
-  assert.throws(() => toSse('AG-UI'), (e) => e.code === 'invalid_option' && /"ag-ui"/.test(e.message));
+  assert.throws(
+    () => fromSse('agui'),
+    (e) => e.code === 'invalid_option' && /"ag-ui"/.test(e.message),
+  );
+  assert.throws(
+    () => toSse('AG-UI'),
+    (e) => e.code === 'invalid_option' && /"ag-ui"/.test(e.message),
+  );
 });

@@ -18,7 +18,10 @@ import { fromSse } from 'streamroute/client';
 import { CONTINUATION_EVENTS, EXTRA_EVENTS, collect, streamOf } from './helpers/client-roundtrip.mjs';
 import { JS_DIR } from './helpers/runtimes.mjs';
 
-const SDKS = [['ai@5', ai5], ['ai@6', ai6]];
+const SDKS = [
+  ['ai@5', ai5],
+  ['ai@6', ai6],
+];
 
 // Whole, and cut into random pieces of bytes and of UTF-16 units.
 const CHUNKINGS = (label) => label.startsWith('whole') || /random (byte|string) pieces <=(3|64) /.test(label);
@@ -55,19 +58,32 @@ async function sdkChat(sdk, bytes) {
     status = 'ready';
     error = undefined;
     messages = [];
-    pushMessage = (m) => { this.messages = [...this.messages, m]; };
-    popMessage = () => { this.messages = this.messages.slice(0, -1); };
-    replaceMessage = (i, m) => { this.messages = this.messages.map((old, j) => (j === i ? structuredClone(m) : old)); };
+    pushMessage = (m) => {
+      this.messages = [...this.messages, m];
+    };
+    popMessage = () => {
+      this.messages = this.messages.slice(0, -1);
+    };
+    replaceMessage = (i, m) => {
+      this.messages = this.messages.map((old, j) => (j === i ? structuredClone(m) : old));
+    };
     snapshot = (v) => structuredClone(v);
   }
-  const fetch = async () => new Response(streamOf([bytes]), {
-    headers: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' },
-  });
+  const fetch = async () =>
+    new Response(streamOf([bytes]), {
+      headers: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' },
+    });
   const transport = new sdk.DefaultChatTransport({ api: 'http://localhost/api/chat', fetch });
   let finished;
   const data = [];
   const chat = new (class extends sdk.AbstractChat {})({
-    transport, state: new State(), onFinish: (f) => { finished = f; }, onData: (d) => data.push(d), onError: () => {},
+    transport,
+    state: new State(),
+    onFinish: (f) => {
+      finished = f;
+    },
+    onData: (d) => data.push(d),
+    onError: () => {},
   });
   await chat.sendMessage({ text: 'hi' });
   return { chat, finished, data };
@@ -92,14 +108,20 @@ function expectedParts(events) {
   // A continuation rides on the end of the part it belongs to when that part is open (a thinking
   // signature or reasoning item on reasoning; a thought signature on its text or thought part,
   // not a tool call's; a message item on text); else it is a data part.
-  const belongs = (e) => ({ thinking_signature: 'reasoning', reasoning: 'reasoning',
-    thought_signature: e.index !== undefined ? null : { thought: 'reasoning', text: 'text' }[e.part],
-    item: e.item_type === 'message' ? 'text' : null })[e.kind] ?? null;
+  const belongs = (e) =>
+    ({
+      thinking_signature: 'reasoning',
+      reasoning: 'reasoning',
+      thought_signature: e.index !== undefined ? null : { thought: 'reasoning', text: 'text' }[e.part],
+      item: e.item_type === 'message' ? 'text' : null,
+    })[e.kind] ?? null;
   for (const e of events) {
     const continues = e.type === 'continuation' && open && belongs(e) === open.type;
     if (e.type !== 'usage' && !e.type.endsWith('_delta')) open = null;
     switch (e.type) {
-      case 'answer_delta': text('text', e.phase === undefined ? undefined : `phase ${e.phase}`, e.text); break;
+      case 'answer_delta':
+        text('text', e.phase === undefined ? undefined : `phase ${e.phase}`, e.text);
+        break;
       case 'continuation':
         if (!continues) parts.push({ type: 'data-continuation', data: withoutType(e) });
         break;
@@ -108,9 +130,15 @@ function expectedParts(events) {
       case 'container':
         parts.push({ type: `data-${e.type.replaceAll('_', '-')}`, data: withoutType(e) });
         break;
-      case 'user_delta': text('text', 'user_delta', e.text); break;
-      case 'thinking_delta': text('reasoning', e.source === 'thought' ? 'thought' : undefined, e.text); break;
-      case 'tool_call_delta': open = null; break;
+      case 'user_delta':
+        text('text', 'user_delta', e.text);
+        break;
+      case 'thinking_delta':
+        text('reasoning', e.source === 'thought' ? 'thought' : undefined, e.text);
+        break;
+      case 'tool_call_delta':
+        open = null;
+        break;
       case 'tool_call_start': {
         const part = { type: `tool-${e.name}`, toolCallId: e.id, state: 'input-streaming', providerExecuted: e.provider_executed };
         tools.set(e.id, part);
@@ -119,7 +147,7 @@ function expectedParts(events) {
       }
       case 'tool_call': {
         let part = tools.get(e.id);
-        if (!part) parts.push(part = { type: `tool-${e.name}`, toolCallId: e.id });
+        if (!part) parts.push((part = { type: `tool-${e.name}`, toolCallId: e.id }));
         tools.set(e.id, Object.assign(part, { state: 'input-available', input: e.arguments, providerExecuted: e.provider_executed }));
         break;
       }
@@ -129,23 +157,20 @@ function expectedParts(events) {
       case 'source':
         parts.push(e.url ? { type: 'source-url', url: e.url } : { type: 'source-document' });
         break;
-      case 'action': parts.push({ type: 'data-action', data: e.action }); break;
-      case 'continuation': case 'compaction': case 'model_fallback': case 'container': {
-        const { type, ...data } = e;
-        parts.push({ type: `data-${type}`, data });
+      case 'action':
+        parts.push({ type: 'data-action', data: e.action });
         break;
-      }
-      case 'artifact_delta': text('text', 'artifact_delta', e.text); break;
-      case 'refusal_delta': text('text', 'refusal_delta', e.text); break;
+      case 'artifact_delta':
+        text('text', 'artifact_delta', e.text);
+        break;
+      case 'refusal_delta':
+        text('text', 'refusal_delta', e.text);
+        break;
       case 'done':
         if (e.payload && events.some((x) => x.type === 'error')) parts.push({ type: 'data-payload', data: e.payload });
         break;
-      case 'continuation': case 'compaction': case 'model_fallback': case 'container': {
-        const { type, ...data } = e;
-        parts.push({ type: `data-${type.replaceAll('_', '-')}`, data });
+      default:
         break;
-      }
-      default: break;
     }
   }
   return parts;
@@ -161,8 +186,7 @@ function partsOf(message) {
       const own = p.providerMetadata?.streamroute;
       const phase = p.providerMetadata?.openai?.phase;
       out.push({ type: p.type, variant: own?.type ?? own?.source ?? (phase === undefined ? undefined : `phase ${phase}`), text: p.text });
-    }
-    else if (p.type.startsWith('tool-')) {
+    } else if (p.type.startsWith('tool-')) {
       const part = { type: p.type, toolCallId: p.toolCallId, state: p.state, providerExecuted: p.providerExecuted === true };
       if (p.state !== 'input-streaming') part.input = p.input;
       if (p.state === 'output-available') part.output = p.output;
@@ -205,11 +229,25 @@ for (const [version, sdk] of SDKS) {
       assert.equal(done.type, 'done', at);
       // The finish chunk is the last, its finishReason is done.finish.
       assert.deepEqual([parsed.at(-1).type, parsed.at(-1).finishReason], ['finish', done.finish], at);
-      assert.deepEqual(message.metadata, { ok: done.ok, parse_ok: done.parse_ok, finish_reason: done.finish_reason ?? null,
-        ...(done.finish !== undefined ? { finish: done.finish } : {}), ...(done.stop_details !== undefined ? { stop_details: done.stop_details } : {}),
-        ...(done.finish_message !== undefined ? { finish_message: done.finish_message } : {}), ...(done.payload ? { payload: done.payload } : {}) }, at);
+      assert.deepEqual(
+        message.metadata,
+        {
+          ok: done.ok,
+          parse_ok: done.parse_ok,
+          finish_reason: done.finish_reason ?? null,
+          ...(done.finish !== undefined ? { finish: done.finish } : {}),
+          ...(done.stop_details !== undefined ? { stop_details: done.stop_details } : {}),
+          ...(done.finish_message !== undefined ? { finish_message: done.finish_message } : {}),
+          ...(done.payload ? { payload: done.payload } : {}),
+        },
+        at,
+      );
       // The error text is the provider's message.
-      assert.deepEqual(errors.map((e) => e.message), events.filter((e) => e.type === 'error').map((e) => e.message || e.code), at);
+      assert.deepEqual(
+        errors.map((e) => e.message),
+        events.filter((e) => e.type === 'error').map((e) => e.message || e.code),
+        at,
+      );
       n++;
     }
     assert.ok(n >= SAMPLES.length * 3, `${n} cases`);
@@ -226,14 +264,19 @@ for (const [version, sdk] of SDKS) {
       assert.deepEqual(partsOf(finished.message), want, `${version} ${s.file}: parts`);
       // The chat shows the message once it has a part (an error alone shows none).
       const shown = chat.messages.at(-1);
-      if (want.length) assert.deepEqual([shown.role, shown.id, shown.parts], ['assistant', finished.message.id, finished.message.parts], s.file);
+      if (want.length)
+        assert.deepEqual([shown.role, shown.id, shown.parts], ['assistant', finished.message.id, finished.message.parts], s.file);
       else assert.equal(shown.role, 'user', s.file);
       if (errors.length) {
         // The chat stops at the error frame; what was recovered (action, payload) came first.
         assert.equal(chat.status, 'error', s.file);
         assert.equal(chat.error.message, errors[0].message || errors[0].code, s.file);
         assert.equal(finished.isError, true, s.file);
-        assert.deepEqual(data.filter((d) => d.type === 'data-error').map((d) => d.data.code), [errors[0].code], s.file);
+        assert.deepEqual(
+          data.filter((d) => d.type === 'data-error').map((d) => d.data.code),
+          [errors[0].code],
+          s.file,
+        );
       } else {
         assert.equal(chat.status, 'ready', s.file);
         assert.equal(finished.isError, false, s.file);
@@ -250,37 +293,69 @@ for (const [version, sdk] of SDKS) {
 
   test(`${version}: what was recovered before an error (action, payload) reaches the chat before it; artifacts and sources`, async () => {
     const action = { next_node: 'search', args: { q: 'x' }, thought: null };
-    const payload = { raw_answer: 'Partial', artifacts: {}, confidence: null, sources: [], route: null, suggested_actions: [],
-      requires_followup: false, warnings: [], language: 'en', extra: {} };
+    const payload = {
+      raw_answer: 'Partial',
+      artifacts: {},
+      confidence: null,
+      sources: [],
+      route: null,
+      suggested_actions: [],
+      requires_followup: false,
+      warnings: [],
+      language: 'en',
+      extra: {},
+    };
     const failed = [
       { type: 'answer_delta', text: 'Partial' },
       { type: 'error', code: 'overloaded_error', message: 'Overloaded', provider_code: 'overloaded_error' },
       { type: 'action', action },
       { type: 'done', ok: false, parse_ok: true, finish_reason: null, finish: 'error', payload },
     ];
-    const wire = async (events, options) => new Uint8Array(await new Response(streamOf(events)
-      .pipeThrough(toSse('ai-sdk', { heartbeatMs: 0, ...options }))).arrayBuffer());
+    const wire = async (events, options) =>
+      new Uint8Array(await new Response(streamOf(events).pipeThrough(toSse('ai-sdk', { heartbeatMs: 0, ...options }))).arrayBuffer());
     const { chat, finished, data } = await sdkChat(sdk, await wire(failed, { messageId: 'msg-1' }));
     assert.equal(finished.message.id, 'msg-1', 'the start part names the message');
-    assert.deepEqual(partsOf(finished.message), [{ type: 'text', variant: undefined, text: 'Partial' },
-      { type: 'data-action', data: action }, { type: 'data-payload', data: payload }]);
+    assert.deepEqual(partsOf(finished.message), [
+      { type: 'text', variant: undefined, text: 'Partial' },
+      { type: 'data-action', data: action },
+      { type: 'data-payload', data: payload },
+    ]);
     assert.deepEqual([chat.status, chat.error.message], ['error', 'Overloaded']);
-    assert.deepEqual(data.filter((d) => d.type === 'data-error').map((d) => d.data), [{ code: 'overloaded_error', provider_code: 'overloaded_error' }]);
+    assert.deepEqual(
+      data.filter((d) => d.type === 'data-error').map((d) => d.data),
+      [{ code: 'overloaded_error', provider_code: 'overloaded_error' }],
+    );
 
     // Artifact chunks are data-artifact parts (one per stream and seq, a repeat replaces), the
     // payload rides in the finish's metadata.
     const { chunks, failed: rejected } = await sdkChunks(sdk, await wire(EXTRA_EVENTS));
     assert.deepEqual(rejected, []);
     const { message } = await sdkMessage(sdk, chunks);
-    assert.deepEqual(message.parts.filter((p) => p.type === 'data-artifact').map((p) => [p.id, p.data.chunk]),
-      [['chart-0', { points: [9] }], ['table-1', 'row 2'], ['table-0', 'row 1'], ['chart-1', { points: [3] }]]);
-    assert.equal(message.parts.filter((p) => p.type === 'text').map((p) => p.text).join(''), 'Revenue grew 15% in Q3 — ☕ 😀.');
+    assert.deepEqual(
+      message.parts.filter((p) => p.type === 'data-artifact').map((p) => [p.id, p.data.chunk]),
+      [
+        ['chart-0', { points: [9] }],
+        ['table-1', 'row 2'],
+        ['table-0', 'row 1'],
+        ['chart-1', { points: [3] }],
+      ],
+    );
+    assert.equal(
+      message.parts
+        .filter((p) => p.type === 'text')
+        .map((p) => p.text)
+        .join(''),
+      'Revenue grew 15% in Q3 — ☕ 😀.',
+    );
     assert.equal(message.metadata.payload.language, 'en');
   });
 
   test(`${version}: heartbeats between parts are comments the SDK skips`, async () => {
-    const events = [{ type: 'answer_delta', text: 'Hel' }, { type: 'answer_delta', text: 'lo' },
-      { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop', finish: 'stop' }];
+    const events = [
+      { type: 'answer_delta', text: 'Hel' },
+      { type: 'answer_delta', text: 'lo' },
+      { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop', finish: 'stop' },
+    ];
     let i = 0;
     const slow = new ReadableStream({
       async pull(c) {
@@ -302,13 +377,22 @@ for (const [version, sdk] of SDKS) {
 // What the next request sends back, and `ai` 7.
 
 /** The `toSse("ai-sdk")` bytes of `events`. */
-const wireOf = async (events, options) => new Uint8Array(await new Response(streamOf(events)
-  .pipeThrough(toSse('ai-sdk', { heartbeatMs: 0, ...options }))).arrayBuffer());
+const wireOf = async (events, options) =>
+  new Uint8Array(await new Response(streamOf(events).pipeThrough(toSse('ai-sdk', { heartbeatMs: 0, ...options }))).arrayBuffer());
 
 /** The JSON parts of UI message stream bytes (`[DONE]` left out). */
-const framesOf = (bytes) => new TextDecoder().decode(bytes).split('\n\n')
-  .flatMap((f) => f.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)))
-  .filter((d) => d !== '[DONE]').map((d) => JSON.parse(d));
+const framesOf = (bytes) =>
+  new TextDecoder()
+    .decode(bytes)
+    .split('\n\n')
+    .flatMap((f) =>
+      f
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6)),
+    )
+    .filter((d) => d !== '[DONE]')
+    .map((d) => JSON.parse(d));
 
 for (const [version, sdk] of SDKS) {
   test(`${version}: continuations ride on the end of their part, the answer's phase on providerMetadata.openai, the rest in data parts and the finish`, async () => {
@@ -319,18 +403,36 @@ for (const [version, sdk] of SDKS) {
     assert.deepEqual(errors, []);
     assert.deepEqual(partsOf(message), expectedParts(CONTINUATION_EVENTS));
     // The thinking signature is on the reasoning part it signs, the encrypted reasoning item on its own.
-    assert.deepEqual(message.parts.filter((p) => p.type === 'reasoning').map((p) => p.providerMetadata), [
-      { streamroute: { continuation: { kind: 'thinking_signature', signature: 'c2lnbmF0dXJl' } } },
-      { streamroute: { continuation: { kind: 'reasoning', id: 'rs_1', encrypted_content: 'ZW5j', summary: [{ type: 'summary_text', text: 'More.' }] } } },
-    ]);
-    assert.deepEqual(message.parts.filter((p) => p.type === 'text').map((p) => p.providerMetadata), [
-      { openai: { phase: 'commentary' }, streamroute: { continuation: { kind: 'item', item_type: 'message', id: 'msg_1' } } },
-      { openai: { phase: 'final_answer' }, streamroute: { continuation: { kind: 'thought_signature', thoughtSignature: 'dGV4dA==', part: 'text' } } },
-      undefined,
-    ]);
-    assert.deepEqual(message.parts.filter((p) => p.type === 'data-continuation').map((p) => p.data.kind),
-      ['redacted_thinking', 'thought_signature', 'item', 'compaction']);
-    assert.deepEqual([message.metadata.stop_details, message.metadata.finish_message], [{ type: 'end_turn', note: null }, 'Model finished.']);
+    assert.deepEqual(
+      message.parts.filter((p) => p.type === 'reasoning').map((p) => p.providerMetadata),
+      [
+        { streamroute: { continuation: { kind: 'thinking_signature', signature: 'c2lnbmF0dXJl' } } },
+        {
+          streamroute: {
+            continuation: { kind: 'reasoning', id: 'rs_1', encrypted_content: 'ZW5j', summary: [{ type: 'summary_text', text: 'More.' }] },
+          },
+        },
+      ],
+    );
+    assert.deepEqual(
+      message.parts.filter((p) => p.type === 'text').map((p) => p.providerMetadata),
+      [
+        { openai: { phase: 'commentary' }, streamroute: { continuation: { kind: 'item', item_type: 'message', id: 'msg_1' } } },
+        {
+          openai: { phase: 'final_answer' },
+          streamroute: { continuation: { kind: 'thought_signature', thoughtSignature: 'dGV4dA==', part: 'text' } },
+        },
+        undefined,
+      ],
+    );
+    assert.deepEqual(
+      message.parts.filter((p) => p.type === 'data-continuation').map((p) => p.data.kind),
+      ['redacted_thinking', 'thought_signature', 'item', 'compaction'],
+    );
+    assert.deepEqual(
+      [message.metadata.stop_details, message.metadata.finish_message],
+      [{ type: 'end_turn', note: null }, 'Model finished.'],
+    );
     // The chat keeps them, and its messages are valid for the next turn.
     const { chat, finished } = await sdkChat(sdk, bytes);
     assert.deepEqual(finished.message.parts, message.parts);
@@ -339,7 +441,10 @@ for (const [version, sdk] of SDKS) {
     await sdk.convertToModelMessages(chat.messages);
     // And fromSse reads every one of them back.
     const back = await collect(streamOf([bytes]).pipeThrough(fromSse('ai-sdk')));
-    assert.deepEqual(back.filter((e) => e.type === 'continuation'), CONTINUATION_EVENTS.filter((e) => e.type === 'continuation'));
+    assert.deepEqual(
+      back.filter((e) => e.type === 'continuation'),
+      CONTINUATION_EVENTS.filter((e) => e.type === 'continuation'),
+    );
   });
 }
 
@@ -356,7 +461,14 @@ const AI7_PARTS = [
   { type: 'text-delta', id: 't', delta: 'Checking.' },
   { type: 'text-end', id: 't' },
   { type: 'tool-input-start', toolCallId: 'c1', toolName: 'search', title: 'Search', toolMetadata: { origin: 'mcp' } },
-  { type: 'tool-input-available', toolCallId: 'c1', toolName: 'search', input: { q: 'x' }, title: 'Search', toolMetadata: { origin: 'mcp' } },
+  {
+    type: 'tool-input-available',
+    toolCallId: 'c1',
+    toolName: 'search',
+    input: { q: 'x' },
+    title: 'Search',
+    toolMetadata: { origin: 'mcp' },
+  },
   { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'c1', isAutomatic: false, signature: 'apsig' },
   { type: 'tool-approval-response', approvalId: 'a1', approved: true, reason: 'fine' },
   { type: 'finish-step' },
@@ -373,25 +485,45 @@ const AI7_PARTS = [
 function tscAi7(source) {
   const dir = join(JS_DIR, '.tmp', 'consumer', 'ai7-chunks');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022',
-      lib: ['es2022', 'dom'], skipLibCheck: true, types: ['node'] },
-    files: ['chunks.mts'],
-  }));
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        lib: ['es2022', 'dom'],
+        skipLibCheck: true,
+        types: ['node'],
+      },
+      files: ['chunks.mts'],
+    }),
+  );
   writeFileSync(join(dir, 'chunks.mts'), source);
   const r = spawnSync(process.execPath, [join(JS_DIR, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], { encoding: 'utf8' });
   return { status: r.status, output: r.stdout + r.stderr };
 }
 
 /** A part's shape: its type, its members' names and those of its providerMetadata and messageMetadata. */
-const shapeOf = (p) => JSON.stringify([p.type, Object.keys(p).sort(), Object.entries(p.providerMetadata ?? {}).map(([k, v]) => [k, Object.keys(v).sort()]),
-  Object.keys(p.messageMetadata ?? {}).sort(), p.finishReason]);
+const shapeOf = (p) =>
+  JSON.stringify([
+    p.type,
+    Object.keys(p).sort(),
+    Object.entries(p.providerMetadata ?? {}).map(([k, v]) => [k, Object.keys(v).sort()]),
+    Object.keys(p.messageMetadata ?? {}).sort(),
+    p.finishReason,
+  ]);
 
 test('ai@7: every part shape toSse("ai-sdk") writes type-checks as its UIMessageChunk; fromSse reads what an ai 7 server writes', async () => {
   // One part of each shape, from every bundled stream, the continuation events and the extra ones.
   const shapes = new Map();
-  const streams = [...await Promise.all(SAMPLES.map(async (s) => (await route(s, s.binary ? [s.bytes] : [s.text])).bytes)),
-    await wireOf(CONTINUATION_EVENTS), await wireOf(EXTRA_EVENTS)];
+  const streams = [
+    ...(await Promise.all(SAMPLES.map(async (s) => (await route(s, s.binary ? [s.bytes] : [s.text])).bytes))),
+    await wireOf(CONTINUATION_EVENTS),
+    await wireOf(EXTRA_EVENTS),
+  ];
   for (const bytes of streams) for (const p of framesOf(bytes)) if (!shapes.has(shapeOf(p))) shapes.set(shapeOf(p), p);
   assert.ok(shapes.size >= 20, `${shapes.size} shapes`);
   const { status, output } = tscAi7(`import type { UIMessageChunk } from 'ai7';
@@ -407,16 +539,20 @@ export const signed: UIMessageChunk = { type: 'reasoning-end', id: 'r', signatur
   const text = [...AI7_PARTS.map((p) => `data: ${JSON.stringify(p)}\n\n`), 'data: [DONE]\n\n'].join('');
   for (const [label, chunks] of splitings(text).filter(([label]) => CHUNKINGS(label))) {
     const events = await collect(streamOf(chunks).pipeThrough(fromSse('ai-sdk')));
-    assert.deepEqual(events, [
-      { type: 'thinking_delta', source: 'reasoning', text: 'Hmm.' },
-      { type: 'continuation', kind: 'openai.compaction', providerMetadata: { openai: { itemId: 'cmp_1', encryptedContent: 'enc' } } },
-      { type: 'answer_delta', phase: 'commentary', text: 'Checking.' },
-      { type: 'tool_call_start', index: 0, id: 'c1', name: 'search', provider_executed: false },
-      { type: 'tool_call', index: 0, id: 'c1', name: 'search', arguments: { q: 'x' }, repaired: false, provider_executed: false },
-      { type: 'continuation', kind: 'tool_approval_request', approvalId: 'a1', toolCallId: 'c1', isAutomatic: false, signature: 'apsig' },
-      { type: 'continuation', kind: 'tool_approval_response', approvalId: 'a1', approved: true, reason: 'fine' },
-      { type: 'answer_delta', text: 'Done.' },
-      { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop' },
-    ], `${label} (seed ${SEED})`);
+    assert.deepEqual(
+      events,
+      [
+        { type: 'thinking_delta', source: 'reasoning', text: 'Hmm.' },
+        { type: 'continuation', kind: 'openai.compaction', providerMetadata: { openai: { itemId: 'cmp_1', encryptedContent: 'enc' } } },
+        { type: 'answer_delta', phase: 'commentary', text: 'Checking.' },
+        { type: 'tool_call_start', index: 0, id: 'c1', name: 'search', provider_executed: false },
+        { type: 'tool_call', index: 0, id: 'c1', name: 'search', arguments: { q: 'x' }, repaired: false, provider_executed: false },
+        { type: 'continuation', kind: 'tool_approval_request', approvalId: 'a1', toolCallId: 'c1', isAutomatic: false, signature: 'apsig' },
+        { type: 'continuation', kind: 'tool_approval_response', approvalId: 'a1', approved: true, reason: 'fine' },
+        { type: 'answer_delta', text: 'Done.' },
+        { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop' },
+      ],
+      `${label} (seed ${SEED})`,
+    );
   }
 });

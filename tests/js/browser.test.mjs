@@ -35,7 +35,9 @@ function serve(req, res) {
   else if (path === '/samples.json') {
     requests.push({ path, status: 200, type: 'application/json' });
     res.writeHead(200, { 'content-type': 'application/json' });
-    return res.end(JSON.stringify({ samples: SAMPLES.map(({ file, content, text }) => ({ file, content, text })), nonce: NONCE, seed: SEED }));
+    return res.end(
+      JSON.stringify({ samples: SAMPLES.map(({ file, content, text }) => ({ file, content, text })), nonce: NONCE, seed: SEED }),
+    );
   }
   requests.push({ path, status: file ? 200 : 404, type: file ? mimeOf(file) : undefined });
   sendFile(res, file);
@@ -95,12 +97,14 @@ test('browser entry decodes, encodes and throws StreamrouteError in Chromium', {
     assert.equal(r.initSamePromise, true);
     assert.equal(r.initValue, undefined);
     const wasmFetches = requests.filter((q) => q.path.endsWith('.wasm'));
-    assert.deepEqual(wasmFetches, [
-      { path: '/streamroute/dist/streamroute/streamroute_bg.wasm', status: 200, type: 'application/wasm' },
-    ]);
+    assert.deepEqual(wasmFetches, [{ path: '/streamroute/dist/streamroute/streamroute_bg.wasm', status: 200, type: 'application/wasm' }]);
     assert.deepEqual(consoleWarnings, [], 'console warnings');
     assert.ok(requests.some((q) => q.path === '/streamroute/dist/streamroute/browser.js' && q.status === 200));
-    assert.deepEqual(requests.filter((q) => q.status !== 200), [], 'every request found');
+    assert.deepEqual(
+      requests.filter((q) => q.status !== 200),
+      [],
+      'every request found',
+    );
 
     // The chunked byte stream (cuts inside UTF-8 sequences and CRLF pairs).
     assert.equal(r.streamChunkCount, 9);
@@ -152,14 +156,23 @@ test('browser entry decodes, encodes and throws StreamrouteError in Chromium', {
 });
 
 test('the router pipeline (StreamRouter → toSse("ai-sdk")) runs in a page on fetched streams', { timeout: 60_000 }, async () => {
-  const streams = [['openai-chat-tools.sse', 'text'], ['anthropic-tools.sse', 'text'], ['openai-responses-tools.sse', 'text'],
-    ['gemini-tools.sse', 'text'], ['openai-chat-action.sse', 'action-json'], ['anthropic-action.sse', 'action-json'],
-    ['openai-chat-tagged.sse', 'tagged']];
+  const streams = [
+    ['openai-chat-tools.sse', 'text'],
+    ['anthropic-tools.sse', 'text'],
+    ['openai-responses-tools.sse', 'text'],
+    ['gemini-tools.sse', 'text'],
+    ['openai-chat-action.sse', 'action-json'],
+    ['anthropic-action.sse', 'action-json'],
+    ['openai-chat-tagged.sse', 'tagged'],
+  ];
   const page = await context.newPage();
   const pageErrors = [];
   page.on('pageerror', (err) => pageErrors.push(String(err?.stack ?? err)));
   try {
-    await page.goto(`${origin}/router.html?nonce=${NONCE}&streams=${encodeURIComponent(JSON.stringify(streams))}`, { waitUntil: 'load', timeout: 20_000 });
+    await page.goto(`${origin}/router.html?nonce=${NONCE}&streams=${encodeURIComponent(JSON.stringify(streams))}`, {
+      waitUntil: 'load',
+      timeout: 20_000,
+    });
     await page.waitForFunction(() => typeof window.__result === 'string', null, { timeout: 30_000 });
     const r = JSON.parse(await page.evaluate(() => window.__result));
     assert.deepEqual(pageErrors, []);
@@ -171,19 +184,28 @@ test('the router pipeline (StreamRouter → toSse("ai-sdk")) runs in a page on f
     for (const [file, content] of streams) {
       const s = SAMPLES.find((x) => x.file === file);
       assert.ok(r.chunks[file] > 1, `${file} arrived in pieces`);
-      const want = await new Response(new Response(s.bytes).body
-        .pipeThrough(new StreamRouter({ content, nonce: NONCE }).transform()).pipeThrough(toSse('ai-sdk', { retry: 1000 }))).text();
+      const want = await new Response(
+        new Response(s.bytes).body
+          .pipeThrough(new StreamRouter({ content, nonce: NONCE }).transform())
+          .pipeThrough(toSse('ai-sdk', { retry: 1000 })),
+      ).text();
       const frames = decode(r.streams[file]);
       assert.equal(frames.at(-1).data, '[DONE]', file);
       frames.slice(0, -1).forEach((f, i) => assert.equal(f.id, String(i + 1), file));
-      assert.deepEqual(aiSdkParts(frames).map(([, p]) => p), aiSdkParts(decode(want)).map(([, p]) => p), file);
+      assert.deepEqual(
+        aiSdkParts(frames).map(([, p]) => p),
+        aiSdkParts(decode(want)).map(([, p]) => p),
+        file,
+      );
     }
   } finally {
     await page.close();
   }
 });
 
-test('toSse → fromSse → StreamState gives the snapshot of the routed events in Chromium, every sample and profile', { timeout: 120_000 }, async () => {
+test('toSse → fromSse → StreamState gives the snapshot of the routed events in Chromium, every sample and profile', {
+  timeout: 120_000,
+}, async () => {
   const page = await context.newPage();
   const pageErrors = [];
   page.on('pageerror', (err) => pageErrors.push(String(err?.stack ?? err)));

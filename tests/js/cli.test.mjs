@@ -17,11 +17,18 @@ test('the CLI routes every bundled sample stream as the package does', () => {
   for (const s of SAMPLES) {
     const args = ['route', join(STREAMS_DIR, s.file), '--provider', 'auto', '--content', s.content, '--json'];
     if (s.content === 'tagged') args.push('--nonce', NONCE);
-    const lines = execFileSync(bin, args, { encoding: 'utf8' }).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = execFileSync(bin, args, { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const want = coalesce(feedAll(new StreamRouter({ content: s.content, nonce: NONCE }), [s.bytes]));
     assert.deepEqual(coalesce(lines), want, s.file);
     // And the readable form names the provider that auto detected.
-    const human = execFileSync(bin, args.filter((a) => a !== '--json'), { encoding: 'utf8' });
+    const human = execFileSync(
+      bin,
+      args.filter((a) => a !== '--json'),
+      { encoding: 'utf8' },
+    );
     assert.match(human, new RegExp(`\\(provider: ${s.provider}, content: ${s.content}\\)\\n$`), s.file);
   }
 });

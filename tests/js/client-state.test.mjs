@@ -107,7 +107,7 @@ test('scaling: many artifact streams, one long artifact, gaps, and a seq jump', 
     s.apply({ type: 'artifact_chunk', stream_id: `s${i}`, seq: 0, chunk: i, done: true, artifact_type: 'int' });
     const before = work();
     const snap = s.snapshot();
-    assert.ok(work() - before <= (i + 1) + 1 + 1 + 5 + 14, `snapshot ${i} copied ${work() - before}`);
+    assert.ok(work() - before <= i + 1 + 1 + 1 + 5 + 14, `snapshot ${i} copied ${work() - before}`);
     if (i > 0) assert.equal(snap.artifacts.s0, prev.artifacts.s0, 'an unchanged artifact is the same object');
     prev = snap;
   }
@@ -125,7 +125,7 @@ test('scaling: many artifact streams, one long artifact, gaps, and a seq jump', 
     one.apply({ type: 'artifact_chunk', stream_id: 'x', seq: i, chunk: i });
     const before = work();
     const x = one.snapshot().artifacts.x;
-    assert.ok(work() - before <= (i - 4) + 1 + 1 + 5 + 14, `chunk ${i}: copied ${work() - before}`);
+    assert.ok(work() - before <= i - 4 + 1 + 1 + 5 + 14, `chunk ${i}: copied ${work() - before}`);
     assert.equal(x.gaps, gaps, 'unchanged gaps are the same array, not rebuilt');
   }
   assertScales('one artifact of n chunks folded', 500, (n) => {
@@ -147,7 +147,10 @@ test('scaling: many artifact streams, one long artifact, gaps, and a seq jump', 
   const jump = (seq) => {
     const st = new StreamState();
     const before = work();
-    st.apply([{ type: 'artifact_chunk', stream_id: 'x', seq: 0, chunk: 0 }, { type: 'artifact_chunk', stream_id: 'x', seq, chunk: 1 }]);
+    st.apply([
+      { type: 'artifact_chunk', stream_id: 'x', seq: 0, chunk: 0 },
+      { type: 'artifact_chunk', stream_id: 'x', seq, chunk: 1 },
+    ]);
     return [work() - before, st];
   };
   const [small] = jump(10);
@@ -163,7 +166,10 @@ test('scaling: StreamMux streams added and ended, keys() rebuilt only when strea
     const heard = [];
     mux.subscribe((c) => heard.push(c.type));
     for (let i = 0; i < n; i++) {
-      mux.apply([{ type: 'answer_delta', text: 'x', session_id: i }, { type: 'done', ok: true, session_id: i }]);
+      mux.apply([
+        { type: 'answer_delta', text: 'x', session_id: i },
+        { type: 'done', ok: true, session_id: i },
+      ]);
       mux.apply({ type: 'usage', input_tokens: 1, session_id: i % 7 });
     }
     assert.equal(mux.keys().length, n);
@@ -171,17 +177,32 @@ test('scaling: StreamMux streams added and ended, keys() rebuilt only when strea
   });
   assertScales('n streams released as they end', 200, (n) => {
     const mux = new StreamMux({ key: 'session_id', releaseEnded: true });
-    for (let i = 0; i < n; i++) mux.apply([{ type: 'answer_delta', text: 'x', session_id: i }, { type: 'done', ok: true, session_id: i }]);
+    for (let i = 0; i < n; i++)
+      mux.apply([
+        { type: 'answer_delta', text: 'x', session_id: i },
+        { type: 'done', ok: true, session_id: i },
+      ]);
     assert.deepEqual(mux.keys(), []);
   });
 });
 
 test('options: unknown keys, a non-object and a throwing getter are invalid_input, bad values invalid_option', () => {
-  assert.throws(() => new StreamState({ maxByte: 1 }), (e) => isCode('invalid_input')(e) && /unknown option "maxByte"/.test(e.message));
+  assert.throws(
+    () => new StreamState({ maxByte: 1 }),
+    (e) => isCode('invalid_input')(e) && /unknown option "maxByte"/.test(e.message),
+  );
   for (const maxBytes of [0, -1, 1.5, '10', NaN, Infinity]) assert.throws(() => new StreamState({ maxBytes }), isCode('invalid_option'));
   assert.throws(() => new StreamState({ onListenerError: 1 }), isCode('invalid_option'));
   assert.throws(() => new StreamState(1), isCode('invalid_input'));
-  assert.throws(() => new StreamState({ get maxBytes() { throw new Error('boom'); } }), isCode('invalid_input'));
+  assert.throws(
+    () =>
+      new StreamState({
+        get maxBytes() {
+          throw new Error('boom');
+        },
+      }),
+    isCode('invalid_input'),
+  );
   new StreamState({ maxBytes: 10, onListenerError: () => {} });
   const s = new StreamState();
   for (const throttleMs of [-1, 'x', NaN]) assert.throws(() => s.subscribe(() => {}, { throttleMs }), isCode('invalid_option'));
@@ -190,7 +211,14 @@ test('options: unknown keys, a non-object and a throwing getter are invalid_inpu
   for (const bad of [{ maxStreams: 0 }, { releaseEnded: 1 }, { maxBytes: -5 }, { onListenerError: 'x' }, { throttle: -1 }]) {
     assert.throws(() => new StreamMux({ key: 'session_id', ...bad }), isCode('invalid_option'), JSON.stringify(bad));
   }
-  const mux = new StreamMux({ key: 'session_id', maxStreams: 5, releaseEnded: true, maxBytes: 1000, onListenerError: () => {}, throttle: 0 });
+  const mux = new StreamMux({
+    key: 'session_id',
+    maxStreams: 5,
+    releaseEnded: true,
+    maxBytes: 1000,
+    onListenerError: () => {},
+    throttle: 0,
+  });
   assert.throws(() => mux.subscribe(() => {}, { throttleMs: -2 }), isCode('invalid_option'));
 });
 
@@ -201,12 +229,20 @@ test('maxBytes: one buffer_limit_exceeded, everything before it kept, growth aft
   assert.equal(s.snapshot().status, 'streaming');
   assert.equal(s.bytes, 1000);
   s.apply({ type: 'answer_delta', text: 'y' });
-  s.apply([{ type: 'answer_delta', text: 'z' }, { type: 'error', code: 'e', message: 'm' }, { type: 'source', url: 'https://a' },
-    { type: 'artifact_chunk', stream_id: 'a', seq: 0, chunk: 'c' }, { type: 'tool_call_start', index: 0, id: 'c', name: 'f' }]);
+  s.apply([
+    { type: 'answer_delta', text: 'z' },
+    { type: 'error', code: 'e', message: 'm' },
+    { type: 'source', url: 'https://a' },
+    { type: 'artifact_chunk', stream_id: 'a', seq: 0, chunk: 'c' },
+    { type: 'tool_call_start', index: 0, id: 'c', name: 'f' },
+  ]);
   const snap = s.snapshot();
   assert.equal(snap.answer, hundred.repeat(5));
   assert.equal(snap.status, 'error');
-  assert.deepEqual(snap.errors.map((e) => e.code), ['buffer_limit_exceeded']);
+  assert.deepEqual(
+    snap.errors.map((e) => e.code),
+    ['buffer_limit_exceeded'],
+  );
   assert.deepEqual([snap.sources, snap.toolCalls, snap.artifacts], [[], [], {}]);
   s.apply({ type: 'done', ok: true, payload: { raw_answer: 'x'.repeat(1000) } });
   assert.ok(s.ended);
@@ -222,7 +258,11 @@ test('maxBytes: one buffer_limit_exceeded, everything before it kept, growth aft
   ]) {
     const t = new StreamState({ maxBytes: 1000 });
     t.apply(events);
-    assert.deepEqual(t.snapshot().errors.map((e) => e.code), ['buffer_limit_exceeded'], JSON.stringify(events).slice(0, 60));
+    assert.deepEqual(
+      t.snapshot().errors.map((e) => e.code),
+      ['buffer_limit_exceeded'],
+      JSON.stringify(events).slice(0, 60),
+    );
   }
   // A replaced field holds its last value only.
   const u = new StreamState({ maxBytes: 1000 });
@@ -231,7 +271,10 @@ test('maxBytes: one buffer_limit_exceeded, everything before it kept, growth aft
   assert.equal(u.snapshot().usage.input_tokens, 99);
   // A mux's maxBytes is per stream.
   const mux = new StreamMux({ key: 'session_id', maxBytes: 300 });
-  mux.apply([{ type: 'answer_delta', text: hundred, session_id: 'a' }, { type: 'answer_delta', text: hundred, session_id: 'b' }]);
+  mux.apply([
+    { type: 'answer_delta', text: hundred, session_id: 'a' },
+    { type: 'answer_delta', text: hundred, session_id: 'b' },
+  ]);
   mux.apply({ type: 'answer_delta', text: hundred, session_id: 'a' });
   assert.equal(mux.get('a').snapshot().errors[0].code, 'buffer_limit_exceeded');
   assert.equal(mux.get('b').snapshot().status, 'streaming');
@@ -249,7 +292,10 @@ test('maxBytes: a seq jump costs the missing numbers the snapshot lists; 2,000 j
   const grown = process.memoryUsage().heapUsed - before;
   const snap = s.snapshot();
   assert.ok(s.bytes <= 64 * 1024 * 1024, `bytes ${s.bytes}`);
-  assert.deepEqual(snap.errors.map((e) => e.code), ['buffer_limit_exceeded']);
+  assert.deepEqual(
+    snap.errors.map((e) => e.code),
+    ['buffer_limit_exceeded'],
+  );
   const kept = Object.keys(snap.artifacts).length;
   assert.ok(kept > 100 && kept < 130, `${kept} artifacts kept`);
   assert.equal(snap.artifacts.a0.gaps.length, 65535);
@@ -266,7 +312,8 @@ test('maxBytes: a seq jump costs the missing numbers the snapshot lists; 2,000 j
 
 test('hostile wire: __proto__, constructor and prototype members are plain data', () => {
   const s = new StreamState();
-  s.apply(JSON.parse(`[
+  s.apply(
+    JSON.parse(`[
     {"type": "source", "source": {"__proto__": {"url": "https://evil"}, "title": "t"}},
     {"type": "source", "__proto__": {"url": "https://evil2"}, "constructor": {"prototype": {"x": 1}}, "id": "s2"},
     {"type": "usage", "__proto__": {"total_tokens": 5}, "input_tokens": 1},
@@ -275,7 +322,8 @@ test('hostile wire: __proto__, constructor and prototype members are plain data'
     {"type": "tool_call_start", "index": 0, "id": "c", "name": "f"},
     {"type": "tool_call_delta", "index": 0, "arguments": "{\\"__proto__\\": {\\"polluted\\": 1}, \\"constructor\\": \\"x\\", \\"a\\": [{\\"__proto__\\": 2}]}"},
     {"type": "done", "ok": true, "status": "hijacked", "payload": {"__proto__": {"raw_answer": "evil"}, "sources": [{"__proto__": {"url": "u"}}]}}
-  ]`));
+  ]`),
+  );
   const snap = s.snapshot();
   assertPlainData(snap);
   assert.equal(snap.status, 'done');
@@ -301,12 +349,33 @@ test('apply is all or nothing: getters run once, a cycle, a BigInt, a throwing g
   cycle.self = cycle;
   const bad = [
     [{ type: 'answer_delta', text: 'a' }, cycle],
-    [{ type: 'answer_delta', text: 'a' }, { type: 'usage', n: 1n }],
-    [{ type: 'answer_delta', text: 'a' }, { type: 'answer_delta', get text() { throw new Error('boom'); } }],
+    [
+      { type: 'answer_delta', text: 'a' },
+      { type: 'usage', n: 1n },
+    ],
+    [
+      { type: 'answer_delta', text: 'a' },
+      {
+        type: 'answer_delta',
+        get text() {
+          throw new Error('boom');
+        },
+      },
+    ],
     [{ type: 'answer_delta', text: 'a' }, { type: 1 }],
     [{ type: 'answer_delta', text: 'a' }, []],
     [{ type: 'answer_delta', text: 'a' }, 'x'],
-    [{ type: 'answer_delta', text: 'a' }, new Proxy({}, { ownKeys() { throw new Error('trap'); } })],
+    [
+      { type: 'answer_delta', text: 'a' },
+      new Proxy(
+        {},
+        {
+          ownKeys() {
+            throw new Error('trap');
+          },
+        },
+      ),
+    ],
   ];
   const s = new StreamState();
   const empty = s.snapshot();
@@ -316,7 +385,13 @@ test('apply is all or nothing: getters run once, a cycle, a BigInt, a throwing g
   assert.equal(s.snapshot(), empty);
   assert.equal(heard, 0);
   let reads = 0;
-  s.apply({ type: 'answer_delta', get text() { reads++; return 'once'; } });
+  s.apply({
+    type: 'answer_delta',
+    get text() {
+      reads++;
+      return 'once';
+    },
+  });
   assert.equal(reads, 1);
   assert.equal(s.snapshot().answer, 'once');
   // A DAG is copied once per object, not once per path (2^40 paths here).
@@ -328,17 +403,36 @@ test('apply is all or nothing: getters run once, a cycle, a BigInt, a throwing g
   assert.equal(node.leaf, 1);
   assert.ok(s.bytes < 4096, `${s.bytes} bytes`);
   // Nor is it ever written out whole: as a source's identity, an error's code, a stream id.
-  s.apply([{ type: 'source', title: dag }, { type: 'source', title: dag }, { type: 'error', code: dag, message: 'm' },
-    { type: 'artifact_chunk', stream_id: dag, seq: dag, chunk: 1 }]);
+  s.apply([
+    { type: 'source', title: dag },
+    { type: 'source', title: dag },
+    { type: 'error', code: dag, message: 'm' },
+    { type: 'artifact_chunk', stream_id: dag, seq: dag, chunk: 1 },
+  ]);
   assert.equal(s.snapshot().sources.length, 2);
-  assert.deepEqual(s.snapshot().errors.map((e) => e.code), ['error', 'wire_invalid'], 'a code too long to write is "error"');
+  assert.deepEqual(
+    s.snapshot().errors.map((e) => e.code),
+    ['error', 'wire_invalid'],
+    'a code too long to write is "error"',
+  );
   const deep = JSON.parse(`${'['.repeat(20_000)}1${']'.repeat(20_000)}`);
   s.apply({ type: 'usage', deep });
 
-  const mux = new StreamMux({ key: (e) => { if (e.text === 'boom') throw new Error('key'); return e.session_id; } });
+  const mux = new StreamMux({
+    key: (e) => {
+      if (e.text === 'boom') throw new Error('key');
+      return e.session_id;
+    },
+  });
   const changes = [];
   mux.subscribe((c) => changes.push(c.type));
-  for (const batch of [...bad, [{ type: 'answer_delta', text: 'a', session_id: 'a' }, { type: 'answer_delta', text: 'boom', session_id: 'b' }]]) {
+  for (const batch of [
+    ...bad,
+    [
+      { type: 'answer_delta', text: 'a', session_id: 'a' },
+      { type: 'answer_delta', text: 'boom', session_id: 'b' },
+    ],
+  ]) {
     assert.throws(() => mux.apply(batch), isCode('invalid_input'));
   }
   assert.deepEqual(mux.keys(), []);
@@ -349,7 +443,9 @@ test('listeners: one that throws stops no other and loses nothing; onListenerErr
   const errors = [];
   const s = new StreamState({ onListenerError: (e) => errors.push(e.message) });
   const heard = [];
-  s.subscribe(() => { throw new Error('first'); });
+  s.subscribe(() => {
+    throw new Error('first');
+  });
   s.subscribe(() => heard.push(s.snapshot().answer));
   s.apply({ type: 'answer_delta', text: 'a' });
   s.apply({ type: 'answer_delta', text: 'b' });
@@ -362,7 +458,9 @@ test('listeners: one that throws stops no other and loses nothing; onListenerErr
   globalThis.queueMicrotask = (f) => queued.push(f);
   try {
     const t = new StreamState();
-    t.subscribe(() => { throw new Error('later'); });
+    t.subscribe(() => {
+      throw new Error('later');
+    });
     let other = 0;
     t.subscribe(() => other++);
     t.apply({ type: 'answer_delta', text: 'a' });
@@ -376,15 +474,22 @@ test('listeners: one that throws stops no other and loses nothing; onListenerErr
   const muxErrors = [];
   const mux = new StreamMux({ key: 'session_id', onListenerError: (e) => muxErrors.push(e.message) });
   const changes = [];
-  mux.subscribe((c) => { throw new Error(`${c.type} ${c.key}`); });
+  mux.subscribe((c) => {
+    throw new Error(`${c.type} ${c.key}`);
+  });
   mux.subscribe((c) => changes.push(`${c.type} ${c.key}`));
-  mux.apply([{ type: 'answer_delta', text: 'x', session_id: 'a' }, { type: 'done', ok: true, session_id: 'b' },
-    { type: 'done', ok: true, session_id: 'a' }]);
+  mux.apply([
+    { type: 'answer_delta', text: 'x', session_id: 'a' },
+    { type: 'done', ok: true, session_id: 'b' },
+    { type: 'done', ok: true, session_id: 'a' },
+  ]);
   assert.deepEqual(changes, ['added a', 'added b', 'ended a', 'ended b']);
   assert.deepEqual(muxErrors, changes);
   assert.deepEqual(mux.keys(), ['a', 'b']);
   // A stream's own listeners are isolated the same way, reported to the mux's handler.
-  mux.get('a').subscribe(() => { throw new Error('state'); });
+  mux.get('a').subscribe(() => {
+    throw new Error('state');
+  });
   mux.apply({ type: 'usage', input_tokens: 1, session_id: 'a' });
   assert.equal(muxErrors.at(-1), 'state');
 });
@@ -395,10 +500,21 @@ test('completeArguments: only values that ended; open containers with their comp
     ['{"city": "Par', { city: 'Par' }, {}],
     ['is", "days": [1, 2', { city: 'Paris', days: [1] }, { city: 'Paris', days: [1] }],
     [', 3], "opts": {"unit": "c', { city: 'Paris', days: [1, 2, 3], opts: { unit: 'c' } }, { city: 'Paris', days: [1, 2, 3], opts: {} }],
-    ['elsius", "n": 4', { city: 'Paris', days: [1, 2, 3], opts: { unit: 'celsius' } }, { city: 'Paris', days: [1, 2, 3], opts: { unit: 'celsius' } }],
-    ['}, "ok": tr', { city: 'Paris', days: [1, 2, 3], opts: { unit: 'celsius', n: 4 } }, { city: 'Paris', days: [1, 2, 3], opts: { unit: 'celsius', n: 4 } }],
-    ['ue, "tags": ["a", "b', { city: 'Paris', days: [1, 2, 3], opts: { unit: 'celsius', n: 4 }, ok: true, tags: ['a', 'b'] },
-      { city: 'Paris', days: [1, 2, 3], opts: { unit: 'celsius', n: 4 }, ok: true, tags: ['a'] }],
+    [
+      'elsius", "n": 4',
+      { city: 'Paris', days: [1, 2, 3], opts: { unit: 'celsius' } },
+      { city: 'Paris', days: [1, 2, 3], opts: { unit: 'celsius' } },
+    ],
+    [
+      '}, "ok": tr',
+      { city: 'Paris', days: [1, 2, 3], opts: { unit: 'celsius', n: 4 } },
+      { city: 'Paris', days: [1, 2, 3], opts: { unit: 'celsius', n: 4 } },
+    ],
+    [
+      'ue, "tags": ["a", "b',
+      { city: 'Paris', days: [1, 2, 3], opts: { unit: 'celsius', n: 4 }, ok: true, tags: ['a', 'b'] },
+      { city: 'Paris', days: [1, 2, 3], opts: { unit: 'celsius', n: 4 }, ok: true, tags: ['a'] },
+    ],
   ];
   s.apply({ type: 'tool_call_start', index: 0, id: 'c', name: 'f' });
   assert.equal(s.snapshot().toolCalls[0].completeArguments, undefined);
@@ -436,7 +552,9 @@ test('completeArguments: only values that ended; open containers with their comp
 function isPart(a, b) {
   if (Array.isArray(a)) return Array.isArray(b) && a.length <= b.length && a.every((x, i) => isPart(x, b[i]));
   if (a !== null && typeof a === 'object') {
-    return b !== null && typeof b === 'object' && !Array.isArray(b) && Object.keys(a).every((k) => Object.hasOwn(b, k) && isPart(a[k], b[k]));
+    return (
+      b !== null && typeof b === 'object' && !Array.isArray(b) && Object.keys(a).every((k) => Object.hasOwn(b, k) && isPart(a[k], b[k]))
+    );
   }
   return Object.is(a, b);
 }
@@ -527,13 +645,20 @@ test('subscribe with throttleMs: at most once a window, the last change always h
 
 test('StreamMux: delete, releaseEnded, maxStreams and the mux errors', () => {
   const mux = new StreamMux({ key: 'session_id', maxStreams: 2 });
-  mux.apply([{ type: 'answer_delta', text: 'a', session_id: 'a' }, { type: 'answer_delta', text: 'b', session_id: 'b' },
-    { type: 'answer_delta', text: 'c', session_id: 'c' }, { type: 'answer_delta', text: 'c2', session_id: 'c' },
-    { type: 'answer_delta', text: 'a2', session_id: 'a' }]);
+  mux.apply([
+    { type: 'answer_delta', text: 'a', session_id: 'a' },
+    { type: 'answer_delta', text: 'b', session_id: 'b' },
+    { type: 'answer_delta', text: 'c', session_id: 'c' },
+    { type: 'answer_delta', text: 'c2', session_id: 'c' },
+    { type: 'answer_delta', text: 'a2', session_id: 'a' },
+  ]);
   assert.deepEqual(mux.keys(), ['a', 'b']);
   assert.equal(mux.get('a').snapshot().answer, 'aa2');
   assert.equal(mux.get('c'), undefined);
-  assert.deepEqual(mux.errors().map((e) => e.code), ['buffer_limit_exceeded']);
+  assert.deepEqual(
+    mux.errors().map((e) => e.code),
+    ['buffer_limit_exceeded'],
+  );
   assert.ok(Object.isFrozen(mux.errors()));
   mux.apply({ type: 'answer_delta', text: 'd', session_id: 'd' });
   assert.equal(mux.errors().length, 1, 'one error, not one per dropped event');
@@ -550,16 +675,25 @@ test('StreamMux: delete, releaseEnded, maxStreams and the mux errors', () => {
   const released = new StreamMux({ key: 'session_id', releaseEnded: true });
   const heard = [];
   released.subscribe((c) => heard.push([c.type, c.key, c.state.snapshot().answer, released.get(c.key) === c.state]));
-  released.apply([{ type: 'answer_delta', text: 'hi', session_id: 's' }, { type: 'done', ok: true, session_id: 's' },
-    { type: 'answer_delta', text: 'on', session_id: 't' }]);
-  assert.deepEqual(heard, [['added', 's', 'hi', true], ['added', 't', 'on', true], ['ended', 's', 'hi', true]]);
+  released.apply([
+    { type: 'answer_delta', text: 'hi', session_id: 's' },
+    { type: 'done', ok: true, session_id: 's' },
+    { type: 'answer_delta', text: 'on', session_id: 't' },
+  ]);
+  assert.deepEqual(heard, [
+    ['added', 's', 'hi', true],
+    ['added', 't', 'on', true],
+    ['ended', 's', 'hi', true],
+  ]);
   assert.deepEqual(released.keys(), ['t']);
   assert.equal(released.get('s'), undefined);
   assert.equal(released.ended('s'), false);
 });
 
 test('TypeScript: the options, completeArguments, sources and usage type-check', async () => {
-  const { status, output } = typecheck('ts-client-state', `
+  const { status, output } = typecheck(
+    'ts-client-state',
+    `
     import { StreamState, StreamMux, type StreamSnapshot, type StreamStateOptions, type StreamMuxOptions, type SubscribeOptions } from 'streamroute';
     const options: StreamStateOptions = { maxBytes: 1 << 20, onListenerError: (e: unknown) => console.error(e) };
     const state = new StreamState(options);
@@ -590,7 +724,8 @@ test('TypeScript: the options, completeArguments, sources and usage type-check',
     new StreamState({ maxByte: 1 });
     void [stop, url, tokens, done, bytes, released, errors, commentary, compaction, kind, signature, to, container, stopDetails,
       finishMessage, caller];
-  `);
+  `,
+  );
   assert.equal(status, 0, output);
 });
 
@@ -601,8 +736,10 @@ test('TypeScript: the options, completeArguments, sources and usage type-check',
 test('commentary is kept apart from the answer; continuations in order as received; compaction, fallback, container, caller, done details', () => {
   const s = new StreamState();
   const empty = s.snapshot();
-  assert.deepEqual([empty.commentary, empty.compaction, empty.continuations, empty.modelFallback, empty.container, empty.stopDetails,
-    empty.finishMessage], ['', '', [], null, null, null, null]);
+  assert.deepEqual(
+    [empty.commentary, empty.compaction, empty.continuations, empty.modelFallback, empty.container, empty.stopDetails, empty.finishMessage],
+    ['', '', [], null, null, null, null],
+  );
   const signature = { type: 'continuation', kind: 'thinking_signature', signature: 'sig', trace_id: 't' };
   s.apply([
     { type: 'model_fallback', from: 'a', to: { id: 'b' } },
@@ -623,7 +760,7 @@ test('commentary is kept apart from the answer; continuations in order as receiv
   assert.equal(mid.commentary, 'Looking. ');
   assert.equal(mid.compaction, 'Earlier turns.');
   assert.deepEqual(mid.continuations, [signature]);
-  assert.notEqual(mid.continuations[0], signature, 'a copy, not the caller\'s object');
+  assert.notEqual(mid.continuations[0], signature, "a copy, not the caller's object");
   assert.deepEqual(mid.modelFallback, { from: 'a', to: { id: 'b' } });
   assert.deepEqual(mid.container, { id: 'cntr', expires_at: '2026-01-01T00:00:00Z' });
   assert.deepEqual(mid.toolCalls[0].caller, { type: 'direct' });
@@ -641,8 +778,15 @@ test('commentary is kept apart from the answer; continuations in order as receiv
   s.apply({ type: 'answer_delta', text: ' More.' });
   assert.equal(s.snapshot().continuations, next.continuations, 'the list is the same until a continuation comes');
 
-  s.apply({ type: 'done', ok: true, parse_ok: true, finish_reason: 'end_turn', finish: 'stop', stop_details: { type: 'refusal', category: 'cyber' },
-    finish_message: 'Stopped.' });
+  s.apply({
+    type: 'done',
+    ok: true,
+    parse_ok: true,
+    finish_reason: 'end_turn',
+    finish: 'stop',
+    stop_details: { type: 'refusal', category: 'cyber' },
+    finish_message: 'Stopped.',
+  });
   const done = s.snapshot();
   assert.deepEqual([done.stopDetails, done.finishMessage, done.status], [{ type: 'refusal', category: 'cyber' }, 'Stopped.', 'done']);
   assertPlainData(done);
@@ -650,8 +794,12 @@ test('commentary is kept apart from the answer; continuations in order as receiv
 
 test('continuations: members named __proto__ stay data, hostile values never break the fold, and every byte counts', () => {
   const s = new StreamState();
-  s.apply(JSON.parse('[{"type": "continuation", "kind": "reasoning", "__proto__": {"polluted": true}, "summary": [{"__proto__": {"x": 1}}]},'
-    + '{"type": "container", "__proto__": {"id": "evil"}, "constructor": 1}, {"type": "model_fallback", "from": {"__proto__": null}}]'));
+  s.apply(
+    JSON.parse(
+      '[{"type": "continuation", "kind": "reasoning", "__proto__": {"polluted": true}, "summary": [{"__proto__": {"x": 1}}]},' +
+        '{"type": "container", "__proto__": {"id": "evil"}, "constructor": 1}, {"type": "model_fallback", "from": {"__proto__": null}}]',
+    ),
+  );
   const snap = s.snapshot();
   assert.equal({}.polluted, undefined);
   assert.equal(snap.continuations[0].polluted, undefined);
@@ -662,19 +810,30 @@ test('continuations: members named __proto__ stay data, hostile values never bre
   assert.deepEqual(snap.modelFallback.to, null);
   assertPlainData(snap);
   // Not strings where text goes: nothing kept, nothing thrown.
-  s.apply([{ type: 'compaction', text: { no: 1 } }, { type: 'answer_delta', text: 5, phase: 'commentary' },
-    { type: 'done', ok: true, parse_ok: true, finish_reason: null, finish_message: 7 }]);
+  s.apply([
+    { type: 'compaction', text: { no: 1 } },
+    { type: 'answer_delta', text: 5, phase: 'commentary' },
+    { type: 'done', ok: true, parse_ok: true, finish_reason: null, finish_message: 7 },
+  ]);
   assert.deepEqual([s.snapshot().compaction, s.snapshot().commentary, s.snapshot().finishMessage], ['', '', null]);
 
   // The budget: continuations, commentary and compaction are charged like the rest.
   const big = 'x'.repeat(1000);
-  for (const [event, field] of [[{ type: 'continuation', kind: 'reasoning', encrypted_content: big }, 'continuations'],
-    [{ type: 'answer_delta', text: big, phase: 'commentary' }, 'commentary'], [{ type: 'compaction', text: big }, 'compaction'],
-    [{ type: 'container', id: big }, 'container'], [{ type: 'model_fallback', from: big, to: big }, 'modelFallback'],
-    [{ type: 'done', ok: true, parse_ok: true, finish_reason: null, stop_details: { big } }, 'stopDetails']]) {
+  for (const [event, field] of [
+    [{ type: 'continuation', kind: 'reasoning', encrypted_content: big }, 'continuations'],
+    [{ type: 'answer_delta', text: big, phase: 'commentary' }, 'commentary'],
+    [{ type: 'compaction', text: big }, 'compaction'],
+    [{ type: 'container', id: big }, 'container'],
+    [{ type: 'model_fallback', from: big, to: big }, 'modelFallback'],
+    [{ type: 'done', ok: true, parse_ok: true, finish_reason: null, stop_details: { big } }, 'stopDetails'],
+  ]) {
     const small = new StreamState({ maxBytes: 1500 });
     small.apply(event);
-    assert.deepEqual(small.snapshot().errors.map((e) => e.code), ['buffer_limit_exceeded'], field);
+    assert.deepEqual(
+      small.snapshot().errors.map((e) => e.code),
+      ['buffer_limit_exceeded'],
+      field,
+    );
     assert.ok(small.bytes <= 1500, field);
     const roomy = new StreamState();
     roomy.apply(event);
@@ -694,14 +853,18 @@ test('scaling: a continuation with a snapshot after each copies the list once; f
     s.apply({ type: 'continuation', kind: 'thinking_signature', signature: `s${i}` });
     const before = work();
     const snap = s.snapshot();
-    assert.ok(work() - before <= (i + 1) + 14, `snapshot ${i} copied ${work() - before}`);
+    assert.ok(work() - before <= i + 1 + 14, `snapshot ${i} copied ${work() - before}`);
     if (i > 0) assert.equal(snap.continuations[0], prev.continuations[0]);
     prev = snap;
   }
   assertScales('continuations folded, one snapshot', 500, (n) => {
     const st = new StreamState();
     const events = [];
-    for (let i = 0; i < n; i++) events.push({ type: 'continuation', kind: 'item', item_type: 'message', id: `m${i}` }, { type: 'answer_delta', text: 'x', phase: 'commentary' });
+    for (let i = 0; i < n; i++)
+      events.push(
+        { type: 'continuation', kind: 'item', item_type: 'message', id: `m${i}` },
+        { type: 'answer_delta', text: 'x', phase: 'commentary' },
+      );
     st.apply(events);
     st.snapshot();
   });

@@ -22,8 +22,10 @@ const CASES = casesOf(sr, SAMPLES, NONCE);
 /** What fromSse(profile, options) reads from `chunks`. */
 const read = (profile, chunks, options) => collect(streamOf([...chunks]).pipeThrough(fromSse(profile, options)));
 
-const frames = (list) => list.map(([name, data]) =>
-  `${name ? `event: ${name}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`).join('');
+const frames = (list) =>
+  list
+    .map(([name, data]) => `${name ? `event: ${name}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`)
+    .join('');
 
 /**
  * The events as the wire gives them back: a `done` with toSse's defaults (the artifact
@@ -31,10 +33,16 @@ const frames = (list) => list.map(([name, data]) =>
  * ag-ui wire each with its run's ids.
  */
 const expected = (profile, list) => {
-  const events = withRun(profile, list.map((e) => (e.type === 'done' ? { ok: true, parse_ok: true, finish_reason: null, ...e } : e)));
+  const events = withRun(
+    profile,
+    list.map((e) => (e.type === 'done' ? { ok: true, parse_ok: true, finish_reason: null, ...e } : e)),
+  );
   return profile === 'ai-sdk'
-  ? [...events.filter((e) => e.type !== 'error' && e.type !== 'done'), ...events.filter((e) => e.type === 'error'),
-    ...events.filter((e) => e.type === 'done')]
+    ? [
+        ...events.filter((e) => e.type !== 'error' && e.type !== 'done'),
+        ...events.filter((e) => e.type === 'error'),
+        ...events.filter((e) => e.type === 'done'),
+      ]
     : events;
 };
 
@@ -84,16 +92,36 @@ function injection(profile, size) {
   const real = {
     planner: frames([['llm_stream_chunk', { text: 'before ', phase: 'answer', channel: 'answer' }]]),
     tagged: frames([['user_delta', { text: 'before ', source: 'answer' }]]),
-    'ai-sdk': frames([[null, { type: 'start' }], [null, { type: 'text-start', id: 't' }], [null, { type: 'text-delta', id: 't', delta: 'before ' }]]),
-    'ag-ui': frames([[null, { type: 'RUN_STARTED', threadId: 'th', runId: 'r' }], [null, { type: 'TEXT_MESSAGE_START', messageId: 't', role: 'assistant' }],
-      [null, { type: 'TEXT_MESSAGE_CONTENT', messageId: 't', delta: 'before ' }]]),
+    'ai-sdk': frames([
+      [null, { type: 'start' }],
+      [null, { type: 'text-start', id: 't' }],
+      [null, { type: 'text-delta', id: 't', delta: 'before ' }],
+    ]),
+    'ag-ui': frames([
+      [null, { type: 'RUN_STARTED', threadId: 'th', runId: 'r' }],
+      [null, { type: 'TEXT_MESSAGE_START', messageId: 't', role: 'assistant' }],
+      [null, { type: 'TEXT_MESSAGE_CONTENT', messageId: 't', delta: 'before ' }],
+    ]),
   }[profile];
   const after = {
-    planner: frames([['llm_stream_chunk', { text: 'after', phase: 'answer', channel: 'answer' }], ['done', { metadata: { ok: true } }]]),
-    tagged: frames([['user_delta', { text: 'after', source: 'answer' }], ['done', { ok: true }]]),
-    'ai-sdk': frames([[null, { type: 'text-delta', id: 't', delta: 'after' }], [null, { type: 'finish' }], [null, '[DONE]']]),
-    'ag-ui': frames([[null, { type: 'TEXT_MESSAGE_CONTENT', messageId: 't', delta: 'after' }], [null, { type: 'TEXT_MESSAGE_END', messageId: 't' }],
-      [null, { type: 'RUN_FINISHED', threadId: 'th', runId: 'r' }]]),
+    planner: frames([
+      ['llm_stream_chunk', { text: 'after', phase: 'answer', channel: 'answer' }],
+      ['done', { metadata: { ok: true } }],
+    ]),
+    tagged: frames([
+      ['user_delta', { text: 'after', source: 'answer' }],
+      ['done', { ok: true }],
+    ]),
+    'ai-sdk': frames([
+      [null, { type: 'text-delta', id: 't', delta: 'after' }],
+      [null, { type: 'finish' }],
+      [null, '[DONE]'],
+    ]),
+    'ag-ui': frames([
+      [null, { type: 'TEXT_MESSAGE_CONTENT', messageId: 't', delta: 'after' }],
+      [null, { type: 'TEXT_MESSAGE_END', messageId: 't' }],
+      [null, { type: 'RUN_FINISHED', threadId: 'th', runId: 'r' }],
+    ]),
   }[profile];
   // The tail of the oversized frame: an injected frame in every form a decoder that lost its
   // place could take for a frame of its own.
@@ -114,7 +142,10 @@ test('a frame over maxEventBytes is one wire_invalid and skipped through its bla
           assert.equal(events.filter((e) => e.code === 'wire_invalid').length, 1, `${where}: ${JSON.stringify(events)}`);
           assert.match(events.find((e) => e.code === 'wire_invalid').message, /sse_event_too_large/, where);
           assert.ok(!JSON.stringify(events).includes('INJECT'), `${where}: ${JSON.stringify(events)}`);
-          const answer = events.filter((e) => e.type === 'answer_delta').map((e) => e.text).join('');
+          const answer = events
+            .filter((e) => e.type === 'answer_delta')
+            .map((e) => e.text)
+            .join('');
           assert.equal(answer, 'before after', where);
           assert.equal(events.at(-1).type, 'done', where);
           assert.equal(events.at(-1).ok, true, where);
@@ -138,8 +169,11 @@ test('the event cap hit by many data lines, a comment line over the cap, and mul
       const text = withEol(`${real('a')}${bad}${real('b')}${bad}${bad}${real('c')}`, eol);
       for (const [label, chunks] of splitings(text)) {
         const events = await read('tagged', chunks, { maxEventBytes: cap });
-        assert.deepEqual(events.map((e) => e.text ?? e.code), ['a', 'wire_invalid', 'b', 'wire_invalid', 'wire_invalid', 'c'],
-          `${name} ${JSON.stringify(eol)} ${label}`);
+        assert.deepEqual(
+          events.map((e) => e.text ?? e.code),
+          ['a', 'wire_invalid', 'b', 'wire_invalid', 'wire_invalid', 'c'],
+          `${name} ${JSON.stringify(eol)} ${label}`,
+        );
       }
     }
   }
@@ -152,26 +186,52 @@ test('a frame up to maxEventBytes is read whole whatever its line length; one by
     const pad = n - JSON.stringify({ text: '' }).length;
     return `event: user_delta\ndata: ${JSON.stringify({ text: 'y'.repeat(pad) })}\n\n`;
   };
-  for (const [n, want] of [[cap, 'text'], [cap + 1, 'wire_invalid']]) {
+  for (const [n, want] of [
+    [cap, 'text'],
+    [cap + 1, 'wire_invalid'],
+  ]) {
     const text = frame(n) + frames([['done', { ok: true }]]);
     for (const [label, chunks] of splitings(text)) {
       const events = await read('tagged', chunks, { maxEventBytes: cap });
-      assert.deepEqual(events.map((e) => (e.code ?? (e.text === undefined ? e.type : 'text'))), [want, 'done'], `${n} ${label}`);
+      assert.deepEqual(
+        events.map((e) => e.code ?? (e.text === undefined ? e.type : 'text')),
+        [want, 'done'],
+        `${n} ${label}`,
+      );
     }
   }
   // The default cap (8 MiB): a 3 MiB line (past the decoder's default line cap of 1 MiB).
   const big = 'z'.repeat(3 << 20);
-  const text = frames([['user_delta', { text: big }], ['done', { ok: true }]]);
+  const text = frames([
+    ['user_delta', { text: big }],
+    ['done', { ok: true }],
+  ]);
   const bytes = new TextEncoder().encode(text);
-  for (const chunks of [[text], [bytes], Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, i) => bytes.subarray(i * 65536, (i + 1) * 65536))]) {
+  for (const chunks of [
+    [text],
+    [bytes],
+    Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, i) => bytes.subarray(i * 65536, (i + 1) * 65536)),
+  ]) {
     const events = await read('tagged', chunks);
     assert.equal(events.length, 2);
     assert.equal(events[0].text, big);
   }
-  assert.throws(() => fromSse('tagged', { maxEventBytes: 0 }), (e) => e.code === 'invalid_option');
-  assert.throws(() => fromSse('tagged', { maxEventBytes: 1.5 }), (e) => e.code === 'invalid_option');
-  assert.throws(() => fromSse('tagged', { maxEventBytes: 64, maxEventByte: 1 }), (e) => e.code === 'invalid_input' && /maxEventByte/.test(e.message));
-  assert.throws(() => fromSse('xml', { nonsense: 1 }), (e) => e.code === 'invalid_option');
+  assert.throws(
+    () => fromSse('tagged', { maxEventBytes: 0 }),
+    (e) => e.code === 'invalid_option',
+  );
+  assert.throws(
+    () => fromSse('tagged', { maxEventBytes: 1.5 }),
+    (e) => e.code === 'invalid_option',
+  );
+  assert.throws(
+    () => fromSse('tagged', { maxEventBytes: 64, maxEventByte: 1 }),
+    (e) => e.code === 'invalid_input' && /maxEventByte/.test(e.message),
+  );
+  assert.throws(
+    () => fromSse('xml', { nonsense: 1 }),
+    (e) => e.code === 'invalid_option',
+  );
   for (const o of [undefined, null, {}, { maxEventBytes: undefined }, { maxEventBytes: null }]) fromSse('planner', o);
 });
 
@@ -181,15 +241,41 @@ test('the skip survives a CR at a chunk end followed by an LF, a BOM, and a stre
   // The frame's blank line is a CR at the end of one chunk and an LF at the start of the next:
   // the LF belongs to the CR, it is no second blank line.
   let events = await read('tagged', [bad, '\r', '\nevent: user_delta\ndata: {"text":"ok"}\n\n'], { maxEventBytes: cap });
-  assert.deepEqual(events.map((e) => e.text ?? e.code), ['wire_invalid', 'ok']);
-  events = await read('tagged', [`\ufeff${bad}`, '\n\r\ndata: {"text":"INJECT"}\n\nevent: user_delta\ndata: {"text":"ok"}\n\n'], { maxEventBytes: cap });
-  assert.deepEqual(events.map((e) => e.text ?? e.code), ['wire_invalid', 'ok'], JSON.stringify(events));
+  assert.deepEqual(
+    events.map((e) => e.text ?? e.code),
+    ['wire_invalid', 'ok'],
+  );
+  events = await read('tagged', [`\ufeff${bad}`, '\n\r\ndata: {"text":"INJECT"}\n\nevent: user_delta\ndata: {"text":"ok"}\n\n'], {
+    maxEventBytes: cap,
+  });
+  assert.deepEqual(
+    events.map((e) => e.text ?? e.code),
+    ['wire_invalid', 'ok'],
+    JSON.stringify(events),
+  );
   events = await read('tagged', ['event: user_delta\ndata: {"text":"a"}\n\n', bad, 'data: {"text":"INJECT"}\n'], { maxEventBytes: cap });
-  assert.deepEqual(events.map((e) => e.text ?? e.code), ['a', 'wire_invalid']);
+  assert.deepEqual(
+    events.map((e) => e.text ?? e.code),
+    ['a', 'wire_invalid'],
+  );
   // A surrogate pair cut between string chunks around a skip.
-  events = await read('tagged', ['event: user_delta\ndata: {"text":"\ud83d', '\ude00"}\n\n', bad, '\n', '\r\n', 'event: user_delta\ndata: {"text":"\ud83d', '\ude01"}\n\n'],
-    { maxEventBytes: cap });
-  assert.deepEqual(events.map((e) => e.text ?? e.code), ['😀', 'wire_invalid', '😁']);
+  events = await read(
+    'tagged',
+    [
+      'event: user_delta\ndata: {"text":"\ud83d',
+      '\ude00"}\n\n',
+      bad,
+      '\n',
+      '\r\n',
+      'event: user_delta\ndata: {"text":"\ud83d',
+      '\ude01"}\n\n',
+    ],
+    { maxEventBytes: cap },
+  );
+  assert.deepEqual(
+    events.map((e) => e.text ?? e.code),
+    ['😀', 'wire_invalid', '😁'],
+  );
 });
 
 /**
@@ -264,22 +350,40 @@ test('connectSse with a profile: the frame cap, the skip and maxEventBytes; with
       for await (const e of connectSse(`${server.origin}/`, {}, { profile: 'planner', maxEventBytes: cap })) got.push(e);
       assert.equal(got.filter((e) => e.code === 'wire_invalid').length, 1, `seed ${SEED}`);
       assert.ok(!JSON.stringify(got).includes('INJECT'), `seed ${SEED}`);
-      assert.equal(got.filter((e) => e.type === 'answer_delta').map((e) => e.text).join(''), 'before after');
+      assert.equal(
+        got
+          .filter((e) => e.type === 'answer_delta')
+          .map((e) => e.text)
+          .join(''),
+        'before after',
+      );
       // The default cap reads the frame whole: its data (every data line) is no JSON.
       const whole = [];
       for await (const e of connectSse(`${server.origin}/`, {}, { profile: 'planner' })) whole.push(e);
       const invalid = whole.filter((e) => e.code === 'wire_invalid');
       assert.equal(invalid.length, 1);
       assert.match(invalid[0].message, /^llm_stream_chunk frame: data is not JSON/);
-      assert.equal(whole.filter((e) => e.type === 'answer_delta').map((e) => e.text).join(''), 'before after');
-      await assert.rejects(async () => {
-        for await (const e of connectSse(`${server.origin}/`, {}, { profile: 'planner', maxEventBytes: -1 })) void e;
-      }, (e) => e.code === 'invalid_option');
+      assert.equal(
+        whole
+          .filter((e) => e.type === 'answer_delta')
+          .map((e) => e.text)
+          .join(''),
+        'before after',
+      );
+      await assert.rejects(
+        async () => {
+          for await (const e of connectSse(`${server.origin}/`, {}, { profile: 'planner', maxEventBytes: -1 })) void e;
+        },
+        (e) => e.code === 'invalid_option',
+      );
     }
     // Without a profile, an event over the cap is the decoder's error; under it, read whole.
-    await assert.rejects(async () => {
-      for await (const e of main.connectSse(`${server.origin}/`, {}, { maxEventBytes: cap })) void e;
-    }, (e) => e.code === 'sse_event_too_large');
+    await assert.rejects(
+      async () => {
+        for await (const e of main.connectSse(`${server.origin}/`, {}, { maxEventBytes: cap })) void e;
+      },
+      (e) => e.code === 'sse_event_too_large',
+    );
     const events = [];
     for await (const e of main.connectSse(`${server.origin}/`, {}, { maxEventBytes: 8 * cap })) events.push(e);
     assert.ok(events.some((e) => e.data.length > 3 * cap));
@@ -290,7 +394,8 @@ test('connectSse with a profile: the frame cap, the skip and maxEventBytes; with
 
 test('connectSse with a profile: a connection that drops inside a frame over the cap resumes after the last frame read', async () => {
   const cap = 64;
-  const chunk = (id, text) => `id: ${id}\nevent: llm_stream_chunk\ndata: ${JSON.stringify({ text, phase: 'answer', channel: 'answer' })}\n\n`;
+  const chunk = (id, text) =>
+    `id: ${id}\nevent: llm_stream_chunk\ndata: ${JSON.stringify({ text, phase: 'answer', channel: 'answer' })}\n\n`;
   const huge = `id: 3\nevent: llm_stream_chunk\ndata: ${'x'.repeat(500)}\ndata: {"text":"INJECT","phase":"answer","channel":"answer"}\n\n`;
   const all = [chunk(1, 'a'), chunk(2, 'b'), huge, chunk(4, 'c'), `id: 5\nevent: done\ndata: {"metadata":{"ok":true}}\n\n`];
   const seen = [];
@@ -310,7 +415,10 @@ test('connectSse with a profile: a connection that drops inside a frame over the
     const got = [];
     for await (const e of client.connectSse(`${server.origin}/`, {}, { profile: 'planner', maxEventBytes: cap, retryMs: 1 })) got.push(e);
     assert.deepEqual(seen, [null, '2']);
-    assert.deepEqual(got.map((e) => e.text ?? e.code ?? e.type), ['a', 'b', 'wire_invalid', 'wire_invalid', 'c', 'done']);
+    assert.deepEqual(
+      got.map((e) => e.text ?? e.code ?? e.type),
+      ['a', 'b', 'wire_invalid', 'wire_invalid', 'c', 'done'],
+    );
   } finally {
     await server.close();
   }
@@ -330,7 +438,7 @@ const looksWrong = (events, like) => {
   assert.notEqual(state.snapshot().status, 'streaming');
 };
 
-test('a wire that is not the profile\'s: one wire_invalid naming the profile it looks like, done {ok: false}, then nothing', async () => {
+test("a wire that is not the profile's: one wire_invalid naming the profile it looks like, done {ok: false}, then nothing", async () => {
   const pairs = PROFILES.flatMap((written) => PROFILES.filter((p) => p !== written).map((readAs) => [written, readAs]));
   for (const [written, readAs] of pairs) {
     for (const [name, events] of CASES) {
@@ -350,7 +458,11 @@ test('a wire that is not the profile\'s: one wire_invalid naming the profile it 
   // a hand-written frame of neither shape is of both; 16 frames of one's own names tell them apart.
   for (const profile of ['planner', 'tagged']) {
     const events = await read(profile, [frames([['done', {}]])]);
-    assert.deepEqual(events.map((e) => e.type), ['done'], profile);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['done'],
+      profile,
+    );
     assert.equal(events[0].ok, true);
   }
   const chunks = Array.from({ length: 20 }, (_, i) => ['llm_stream_chunk', { text: `p${i}`, phase: 'answer', channel: 'answer' }]);
@@ -358,30 +470,65 @@ test('a wire that is not the profile\'s: one wire_invalid naming the profile it 
   const users = Array.from({ length: 20 }, (_, i) => ['user_delta', { text: `u${i}` }]);
   looksWrong(await read('planner', [frames(users)]), 'tagged');
   // After the verdict, frames of the vocabulary change nothing.
-  const late = frames([...Array.from({ length: 16 }, () => ['mystery', { x: 1 }]), ['user_delta', { text: 'late' }], ['done', { ok: true }]]);
+  const late = frames([
+    ...Array.from({ length: 16 }, () => ['mystery', { x: 1 }]),
+    ['user_delta', { text: 'late' }],
+    ['done', { ok: true }],
+  ]);
   for (const [, c] of splitings(late)) looksWrong(await read('tagged', c), null);
   // A short stream with no frame of the vocabulary: the same at its end.
-  looksWrong(await read('ai-sdk', [frames([['llm_stream_chunk', { text: 'x' }], ['done', {}]])]), 'planner');
-  looksWrong(await read('planner', [frames([[null, 'not json'], [null, 'neither']])]), null);
+  looksWrong(
+    await read('ai-sdk', [
+      frames([
+        ['llm_stream_chunk', { text: 'x' }],
+        ['done', {}],
+      ]),
+    ]),
+    'planner',
+  );
+  looksWrong(
+    await read('planner', [
+      frames([
+        [null, 'not json'],
+        [null, 'neither'],
+      ]),
+    ]),
+    null,
+  );
 });
 
-test('the profile check counts frames, not pings or comments, and holds nothing back from a wire that is the profile\'s', async () => {
+test("the profile check counts frames, not pings or comments, and holds nothing back from a wire that is the profile's", async () => {
   const pings = ': ping\n\n'.repeat(30) + 'event: ping\ndata: {}\n\n'.repeat(30);
-  let events = await read('tagged', [pings + frames([['user_delta', { text: 'hi' }], ['done', { ok: true }]])]);
-  assert.deepEqual(events.map((e) => e.text ?? e.type), ['hi', 'done']);
+  let events = await read('tagged', [
+    pings +
+      frames([
+        ['user_delta', { text: 'hi' }],
+        ['done', { ok: true }],
+      ]),
+  ]);
+  assert.deepEqual(
+    events.map((e) => e.text ?? e.type),
+    ['hi', 'done'],
+  );
   // Up to 15 frames outside the vocabulary (a server's own) and then one of it: all read, in order.
   const own = Array.from({ length: 15 }, (_, i) => ['state_update', i % 2 ? { n: i } : 'not json']);
   events = await read('tagged', [frames([...own, ['user_delta', { text: 'hi' }], ['done', { ok: true }]])]);
-  assert.deepEqual(events.map((e) => e.text ?? e.code ?? e.type), [...Array(8).fill('wire_invalid'), 'hi', 'done']);
+  assert.deepEqual(
+    events.map((e) => e.text ?? e.code ?? e.type),
+    [...Array(8).fill('wire_invalid'), 'hi', 'done'],
+  );
   // An empty stream, and one of pings only: nothing.
   assert.deepEqual(await read('planner', []), []);
   assert.deepEqual(await read('ai-sdk', [pings]), []);
   // A frame over the cap before the first frame of the vocabulary is reported in its place.
   events = await read('tagged', [`data: ${'x'.repeat(100)}\n\n${frames([['user_delta', { text: 'hi' }]])}`], { maxEventBytes: 16 });
-  assert.deepEqual(events.map((e) => e.text ?? e.code), ['wire_invalid', 'hi']);
+  assert.deepEqual(
+    events.map((e) => e.text ?? e.code),
+    ['wire_invalid', 'hi'],
+  );
 });
 
-test('connectSse with a profile stops after the verdict on a wire that is not the profile\'s', async () => {
+test("connectSse with a profile stops after the verdict on a wire that is not the profile's", async () => {
   const events = CASES.find(([n]) => n === 'openai-chat-tools.sse')[1];
   const text = await wireText(sr, events, 'planner');
   let requests = 0;
@@ -429,56 +576,93 @@ const poisoned = (data) => {
 
 const HOSTILE_FRAMES = {
   planner: [
-    ['llm_stream_chunk', { text: 'a' }], ['llm_stream_chunk', { text: 'b', phase: 'answer' }],
+    ['llm_stream_chunk', { text: 'a' }],
+    ['llm_stream_chunk', { text: 'b', phase: 'answer' }],
     ['artifact_chunk', { stream_id: 's', seq: 0, chunk: 'c', meta: JSON.parse(poisoned({ k: 1 })) }],
     ['artifact_chunk', { chunk: 'd', meta: JSON.parse(poisoned({ source: 'artifact_delta' })) }],
-    ['tool_call_start', { tool_call_id: 'x', tool_name: 'f' }], ['tool_call_args', { tool_call_id: 'x', delta: '{}' }],
+    ['tool_call_start', { tool_call_id: 'x', tool_name: 'f' }],
+    ['tool_call_args', { tool_call_id: 'x', delta: '{}' }],
     ['tool_call_end', { tool_call_id: 'x', args: JSON.parse(poisoned({ a: 1 })) }],
     ['step', { action: JSON.parse(poisoned({ next_node: 'n' })) }],
-    ['event', { event: 'usage', input_tokens: 1 }], ['event', { event: 'source' }], ['event', { event: 'tool_result', id: 'x' }],
-    ['event', { event: '__proto__' }], ['event', { event: 'constructor' }],
-    ['error', {}], ['done', { metadata: JSON.parse(poisoned({})), payload: JSON.parse(poisoned({ raw_answer: 'r' })) }],
+    ['event', { event: 'usage', input_tokens: 1 }],
+    ['event', { event: 'source' }],
+    ['event', { event: 'tool_result', id: 'x' }],
+    ['event', { event: '__proto__' }],
+    ['event', { event: 'constructor' }],
+    ['error', {}],
+    ['done', { metadata: JSON.parse(poisoned({})), payload: JSON.parse(poisoned({ raw_answer: 'r' })) }],
   ],
   tagged: [
-    ['artifact_delta', { text: 'a' }], ['artifact_delta', { stream_id: 's', seq: 0, chunk: 'c' }], ['user_delta', { text: 'u' }],
-    ['thinking_delta', { text: 't' }], ['tool_call_start', { index: 0, id: 'x' }], ['tool_call_delta', { index: 0, arguments: '{' }],
-    ['tool_call', { index: 0, id: 'x', arguments: {} }], ['action', { action: {} }], ['usage', { input_tokens: 1 }],
-    ['source', { title: 't' }], ['tool_result', { id: 'x' }], ['refusal_delta', { text: 'no' }],
-    ['error', {}], ['done', { error: JSON.parse(poisoned({ code: 'c' })), payload: JSON.parse(poisoned({})) }],
+    ['artifact_delta', { text: 'a' }],
+    ['artifact_delta', { stream_id: 's', seq: 0, chunk: 'c' }],
+    ['user_delta', { text: 'u' }],
+    ['thinking_delta', { text: 't' }],
+    ['tool_call_start', { index: 0, id: 'x' }],
+    ['tool_call_delta', { index: 0, arguments: '{' }],
+    ['tool_call', { index: 0, id: 'x', arguments: {} }],
+    ['action', { action: {} }],
+    ['usage', { input_tokens: 1 }],
+    ['source', { title: 't' }],
+    ['tool_result', { id: 'x' }],
+    ['refusal_delta', { text: 'no' }],
+    ['error', {}],
+    ['done', { error: JSON.parse(poisoned({ code: 'c' })), payload: JSON.parse(poisoned({})) }],
   ],
   'ai-sdk': [
-    [null, { type: 'start' }], [null, { type: 'text-start', id: 't', providerMetadata: JSON.parse(poisoned({ streamroute: JSON.parse(poisoned({})) })) }],
-    [null, { type: 'text-delta', id: 't', delta: 'a' }], [null, { type: 'reasoning-delta', id: 'r', delta: 'b' }],
+    [null, { type: 'start' }],
+    [null, { type: 'text-start', id: 't', providerMetadata: JSON.parse(poisoned({ streamroute: JSON.parse(poisoned({})) })) }],
+    [null, { type: 'text-delta', id: 't', delta: 'a' }],
+    [null, { type: 'reasoning-delta', id: 'r', delta: 'b' }],
     [null, { type: 'data-tool-call-index', data: JSON.parse(poisoned({ toolCallId: 'x', index: 3 })) }],
-    [null, { type: 'tool-input-start', toolCallId: 'x', toolName: 'f' }], [null, { type: 'tool-input-delta', toolCallId: 'x', inputTextDelta: '{}' }],
-    [null, { type: 'tool-input-available', toolCallId: 'x', input: {} }], [null, { type: 'tool-output-available', toolCallId: 'x' }],
+    [null, { type: 'tool-input-start', toolCallId: 'x', toolName: 'f' }],
+    [null, { type: 'tool-input-delta', toolCallId: 'x', inputTextDelta: '{}' }],
+    [null, { type: 'tool-input-available', toolCallId: 'x', input: {} }],
+    [null, { type: 'tool-output-available', toolCallId: 'x' }],
     [null, { type: 'tool-output-error', toolCallId: 'x' }],
     [null, { type: 'source-url', sourceId: 's', url: 'u', providerMetadata: { streamroute: JSON.parse(poisoned({})) } }],
-    [null, { type: 'source-document', sourceId: 's' }], [null, { type: 'data-artifact', data: JSON.parse(poisoned({ text: 'x' })) }],
-    [null, { type: 'data-action', data: JSON.parse(poisoned({})) }], [null, { type: 'data-usage', data: JSON.parse(poisoned({ input_tokens: 1 })) }],
-    [null, { type: 'data-source', data: JSON.parse(poisoned({ title: 't' })) }], [null, { type: 'data-tool-result', data: JSON.parse(poisoned({ id: 'x' })) }],
-    [null, { type: 'data-error', data: JSON.parse(poisoned({ code: 'c' })) }], [null, { type: 'error', errorText: 'e' }],
+    [null, { type: 'source-document', sourceId: 's' }],
+    [null, { type: 'data-artifact', data: JSON.parse(poisoned({ text: 'x' })) }],
+    [null, { type: 'data-action', data: JSON.parse(poisoned({})) }],
+    [null, { type: 'data-usage', data: JSON.parse(poisoned({ input_tokens: 1 })) }],
+    [null, { type: 'data-source', data: JSON.parse(poisoned({ title: 't' })) }],
+    [null, { type: 'data-tool-result', data: JSON.parse(poisoned({ id: 'x' })) }],
+    [null, { type: 'data-error', data: JSON.parse(poisoned({ code: 'c' })) }],
+    [null, { type: 'error', errorText: 'e' }],
     [null, { type: 'finish', messageMetadata: JSON.parse(poisoned({ payload: JSON.parse(poisoned({})) })) }],
   ],
   'ag-ui': [
     [null, { type: 'RUN_STARTED', threadId: 't', runId: 'r', parentRunId: 'p' }],
     [null, { type: 'TEXT_MESSAGE_START', messageId: 'm', metadata: JSON.parse(poisoned({ streamroute: JSON.parse(poisoned({})) })) }],
-    [null, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'a' }], [null, { type: 'REASONING_MESSAGE_CONTENT', messageId: 'x', delta: 'b' }],
+    [null, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'a' }],
+    [null, { type: 'REASONING_MESSAGE_CONTENT', messageId: 'x', delta: 'b' }],
     [null, { type: 'TOOL_CALL_START', toolCallId: 'x', toolCallName: 'f', metadata: { streamroute: JSON.parse(poisoned({ index: 3 })) } }],
     [null, { type: 'TOOL_CALL_ARGS', toolCallId: 'x', delta: '{}' }],
-    [null, { type: 'TOOL_CALL_END', toolCallId: 'x', metadata: { streamroute: JSON.parse(poisoned({ arguments: JSON.parse(poisoned({})) })) } }],
-    [null, { type: 'TOOL_CALL_RESULT', toolCallId: 'x', messageId: 'y', content: 'c', metadata: { streamroute: JSON.parse(poisoned({ id: 'x' })) } }],
+    [
+      null,
+      { type: 'TOOL_CALL_END', toolCallId: 'x', metadata: { streamroute: JSON.parse(poisoned({ arguments: JSON.parse(poisoned({})) })) } },
+    ],
+    [
+      null,
+      {
+        type: 'TOOL_CALL_RESULT',
+        toolCallId: 'x',
+        messageId: 'y',
+        content: 'c',
+        metadata: { streamroute: JSON.parse(poisoned({ id: 'x' })) },
+      },
+    ],
     [null, { type: 'CUSTOM', name: 'source', value: JSON.parse(poisoned({ title: 't' })) }],
     [null, { type: 'CUSTOM', name: 'action', value: JSON.parse(poisoned({ action: JSON.parse(poisoned({})) })) }],
     [null, { type: 'CUSTOM', name: 'usage', value: JSON.parse(poisoned({ input_tokens: 1 })) }],
-    [null, { type: 'CUSTOM', name: '__proto__', value: {} }], [null, { type: 'CUSTOM', name: 'constructor', value: {} }],
+    [null, { type: 'CUSTOM', name: '__proto__', value: {} }],
+    [null, { type: 'CUSTOM', name: 'constructor', value: {} }],
     [null, { type: 'CUSTOM', name: 'artifact_chunk', value: JSON.parse(poisoned({ stream_id: 's', seq: 0, chunk: 'c' })) }],
     [null, { type: 'CUSTOM', name: 'error', value: JSON.parse(poisoned({ code: 'c' })) }],
     [null, { type: 'RUN_FINISHED', threadId: 't', runId: 'r', result: JSON.parse(poisoned({})), metadata: JSON.parse(poisoned({})) }],
   ],
 };
 
-test('frame members named __proto__, constructor and prototype change no event\'s prototype and shadow no field, in every profile', async () => {
+test("frame members named __proto__, constructor and prototype change no event's prototype and shadow no field, in every profile", async () => {
   for (const profile of PROFILES) {
     const text = HOSTILE_FRAMES[profile].map(([name, data]) => `${name ? `event: ${name}\n` : ''}data: ${poisoned(data)}\n\n`).join('');
     for (const [label, chunks] of splitings(text).filter(([l]) => l.startsWith('whole') || l.includes('<=7'))) {
@@ -501,25 +685,127 @@ test('frame members named __proto__, constructor and prototype change no event\'
 });
 
 test('hostile values (wrong types, huge or negative numbers, nested junk) never break a reader', async () => {
-  const FIELDS = ['text', 'phase', 'channel', 'stream_id', 'seq', 'chunk', 'done', 'meta', 'tool_call_id', 'tool_name', 'args_json',
-    'index', 'delta', 'args', 'repaired', 'action', 'event', 'error', 'code', 'message', 'provider_code', 'metadata', 'payload',
-    'answer_action_seq', 'trace_id', 'action_seq', 'source', 'id', 'arguments', 'ok', 'parse_ok', 'finish', 'finish_reason',
-    'type', 'toolCallId', 'toolName', 'inputTextDelta', 'input', 'output', 'data', 'providerMetadata', 'messageMetadata',
-    'finishReason', 'errorText', 'url', 'sourceId', 'title', 'providerExecuted', 'provider_executed', 'messageId', 'toolCallName',
-    'content', 'name', 'value', 'threadId', 'runId', 'parentRunId', 'result', 'usage'];
+  const FIELDS = [
+    'text',
+    'phase',
+    'channel',
+    'stream_id',
+    'seq',
+    'chunk',
+    'done',
+    'meta',
+    'tool_call_id',
+    'tool_name',
+    'args_json',
+    'index',
+    'delta',
+    'args',
+    'repaired',
+    'action',
+    'event',
+    'error',
+    'code',
+    'message',
+    'provider_code',
+    'metadata',
+    'payload',
+    'answer_action_seq',
+    'trace_id',
+    'action_seq',
+    'source',
+    'id',
+    'arguments',
+    'ok',
+    'parse_ok',
+    'finish',
+    'finish_reason',
+    'type',
+    'toolCallId',
+    'toolName',
+    'inputTextDelta',
+    'input',
+    'output',
+    'data',
+    'providerMetadata',
+    'messageMetadata',
+    'finishReason',
+    'errorText',
+    'url',
+    'sourceId',
+    'title',
+    'providerExecuted',
+    'provider_executed',
+    'messageId',
+    'toolCallName',
+    'content',
+    'name',
+    'value',
+    'threadId',
+    'runId',
+    'parentRunId',
+    'result',
+    'usage',
+  ];
   let deep = '0';
   for (let i = 0; i < 2000; i++) deep = `[${deep}]`;
-  const VALUES = ['null', '1', '-1', '1e308', '9007199254740993', '-0', '"s"', 'true', '[]', '[1,[2,{}]]', '{}',
-    '{"toString":"x","valueOf":1}', '{"__proto__":{"x":1}}', deep];
-  const NAMES = { planner: ['llm_stream_chunk', 'artifact_chunk', 'tool_call_start', 'tool_call_args', 'tool_call_end', 'step', 'event', 'error', 'done'],
-    tagged: ['artifact_delta', 'user_delta', 'thinking_delta', 'tool_call', 'usage', 'source', 'error', 'done'], 'ai-sdk': [null],
-    'ag-ui': [null] };
-  const AI_TYPES = ['text-start', 'text-delta', 'reasoning-start', 'reasoning-delta', 'data-tool-call-index', 'tool-input-start',
-    'tool-input-delta', 'tool-input-available', 'tool-output-available', 'tool-output-error', 'source-url', 'data-artifact',
-    'data-action', 'data-usage', 'data-error', 'error', 'finish', 'data-source'];
-  const AG_UI_TYPES = ['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_CHUNK', 'REASONING_MESSAGE_START',
-    'REASONING_MESSAGE_CONTENT', 'TOOL_CALL_START', 'TOOL_CALL_CHUNK', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'TOOL_CALL_RESULT', 'CUSTOM',
-    'RUN_FINISHED', 'RUN_ERROR'];
+  const VALUES = [
+    'null',
+    '1',
+    '-1',
+    '1e308',
+    '9007199254740993',
+    '-0',
+    '"s"',
+    'true',
+    '[]',
+    '[1,[2,{}]]',
+    '{}',
+    '{"toString":"x","valueOf":1}',
+    '{"__proto__":{"x":1}}',
+    deep,
+  ];
+  const NAMES = {
+    planner: ['llm_stream_chunk', 'artifact_chunk', 'tool_call_start', 'tool_call_args', 'tool_call_end', 'step', 'event', 'error', 'done'],
+    tagged: ['artifact_delta', 'user_delta', 'thinking_delta', 'tool_call', 'usage', 'source', 'error', 'done'],
+    'ai-sdk': [null],
+    'ag-ui': [null],
+  };
+  const AI_TYPES = [
+    'text-start',
+    'text-delta',
+    'reasoning-start',
+    'reasoning-delta',
+    'data-tool-call-index',
+    'tool-input-start',
+    'tool-input-delta',
+    'tool-input-available',
+    'tool-output-available',
+    'tool-output-error',
+    'source-url',
+    'data-artifact',
+    'data-action',
+    'data-usage',
+    'data-error',
+    'error',
+    'finish',
+    'data-source',
+  ];
+  const AG_UI_TYPES = [
+    'RUN_STARTED',
+    'TEXT_MESSAGE_START',
+    'TEXT_MESSAGE_CONTENT',
+    'TEXT_MESSAGE_CHUNK',
+    'REASONING_MESSAGE_START',
+    'REASONING_MESSAGE_CONTENT',
+    'TOOL_CALL_START',
+    'TOOL_CALL_CHUNK',
+    'TOOL_CALL_ARGS',
+    'TOOL_CALL_END',
+    'TOOL_CALL_RESULT',
+    'CUSTOM',
+    'RUN_FINISHED',
+    'RUN_ERROR',
+  ];
   for (const profile of PROFILES) {
     let text = '';
     for (const name of NAMES[profile]) {
@@ -594,7 +880,9 @@ test('per frame work is linear: a reader takes about as long per byte on a long 
 });
 
 test('TypeScript: fromSse and connectSse take maxEventBytes', async () => {
-  const { status, output } = typecheck('ts-client-wire', `
+  const { status, output } = typecheck(
+    'ts-client-wire',
+    `
     import { fromSse, connectSse, type WireEvent, type FromSseOptions, type ConnectSseOptions } from 'streamroute/client';
     import * as main from 'streamroute';
     const o: FromSseOptions = { maxEventBytes: 1 << 20 };
@@ -606,6 +894,7 @@ test('TypeScript: fromSse and connectSse take maxEventBytes', async () => {
       for await (const e of main.connectSse('http://x', {}, { profile: 'planner', maxEventBytes: 1024 })) { const w: WireEvent = e; void w; }
     }
     void [t, c, f];
-  `);
+  `,
+  );
   assert.equal(status, 0, output);
 });

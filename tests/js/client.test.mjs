@@ -13,9 +13,14 @@ import { typecheck } from './helpers/typecheck.mjs';
 
 // The client half from 'streamroute/client', as a page imports it; the router and toSse (the
 // server's side) from the main entry.
-const sr = { ...main, StreamMux: client.StreamMux, StreamState: client.StreamState, connectSse: client.connectSse,
-  fromSse: client.fromSse };
-const { StreamMux, StreamState, StreamrouteError, connectSse, fromSse, toSse } = sr;
+const sr = {
+  ...main,
+  StreamMux: client.StreamMux,
+  StreamState: client.StreamState,
+  connectSse: client.connectSse,
+  fromSse: client.fromSse,
+};
+const { StreamMux, StreamState, StreamrouteError, connectSse, fromSse } = sr;
 
 const CASES = casesOf(sr, SAMPLES, NONCE);
 
@@ -30,10 +35,14 @@ test('the round trip gives the routed events back (text deltas merged)', async (
     for (const profile of PROFILES) {
       const back = await readWire(sr, profile, [await wireText(sr, events, profile)]);
       // The ai-sdk wire holds errors back to just before the finish, after what was recovered.
-      const want = profile === 'ai-sdk'
-        ? [...events.filter((e) => e.type !== 'error' && e.type !== 'done'), ...events.filter((e) => e.type === 'error'),
-          ...events.filter((e) => e.type === 'done')]
-        : events;
+      const want =
+        profile === 'ai-sdk'
+          ? [
+              ...events.filter((e) => e.type !== 'error' && e.type !== 'done'),
+              ...events.filter((e) => e.type === 'error'),
+              ...events.filter((e) => e.type === 'done'),
+            ]
+          : events;
       assert.deepEqual(coalesce(back), coalesce(withRun(profile, want)), `${name} ${profile}`);
     }
   }
@@ -44,10 +53,31 @@ test('the snapshots say what the streams say', async () => {
   assert.equal(tools.status, 'done');
   assert.equal(tools.finish, 'tool-calls', 'done.finish, normalised');
   assert.deepEqual(tools.thinking, { reasoning: 'Two cities, so two weather calls in parallel.', thought: '' });
-  assert.deepEqual(tools.toolCalls.map((t) => [t.index, t.id, t.name, t.argumentsText, t.partialArguments, t.arguments, t.state, t.providerExecuted]), [
-    [0, 'call_Wx1', 'get_weather', '{"city": "Paris", "unit": "celsius"}', { city: 'Paris', unit: 'celsius' }, { city: 'Paris', unit: 'celsius' }, 'input-available', false],
-    [1, 'call_Wx2', 'get_weather', '{"city": "Tōkyō", "unit": "celsius"}', { city: 'Tōkyō', unit: 'celsius' }, { city: 'Tōkyō', unit: 'celsius' }, 'input-available', false],
-  ]);
+  assert.deepEqual(
+    tools.toolCalls.map((t) => [t.index, t.id, t.name, t.argumentsText, t.partialArguments, t.arguments, t.state, t.providerExecuted]),
+    [
+      [
+        0,
+        'call_Wx1',
+        'get_weather',
+        '{"city": "Paris", "unit": "celsius"}',
+        { city: 'Paris', unit: 'celsius' },
+        { city: 'Paris', unit: 'celsius' },
+        'input-available',
+        false,
+      ],
+      [
+        1,
+        'call_Wx2',
+        'get_weather',
+        '{"city": "Tōkyō", "unit": "celsius"}',
+        { city: 'Tōkyō', unit: 'celsius' },
+        { city: 'Tōkyō', unit: 'celsius' },
+        'input-available',
+        false,
+      ],
+    ],
+  );
   assert.equal(tools.usage.total_tokens, 175);
   const extra = fold(sr, EXTRA_EVENTS);
   assert.equal(extra.answer, 'Revenue grew 15% in Q3 — ☕ 😀.');
@@ -55,7 +85,10 @@ test('the snapshots say what the streams say', async () => {
     chart: { chunks: [{ points: [1, 2] }, { points: [3] }], seq: 1, done: true, artifact_type: 'dict', gaps: [] },
     table: { chunks: ['row 1', 'row 2'], seq: 1, done: true, artifact_type: 'str', gaps: [] },
   });
-  assert.deepEqual(extra.sources.map((s) => s.title), ['Q3 report']);
+  assert.deepEqual(
+    extra.sources.map((s) => s.title),
+    ['Q3 report'],
+  );
   assert.equal(extra.payload.language, 'en');
   assert.equal(extra.status, 'done');
   const failed = fold(sr, CASES.find(([n]) => n === 'anthropic-error.sse')[1]);
@@ -69,7 +102,13 @@ async function collect(readable) {
   return out;
 }
 
-const frames = (list) => list.map(([name, data, id]) => `${id ? `id: ${id}\n` : ''}${name ? `event: ${name}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`).join('');
+const frames = (list) =>
+  list
+    .map(
+      ([name, data, id]) =>
+        `${id ? `id: ${id}\n` : ''}${name ? `event: ${name}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`,
+    )
+    .join('');
 
 async function readAll(profile, text) {
   const out = [];
@@ -104,9 +143,18 @@ test('hand-written planner frames: reference phases, tool calls without index, e
   const events = await readAll('planner', text);
   const invalid = events.filter((e) => e.code === 'wire_invalid');
   assert.equal(invalid.length, 2, JSON.stringify(invalid));
-  assert.deepEqual(events.find((e) => e.type === 'tool_call'), {
-    type: 'tool_call', index: 0, id: 'a', name: 'search', arguments: null, repaired: false, action_seq: 1,
-  });
+  assert.deepEqual(
+    events.find((e) => e.type === 'tool_call'),
+    {
+      type: 'tool_call',
+      index: 0,
+      id: 'a',
+      name: 'search',
+      arguments: null,
+      repaired: false,
+      action_seq: 1,
+    },
+  );
   assert.equal(events.find((e) => e.type === 'thinking_delta').trace_id, 't');
   assert.deepEqual(events.at(-1), { type: 'done', ok: true, parse_ok: true, finish_reason: null, trace_id: 't', action_seq: 2 });
   const s = fold(sr, events);
@@ -117,72 +165,124 @@ test('hand-written planner frames: reference phases, tool calls without index, e
   assert.deepEqual(s.usage, { input_tokens: 4, output_tokens: 2 });
   assert.deepEqual(s.artifacts.chart, { chunks: [[1], [2]], seq: 1, done: true, artifact_type: 'list', gaps: [] });
   assert.equal(s.status, 'error');
-  assert.deepEqual(s.errors.map((e) => e.code), ['wire_invalid', 'wire_invalid', 'server_error']);
+  assert.deepEqual(
+    s.errors.map((e) => e.code),
+    ['wire_invalid', 'wire_invalid', 'server_error'],
+  );
 });
 
 test('hand-written tagged and ai-sdk streams', async () => {
-  const tagged = await readAll('tagged', frames([
-    ['artifact_delta', { text: '# Draft\n' }, '1'],
-    ['ping', {}],
-    ['artifact_delta', { text: 'body' }, '2'],
-    ['user_delta', { text: 'Save it?' }, '3'],
-    ['user_delta', 'not json', '4'],
-    ['done', { ok: false, parse_ok: true, error: { code: 'stream_truncated', message: 'cut' } }, '5'],
-  ]));
+  const tagged = await readAll(
+    'tagged',
+    frames([
+      ['artifact_delta', { text: '# Draft\n' }, '1'],
+      ['ping', {}],
+      ['artifact_delta', { text: 'body' }, '2'],
+      ['user_delta', { text: 'Save it?' }, '3'],
+      ['user_delta', 'not json', '4'],
+      ['done', { ok: false, parse_ok: true, error: { code: 'stream_truncated', message: 'cut' } }, '5'],
+    ]),
+  );
   let s = fold(sr, tagged);
   assert.equal(s.artifactText, '# Draft\nbody');
   assert.equal(s.userText, 'Save it?');
   assert.equal(s.status, 'error');
-  assert.deepEqual(s.errors.map((e) => e.code), ['wire_invalid', 'stream_truncated']);
+  assert.deepEqual(
+    s.errors.map((e) => e.code),
+    ['wire_invalid', 'stream_truncated'],
+  );
   assert.match(s.errors[0].message, /frame id 4/);
 
-  const ai = await readAll('ai-sdk', frames([
-    [null, { type: 'start', messageId: 'm1' }],
-    [null, { type: 'start-step' }],
-    [null, { type: 'reasoning-start', id: 'r' }],
-    [null, { type: 'reasoning-delta', id: 'r', delta: 'Hmm.' }],
-    [null, { type: 'reasoning-end', id: 'r' }],
-    [null, { type: 'text-start', id: 't' }],
-    [null, { type: 'text-delta', id: 't', delta: 'Sunny ' }],
-    [null, { type: 'text-delta', id: 't', delta: 'today.' }],
-    [null, { type: 'text-end', id: 't' }],
-    [null, { type: 'tool-input-start', toolCallId: 'w', toolName: 'weather', providerExecuted: true }],
-    [null, { type: 'tool-input-delta', toolCallId: 'w', inputTextDelta: '{"city":"Oslo"}' }],
-    [null, { type: 'tool-input-available', toolCallId: 'w', toolName: 'weather', input: { city: 'Oslo' } }],
-    [null, { type: 'tool-output-available', toolCallId: 'w', output: { temp: 3 } }],
-    [null, { type: 'source-url', sourceId: 's1', url: 'https://met.no', title: 'MET' }],
-    [null, { type: 'source-url', sourceId: 's2', url: 'https://met.no', title: 'MET again' }],
-    [null, { type: 'text-delta' }],
-    [null, { type: 'error', errorText: 'rate_limited: slow down' }],
-    [null, { type: 'finish-step' }],
-    [null, { type: 'finish', finishReason: 'stop' }],
-    [null, '[DONE]'],
-  ]));
+  const ai = await readAll(
+    'ai-sdk',
+    frames([
+      [null, { type: 'start', messageId: 'm1' }],
+      [null, { type: 'start-step' }],
+      [null, { type: 'reasoning-start', id: 'r' }],
+      [null, { type: 'reasoning-delta', id: 'r', delta: 'Hmm.' }],
+      [null, { type: 'reasoning-end', id: 'r' }],
+      [null, { type: 'text-start', id: 't' }],
+      [null, { type: 'text-delta', id: 't', delta: 'Sunny ' }],
+      [null, { type: 'text-delta', id: 't', delta: 'today.' }],
+      [null, { type: 'text-end', id: 't' }],
+      [null, { type: 'tool-input-start', toolCallId: 'w', toolName: 'weather', providerExecuted: true }],
+      [null, { type: 'tool-input-delta', toolCallId: 'w', inputTextDelta: '{"city":"Oslo"}' }],
+      [null, { type: 'tool-input-available', toolCallId: 'w', toolName: 'weather', input: { city: 'Oslo' } }],
+      [null, { type: 'tool-output-available', toolCallId: 'w', output: { temp: 3 } }],
+      [null, { type: 'source-url', sourceId: 's1', url: 'https://met.no', title: 'MET' }],
+      [null, { type: 'source-url', sourceId: 's2', url: 'https://met.no', title: 'MET again' }],
+      [null, { type: 'text-delta' }],
+      [null, { type: 'error', errorText: 'rate_limited: slow down' }],
+      [null, { type: 'finish-step' }],
+      [null, { type: 'finish', finishReason: 'stop' }],
+      [null, '[DONE]'],
+    ]),
+  );
   s = fold(sr, ai);
   assert.equal(s.answer, 'Sunny today.');
   assert.equal(s.thinking.reasoning, 'Hmm.');
-  assert.deepEqual(s.toolCalls, [{ index: 0, id: 'w', name: 'weather', argumentsText: '{"city":"Oslo"}', partialArguments: { city: 'Oslo' },
-    completeArguments: { city: 'Oslo' },
-    arguments: { city: 'Oslo' }, providerExecuted: true, result: { temp: 3 }, state: 'output-available' }]);
+  assert.deepEqual(s.toolCalls, [
+    {
+      index: 0,
+      id: 'w',
+      name: 'weather',
+      argumentsText: '{"city":"Oslo"}',
+      partialArguments: { city: 'Oslo' },
+      completeArguments: { city: 'Oslo' },
+      arguments: { city: 'Oslo' },
+      providerExecuted: true,
+      result: { temp: 3 },
+      state: 'output-available',
+    },
+  ]);
   assert.deepEqual(s.sources, [{ id: 's1', url: 'https://met.no', title: 'MET', snippet: null }]);
-  assert.deepEqual(s.errors, [{ code: 'wire_invalid', message: 'text-delta frame: text-delta without delta' }, { code: 'rate_limited', message: 'slow down' }]);
+  assert.deepEqual(s.errors, [
+    { code: 'wire_invalid', message: 'text-delta frame: text-delta without delta' },
+    { code: 'rate_limited', message: 'slow down' },
+  ]);
   assert.equal(s.finish, 'stop');
   assert.equal(s.status, 'error');
-  assert.throws(() => fromSse('json'), (e) => e instanceof StreamrouteError && e.code === 'invalid_option');
+  assert.throws(
+    () => fromSse('json'),
+    (e) => e instanceof StreamrouteError && e.code === 'invalid_option',
+  );
 });
 
 test('a frame over maxEventBytes is wire_invalid and reading goes on after it, at every chunking', async () => {
-  const text = frames([['user_delta', { text: 'é'.repeat(100) }], ['user_delta', { text: 'ok' }],
-    ['user_delta', { text: 'x'.repeat(100) }], ['done', { ok: true, parse_ok: true }]]);
+  const text = frames([
+    ['user_delta', { text: 'é'.repeat(100) }],
+    ['user_delta', { text: 'ok' }],
+    ['user_delta', { text: 'x'.repeat(100) }],
+    ['done', { ok: true, parse_ok: true }],
+  ]);
   for (const [label, chunks] of splitings(text)) {
-    const events = await collect(new ReadableStream({ pull(c) { const x = chunks.shift(); x === undefined ? c.close() : c.enqueue(x); } })
-      .pipeThrough(fromSse('tagged', { maxEventBytes: 64 })));
-    assert.deepEqual(events.map((e) => e.text ?? e.code ?? e.type), ['wire_invalid', 'ok', 'wire_invalid', 'done'], label);
+    const events = await collect(
+      new ReadableStream({
+        pull(c) {
+          const x = chunks.shift();
+          x === undefined ? c.close() : c.enqueue(x);
+        },
+      }).pipeThrough(fromSse('tagged', { maxEventBytes: 64 })),
+    );
+    assert.deepEqual(
+      events.map((e) => e.text ?? e.code ?? e.type),
+      ['wire_invalid', 'ok', 'wire_invalid', 'done'],
+      label,
+    );
     assert.match(events[0].message, /sse_event_too_large/);
   }
   // A chunk that is neither text nor bytes is the caller's mistake: the stream errors.
-  await assert.rejects(collect(new ReadableStream({ start(c) { c.enqueue(42); c.close(); } }).pipeThrough(fromSse('planner'))),
-    (e) => e instanceof StreamrouteError && e.code === 'invalid_input');
+  await assert.rejects(
+    collect(
+      new ReadableStream({
+        start(c) {
+          c.enqueue(42);
+          c.close();
+        },
+      }).pipeThrough(fromSse('planner')),
+    ),
+    (e) => e instanceof StreamrouteError && e.code === 'invalid_input',
+  );
 });
 
 test('StreamState: bound methods, the same snapshot while nothing changes, structure shared, listeners', () => {
@@ -191,15 +291,39 @@ test('StreamState: bound methods, the same snapshot while nothing changes, struc
   const empty = snapshot();
   assert.equal(snapshot(), empty);
   assert.ok(Object.isFrozen(empty));
-  assert.deepEqual({ ...empty, thinking: { ...empty.thinking } }, {
-    status: 'streaming', answer: '', thinking: { reasoning: '', thought: '' }, artifactText: '', userText: '', refusal: '', toolCalls: [],
-    action: null, artifacts: {}, sources: [], usage: null, payload: null, finish: null, errors: [], commentary: '', compaction: '',
-    continuations: [], modelFallback: null, container: null, stopDetails: null, finishMessage: null,
-  });
+  assert.deepEqual(
+    { ...empty, thinking: { ...empty.thinking } },
+    {
+      status: 'streaming',
+      answer: '',
+      thinking: { reasoning: '', thought: '' },
+      artifactText: '',
+      userText: '',
+      refusal: '',
+      toolCalls: [],
+      action: null,
+      artifacts: {},
+      sources: [],
+      usage: null,
+      payload: null,
+      finish: null,
+      errors: [],
+      commentary: '',
+      compaction: '',
+      continuations: [],
+      modelFallback: null,
+      container: null,
+      stopDetails: null,
+      finishMessage: null,
+    },
+  );
   let calls = 0;
   const stop = subscribe(() => calls++);
   apply({ type: 'answer_delta', text: 'a' });
-  apply([{ type: 'answer_delta', text: 'b' }, { type: 'thinking_delta', text: 't', source: 'thought' }]);
+  apply([
+    { type: 'answer_delta', text: 'b' },
+    { type: 'thinking_delta', text: 't', source: 'thought' },
+  ]);
   apply({ type: 'answer_delta', text: '' });
   apply({ type: 'some_future_event' });
   assert.equal(calls, 2);
@@ -228,17 +352,31 @@ test('StreamState: bound methods, the same snapshot while nothing changes, struc
   const five = snapshot();
   assert.equal(five.toolCalls[1], four.toolCalls[1]);
   assert.equal(five.toolCalls[0].partialArguments.a, four.toolCalls[0].partialArguments.a, 'an unchanged branch is shared');
-  assert.deepEqual(five.toolCalls[0], { index: 0, id: 'c', name: 'f', argumentsText: '{"a": {"b": "xy"}, "c": [1, 2], "d": 1}',
-    partialArguments: { a: { b: 'xy' }, c: [1, 2], d: 1 }, completeArguments: { a: { b: 'xy' }, c: [1, 2], d: 1 },
-    arguments: { a: { b: 'xy' }, c: [1, 2], d: 1 }, providerExecuted: false,
-    result: 'ok', state: 'output-available' });
+  assert.deepEqual(five.toolCalls[0], {
+    index: 0,
+    id: 'c',
+    name: 'f',
+    argumentsText: '{"a": {"b": "xy"}, "c": [1, 2], "d": 1}',
+    partialArguments: { a: { b: 'xy' }, c: [1, 2], d: 1 },
+    completeArguments: { a: { b: 'xy' }, c: [1, 2], d: 1 },
+    arguments: { a: { b: 'xy' }, c: [1, 2], d: 1 },
+    providerExecuted: false,
+    result: 'ok',
+    state: 'output-available',
+  });
   stop();
   apply({ type: 'done', ok: true, parse_ok: true, finish_reason: 'stop', finish: 'stop-normalised' });
   assert.equal(calls, 10);
   assert.equal(snapshot().status, 'done');
   assert.equal(snapshot().finish, 'stop-normalised');
-  assert.throws(() => apply(null), (e) => e instanceof StreamrouteError && e.code === 'invalid_input');
-  assert.throws(() => subscribe(1), (e) => e.code === 'invalid_input');
+  assert.throws(
+    () => apply(null),
+    (e) => e instanceof StreamrouteError && e.code === 'invalid_input',
+  );
+  assert.throws(
+    () => subscribe(1),
+    (e) => e.code === 'invalid_input',
+  );
 });
 
 test('StreamState artifacts: out-of-order seq fills gaps, repeats are ignored, a wild seq or too many missing is an error', () => {
@@ -250,7 +388,10 @@ test('StreamState artifacts: out-of-order seq fills gaps, repeats are ignored, a
   assert.deepEqual(state.snapshot().artifacts.x, { chunks: ['a', 'b', 'c', 'd'], seq: 3, done: true, artifact_type: 'str', gaps: [] });
   assert.equal(state.snapshot().status, 'streaming');
   state.apply([chunk(1e12, 'far'), chunk(-1, 'neg'), chunk(1.5, 'frac')]);
-  assert.deepEqual(state.snapshot().errors.map((e) => e.code), ['wire_invalid', 'wire_invalid', 'wire_invalid']);
+  assert.deepEqual(
+    state.snapshot().errors.map((e) => e.code),
+    ['wire_invalid', 'wire_invalid', 'wire_invalid'],
+  );
   assert.equal(state.snapshot().artifacts.x.chunks.length, 4);
   // The gap list is bounded in total, not per jump: jumps that add up past the cap are refused.
   state.apply([chunk(40_003, 'j1'), chunk(80_003, 'j2')]);
@@ -289,7 +430,13 @@ test('StreamMux: a planner connection with a foreground answer, two background t
   assert.equal(fg.status, 'done');
   assert.equal(fg.finish, 'stop');
   assert.equal(bySession.get('bg2').snapshot().status, 'error');
-  assert.deepEqual(bySession.get('art').snapshot().artifacts.chart, { chunks: [[1], [2]], seq: 1, done: true, artifact_type: 'list', gaps: [] });
+  assert.deepEqual(bySession.get('art').snapshot().artifacts.chart, {
+    chunks: [[1], [2]],
+    seq: 1,
+    done: true,
+    artifact_type: 'list',
+    gaps: [],
+  });
 
   const byStream = new StreamMux({ key: 'stream_id' });
   byStream.apply(events);
@@ -299,8 +446,14 @@ test('StreamMux: a planner connection with a foreground answer, two background t
   const byFn = new StreamMux({ key: (e) => (e.type === 'artifact_chunk' ? 'artifacts' : 'text') });
   byFn.apply(events);
   assert.deepEqual(byFn.keys(), ['text', 'artifacts']);
-  assert.throws(() => new StreamMux({ key: 'nope' }), (e) => e instanceof StreamrouteError && e.code === 'invalid_option');
-  assert.throws(() => new StreamMux(), (e) => e.code === 'invalid_option');
+  assert.throws(
+    () => new StreamMux({ key: 'nope' }),
+    (e) => e instanceof StreamrouteError && e.code === 'invalid_option',
+  );
+  assert.throws(
+    () => new StreamMux(),
+    (e) => e.code === 'invalid_option',
+  );
 });
 
 test('StreamMux and StreamState: a batch with a bad element changes nothing; the mux makes no snapshot', () => {
@@ -309,14 +462,20 @@ test('StreamMux and StreamState: a batch with a bad element changes nothing; the
   const before = state.snapshot();
   let heard = 0;
   state.subscribe(() => heard++);
-  assert.throws(() => state.apply([{ type: 'answer_delta', text: 'b' }, null]), (e) => e.code === 'invalid_input');
+  assert.throws(
+    () => state.apply([{ type: 'answer_delta', text: 'b' }, null]),
+    (e) => e.code === 'invalid_input',
+  );
   assert.equal(state.snapshot(), before);
   assert.equal(heard, 0);
 
   const mux = new StreamMux({ key: 'session_id' });
   const changes = [];
   mux.subscribe((c) => changes.push(c.type));
-  assert.throws(() => mux.apply([{ type: 'answer_delta', text: 'x', session_id: 'a' }, { session_id: 'b' }]), (e) => e.code === 'invalid_input');
+  assert.throws(
+    () => mux.apply([{ type: 'answer_delta', text: 'x', session_id: 'a' }, { session_id: 'b' }]),
+    (e) => e.code === 'invalid_input',
+  );
   assert.deepEqual(mux.keys(), []);
   assert.deepEqual(changes, []);
 
@@ -333,7 +492,16 @@ test('StreamMux and StreamState: a batch with a bad element changes nothing; the
     const ended = [];
     art.subscribe((c) => c.type === 'ended' && ended.push(c.key));
     for (let seq = 0; seq < 1000; seq++) {
-      art.apply({ type: 'artifact_chunk', session_id: 's', stream_id: 't', seq, chunk: 'r', done: seq === 999, artifact_type: 'str', meta: {} });
+      art.apply({
+        type: 'artifact_chunk',
+        session_id: 's',
+        stream_id: 't',
+        seq,
+        chunk: 'r',
+        done: seq === 999,
+        artifact_type: 'str',
+        meta: {},
+      });
     }
     assert.equal(snapshots, 0);
     assert.deepEqual(ended, ['s']);
@@ -351,8 +519,9 @@ test('planner wire: a later action that reuses a tool call id is its own call (S
     { type: 'tool_call', index: 0, id: 'call_0', name, arguments: args, repaired: false, provider_executed: false },
     { type: 'done', ok: true, parse_ok: true, finish_reason: 'tool_calls', finish: 'tool-calls' },
   ];
-  const text = (await wireText(sr, action('search', { q: 'first' }), 'planner', { actionSeq: 1, sessionId: 's' }))
-    + (await wireText(sr, action('fetch', { url: 'second' }), 'planner', { actionSeq: 2, sessionId: 's', firstId: 100 }));
+  const text =
+    (await wireText(sr, action('search', { q: 'first' }), 'planner', { actionSeq: 1, sessionId: 's' })) +
+    (await wireText(sr, action('fetch', { url: 'second' }), 'planner', { actionSeq: 2, sessionId: 's', firstId: 100 }));
   const calls = (state) => state.snapshot().toolCalls.map((t) => [t.name, t.argumentsText, t.state]);
   for (const [label, chunks] of splitings(text, SEED)) {
     const mux = new StreamMux({ key: 'action_seq' });
@@ -365,7 +534,10 @@ test('planner wire: a later action that reuses a tool call id is its own call (S
 
 test('an error with no done after it, or with an empty message, crosses every profile', async () => {
   for (const message of ['Overloaded', '']) {
-    const events = [{ type: 'answer_delta', text: 'Hi' }, { type: 'error', code: 'overloaded_error', message, provider_code: null }];
+    const events = [
+      { type: 'answer_delta', text: 'Hi' },
+      { type: 'error', code: 'overloaded_error', message, provider_code: null },
+    ];
     for (const profile of PROFILES) {
       const state = new StreamState();
       state.apply(await readWire(sr, profile, [await wireText(sr, events, profile)]));
@@ -378,8 +550,9 @@ test('an error with no done after it, or with an empty message, crosses every pr
 });
 
 test('a frame is the type its name says, whatever type its data has', async () => {
-  const tagged = 'event: tool_call\ndata: {"type":"function","index":0,"id":"c1","name":"f","arguments":{"a":1}}\n\n'
-    + 'event: usage\ndata: {"type":"x","input_tokens":1}\n\n';
+  const tagged =
+    'event: tool_call\ndata: {"type":"function","index":0,"id":"c1","name":"f","arguments":{"a":1}}\n\n' +
+    'event: usage\ndata: {"type":"x","input_tokens":1}\n\n';
   const [call, usage] = await readWire(sr, 'tagged', [tagged]);
   assert.equal(call.type, 'tool_call');
   assert.deepEqual(call.arguments, { a: 1 });
@@ -413,16 +586,21 @@ test('connectSse with a profile yields fromSse events and resumes with Last-Even
     for await (const e of connectSse(`${server.origin}/`, {}, { profile: 'planner', retryMs: 5 })) got.push(e);
     assert.deepEqual(coalesce(got), coalesce(events));
     assert.deepEqual(seen, [null, '5', '10']);
-    await assert.rejects(async () => {
-      for await (const e of connectSse(`${server.origin}/`, {}, { profile: 'xml' })) void e;
-    }, (e) => e.code === 'invalid_option');
+    await assert.rejects(
+      async () => {
+        for await (const e of connectSse(`${server.origin}/`, {}, { profile: 'xml' })) void e;
+      },
+      (e) => e.code === 'invalid_option',
+    );
   } finally {
     await server.close();
   }
 });
 
 test('TypeScript: the client API type-checks', async () => {
-  const { status, output } = typecheck('ts-client', `
+  const { status, output } = typecheck(
+    'ts-client',
+    `
     import { StreamState, StreamMux, fromSse, connectSse, type WireEvent, type StreamSnapshot } from 'streamroute';
     const ts: TransformStream<Uint8Array | string, WireEvent> = fromSse('planner');
     const state = new StreamState();
@@ -439,6 +617,7 @@ test('TypeScript: the client API type-checks', async () => {
     const got: StreamState | undefined = mux.get('a');
     async function f() { for await (const e of connectSse('http://x', {}, { profile: 'ai-sdk' })) { const w: WireEvent = e; void w; } }
     void [ts, status, text, gaps, arg, stop, other, got, f];
-  `);
+  `,
+  );
   assert.equal(status, 0, output);
 });

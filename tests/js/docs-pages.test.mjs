@@ -42,15 +42,27 @@ function entries() {
   return [...names];
 }
 
-const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 
 /** The lines a block says it prints: its `// →` comments, or the `prints` block after it. */
 function expectedOutput(block, next, where) {
-  const arrows = block.content.split('\n').map((l) => ARROW.exec(l)?.[1]).filter((t) => t !== undefined);
+  const arrows = block.content
+    .split('\n')
+    .map((l) => ARROW.exec(l)?.[1])
+    .filter((t) => t !== undefined);
   const prints = next?.marks.includes('prints') ? next : null;
   assert.ok(!(arrows.length && prints), `${where}: both \`// →\` comments and a prints block`);
   if (prints) return prints.content + '\n';
-  assert.ok(arrows.length > 0, `${where}: a runnable block that says nothing of what it prints (add \`// → …\`, a prints block, or mark it no-run)`);
+  assert.ok(
+    arrows.length > 0,
+    `${where}: a runnable block that says nothing of what it prints (add \`// → …\`, a prints block, or mark it no-run)`,
+  );
   return arrows.map((t) => t + '\n').join('');
 }
 
@@ -68,7 +80,10 @@ function plan(page) {
       return;
     }
     if (mark === 'preload') {
-      assert.ok(page === 'docs/client.md' && ['html', 'js'].includes(block.lang), `${where}: preload.test.mjs runs only docs/client.md's preload blocks`);
+      assert.ok(
+        page === 'docs/client.md' && ['html', 'js'].includes(block.lang),
+        `${where}: preload.test.mjs runs only docs/client.md's preload blocks`,
+      );
       return;
     }
     if (mark === 'prints') {
@@ -162,7 +177,19 @@ test('every relative link of README.md and docs/ leads to a file, every docs/ pa
 
 // What each entry's part of the API reference must show (its module page links each name).
 const REFERENCE = {
-  streamroute: ['StreamRouter', 'routeResponse', 'toSse', 'connectSse', 'structuredRequest', 'assistantTurn', 'fromSse', 'StreamState', 'StreamMux', 'SseDecoder', 'TagFilter'],
+  streamroute: [
+    'StreamRouter',
+    'routeResponse',
+    'toSse',
+    'connectSse',
+    'structuredRequest',
+    'assistantTurn',
+    'fromSse',
+    'StreamState',
+    'StreamMux',
+    'SseDecoder',
+    'TagFilter',
+  ],
   sse: ['SseDecoder', 'SseEncoder', 'connectSse'],
   json: ['AnswerExtractor', 'LlmStreamChunker', 'PartialJson', 'JsonItemStream', 'parseJson', 'repairJson', 'normalizeAction'],
   tags: ['TagFilter', 'parseTagged', 'TaggedTurn', 'TagEventWriter', 'makeNonce'],
@@ -179,7 +206,9 @@ test('scripts/api-docs: the reference of the packed package has a page per entry
   const out = join(JS_DIR, '.tmp', 'api');
   execFileSync(join(ROOT, 'scripts', 'api-docs'), [pkgDir, out], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 100_000 });
   const { exports } = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
-  const present = Object.entries(exports).filter(([, t]) => t?.types).map(([p]) => (p === '.' ? 'streamroute' : p.slice(2)));
+  const present = Object.entries(exports)
+    .filter(([, t]) => t?.types)
+    .map(([p]) => (p === '.' ? 'streamroute' : p.slice(2)));
   assert.ok(present.includes('streamroute'));
   const pages = (dir) => readdirSync(join(out, dir));
   for (const entry of present) {
@@ -195,7 +224,10 @@ test('scripts/api-docs: the reference of the packed package has a page per entry
   const all = [...new Set([...Object.values(REFERENCE).flat(), ...SHARED])];
   for (const symbol of all) {
     const kind = /^[A-Z]/.test(symbol) ? 'classes' : 'functions';
-    assert.ok(pages(kind).some((f) => f.endsWith(`.${symbol}.html`)), `a page for ${symbol} in ${kind}/`);
+    assert.ok(
+      pages(kind).some((f) => f.endsWith(`.${symbol}.html`)),
+      `a page for ${symbol} in ${kind}/`,
+    );
   }
   assert.match(readFileSync(join(out, 'index.html'), 'utf8'), /<title>streamroute \d/);
 });

@@ -22,8 +22,10 @@ const TMP = join(JS_DIR, '.tmp', 'docs-react');
 const TSC = join(JS_DIR, 'node_modules', 'typescript', 'bin', 'tsc');
 
 // Its blocks of one language and mark (see docs-pages.test.mjs).
-const blocks = (lang, mark) => fencedBlocks(DOC, 'docs/client.md').filter((b) => b.lang === lang && b.marks.includes(mark))
-  .map((b) => b.content + '\n');
+const blocks = (lang, mark) =>
+  fencedBlocks(DOC, 'docs/client.md')
+    .filter((b) => b.lang === lang && b.marks.includes(mark))
+    .map((b) => b.content + '\n');
 
 const PAGE = `<!doctype html><meta charset="utf-8"><title>docs/client.md React example</title><link rel="icon" href="data:,">
 <script type="importmap">{ "imports": { "streamroute/client": "/streamroute/dist/client/browser.js" } }</script>
@@ -56,27 +58,43 @@ createRoot(document.getElementById('root')!).render(
 /** tsc on the components and the page: strict, ES2022 + DOM, @types/react, bundler resolution. */
 function typecheck(dir) {
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'docs-react', private: true, type: 'module' }));
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { strict: true, noEmit: true, target: 'ES2022', lib: ['ES2022', 'DOM'], module: 'ESNext',
-      moduleResolution: 'bundler', jsx: 'react-jsx', types: [], skipLibCheck: false, isolatedModules: true },
-    files: ['Chat.tsx', 'main.tsx'],
-  }));
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        target: 'ES2022',
+        lib: ['ES2022', 'DOM'],
+        module: 'ESNext',
+        moduleResolution: 'bundler',
+        jsx: 'react-jsx',
+        types: [],
+        skipLibCheck: false,
+        isolatedModules: true,
+      },
+      files: ['Chat.tsx', 'main.tsx'],
+    }),
+  );
   const r = spawnSync(process.execPath, [TSC, '-p', dir], { encoding: 'utf8' });
   return { status: r.status, output: r.stdout + r.stderr };
 }
 
-const dom = (page, id) => page.evaluate((id) => {
-  const a = document.querySelector(`#${id} article`);
-  return {
-    status: a.dataset.status,
-    answer: a.querySelector('.answer').textContent,
-    thinking: a.querySelector('details')?.textContent ?? '',
-    tools: [...a.querySelectorAll('li')].map((li) => [li.dataset.state, li.textContent]),
-    alerts: [...a.querySelectorAll('[role="alert"]')].map((p) => p.textContent),
-  };
-}, id);
+const dom = (page, id) =>
+  page.evaluate((id) => {
+    const a = document.querySelector(`#${id} article`);
+    return {
+      status: a.dataset.status,
+      answer: a.querySelector('.answer').textContent,
+      thinking: a.querySelector('details')?.textContent ?? '',
+      tools: [...a.querySelectorAll('li')].map((li) => [li.dataset.state, li.textContent]),
+      alerts: [...a.querySelectorAll('[role="alert"]')].map((p) => p.textContent),
+    };
+  }, id);
 
-test('docs/client.md: the React components type-check (strict, DOM, @types/react) and render streams with streamroute/react in Chromium', { timeout: 90_000 }, async () => {
+test('docs/client.md: the React components type-check (strict, DOM, @types/react) and render streams with streamroute/react in Chromium', {
+  timeout: 90_000,
+}, async () => {
   const found = blocks('tsx', 'chromium');
   assert.equal(found.length, 1, 'one ```tsx chromium block in docs/client.md');
   const [components] = found;
@@ -91,8 +109,15 @@ test('docs/client.md: the React components type-check (strict, DOM, @types/react
   assert.equal(checked.status, 0, `tsc on docs/client.md's tsx block (${TMP}):\n${checked.output}`);
 
   const built = await esbuild.build({
-    entryPoints: [join(TMP, 'main.tsx')], bundle: true, write: false, format: 'esm', target: 'es2022', jsx: 'automatic',
-    external: ['streamroute/client'], nodePaths: [join(JS_DIR, 'node_modules')], define: { 'process.env.NODE_ENV': '"production"' },
+    entryPoints: [join(TMP, 'main.tsx')],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    target: 'es2022',
+    jsx: 'automatic',
+    external: ['streamroute/client'],
+    nodePaths: [join(JS_DIR, 'node_modules')],
+    define: { 'process.env.NODE_ENV': '"production"' },
     logLevel: 'silent',
   });
   const app = built.outputFiles[0].text;
@@ -116,10 +141,13 @@ test('docs/client.md: the React components type-check (strict, DOM, @types/react
     if (path === '/stream') return replay(res, wire, 23, 2);
     if (path === '/ask') {
       let body = '';
-      req.setEncoding('utf8').on('data', (c) => (body += c)).on('end', () => {
-        asked.push([req.method, req.headers['content-type'], body]);
-        replay(res, askWire, 31, 1);
-      });
+      req
+        .setEncoding('utf8')
+        .on('data', (c) => (body += c))
+        .on('end', () => {
+          asked.push([req.method, req.headers['content-type'], body]);
+          replay(res, askWire, 31, 1);
+        });
       return;
     }
     sendFile(res, path.startsWith('/streamroute/') ? fileUnder(PKG_DIR, path.slice('/streamroute/'.length)) : null);
@@ -137,7 +165,10 @@ test('docs/client.md: the React components type-check (strict, DOM, @types/react
     const chat = await dom(page, 'chat');
     assert.equal(chat.answer, want.answer);
     assert.equal(chat.thinking, `Thinking${want.thinking.reasoning}`);
-    assert.deepEqual(chat.tools, want.toolCalls.map((t) => ['input-available', `${t.name} ${JSON.stringify(t.arguments)}`]));
+    assert.deepEqual(
+      chat.tools,
+      want.toolCalls.map((t) => ['input-available', `${t.name} ${JSON.stringify(t.arguments)}`]),
+    );
     assert.deepEqual(chat.alerts, []);
     assert.ok(want.toolCalls.length === 2 && want.answer.length > 0);
     assert.equal(await page.isDisabled('#chat button:text("Stop")'), true, 'Stop is disabled once done');
@@ -149,10 +180,12 @@ test('docs/client.md: the React components type-check (strict, DOM, @types/react
 
     // The task's stream is fed by the page's StreamMux.
     assert.equal((await dom(page, 'task')).answer, 'Indexing ');
-    await page.evaluate(() => window.mux.apply([
-      { type: 'answer_delta', text: 'done.', session_id: 'task-1' },
-      { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop', finish: 'stop', session_id: 'task-1' },
-    ]));
+    await page.evaluate(() =>
+      window.mux.apply([
+        { type: 'answer_delta', text: 'done.', session_id: 'task-1' },
+        { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop', finish: 'stop', session_id: 'task-1' },
+      ]),
+    );
     await page.waitForSelector('#task article[data-status="done"]', { timeout: 10_000 });
     assert.equal((await dom(page, 'task')).answer, 'Indexing done.');
 

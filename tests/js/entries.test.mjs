@@ -30,7 +30,12 @@ const subpath = (dir) => (dir === 'streamroute' ? '.' : `./${dir}`);
 test('the exports map names every entry in every runtime condition, with its types; npm pack ships them', () => {
   const pkg = JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8'));
   // './react' (hooks over the client entry, no wasm of its own) follows the wasm entries.
-  const expectedKeys = [...DIRS.map(subpath), './react', ...DIRS.map((d) => (d === 'streamroute' ? './streamroute_bg.wasm' : `./${d}/streamroute_bg.wasm`)), './package.json'];
+  const expectedKeys = [
+    ...DIRS.map(subpath),
+    './react',
+    ...DIRS.map((d) => (d === 'streamroute' ? './streamroute_bg.wasm' : `./${d}/streamroute_bg.wasm`)),
+    './package.json',
+  ];
   assert.deepEqual(Object.keys(pkg.exports), expectedKeys);
   for (const dir of DIRS) {
     const d = `./dist/${dir}`;
@@ -50,7 +55,10 @@ test('the exports map names every entry in every runtime condition, with its typ
   }
   assert.ok(existsSync(join(PKG_DIR, 'types', 'common.d.ts')));
   assert.deepEqual(pkg.exports['./react'], {
-    types: './types/react.d.ts', import: './dist/react/index.js', require: './dist/react/index.cjs', default: './dist/react/index.js',
+    types: './types/react.d.ts',
+    import: './dist/react/index.js',
+    require: './dist/react/index.cjs',
+    default: './dist/react/index.js',
   });
   for (const f of Object.values(pkg.exports['./react'])) assert.ok(existsSync(join(PKG_DIR, f)), `react ${f}`);
   assert.deepEqual([pkg.peerDependencies, pkg.peerDependenciesMeta], [{ react: '>=18' }, { react: { optional: true } }]);
@@ -76,7 +84,10 @@ test('no entry links the str slicing panic (its message formatting, char Debug a
 test('every .wasm has short import and export names (scripts/minify-names.mjs), and its glue the same', () => {
   for (const dir of DIRS) {
     const module = new WebAssembly.Module(readFileSync(join(PKG_DIR, 'dist', dir, 'streamroute_bg.wasm')));
-    const names = [...WebAssembly.Module.imports(module).flatMap((i) => [i.module, i.name]), ...WebAssembly.Module.exports(module).map((e) => e.name)];
+    const names = [
+      ...WebAssembly.Module.imports(module).flatMap((i) => [i.module, i.name]),
+      ...WebAssembly.Module.exports(module).map((e) => e.name),
+    ];
     assert.ok(names.length > 10, dir);
     for (const name of names) assert.ok(name.length <= 3, `${dir}: ${name}`);
     const glue = readFileSync(join(PKG_DIR, 'dist', dir, 'browser.js'), 'utf8');
@@ -85,14 +96,25 @@ test('every .wasm has short import and export names (scripts/minify-names.mjs), 
 });
 
 test('every exported class and function is named as it is exported (ESM and CommonJS), through the minified bundles', () => {
-  const cjs = { streamroute: 'streamroute', client: 'streamroute/client', sse: 'streamroute/sse', json: 'streamroute/json', tags: 'streamroute/tags', payload: 'streamroute/payload', planning: 'streamroute/planning' };
-  writeFileSync(join(CONSUMER, 'names.cjs'), `
+  const cjs = {
+    streamroute: 'streamroute',
+    client: 'streamroute/client',
+    sse: 'streamroute/sse',
+    json: 'streamroute/json',
+    tags: 'streamroute/tags',
+    payload: 'streamroute/payload',
+    planning: 'streamroute/planning',
+  };
+  writeFileSync(
+    join(CONSUMER, 'names.cjs'),
+    `
     const out = {};
     for (const [dir, spec] of Object.entries(${JSON.stringify(cjs)})) {
       out[dir] = Object.entries(require(spec)).filter(([, v]) => typeof v === 'function').map(([k, v]) => [k, v.name]);
     }
     console.log(JSON.stringify(out));
-  `);
+  `,
+  );
   const viaRequire = JSON.parse(execFileSync(process.execPath, [join(CONSUMER, 'names.cjs')], { cwd: CONSUMER, encoding: 'utf8' }));
   const modules = { streamroute, client, sse, json, tags, payload, planning };
   for (const [dir, m] of Object.entries(modules)) {
@@ -111,7 +133,9 @@ test('Node ESM: each entry, its exports, buildInfo, one call, one StreamrouteErr
 });
 
 test('Node CommonJS: the same through require(), and one StreamrouteError class with ESM too', () => {
-  writeFileSync(join(CONSUMER, 'entries.cjs'), `
+  writeFileSync(
+    join(CONSUMER, 'entries.cjs'),
+    `
     const modules = {
       streamroute: require('streamroute'), client: require('streamroute/client'), sse: require('streamroute/sse'), json: require('streamroute/json'),
       tags: require('streamroute/tags'), payload: require('streamroute/payload'), planning: require('streamroute/planning'),
@@ -123,7 +147,8 @@ test('Node CommonJS: the same through require(), and one StreamrouteError class 
       try { modules.tags.parseTagged('[USER:x]', 42); } catch (e) { mixed = e instanceof esm.StreamrouteError && esm.StreamrouteError === modules.payload.StreamrouteError; }
       console.log(JSON.stringify({ result: await entriesResult(modules), mixed }));
     })();
-  `);
+  `,
+  );
   const { result, mixed } = JSON.parse(execFileSync(process.execPath, ['entries.cjs'], { cwd: CONSUMER, encoding: 'utf8' }));
   assert.deepEqual(result, EXPECTED_ENTRIES);
   assert.equal(mixed, true, 'an error thrown by a CommonJS entry is an instance of the ESM class');
@@ -145,8 +170,11 @@ try {
   const server = await listen((req, res) => {
     const path = new URL(req.url, 'http://127.0.0.1').pathname;
     if (path === '/') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
-    const file = path.startsWith('/streamroute/') ? fileUnder(PKG_DIR, path.slice('/streamroute/'.length))
-      : path.startsWith('/helpers/') ? fileUnder(join(JS_DIR, 'helpers'), path.slice('/helpers/'.length)) : null;
+    const file = path.startsWith('/streamroute/')
+      ? fileUnder(PKG_DIR, path.slice('/streamroute/'.length))
+      : path.startsWith('/helpers/')
+        ? fileUnder(join(JS_DIR, 'helpers'), path.slice('/helpers/'.length))
+        : null;
     requests.push({ path, found: file !== null });
     sendFile(res, file);
   });
@@ -161,9 +189,19 @@ try {
     assert.deepEqual(errors, []);
     assert.deepEqual(r, EXPECTED_ENTRIES);
     assert.deepEqual(beforeInit, EXPECTED_BEFORE_INIT, 'a class constructed before init() throws not_initialized');
-    assert.deepEqual(requests.filter((q) => !q.found), [], 'every request found');
-    assert.deepEqual(requests.filter((q) => q.path.endsWith('.wasm')).map((q) => q.path).sort(),
-      DIRS.map((d) => `/streamroute/dist/${d}/streamroute_bg.wasm`).sort(), 'each entry fetches its own .wasm, once');
+    assert.deepEqual(
+      requests.filter((q) => !q.found),
+      [],
+      'every request found',
+    );
+    assert.deepEqual(
+      requests
+        .filter((q) => q.path.endsWith('.wasm'))
+        .map((q) => q.path)
+        .sort(),
+      DIRS.map((d) => `/streamroute/dist/${d}/streamroute_bg.wasm`).sort(),
+      'each entry fetches its own .wasm, once',
+    );
   } finally {
     await browser.close();
     await server.close();
@@ -186,7 +224,9 @@ test('workerd: a worker importing every entry (each .wasm its own module) passes
 });
 
 test('TypeScript: each entry has its own types (one StreamrouteError, init and buildInfo in all); a name another entry has is an error', () => {
-  const ok = typecheck('ts-entries', `
+  const ok = typecheck(
+    'ts-entries',
+    `
     import * as main from 'streamroute';
     import { SseDecoder, connectSse, StreamrouteError, init, buildInfo, type SseEvent, type BuildInfo } from 'streamroute/sse';
     import { AnswerExtractor, parseJson, repairJson } from 'streamroute/json';
@@ -204,15 +244,19 @@ test('TypeScript: each entry has its own types (one StreamrouteError, init and b
     const payload: FinalPayload = buildFinalPayload({ answer: 'a' }).payload;
     void [ready, entry, features, same, events, iter, text, payload, parseJson, repairJson, TagFilter, makeNonce,
       parseTagged, ArtifactStream, ToolIndex, checkCoverage, autoTimeGrain];
-  `);
+  `,
+  );
   assert.equal(ok.status, 0, ok.output);
-  const bad = typecheck('ts-entries-bad', `
+  const bad = typecheck(
+    'ts-entries-bad',
+    `
     import { StreamRouter } from 'streamroute/sse';
     import { connectSse } from 'streamroute/sse';
     import { validateFinalPayload } from 'streamroute';
     void connectSse('https://example.com/', {}, { router: {} });
     void [StreamRouter, validateFinalPayload];
-  `);
+  `,
+  );
   assert.notEqual(bad.status, 0);
   assert.match(bad.output, /'"streamroute\/sse"' has no exported member named 'StreamRouter'|has no exported member 'StreamRouter'/);
   assert.match(bad.output, /has no exported member (named )?'validateFinalPayload'/);

@@ -9,9 +9,7 @@ import { readFileSync } from 'node:fs';
 import * as sr from 'streamroute';
 import { SEED, byteSplitings, rng, splitings } from './helpers/chunking.mjs';
 
-const corpus = JSON.parse(
-  readFileSync(new URL('../corpus/answer_extractor.json', import.meta.url), 'utf8'),
-);
+const corpus = JSON.parse(readFileSync(new URL('../corpus/answer_extractor.json', import.meta.url), 'utf8'));
 
 const scalarCount = (s) => [...s].length;
 
@@ -115,13 +113,16 @@ for (const c of corpus) {
 // ------------------------------------------------------------------------------------------
 
 function bigText(len, seed) {
-  const pieces = ['lorem ', 'caf\u00e9 ', '\u4e16\u754c ', '\u{1F600}', '\n', '"q" ', 'b\\s ',
-    '{"answer": "decoy"} ', '\u{10FFFF}', 'x'];
+  const pieces = ['lorem ', 'caf\u00e9 ', '\u4e16\u754c ', '\u{1F600}', '\n', '"q" ', 'b\\s ', '{"answer": "decoy"} ', '\u{10FFFF}', 'x'];
   let s = seed >>> 0 || 1;
   const out = [];
   let n = 0;
   while (n < len) {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
     const p = pieces[s % pieces.length];
     out.push(p);
     n += p.length;
@@ -133,10 +134,15 @@ const MB = 1 << 20;
 
 const BIG = bigText(MB, 42);
 const BIG_CASES = [
-  ['final answer', JSON.stringify({ next_node: 'final_response', args: { answer: BIG } }),
-    BIG, true, 'final_response', ''],
-  ['legacy answer held before next_node', JSON.stringify({ thought: 't', args: { raw_answer: BIG }, next_node: null }),
-    BIG, true, null, 't'],
+  ['final answer', JSON.stringify({ next_node: 'final_response', args: { answer: BIG } }), BIG, true, 'final_response', ''],
+  [
+    'legacy answer held before next_node',
+    JSON.stringify({ thought: 't', args: { raw_answer: BIG }, next_node: null }),
+    BIG,
+    true,
+    null,
+    't',
+  ],
   ['tool call', JSON.stringify({ args: { answer: BIG }, next_node: 'save_note' }), '', false, 'save_note', ''],
 ];
 for (const [name, input, answer, fin, nn, thought] of BIG_CASES) {
@@ -159,16 +165,10 @@ test('LlmStreamChunker: a finish action streams answer chunks, then one closing 
   const input = '{"next_node":"final_response","args":{"answer":"Hello world"}}';
   const k = new sr.LlmStreamChunker({ actionSeq: 3 });
   assert.equal(k.isFinishAction, undefined);
-  assert.deepEqual(k.feed(input.slice(0, 53)), [
-    { text: 'Hello', done: false, phase: 'answer', channel: 'answer', action_seq: 3 },
-  ]);
+  assert.deepEqual(k.feed(input.slice(0, 53)), [{ text: 'Hello', done: false, phase: 'answer', channel: 'answer', action_seq: 3 }]);
   assert.equal(k.isFinishAction, true);
-  assert.deepEqual(k.feed(input.slice(53)), [
-    { text: ' world', done: false, phase: 'answer', channel: 'answer', action_seq: 3 },
-  ]);
-  assert.deepEqual(k.finish(), [
-    { text: '', done: true, phase: 'answer', channel: 'answer', action_seq: 3 },
-  ]);
+  assert.deepEqual(k.feed(input.slice(53)), [{ text: ' world', done: false, phase: 'answer', channel: 'answer', action_seq: 3 }]);
+  assert.deepEqual(k.finish(), [{ text: '', done: true, phase: 'answer', channel: 'answer', action_seq: 3 }]);
 });
 
 test('LlmStreamChunker: the legacy thought goes out as observation/thinking, before the answer', () => {
@@ -180,12 +180,8 @@ test('LlmStreamChunker: the legacy thought goes out as observation/thinking, bef
     { text: ' see', done: false, phase: 'observation', channel: 'thinking', action_seq: 0 },
     { text: 'Done', done: false, phase: 'answer', channel: 'answer', action_seq: 0 },
   ]);
-  assert.deepEqual(k.feed('."}}'), [
-    { text: '.', done: false, phase: 'answer', channel: 'answer', action_seq: 0 },
-  ]);
-  assert.deepEqual(k.finish(), [
-    { text: '', done: true, phase: 'answer', channel: 'answer', action_seq: 0 },
-  ]);
+  assert.deepEqual(k.feed('."}}'), [{ text: '.', done: false, phase: 'answer', channel: 'answer', action_seq: 0 }]);
+  assert.deepEqual(k.finish(), [{ text: '', done: true, phase: 'answer', channel: 'answer', action_seq: 0 }]);
 });
 
 test('LlmStreamChunker: a tool call gives no answer and no done chunk, its thought still streams', () => {
@@ -193,7 +189,10 @@ test('LlmStreamChunker: a tool call gives no answer and no done chunk, its thoug
   for (const [label, chunks] of splitings(input)) {
     const r = chunked(chunks, 9);
     assert.deepEqual([r.answer, r.thought, r.done], ['', 'searching', false], label);
-    assert.ok(r.chunks.every((c) => c.phase === 'observation'), label);
+    assert.ok(
+      r.chunks.every((c) => c.phase === 'observation'),
+      label,
+    );
   }
 });
 
@@ -204,12 +203,21 @@ test('LlmStreamChunker: no done chunk while undecided (truncated), action_seq nu
   assert.equal(k.isFinishAction, undefined);
   const r = chunked(['{"next_node":"final_response","args":"x"}']);
   assert.ok(r.chunks[0].action_seq == null);
-  assert.deepEqual(r.chunks.map((c) => [c.text, c.done]), [['x', false], ['', true]]);
+  assert.deepEqual(
+    r.chunks.map((c) => [c.text, c.done]),
+    [
+      ['x', false],
+      ['', true],
+    ],
+  );
 });
 
 test('LlmStreamChunker: a finish action with an empty answer still closes with done', () => {
   const r = chunked(['{"next_node":"final_response","args":{"answer":""}}'], 1);
-  assert.deepEqual(r.chunks.map((c) => [c.text, c.done]), [['', true]]);
+  assert.deepEqual(
+    r.chunks.map((c) => [c.text, c.done]),
+    [['', true]],
+  );
 });
 
 // ------------------------------------------------------------------------------------------
@@ -280,11 +288,14 @@ test('B16: prose mentions and nested keys never reach the caller', () => {
 
 test('errors carry a code: caps, lifecycle, options, input', () => {
   const x = new sr.AnswerExtractor({ maxBufferBytes: 16 });
-  assert.throws(() => x.feed('{"args":{"answer":"seventeen bytes!!"'), (e) => {
-    assert.ok(e instanceof sr.StreamrouteError);
-    assert.equal(e.code, 'buffer_limit_exceeded');
-    return true;
-  });
+  assert.throws(
+    () => x.feed('{"args":{"answer":"seventeen bytes!!"'),
+    (e) => {
+      assert.ok(e instanceof sr.StreamrouteError);
+      assert.equal(e.code, 'buffer_limit_exceeded');
+      return true;
+    },
+  );
   // Sticky until reset().
   assert.throws(() => x.feed('","next_node":"final_response"}'), { code: 'buffer_limit_exceeded' });
   assert.throws(() => x.finish(), { code: 'buffer_limit_exceeded' });
@@ -296,8 +307,7 @@ test('errors carry a code: caps, lifecycle, options, input', () => {
 
   // Once decided, a long answer streams: no cap.
   const long = 'y'.repeat(1000);
-  assert.equal(new sr.AnswerExtractor({ maxBufferBytes: 16 })
-    .feed(`{"next_node":"final_response","args":{"answer":"${long}"}}`), long);
+  assert.equal(new sr.AnswerExtractor({ maxBufferBytes: 16 }).feed(`{"next_node":"final_response","args":{"answer":"${long}"}}`), long);
 
   for (const bad of [0, -1, 1.5, Number.NaN, 'big']) {
     assert.throws(() => new sr.AnswerExtractor({ maxBufferBytes: bad }), { code: 'invalid_option' }, String(bad));
@@ -332,9 +342,25 @@ test('a freed extractor throws on feed and writes nothing into memory another on
 // must still come out as TextDecoder decodes the same bytes, with emittedCount to match, at
 // every byte chunking.
 test('malformed UTF-8 in the answer decodes as TextDecoder does, at every chunking', () => {
-  const pieces = [[0x61], [0x20], [0x80], [0xbf], [0xc2], [0xc0, 0xaf], [0xe0, 0x80], [0xe2, 0x82],
-    [0xe2, 0x82, 0xac], [0xed, 0xa0, 0x80], [0xf0, 0x9f], [0xf0, 0x9f, 0x98, 0x80], [0xf4, 0x90, 0x80, 0x80],
-    [0xff], [0xc3, 0xa9], [0xe4, 0xb8, 0x96], [0x5c, 0x6e]];
+  const pieces = [
+    [0x61],
+    [0x20],
+    [0x80],
+    [0xbf],
+    [0xc2],
+    [0xc0, 0xaf],
+    [0xe0, 0x80],
+    [0xe2, 0x82],
+    [0xe2, 0x82, 0xac],
+    [0xed, 0xa0, 0x80],
+    [0xf0, 0x9f],
+    [0xf0, 0x9f, 0x98, 0x80],
+    [0xf4, 0x90, 0x80, 0x80],
+    [0xff],
+    [0xc3, 0xa9],
+    [0xe4, 0xb8, 0x96],
+    [0x5c, 0x6e],
+  ];
   const next = rng(SEED ^ 0xbad);
   const enc = new TextEncoder();
   for (let round = 0; round < 150; round++) {

@@ -135,7 +135,8 @@ test('escapes and surrogate pairs are held until decodable, also split in UTF-16
     for (const c of chunks) {
       for (const ev of p.feed(c)) if (ev.type === 'append') texts.push(ev.text);
     }
-    for (const t of texts) assert.ok(!/[\ud800-\udfff]/.test(t.replace(/\u{1F600}/gu, '')), `${label}: lone surrogate in ${JSON.stringify(t)}`);
+    for (const t of texts)
+      assert.ok(!/[\ud800-\udfff]/.test(t.replace(/\u{1F600}/gu, '')), `${label}: lone surrogate in ${JSON.stringify(t)}`);
     assert.deepEqual(p.finish(), ['\u{1F600}', '\u{1F600}'], label);
   }
 });
@@ -156,24 +157,33 @@ test('value: a lazy snapshot with partial strings, without pending keys or numbe
   assert.equal(Object.getPrototypeOf(p.value), Object.prototype);
   assert.ok(!(p.value instanceof Map));
   // Truncated: finish throws json_invalid at the end; the snapshot stays readable.
-  assert.throws(() => p.finish(), (e) => {
-    assert.ok(e instanceof StreamrouteError);
-    assert.equal(e.code, 'json_invalid');
-    assert.equal(e.offset, 79);
-    return true;
-  });
+  assert.throws(
+    () => p.finish(),
+    (e) => {
+      assert.ok(e instanceof StreamrouteError);
+      assert.equal(e.code, 'json_invalid');
+      assert.equal(e.offset, 79);
+      return true;
+    },
+  );
   assert.deepEqual(p.value, { title: 'Streaming', items: [{ id: 1 }, { id: 2 }], total: 123 });
   assert.throws(() => p.feed('"'), { code: 'json_invalid', offset: 79 });
 });
 
 test('errors: codes and offsets, the events before, and the lifecycle', () => {
   const p = new PartialJson();
-  assert.throws(() => p.feed('{"a": [1, 2,]}'), (e) => {
-    assert.equal(e.code, 'json_invalid');
-    assert.equal(e.offset, 12);
-    assert.deepEqual(e.events.map((ev) => ev.type), ['begin', 'begin', 'set', 'end', 'set', 'end']);
-    return true;
-  });
+  assert.throws(
+    () => p.feed('{"a": [1, 2,]}'),
+    (e) => {
+      assert.equal(e.code, 'json_invalid');
+      assert.equal(e.offset, 12);
+      assert.deepEqual(
+        e.events.map((ev) => ev.type),
+        ['begin', 'begin', 'set', 'end', 'set', 'end'],
+      );
+      return true;
+    },
+  );
   assert.throws(() => p.finish(), { code: 'json_invalid', offset: 12 });
   assert.throws(() => new PartialJson().finish(), { code: 'json_invalid', offset: 0 });
   assert.throws(() => new PartialJson().feed('"a\u0001"'), { code: 'json_invalid', offset: 2 });
@@ -181,7 +191,8 @@ test('errors: codes and offsets, the events before, and the lifecycle', () => {
   assert.throws(() => new PartialJson().feed('['.repeat(100_000)), { code: 'json_too_deep', offset: 512 });
   assert.throws(() => new PartialJson({ maxDepth: 2 }).feed('[[[1]]]'), { code: 'json_too_deep', offset: 2 });
   assert.throws(() => new PartialJson({ maxBufferBytes: 100 }).feed(`["${'x'.repeat(100)}"]`), {
-    code: 'buffer_limit_exceeded', offset: 2 + 36,
+    code: 'buffer_limit_exceeded',
+    offset: 2 + 36,
   });
   for (const bad of [{ maxDepth: 0 }, { maxDepth: 5000 }, { maxBufferBytes: -1 }, { maxBufferBytes: 1.5 }, { strict: 'yes' }]) {
     assert.throws(() => new PartialJson(bad), { code: 'invalid_option' }, JSON.stringify(bad));
@@ -246,23 +257,29 @@ test('JsonItemStream errors', () => {
   }
   assert.throws(() => new JsonItemStream('$', { maxItemBytes: 0 }), { code: 'invalid_option' });
   const s = new JsonItemStream('$.items');
-  assert.throws(() => s.feed('{"items": [1, 2,]}'), (e) => {
-    assert.equal(e.code, 'json_invalid');
-    assert.equal(e.offset, 16);
-    assert.deepEqual(e.events, [1, 2]);
-    return true;
-  });
+  assert.throws(
+    () => s.feed('{"items": [1, 2,]}'),
+    (e) => {
+      assert.equal(e.code, 'json_invalid');
+      assert.equal(e.offset, 16);
+      assert.deepEqual(e.events, [1, 2]);
+      return true;
+    },
+  );
   assert.throws(() => s.finish(), { code: 'json_invalid', offset: 16 });
   const t = new JsonItemStream('$');
   t.feed('[1, [2');
   assert.throws(() => t.finish(), { code: 'json_invalid', offset: 6 });
   const big = new JsonItemStream('$', { maxItemBytes: 40 });
-  assert.throws(() => big.feed('["short", "a string longer than the cap"]'), (e) => {
-    assert.equal(e.code, 'buffer_limit_exceeded');
-    assert.equal(e.offset, 11 + 8);
-    assert.deepEqual(e.events, ['short']);
-    return true;
-  });
+  assert.throws(
+    () => big.feed('["short", "a string longer than the cap"]'),
+    (e) => {
+      assert.equal(e.code, 'buffer_limit_exceeded');
+      assert.equal(e.offset, 11 + 8);
+      assert.deepEqual(e.events, ['short']);
+      return true;
+    },
+  );
 });
 
 test('TypeScript: the JSON types type-check', async () => {
@@ -273,14 +290,24 @@ test('TypeScript: the JSON types type-check', async () => {
   const here = dirname(fileURLToPath(import.meta.url));
   const dir = join(here, '.tmp', 'consumer', 'ts-json');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: {
-      strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext',
-      target: 'es2022', lib: ['es2022', 'dom', 'esnext.disposable'], types: [],
-    },
-    files: ['ok.mts'],
-  }));
-  writeFileSync(join(dir, 'ok.mts'), `
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        lib: ['es2022', 'dom', 'esnext.disposable'],
+        types: [],
+      },
+      files: ['ok.mts'],
+    }),
+  );
+  writeFileSync(
+    join(dir, 'ok.mts'),
+    `
     import { PartialJson, JsonItemStream, type JsonEvent, type JsonPath,
       type PartialJsonOptions, type JsonItemStreamOptions } from 'streamroute';
     const o: PartialJsonOptions = { strict: false, maxDepth: 64, maxBufferBytes: 1 << 20 };
@@ -300,7 +327,8 @@ test('TypeScript: the JSON types type-check', async () => {
     const items: unknown[] = new JsonItemStream('$.items', io).feed(new Uint8Array([91]));
     const more: unknown[] = new JsonItemStream('$*').finish();
     void [v, f, items, more];
-  `);
+  `,
+  );
   const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
   execFileSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
 });

@@ -5,8 +5,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  JsonItemStream, PartialJson, SseDecoder, StreamRouter, StreamrouteError, TagFilter, __sr_memory,
-  normalizeAction, parseJson, repairJson,
+  JsonItemStream,
+  PartialJson,
+  SseDecoder,
+  StreamRouter,
+  StreamrouteError,
+  TagFilter,
+  __sr_memory,
+  normalizeAction,
+  parseJson,
+  repairJson,
 } from 'streamroute';
 // The payload entry has a wasm instance (and memory) of its own.
 import { ArtifactStream, redactArtifacts, validateFinalPayload, __sr_memory as payloadMemory } from 'streamroute/payload';
@@ -18,11 +26,16 @@ const ev = (type, fields = {}) => `event: ${type}\ndata: ${JSON.stringify({ type
 const messageStart = ev('message_start', {
   message: { id: 'm', type: 'message', role: 'assistant', content: [], model: 'x', usage: { input_tokens: 1, output_tokens: 1 } },
 });
-const toolStart = (k) => ev('content_block_start', { index: k, content_block: { type: 'tool_use', id: `toolu_${k}`, name: 'f', input: {} } });
+const toolStart = (k) =>
+  ev('content_block_start', { index: k, content_block: { type: 'tool_use', id: `toolu_${k}`, name: 'f', input: {} } });
 const argsDelta = (k, text) => ev('content_block_delta', { index: k, delta: { type: 'input_json_delta', partial_json: text } });
-const small = messageStart + ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } })
-  + ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'fine' } })
-  + ev('content_block_stop', { index: 0 }) + ev('message_delta', { delta: { stop_reason: 'end_turn' } }) + ev('message_stop');
+const small =
+  messageStart +
+  ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) +
+  ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'fine' } }) +
+  ev('content_block_stop', { index: 0 }) +
+  ev('message_delta', { delta: { stop_reason: 'end_turn' } }) +
+  ev('message_stop');
 
 /** Feeds `chunks`; returns every event returned (also those on the error) and the error. */
 function feedUntilError(router, chunks) {
@@ -42,7 +55,13 @@ const argsBytes = (events) => events.filter((e) => e.type === 'tool_call_delta')
 
 function worksAfterwards() {
   const events = [...new StreamRouter({ provider: 'anthropic' }).feed(small)];
-  assert.equal(events.filter((e) => e.type === 'answer_delta').map((e) => e.text).join(''), 'fine');
+  assert.equal(
+    events
+      .filter((e) => e.type === 'answer_delta')
+      .map((e) => e.text)
+      .join(''),
+    'fine',
+  );
 }
 
 test('two hostile routers each end in buffer_limit_exceeded (16 MiB default); a third works', () => {
@@ -71,7 +90,11 @@ test('maxBufferBytes counts open calls together, gives closed calls back, and is
   // Three open calls of 8 + 600 bytes each, and 64 bytes per open call and 16 per call started:
   // 2,064 bytes together; one at a time 608 + 64, plus 16 for each call started.
   const args = '{"a":"' + 'y'.repeat(592) + '"}';
-  const deltas = (k) => args.match(/.{1,50}/g).map((p) => argsDelta(k, p)).join('');
+  const deltas = (k) =>
+    args
+      .match(/.{1,50}/g)
+      .map((p) => argsDelta(k, p))
+      .join('');
   const open = messageStart + [0, 1, 2].map(toolStart).join('') + [0, 1, 2].map(deltas).join('');
   const serial = messageStart + [0, 1, 2].map((k) => toolStart(k) + deltas(k) + ev('content_block_stop', { index: k })).join('');
   const outcome = (stream, maxBufferBytes) => {
@@ -102,7 +125,7 @@ test('one-shot functions refuse input past 64 MiB with input_too_large', () => {
   // At the cap the text is read: blank text has no JSON in it.
   assert.throws(() => repairJson(big.slice(1)), { code: 'json_unrepairable' });
   // The cap counts UTF-8 bytes: 22,369,622 three-byte characters are more than 64 MiB.
-  assert.throws(() => repairJson('€'.repeat(Math.floor(64 * MiB / 3) + 1)), { code: 'input_too_large' });
+  assert.throws(() => repairJson('€'.repeat(Math.floor((64 * MiB) / 3) + 1)), { code: 'input_too_large' });
 });
 
 /**
@@ -173,11 +196,23 @@ test('a JS value nested past what JSON.stringify can encode is json_too_deep, no
   assert.throws(() => validateFinalPayload(cycle), { code: 'invalid_input' });
   assert.throws(() => normalizeAction(cycle), { code: 'action_payload_unparseable' });
   // Text past the engine's longest string (what V8 throws then, made here by a toJSON).
-  const huge = { toJSON() { throw new RangeError('Invalid string length'); } };
+  const huge = {
+    toJSON() {
+      throw new RangeError('Invalid string length');
+    },
+  };
   assert.throws(() => validateFinalPayload(huge), { code: 'input_too_large' });
   assert.throws(() => checkCoverage(huge, { steps: [] }), { code: 'input_too_large' });
   // Whatever the caller's code throws, reading it throws nothing more.
-  const hostile = { toJSON() { throw { get name() { throw new Error('no'); } }; } };
+  const hostile = {
+    toJSON() {
+      throw {
+        get name() {
+          throw new Error('no');
+        },
+      };
+    },
+  };
   assert.throws(() => validateFinalPayload(hostile), { code: 'invalid_input' });
   assert.throws(() => normalizeAction(hostile), { code: 'action_payload_unparseable' });
 });
@@ -241,8 +276,16 @@ const keepers = {
     make: () => new SseDecoder({ maxEventBytes: 2 ** 32 - 1, maxLineBytes: 2 * MiB }),
     start: (m) => m.feed('event: big\n'),
     grow: (m) => m.feed(sseLine),
-    begin: (m) => assert.deepEqual(m.feed('data: a\n\ndata: b\n').map((e) => e.data), ['a']),
-    end: (m) => assert.deepEqual(m.feed('\n').map((e) => e.data), ['b']),
+    begin: (m) =>
+      assert.deepEqual(
+        m.feed('data: a\n\ndata: b\n').map((e) => e.data),
+        ['a'],
+      ),
+    end: (m) =>
+      assert.deepEqual(
+        m.feed('\n').map((e) => e.data),
+        ['b'],
+      ),
   },
 };
 const xs = 'x'.repeat(MiB);

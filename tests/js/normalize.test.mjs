@@ -7,22 +7,24 @@ import { readFileSync } from 'node:fs';
 import * as sr from 'streamroute';
 import { typecheck } from './helpers/typecheck.mjs';
 
-const corpus = JSON.parse(
-  readFileSync(new URL('../corpus/normalize.json', import.meta.url), 'utf8'),
-);
+const corpus = JSON.parse(readFileSync(new URL('../corpus/normalize.json', import.meta.url), 'utf8'));
 
 const inputOf = (c) => ('input' in c ? c.input : c.input_object);
 /** JSON text keeps key order, so equal text means equal values in the same order. */
 const same = (got, want, msg) => assert.equal(JSON.stringify(got), JSON.stringify(want), msg);
 
 function assertCode(fn, code, msg) {
-  assert.throws(fn, (e) => {
-    assert.ok(e instanceof sr.StreamrouteError, `${msg}: a StreamrouteError`);
-    assert.ok(e instanceof Error, `${msg}: an Error`);
-    assert.equal(e.code, code, msg);
-    assert.equal(typeof e.message, 'string');
-    return true;
-  }, msg);
+  assert.throws(
+    fn,
+    (e) => {
+      assert.ok(e instanceof sr.StreamrouteError, `${msg}: a StreamrouteError`);
+      assert.ok(e instanceof Error, `${msg}: an Error`);
+      assert.equal(e.code, code, msg);
+      assert.equal(typeof e.message, 'string');
+      return true;
+    },
+    msg,
+  );
 }
 
 test('the corpus has at least 220 cases, string and object inputs', () => {
@@ -45,11 +47,19 @@ for (const c of corpus) {
     same(again, c.expected, 'normalizeActionWithDiagnostics');
     assert.deepEqual(Object.keys(d), ['source', 'repairs', 'ignored_prefix_len', 'ignored_suffix_len', 'other_actions']);
     if (c.source) assert.equal(d.source, c.source, 'source');
-    if (c.repairs) assert.deepEqual(d.repairs.map((r) => r.kind), c.repairs, 'repairs');
+    if (c.repairs)
+      assert.deepEqual(
+        d.repairs.map((r) => r.kind),
+        c.repairs,
+        'repairs',
+      );
     if (c.ignored) assert.deepEqual([d.ignored_prefix_len, d.ignored_suffix_len], c.ignored, 'ignored');
     if (c.others) {
-      same(d.other_actions.map((o) => ({ source: o.source, next_node: o.action.next_node, args: o.action.args })),
-        c.others, 'others');
+      same(
+        d.other_actions.map((o) => ({ source: o.source, next_node: o.action.next_node, args: o.action.args })),
+        c.others,
+        'others',
+      );
     }
     if (typeof input === 'string') {
       // Offsets are UTF-16 units within the input.
@@ -93,10 +103,12 @@ test('diagnostics: repair offsets are UTF-16 units', () => {
   const input = '\u{1F600}\u00e9 {"next_node":"x","args":{"v":1,}} \u4e16';
   const { action, diagnostics: d } = sr.normalizeActionWithDiagnostics(input);
   same(action.args, { v: 1 });
-  assert.deepEqual(d.repairs.map((r) => r.kind), ['trailing_comma']);
+  assert.deepEqual(
+    d.repairs.map((r) => r.kind),
+    ['trailing_comma'],
+  );
   assert.equal(input[d.repairs[0].offset], ',');
-  assert.equal(input.slice(d.ignored_prefix_len, input.length - d.ignored_suffix_len),
-    '{"next_node":"x","args":{"v":1,}}');
+  assert.equal(input.slice(d.ignored_prefix_len, input.length - d.ignored_suffix_len), '{"next_node":"x","args":{"v":1,}}');
   const cut = '\u{1F600} {"next_node":"final_response","args":{"answer":"\u00e9t\u00e9';
   const r = sr.normalizeActionWithDiagnostics(cut);
   same(r.action.args, { answer: '\u00e9t\u00e9' });
@@ -119,17 +131,43 @@ test('diagnostics: other actions are normalised, long answers become lengths', (
 // ------------------------------------------------------------------------------------------
 
 test('actionToLegacy: the legacy shape of each kind', () => {
-  same(sr.actionToLegacy({ next_node: 'final_response', args: { answer: 'A', sources: [] }, thought: null, reasoning: null }),
-    { thought: 'planning next step', next_node: null, args: { answer: 'A', sources: [], raw_answer: 'A' }, plan: null, join: null });
-  same(sr.actionToLegacy({ next_node: 'plan', args: { steps: [{ node: 'a', args: {} }], join: { node: 'j', args: {}, inject: null } }, thought: 't' }),
-    { thought: 't', next_node: null, args: null, plan: [{ node: 'a', args: {} }], join: { node: 'j', args: {}, inject: null } });
-  same(sr.actionToLegacy({ next_node: 'search', args: { q: 1 }, thought: null, reasoning: 'r' }),
-    { thought: 'planning next step', next_node: 'search', args: { q: 1 }, plan: null, join: null });
-  same(sr.actionToLegacy({ next_node: 'task', args: { query: 'q', mode: 'subagent' }, thought: 'x' }),
-    { thought: 'x', next_node: 'task', args: { query: 'q', mode: 'subagent' }, plan: null, join: null });
+  same(sr.actionToLegacy({ next_node: 'final_response', args: { answer: 'A', sources: [] }, thought: null, reasoning: null }), {
+    thought: 'planning next step',
+    next_node: null,
+    args: { answer: 'A', sources: [], raw_answer: 'A' },
+    plan: null,
+    join: null,
+  });
+  same(
+    sr.actionToLegacy({
+      next_node: 'plan',
+      args: { steps: [{ node: 'a', args: {} }], join: { node: 'j', args: {}, inject: null } },
+      thought: 't',
+    }),
+    { thought: 't', next_node: null, args: null, plan: [{ node: 'a', args: {} }], join: { node: 'j', args: {}, inject: null } },
+  );
+  same(sr.actionToLegacy({ next_node: 'search', args: { q: 1 }, thought: null, reasoning: 'r' }), {
+    thought: 'planning next step',
+    next_node: 'search',
+    args: { q: 1 },
+    plan: null,
+    join: null,
+  });
+  same(sr.actionToLegacy({ next_node: 'task', args: { query: 'q', mode: 'subagent' }, thought: 'x' }), {
+    thought: 'x',
+    next_node: 'task',
+    args: { query: 'q', mode: 'subagent' },
+    plan: null,
+    join: null,
+  });
   // Raw model output is normalised first.
-  same(sr.actionToLegacy('Sure:\n```json\n{"next_node":"final_response","args":"Hi"}\n```'),
-    { thought: 'planning next step', next_node: null, args: { answer: 'Hi', raw_answer: 'Hi' }, plan: null, join: null });
+  same(sr.actionToLegacy('Sure:\n```json\n{"next_node":"final_response","args":"Hi"}\n```'), {
+    thought: 'planning next step',
+    next_node: null,
+    args: { answer: 'Hi', raw_answer: 'Hi' },
+    plan: null,
+    join: null,
+  });
   assertCode(() => sr.actionToLegacy('no action here'), 'action_payload_unparseable', 'actionToLegacy of prose');
   assertCode(() => sr.actionToLegacy({ next_node: '' }), 'action_missing_next_node', 'actionToLegacy of an empty next_node');
 });
@@ -223,10 +261,16 @@ test('TypeScript: every normalised corpus result is a NormalizedAction', () => {
   const results = corpus.filter((c) => !c.error).map((c) => sr.normalizeActionWithDiagnostics(inputOf(c)));
   const sources = new Set(results.flatMap((r) => [r.diagnostics.source, ...r.diagnostics.other_actions.map((o) => o.source)]));
   assert.deepEqual([...sources].sort(), ['direct', 'embedded_string', 'fence', 'list_item', 'text', 'think']);
-  assert.ok(results.some((r) => r.action.thought === null && r.action.reasoning === null), 'absent fields are null');
-  const { status, output } = typecheck('ts-normalize-values', `
+  assert.ok(
+    results.some((r) => r.action.thought === null && r.action.reasoning === null),
+    'absent fields are null',
+  );
+  const { status, output } = typecheck(
+    'ts-normalize-values',
+    `
     import type { NormalizedAction } from 'streamroute';
     export const results: NormalizedAction[] = ${JSON.stringify(results)};
-  `);
+  `,
+  );
   assert.equal(status, 0, output);
 });

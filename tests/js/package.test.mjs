@@ -22,23 +22,31 @@ function runIn(dir, file, source) {
 test('ESM import through the exports map loads the wasm at once', async () => {
   await sr.init();
   await sr.init();
-  const out = runIn(consumer, 'esm.mjs', `
+  const out = runIn(
+    consumer,
+    'esm.mjs',
+    `
     import { SseDecoder, init, version } from 'streamroute';
     await init();
     const d = new SseDecoder();
     console.log(JSON.stringify([version(), d.feed('data: ok\\n\\n')]));
-  `);
+  `,
+  );
   assert.deepEqual(JSON.parse(out), ['0.1.0', [{ event: 'message', data: 'ok', id: '' }]]);
 });
 
 test('CommonJS require works and shares the error class', () => {
-  const out = runIn(consumer, 'cjs.cjs', `
+  const out = runIn(
+    consumer,
+    'cjs.cjs',
+    `
     const { SseDecoder, StreamrouteError, makeNonce, init } = require('streamroute');
     const d = new SseDecoder({ maxLineBytes: 4 });
     let code, isClass, isError;
     try { d.feed('data: too long\\n'); } catch (e) { code = e.code; isClass = e instanceof StreamrouteError; isError = e instanceof Error; }
     init().then(() => console.log(JSON.stringify({ code, isClass, isError, nonce: makeNonce() })));
-  `);
+  `,
+  );
   const r = JSON.parse(out);
   assert.equal(r.code, 'sse_event_too_large');
   assert.equal(r.isClass, true);
@@ -58,15 +66,18 @@ test('makeNonce gives 32 lowercase hex chars, fresh each time', () => {
 
 test('errors are StreamrouteError with code, message, offset and the events before', () => {
   const d = new sr.SseDecoder({ maxLineBytes: 8 });
-  const err = assert.throws(() => d.feed('data: a\n\ndata: 123456789\n\n'), (e) => {
-    assert.ok(e instanceof sr.StreamrouteError);
-    assert.ok(e instanceof Error);
-    assert.equal(e.name, 'StreamrouteError');
-    assert.equal(e.code, 'sse_event_too_large');
-    assert.equal(e.offset, 9 + 8);
-    assert.deepEqual(e.events, [{ event: 'message', data: 'a', id: '' }]);
-    return true;
-  });
+  const err = assert.throws(
+    () => d.feed('data: a\n\ndata: 123456789\n\n'),
+    (e) => {
+      assert.ok(e instanceof sr.StreamrouteError);
+      assert.ok(e instanceof Error);
+      assert.equal(e.name, 'StreamrouteError');
+      assert.equal(e.code, 'sse_event_too_large');
+      assert.equal(e.offset, 9 + 8);
+      assert.deepEqual(e.events, [{ event: 'message', data: 'a', id: '' }]);
+      return true;
+    },
+  );
   assert.equal(err, undefined);
   assert.throws(() => d.finish(), { code: 'sse_event_too_large' });
   assert.throws(() => new sr.SseDecoder({ maxEventBytes: 0 }), { code: 'invalid_option' });
@@ -77,12 +88,17 @@ test('errors are StreamrouteError with code, message, offset and the events befo
 
 test('options objects: absent, null and undefined fields take defaults; wrong types are invalid_option; unknown keys are invalid_input', () => {
   const lines = (d) => d.feed('data: 123456789\n\n').map((e) => e.data);
-  assert.throws(() => new sr.SseDecoder({ unknownKey: 1, flushOnFinish: null }),
-    (e) => e instanceof sr.StreamrouteError && e.code === 'invalid_input' && /unknown option "unknownKey"/.test(e.message));
+  assert.throws(
+    () => new sr.SseDecoder({ unknownKey: 1, flushOnFinish: null }),
+    (e) => e instanceof sr.StreamrouteError && e.code === 'invalid_input' && /unknown option "unknownKey"/.test(e.message),
+  );
   for (const o of [undefined, null, {}, { maxLineBytes: undefined }, { maxLineBytes: null }, { flushOnFinish: null }]) {
     assert.deepEqual(lines(new sr.SseDecoder(o)), ['123456789'], JSON.stringify(o));
   }
-  assert.deepEqual(new sr.SseDecoder({ flushOnFinish: true }).feed('data: x').concat(new sr.SseDecoder({ flushOnFinish: true }).finish()), []);
+  assert.deepEqual(
+    new sr.SseDecoder({ flushOnFinish: true }).feed('data: x').concat(new sr.SseDecoder({ flushOnFinish: true }).finish()),
+    [],
+  );
   const bad = [
     [{ maxLineBytes: '8' }, /invalid type: a string, expected f64/],
     [{ flushOnFinish: 1 }, /invalid type: a number, expected/],
@@ -93,14 +109,21 @@ test('options objects: absent, null and undefined fields take defaults; wrong ty
     ['options', /invalid type: a string, expected struct SseDecoderOptions/],
   ];
   for (const [o, message] of bad) {
-    assert.throws(() => new sr.SseDecoder(o), (e) => e instanceof sr.StreamrouteError && e.code === 'invalid_option' && message.test(e.message), JSON.stringify(o));
+    assert.throws(
+      () => new sr.SseDecoder(o),
+      (e) => e instanceof sr.StreamrouteError && e.code === 'invalid_option' && message.test(e.message),
+      JSON.stringify(o),
+    );
   }
   // Arrays of objects and of either strings or objects (untagged) read the same way.
   const w = new sr.TagEventWriter();
   assert.equal(w.deltas([{ type: 'user_delta', text: 'hi' }]), 'event: user_delta\nid: 1\ndata: {"text":"hi"}\n\n');
   assert.throws(() => w.deltas([{ type: 'user_delta' }]), { code: 'invalid_input', message: /missing field `text`/ });
   const nonce = sr.makeNonce();
-  assert.equal(sr.correctiveMessage(nonce, ['missing_block', { code: 'wrong_order', offset: 3 }]), sr.correctiveMessage(nonce, [{ code: 'missing_block', offset: 0 }, 'wrong_order']));
+  assert.equal(
+    sr.correctiveMessage(nonce, ['missing_block', { code: 'wrong_order', offset: 3 }]),
+    sr.correctiveMessage(nonce, [{ code: 'missing_block', offset: 0 }, 'wrong_order']),
+  );
 });
 
 test('maps cross into JS as plain objects, not Map', () => {
@@ -164,7 +187,10 @@ test('the streamroute bin decodes a file and stdin', () => {
   const fromFile = execFileSync(bin, ['sse', file], { encoding: 'utf8' });
   const fromStdin = execFileSync(bin, ['sse', '-'], { input: readFileSync(file), encoding: 'utf8' });
   assert.equal(fromFile, fromStdin);
-  const events = fromFile.trim().split('\n').map((l) => JSON.parse(l));
+  const events = fromFile
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.equal(events.length, 12);
   assert.equal(events[0].event, 'message_start');
   assert.equal(JSON.parse(events.at(-1).data).type, 'message_stop');
@@ -176,15 +202,25 @@ test('the streamroute bin decodes a file and stdin', () => {
 test('TypeScript: a consumer type-checks, and a type error is reported', () => {
   const dir = join(consumer, 'ts');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: {
-      strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext',
-      target: 'es2022', lib: ['es2022', 'dom', 'esnext.disposable'], skipLibCheck: false,
-      types: [],
-    },
-    files: ['ok.mts'],
-  }));
-  writeFileSync(join(dir, 'ok.mts'), `
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        lib: ['es2022', 'dom', 'esnext.disposable'],
+        skipLibCheck: false,
+        types: [],
+      },
+      files: ['ok.mts'],
+    }),
+  );
+  writeFileSync(
+    join(dir, 'ok.mts'),
+    `
     import { init, SseDecoder, SseEncoder, StreamrouteError, makeNonce, version, buildInfo,
       type SseEvent, type SseDecoderOptions, type SseMessageInit, type BuildInfo } from 'streamroute';
     await init();
@@ -200,27 +236,52 @@ test('TypeScript: a consumer type-checks, and a type error is reported', () => {
     const cap: number | undefined = info.limits['sseMaxLineBytes'];
     try { d.finish(); } catch (e) { if (e instanceof StreamrouteError) { const c: string = e.code; void c; } }
     void [more, last, retry, wire, cap, makeNonce().length, version()];
-  `);
+  `,
+  );
   const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
   const ok = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
   assert.equal(ok.status, 0, ok.stdout + ok.stderr);
-  writeFileSync(join(dir, 'bad.mts'), `
+  writeFileSync(
+    join(dir, 'bad.mts'),
+    `
     import { SseDecoder } from 'streamroute';
     const n: number = new SseDecoder().feed('x')[0].data;
-  `);
-  const bad = spawnSync(process.execPath, [tsc, '--strict', '--noEmit', '--module', 'nodenext',
-    '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom,esnext.disposable',
-    '--types', 'node', join(dir, 'bad.mts')], { encoding: 'utf8' });
+  `,
+  );
+  const bad = spawnSync(
+    process.execPath,
+    [
+      tsc,
+      '--strict',
+      '--noEmit',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2022',
+      '--lib',
+      'es2022,dom,esnext.disposable',
+      '--types',
+      'node',
+      join(dir, 'bad.mts'),
+    ],
+    { encoding: 'utf8' },
+  );
   assert.notEqual(bad.status, 0);
   assert.match(bad.stdout, /TS2322/);
 });
 
 test('a U+FEFF inside data is content; only the stream BOM is stripped', () => {
   for (const [label, chunks] of splitings('\uFEFFdata: \uFEFFx\n\ndata: \uFEFF\n\n')) {
-    assert.deepEqual(feedAll(new sr.SseDecoder(), chunks), [
-      { event: 'message', data: '\uFEFFx', id: '' },
-      { event: 'message', data: '\uFEFF', id: '' },
-    ], label);
+    assert.deepEqual(
+      feedAll(new sr.SseDecoder(), chunks),
+      [
+        { event: 'message', data: '\uFEFFx', id: '' },
+        { event: 'message', data: '\uFEFF', id: '' },
+      ],
+      label,
+    );
   }
 });
 
@@ -240,8 +301,16 @@ test('one feed of many events: names and ids that repeat, change and hold invali
   const enc = (s) => [...Buffer.from(s)];
   const bytes = Uint8Array.from([
     ...enc('event: a\ndata: 1\n\nevent: a\ndata: 2\n\ndata: 3\n\nid: x\ndata: 4\n\ndata: 5\n\n'),
-    ...enc('event: b'), 0xe2, 0x82, ...enc('\nid: y'), 0xff, ...enc('\ndata: 6\u00e9\n\n'),
-    ...enc('event: b'), 0xe2, 0x82, ...enc('\ndata: 7\n\nid\ndata: 8\n\n'),
+    ...enc('event: b'),
+    0xe2,
+    0x82,
+    ...enc('\nid: y'),
+    0xff,
+    ...enc('\ndata: 6\u00e9\n\n'),
+    ...enc('event: b'),
+    0xe2,
+    0x82,
+    ...enc('\ndata: 7\n\nid\ndata: 8\n\n'),
   ]);
   const want = [
     { event: 'a', data: '1', id: '' },
@@ -268,7 +337,11 @@ test('one feed of many events: names and ids that repeat, change and hold invali
 test('long string chunks decode as their UTF-8 bytes, on every route and switch between routes', () => {
   let s = 0x2f6b1d3 >>> 0;
   const next = (n) => {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
     return s % n;
   };
   const wide = ['\u00e9', '\u07ff', '\u0800', '\u4e2d\u6587', '\uffff', '\u{1F600}', '\u{10FFFF}', '\ud800', '\udfff', '\ud83d'];
@@ -307,7 +380,13 @@ test('LlmStreamChunker: action_seq null when omitted, reset() starts a fresh att
   ]);
   c.reset();
   const retry = [...c.feed('{"next_node":"final_response","args":{"answer":"Hello"}}'), ...c.finish()];
-  assert.deepEqual(retry.map((x) => [x.text, x.done]), [['Hello', false], ['', true]]);
+  assert.deepEqual(
+    retry.map((x) => [x.text, x.done]),
+    [
+      ['Hello', false],
+      ['', true],
+    ],
+  );
 });
 
 test('the package ships the licence texts its licence field names', () => {
@@ -320,9 +399,16 @@ test('the package ships the licence texts its licence field names', () => {
 
 test('the package ships docs/, and every link of its README and docs leads to a file in it', () => {
   const pkgDir = join(here, 'node_modules', 'streamroute');
-  const docs = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).sort();
+  const docs = readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort();
   assert.deepEqual(readdirSync(join(pkgDir, 'docs')).sort(), docs);
-  const slug = (h) => h.trim().toLowerCase().replace(/[^\w\- ]/g, '').replaceAll(' ', '-');
+  const slug = (h) =>
+    h
+      .trim()
+      .toLowerCase()
+      .replace(/[^\w\- ]/g, '')
+      .replaceAll(' ', '-');
   const anchors = (file) => new Set([...readFileSync(file, 'utf8').matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1])));
   let links = 0;
   for (const file of ['README.md', ...docs.map((d) => `docs/${d}`)]) {
@@ -369,9 +455,14 @@ test('decodeShort is TextDecoder on well-formed UTF-8 and declines the rest', as
   };
   // Every code point (surrogates included, as their 3-byte forms), between guard bytes.
   for (let cp = 0; cp <= 0x10ffff; cp += cp < 0x3000 ? 1 : 97) {
-    const b = cp < 0x80 ? [cp] : cp < 0x800 ? [0xc0 | (cp >> 6), 0x80 | (cp & 63)]
-      : cp < 0x10000 ? [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63)]
-      : [0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 63), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63)];
+    const b =
+      cp < 0x80
+        ? [cp]
+        : cp < 0x800
+          ? [0xc0 | (cp >> 6), 0x80 | (cp & 63)]
+          : cp < 0x10000
+            ? [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63)]
+            : [0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 63), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63)];
     check(Uint8Array.from([0xff, ...b, 0xff]));
   }
   // Every one- and two-byte sequence, then random ones over the bytes that matter.
@@ -379,7 +470,10 @@ test('decodeShort is TextDecoder on well-formed UTF-8 and declines the rest', as
     check(Uint8Array.from([0xff, a, 0xff]));
     for (let b = 0; b < 256; b++) check(Uint8Array.from([0xff, a, b, 0xff]));
   }
-  const alphabet = [0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xff];
+  const alphabet = [
+    0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf3,
+    0xf4, 0xf5, 0xff,
+  ];
   const next = rng(SEED);
   for (let round = 0; round < 100000; round++) {
     const n = 1 + next(8);

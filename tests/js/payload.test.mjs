@@ -31,8 +31,16 @@ function assertCode(fn, code, check) {
 }
 
 const DEFAULTS = {
-  raw_answer: '', artifacts: {}, confidence: null, sources: [], route: null, suggested_actions: [],
-  requires_followup: false, warnings: [], language: null, extra: {},
+  raw_answer: '',
+  artifacts: {},
+  confidence: null,
+  sources: [],
+  route: null,
+  suggested_actions: [],
+  requires_followup: false,
+  warnings: [],
+  language: null,
+  extra: {},
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -54,13 +62,19 @@ test('Appendix A: tool schema, observation, redacted context, final payload', ()
   // The frontend code of the appendix works on it.
   assert.equal(payload.artifacts.analyze_sales?.chart_options, payload.artifacts.analyze_sales.chart_options);
   assert.equal(`${(payload.confidence * 100).toFixed(0)}%`, '92%');
-  assert.deepEqual(payload.suggested_actions.map((a) => a.label), ['Export Raw Data', 'Compare to Q3']);
+  assert.deepEqual(
+    payload.suggested_actions.map((a) => a.label),
+    ['Export Raw Data', 'Compare to Q3'],
+  );
   assert.deepEqual(sr.collectSources([{ node: 'analyze_sales', schema, observation }]), []);
   // One walk for both, object and JSON forms.
   const c2 = new sr.ArtifactCollector();
   same(c2.collectAndRedact('analyze_sales', schema, observation), corpus('appendix_a_redacted.json'));
   const c3 = new sr.ArtifactCollector();
-  same(JSON.parse(c3.collectAndRedactJson('analyze_sales', JSON.stringify(schema), JSON.stringify(observation))), corpus('appendix_a_redacted.json'));
+  same(
+    JSON.parse(c3.collectAndRedactJson('analyze_sales', JSON.stringify(schema), JSON.stringify(observation))),
+    corpus('appendix_a_redacted.json'),
+  );
   same(c2.all(), collector.all());
   same(c3.all(), collector.all());
 });
@@ -74,9 +88,16 @@ test('validateFinalPayload fills every default, as plain objects', () => {
   assert.equal(Object.getPrototypeOf(p.artifacts), Object.prototype);
   assert.equal(Object.getPrototypeOf(p.extra), Object.prototype);
   const full = sr.validateFinalPayload({
-    raw_answer: 'a', artifacts: { t: { f: [1] } }, confidence: 1, sources: [{ title: 'T', url: 'u' }],
-    route: 'r', suggested_actions: [{ action_id: 'x', label: 'X' }], requires_followup: true,
-    warnings: ['w'], language: 'es', extra: { k: 1 },
+    raw_answer: 'a',
+    artifacts: { t: { f: [1] } },
+    confidence: 1,
+    sources: [{ title: 'T', url: 'u' }],
+    route: 'r',
+    suggested_actions: [{ action_id: 'x', label: 'X' }],
+    requires_followup: true,
+    warnings: ['w'],
+    language: 'es',
+    extra: { k: 1 },
   });
   same(full.sources, [{ title: 'T', url: 'u', snippet: null, relevance_score: null }]);
   same(full.suggested_actions, [{ action_id: 'x', label: 'X', params: {} }]);
@@ -85,13 +106,20 @@ test('validateFinalPayload fills every default, as plain objects', () => {
 
 test('validateFinalPayload: every rule throws payload_invalid with its path', () => {
   const cases = [
-    [null, '$'], ['text', '$'], [[], '$'], [{}, 'raw_answer'], [{ raw_answer: 3 }, 'raw_answer'],
-    [{ raw_answer: 'a', confidence: 1.5 }, 'confidence'], [{ raw_answer: 'a', confidence: -1 }, 'confidence'],
+    [null, '$'],
+    ['text', '$'],
+    [[], '$'],
+    [{}, 'raw_answer'],
+    [{ raw_answer: 3 }, 'raw_answer'],
+    [{ raw_answer: 'a', confidence: 1.5 }, 'confidence'],
+    [{ raw_answer: 'a', confidence: -1 }, 'confidence'],
     [{ raw_answer: 'a', confidence: '0.5' }, 'confidence'],
     // A non-finite number is not a missing one (JSON.stringify would make it null).
-    [{ raw_answer: 'a', confidence: NaN }, 'confidence'], [{ raw_answer: 'a', confidence: Infinity }, 'confidence'],
+    [{ raw_answer: 'a', confidence: NaN }, 'confidence'],
+    [{ raw_answer: 'a', confidence: Infinity }, 'confidence'],
     [{ raw_answer: 'a', confidence: -Infinity }, 'confidence'],
-    [{ raw_answer: 'a', artifacts: { t: 1 } }, 'artifacts.t'], [{ raw_answer: 'a', artifacts: [] }, 'artifacts'],
+    [{ raw_answer: 'a', artifacts: { t: 1 } }, 'artifacts.t'],
+    [{ raw_answer: 'a', artifacts: [] }, 'artifacts'],
     [{ raw_answer: 'a', sources: [{ url: 'u' }] }, 'sources[0].title'],
     [{ raw_answer: 'a', sources: [{ title: 't', relevance_score: 'x' }] }, 'sources[0].relevance_score'],
     [{ raw_answer: 'a', sources: {} }, 'sources'],
@@ -100,19 +128,32 @@ test('validateFinalPayload: every rule throws payload_invalid with its path', ()
     [{ raw_answer: 'a', suggested_actions: [{ action_id: 'x', label: 'l', params: 1 }] }, 'suggested_actions[0].params'],
     [{ raw_answer: 'a', requires_followup: 'true' }, 'requires_followup'],
     [{ raw_answer: 'a', warnings: [1] }, 'warnings[0]'],
-    [{ raw_answer: 'a', language: 'english' }, 'language'], [{ raw_answer: 'a', language: 'en-US' }, 'language'],
-    [{ raw_answer: 'a', extra: 'x' }, 'extra'], [{ raw_answer: 'a', answer: 'x' }, 'answer'],
+    [{ raw_answer: 'a', language: 'english' }, 'language'],
+    [{ raw_answer: 'a', language: 'en-US' }, 'language'],
+    [{ raw_answer: 'a', extra: 'x' }, 'extra'],
+    [{ raw_answer: 'a', answer: 'x' }, 'answer'],
   ];
   for (const [value, path] of cases) {
-    assertCode(() => sr.validateFinalPayload(value), 'payload_invalid', (e) => {
-      assert.equal(e.problems.length, 1, JSON.stringify(e.problems));
-      assert.equal(e.problems[0].path, path, JSON.stringify(value));
-      assert.ok(e.message.includes(`${path}: `), e.message);
-    });
+    assertCode(
+      () => sr.validateFinalPayload(value),
+      'payload_invalid',
+      (e) => {
+        assert.equal(e.problems.length, 1, JSON.stringify(e.problems));
+        assert.equal(e.problems[0].path, path, JSON.stringify(value));
+        assert.ok(e.message.includes(`${path}: `), e.message);
+      },
+    );
   }
-  assertCode(() => sr.validateFinalPayload({ confidence: 2, sources: [{}, { title: 1 }], language: 'xx' }), 'payload_invalid', (e) => {
-    assert.deepEqual(e.problems.map((p) => p.path), ['raw_answer', 'confidence', 'sources[0].title', 'sources[1].title', 'language']);
-  });
+  assertCode(
+    () => sr.validateFinalPayload({ confidence: 2, sources: [{}, { title: 1 }], language: 'xx' }),
+    'payload_invalid',
+    (e) => {
+      assert.deepEqual(
+        e.problems.map((p) => p.path),
+        ['raw_answer', 'confidence', 'sources[0].title', 'sources[1].title', 'language'],
+      );
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -139,11 +180,17 @@ test('buildFinalPayload: answer, fallbacks, never a JSON dump', () => {
 
 test('buildFinalPayload: an invalid field is dropped with a warning, the rest kept (B20)', () => {
   const { payload, warnings } = sr.buildFinalPayload({
-    raw_answer: 'A', confidence: 1.5, route: 'kb', language: 'english',
+    raw_answer: 'A',
+    confidence: 1.5,
+    route: 'kb',
+    language: 'english',
     suggested_actions: [{ action_id: 'x', label: 'X' }, { label: 'no id' }],
   });
   same(payload, {
-    ...DEFAULTS, raw_answer: 'A', route: 'kb', suggested_actions: [{ action_id: 'x', label: 'X', params: {} }],
+    ...DEFAULTS,
+    raw_answer: 'A',
+    route: 'kb',
+    suggested_actions: [{ action_id: 'x', label: 'X', params: {} }],
   });
   assert.deepEqual(warnings, [
     'field_dropped: confidence: must be between 0 and 1 (got 1.5)',
@@ -162,16 +209,23 @@ test('buildFinalPayload: a non-finite confidence is dropped with a warning, not 
 test('buildFinalPayload: model sources merged with collected ones (B19), extra, reflection score', () => {
   const { payload } = sr.buildFinalPayload(
     { answer: 'A', sources: [{ title: 'S' }, { title: 'M', url: 'u' }], confidence: 0.95, chart_id: 7 },
-    { sources: [{ title: 'S', url: null, snippet: null, relevance_score: null }, { title: 'C' }], reflectionScore: 0.4,
-      artifacts: { tool: { chart: { c: 1 } } } },
+    {
+      sources: [{ title: 'S', url: null, snippet: null, relevance_score: null }, { title: 'C' }],
+      reflectionScore: 0.4,
+      artifacts: { tool: { chart: { c: 1 } } },
+    },
   );
-  assert.deepEqual(payload.sources.map((s) => s.title), ['S', 'M', 'C']);
+  assert.deepEqual(
+    payload.sources.map((s) => s.title),
+    ['S', 'M', 'C'],
+  );
   assert.equal(payload.confidence, 0.4);
   same(payload.extra, { chart_id: 7, model_confidence: 0.95 });
   same(payload.artifacts, { tool: { chart: { c: 1 } } });
   // B19 alone.
-  same(sr.buildFinalPayload({ answer: 'A', sources: [{ title: 'S' }] }).payload.sources,
-    [{ title: 'S', url: null, snippet: null, relevance_score: null }]);
+  same(sr.buildFinalPayload({ answer: 'A', sources: [{ title: 'S' }] }).payload.sources, [
+    { title: 'S', url: null, snippet: null, relevance_score: null },
+  ]);
   assertCode(() => sr.buildFinalPayload({ answer: 'A' }, { reflectionScore: 3 }), 'invalid_input');
   assertCode(() => sr.buildFinalPayload({ answer: 'A' }, { sources: [{ url: 'x' }] }), 'invalid_input');
   assertCode(() => sr.buildFinalPayload({ answer: 'A' }, { artifacts: { t: 1 } }), 'invalid_input');
@@ -185,22 +239,43 @@ test('redactArtifacts: placeholders for every type, nested, streamed, unknown ke
     $defs: { Fig: { type: 'object', properties: { png: { type: 'string', artifact: true }, caption: { type: 'string' } } } },
     type: 'object',
     properties: {
-      d: { artifact: true }, l: { artifact: true }, s: { artifact: true }, i: { artifact: true },
-      f: { artifact: true }, b: { artifact: true }, n: { artifact: true },
+      d: { artifact: true },
+      l: { artifact: true },
+      s: { artifact: true },
+      i: { artifact: true },
+      f: { artifact: true },
+      b: { artifact: true },
+      n: { artifact: true },
       chart: { anyOf: [{ type: 'object' }, { type: 'null' }], artifact: true, stream: true },
       figs: { type: 'array', items: { $ref: '#/$defs/Fig' } },
       main: { anyOf: [{ $ref: '#/$defs/Fig' }, { type: 'null' }] },
     },
   };
   const obs = {
-    d: { a: 1, b: 2 }, l: [1, 2, 3], s: 'héllo', i: 5, f: 2.5, b: true, n: null, chart: { x: 1 },
-    figs: [{ png: 'AAAA', caption: 'c' }], main: { png: 'BB' }, other: { png: 'visible' },
+    d: { a: 1, b: 2 },
+    l: [1, 2, 3],
+    s: 'héllo',
+    i: 5,
+    f: 2.5,
+    b: true,
+    n: null,
+    chart: { x: 1 },
+    figs: [{ png: 'AAAA', caption: 'c' }],
+    main: { png: 'BB' },
+    other: { png: 'visible' },
   };
   same(sr.redactArtifacts(obs, schema), {
-    d: '<artifact:dict size=13B>', l: '<artifact:list size=3 items>', s: '<artifact:str size=5 chars>',
-    i: '<artifact:int>', f: '<artifact:float>', b: '<artifact:bool>', n: '<artifact:NoneType>',
-    chart: '<artifact:dict stream=chart>', figs: [{ png: '<artifact:str size=4 chars>', caption: 'c' }],
-    main: { png: '<artifact:str size=2 chars>' }, other: { png: 'visible' },
+    d: '<artifact:dict size=13B>',
+    l: '<artifact:list size=3 items>',
+    s: '<artifact:str size=5 chars>',
+    i: '<artifact:int>',
+    f: '<artifact:float>',
+    b: '<artifact:bool>',
+    n: '<artifact:NoneType>',
+    chart: '<artifact:dict stream=chart>',
+    figs: [{ png: '<artifact:str size=4 chars>', caption: 'c' }],
+    main: { png: '<artifact:str size=2 chars>' },
+    other: { png: 'visible' },
   });
   same(sr.redactArtifacts({ d: { k: 'x'.repeat(42 * 1024) } }, schema), { d: '<artifact:dict size=42KB>' });
   // The input is not modified.
@@ -253,15 +328,29 @@ test('ArtifactCollector: merge, overwrite, maxInlineBytes, store, artifact_large
   assert.deepEqual(inline.warnings, ['artifact_large: t.big is 22 bytes (over 10), kept inline (no store)']);
 
   const calls = [];
-  const stored = new sr.ArtifactCollector({ maxInlineBytes: 10, store: (node, field, value) => { calls.push([node, field, value]); return `s3://bucket/${field}`; } });
+  const stored = new sr.ArtifactCollector({
+    maxInlineBytes: 10,
+    store: (node, field, value) => {
+      calls.push([node, field, value]);
+      return `s3://bucket/${field}`;
+    },
+  });
   stored.collect('t', schema, obs);
   same(stored.all(), { t: { big: { artifact_ref: 's3://bucket/big', type: 'list', size_bytes: 22 }, small: [1] } });
   same(calls, [['t', 'big', obs.big]]);
   assert.ok(stored.warnings[0].startsWith('artifact_large: t.big'));
 
   const boom = new Error('disk full');
-  const failing = new sr.ArtifactCollector({ maxInlineBytes: 0, store: () => { throw boom; } });
-  assert.throws(() => failing.collect('t', schema, obs), (e) => e === boom);
+  const failing = new sr.ArtifactCollector({
+    maxInlineBytes: 0,
+    store: () => {
+      throw boom;
+    },
+  });
+  assert.throws(
+    () => failing.collect('t', schema, obs),
+    (e) => e === boom,
+  );
   same(failing.all(), {});
   const asyncStore = new sr.ArtifactCollector({ maxInlineBytes: 0, store: async () => 'ref' });
   assertCode(() => asyncStore.collect('t', schema, obs), 'invalid_input');
@@ -272,17 +361,33 @@ test('ArtifactCollector: merge, overwrite, maxInlineBytes, store, artifact_large
 
 test('collectSources: marked models, source_field, nested lists, dedup', () => {
   const schema = {
-    $defs: { Hit: { type: 'object', produces_sources: true, properties: { title: {}, url: {}, snippet: {}, score: { source_field: 'relevance_score' } } } },
+    $defs: {
+      Hit: {
+        type: 'object',
+        produces_sources: true,
+        properties: { title: {}, url: {}, snippet: {}, score: { source_field: 'relevance_score' } },
+      },
+    },
     properties: { hits: { type: 'array', items: { $ref: '#/$defs/Hit' } } },
   };
-  const observation = { hits: [
-    { title: 'A', url: 'https://a', snippet: 's', score: 0.9 }, { url: 'no title' },
-    { title: 'A', url: 'https://a', snippet: 's', score: 0.2 }, { title: 'B' },
-  ] };
-  same(sr.collectSources([{ node: 'search', schema, observation }, { node: 'none', schema, observation: null }]), [
-    { title: 'A', url: 'https://a', snippet: 's', relevance_score: 0.9 },
-    { title: 'B', url: null, snippet: null, relevance_score: null },
-  ]);
+  const observation = {
+    hits: [
+      { title: 'A', url: 'https://a', snippet: 's', score: 0.9 },
+      { url: 'no title' },
+      { title: 'A', url: 'https://a', snippet: 's', score: 0.2 },
+      { title: 'B' },
+    ],
+  };
+  same(
+    sr.collectSources([
+      { node: 'search', schema, observation },
+      { node: 'none', schema, observation: null },
+    ]),
+    [
+      { title: 'A', url: 'https://a', snippet: 's', relevance_score: 0.9 },
+      { title: 'B', url: null, snippet: null, relevance_score: null },
+    ],
+  );
   assertCode(() => sr.collectSources([{ schema }]), 'invalid_input');
   assertCode(() => sr.collectSources({}), 'invalid_input');
 });
@@ -292,8 +397,22 @@ test('collectSources: marked models, source_field, nested lists, dedup', () => {
 
 test('ArtifactStream: artifact_chunk events with per-stream seq, done event', () => {
   const s = new sr.ArtifactStream();
-  same(s.emit('chart', { a: 1 }), { type: 'artifact_chunk', stream_id: 'chart', seq: 0, chunk: { a: 1 }, done: false, artifact_type: 'dict' });
-  same(s.emit('rows', [1], false, 'csv'), { type: 'artifact_chunk', stream_id: 'rows', seq: 0, chunk: [1], done: false, artifact_type: 'csv' });
+  same(s.emit('chart', { a: 1 }), {
+    type: 'artifact_chunk',
+    stream_id: 'chart',
+    seq: 0,
+    chunk: { a: 1 },
+    done: false,
+    artifact_type: 'dict',
+  });
+  same(s.emit('rows', [1], false, 'csv'), {
+    type: 'artifact_chunk',
+    stream_id: 'rows',
+    seq: 0,
+    chunk: [1],
+    done: false,
+    artifact_type: 'csv',
+  });
   assert.equal(s.emit('chart', 'x').seq, 1);
   assert.deepEqual(s.openStreams(), ['chart', 'rows']);
   const last = s.emit('chart', { b: 2 }, true);
@@ -315,14 +434,25 @@ test('TypeScript: a consumer using every payload type type-checks; a type error 
   const consumer = join(here, '.tmp', 'consumer');
   const dir = join(consumer, 'ts-payload');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: {
-      strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext',
-      target: 'es2022', lib: ['es2022', 'dom', 'esnext.disposable'], skipLibCheck: false, types: [],
-    },
-    files: ['ok.mts'],
-  }));
-  writeFileSync(join(dir, 'ok.mts'), `
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        lib: ['es2022', 'dom', 'esnext.disposable'],
+        skipLibCheck: false,
+        types: [],
+      },
+      files: ['ok.mts'],
+    }),
+  );
+  writeFileSync(
+    join(dir, 'ok.mts'),
+    `
     import { validateFinalPayload, buildFinalPayload, redactArtifacts, redactArtifactsJson, collectSources,
       ArtifactCollector, ArtifactStream, StreamrouteError,
       type FinalPayload, type Source, type SuggestedAction, type PlanStep, type PlanJoin,
@@ -370,20 +500,41 @@ test('TypeScript: a consumer using every payload type type-checks; a type error 
     }
     void [plan, task, fromAction, answer, conf, lang, chart, firstAction, all, warnings, ref, redacted,
       redactedText, both, sources, kind, seq, done, open];
-  `);
+  `,
+  );
   const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
   const ok = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
   assert.equal(ok.status, 0, ok.stdout + ok.stderr);
-  writeFileSync(join(dir, 'bad.mts'), `
+  writeFileSync(
+    join(dir, 'bad.mts'),
+    `
     import { validateFinalPayload, type FinalPayload, type TaskArgs } from 'streamroute/payload';
     const p: FinalPayload = validateFinalPayload({ raw_answer: 'x' });
     const n: number = p.raw_answer;
     const t: TaskArgs = { mode: 'thread' };
     void [n, t];
-  `);
-  const bad = spawnSync(process.execPath, [tsc, '--strict', '--noEmit', '--module', 'nodenext',
-    '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom,esnext.disposable',
-    '--types', 'node', join(dir, 'bad.mts')], { encoding: 'utf8' });
+  `,
+  );
+  const bad = spawnSync(
+    process.execPath,
+    [
+      tsc,
+      '--strict',
+      '--noEmit',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2022',
+      '--lib',
+      'es2022,dom,esnext.disposable',
+      '--types',
+      'node',
+      join(dir, 'bad.mts'),
+    ],
+    { encoding: 'utf8' },
+  );
   assert.notEqual(bad.status, 0);
   assert.match(bad.stdout, /bad\.mts\(4,11\): error TS2322/);
   assert.match(bad.stdout, /bad\.mts\(5,27\): error TS2322/);
@@ -391,7 +542,11 @@ test('TypeScript: a consumer using every payload type type-checks; a type error 
 
 test('workerd: the payload API gives what Node gives (Appendix A)', { timeout: 60_000 }, async () => {
   const bundle = await bundleWorker(join(here, 'worker', 'payload-worker.js'), join(here, '.tmp', 'payload-worker-bundle'));
-  const mf = new Miniflare({ modulesRoot: join(here, '.tmp', 'payload-worker-bundle'), modules: bundle.modules, compatibilityDate: '2025-01-01' });
+  const mf = new Miniflare({
+    modulesRoot: join(here, '.tmp', 'payload-worker-bundle'),
+    modules: bundle.modules,
+    compatibilityDate: '2025-01-01',
+  });
   try {
     await mf.ready;
     const schema = corpus('appendix_a_schema.json');
@@ -405,10 +560,21 @@ test('workerd: the payload API gives what Node gives (Appendix A)', { timeout: 6
     same(got.built, { payload: corpus('appendix_a_payload.json'), warnings: [] });
     same(got.artifacts, corpus('appendix_a_payload.json').artifacts);
     same(got.sources, []);
-    same(got.chunk, { type: 'artifact_chunk', stream_id: 'sales_chart', seq: 0, chunk: observation.chart_options, done: true, artifact_type: 'dict' });
+    same(got.chunk, {
+      type: 'artifact_chunk',
+      stream_id: 'sales_chart',
+      seq: 0,
+      chunk: observation.chart_options,
+      done: true,
+      artifact_type: 'dict',
+    });
     assert.deepEqual(got.error, {
-      code: 'payload_invalid', isStreamrouteError: true,
-      problems: [{ path: 'raw_answer', message: 'required string is missing' }, { path: 'confidence', message: 'must be between 0 and 1 (got 2)' }],
+      code: 'payload_invalid',
+      isStreamrouteError: true,
+      problems: [
+        { path: 'raw_answer', message: 'required string is missing' },
+        { path: 'confidence', message: 'must be between 0 and 1 (got 2)' },
+      ],
     });
   } finally {
     await mf.dispose();
@@ -433,15 +599,21 @@ test('Chromium: the browser entry gives what Node gives (Appendix A)', { timeout
       observation: corpus('appendix_a_observation.json'),
       args: corpus('appendix_a_args.json'),
     };
-    const got = JSON.parse(await page.evaluate(async ({ schema, observation, args }) => {
-      const sr = await import('/streamroute/dist/payload/browser.js');
-      await sr.init();
-      const collector = new sr.ArtifactCollector();
-      const redacted = collector.collectAndRedact('analyze_sales', schema, observation);
-      let code = null;
-      try { sr.validateFinalPayload({}); } catch (e) { code = e instanceof sr.StreamrouteError ? e.code : 'not a StreamrouteError'; }
-      return JSON.stringify({ redacted, built: sr.buildFinalPayload(args, { artifacts: collector.all() }), code });
-    }, input));
+    const got = JSON.parse(
+      await page.evaluate(async ({ schema, observation, args }) => {
+        const sr = await import('/streamroute/dist/payload/browser.js');
+        await sr.init();
+        const collector = new sr.ArtifactCollector();
+        const redacted = collector.collectAndRedact('analyze_sales', schema, observation);
+        let code = null;
+        try {
+          sr.validateFinalPayload({});
+        } catch (e) {
+          code = e instanceof sr.StreamrouteError ? e.code : 'not a StreamrouteError';
+        }
+        return JSON.stringify({ redacted, built: sr.buildFinalPayload(args, { artifacts: collector.all() }), code });
+      }, input),
+    );
     same(got.redacted, corpus('appendix_a_redacted.json'));
     same(got.built, { payload: corpus('appendix_a_payload.json'), warnings: [] });
     assert.equal(got.code, 'payload_invalid');
@@ -452,7 +624,9 @@ test('Chromium: the browser entry gives what Node gives (Appendix A)', { timeout
 });
 
 test('B18: collection sees the full observation; a clamped observation is still redacted', () => {
-  const schema = { properties: { csv: { type: 'string', artifact: true }, rows: { type: 'array', artifact: true }, note: { type: 'string' } } };
+  const schema = {
+    properties: { csv: { type: 'string', artifact: true }, rows: { type: 'array', artifact: true }, note: { type: 'string' } },
+  };
   const full = { csv: 'a,b\n'.repeat(15_000), rows: Array.from({ length: 500 }, (_, i) => ({ i })), note: 'n' };
   const collector = new sr.ArtifactCollector();
   collector.collect('export', schema, full);
@@ -503,8 +677,9 @@ test('one value, one result: a string holding JSON, given as a JSON string liter
   same(sr.redactArtifacts({ blob: raw }, schema), { blob: `<artifact:str size=${raw.length} chars>` });
   // Sources from a string observation holding JSON.
   const flat = { produces_sources: true, properties: { title: {}, link: { source_field: 'url' } } };
-  same(sr.collectSources([{ node: 'f', schema: flat, observation: '{"title":"E","link":"https://e"}' }]),
-    [{ title: 'E', url: 'https://e', snippet: null, relevance_score: null }]);
+  same(sr.collectSources([{ node: 'f', schema: flat, observation: '{"title":"E","link":"https://e"}' }]), [
+    { title: 'E', url: 'https://e', snippet: null, relevance_score: null },
+  ]);
 });
 
 test('property: marks behind unions, deep anyOf, $ref chains and cycles past the caps are never let through', () => {

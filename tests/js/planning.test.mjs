@@ -10,8 +10,17 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  CapabilityMap, StreamrouteError, ToolIndex, applyRemovals, autoTimeGrain, checkCoverage,
-  classifyRepair, defaultLabels, narrowTools, reextractionMessage, retrievalQueries,
+  CapabilityMap,
+  StreamrouteError,
+  ToolIndex,
+  applyRemovals,
+  autoTimeGrain,
+  checkCoverage,
+  classifyRepair,
+  defaultLabels,
+  narrowTools,
+  reextractionMessage,
+  retrievalQueries,
   validateRequirements,
 } from 'streamroute/planning';
 
@@ -47,29 +56,48 @@ test('validateRequirements: the walkthrough, normalised', () => {
   // JSON text works too; missing fields are empty; labels are lowercased and deduplicated.
   assert.deepEqual(validateRequirements(JSON.stringify(walk.requirements)), r);
   assert.deepEqual(validateRequirements({ analysis: ['Total', 'total'] }), {
-    metrics: [], group_by: [], time: null, analysis: ['total'], outputs: [], constraints: [],
+    metrics: [],
+    group_by: [],
+    time: null,
+    analysis: ['total'],
+    outputs: [],
+    constraints: [],
   });
 });
 
 test('validateRequirements: requirements_invalid lists every bad label with its path', () => {
   const bad = { analysis: ['total', 'forecasting'], outputs: ['dashboard'], time: { column: 'd', grain: 'biweekly' }, metrics: 'revenue' };
   let err;
-  assert.throws(() => validateRequirements(bad), (e) => ((err = e), isError('requirements_invalid')(e)));
+  assert.throws(
+    () => validateRequirements(bad),
+    (e) => ((err = e), isError('requirements_invalid')(e)),
+  );
   assert.equal(err.name, 'StreamrouteError');
   // In document order.
-  assert.deepEqual(err.errors.map((i) => [i.path, i.label]), [
-    ['analysis[1]', 'forecasting'],
-    ['outputs[0]', 'dashboard'],
-    ['time.grain', 'biweekly'],
-    ['metrics', null],
-  ]);
+  assert.deepEqual(
+    err.errors.map((i) => [i.path, i.label]),
+    [
+      ['analysis[1]', 'forecasting'],
+      ['outputs[0]', 'dashboard'],
+      ['time.grain', 'biweekly'],
+      ['metrics', null],
+    ],
+  );
   assert.deepEqual(err.errors[1].allowed, ['chart', 'table', 'text']);
   for (const p of ['analysis[1]', 'outputs[0]', 'time.grain', 'metrics']) assert.ok(err.message.includes(p), err.message);
   const prompt = reextractionMessage(err);
   assert.equal(prompt, reextractionMessage(err.errors));
   assert.match(prompt, /^The requirements you extracted are invalid\./);
-  assert.ok(prompt.includes('- analysis[1]: "forecasting" is not an allowed label; use one of: total, compare, trend, distribution, anomaly, correlation, ranking, forecast, summary\n'));
-  assert.ok(prompt.includes('- time.grain: "biweekly" is not an allowed label; use one of: unknown, minute, hour, day, week, month, quarter, year\n'));
+  assert.ok(
+    prompt.includes(
+      '- analysis[1]: "forecasting" is not an allowed label; use one of: total, compare, trend, distribution, anomaly, correlation, ranking, forecast, summary\n',
+    ),
+  );
+  assert.ok(
+    prompt.includes(
+      '- time.grain: "biweekly" is not an allowed label; use one of: unknown, minute, hour, day, week, month, quarter, year\n',
+    ),
+  );
   assert.ok(prompt.includes('- metrics: must be an array of column names\n'));
   assert.match(prompt, /Return only the JSON object\.$/);
   assert.throws(() => validateRequirements('{"analysis": ['), isError('json_invalid'));
@@ -94,7 +122,10 @@ test('CapabilityMap: the default mapping, versioned JSON, aliases, core fill-in'
   assert.equal(m.version, '1');
   assert.deepEqual(m.warnings, []);
   assert.deepEqual(m.rule('analysis.compare'), [{ any_of: ['aggregate', 'segment'], grouping: true }]);
-  assert.deepEqual(m.rule('time'), [{ any_of: ['parse_datetime'], unless_typed: true }, { any_of: ['time_series_plot', 'time_series_features'] }]);
+  assert.deepEqual(m.rule('time'), [
+    { any_of: ['parse_datetime'], unless_typed: true },
+    { any_of: ['time_series_plot', 'time_series_features'] },
+  ]);
   assert.equal(m.rule('analysis.cohort'), null);
   assert.equal(m.canonical('time_series'), 'time_series_plot');
   const again = new CapabilityMap(m.toJSON());
@@ -138,14 +169,21 @@ test('ToolIndex.search: exact top-8 cosine equals a JS brute force for every fix
   for (const q of emb.questions) {
     const hits = index.search(Float32Array.from(q.embedding), 8);
     const want = bruteForce(q.embedding, 8);
-    assert.deepEqual(hits.map((h) => h.name), want.map((w) => w.name), q.q);
+    assert.deepEqual(
+      hits.map((h) => h.name),
+      want.map((w) => w.name),
+      q.q,
+    );
     hits.forEach((h, i) => assert.ok(Math.abs(h.score - want[i].score) < 1e-5));
     assert.equal(catalog[hits[0].index].name, hits[0].name);
   }
   // Default n is 8; a plain array works; per-tool embeddings give the same index.
   const q = emb.questions[3].embedding;
   assert.equal(index.search(Float32Array.from(q)).length, 8);
-  const perTool = new ToolIndex(catalog.map((t, i) => ({ ...t, embedding: emb.tools[i].embedding })), { model_id: MODEL });
+  const perTool = new ToolIndex(
+    catalog.map((t, i) => ({ ...t, embedding: emb.tools[i].embedding })),
+    { model_id: MODEL },
+  );
   assert.deepEqual(perTool.search(Float32Array.from(q), 5), index.search(Float32Array.from(q), 5));
   assert.equal(perTool.model.dim, 384);
   // Errors.
@@ -159,11 +197,26 @@ test('ToolIndex.search: exact top-8 cosine equals a JS brute force for every fix
   assert.throws(() => new ToolIndex([{ name: 'a' }], { model_id: 'm', embeddings: 'x' }), isError('invalid_input'));
   assert.throws(() => index.retrieve({ n: -1 }), isError('invalid_option'));
   // A string option of another type is invalid_option naming it, not dropped.
-  assert.throws(() => index.retrieve({ text: 5 }), (e) => isError('invalid_option')(e) && /text must be a string, got a number/.test(e.message));
-  assert.throws(() => index.retrieve({ n: '3' }), (e) => isError('invalid_option')(e) && /n must be a finite number, got a string/.test(e.message));
-  assert.throws(() => new ToolIndex([{ name: 'a' }], { model_id: 5 }), (e) => isError('invalid_option')(e) && /model_id must be a string/.test(e.message));
-  assert.throws(() => new ToolIndex([{ name: 'a' }], { modelId: 'm', pooling: true }), (e) => isError('invalid_option')(e) && /pooling must be a string, got boolean/.test(e.message));
-  assert.throws(() => index.retrieve({ modle: 1 }), (e) => isError('invalid_input')(e) && /unknown option "modle"/.test(e.message));
+  assert.throws(
+    () => index.retrieve({ text: 5 }),
+    (e) => isError('invalid_option')(e) && /text must be a string, got a number/.test(e.message),
+  );
+  assert.throws(
+    () => index.retrieve({ n: '3' }),
+    (e) => isError('invalid_option')(e) && /n must be a finite number, got a string/.test(e.message),
+  );
+  assert.throws(
+    () => new ToolIndex([{ name: 'a' }], { model_id: 5 }),
+    (e) => isError('invalid_option')(e) && /model_id must be a string/.test(e.message),
+  );
+  assert.throws(
+    () => new ToolIndex([{ name: 'a' }], { modelId: 'm', pooling: true }),
+    (e) => isError('invalid_option')(e) && /pooling must be a string, got boolean/.test(e.message),
+  );
+  assert.throws(
+    () => index.retrieve({ modle: 1 }),
+    (e) => isError('invalid_input')(e) && /unknown option "modle"/.test(e.message),
+  );
   assert.throws(() => validateRequirements('x'.repeat((64 << 20) + 1)), isError('input_too_large'));
   assert.throws(() => index.retrieve({ vectors: ['x'] }), isError('invalid_input'));
   assert.throws(() => checkCoverage({}, { steps: [] }, null, undefined), isError('invalid_input'));
@@ -195,7 +248,11 @@ test('ToolIndex scores are bit-exact: the same f32 lane order in wasm (simd128) 
     for (const h of index.search(Float32Array.from(q.embedding), 8)) assert.equal(h.score, dotF32(qn, rows[h.index]), q.q);
   }
   // A dimension that is not a multiple of 8 exercises the tail.
-  const odd = new ToolIndex([{ name: 'a' }, { name: 'b' }], { model_id: 'm', dim: 11, embeddings: Float32Array.from({ length: 22 }, (_, i) => Math.sin(i + 1)) });
+  const odd = new ToolIndex([{ name: 'a' }, { name: 'b' }], {
+    model_id: 'm',
+    dim: 11,
+    embeddings: Float32Array.from({ length: 22 }, (_, i) => Math.sin(i + 1)),
+  });
   const q = Float32Array.from({ length: 11 }, (_, i) => Math.cos(i));
   const qn = normalizeF32(Array.from(q));
   for (const h of odd.search(q, 2)) {
@@ -219,29 +276,63 @@ test('ToolIndex from per-tool embeddings: arrays, typed arrays and JSON text rea
     const ix = new ToolIndex(c, model);
     assert.deepEqual(ix.search(q, 8), want, typeof c);
     // (JSON text cannot hold -0, so compare with -0 as 0.)
-    assert.deepEqual(Array.from(ix.embeddings, (x) => x + 0), Array.from(index.embeddings, (x) => x + 0));
+    assert.deepEqual(
+      Array.from(ix.embeddings, (x) => x + 0),
+      Array.from(index.embeddings, (x) => x + 0),
+    );
   }
   // Errors and their messages are the same on both paths (numbers read as numbers, or as text).
-  const two = [{ name: 'a', embedding: [1, 2] }, { name: 'b', embedding: [3, 1e39] }];
+  const two = [
+    { name: 'a', embedding: [1, 2] },
+    { name: 'b', embedding: [3, 1e39] },
+  ];
   const m2 = { model_id: 'm', dim: 2 };
   for (const c of [two, JSON.stringify(two)]) {
-    assert.throws(() => new ToolIndex(c, m2), (e) => isError('invalid_input')(e) && /tools\[1\]\.embedding: 1e\+?39 is not a finite 32-bit float/.test(e.message), typeof c);
+    assert.throws(
+      () => new ToolIndex(c, m2),
+      (e) => isError('invalid_input')(e) && /tools\[1\]\.embedding: 1e\+?39 is not a finite 32-bit float/.test(e.message),
+      typeof c,
+    );
   }
   for (const bad of [[1, '2'], [1, null], [1, Number.NaN], { 0: 1 }]) {
-    assert.throws(() => new ToolIndex([{ name: 'a', embedding: bad }], { model_id: 'm', dim: 2 }), isError('invalid_input'), JSON.stringify(bad));
+    assert.throws(
+      () => new ToolIndex([{ name: 'a', embedding: bad }], { model_id: 'm', dim: 2 }),
+      isError('invalid_input'),
+      JSON.stringify(bad),
+    );
   }
   // No embedding, null, and an empty one (a dimension error, not "no embedding").
   assert.equal(new ToolIndex([{ name: 'a', embedding: null }, { name: 'b' }]).embeddings.length, 0);
-  assert.throws(() => new ToolIndex([{ name: 'a', embedding: [] }, { name: 'b', embedding: [1, 2] }], m2), (e) => /embedding has 0 dimensions/.test(e.message));
+  assert.throws(
+    () =>
+      new ToolIndex(
+        [
+          { name: 'a', embedding: [] },
+          { name: 'b', embedding: [1, 2] },
+        ],
+        m2,
+      ),
+    (e) => /embedding has 0 dimensions/.test(e.message),
+  );
 });
 
 test('ToolIndex: ties break by tool name, not catalog order', () => {
   const tools = ['zeta', 'alpha', 'mid', 'beta'].map((name) => ({ name }));
   const vecs = new Float32Array([1, 2, 0, 2, 4, 0, 0.5, 1, 0, 3, 6, 0]);
   const a = new ToolIndex(tools, { model_id: 'm', dim: 3, embeddings: vecs });
-  assert.deepEqual(a.search(new Float32Array([1, 2, 0]), 3).map((h) => h.name), ['alpha', 'beta', 'mid']);
-  const b = new ToolIndex([...tools].reverse(), { model_id: 'm', dim: 3, embeddings: new Float32Array([3, 6, 0, 0.5, 1, 0, 2, 4, 0, 1, 2, 0]) });
-  assert.deepEqual(b.search(new Float32Array([1, 2, 0]), 3).map((h) => h.name), ['alpha', 'beta', 'mid']);
+  assert.deepEqual(
+    a.search(new Float32Array([1, 2, 0]), 3).map((h) => h.name),
+    ['alpha', 'beta', 'mid'],
+  );
+  const b = new ToolIndex([...tools].reverse(), {
+    model_id: 'm',
+    dim: 3,
+    embeddings: new Float32Array([3, 6, 0, 0.5, 1, 0, 2, 4, 0, 1, 2, 0]),
+  });
+  assert.deepEqual(
+    b.search(new Float32Array([1, 2, 0]), 3).map((h) => h.name),
+    ['alpha', 'beta', 'mid'],
+  );
 });
 
 test('ToolIndex.retrieve: BM25 fallback without a matching vector, hybrid, recall@8', () => {
@@ -293,18 +384,27 @@ test('narrowTools: the walkthrough exactly (template, retrieved, safety, cap 8)'
   const r = narrowTools({
     requirements: walk.requirements,
     template: walk.template,
-    retrieved: [{ name: 'segment_metric', score: 0.61 }, { name: 'plot_bar', score: 0.58 }],
+    retrieved: [
+      { name: 'segment_metric', score: 0.61 },
+      { name: 'plot_bar', score: 0.58 },
+    ],
     safetySet: ['aggregate', 'plot_line', 'compute_summary_stats'],
     cap: 8,
     index,
   });
   assert.deepEqual(r.names, ['parse_datetime', 'aggregate', 'plot_line', 'compute_summary_stats', 'segment_metric', 'plot_bar']);
   assert.deepEqual(pick(r), [
-    ['parse_datetime', 'template'], ['aggregate', 'template'], ['plot_line', 'template'],
-    ['compute_summary_stats', 'template'], ['segment_metric', 'retrieval'], ['plot_bar', 'retrieval'],
+    ['parse_datetime', 'template'],
+    ['aggregate', 'template'],
+    ['plot_line', 'template'],
+    ['compute_summary_stats', 'template'],
+    ['segment_metric', 'retrieval'],
+    ['plot_bar', 'retrieval'],
   ]);
   assert.deepEqual(r.safety, [
-    { name: 'aggregate', added: false }, { name: 'plot_line', added: false }, { name: 'compute_summary_stats', added: false },
+    { name: 'aggregate', added: false },
+    { name: 'plot_line', added: false },
+    { name: 'compute_summary_stats', added: false },
   ]);
   assert.equal(r.method, 'given');
   assert.equal(r.cap, 8);
@@ -314,30 +414,69 @@ test('narrowTools: the walkthrough exactly (template, retrieved, safety, cap 8)'
 
 test('narrowTools: the walkthrough with the real model, and the BM25 fallback', () => {
   assert.deepEqual(retrievalQueries(walk.requirements), walk.queries);
-  const opts = { requirements: walk.requirements, queryVectors, template: walk.template.tools, safetySet: ['aggregate', 'plot_line', 'compute_summary_stats'], cap: 8 };
+  const opts = {
+    requirements: walk.requirements,
+    queryVectors,
+    template: walk.template.tools,
+    safetySet: ['aggregate', 'plot_line', 'compute_summary_stats'],
+    cap: 8,
+  };
   const r = index.narrow(opts);
   assert.deepEqual(narrowTools({ ...opts, index }), r);
   assert.equal(r.method, 'cosine');
-  assert.deepEqual(r.names, ['parse_datetime', 'aggregate', 'plot_line', 'compute_summary_stats', 'plot_scatter', 'plot_area', 'plot_dual_axis', 'plot_bar']);
+  assert.deepEqual(r.names, [
+    'parse_datetime',
+    'aggregate',
+    'plot_line',
+    'compute_summary_stats',
+    'plot_scatter',
+    'plot_area',
+    'plot_dual_axis',
+    'plot_bar',
+  ]);
   assert.deepEqual(r.queries, walk.queries);
   const other = index.narrow({ ...opts, queryVectors: { ...queryVectors, model_id: '@cf/baai/bge-small-en-v1.5' } });
   assert.equal(other.method, 'bm25');
   assert.match(other.fallback, /differs from the index model/);
-  assert.deepEqual(other.names, ['parse_datetime', 'aggregate', 'plot_line', 'compute_summary_stats', 'cumulative_sum', 'plot_bar', 'plot_dual_axis', 'plot_area']);
+  assert.deepEqual(other.names, [
+    'parse_datetime',
+    'aggregate',
+    'plot_line',
+    'compute_summary_stats',
+    'cumulative_sum',
+    'plot_bar',
+    'plot_dual_axis',
+    'plot_area',
+  ]);
   // A plain catalog (no embeddings): BM25, same answer.
   assert.deepEqual(narrowTools({ ...opts, catalog }).names, other.names);
 });
 
 test('narrowTools: precedence (template always, cap, safety past the cap, lowest dropped)', () => {
-  const retrieved = [{ name: 'a', score: 0.9 }, { name: 'b', score: 0.7 }, { name: 'c', score: 0.6 }];
+  const retrieved = [
+    { name: 'a', score: 0.9 },
+    { name: 'b', score: 0.7 },
+    { name: 'c', score: 0.6 },
+  ];
   const base = { requirements: {}, retrieved };
   let r = narrowTools({ ...base, template: ['t1'], safetySet: ['s1', 's2'], cap: 4 });
-  assert.deepEqual(pick(r), [['t1', 'template'], ['a', 'retrieval'], ['s1', 'safety'], ['s2', 'safety']]);
-  assert.deepEqual(r.dropped, [{ name: 'b', score: 0.7 }, { name: 'c', score: 0.6 }]);
+  assert.deepEqual(pick(r), [
+    ['t1', 'template'],
+    ['a', 'retrieval'],
+    ['s1', 'safety'],
+    ['s2', 'safety'],
+  ]);
+  assert.deepEqual(r.dropped, [
+    { name: 'b', score: 0.7 },
+    { name: 'c', score: 0.6 },
+  ]);
   r = narrowTools({ ...base, template: ['t1', 't2'], safetySet: ['s1', 's2'], cap: 3 });
   assert.deepEqual(r.names, ['t1', 't2', 's1', 's2']);
   r = narrowTools({ ...base, template: { tools: ['s1'] }, safetySet: ['s1', 's2'], cap: 8 });
-  assert.deepEqual(r.safety, [{ name: 's1', added: false }, { name: 's2', added: true }]);
+  assert.deepEqual(r.safety, [
+    { name: 's1', added: false },
+    { name: 's2', added: true },
+  ]);
   r = narrowTools({ ...base, safetySet: [], cap: 8, minScore: 0.65 });
   assert.deepEqual(r.names, ['a', 'b']);
   r = narrowTools({ ...base, safetySet: [], cap: 8, n: 1 });
@@ -364,7 +503,10 @@ test('checkCoverage + applyRemovals: the walkthrough exactly', () => {
   assert.deepEqual(report.unjustified_steps, [4, 5]);
   assert.equal(report.message, 'Remove unjustified steps: detect_anomalies, plot_histogram');
   const fixed = applyRemovals(walk.adapted_plan, report);
-  assert.deepEqual(fixed.steps.map((s) => s.tool), ['parse_datetime', 'aggregate', 'plot_line', 'compute_summary_stats']);
+  assert.deepEqual(
+    fixed.steps.map((s) => s.tool),
+    ['parse_datetime', 'aggregate', 'plot_line', 'compute_summary_stats'],
+  );
   assert.deepEqual(fixed.steps[1], walk.adapted_plan.steps[1]);
   const ok = checkCoverage(walk.requirements, fixed, null, index);
   assert.equal(ok.ok, true);
@@ -384,13 +526,15 @@ test('checkCoverage + applyRemovals: the walkthrough exactly', () => {
 });
 
 test("checkCoverage: the design's retry payload exactly", () => {
-  const plan = { steps: [
-    { tool: 'parse_datetime', params: { column: 'date' }, satisfies: ['time'] },
-    { tool: 'aggregate', params: { agg_func: 'sum', metrics: ['revenue'] }, satisfies: ['analysis.total'] },
-    { tool: 'plot_line', params: { x: 'date', y: 'revenue' }, satisfies: ['analysis.trend', 'outputs.chart'] },
-    { tool: 'compute_summary_stats', satisfies: 'outputs.table' },
-    { tool: 'detect_anomalies', params: {}, satisfies: [] },
-  ] };
+  const plan = {
+    steps: [
+      { tool: 'parse_datetime', params: { column: 'date' }, satisfies: ['time'] },
+      { tool: 'aggregate', params: { agg_func: 'sum', metrics: ['revenue'] }, satisfies: ['analysis.total'] },
+      { tool: 'plot_line', params: { x: 'date', y: 'revenue' }, satisfies: ['analysis.trend', 'outputs.chart'] },
+      { tool: 'compute_summary_stats', satisfies: 'outputs.table' },
+      { tool: 'detect_anomalies', params: {}, satisfies: [] },
+    ],
+  };
   const req = { ...walk.requirements, analysis: ['total', 'trend'] };
   const r = checkCoverage(req, plan, undefined, catalog);
   assert.equal(r.ok, false);
@@ -409,7 +553,13 @@ test("checkCoverage: the design's retry payload exactly", () => {
 // Repairs
 
 test('classifyRepair and autoTimeGrain', () => {
-  assert.equal(classifyRepair({ tool: 'aggregate', params: { group_by: ['region'] } }, { tool: 'aggregate', params: { df: 'df_1', group_by: ['region'] } }), 'safe');
+  assert.equal(
+    classifyRepair(
+      { tool: 'aggregate', params: { group_by: ['region'] } },
+      { tool: 'aggregate', params: { df: 'df_1', group_by: ['region'] } },
+    ),
+    'safe',
+  );
   assert.equal(classifyRepair({ y: 'Revenue' }, { y: 'revenue', title: 'x' }), 'safe');
   assert.equal(classifyRepair({ group_by: ['region'] }, { group_by: ['product_category'] }), 'semantic');
   assert.equal(classifyRepair({ metrics: ['revenue'] }, { metrics: ['profit'] }), 'semantic');
@@ -432,14 +582,25 @@ test('classifyRepair and autoTimeGrain', () => {
 test('TypeScript: the planning exports type-check, and a misuse is reported', () => {
   const dir = join(here, '.tmp', 'consumer', 'ts-planning');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: {
-      strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext',
-      target: 'es2022', lib: ['es2022', 'dom', 'esnext.disposable'], skipLibCheck: false, types: [],
-    },
-    files: ['ok.mts'],
-  }));
-  writeFileSync(join(dir, 'ok.mts'), `
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        lib: ['es2022', 'dom', 'esnext.disposable'],
+        skipLibCheck: false,
+        types: [],
+      },
+      files: ['ok.mts'],
+    }),
+  );
+  writeFileSync(
+    join(dir, 'ok.mts'),
+    `
     import { ToolIndex, CapabilityMap, StreamrouteError, narrowTools, checkCoverage, applyRemovals,
       validateRequirements, reextractionMessage, retrievalQueries, classifyRepair, autoTimeGrain,
       defaultLabels, type Requirements, type NarrowResult, type CoverageReport, type SearchHit,
@@ -461,18 +622,38 @@ test('TypeScript: the planning exports type-check, and a misuse is reported', ()
     const qs: string[] = retrievalQueries(req);
     const labels: string[] = defaultLabels().analysis;
     void [hits[0]?.score, r.method, n.names, rep.ok, rep.missing, rep.unjustified, rep.message, fixed, grain, kind, qs, labels, index.model?.dim, index.embeddings.length];
-  `);
+  `,
+  );
   const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
   const ok = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
   assert.equal(ok.status, 0, ok.stdout + ok.stderr);
-  writeFileSync(join(dir, 'bad.mts'), `
+  writeFileSync(
+    join(dir, 'bad.mts'),
+    `
     import { checkCoverage } from 'streamroute/planning';
     const n: number = checkCoverage({}, { steps: [] }, null, []).message;
-  `);
-  const bad = spawnSync(process.execPath, [tsc, '--strict', '--noEmit', '--module', 'nodenext',
-    '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom,esnext.disposable', '--types', 'node',
-    join(dir, 'bad.mts')], { encoding: 'utf8' });
+  `,
+  );
+  const bad = spawnSync(
+    process.execPath,
+    [
+      tsc,
+      '--strict',
+      '--noEmit',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2022',
+      '--lib',
+      'es2022,dom,esnext.disposable',
+      '--types',
+      'node',
+      join(dir, 'bad.mts'),
+    ],
+    { encoding: 'utf8' },
+  );
   assert.notEqual(bad.status, 0);
   assert.match(bad.stdout, /TS2322/);
 });
-

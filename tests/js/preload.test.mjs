@@ -19,8 +19,9 @@ const block = (lang) => {
 };
 
 const frame = (name, data) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
-const WIRE = ['Revenue ', 'grew.'].map((text) => frame('llm_stream_chunk', { text, phase: 'answer', channel: 'answer', done: false }))
-  .join('') + frame('done', { answer: 'Revenue grew.', metadata: { ok: true, parse_ok: true, finish_reason: 'stop' } });
+const WIRE =
+  ['Revenue ', 'grew.'].map((text) => frame('llm_stream_chunk', { text, phase: 'answer', channel: 'answer', done: false })).join('') +
+  frame('done', { answer: 'Revenue grew.', metadata: { ok: true, parse_ok: true, finish_reason: 'stop' } });
 
 // What the page does after the documented part: fold the wire, say when the entry's JavaScript
 // first ran (the time `init` was called).
@@ -51,10 +52,16 @@ async function load(origin, path) {
   await page.goto(`${origin}${path}`);
   await page.waitForFunction(() => document.getElementById('out')?.textContent, null, { timeout: 20_000 });
   const result = JSON.parse(await page.textContent('#out'));
-  const timing = await page.evaluate(() => performance.getEntriesByType('resource').map((r) => ({ name: new URL(r.name).pathname, start: r.startTime })));
+  const timing = await page.evaluate(() =>
+    performance.getEntriesByType('resource').map((r) => ({ name: new URL(r.name).pathname, start: r.startTime })),
+  );
   await page.close();
   assert.deepEqual(errors, []);
-  assert.deepEqual(consoleErrors.filter((t) => /preload|wasm/i.test(t)), [], 'no warning about the preload');
+  assert.deepEqual(
+    consoleErrors.filter((t) => /preload|wasm/i.test(t)),
+    [],
+    'no warning about the preload',
+  );
   return { result, timing };
 }
 
@@ -77,10 +84,17 @@ ${html}
   try {
     const { result, timing } = await load(server.origin, '/');
     assert.deepEqual(result, { answer: 'Revenue grew.', status: 'done' });
-    assert.deepEqual(requests.filter((p) => p.endsWith('.wasm')), ['/assets/streamroute_bg.wasm'], 'the .wasm is fetched once');
+    assert.deepEqual(
+      requests.filter((p) => p.endsWith('.wasm')),
+      ['/assets/streamroute_bg.wasm'],
+      'the .wasm is fetched once',
+    );
     const wasm = timing.find((r) => r.name.endsWith('.wasm'));
     const js = timing.find((r) => r.name.endsWith('/client/browser.js'));
-    assert.ok(wasm && js && wasm.start <= js.start, `the .wasm request starts with the page (${wasm?.start} ms, the entry's JS at ${js?.start} ms)`);
+    assert.ok(
+      wasm && js && wasm.start <= js.start,
+      `the .wasm request starts with the page (${wasm?.start} ms, the entry's JS at ${js?.start} ms)`,
+    );
   } finally {
     await server.close();
   }
@@ -89,7 +103,10 @@ ${html}
 test('docs/client.md: the Vite plugin preloads the built .wasm, which init() then uses', { timeout: 120_000 }, async () => {
   const app = freshApp('vite-preload');
   writeFileSync(join(app, 'vite.config.js'), block('js'));
-  writeFileSync(join(app, 'index.html'), '<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body><pre id="out"></pre><script type="module" src="/main.js"></script></body></html>');
+  writeFileSync(
+    join(app, 'index.html'),
+    '<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body><pre id="out"></pre><script type="module" src="/main.js"></script></body></html>',
+  );
   writeFileSync(join(app, 'main.js'), FOLD);
   await build({ root: app, logLevel: 'silent', configFile: join(app, 'vite.config.js'), build: { outDir: 'dist', target: 'es2022' } });
   const dist = join(app, 'dist');
@@ -97,8 +114,10 @@ test('docs/client.md: the Vite plugin preloads the built .wasm, which init() the
   const assets = readdirSync(join(dist, 'assets'));
   const wasmFiles = assets.filter((f) => f.endsWith('.wasm'));
   assert.equal(wasmFiles.length, 1, `one .wasm asset among ${assets}`);
-  assert.ok(index.includes(`<link rel="preload" href="/assets/${wasmFiles[0]}" as="fetch" type="application/wasm" crossorigin`),
-    `the built page preloads the .wasm:\n${index}`);
+  assert.ok(
+    index.includes(`<link rel="preload" href="/assets/${wasmFiles[0]}" as="fetch" type="application/wasm" crossorigin`),
+    `the built page preloads the .wasm:\n${index}`,
+  );
   const requests = [];
   const server = await listen((req, res) => {
     const path = new URL(req.url, 'http://x').pathname;
@@ -109,7 +128,11 @@ test('docs/client.md: the Vite plugin preloads the built .wasm, which init() the
   try {
     const { result } = await load(server.origin, '/');
     assert.deepEqual(result, { answer: 'Revenue grew.', status: 'done' });
-    assert.deepEqual(requests.filter((p) => p.endsWith('.wasm')), [`/assets/${wasmFiles[0]}`], 'the .wasm is fetched once');
+    assert.deepEqual(
+      requests.filter((p) => p.endsWith('.wasm')),
+      [`/assets/${wasmFiles[0]}`],
+      'the .wasm is fetched once',
+    );
   } finally {
     await server.close();
   }

@@ -21,7 +21,9 @@ const TMP = join(JS_DIR, '.tmp', 'react');
 
 test('Node: streamroute/react imports without a DOM (ESM and CommonJS) and exports the two hooks', () => {
   mkdirSync(TMP, { recursive: true });
-  writeFileSync(join(TMP, 'exports.mjs'), `
+  writeFileSync(
+    join(TMP, 'exports.mjs'),
+    `
     if (typeof window !== 'undefined' || typeof document !== 'undefined') throw new Error('a DOM in Node');
     const esm = await import('streamroute/react');
     const { createRequire } = await import('node:module');
@@ -30,10 +32,15 @@ test('Node: streamroute/react imports without a DOM (ESM and CommonJS) and expor
     console.log(JSON.stringify({ esm: Object.keys(esm).sort(), cjs: Object.keys(cjs).filter((k) => k !== '__esModule').sort(),
       names: [esm.useSseStream.name, esm.useStreamState.name], sameHooks: typeof cjs.useSseStream === 'function' }));
     void client;
-  `);
+  `,
+  );
   const out = JSON.parse(execFileSync(process.execPath, [join(TMP, 'exports.mjs')], { cwd: TMP, encoding: 'utf8' }));
-  assert.deepEqual(out, { esm: ['useSseStream', 'useStreamState'], cjs: ['useSseStream', 'useStreamState'],
-    names: ['useSseStream', 'useStreamState'], sameHooks: true });
+  assert.deepEqual(out, {
+    esm: ['useSseStream', 'useStreamState'],
+    cjs: ['useSseStream', 'useStreamState'],
+    names: ['useSseStream', 'useStreamState'],
+    sameHooks: true,
+  });
 });
 
 test('Node: server rendering shows the state as it is and fetches nothing; a missing or unknown profile is invalid_option', async () => {
@@ -42,7 +49,10 @@ test('Node: server rendering shows the state as it is and fetches nothing; a mis
   const { StreamState, StreamrouteError } = await import('streamroute/client');
   const { useSseStream, useStreamState } = await import('streamroute/react');
   const state = new StreamState();
-  state.apply([{ type: 'answer_delta', text: 'Hello ' }, { type: 'answer_delta', text: 'there.' }]);
+  state.apply([
+    { type: 'answer_delta', text: 'Hello ' },
+    { type: 'answer_delta', text: 'there.' },
+  ]);
   const Manual = () => h('p', { 'data-status': useStreamState(state).status }, useStreamState(state, { throttleMs: 50 }).answer);
   assert.equal(renderToString(h(Manual)), '<p data-status="streaming">Hello there.</p>');
   let calls = 0;
@@ -57,9 +67,14 @@ test('Node: server rendering shows the state as it is and fetches nothing; a mis
   assert.equal(renderToString(h(Streamed, { options: { profile: 'ai-sdk' } })), '<p data-status="streaming">|function|function</p>');
   assert.equal(calls, 0);
   for (const options of [undefined, {}, { profile: 'openai' }, { profile: 42 }]) {
-    assert.throws(() => renderToString(h(Streamed, { options })),
-      (e) => e instanceof StreamrouteError && e.code === 'invalid_option' && /profile must be "planner", "tagged", "ai-sdk" or "ag-ui"/.test(e.message),
-      JSON.stringify(options));
+    assert.throws(
+      () => renderToString(h(Streamed, { options })),
+      (e) =>
+        e instanceof StreamrouteError &&
+        e.code === 'invalid_option' &&
+        /profile must be "planner", "tagged", "ai-sdk" or "ag-ui"/.test(e.message),
+      JSON.stringify(options),
+    );
   }
 });
 
@@ -158,16 +173,19 @@ window.app = {
 window.ready = true;
 `;
 
-const dom = (page, name = 'streamed') => page.evaluate((name) => {
-  const a = document.querySelector(`article[data-name="${name}"]`);
-  return a && {
-    status: a.dataset.status,
-    answer: a.querySelector('.answer').textContent,
-    reasoning: a.querySelector('.reasoning').textContent,
-    tools: [...a.querySelectorAll('li')].map((li) => [li.dataset.state, li.textContent]),
-    alerts: [...a.querySelectorAll('[role="alert"]')].map((p) => p.textContent),
-  };
-}, name);
+const dom = (page, name = 'streamed') =>
+  page.evaluate((name) => {
+    const a = document.querySelector(`article[data-name="${name}"]`);
+    return (
+      a && {
+        status: a.dataset.status,
+        answer: a.querySelector('.answer').textContent,
+        reasoning: a.querySelector('.reasoning').textContent,
+        tools: [...a.querySelectorAll('li')].map((li) => [li.dataset.state, li.textContent]),
+        alerts: [...a.querySelectorAll('[role="alert"]')].map((p) => p.textContent),
+      }
+    );
+  }, name);
 
 /** Waits until `check()` is true (polling), or fails with `what`. */
 async function until(check, what, ms = 10_000) {
@@ -178,25 +196,40 @@ async function until(check, what, ms = 10_000) {
   }
 }
 
-test('Chromium: useSseStream renders streams, aborts on unmount, on a new request and on stop, restarts fresh; useStreamState throttles', { timeout: 120_000 }, async (t) => {
+test('Chromium: useSseStream renders streams, aborts on unmount, on a new request and on stop, restarts fresh; useStreamState throttles', {
+  timeout: 120_000,
+}, async (t) => {
   mkdirSync(TMP, { recursive: true });
   writeFileSync(join(TMP, 'app.jsx'), APP);
   const built = await esbuild.build({
-    entryPoints: [join(TMP, 'app.jsx')], bundle: true, write: false, format: 'esm', target: 'es2022', jsx: 'automatic',
-    external: ['streamroute/client'], nodePaths: [join(JS_DIR, 'node_modules')], define: { 'process.env.NODE_ENV': '"production"' },
-    logLevel: 'silent', metafile: true,
+    entryPoints: [join(TMP, 'app.jsx')],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    target: 'es2022',
+    jsx: 'automatic',
+    external: ['streamroute/client'],
+    nodePaths: [join(JS_DIR, 'node_modules')],
+    define: { 'process.env.NODE_ENV': '"production"' },
+    logLevel: 'silent',
+    metafile: true,
   });
   const app = built.outputFiles[0].text;
   const inputs = Object.keys(built.metafile.inputs);
   // The hooks come from the packed package's dist/react, with one React, and no wasm of their own.
-  assert.ok(inputs.some((f) => f.endsWith('dist/react/index.js')), inputs.join('\n'));
+  assert.ok(
+    inputs.some((f) => f.endsWith('dist/react/index.js')),
+    inputs.join('\n'),
+  );
   assert.equal(inputs.filter((f) => /node_modules\/react\/cjs\/react\.production/.test(f)).length, 1, inputs.join('\n'));
   assert.ok(!inputs.some((f) => /dist\/client\//.test(f)), 'the client entry stays external');
 
   const sample = SAMPLES.find((s) => s.file === 'openai-chat-tools.sse');
   const events = routed(sr, sample.bytes, sample.content, NONCE);
   const want = fold(sr, events);
-  const wires = Object.fromEntries(await Promise.all(PROFILES.map(async (p) => [p, new TextEncoder().encode(await wireText(sr, events, p))])));
+  const wires = Object.fromEntries(
+    await Promise.all(PROFILES.map(async (p) => [p, new TextEncoder().encode(await wireText(sr, events, p))])),
+  );
   assert.ok(want.toolCalls.length === 2 && want.answer.length > 0 && want.thinking.reasoning.length > 0);
 
   // What the server saw: requests by path, connections closed before the response ended.
@@ -253,7 +286,11 @@ test('Chromium: useSseStream renders streams, aborts on unmount, on a new reques
         const got = await dom(page);
         assert.equal(got.answer, want.answer, profile);
         assert.equal(got.reasoning, want.thinking.reasoning, profile);
-        assert.deepEqual(got.tools, want.toolCalls.map((c) => ['input-available', `${c.name} ${JSON.stringify(c.arguments)}`]), profile);
+        assert.deepEqual(
+          got.tools,
+          want.toolCalls.map((c) => ['input-available', `${c.name} ${JSON.stringify(c.arguments)}`]),
+          profile,
+        );
         assert.deepEqual(got.alerts, [], profile);
       }
       // Under StrictMode the effect runs twice: the first fetch is aborted, the second folds into a fresh state.
@@ -263,22 +300,25 @@ test('Chromium: useSseStream renders streams, aborts on unmount, on a new reques
       assert.equal((await dom(page)).answer, want.answer);
     });
 
-    await t.test('unmounting aborts the fetch (the server sees the connection closed, the signal aborted) and frees the state', async () => {
-      await app('unmount');
-      await app('stream', '/hang/a', { profile: 'planner' });
-      await textIs('hang a.');
-      const freed = await page.evaluate(() => window.freed);
-      await app('unmount');
-      await until(() => closed.has('/hang/a'), 'the server to see /hang/a closed');
-      assert.ok((await page.evaluate(() => window.freed)) > freed, 'state.free() on unmount');
+    await t.test(
+      'unmounting aborts the fetch (the server sees the connection closed, the signal aborted) and frees the state',
+      async () => {
+        await app('unmount');
+        await app('stream', '/hang/a', { profile: 'planner' });
+        await textIs('hang a.');
+        const freed = await page.evaluate(() => window.freed);
+        await app('unmount');
+        await until(() => closed.has('/hang/a'), 'the server to see /hang/a closed');
+        assert.ok((await page.evaluate(() => window.freed)) > freed, 'state.free() on unmount');
 
-      await app('stream', { fn: '/hang/b' }, { profile: 'planner' });
-      await textIs('hang b.');
-      assert.deepEqual(await page.evaluate(() => window.signals.map((s) => s.aborted)), [false]);
-      await app('unmount');
-      assert.deepEqual(await page.evaluate(() => window.signals.map((s) => s.aborted)), [true]);
-      await until(() => closed.has('/hang/b'), 'the server to see /hang/b closed');
-    });
+        await app('stream', { fn: '/hang/b' }, { profile: 'planner' });
+        await textIs('hang b.');
+        assert.deepEqual(await page.evaluate(() => window.signals.map((s) => s.aborted)), [false]);
+        await app('unmount');
+        assert.deepEqual(await page.evaluate(() => window.signals.map((s) => s.aborted)), [true]);
+        await until(() => closed.has('/hang/b'), 'the server to see /hang/b closed');
+      },
+    );
 
     await t.test('a new request aborts the old one and starts from a fresh state; the same URL again does not refetch', async () => {
       await app('unmount');
@@ -341,8 +381,13 @@ test('Chromium: useSseStream renders streams, aborts on unmount, on a new reques
       assert.equal((await dom(page)).status, 'error');
       await app('stream', '/cut/plain', { profile: 'planner' });
       await until(async () => (await dom(page))?.status === 'error', 'the cut stream failed');
-      assert.deepEqual(await dom(page), { status: 'error', answer: 'cut.', reasoning: '', tools: [],
-        alerts: ['network: the stream ended before its done event'] });
+      assert.deepEqual(await dom(page), {
+        status: 'error',
+        answer: 'cut.',
+        reasoning: '',
+        tools: [],
+        alerts: ['network: the stream ended before its done event'],
+      });
       // The stream's own error says it: nothing is added.
       await app('stream', '/cut/error', { profile: 'planner' });
       await until(async () => (await dom(page))?.status === 'error', 'the stream with an error failed');
@@ -355,7 +400,10 @@ test('Chromium: useSseStream renders streams, aborts on unmount, on a new reques
       await app('manual', 100);
       await page.evaluate(() => {
         window.states.plain.apply({ type: 'answer_delta', text: 'Hello ' });
-        window.states.plain.apply([{ type: 'answer_delta', text: 'world.' }, { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop', finish: 'stop' }]);
+        window.states.plain.apply([
+          { type: 'answer_delta', text: 'world.' },
+          { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop', finish: 'stop' },
+        ]);
       });
       await until(async () => (await dom(page, 'plain'))?.status === 'done', 'the plain state done');
       assert.equal((await dom(page, 'plain')).answer, 'Hello world.');
@@ -394,7 +442,10 @@ test('Chromium: useSseStream renders streams, aborts on unmount, on a new reques
     });
 
     // The console logs the 503 the page asked for; nothing else.
-    assert.deepEqual(errors.filter((e) => !/status of 503/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/status of 503/.test(e)),
+      [],
+    );
   } finally {
     await browser.close();
     await server.close();
@@ -427,17 +478,27 @@ await init();
 createRoot(document.getElementById('root')).render(<Chat />);
 `;
 
-test('Vite (build, and the dev server with pre-bundling): the hooks and the page share one client entry and its wasm', { timeout: 180_000 }, async (t) => {
+test('Vite (build, and the dev server with pre-bundling): the hooks and the page share one client entry and its wasm', {
+  timeout: 180_000,
+}, async (t) => {
   rmSync(VITE_APP, { recursive: true, force: true });
   mkdirSync(VITE_APP, { recursive: true });
   const tgz = readdirSync(join(JS_DIR, '.tmp')).find((f) => /^streamroute-.*\.tgz$/.test(f));
   assert.ok(tgz, 'setup-consumer.sh packed the package');
-  writeFileSync(join(VITE_APP, 'package.json'), JSON.stringify({
-    name: 'react-vite-app', private: true, type: 'module', dependencies: { streamroute: `file:../${tgz}` },
-  }));
+  writeFileSync(
+    join(VITE_APP, 'package.json'),
+    JSON.stringify({
+      name: 'react-vite-app',
+      private: true,
+      type: 'module',
+      dependencies: { streamroute: `file:../${tgz}` },
+    }),
+  );
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: VITE_APP, stdio: 'pipe' });
-  writeFileSync(join(VITE_APP, 'index.html'),
-    '<!doctype html><html><head><link rel="icon" href="data:,"></head><body><div id="root"></div><script type="module" src="/main.jsx"></script></body></html>');
+  writeFileSync(
+    join(VITE_APP, 'index.html'),
+    '<!doctype html><html><head><link rel="icon" href="data:,"></head><body><div id="root"></div><script type="module" src="/main.jsx"></script></body></html>',
+  );
   writeFileSync(join(VITE_APP, 'main.jsx'), VITE_MAIN);
 
   const sample = SAMPLES.find((s) => s.file === 'openai-chat-tools.sse');
@@ -463,8 +524,13 @@ test('Vite (build, and the dev server with pre-bundling): the hooks and the page
         wasm: performance.getEntriesByType('resource').filter((r) => /\.wasm(\?|$)/.test(r.name)).length,
       }));
       assert.deepEqual(errors, []);
-      assert.deepEqual(got, { status: 'done', answer: want.answer, alerts: [], wasm: 1,
-        tools: want.toolCalls.map((c) => `${c.name} ${JSON.stringify(c.arguments)}`) });
+      assert.deepEqual(got, {
+        status: 'done',
+        answer: want.answer,
+        alerts: [],
+        wasm: 1,
+        tools: want.toolCalls.map((c) => `${c.name} ${JSON.stringify(c.arguments)}`),
+      });
     } finally {
       await page.close();
     }

@@ -34,7 +34,9 @@ const EXAMPLE_FILES = {
 
 test('README and docs embed the examples/ files verbatim', () => {
   // Every example file is covered by this test (examples/streams/ holds sample data).
-  const files = readdirSync(EXAMPLES, { withFileTypes: true }).filter((d) => d.isFile()).map((d) => d.name);
+  const files = readdirSync(EXAMPLES, { withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => d.name);
   assert.deepEqual(files.sort(), Object.keys(EXAMPLE_FILES).sort(), 'examples/ files run by this test');
 
   const pages = {};
@@ -88,7 +90,9 @@ test('examples/wrangler.toml runs examples/router-worker.js, and the worker name
   assert.deepEqual(read, declared.sort());
 });
 
-test('examples/miniflare.mjs runs the router worker in workerd: a provider stream in, the ai-sdk wire out', { timeout: 60_000 }, async () => {
+test('examples/miniflare.mjs runs the router worker in workerd: a provider stream in, the ai-sdk wire out', {
+  timeout: 60_000,
+}, async () => {
   const dir = examplesInTmp('recipes', ['router-worker.js', 'miniflare.mjs', 'streams/openai-chat-tools.sse']);
   const stdout = execFileSync(process.execPath, [join(dir, 'miniflare.mjs')], { cwd: dir, encoding: 'utf8', timeout: 50_000 });
   const { fromSse, StreamState } = await import('streamroute');
@@ -97,7 +101,10 @@ test('examples/miniflare.mjs runs the router worker in workerd: a provider strea
   const s = state.snapshot();
   assert.equal(s.status, 'done');
   assert.ok(s.thinking.reasoning.length > 0, 'reasoning routed');
-  assert.deepEqual(s.toolCalls.map((c) => c.name), ['get_weather', 'get_weather']);
+  assert.deepEqual(
+    s.toolCalls.map((c) => c.name),
+    ['get_weather', 'get_weather'],
+  );
 });
 
 test('examples/node-server.mjs streams the routed events and stops everything when the client goes', { timeout: 30_000 }, async () => {
@@ -109,14 +116,16 @@ test('examples/node-server.mjs streams the routed events and stops everything wh
   // A provider that sends half its stream, then waits (until its body is cancelled).
   const provider = (req, signal) => {
     upstreamSignal = signal;
-    return new Response(new ReadableStream({
-      start(c) {
-        c.enqueue(sample.subarray(0, sample.length >> 1));
-      },
-      cancel() {
-        cancelled = true;
-      },
-    }));
+    return new Response(
+      new ReadableStream({
+        start(c) {
+          c.enqueue(sample.subarray(0, sample.length >> 1));
+        },
+        cancel() {
+          cancelled = true;
+        },
+      }),
+    );
   };
   const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
   const server = serve(provider).listen(0);
@@ -148,9 +157,7 @@ test('examples/node.mjs prints the re-encoded events', { timeout: 30_000 }, () =
   const stdout = execFileSync(process.execPath, [script], { cwd: TMP, encoding: 'utf8', timeout: 20_000 });
   assert.equal(
     stdout,
-    'event: note\nid: 1\ndata: café\n\n' +
-      'event: message\nid: 2\ndata: bye\n\n' +
-      '\n', // console.log's newline
+    'event: note\nid: 1\ndata: café\n\n' + 'event: message\nid: 2\ndata: bye\n\n' + '\n', // console.log's newline
   );
 });
 
@@ -164,12 +171,17 @@ test('examples/tags.mjs streams the blocks as SSE events, no tag in them', { tim
   const wire = rest.join('\n');
   assert.ok(!/ARTIFACT:|USER:/.test(wire), wire);
   const text = { artifact_delta: '', user_delta: '' };
-  const events = wire.split('\n\n').filter(Boolean).map((e) => Object.fromEntries(
-    e.split('\n').map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)])));
+  const events = wire
+    .split('\n\n')
+    .filter(Boolean)
+    .map((e) => Object.fromEntries(e.split('\n').map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)])));
   for (const e of events.slice(0, -1)) text[e.event] += JSON.parse(e.data).text;
   assert.deepEqual(text, { artifact_delta: '# Plan\n- step 1 [a]\n', user_delta: 'OK?' });
   assert.deepEqual(events.at(-1), { event: 'done', id: String(events.length), data: '{"ok":true,"parse_ok":true}' });
-  assert.deepEqual(events.map((e) => Number(e.id)), events.map((_, i) => i + 1));
+  assert.deepEqual(
+    events.map((e) => Number(e.id)),
+    events.map((_, i) => i + 1),
+  );
 });
 
 /**
@@ -214,11 +226,13 @@ async function sendStream(res, chunks, { pause = 20, beforeLast = async () => {}
 
 test('examples/browser.html shows the streamed events in Chromium', { timeout: 45_000 }, async () => {
   const stream =
-    'event: greet\r\ndata: héllo 🌍\r\n\r\n' +
-    ': keep-alive\n\n' +
-    'id: 7\ndata: plain\r\n\r\n' +
-    'event: end\ndata: 日本語\n\n';
-  const chunks = cutBytes(stream, [['é', 1], ['🌍', 2], ['\r\n\r\n', 3], ['本', 2]]);
+    'event: greet\r\ndata: héllo 🌍\r\n\r\n' + ': keep-alive\n\n' + 'id: 7\ndata: plain\r\n\r\n' + 'event: end\ndata: 日本語\n\n';
+  const chunks = cutBytes(stream, [
+    ['é', 1],
+    ['🌍', 2],
+    ['\r\n\r\n', 3],
+    ['本', 2],
+  ]);
   const first = 'greet: héllo 🌍\nmessage: plain\n';
   const expected = first + 'end: 日本語\n';
 
@@ -260,8 +274,10 @@ test('examples/browser.html shows the streamed events in Chromium', { timeout: 4
           timeout: 20_000,
         });
       } catch (err) {
-        assert.fail(`${what}: #out is ${JSON.stringify(await outText())}; page errors ${pageErrors}; ` +
-          `console errors ${consoleErrors}; ${err.message}`);
+        assert.fail(
+          `${what}: #out is ${JSON.stringify(await outText())}; page errors ${pageErrors}; ` +
+            `console errors ${consoleErrors}; ${err.message}`,
+        );
       }
     };
 
@@ -278,7 +294,11 @@ test('examples/browser.html shows the streamed events in Chromium', { timeout: 4
     assert.deepEqual(pageErrors, [], 'page errors');
     assert.deepEqual(consoleErrors, [], 'console errors');
     assert.deepEqual(failedRequests, [], 'failed requests');
-    assert.deepEqual(requests.filter((q) => q.status !== 200), [], 'every request found');
+    assert.deepEqual(
+      requests.filter((q) => q.status !== 200),
+      [],
+      'every request found',
+    );
     assert.equal(requests.filter((q) => q.path === '/stream').length, 1);
     assert.ok(requests.some((q) => q.path === '/streamroute/dist/streamroute/browser.js'));
     assert.ok(requests.some((q) => q.path === '/streamroute/dist/streamroute/streamroute_bg.wasm'));
@@ -300,7 +320,13 @@ test('examples/worker.js proxies an upstream SSE stream re-encoded, in workerd',
     'event: token\r\ndata: multi\r\ndata: line 日本語\r\n\r\n' +
     'event: done\ndata: {"finish_reason":"stop"}\n\n' +
     ': ping\n\n';
-  const chunks = cutBytes(stream, [['\r\n\r\n', 1], ['é', 1], ['🌍', 3], ['\r\ndata: line', 1], ['日', 2]]);
+  const chunks = cutBytes(stream, [
+    ['\r\n\r\n', 1],
+    ['é', 1],
+    ['🌍', 3],
+    ['\r\ndata: line', 1],
+    ['日', 2],
+  ]);
   const expected =
     'event: token\nid: 1\ndata: héllo\n\n' +
     'event: message\nid: 2\ndata: wörld 🌍\n\n' +

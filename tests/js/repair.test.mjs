@@ -36,7 +36,11 @@ test('the corpus: exact outputs, each case logs its group kind', () => {
   for (const c of cases) {
     const ctx = `line ${c.line} (${c.group}): ${JSON.stringify(c.input)}`;
     if (c.expected.startsWith('!')) {
-      assert.throws(() => repairJson(c.input), (e) => e instanceof StreamrouteError && e.code === c.expected.slice(1), ctx);
+      assert.throws(
+        () => repairJson(c.input),
+        (e) => e instanceof StreamrouteError && e.code === c.expected.slice(1),
+        ctx,
+      );
       assert.throws(() => repairJsonWithLog(c.input), { code: c.expected.slice(1) }, ctx);
       continue;
     }
@@ -68,7 +72,8 @@ test('offsets are UTF-16 code units of the input string', () => {
     { kind: 'python_literal', offset: 15 },
     { kind: 'trailing_comma', offset: 19 },
   ]);
-  for (const r of repairs) assert.equal(text[r.offset], { quotes: "'", unquoted_key: '\ud83d', python_literal: 'T', trailing_comma: ',' }[r.kind]);
+  for (const r of repairs)
+    assert.equal(text[r.offset], { quotes: "'", unquoted_key: '\ud83d', python_literal: 'T', trailing_comma: ',' }[r.kind]);
   // What is missing at the end is reported at text.length.
   const cut = '["日本語';
   assert.deepEqual(repairJsonWithLog(cut).repairs, [{ kind: 'truncated', offset: cut.length }]);
@@ -76,12 +81,15 @@ test('offsets are UTF-16 code units of the input string', () => {
 
 test('parseJson is strict by default, with UTF-16 error offsets', () => {
   assert.deepEqual(parseJson('{"a": [1, "x", null, true]}'), { a: [1, 'x', null, true] });
-  assert.throws(() => parseJson("{'a': 1}"), (e) => {
-    assert.ok(e instanceof StreamrouteError);
-    assert.equal(e.code, 'json_invalid');
-    assert.equal(e.offset, 1);
-    return true;
-  });
+  assert.throws(
+    () => parseJson("{'a': 1}"),
+    (e) => {
+      assert.ok(e instanceof StreamrouteError);
+      assert.equal(e.code, 'json_invalid');
+      assert.equal(e.offset, 1);
+      return true;
+    },
+  );
   // `x` is byte 11 of the UTF-8 text but index 7 of the string.
   const text = '{"日本": x}';
   assert.throws(() => parseJson(text), { code: 'json_invalid', offset: text.indexOf('x') });
@@ -107,12 +115,15 @@ test('values: plain objects in written order, JS numbers, decoded strings', () =
 
 test('errors: codes, offsets, argument checks', () => {
   for (const text of ['', '// only a comment', '```json\n```']) {
-    assert.throws(() => repairJson(text), (e) => {
-      assert.ok(e instanceof StreamrouteError);
-      assert.equal(e.code, 'json_unrepairable');
-      assert.equal(e.offset, undefined);
-      return true;
-    });
+    assert.throws(
+      () => repairJson(text),
+      (e) => {
+        assert.ok(e instanceof StreamrouteError);
+        assert.equal(e.code, 'json_unrepairable');
+        assert.equal(e.offset, undefined);
+        return true;
+      },
+    );
   }
   assert.throws(() => parseJson('/* no json */', { repair: true }), { code: 'json_unrepairable' });
   assert.throws(() => repairJson('['.repeat(100_000)), { code: 'json_too_deep', offset: 512 });
@@ -141,29 +152,80 @@ test('a megabyte of broken JSON repairs in one call', () => {
 
 const PARITY = [
   // Keys without quotes, missing escapes, commas and brackets, truncation.
-  '{name: "Ada", age: 36}', '{"quote": "She said "hi" to me"}', '"The TV is 72""',
-  '{"a":"the list [1, 2"] more"}', '"the set {a, b"} more"', '[1 2 3]', '{"a": 1 "b": 2}',
-  '{"a": [1, 2', '[{"a": 1}, {"b": 2', '{"text": "Hello, wor', '{"a": 2.', '{"n": -',
+  '{name: "Ada", age: 36}',
+  '{"quote": "She said "hi" to me"}',
+  '"The TV is 72""',
+  '{"a":"the list [1, 2"] more"}',
+  '"the set {a, b"} more"',
+  '[1 2 3]',
+  '{"a": 1 "b": 2}',
+  '{"a": [1, 2',
+  '[{"a": 1}, {"b": 2',
+  '{"text": "Hello, wor',
+  '{"a": 2.',
+  '{"n": -',
   // Quotes of every kind, special whitespace, Python constants, trailing commas, comments.
-  "{'a': 'b'}", '{“a”: “b”}', "{‘a’: ‘b’}", '{"a":\u180e"foo"}', '[\u200b1,\u00a02]',
-  '{"a": None, "b": True, "c": False}', '[1, 2, 3,]', '{"a": 1,}',
-  '{"a": 1, /* note */ "b": 2} // end', '[1, // one\n2]',
+  "{'a': 'b'}",
+  '{“a”: “b”}',
+  '{‘a’: ‘b’}',
+  '{"a":\u180e"foo"}',
+  '[\u200b1,\u00a02]',
+  '{"a": None, "b": True, "c": False}',
+  '[1, 2, 3,]',
+  '{"a": 1,}',
+  '{"a": 1, /* note */ "b": 2} // end',
+  '[1, // one\n2]',
   // Fences, ellipsis, JSONP, escaped JSON, MongoDB types, concatenation, NDJSON.
-  '```json\n{"a": 1}\n```', '```\n[1, 2]\n```', '[```json\n{"a":"b"}\n```]', '{```\n[1]\n```}',
-  '[1, 2, 3, ...]', '{"a": 1, ...}', 'callback({"a": 1});', 'cb([1, 2])',
-  '{\\"stringified\\": \\"content\\"}', '[\\"a\\", \\"b\\"]',
+  '```json\n{"a": 1}\n```',
+  '```\n[1, 2]\n```',
+  '[```json\n{"a":"b"}\n```]',
+  '{```\n[1]\n```}',
+  '[1, 2, 3, ...]',
+  '{"a": 1, ...}',
+  'callback({"a": 1});',
+  'cb([1, 2])',
+  '{\\"stringified\\": \\"content\\"}',
+  '[\\"a\\", \\"b\\"]',
   '{"id": NumberLong(2), "at": ISODate("2012-12-19T06:01:17.171Z"), "_id": ObjectId("5f1")}',
-  '"long text" + "more text on next line"', '"hello" +\n " world"', '"hello +\n " world"',
-  '["abc + /* c */ "def"]', '["abc /* c */ + "def"]', '["abc, /* c */ "def"]', '["hello +]',
-  '{ "id": 1, "name": "John" }\n{ "id": 2, "name": "Sarah" }\n', '{"a":1}\n{"b":2},\n',
+  '"long text" + "more text on next line"',
+  '"hello" +\n " world"',
+  '"hello +\n " world"',
+  '["abc + /* c */ "def"]',
+  '["abc /* c */ + "def"]',
+  '["abc, /* c */ "def"]',
+  '["hello +]',
+  '{ "id": 1, "name": "John" }\n{ "id": 2, "name": "Sarah" }\n',
+  '{"a":1}\n{"b":2},\n',
   // Strings that lost an end quote keep their text.
-  '["hello, world]', '["https://example.com/,2]', '["b,c,]', '{"a": "b,c,"d": "e"}',
-  '"first\\\nsecond"', '{"s \\ud',
+  '["hello, world]',
+  '["https://example.com/,2]',
+  '["b,c,]',
+  '{"a": "b,c,"d": "e"}',
+  '"first\\\nsecond"',
+  '{"s \\ud',
   // Unquoted strings, unknown symbols, numbers that are not numbers, URLs, regexes.
-  '[hello world]', '{a: hello}', 'hello world', 'abc', 'She said: no way', 'foo 2 bar',
-  '2.3.4', '1e', '[0x1F]', '0xZZ', '746de9ad-d4ff-4c66-97d7-00a92ad46967', 'ES2020', '.',
-  'https://www.example.com/', '{url: https://example.com/a?b=1}', 'a,b', 'a\nb',
-  '{regex: /standalone-styles.css/}', '/[a-z]_/', '[01, 007]', '[undefined]', 'trueble',
+  '[hello world]',
+  '{a: hello}',
+  'hello world',
+  'abc',
+  'She said: no way',
+  'foo 2 bar',
+  '2.3.4',
+  '1e',
+  '[0x1F]',
+  '0xZZ',
+  '746de9ad-d4ff-4c66-97d7-00a92ad46967',
+  'ES2020',
+  '.',
+  'https://www.example.com/',
+  '{url: https://example.com/a?b=1}',
+  'a,b',
+  'a\nb',
+  '{regex: /standalone-styles.css/}',
+  '/[a-z]_/',
+  '[01, 007]',
+  '[undefined]',
+  'trueble',
 ];
 
 /** Inputs where repairJson deliberately differs from jsonrepair, with repairJson's value. */

@@ -35,7 +35,10 @@ const schema = {
   required: ['question'],
   $defs: { Choice: { type: 'object', properties: { text: { type: 'string' }, correct: { type: 'boolean' } }, required: ['text'] } },
 };
-const messages = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Quiz me on Rust.' }];
+const messages = [
+  { role: 'system', content: 'Be brief.' },
+  { role: 'user', content: 'Quiz me on Rust.' },
+];
 
 const TYPES = {
   'openai-chat': (stream) => `OpenAI.Chat.Completions.ChatCompletionCreateParams${stream ? 'Streaming' : 'NonStreaming'}`,
@@ -69,13 +72,46 @@ test('every structuredRequest body type-checks against the official SDK request 
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'bodies.ts'), lines.join('\n') + '\n');
   const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
-  const r = spawnSync(process.execPath, [tsc, '--strict', '--noEmit', '--skipLibCheck', '--target', 'es2022',
-    '--module', 'esnext', '--moduleResolution', 'bundler', join(dir, 'bodies.ts')], { encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [
+      tsc,
+      '--strict',
+      '--noEmit',
+      '--skipLibCheck',
+      '--target',
+      'es2022',
+      '--module',
+      'esnext',
+      '--moduleResolution',
+      'bundler',
+      join(dir, 'bodies.ts'),
+    ],
+    { encoding: 'utf8' },
+  );
   assert.equal(r.status, 0, r.stdout + r.stderr);
   // The check can fail: a body with a property the SDK does not know is rejected.
-  writeFileSync(join(dir, 'bad.ts'), `${lines.slice(0, 5).join('\n')}\nexport const bad: ${TYPES['openai-chat'](true)} = { model: 'm', messages: [], stream: true, bogus: 1 };\n`);
-  const bad = spawnSync(process.execPath, [tsc, '--strict', '--noEmit', '--skipLibCheck', '--target', 'es2022',
-    '--module', 'esnext', '--moduleResolution', 'bundler', join(dir, 'bad.ts')], { encoding: 'utf8' });
+  writeFileSync(
+    join(dir, 'bad.ts'),
+    `${lines.slice(0, 5).join('\n')}\nexport const bad: ${TYPES['openai-chat'](true)} = { model: 'm', messages: [], stream: true, bogus: 1 };\n`,
+  );
+  const bad = spawnSync(
+    process.execPath,
+    [
+      tsc,
+      '--strict',
+      '--noEmit',
+      '--skipLibCheck',
+      '--target',
+      'es2022',
+      '--module',
+      'esnext',
+      '--moduleResolution',
+      'bundler',
+      join(dir, 'bad.ts'),
+    ],
+    { encoding: 'utf8' },
+  );
   assert.notEqual(bad.status, 0);
   assert.match(bad.stdout, /bogus/);
 });
@@ -107,8 +143,23 @@ function tsc(name, lines) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `${name}.ts`), lines.join('\n') + '\n');
   const bin = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
-  return spawnSync(process.execPath, [bin, '--strict', '--noEmit', '--skipLibCheck', '--target', 'es2022',
-    '--module', 'esnext', '--moduleResolution', 'bundler', join(dir, `${name}.ts`)], { encoding: 'utf8' });
+  return spawnSync(
+    process.execPath,
+    [
+      bin,
+      '--strict',
+      '--noEmit',
+      '--skipLibCheck',
+      '--target',
+      'es2022',
+      '--module',
+      'esnext',
+      '--moduleResolution',
+      'bundler',
+      join(dir, `${name}.ts`),
+    ],
+    { encoding: 'utf8' },
+  );
 }
 
 const TURN_HEADER = [
@@ -154,7 +205,10 @@ test('assistantTurn messages type-check against the SDK message types, and in a 
   const r = tsc('turns', lines);
   assert.equal(r.status, 0, r.stdout + r.stderr);
   // The check can fail: a turn with a member the SDK does not know is rejected.
-  const bad = tsc('bad-turn', [...TURN_HEADER, "export const bad: Anthropic.MessageParam[] = [{ role: 'assistant', content: [{ type: 'thinking', thinking: '', signature: 's', bogus: 1 }] }];"]);
+  const bad = tsc('bad-turn', [
+    ...TURN_HEADER,
+    "export const bad: Anthropic.MessageParam[] = [{ role: 'assistant', content: [{ type: 'thinking', thinking: '', signature: 's', bogus: 1 }] }];",
+  ]);
   assert.notEqual(bad.status, 0);
   assert.match(bad.stdout, /bogus/);
 });

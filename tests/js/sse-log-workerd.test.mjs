@@ -8,11 +8,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
-import { SseDecoder, StreamRouter, StreamState, connectSse, toSse } from 'streamroute';
+import { StreamState, connectSse } from 'streamroute';
 import { JS_DIR, bundleWorker, listen } from './helpers/runtimes.mjs';
 import { SEED, rng, splitings } from './helpers/chunking.mjs';
-import { NONCE, SAMPLES } from './helpers/streams.mjs';
-import { AG_UI_RUN, fold, streamOf } from './helpers/client-roundtrip.mjs';
+import { SAMPLES } from './helpers/streams.mjs';
+import { fold } from './helpers/client-roundtrip.mjs';
 import { droppingFetch } from './helpers/drops.mjs';
 import { framesOf, routed, wire } from './helpers/log-streams.mjs';
 
@@ -99,7 +99,9 @@ async function started(stream) {
   throw new Error(`stream ${stream} never started`);
 }
 
-test('readers that drop every 1–7 frames and inside frames get every frame once, from the start and joining late', { timeout: 300_000 }, async () => {
+test('readers that drop every 1–7 frames and inside frames get every frame once, from the start and joining late', {
+  timeout: 300_000,
+}, async () => {
   const samples = SAMPLES.filter((s) => !s.binary).slice(0, 6);
   let readers = 0;
   let drops = 0;
@@ -112,8 +114,21 @@ test('readers that drop every 1–7 frames and inside frames get every frame onc
     let late;
     const half = Math.floor(chunks.length / 2);
     let release;
-    const hold = { at: 1, until: new Promise((r) => { release = r; }) };
-    const writing = post(stream, slowBody(chunks, { hold, onChunk: (i) => { if (i === half) late = readThrough(stream, SEED + k + 100, profile); } }));
+    const hold = {
+      at: 1,
+      until: new Promise((r) => {
+        release = r;
+      }),
+    };
+    const writing = post(
+      stream,
+      slowBody(chunks, {
+        hold,
+        onChunk: (i) => {
+          if (i === half) late = readThrough(stream, SEED + k + 100, profile);
+        },
+      }),
+    );
     await started(stream);
     const first = readThrough(stream, SEED + k, profile);
     release();
@@ -121,12 +136,19 @@ test('readers that drop every 1–7 frames and inside frames get every frame onc
     assert.equal(res.status, 204, await res.text());
     const [a, b, c] = await Promise.all([first, late, readThrough(stream, SEED + k + 200, profile)]);
     const ids = source.map((_, i) => String(i + 1));
-    for (const [name, r] of [['first', a], ['late', b], ['after the end', c]]) {
+    for (const [name, r] of [
+      ['first', a],
+      ['late', b],
+      ['after the end', c],
+    ]) {
       const events = r.out;
       if (profile) {
         // Read with the profile: the state equals the source's, no delta twice.
         const state = new StreamState();
-        assert.ok(events.every((e) => typeof e?.type === 'string'), `${name}: ${JSON.stringify(events.slice(0, 3))}`);
+        assert.ok(
+          events.every((e) => typeof e?.type === 'string'),
+          `${name}: ${JSON.stringify(events.slice(0, 3))}`,
+        );
         state.apply(events);
         const want = fold({ StreamState }, routed(s));
         for (const f of ['status', 'answer', 'thinking', 'toolCalls', 'userText', 'artifactText']) {
@@ -137,8 +159,16 @@ test('readers that drop every 1–7 frames and inside frames get every frame onc
     }
     // The same readers without a profile: the raw frames, ids 1..n.
     const raw = await readThrough(stream, SEED + k + 300);
-    assert.deepEqual(raw.out.map((e) => e.id), ids, `${s.file}: ids`);
-    assert.deepEqual(raw.out.map(({ event, data }) => ({ event, data })), source, `${s.file}: frames`);
+    assert.deepEqual(
+      raw.out.map((e) => e.id),
+      ids,
+      `${s.file}: ids`,
+    );
+    assert.deepEqual(
+      raw.out.map(({ event, data }) => ({ event, data })),
+      source,
+      `${s.file}: frames`,
+    );
     drops += a.lastIds.length + b.lastIds.length + c.lastIds.length + raw.lastIds.length - 4;
   }
   assert.ok(readers >= 18);
@@ -152,7 +182,9 @@ test('a stopped stream ends every reader with the stopped frame; readers that dr
   const stream = `stop-${SEED}`;
   const stopAt = Math.floor(chunks.length / 2);
   let release;
-  const until = new Promise((r) => { release = r; });
+  const until = new Promise((r) => {
+    release = r;
+  });
   // The writer runs in the worker (a request body from outside arrives whole): it reads an
   // upstream that holds before chunk `stopAt` until the stop.
   const upstream = await listen(async (req, res) => {
@@ -180,11 +212,17 @@ test('a stopped stream ends every reader with the stopped frame; readers that dr
   assert.equal(del.status, 204);
   release();
   const [a, b] = await Promise.all([first, folded]);
-  assert.deepEqual(a.out.slice(0, -1).map(({ event, data }) => ({ event, data })), written);
+  assert.deepEqual(
+    a.out.slice(0, -1).map(({ event, data }) => ({ event, data })),
+    written,
+  );
   assert.deepEqual([a.out.at(-1).event, JSON.parse(a.out.at(-1).data)], ['stopped', { code: 'stream_stopped', message: 'enough' }]);
   const state = new StreamState();
   state.apply(b.out);
-  assert.deepEqual([state.snapshot().status, state.snapshot().finish, state.snapshot().errors.at(-1).code], ['error', 'stopped', 'stream_stopped']);
+  assert.deepEqual(
+    [state.snapshot().status, state.snapshot().finish, state.snapshot().errors.at(-1).code],
+    ['error', 'stopped', 'stream_stopped'],
+  );
   const late = await readThrough(stream, SEED + 3);
   assert.deepEqual(late.out, a.out);
 });
@@ -197,27 +235,45 @@ test('frames longer than one storage value, maxBytes and the TTL in Durable Obje
   await writeFrom(stream, (small + big + small).match(/[\s\S]{1,7000}/g));
   const source = framesOf(small + big + small);
   const raw = await readThrough(stream, SEED + 5);
-  assert.deepEqual(raw.out.map(({ event, data }) => ({ event, data })), source, 'long frames whole, once');
+  assert.deepEqual(
+    raw.out.map(({ event, data }) => ({ event, data })),
+    source,
+    'long frames whole, once',
+  );
 
   // maxBytes: the oldest frames go; a reader from the start is refused, one from a kept id reads on.
   const capped = `cap-${SEED}`;
   const many = Array.from({ length: 300 }, (_, i) => `data: frame ${i} ${'z'.repeat(40)}\n\n`);
   await writeFrom(capped, [many.join('')], '&maxBytes=4096');
   const refused = framesOf(await (await mf.dispatchFetch(url(capped))).text());
-  assert.deepEqual(refused.map((f) => [f.event, JSON.parse(f.data).code]), [['stopped', 'buffer_limit_exceeded']]);
+  assert.deepEqual(
+    refused.map((f) => [f.event, JSON.parse(f.data).code]),
+    [['stopped', 'buffer_limit_exceeded']],
+  );
   const tail = framesOf(await (await mf.dispatchFetch(url(capped), { headers: { 'last-event-id': '290' } })).text());
-  assert.deepEqual(tail.map((f) => f.data), many.slice(290).map((f) => f.slice(6, -2)));
+  assert.deepEqual(
+    tail.map((f) => f.data),
+    many.slice(290).map((f) => f.slice(6, -2)),
+  );
 
   // The TTL: readable until it passes, then unknown.
   const short = `ttl-${SEED}`;
   await writeFrom(short, ['data: a\n\n'], '&ttlMs=300');
-  assert.deepEqual(framesOf(await (await mf.dispatchFetch(url(short))).text()).map((f) => f.data), ['a']);
+  assert.deepEqual(
+    framesOf(await (await mf.dispatchFetch(url(short))).text()).map((f) => f.data),
+    ['a'],
+  );
   await new Promise((r) => setTimeout(r, 400));
   const gone = framesOf(await (await mf.dispatchFetch(url(short))).text());
-  assert.deepEqual(gone.map((f) => JSON.parse(f.data).code), ['stream_unknown']);
+  assert.deepEqual(
+    gone.map((f) => JSON.parse(f.data).code),
+    ['stream_unknown'],
+  );
 });
 
-test('examples/resume-worker.js: a provider call routed into the log; a page that reloads halfway reads the whole answer once', { timeout: 120_000 }, async () => {
+test('examples/resume-worker.js: a provider call routed into the log; a page that reloads halfway reads the whole answer once', {
+  timeout: 120_000,
+}, async () => {
   const s = SAMPLES.find((x) => x.file === 'anthropic-thinking.sse');
   const pieces = s.text.match(/[\s\S]{1,24}/g);
   // The provider: its stream in small pieces, over time.
@@ -231,9 +287,16 @@ test('examples/resume-worker.js: a provider call routed into the log; a page tha
     res.end();
   });
   const root = join(JS_DIR, '.tmp', 'resume-worker-bundle');
-  const bundle = await bundleWorker(join(JS_DIR, '..', '..', 'examples', 'resume-worker.js'), root, { nodePaths: [join(JS_DIR, 'node_modules')] });
-  const worker = new Miniflare({ modulesRoot: root, modules: bundle.modules, compatibilityDate: '2025-01-01',
-    durableObjects: { LOG: 'SseLogDurableObject' }, bindings: { UPSTREAM_URL: upstream.origin } });
+  const bundle = await bundleWorker(join(JS_DIR, '..', '..', 'examples', 'resume-worker.js'), root, {
+    nodePaths: [join(JS_DIR, 'node_modules')],
+  });
+  const worker = new Miniflare({
+    modulesRoot: root,
+    modules: bundle.modules,
+    compatibilityDate: '2025-01-01',
+    durableObjects: { LOG: 'SseLogDurableObject' },
+    bindings: { UPSTREAM_URL: upstream.origin },
+  });
   try {
     await worker.ready;
     const turn = `turn-${SEED}`;
@@ -256,8 +319,17 @@ test('examples/resume-worker.js: a provider call routed into the log; a page tha
     assert.ok(partial.length > 10, partial);
     // The reloaded page: a fresh state, from the first frame, with drops on the way.
     const again = new StreamState();
-    for await (const e of connectSse(page, {}, { profile: 'ag-ui', fetch: droppingFetch((id) => worker.dispatchFetch(page,
-      { headers: id ? { 'last-event-id': id } : {} }), SEED), retryMs: 0, maxRetries: 10_000 })) again.apply(e);
+    for await (const e of connectSse(
+      page,
+      {},
+      {
+        profile: 'ag-ui',
+        fetch: droppingFetch((id) => worker.dispatchFetch(page, { headers: id ? { 'last-event-id': id } : {} }), SEED),
+        retryMs: 0,
+        maxRetries: 10_000,
+      },
+    ))
+      again.apply(e);
     const want = fold({ StreamState }, routed({ ...s, content: 'text' }));
     for (const f of ['status', 'answer', 'thinking', 'toolCalls', 'errors']) assert.deepEqual(again.snapshot()[f], want[f], f);
     assert.ok(want.answer.startsWith(partial));

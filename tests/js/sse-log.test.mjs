@@ -7,9 +7,9 @@
 // finished stream stays readable until its TTL; the work per frame does not grow with the stream.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemorySseStore, SseDecoder, SseLog, StreamRouter, StreamState, connectSse, fromSse, toSse } from 'streamroute';
-import { SEED, rng, splitings } from './helpers/chunking.mjs';
-import { NONCE, SAMPLES } from './helpers/streams.mjs';
+import { MemorySseStore, SseLog, StreamRouter, StreamState, connectSse, fromSse, toSse } from 'streamroute';
+import { SEED, splitings } from './helpers/chunking.mjs';
+import { SAMPLES } from './helpers/streams.mjs';
 import { EXTRA_EVENTS, collect, fold, streamOf, withRun } from './helpers/client-roundtrip.mjs';
 import { droppingFetch } from './helpers/drops.mjs';
 import { framesOf, routed, wire } from './helpers/log-streams.mjs';
@@ -24,7 +24,10 @@ async function write(log, chunks, { stopAt = -1, onChunk } = {}) {
   for (let i = 0; i < chunks.length; i++) {
     if (i === stopAt) {
       await log.stop('stopped by the user');
-      await w.write(chunks[i]).then(() => assert.fail('a write after stop fails'), (e) => assert.equal(e.code, 'invalid_state'));
+      await w.write(chunks[i]).then(
+        () => assert.fail('a write after stop fails'),
+        (e) => assert.equal(e.code, 'invalid_state'),
+      );
       return;
     }
     await w.write(chunks[i]);
@@ -69,11 +72,26 @@ test('readers that drop every 1–7 frames and inside frames get every frame onc
       const fromId = readThrough(log, SEED + runs + 2, { start: String(Math.min(3, source.length)) });
       const [a, b, c] = await Promise.all([first, late, fromId]);
       const ids = source.map((_, i) => String(i + 1));
-      for (const [name, r, skip] of [['first', a, 0], ['late', b, 0], ['from id', c, Math.min(3, source.length)]]) {
-        assert.deepEqual(r.out.map((e) => e.id), ids.slice(skip), `${at}: ${name} ids`);
-        assert.deepEqual(r.out.map(({ event, data }) => ({ event, data })), source.slice(skip), `${at}: ${name} frames`);
+      for (const [name, r, skip] of [
+        ['first', a, 0],
+        ['late', b, 0],
+        ['from id', c, Math.min(3, source.length)],
+      ]) {
+        assert.deepEqual(
+          r.out.map((e) => e.id),
+          ids.slice(skip),
+          `${at}: ${name} ids`,
+        );
+        assert.deepEqual(
+          r.out.map(({ event, data }) => ({ event, data })),
+          source.slice(skip),
+          `${at}: ${name} frames`,
+        );
         // Each reconnection asked for what it had.
-        assert.ok(r.lastIds.slice(1).every((id, i) => id === null || Number(id) >= Number(r.lastIds[i] ?? 0)), `${at}: ${r.lastIds}`);
+        assert.ok(
+          r.lastIds.slice(1).every((id, i) => id === null || Number(id) >= Number(r.lastIds[i] ?? 0)),
+          `${at}: ${r.lastIds}`,
+        );
       }
       drops += a.lastIds.length + b.lastIds.length + c.lastIds.length - 3;
       runs += 3;
@@ -84,7 +102,12 @@ test('readers that drop every 1–7 frames and inside frames get every frame onc
 });
 
 test('StreamState fed through dropped connections ends as a whole read: no delta twice, none lost, in every profile', async () => {
-  const cases = [...SAMPLES.filter((s) => !s.binary).slice(0, 12).map((s) => [s.file, routed(s)]), ['extra events', EXTRA_EVENTS]];
+  const cases = [
+    ...SAMPLES.filter((s) => !s.binary)
+      .slice(0, 12)
+      .map((s) => [s.file, routed(s)]),
+    ['extra events', EXTRA_EVENTS],
+  ];
   for (const [k, [name, events]] of cases.entries()) {
     for (const profile of ['planner', 'tagged', 'ai-sdk', 'ag-ui']) {
       const text = await wire(events, profile);
@@ -114,8 +137,16 @@ test('a stream stopped on purpose ends every reader with a stopped frame; one th
   await write(log, chunks, { stopAt });
   const written = framesOf(chunks.slice(0, stopAt).join(''));
   const [a, b] = await Promise.all([raw, folded]);
-  assert.deepEqual(a.out.slice(0, -1).map(({ event, data }) => ({ event, data })), written, 'every frame before the stop, once');
-  assert.deepEqual(a.out.at(-1), { event: 'stopped', data: '{"code":"stream_stopped","message":"stopped by the user"}', id: String(written.length) });
+  assert.deepEqual(
+    a.out.slice(0, -1).map(({ event, data }) => ({ event, data })),
+    written,
+    'every frame before the stop, once',
+  );
+  assert.deepEqual(a.out.at(-1), {
+    event: 'stopped',
+    data: '{"code":"stream_stopped","message":"stopped by the user"}',
+    id: String(written.length),
+  });
   const state = new StreamState();
   state.apply(b.out);
   assert.equal(state.snapshot().status, 'error');
@@ -149,7 +180,14 @@ test('past maxBytes the oldest frames go: a reader that keeps up gets every fram
   const out = await collect(streamOf([(await live).join('')]).pipeThrough(fromSse('planner')));
   const state = new StreamState();
   state.apply(out);
-  assert.equal(state.snapshot().answer, events.slice(0, -1).map((e) => e.text).join(''), 'the live stream went on');
+  assert.equal(
+    state.snapshot().answer,
+    events
+      .slice(0, -1)
+      .map((e) => e.text)
+      .join(''),
+    'the live stream went on',
+  );
   const status = await log.status();
   assert.ok(status.firstId > 1 && status.state === 'finished', JSON.stringify(status));
   // A reader from the start is refused: a final stopped frame with buffer_limit_exceeded.
@@ -168,10 +206,16 @@ test('a finished stream stays readable until its TTL, then is unknown; an idle l
   await streamOf(['data: a\n\n', 'data: b\n\n']).pipeTo(log.writable);
   assert.equal((await log.status()).state, 'finished');
   const read = async (l) => framesOf(new TextDecoder().decode(Buffer.concat(await collect(l.readable(null, { heartbeatMs: 0 })))));
-  assert.deepEqual((await read(log)).map((f) => f.data), ['a', 'b']);
+  assert.deepEqual(
+    (await read(log)).map((f) => f.data),
+    ['a', 'b'],
+  );
   await new Promise((r) => setTimeout(r, 250));
   assert.equal((await log.status()).state, 'unknown');
-  assert.deepEqual((await read(log)).map((f) => [f.event, JSON.parse(f.data).code]), [['stopped', 'stream_unknown']]);
+  assert.deepEqual(
+    (await read(log)).map((f) => [f.event, JSON.parse(f.data).code]),
+    [['stopped', 'stream_unknown']],
+  );
   // Stream slots: a third live stream is refused, an expired one frees its slot.
   const w1 = new SseLog(store, { streamId: 'one', ttlMs: 100 }).writable.getWriter();
   const w2 = new SseLog(store, { streamId: 'two', ttlMs: 100 }).writable.getWriter();
@@ -182,13 +226,28 @@ test('a finished stream stays readable until its TTL, then is unknown; an idle l
   const fourth = new SseLog(store, { streamId: 'four' }).writable.getWriter();
   await fourth.write('data: x\n\n');
   // Options and misuse.
-  assert.throws(() => new SseLog(store, {}), (e) => e.code === 'invalid_option');
-  assert.throws(() => new SseLog({}, { streamId: 'x' }), (e) => e.code === 'invalid_input');
-  assert.throws(() => new SseLog(store, { streamId: 'x', maxBytes: 0 }), (e) => e.code === 'invalid_option');
-  assert.throws(() => new SseLog(store, { streamId: 'x', nope: 1 }), (e) => e.code === 'invalid_input');
+  assert.throws(
+    () => new SseLog(store, {}),
+    (e) => e.code === 'invalid_option',
+  );
+  assert.throws(
+    () => new SseLog({}, { streamId: 'x' }),
+    (e) => e.code === 'invalid_input',
+  );
+  assert.throws(
+    () => new SseLog(store, { streamId: 'x', maxBytes: 0 }),
+    (e) => e.code === 'invalid_option',
+  );
+  assert.throws(
+    () => new SseLog(store, { streamId: 'x', nope: 1 }),
+    (e) => e.code === 'invalid_input',
+  );
   const one = new SseLog(store, { streamId: 'five' });
   void one.writable;
-  assert.throws(() => one.writable, (e) => e.code === 'invalid_state');
+  assert.throws(
+    () => one.writable,
+    (e) => e.code === 'invalid_state',
+  );
 });
 
 test('hostile Last-Event-ID values read from the first frame; a reader of a live stream waits for its first frame', async () => {
@@ -229,13 +288,17 @@ test('work per frame does not grow with the stream: frames read per reader and s
     const store = new MemorySseStore();
     let read = 0;
     let calls = 0;
-    const counted = { append: (...a) => store.append(...a), finish: (...a) => store.finish(...a), wait: (...a) => store.wait(...a),
+    const counted = {
+      append: (...a) => store.append(...a),
+      finish: (...a) => store.finish(...a),
+      wait: (...a) => store.wait(...a),
       read: (...a) => {
         calls++;
         const r = store.read(...a);
         read += r.frames.length;
         return r;
-      } };
+      },
+    };
     const log = new SseLog(counted, { streamId: 'n' });
     const readers = [0, 1, 2].map((i) => collect(log.readable(null, { heartbeatMs: 0 })).then((c) => c.length + i * 0));
     const w = log.writable.getWriter();

@@ -29,7 +29,10 @@ function model(text, flush) {
     type = '';
   };
   for (const line of lines) {
-    if (line === '') { dispatch(); continue; }
+    if (line === '') {
+      dispatch();
+      continue;
+    }
     if (line.startsWith(':')) continue;
     const c = line.indexOf(':');
     const name = c < 0 ? line : line.slice(0, c);
@@ -45,9 +48,39 @@ function model(text, flush) {
 }
 
 const PIECES = [
-  'data', 'data:', 'data: ', 'event:', 'event: ', 'id:', 'id: ', 'retry:', 'retry: ', ':',
-  ': comment', ' ', '  ', '\n', '\r', '\r\n', '\n\n', '\r\r', 'x', 'hello', '12', '0', '7a', '\0',
-  '\u00e9', '\u4e16', '\u{1F600}', '\uFEFF', 'Data:', 'dat', 'a:', 'ping', 'message',
+  'data',
+  'data:',
+  'data: ',
+  'event:',
+  'event: ',
+  'id:',
+  'id: ',
+  'retry:',
+  'retry: ',
+  ':',
+  ': comment',
+  ' ',
+  '  ',
+  '\n',
+  '\r',
+  '\r\n',
+  '\n\n',
+  '\r\r',
+  'x',
+  'hello',
+  '12',
+  '0',
+  '7a',
+  '\0',
+  '\u00e9',
+  '\u4e16',
+  '\u{1F600}',
+  '\uFEFF',
+  'Data:',
+  'dat',
+  'a:',
+  'ping',
+  'message',
 ];
 // Bytes only a byte stream can hold: invalid UTF-8, a truncated sequence, a partial BOM.
 const BAD_BYTES = [[0xf0, 0x9f], [0x80], [0xff], [0xef, 0xbb]];
@@ -88,8 +121,11 @@ test('random streams: the decoder matches a plain model of the standard at every
       const want = model(text, flush);
       const cases = withBadBytes ? byteSplitings(input, SEED + n) : [...splitings(input, SEED + n), ...mixed(input, next)];
       for (const [label, chunks] of cases) {
-        assert.deepEqual(decodeAll(chunks, flush), want,
-          `stream #${n} ${JSON.stringify(typeof input === 'string' ? input : Array.from(input))}, ${label}, flush ${flush} (STREAMROUTE_SEED=${SEED})`);
+        assert.deepEqual(
+          decodeAll(chunks, flush),
+          want,
+          `stream #${n} ${JSON.stringify(typeof input === 'string' ? input : Array.from(input))}, ${label}, flush ${flush} (STREAMROUTE_SEED=${SEED})`,
+        );
       }
     }
   }

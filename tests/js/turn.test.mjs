@@ -20,7 +20,16 @@ test('hand-built events: the exact turn of each provider, every continuation kin
   for (const c of TURNS) {
     assert.deepEqual(assistantTurn(c.provider, c.events), c.turn, c.name);
     // Any iterable, not only an array.
-    assert.deepEqual(assistantTurn(c.provider, (function* () { yield* c.events; })()), c.turn, `${c.name}: a generator`);
+    assert.deepEqual(
+      assistantTurn(
+        c.provider,
+        (function* () {
+          yield* c.events;
+        })(),
+      ),
+      c.turn,
+      `${c.name}: a generator`,
+    );
     for (const e of c.events) if (e.type === 'continuation') kinds.add(e.kind);
   }
   assert.deepEqual([...kinds].sort(), ['compaction', 'item', 'reasoning', 'redacted_thinking', 'thinking_signature', 'thought_signature']);
@@ -58,30 +67,44 @@ test('each provider: what it keeps and what it leaves out', () => {
   assert.deepEqual(assistantTurn('openai-chat', events), [{ role: 'assistant', content: 'Hi.', refusal: 'No.' }]);
   assert.deepEqual(assistantTurn('anthropic', events), [{ role: 'assistant', content: [{ type: 'text', text: 'Hi.' }] }]);
   assert.deepEqual(assistantTurn('gemini', events), [{ role: 'model', parts: [{ text: 'unsigned', thought: true }, { text: 'Hi.' }] }]);
-  assert.deepEqual(assistantTurn('bedrock', events),
-    [{ role: 'assistant', content: [{ reasoningContent: { reasoningText: { text: 'unsigned' } } }, { text: 'Hi.' }] }]);
+  assert.deepEqual(assistantTurn('bedrock', events), [
+    { role: 'assistant', content: [{ reasoningContent: { reasoningText: { text: 'unsigned' } } }, { text: 'Hi.' }] },
+  ]);
   assert.deepEqual(assistantTurn('ollama', events), [{ role: 'assistant', content: 'Hi.', thinking: 'unsigned' }]);
   assert.deepEqual(assistantTurn('openai-responses', events), [{ type: 'message', role: 'assistant', content: 'Hi.' }]);
   // Nothing to send back: no message.
-  for (const p of PROVIDERS) assert.deepEqual(assistantTurn(p, [{ type: 'done', ok: true, parse_ok: true, finish_reason: 'stop', finish: 'stop' }]), [], p);
+  for (const p of PROVIDERS)
+    assert.deepEqual(assistantTurn(p, [{ type: 'done', ok: true, parse_ok: true, finish_reason: 'stop', finish: 'stop' }]), [], p);
   // Arguments that did not parse: the model's own text goes back.
   const broken = [{ type: 'tool_call', index: 0, id: 'c1', name: 'f', arguments: null, repaired: false, provider_executed: false }];
-  assert.deepEqual(assistantTurn('openai-chat', [{ type: 'tool_call_delta', index: 0, arguments: 'not json' }, ...broken])[0].tool_calls[0].function.arguments, '{}');
-  assert.deepEqual(assistantTurn('openai-chat', [broken[0], { type: 'tool_call_delta', index: 0, arguments: 'x' }])[0].tool_calls[0].function.arguments, 'x');
+  assert.deepEqual(
+    assistantTurn('openai-chat', [{ type: 'tool_call_delta', index: 0, arguments: 'not json' }, ...broken])[0].tool_calls[0].function
+      .arguments,
+    '{}',
+  );
+  assert.deepEqual(
+    assistantTurn('openai-chat', [broken[0], { type: 'tool_call_delta', index: 0, arguments: 'x' }])[0].tool_calls[0].function.arguments,
+    'x',
+  );
   assert.deepEqual(assistantTurn('anthropic', broken)[0].content[0].input, {});
   // A signature with no reasoning before it still goes back (an empty thinking block).
-  assert.deepEqual(assistantTurn('anthropic', [{ type: 'continuation', kind: 'thinking_signature', signature: 's' }]),
-    [{ role: 'assistant', content: [{ type: 'thinking', thinking: '', signature: 's' }] }]);
+  assert.deepEqual(assistantTurn('anthropic', [{ type: 'continuation', kind: 'thinking_signature', signature: 's' }]), [
+    { role: 'assistant', content: [{ type: 'thinking', thinking: '', signature: 's' }] },
+  ]);
   // Gemini: a signature on an empty part is a part of its own; text after a signature is a new part.
-  assert.deepEqual(assistantTurn('gemini', [
-    { type: 'continuation', kind: 'thought_signature', thoughtSignature: 't0', part: 'text' },
-    { type: 'answer_delta', text: 'a' },
-    { type: 'continuation', kind: 'thought_signature', thoughtSignature: 't1', part: 'text' },
-    { type: 'answer_delta', text: 'b' },
-  ]), [{ role: 'model', parts: [{ text: '', thoughtSignature: 't0' }, { text: 'a', thoughtSignature: 't1' }, { text: 'b' }] }]);
+  assert.deepEqual(
+    assistantTurn('gemini', [
+      { type: 'continuation', kind: 'thought_signature', thoughtSignature: 't0', part: 'text' },
+      { type: 'answer_delta', text: 'a' },
+      { type: 'continuation', kind: 'thought_signature', thoughtSignature: 't1', part: 'text' },
+      { type: 'answer_delta', text: 'b' },
+    ]),
+    [{ role: 'model', parts: [{ text: '', thoughtSignature: 't0' }, { text: 'a', thoughtSignature: 't1' }, { text: 'b' }] }],
+  );
   // Responses: a message item with no text before it is an empty message.
-  assert.deepEqual(assistantTurn('openai-responses', [{ type: 'continuation', kind: 'item', item_type: 'message', id: 'msg_0' }]),
-    [{ type: 'message', id: 'msg_0', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: '', annotations: [] }] }]);
+  assert.deepEqual(assistantTurn('openai-responses', [{ type: 'continuation', kind: 'item', item_type: 'message', id: 'msg_0' }]), [
+    { type: 'message', id: 'msg_0', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: '', annotations: [] }] },
+  ]);
 });
 
 const route = (s, chunks) => feedAll(new StreamRouter({ provider: 'auto', content: s.content, nonce: NONCE }), chunks);
@@ -128,8 +151,13 @@ test('the bundled samples: a turn of their text and client calls, the same at ev
     for (const [label, chunks] of s.binary ? byteSplitings(s.bytes) : splitings(s.text)) {
       assert.deepEqual(assistantTurn(s.provider, route(s, chunks)), turn, `${s.file}: ${label}`);
     }
-    const calls = events.filter((e) => e.type === 'tool_call' && !e.provider_executed)
-      .map((e) => ({ id: ['gemini', 'ollama'].includes(s.provider) && e.id === `call_${e.index}` ? undefined : e.id, name: e.name, arguments: e.arguments }));
+    const calls = events
+      .filter((e) => e.type === 'tool_call' && !e.provider_executed)
+      .map((e) => ({
+        id: ['gemini', 'ollama'].includes(s.provider) && e.id === `call_${e.index}` ? undefined : e.id,
+        name: e.name,
+        arguments: e.arguments,
+      }));
     const got = contents(s.provider, turn);
     assert.equal(got.text, textOf(events, 'answer_delta'), s.file);
     assert.deepEqual(got.calls, calls, s.file);
@@ -161,13 +189,55 @@ test('bundled samples: Anthropic server tools come back with their results, in o
 const isError = (code) => (e) => e instanceof StreamrouteError && e.code === code;
 
 test('providers it does not write for and events that are not events: typed errors', () => {
-  for (const p of ['auto', 'text', 'cohere', 'gemini-interactions', 'OpenAI', '', 42, null, undefined, { toString() { throw new Error('x'); } }]) {
-    assert.throws(() => assistantTurn(p, []), (e) => isError('invalid_option')(e) && /openai-chat, openai-responses, anthropic, gemini, bedrock, ollama/.test(e.message), String(typeof p));
+  for (const p of [
+    'auto',
+    'text',
+    'cohere',
+    'gemini-interactions',
+    'OpenAI',
+    '',
+    42,
+    null,
+    undefined,
+    {
+      toString() {
+        throw new Error('x');
+      },
+    },
+  ]) {
+    assert.throws(
+      () => assistantTurn(p, []),
+      (e) => isError('invalid_option')(e) && /openai-chat, openai-responses, anthropic, gemini, bedrock, ollama/.test(e.message),
+      String(typeof p),
+    );
   }
-  const notEvents = [null, undefined, 42, {}, 'text', [1], [null], [[{ type: 'answer_delta', text: 'a' }]], [() => {}],
-    { [Symbol.iterator]() { throw new Error('no'); } },
-    { *[Symbol.iterator]() { yield { type: 'answer_delta', text: 'a' }; throw new RangeError('mid-way'); } },
-    new Proxy([], { get() { throw new Error('trap'); } })];
+  const notEvents = [
+    null,
+    undefined,
+    42,
+    {},
+    'text',
+    [1],
+    [null],
+    [[{ type: 'answer_delta', text: 'a' }]],
+    [() => {}],
+    {
+      [Symbol.iterator]() {
+        throw new Error('no');
+      },
+    },
+    {
+      *[Symbol.iterator]() {
+        yield { type: 'answer_delta', text: 'a' };
+        throw new RangeError('mid-way');
+      },
+    },
+    new Proxy([], {
+      get() {
+        throw new Error('trap');
+      },
+    }),
+  ];
   for (const events of notEvents) assert.throws(() => assistantTurn('anthropic', events), isError('invalid_input'));
 });
 
@@ -175,13 +245,53 @@ test('hostile events: only StreamrouteError, and the output is own data', () => 
   const cyclic = { a: 1 };
   cyclic.self = cyclic;
   const hostile = [
-    [{ type: 'answer_delta', get text() { throw new Error('getter'); } }],
+    [
+      {
+        type: 'answer_delta',
+        get text() {
+          throw new Error('getter');
+        },
+      },
+    ],
     [{ type: 'tool_call', index: 0, id: 'c', name: 'f', arguments: cyclic, repaired: false, provider_executed: false }],
     [{ type: 'tool_call', index: 0, id: 'c', name: 'f', arguments: { n: 1n }, repaired: false, provider_executed: false }],
     [{ type: 'continuation', kind: 'reasoning', id: 'rs', summary: cyclic }],
-    [new Proxy({ type: 'answer_delta', text: 'a' }, { getOwnPropertyDescriptor() { throw new Error('trap'); } })],
-    [{ type: 'tool_result', index: 0, id: 'c', name: 'web_search', get result() { throw 'a string'; } }],
-    [{ type: 'tool_call', index: 0, id: 'c', name: 'f', arguments: { toJSON() { throw { toString: null }; } }, repaired: false, provider_executed: false }],
+    [
+      new Proxy(
+        { type: 'answer_delta', text: 'a' },
+        {
+          getOwnPropertyDescriptor() {
+            throw new Error('trap');
+          },
+        },
+      ),
+    ],
+    [
+      {
+        type: 'tool_result',
+        index: 0,
+        id: 'c',
+        name: 'web_search',
+        get result() {
+          throw 'a string';
+        },
+      },
+    ],
+    [
+      {
+        type: 'tool_call',
+        index: 0,
+        id: 'c',
+        name: 'f',
+        arguments: {
+          toJSON() {
+            throw { toString: null };
+          },
+        },
+        repaired: false,
+        provider_executed: false,
+      },
+    ],
   ];
   for (const events of hostile) {
     for (const p of PROVIDERS) {
@@ -222,7 +332,9 @@ test('hostile events: only StreamrouteError, and the output is own data', () => 
   };
   check(all, 'turn');
   // Not the caller's objects: changing the output leaves the events as they were.
-  const input = [{ type: 'tool_call', index: 0, id: 'c', name: 'f', arguments: { city: 'Paris' }, repaired: false, provider_executed: false }];
+  const input = [
+    { type: 'tool_call', index: 0, id: 'c', name: 'f', arguments: { city: 'Paris' }, repaired: false, provider_executed: false },
+  ];
   assistantTurn('anthropic', input)[0].content[0].input.city = 'Rome';
   assert.equal(input[0].arguments.city, 'Paris');
 });

@@ -23,7 +23,8 @@ const CONFIGS = {
 /** Every entry of the exports map that has types ("." is `streamroute`). */
 function typedEntries() {
   const { exports } = JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8'));
-  return Object.entries(exports).filter(([, t]) => typeof t === 'object' && t.types)
+  return Object.entries(exports)
+    .filter(([, t]) => typeof t === 'object' && t.types)
     .map(([subpath]) => (subpath === '.' ? 'streamroute' : `streamroute/${subpath.slice(2)}`));
 }
 
@@ -116,19 +117,34 @@ function tsc(name, config, files, extra = {}) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: {
-      strict: true, noEmit: true, target: 'ES2022', module: 'nodenext', moduleResolution: 'nodenext',
-      jsx: 'react-jsx', skipLibCheck: false, ...config, ...extra,
-    },
-    files: Object.keys(files),
-  }, null, 2));
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify(
+      {
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: 'ES2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          jsx: 'react-jsx',
+          skipLibCheck: false,
+          ...config,
+          ...extra,
+        },
+        files: Object.keys(files),
+      },
+      null,
+      2,
+    ),
+  );
   for (const [file, source] of Object.entries(files)) writeFileSync(join(dir, file), source);
   const r = spawnSync(process.execPath, [TSC, '-p', dir], { encoding: 'utf8' });
   return { status: r.status, output: `${dir}:\n${r.stdout}${r.stderr}` };
 }
 
-const everyEntry = (entries) => entries.map((e, i) => `import * as entry${i} from '${e}';`).join('\n') +
+const everyEntry = (entries) =>
+  entries.map((e, i) => `import * as entry${i} from '${e}';`).join('\n') +
   `\nexport const entries = [${entries.map((_, i) => `entry${i}`).join(', ')}];\n`;
 
 test('the declarations of every entry compile: Node (ES2022 + @types/node) and a page (ES2022 + DOM), strict, no skipLibCheck', () => {
@@ -168,7 +184,10 @@ export function f(): number {
   return d.feed('data: x\\n\\n').length;
 }
 `;
-  for (const [name, config] of [['using-node', CONFIGS.node], ['using-disposable', { lib: ['ES2022', 'DOM', 'ESNext.Disposable'], types: [] }]]) {
+  for (const [name, config] of [
+    ['using-node', CONFIGS.node],
+    ['using-disposable', { lib: ['ES2022', 'DOM', 'ESNext.Disposable'], types: [] }],
+  ]) {
     const r = tsc(name, config, { 'using.ts': using });
     assert.equal(r.status, 0, r.output);
   }
@@ -198,8 +217,9 @@ state.apply([{ type: 'error', code: 'network', message: 'offline' }, { type: 'an
 // against the installed declarations of 'streamroute/client' and @types/react.
 test('pkg/entry/react/index.ts type-checks against the declarations it imports', (t) => {
   const source = readFileSync(join(ROOT, 'pkg', 'entry', 'react', 'index.ts'), 'utf8');
-  const results = Object.entries(CONFIGS)
-    .map(([name, config]) => tsc(`source-${name}`, config, { 'index.ts': source }, { noImplicitOverride: true, noUnusedLocals: true }));
+  const results = Object.entries(CONFIGS).map(([name, config]) =>
+    tsc(`source-${name}`, config, { 'index.ts': source }, { noImplicitOverride: true, noUnusedLocals: true }),
+  );
   if (results.some((r) => r.status !== 0 && /new StreamState\(\{ maxBytes \}\)/.test(source) && /TS2554/.test(r.output))) {
     t.todo('StreamState in pkg/types/streamroute.d.ts does not declare its options (new StreamState({ maxBytes }))');
   }

@@ -16,7 +16,9 @@ const APP = join(JS_DIR, '.tmp', 'vite-app');
 
 const MAIN = `
 import { init, SseDecoder, StreamrouteError, makeNonce, parseTagged } from 'streamroute';
-${Object.entries(ENTRY_NAMES).map(([dir, name]) => `import * as ${dir} from '${name}';`).join('\n')}
+${Object.entries(ENTRY_NAMES)
+  .map(([dir, name]) => `import * as ${dir} from '${name}';`)
+  .join('\n')}
 import { entriesResult } from './entries.mjs';
 await init();
 const out = {};
@@ -39,8 +41,10 @@ let browser;
 
 before(() => {
   freshApp('vite-app');
-  writeFileSync(join(APP, 'index.html'),
-    '<!doctype html><html><body><pre id="out">loading</pre><script type="module" src="/main.js"></script></body></html>');
+  writeFileSync(
+    join(APP, 'index.html'),
+    '<!doctype html><html><body><pre id="out">loading</pre><script type="module" src="/main.js"></script></body></html>',
+  );
   writeFileSync(join(APP, 'main.js'), MAIN);
   copyFileSync(join(JS_DIR, 'helpers', 'entries.mjs'), join(APP, 'entries.mjs'));
 });
@@ -55,8 +59,7 @@ async function pageResult(url) {
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(url);
-  await page.waitForFunction(() => document.getElementById('out').textContent !== 'loading', null, { timeout: 20_000 })
-    .catch(() => {});
+  await page.waitForFunction(() => document.getElementById('out').textContent !== 'loading', null, { timeout: 20_000 }).catch(() => {});
   const text = await page.textContent('#out');
   await page.close();
   assert.deepEqual(errors, []);
@@ -75,7 +78,11 @@ test('vite build bundles the package and its .wasm; the built page runs in Chrom
   await build({ root: APP, logLevel: 'silent', build: { outDir: 'dist', emptyOutDir: true } });
   const assets = readdirSync(join(APP, 'dist', 'assets'));
   // One .wasm asset per entry.
-  assert.equal(assets.filter((f) => f.endsWith('.wasm')).length, Object.keys(ENTRY_NAMES).length, `a .wasm asset per entry among ${assets}`);
+  assert.equal(
+    assets.filter((f) => f.endsWith('.wasm')).length,
+    Object.keys(ENTRY_NAMES).length,
+    `a .wasm asset per entry among ${assets}`,
+  );
   const server = await listen((req, res) => {
     const path = new URL(req.url, 'http://127.0.0.1').pathname;
     sendFile(res, fileUnder(join(APP, 'dist'), path === '/' ? 'index.html' : path.slice(1)));
@@ -89,7 +96,9 @@ test('vite build bundles the package and its .wasm; the built page runs in Chrom
 
 test('the Vite dev server (dependency pre-bundling) serves a working page', { timeout: 90_000 }, async () => {
   const server = await createServer({
-    root: APP, logLevel: 'silent', server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false },
+    root: APP,
+    logLevel: 'silent',
+    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false },
   });
   await server.listen();
   try {

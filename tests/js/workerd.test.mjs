@@ -50,11 +50,10 @@ test('esbuild resolves `streamroute` through its workerd export condition', () =
     assert.ok(!fromPkg.includes(join('dist', dir, 'browser.js')), `inputs: ${fromPkg}`);
     assert.ok(!fromPkg.includes(join('dist', dir, 'node.js')), `inputs: ${fromPkg}`);
   }
-  assert.deepEqual(
-    [...bundle.wasmModules].map(([name, file]) => [name, relative(PKG_DIR, file)]).sort(),
-    [['./planning/streamroute_bg.wasm', join('dist', 'planning', 'streamroute_bg.wasm')],
-      ['./streamroute/streamroute_bg.wasm', join('dist', 'streamroute', 'streamroute_bg.wasm')]],
-  );
+  assert.deepEqual([...bundle.wasmModules].map(([name, file]) => [name, relative(PKG_DIR, file)]).sort(), [
+    ['./planning/streamroute_bg.wasm', join('dist', 'planning', 'streamroute_bg.wasm')],
+    ['./streamroute/streamroute_bg.wasm', join('dist', 'streamroute', 'streamroute_bg.wasm')],
+  ]);
   assert.match(bundle.code, /from "\.\/streamroute\/streamroute_bg\.wasm"/);
   assert.match(bundle.code, /from "\.\/planning\/streamroute_bg\.wasm"/);
 });
@@ -137,7 +136,9 @@ test('worker streams nonce-tagged blocks as SSE events, no tag leaks', { timeout
   const bytes = new TextEncoder().encode(text);
   for (const size of [1, 5, bytes.length]) {
     const res = await mf.dispatchFetch(`http://localhost/tags?nonce=${n}`, {
-      method: 'POST', body: chunkedBody(bytes, size), duplex: 'half',
+      method: 'POST',
+      body: chunkedBody(bytes, size),
+      duplex: 'half',
     });
     const body = await res.text();
     assert.ok(!body.includes(n), body);
@@ -188,8 +189,15 @@ test('worker proxies an upstream provider stream through StreamRouter and toSse(
   const { NONCE, SAMPLES, aiSdkParts, replay } = await import('./helpers/streams.mjs');
   const { listen } = await import('./helpers/runtimes.mjs');
   const { StreamRouter, toSse } = await import('streamroute');
-  const files = ['openai-chat-tools.sse', 'anthropic-tools.sse', 'gemini-tools.sse', 'openai-responses-tools.sse',
-    'openai-chat-action.sse', 'openai-chat-tagged.sse', 'anthropic-error.sse'];
+  const files = [
+    'openai-chat-tools.sse',
+    'anthropic-tools.sse',
+    'gemini-tools.sse',
+    'openai-responses-tools.sse',
+    'openai-chat-action.sse',
+    'openai-chat-tagged.sse',
+    'anthropic-error.sse',
+  ];
   const upstream = await listen((req, res) => {
     const s = SAMPLES.find((x) => `/${x.file}` === new URL(req.url, 'http://x').pathname);
     if (!s) return res.writeHead(404).end();
@@ -199,13 +207,17 @@ test('worker proxies an upstream provider stream through StreamRouter and toSse(
     for (const file of files) {
       const s = SAMPLES.find((x) => x.file === file);
       // What the browser must receive: the same pipeline in Node, on the whole stream.
-      const want = new Response(new Response(s.bytes).body
-        .pipeThrough(new StreamRouter({ content: s.content, nonce: NONCE }).transform())
-        .pipeThrough(toSse('ai-sdk', { retry: 1000 })));
+      const want = new Response(
+        new Response(s.bytes).body
+          .pipeThrough(new StreamRouter({ content: s.content, nonce: NONCE }).transform())
+          .pipeThrough(toSse('ai-sdk', { retry: 1000 })),
+      );
       const dec = new SseDecoder();
       const expected = aiSdkParts([...dec.feed(await want.text()), ...dec.finish()]);
 
-      const res = await mf.dispatchFetch(`http://localhost/route?content=${s.content}&nonce=${NONCE}&upstream=${encodeURIComponent(`${upstream.origin}/${file}`)}`);
+      const res = await mf.dispatchFetch(
+        `http://localhost/route?content=${s.content}&nonce=${NONCE}&upstream=${encodeURIComponent(`${upstream.origin}/${file}`)}`,
+      );
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), 'text/event-stream');
       assert.equal(res.headers.get('x-vercel-ai-ui-message-stream'), 'v1');
@@ -214,22 +226,39 @@ test('worker proxies an upstream provider stream through StreamRouter and toSse(
       const d = new SseDecoder();
       const frames = [...d.feed(text), ...d.finish()];
       // Ids count 1..n, one per frame, and [DONE] closes the stream.
-      assert.deepEqual(frames.map((f) => f.id), frames.map((_, i) => String(i + 1)).slice(0, -1).concat(String(frames.length - 1)));
+      assert.deepEqual(
+        frames.map((f) => f.id),
+        frames
+          .map((_, i) => String(i + 1))
+          .slice(0, -1)
+          .concat(String(frames.length - 1)),
+      );
       assert.equal(frames.at(-1).data, '[DONE]');
       const got = aiSdkParts(frames);
-      assert.deepEqual(got.map(([, p]) => p), expected.map(([, p]) => p), file);
+      assert.deepEqual(
+        got.map(([, p]) => p),
+        expected.map(([, p]) => p),
+        file,
+      );
     }
     // Spot checks of the browser-facing parts of one stream.
     const res = await mf.dispatchFetch(`http://localhost/route?upstream=${encodeURIComponent(`${upstream.origin}/anthropic-tools.sse`)}`);
     const d = new SseDecoder();
     const parts = aiSdkParts([...d.feed(await res.text()), ...d.finish()]).map(([, p]) => p);
-    assert.deepEqual(parts.filter((p) => p.type === 'tool-input-available').map((p) => [p.toolCallId, p.input]), [
-      ['toolu_01T1x1fJ34qAm0', { location: 'San Francisco, CA', unit: 'fahrenheit' }],
-      ['toolu_01T1x1fJ34qAm1', { location: 'Kraków', unit: 'celsius' }],
-    ]);
+    assert.deepEqual(
+      parts.filter((p) => p.type === 'tool-input-available').map((p) => [p.toolCallId, p.input]),
+      [
+        ['toolu_01T1x1fJ34qAm0', { location: 'San Francisco, CA', unit: 'fahrenheit' }],
+        ['toolu_01T1x1fJ34qAm1', { location: 'Kraków', unit: 'celsius' }],
+      ],
+    );
     assert.deepEqual(parts.find((p) => p.type === 'reasoning-delta').delta, 'Two lookups; I can run them in parallel.');
     assert.deepEqual(parts.find((p) => p.type === 'text-delta').delta, "I'll look up both cities.");
-    assert.deepEqual(parts.at(-2), { type: 'finish', finishReason: 'tool-calls', messageMetadata: { ok: true, parse_ok: true, finish_reason: 'tool_use', finish: 'tool-calls' } });
+    assert.deepEqual(parts.at(-2), {
+      type: 'finish',
+      finishReason: 'tool-calls',
+      messageMetadata: { ok: true, parse_ok: true, finish_reason: 'tool_use', finish: 'tool-calls' },
+    });
   } finally {
     await upstream.close();
   }
@@ -253,12 +282,22 @@ test('planning inside workerd: narrow tools with query vectors, check and fix a 
   assert.equal(res.status, 200);
   assert.deepEqual(await res.json(), {
     tools: [
-      ['parse_datetime', 'template'], ['aggregate', 'template'], ['plot_line', 'template'],
-      ['compute_summary_stats', 'template'], ['plot_scatter', 'retrieval'], ['plot_area', 'retrieval'],
-      ['plot_dual_axis', 'retrieval'], ['plot_bar', 'retrieval'],
+      ['parse_datetime', 'template'],
+      ['aggregate', 'template'],
+      ['plot_line', 'template'],
+      ['compute_summary_stats', 'template'],
+      ['plot_scatter', 'retrieval'],
+      ['plot_area', 'retrieval'],
+      ['plot_dual_axis', 'retrieval'],
+      ['plot_bar', 'retrieval'],
     ],
     method: 'cosine',
-    report: { ok: false, missing: [], unjustified: ['detect_anomalies', 'plot_histogram'], message: 'Remove unjustified steps: detect_anomalies, plot_histogram' },
+    report: {
+      ok: false,
+      missing: [],
+      unjustified: ['detect_anomalies', 'plot_histogram'],
+      message: 'Remove unjustified steps: detect_anomalies, plot_histogram',
+    },
     fixed: ['parse_datetime', 'aggregate', 'plot_line', 'compute_summary_stats'],
     after: {
       ok: true,
@@ -286,7 +325,9 @@ test('planning inside workerd: narrow tools with query vectors, check and fix a 
   assert.match(err.retry, /"totals" is not an allowed label; use one of: total, compare/);
 });
 
-test('worker: toSse → fromSse → StreamState gives the snapshot of the routed events, every sample and profile', { timeout: 120_000 }, async () => {
+test('worker: toSse → fromSse → StreamState gives the snapshot of the routed events, every sample and profile', {
+  timeout: 120_000,
+}, async () => {
   const { SAMPLES, NONCE } = await import('./helpers/streams.mjs');
   const { SEED } = await import('./helpers/chunking.mjs');
   const res = await mf.dispatchFetch('http://localhost/client-roundtrip', {

@@ -72,34 +72,42 @@ async function play(file, speed = 'max') {
 }
 
 /** What the panels show, read from the DOM. */
-const readPanels = () => page.evaluate(() => {
-  const text = (sel) => document.querySelector(sel)?.textContent ?? '';
-  const all = (sel, f) => [...document.querySelectorAll(sel)].map(f);
-  return {
-    answer: text('[data-testid="answer"]'),
-    reasoning: text('[data-testid="reasoning"]'),
-    thought: text('[data-testid="thought"]'),
-    user: text('[data-testid="user"]'),
-    headings: all('[data-testid="artifact-md"] h3, [data-testid="artifact-md"] h4', (e) => e.textContent),
-    items: all('[data-testid="artifact-md"] li', (e) => e.textContent),
-    errors: all('[data-testid="errors"] li', (e) => ({ code: e.querySelector('code').textContent, text: e.textContent })),
-    tools: all('#tools li.tool', (e) => ({
-      name: e.querySelector('.tool-name').textContent,
-      args: JSON.parse(e.querySelector('.tool-args')?.textContent ?? 'null'),
-      rows: Object.fromEntries([...e.querySelectorAll('.rows .row')].map((r) => [r.children[0].textContent, r.children[1].textContent])),
-    })),
-    done: text('[data-testid="done"] .pill'),
-    nextStep: text('[data-testid="next-step"] code'),
-    rawAnswer: document.querySelector('[data-testid="raw-answer"]')?.textContent ?? null,
-    confidence: document.querySelector('[data-testid="confidence"]')?.dataset.value ?? null,
-    sources: all('[data-testid="sources"] li', (e) => ({ title: (e.querySelector('a') ?? e.firstChild).textContent, href: e.querySelector('a')?.getAttribute('href') ?? null })),
-    actions: all('[data-testid="actions"] button', (e) => ({ id: e.dataset.actionId, label: e.textContent, params: JSON.parse(e.dataset.params) })),
-    warnings: all('[data-testid="warnings"] li', (e) => e.textContent),
-    marks: all('#artifact svg [data-value]', (e) => [e.dataset.series, e.dataset.category, Number(e.dataset.value)]),
-    log: document.querySelector('#log').textContent,
-    events: Number([...document.querySelectorAll('#perf div')].find((d) => d.firstChild.textContent === 'events')?.lastChild.textContent),
-  };
-});
+const readPanels = () =>
+  page.evaluate(() => {
+    const text = (sel) => document.querySelector(sel)?.textContent ?? '';
+    const all = (sel, f) => [...document.querySelectorAll(sel)].map(f);
+    return {
+      answer: text('[data-testid="answer"]'),
+      reasoning: text('[data-testid="reasoning"]'),
+      thought: text('[data-testid="thought"]'),
+      user: text('[data-testid="user"]'),
+      headings: all('[data-testid="artifact-md"] h3, [data-testid="artifact-md"] h4', (e) => e.textContent),
+      items: all('[data-testid="artifact-md"] li', (e) => e.textContent),
+      errors: all('[data-testid="errors"] li', (e) => ({ code: e.querySelector('code').textContent, text: e.textContent })),
+      tools: all('#tools li.tool', (e) => ({
+        name: e.querySelector('.tool-name').textContent,
+        args: JSON.parse(e.querySelector('.tool-args')?.textContent ?? 'null'),
+        rows: Object.fromEntries([...e.querySelectorAll('.rows .row')].map((r) => [r.children[0].textContent, r.children[1].textContent])),
+      })),
+      done: text('[data-testid="done"] .pill'),
+      nextStep: text('[data-testid="next-step"] code'),
+      rawAnswer: document.querySelector('[data-testid="raw-answer"]')?.textContent ?? null,
+      confidence: document.querySelector('[data-testid="confidence"]')?.dataset.value ?? null,
+      sources: all('[data-testid="sources"] li', (e) => ({
+        title: (e.querySelector('a') ?? e.firstChild).textContent,
+        href: e.querySelector('a')?.getAttribute('href') ?? null,
+      })),
+      actions: all('[data-testid="actions"] button', (e) => ({
+        id: e.dataset.actionId,
+        label: e.textContent,
+        params: JSON.parse(e.dataset.params),
+      })),
+      warnings: all('[data-testid="warnings"] li', (e) => e.textContent),
+      marks: all('#artifact svg [data-value]', (e) => [e.dataset.series, e.dataset.category, Number(e.dataset.value)]),
+      log: document.querySelector('#log').textContent,
+      events: Number([...document.querySelectorAll('#perf div')].find((d) => d.firstChild.textContent === 'events')?.lastChild.textContent),
+    };
+  });
 
 const decodeSse = (text) => {
   const d = new SseDecoder();
@@ -109,10 +117,18 @@ const decodeSse = (text) => {
 // The answer as the ai-sdk wire log carries it: the text-delta parts joined, but for the text
 // parts marked as artifact or refusal text.
 const aiSdkText = (log) => {
-  const parts = decodeSse(log).filter((f) => f.data !== '[DONE]').map((f) => JSON.parse(f.data));
-  const other = new Set(parts.filter((p) => p.type === 'text-start'
-    && ['artifact_delta', 'refusal_delta'].includes(p.providerMetadata?.streamroute?.type)).map((p) => p.id));
-  return parts.filter((p) => p.type === 'text-delta' && !other.has(p.id)).map((p) => p.delta).join('');
+  const parts = decodeSse(log)
+    .filter((f) => f.data !== '[DONE]')
+    .map((f) => JSON.parse(f.data));
+  const other = new Set(
+    parts
+      .filter((p) => p.type === 'text-start' && ['artifact_delta', 'refusal_delta'].includes(p.providerMetadata?.streamroute?.type))
+      .map((p) => p.id),
+  );
+  return parts
+    .filter((p) => p.type === 'text-delta' && !other.has(p.id))
+    .map((p) => p.delta)
+    .join('');
 };
 
 /** The leaves of a value as [path, value]: `a.b[0]`, or `(value)` for a value that is one. */
@@ -137,14 +153,30 @@ test('every bundled stream ends with each panel showing what the fixture says', 
       const inner = (t) => t.replace(/^\n/, '').replace(/\n$/, '');
       assert.equal(inner(got.user), inner(want.user), at + 'discussion');
       const md = want.artifact.split('\n');
-      assert.deepEqual(got.headings, md.filter((l) => /^#+\s/.test(l)).map((l) => l.replace(/^#+\s+/, '')), at + 'artifact headings');
-      assert.deepEqual(got.items, md.filter((l) => /^\s*[-*+]\s/.test(l)).map((l) => l.replace(/^\s*[-*+]\s+/, '')), at + 'artifact list');
+      assert.deepEqual(
+        got.headings,
+        md.filter((l) => /^#+\s/.test(l)).map((l) => l.replace(/^#+\s+/, '')),
+        at + 'artifact headings',
+      );
+      assert.deepEqual(
+        got.items,
+        md.filter((l) => /^\s*[-*+]\s/.test(l)).map((l) => l.replace(/^\s*[-*+]\s+/, '')),
+        at + 'artifact list',
+      );
     } else {
       assert.equal(got.user, '', at + 'no discussion');
     }
-    assert.deepEqual(got.errors.map((e) => e.code), want.errors.map((e) => e.code), at + 'errors');
+    assert.deepEqual(
+      got.errors.map((e) => e.code),
+      want.errors.map((e) => e.code),
+      at + 'errors',
+    );
     got.errors.forEach((e, i) => assert.ok(e.text.includes(want.errors[i].message), at + 'error message'));
-    assert.deepEqual(got.tools.map(({ name, args }) => ({ name, args })), want.tools, at + 'tool calls');
+    assert.deepEqual(
+      got.tools.map(({ name, args }) => ({ name, args })),
+      want.tools,
+      at + 'tool calls',
+    );
     // The PartialJson rows end with every leaf of the arguments.
     got.tools.forEach((t, i) => {
       for (const [k, v] of leaves(want.tools[i].args)) {
@@ -157,10 +189,20 @@ test('every bundled stream ends with each panel showing what the fixture says', 
       const f = want.final;
       assert.equal(got.rawAnswer, f.raw_answer, at + 'raw_answer');
       assert.equal(got.confidence === null ? null : Number(got.confidence), f.confidence, at + 'confidence');
-      assert.deepEqual(got.sources, f.sources.map((x) => ({ title: x.title, href: x.url ? new URL(x.url).href : null })), at + 'sources');
-      assert.deepEqual(got.actions, f.suggested_actions.map((x) => ({ id: x.action_id, label: x.label, params: x.params ?? {} })), at + 'actions');
+      assert.deepEqual(
+        got.sources,
+        f.sources.map((x) => ({ title: x.title, href: x.url ? new URL(x.url).href : null })),
+        at + 'sources',
+      );
+      assert.deepEqual(
+        got.actions,
+        f.suggested_actions.map((x) => ({ id: x.action_id, label: x.label, params: x.params ?? {} })),
+        at + 'actions',
+      );
       for (const w of f.warnings) assert.ok(got.warnings.includes(w), `${at}warning ${w}`);
-      const charts = Object.values(f.artifacts).flatMap((fields) => Object.values(fields)).filter((v) => v?.series);
+      const charts = Object.values(f.artifacts)
+        .flatMap((fields) => Object.values(fields))
+        .filter((v) => v?.series);
       const marks = charts.flatMap((c) => c.series.flatMap((sr) => sr.data.map((v, i) => [sr.name, c.xAxis.data[i], v])));
       assert.deepEqual(got.marks, marks, at + 'chart');
     } else {
@@ -184,15 +226,23 @@ test('wire profiles, step and pause, the explorer, a suggested action and a past
   const profiles = {};
   for (const profile of ['planner', 'tagged', 'ai-sdk']) {
     await page.selectOption('#profile', profile);
-    await page.waitForFunction((p) => document.querySelector('#log-note').textContent === `toSse("${p}")` &&
-      document.body.dataset.log === 'flushed', profile);
+    await page.waitForFunction(
+      (p) => document.querySelector('#log-note').textContent === `toSse("${p}")` && document.body.dataset.log === 'flushed',
+      profile,
+    );
     await page.waitForFunction(() => document.querySelector('#log').textContent.length > 0);
     profiles[profile] = decodeSse(await page.textContent('#log'));
   }
   const data = (frames, name) => frames.filter((f) => f.event === name).map((f) => JSON.parse(f.data));
   // planner: llm_stream_chunk answer text, the step, the chart as an artifact_chunk, done with the payload.
   const p = profiles.planner;
-  assert.equal(data(p, 'llm_stream_chunk').filter((c) => c.channel === 'answer').map((c) => c.text).join(''), want.answer);
+  assert.equal(
+    data(p, 'llm_stream_chunk')
+      .filter((c) => c.channel === 'answer')
+      .map((c) => c.text)
+      .join(''),
+    want.answer,
+  );
   assert.equal(data(p, 'step')[0].node, 'final_response');
   const chunk = data(p, 'artifact_chunk')[0];
   assert.deepEqual(chunk.chunk, want.final.artifacts.analyze_sales.chart_options);
@@ -201,7 +251,12 @@ test('wire profiles, step and pause, the explorer, a suggested action and a past
   assert.equal(done.answer, want.answer);
   assert.equal(done.payload.confidence, want.final.confidence);
   // tagged: user_delta text and a done frame.
-  assert.equal(data(profiles.tagged, 'user_delta').map((d) => d.text).join(''), want.answer);
+  assert.equal(
+    data(profiles.tagged, 'user_delta')
+      .map((d) => d.text)
+      .join(''),
+    want.answer,
+  );
   assert.equal(data(profiles.tagged, 'done')[0].ok, true);
   // ai-sdk: the finish part carries the payload.
   const parts = profiles['ai-sdk'].filter((f) => f.data !== '[DONE]').map((f) => JSON.parse(f.data));
@@ -220,7 +275,7 @@ test('wire profiles, step and pause, the explorer, a suggested action and a past
   assert.equal(await page.getAttribute('#explorer-summary', 'data-identical'), 'true', await page.textContent('#explorer-summary'));
   assert.equal(await page.getAttribute('#explorer-summary', 'data-runs'), '10');
   assert.equal(await page.locator('#explorer td.differs').count(), 0);
-  assert.ok(await page.locator('#explorer td', { hasText: '1 byte' }).count() === 1);
+  assert.ok((await page.locator('#explorer td', { hasText: '1 byte' }).count()) === 1);
 
   // Pause and single-step, by keyboard: Play at 1x, pause, then step chunk by chunk.
   await page.selectOption('#speed', '1');
@@ -235,12 +290,16 @@ test('wire profiles, step and pause, the explorer, a suggested action and a past
   await page.focus('#step');
   await page.keyboard.press('Enter');
   await page.keyboard.press('Enter');
-  await page.waitForFunction((n) => Number(document.querySelector('#perf div:nth-child(2) dd').textContent.split('/')[0]) === n + 2, before);
+  await page.waitForFunction(
+    (n) => Number(document.querySelector('#perf div:nth-child(2) dd').textContent.split('/')[0]) === n + 2,
+    before,
+  );
   assert.equal(await page.getAttribute('body', 'data-status'), 'paused');
 
   // A pasted stream, routed with the chosen provider and content mode.
   await page.click('#custom summary');
-  const pasted = 'data: {"choices":[{"delta":{"content":"Pasted "}}]}\n\ndata: {"choices":[{"delta":{"content":"stream ✓"}}]}\n\ndata: [DONE]\n\n';
+  const pasted =
+    'data: {"choices":[{"delta":{"content":"Pasted "}}]}\n\ndata: {"choices":[{"delta":{"content":"stream ✓"}}]}\n\ndata: [DONE]\n\n';
   await page.fill('#custom-text', pasted);
   await page.selectOption('#custom-provider', 'openai-chat');
   await page.click('#custom-load');
@@ -254,15 +313,25 @@ test('wire profiles, step and pause, the explorer, a suggested action and a past
 test('the multiplexed panel: one planner connection, five streams through fromSse and StreamMux', { timeout: 30_000 }, async () => {
   await page.click('#mux-play');
   await page.waitForSelector('#mux[data-mux="done"]', { timeout: 20_000 });
-  const cards = await page.$$eval('#mux-streams .mux-stream', (els) => els.map((e) => ({
-    key: e.dataset.key, status: e.dataset.status, ended: e.dataset.ended,
-    answer: e.querySelector('[data-testid="mux-answer"]')?.textContent ?? '',
-    artifacts: [...e.querySelectorAll('[data-testid="mux-artifact"]')].map((a) => a.textContent),
-  })));
-  assert.deepEqual(cards.map((c) => [c.key, c.status, c.ended]), [
-    ['chat', 'done', 'true'], ['task-crawl', 'done', 'true'], ['artifact table', 'streaming', 'true'],
-    ['task-index', 'error', 'true'], ['artifact chart', 'streaming', 'true'],
-  ]);
+  const cards = await page.$$eval('#mux-streams .mux-stream', (els) =>
+    els.map((e) => ({
+      key: e.dataset.key,
+      status: e.dataset.status,
+      ended: e.dataset.ended,
+      answer: e.querySelector('[data-testid="mux-answer"]')?.textContent ?? '',
+      artifacts: [...e.querySelectorAll('[data-testid="mux-artifact"]')].map((a) => a.textContent),
+    })),
+  );
+  assert.deepEqual(
+    cards.map((c) => [c.key, c.status, c.ended]),
+    [
+      ['chat', 'done', 'true'],
+      ['task-crawl', 'done', 'true'],
+      ['artifact table', 'streaming', 'true'],
+      ['task-index', 'error', 'true'],
+      ['artifact chart', 'streaming', 'true'],
+    ],
+  );
   assert.equal(cards[0].answer, 'Revenue grew 15% in Q3, led by North America (see the chart).');
   assert.equal(cards[1].answer, 'Crawling the finance wiki… 3 pages read.');
   // Out of order and repeated seq: every chunk once, in order, nothing missing.
@@ -284,12 +353,12 @@ test('live: stepping shows the answer growing and tool arguments filling in; a f
       document.querySelector('#step').click();
       await new Promise((r) => requestAnimationFrame(() => r()));
       return {
-      status: document.body.dataset.status,
-      answer: document.querySelector('[data-testid="answer"]')?.textContent ?? '',
-      tools: [...document.querySelectorAll('#tools li.tool')].map((t) => ({
-        live: !t.querySelector('.tool-args'),
-        rows: [...t.querySelectorAll('.rows .row')].map((r) => [r.children[0].textContent, r.children[1].textContent]),
-      })),
+        status: document.body.dataset.status,
+        answer: document.querySelector('[data-testid="answer"]')?.textContent ?? '',
+        tools: [...document.querySelectorAll('#tools li.tool')].map((t) => ({
+          live: !t.querySelector('.tool-args'),
+          rows: [...t.querySelectorAll('.rows .row')].map((r) => [r.children[0].textContent, r.children[1].textContent]),
+        })),
       };
     });
     assert.ok(want.answer.startsWith(now.answer), `answer so far is a prefix: ${JSON.stringify(now.answer)}`);
@@ -308,7 +377,10 @@ test('live: stepping shows the answer growing and tool arguments filling in; a f
   }
   assert.equal(await page.getAttribute('body', 'data-status'), 'done', `${steps} steps`);
   assert.ok(seen.answers.size > 3, `the answer grew in ${seen.answers.size} steps`);
-  assert.ok(seen.streaming > 3 && seen.partialRows > 0, `tool arguments filled in (${seen.streaming} streaming views, ${seen.partialRows} partial rows)`);
+  assert.ok(
+    seen.streaming > 3 && seen.partialRows > 0,
+    `tool arguments filled in (${seen.streaming} streaming views, ${seen.partialRows} partial rows)`,
+  );
 
   // A file picked with the file input is routed like a bundled one.
   const g = SAMPLES.find((x) => x.file === 'gemini-tools.sse');
@@ -377,16 +449,28 @@ test('layouts at 1280 and 390 px (screenshots), one wasm fetch per entry, no err
     await page.keyboard.press('Tab');
     reached.add(await page.evaluate(() => document.activeElement?.id || document.activeElement?.tagName));
   }
-  for (const id of ['stream', 'speed', 'profile', 'play', 'step', 'restart', 'runs', 'explore']) assert.ok(reached.has(id), `Tab reaches #${id}`);
+  for (const id of ['stream', 'speed', 'profile', 'play', 'step', 'restart', 'runs', 'explore'])
+    assert.ok(reached.has(id), `Tab reaches #${id}`);
 
   const wasm = requests.filter((r) => r.path.endsWith('.wasm'));
-  assert.deepEqual(wasm.sort((a, b) => a.path.localeCompare(b.path)), [
-    { path: '/streamroute/dist/client/streamroute_bg.wasm', status: 200, type: 'application/wasm' },
-    { path: '/streamroute/dist/payload/streamroute_bg.wasm', status: 200, type: 'application/wasm' },
-    { path: '/streamroute/dist/streamroute/streamroute_bg.wasm', status: 200, type: 'application/wasm' },
-  ], 'each entry\'s wasm is fetched once');
-  assert.ok(requests.every((r) => r.status === 200), JSON.stringify(requests.filter((r) => r.status !== 200)));
-  assert.deepEqual(urls.filter((u) => !u.startsWith(`${server.origin}/`)), [], 'nothing but the local server (works offline)');
+  assert.deepEqual(
+    wasm.sort((a, b) => a.path.localeCompare(b.path)),
+    [
+      { path: '/streamroute/dist/client/streamroute_bg.wasm', status: 200, type: 'application/wasm' },
+      { path: '/streamroute/dist/payload/streamroute_bg.wasm', status: 200, type: 'application/wasm' },
+      { path: '/streamroute/dist/streamroute/streamroute_bg.wasm', status: 200, type: 'application/wasm' },
+    ],
+    "each entry's wasm is fetched once",
+  );
+  assert.ok(
+    requests.every((r) => r.status === 200),
+    JSON.stringify(requests.filter((r) => r.status !== 200)),
+  );
+  assert.deepEqual(
+    urls.filter((u) => !u.startsWith(`${server.origin}/`)),
+    [],
+    'nothing but the local server (works offline)',
+  );
   assert.deepEqual(pageErrors, [], 'page errors');
   assert.deepEqual(consoleErrors, [], 'console errors');
   assert.deepEqual(failed, [], 'failed requests');

@@ -9,7 +9,8 @@ const action = {
   thought: 'The sales tool returned Q4 figures; summarise them and attach the chart.',
   next_node: 'final_response',
   args: {
-    answer: 'Your Q4 2024 sales reached $1.23M, up 15.2% year over year. ' +
+    answer:
+      'Your Q4 2024 sales reached $1.23M, up 15.2% year over year. ' +
       'Top performers were Widget Pro, Gadget Plus and Service Bundle; December was the strongest month.',
     confidence: 0.92,
     route: 'analytics',
@@ -42,17 +43,24 @@ const action = {
 
 // A deterministic generator, so the pieces (the "tokens") look like a model's: 1 to 7 chars.
 let seed = 20241123;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 const text = JSON.stringify(action, null, 1);
 const pieces = [];
-for (let i = 0; i < text.length;) {
+for (let i = 0; i < text.length; ) {
   const n = 1 + Math.floor(rand() * 7);
   pieces.push(text.slice(i, i + n));
   i += n;
 }
 
-const head = { id: 'chatcmpl-S4l3s', object: 'chat.completion.chunk', created: 1732350000, model: 'gpt-4o-2024-08-06', system_fingerprint: 'fp_5f20662549' };
-const chunk = (delta, finish = null) => `data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
+const head = {
+  id: 'chatcmpl-S4l3s',
+  object: 'chat.completion.chunk',
+  created: 1732350000,
+  model: 'gpt-4o-2024-08-06',
+  system_fingerprint: 'fp_5f20662549',
+};
+const chunk = (delta, finish = null) =>
+  `data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
 let out = chunk({ role: 'assistant', content: '' });
 for (const p of pieces) out += chunk({ content: p });
 out += chunk({}, 'stop');

@@ -5,21 +5,21 @@
  * Encodes events as `text/event-stream` text.
  */
 export class SseEncoder extends Handled {
-    /**
-     * A comment block (`: text`), ignored by readers.
-     */
-    comment(text: string): string;
-    /**
-     * The wire form of one event, ending with the blank line that dispatches it.
-     * Throws `sse_invalid_field` for CR/LF in `event` or `id`.
-     */
-    encode(message: SseMessageInit): string;
-    /**
-     * `new SseEncoder({ autoId?, firstId? })`.
-     */
-    constructor(options?: SseEncoderOptions);
-    /**
-     * The heartbeat comment `: ping`.
-     */
-    ping(): string;
+  /**
+   * A comment block (`: text`), ignored by readers.
+   */
+  comment(text: string): string;
+  /**
+   * The wire form of one event, ending with the blank line that dispatches it.
+   * Throws `sse_invalid_field` for CR/LF in `event` or `id`.
+   */
+  encode(message: SseMessageInit): string;
+  /**
+   * `new SseEncoder({ autoId?, firstId? })`.
+   */
+  constructor(options?: SseEncoderOptions);
+  /**
+   * The heartbeat comment `: ping`.
+   */
+  ping(): string;
 }

@@ -8,18 +8,18 @@
  * `finish`: ends the stream; returns the last answer text (usually `""`).
  */
 export class AnswerExtractor extends StreamMachine<string> {
-    /** `new AnswerExtractor({ maxBufferBytes? })`. */
-    constructor(options?: AnswerExtractorInit);
-    /** Back to the initial state, for a retry. */
-    reset(): void;
-    /** The top-level `thought` text decoded since the last call. */
-    takeThought(): string;
-    /** `true` for a finish action, `false` for any other, `undefined` until decided. */
-    readonly isFinishAction: boolean | undefined;
-    /** The trimmed `next_node`, once read. */
-    readonly nextNode: string | undefined;
-    /** Unicode scalar values emitted so far. */
-    readonly emittedCount: number;
+  /** `new AnswerExtractor({ maxBufferBytes? })`. */
+  constructor(options?: AnswerExtractorInit);
+  /** Back to the initial state, for a retry. */
+  reset(): void;
+  /** The top-level `thought` text decoded since the last call. */
+  takeThought(): string;
+  /** `true` for a finish action, `false` for any other, `undefined` until decided. */
+  readonly isFinishAction: boolean | undefined;
+  /** The trimmed `next_node`, once read. */
+  readonly nextNode: string | undefined;
+  /** Unicode scalar values emitted so far. */
+  readonly emittedCount: number;
 }
 
 /**
@@ -32,20 +32,20 @@ export class AnswerExtractor extends StreamMachine<string> {
  * `finish`: ends the stream; the closing `done` chunk comes only for a finish action.
  */
 export class LlmStreamChunker extends StreamMachine<LlmStreamChunk[]> {
-    /** `new LlmStreamChunker({ actionSeq?, maxBufferBytes? })`. */
-    constructor(options?: LlmStreamChunkerInit);
-    /** Back to the initial state, for a retry (same `actionSeq`). */
-    reset(): void;
-    /** The underlying extractor's decision (see `AnswerExtractor.isFinishAction`). */
-    readonly isFinishAction: boolean | undefined;
+  /** `new LlmStreamChunker({ actionSeq?, maxBufferBytes? })`. */
+  constructor(options?: LlmStreamChunkerInit);
+  /** Back to the initial state, for a retry (same `actionSeq`). */
+  reset(): void;
+  /** The underlying extractor's decision (see `AnswerExtractor.isFinishAction`). */
+  readonly isFinishAction: boolean | undefined;
 }
 
 /**
  * Options of `new AnswerExtractor(options)`.
  */
 export interface AnswerExtractorInit {
-    /**
-     * Most bytes of answer text held back while `next_node` is undecided (default 8 MiB).
-     */
-    maxBufferBytes?: number;
+  /**
+   * Most bytes of answer text held back while `next_node` is undecided (default 8 MiB).
+   */
+  maxBufferBytes?: number;
 }

@@ -23,10 +23,6 @@ export class AnswerExtractor extends Machine {
     this[INPUT].reset();
   }
 
-
-
-
-
   // The answer text is the header's text (abi.rs).
   [READ](input) {
     return headerText(input.header);
@@ -50,7 +46,6 @@ export class LlmStreamChunker extends Machine {
     this[INPUT].reset();
   }
 
-
   // Per chunk a CHUNK_ opcode (abi.rs) and, for text, its UTF-16 length.
   [READ](input, count) {
     const h = input.header;
@@ -66,9 +61,10 @@ export class LlmStreamChunker extends Machine {
         continue;
       }
       const t = text.slice(p, (p += u32[i++]));
-      out[k] = code === CHUNK_ANSWER
-        ? { text: t, done: false, phase: 'answer', channel: 'answer', action_seq }
-        : { text: t, done: false, phase: 'observation', channel: 'thinking', action_seq };
+      out[k] =
+        code === CHUNK_ANSWER
+          ? { text: t, done: false, phase: 'answer', channel: 'answer', action_seq }
+          : { text: t, done: false, phase: 'observation', channel: 'thinking', action_seq };
     }
     return out;
   }

@@ -13,36 +13,36 @@
  * `json_invalid` with `offset` when the input ended inside a value.
  */
 export class JsonItemStream extends StreamMachine<unknown[]> {
-    /**
-     * `new JsonItemStream(path, { strict?, maxDepth?, maxItemBytes? })`: `path` is `$`,
-     * `$.a.b`, `$['key']`, `$.a[2].b` or `$*`. Throws `invalid_option` for another path.
-     */
-    constructor(path: string, options?: JsonItemStreamOptions);
+  /**
+   * `new JsonItemStream(path, { strict?, maxDepth?, maxItemBytes? })`: `path` is `$`,
+   * `$.a.b`, `$['key']`, `$.a[2].b` or `$*`. Throws `invalid_option` for another path.
+   */
+  constructor(path: string, options?: JsonItemStreamOptions);
 }
 
 /**
  * `normalizeAction` with its diagnostics.
  */
 export interface NormalizedAction {
-    /**
-     * The action.
-     */
-    action: PlannerAction;
-    /**
-     * Where it came from.
-     */
-    diagnostics: ActionDiagnostics;
+  /**
+   * The action.
+   */
+  action: PlannerAction;
+  /**
+   * Where it came from.
+   */
+  diagnostics: ActionDiagnostics;
 }
 /**
  * What `repairJsonWithLog` returns.
  */
 export interface RepairResult {
-    /**
-     * The repaired, compact JSON text.
-     */
-    json: string;
-    /**
-     * The repairs applied, in input order (empty for valid JSON).
-     */
-    repairs: RepairEntry[];
+  /**
+   * The repaired, compact JSON text.
+   */
+  json: string;
+  /**
+   * The repairs applied, in input order (empty for valid JSON).
+   */
+  repairs: RepairEntry[];
 }

@@ -10,8 +10,8 @@ import type { BufferSource, RequestInfo, WebAssembly } from '../../types/web.js'
  * object is garbage-collected.
  */
 declare class Handled {
-    /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
-    free(): void;
+  /** Frees the wasm memory now (`using` does it at the end of the block); later calls throw `invalid_state`. */
+  free(): void;
 }
 
 /**
@@ -26,8 +26,8 @@ declare interface Handled extends Record<SymbolConstructor extends { readonly di
  * `ArrayBuffer` view or `ArrayBuffer`), then `finish` the input.
  */
 declare class StreamMachine<Result, Final = Result> extends Handled {
-    /** Reads a chunk; returns the results it completed (see the class). */
-    feed(chunk: string | Uint8Array): Result;
-    /** Ends the input; returns the last results (see the class). */
-    finish(): Final;
+  /** Reads a chunk; returns the results it completed (see the class). */
+  feed(chunk: string | Uint8Array): Result;
+  /** Ends the input; returns the last results (see the class). */
+  finish(): Final;
 }

@@ -10,10 +10,10 @@ export type JsonPath = readonly (string | number)[];
  * events, `end`. Nothing reported is ever changed by later input.
  */
 export type JsonEvent =
-  | { type: "begin"; path: JsonPath; kind: "object" | "array" | "string" }
-  | { type: "append"; path: JsonPath; text: string }
-  | { type: "set"; path: JsonPath; value: string | number | boolean | null }
-  | { type: "end"; path: JsonPath };
+  | { type: 'begin'; path: JsonPath; kind: 'object' | 'array' | 'string' }
+  | { type: 'append'; path: JsonPath; text: string }
+  | { type: 'set'; path: JsonPath; value: string | number | boolean | null }
+  | { type: 'end'; path: JsonPath };
 
 /**
  * The incremental parser for one JSON document arriving in pieces (tool-call arguments,
@@ -29,12 +29,12 @@ export type JsonEvent =
  * `invalid_state` when called again.
  */
 export class PartialJson extends StreamMachine<JsonEvent[], unknown> {
-    /** `new PartialJson({ strict?, maxDepth?, maxBufferBytes? })`. */
-    constructor(options?: PartialJsonOptions);
-    /**
-     * The value so far, built on each read: strings as read so far, containers with the
-     * members read so far; keys without a value and unfinished numbers left out.
-     * `undefined` before a value begins.
-     */
-    readonly value: unknown;
+  /** `new PartialJson({ strict?, maxDepth?, maxBufferBytes? })`. */
+  constructor(options?: PartialJsonOptions);
+  /**
+   * The value so far, built on each read: strings as read so far, containers with the
+   * members read so far; keys without a value and unfinished numbers left out.
+   * `undefined` before a value begins.
+   */
+  readonly value: unknown;
 }

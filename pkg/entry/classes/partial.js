@@ -47,16 +47,35 @@ export class PartialJson extends Machine {
       }
       if (path === null) path = Object.freeze(segs.slice());
       switch (code) {
-        case op.JSON_BEGIN_OBJECT: out.push({ type: 'begin', path, kind: 'object' }); break;
-        case op.JSON_BEGIN_ARRAY: out.push({ type: 'begin', path, kind: 'array' }); break;
-        case op.JSON_BEGIN_STRING: out.push({ type: 'begin', path, kind: 'string' }); break;
-        case op.JSON_APPEND: out.push({ type: 'append', path, text: take(u32[i++]) }); break;
-        case op.JSON_SET_STRING: out.push({ type: 'set', path, value: take(u32[i++]) }); break;
-        case op.JSON_SET_NUMBER: out.push({ type: 'set', path, value: Number(take(u32[i++])) }); break;
-        case op.JSON_SET_TRUE: out.push({ type: 'set', path, value: true }); break;
-        case op.JSON_SET_FALSE: out.push({ type: 'set', path, value: false }); break;
-        case op.JSON_SET_NULL: out.push({ type: 'set', path, value: null }); break;
-        default: out.push({ type: 'end', path });
+        case op.JSON_BEGIN_OBJECT:
+          out.push({ type: 'begin', path, kind: 'object' });
+          break;
+        case op.JSON_BEGIN_ARRAY:
+          out.push({ type: 'begin', path, kind: 'array' });
+          break;
+        case op.JSON_BEGIN_STRING:
+          out.push({ type: 'begin', path, kind: 'string' });
+          break;
+        case op.JSON_APPEND:
+          out.push({ type: 'append', path, text: take(u32[i++]) });
+          break;
+        case op.JSON_SET_STRING:
+          out.push({ type: 'set', path, value: take(u32[i++]) });
+          break;
+        case op.JSON_SET_NUMBER:
+          out.push({ type: 'set', path, value: Number(take(u32[i++])) });
+          break;
+        case op.JSON_SET_TRUE:
+          out.push({ type: 'set', path, value: true });
+          break;
+        case op.JSON_SET_FALSE:
+          out.push({ type: 'set', path, value: false });
+          break;
+        case op.JSON_SET_NULL:
+          out.push({ type: 'set', path, value: null });
+          break;
+        default:
+          out.push({ type: 'end', path });
       }
     }
     this.#path = path === null ? Object.freeze(segs.slice()) : path;

@@ -5,244 +5,244 @@
  * Collects artifact fields from full tool observations, by tool name.
  */
 export class ArtifactCollector extends Handled {
-    /**
-     * Everything collected: tool name to `{ field: value }` (a copy).
-     */
-    all(): Record<string, Record<string, unknown>>;
-    /**
-     * Forgets every artifact and warning.
-     */
-    clear(): void;
-    /**
-     * `collectAndRedact` on JSON text in and out.
-     */
-    collectAndRedactJson(nodeName: string, schema: Record<string, unknown> | boolean | string, observationJson: string): string;
-    /**
-     * `collect` and `redactArtifacts` in one walk: collects, then returns the redacted
-     * observation (a JSON-text string observation comes back as text, as `redactArtifacts`).
-     */
-    collectAndRedact(nodeName: string, schema: Record<string, unknown> | boolean | string, observation: unknown): unknown;
-    /**
-     * `collect` with the observation as JSON text (a JSON string literal holding a JSON
-     * object or array is collected from, as `collect` does with such a string).
-     */
-    collectJson(nodeName: string, schema: Record<string, unknown> | boolean | string, observationJson: string): void;
-    /**
-     * Collects the artifact-marked fields of `observation` under `nodeName`. Call it with
-     * the full observation, before any truncation. A string holding a JSON object or array is
-     * read as JSON text; other primitives hold no artifacts.
-     */
-    collect(nodeName: string, schema: Record<string, unknown> | boolean | string, observation: unknown): void;
-    /**
-     * A collector. `maxInlineBytes` (default 1 MiB): larger artifacts are handed to `store`
-     * and replaced by `{ artifact_ref, type, size_bytes }`; an `artifact_large` warning is
-     * recorded either way. Throws `invalid_option` for a bad option.
-     */
-    constructor(options?: ArtifactCollectorOptions);
-    /**
-     * The size above which artifacts go to the store.
-     */
-    readonly maxInlineBytes: number;
-    /**
-     * The `artifact_large` warnings recorded so far.
-     */
-    readonly warnings: string[];
+  /**
+   * Everything collected: tool name to `{ field: value }` (a copy).
+   */
+  all(): Record<string, Record<string, unknown>>;
+  /**
+   * Forgets every artifact and warning.
+   */
+  clear(): void;
+  /**
+   * `collectAndRedact` on JSON text in and out.
+   */
+  collectAndRedactJson(nodeName: string, schema: Record<string, unknown> | boolean | string, observationJson: string): string;
+  /**
+   * `collect` and `redactArtifacts` in one walk: collects, then returns the redacted
+   * observation (a JSON-text string observation comes back as text, as `redactArtifacts`).
+   */
+  collectAndRedact(nodeName: string, schema: Record<string, unknown> | boolean | string, observation: unknown): unknown;
+  /**
+   * `collect` with the observation as JSON text (a JSON string literal holding a JSON
+   * object or array is collected from, as `collect` does with such a string).
+   */
+  collectJson(nodeName: string, schema: Record<string, unknown> | boolean | string, observationJson: string): void;
+  /**
+   * Collects the artifact-marked fields of `observation` under `nodeName`. Call it with
+   * the full observation, before any truncation. A string holding a JSON object or array is
+   * read as JSON text; other primitives hold no artifacts.
+   */
+  collect(nodeName: string, schema: Record<string, unknown> | boolean | string, observation: unknown): void;
+  /**
+   * A collector. `maxInlineBytes` (default 1 MiB): larger artifacts are handed to `store`
+   * and replaced by `{ artifact_ref, type, size_bytes }`; an `artifact_large` warning is
+   * recorded either way. Throws `invalid_option` for a bad option.
+   */
+  constructor(options?: ArtifactCollectorOptions);
+  /**
+   * The size above which artifacts go to the store.
+   */
+  readonly maxInlineBytes: number;
+  /**
+   * The `artifact_large` warnings recorded so far.
+   */
+  readonly warnings: string[];
 }
 
 /**
  * Numbers artifact chunks per `stream_id` and makes `artifact_chunk` events of them.
  */
 export class ArtifactStream extends Handled {
-    /**
-     * The next chunk of `streamId` as an `artifact_chunk` event (`seq` from 0 per stream).
-     * `artifactType` defaults to the chunk's type name. Throws `invalid_state` after the
-     * stream's `done` chunk, `invalid_input` for an empty id or a chunk that is not JSON.
-     */
-    emit(streamId: string, chunk: unknown, done?: boolean | null, artifactType?: string | null): ArtifactChunkEvent;
-    /**
-     * The `done` event that ends the run, carrying the payload (validated: throws
-     * `payload_invalid`).
-     */
-    finish(payload: FinalPayload): FinalPayloadDoneEvent;
-    /**
-     * A stream set with no streams yet.
-     */
-    constructor();
-    /**
-     * Ids of streams that have not sent their `done` chunk.
-     */
-    openStreams(): string[];
-    /**
-     * Forgets every stream (numbering starts again at 0).
-     */
-    reset(): void;
+  /**
+   * The next chunk of `streamId` as an `artifact_chunk` event (`seq` from 0 per stream).
+   * `artifactType` defaults to the chunk's type name. Throws `invalid_state` after the
+   * stream's `done` chunk, `invalid_input` for an empty id or a chunk that is not JSON.
+   */
+  emit(streamId: string, chunk: unknown, done?: boolean | null, artifactType?: string | null): ArtifactChunkEvent;
+  /**
+   * The `done` event that ends the run, carrying the payload (validated: throws
+   * `payload_invalid`).
+   */
+  finish(payload: FinalPayload): FinalPayloadDoneEvent;
+  /**
+   * A stream set with no streams yet.
+   */
+  constructor();
+  /**
+   * Ids of streams that have not sent their `done` chunk.
+   */
+  openStreams(): string[];
+  /**
+   * Forgets every stream (numbering starts again at 0).
+   */
+  reset(): void;
 }
 
 /**
  * One step of a parallel plan (`next_node: "plan"`).
  */
 export interface PlanStep {
-    /**
-     * The tool to call.
-     */
-    node: string;
-    /**
-     * Its arguments.
-     */
-    args: Record<string, unknown>;
+  /**
+   * The tool to call.
+   */
+  node: string;
+  /**
+   * Its arguments.
+   */
+  args: Record<string, unknown>;
 }
 /**
  * How the results of a parallel plan are joined.
  */
 export interface PlanJoin {
-    /**
-     * The aggregation tool, or `null` to let the model combine the results.
-     */
-    node?: string | null;
-    /**
-     * Arguments of the aggregation tool.
-     */
-    args?: Record<string, unknown>;
-    /**
-     * Argument name to data source (`"$results"`, `"$branches"`, `"$failures"`, ...).
-     */
-    inject?: Record<string, string>;
+  /**
+   * The aggregation tool, or `null` to let the model combine the results.
+   */
+  node?: string | null;
+  /**
+   * Arguments of the aggregation tool.
+   */
+  args?: Record<string, unknown>;
+  /**
+   * Argument name to data source (`"$results"`, `"$branches"`, `"$failures"`, ...).
+   */
+  inject?: Record<string, string>;
 }
 /**
  * The args of a `plan` action.
  */
 export interface PlanArgs {
-    /**
-     * The tool calls to run in parallel.
-     */
-    steps: PlanStep[];
-    /**
-     * How to join their results.
-     */
-    join?: PlanJoin;
+  /**
+   * The tool calls to run in parallel.
+   */
+  steps: PlanStep[];
+  /**
+   * How to join their results.
+   */
+  join?: PlanJoin;
 }
 /**
  * The args of a `task` action (a background task); every field is optional.
  */
 export interface TaskArgs {
-    /**
-     * Display name.
-     */
-    name?: string;
-    /**
-     * `"subagent"` (a background agent runs `query`) or `"job"` (one tool call).
-     */
-    mode?: "subagent" | "job";
-    /**
-     * The query of a subagent task.
-     */
-    query?: string;
-    /**
-     * The tool of a job task.
-     */
-    tool?: string;
-    /**
-     * The tool's arguments.
-     */
-    tool_args?: Record<string, unknown>;
-    /**
-     * How the task's result is merged.
-     */
-    merge_strategy?: "HUMAN_GATED" | "APPEND" | "REPLACE";
-    /**
-     * Display name of a group to create or join in this turn.
-     */
-    group?: string;
-    /**
-     * Stable id of an existing group to join.
-     */
-    group_id?: string;
-    /**
-     * Seal the group after spawning this task.
-     */
-    group_sealed?: boolean;
-    /**
-     * How the group reports.
-     */
-    group_report?: "all" | "any" | "none";
-    /**
-     * How the group's combined result is merged.
-     */
-    group_merge_strategy?: "HUMAN_GATED" | "APPEND" | "REPLACE";
-    /**
-     * Wait for the group to complete before yielding the turn.
-     */
-    retain_turn?: boolean;
+  /**
+   * Display name.
+   */
+  name?: string;
+  /**
+   * `"subagent"` (a background agent runs `query`) or `"job"` (one tool call).
+   */
+  mode?: 'subagent' | 'job';
+  /**
+   * The query of a subagent task.
+   */
+  query?: string;
+  /**
+   * The tool of a job task.
+   */
+  tool?: string;
+  /**
+   * The tool's arguments.
+   */
+  tool_args?: Record<string, unknown>;
+  /**
+   * How the task's result is merged.
+   */
+  merge_strategy?: 'HUMAN_GATED' | 'APPEND' | 'REPLACE';
+  /**
+   * Display name of a group to create or join in this turn.
+   */
+  group?: string;
+  /**
+   * Stable id of an existing group to join.
+   */
+  group_id?: string;
+  /**
+   * Seal the group after spawning this task.
+   */
+  group_sealed?: boolean;
+  /**
+   * How the group reports.
+   */
+  group_report?: 'all' | 'any' | 'none';
+  /**
+   * How the group's combined result is merged.
+   */
+  group_merge_strategy?: 'HUMAN_GATED' | 'APPEND' | 'REPLACE';
+  /**
+   * Wait for the group to complete before yielding the turn.
+   */
+  retain_turn?: boolean;
 }
 /**
  * The args of a `final_response` action; every field is optional.
  */
 export interface FinalResponseArgs {
-    /**
-     * The response text (streamed to the user).
-     */
-    answer?: string;
-    /**
-     * Heavy outputs collected during execution.
-     */
-    artifacts?: Record<string, unknown>;
-    /**
-     * Citations.
-     */
-    sources?: Record<string, unknown>[];
-    /**
-     * Follow-up suggestions.
-     */
-    suggested_actions?: Record<string, unknown>[];
-    /**
-     * Confidence score.
-     */
-    confidence?: number;
-    /**
-     * ISO 639-1 language code.
-     */
-    language?: string;
+  /**
+   * The response text (streamed to the user).
+   */
+  answer?: string;
+  /**
+   * Heavy outputs collected during execution.
+   */
+  artifacts?: Record<string, unknown>;
+  /**
+   * Citations.
+   */
+  sources?: Record<string, unknown>[];
+  /**
+   * Follow-up suggestions.
+   */
+  suggested_actions?: Record<string, unknown>[];
+  /**
+   * Confidence score.
+   */
+  confidence?: number;
+  /**
+   * ISO 639-1 language code.
+   */
+  language?: string;
 }
 /**
  * A large artifact replaced by a reference (what `store` returned).
  */
 export interface ArtifactRef {
-    /**
-     * The reference the store returned.
-     */
-    artifact_ref: string;
-    /**
-     * The value's type name (`"dict"`, `"list"`, `"str"`, ...).
-     */
-    type: string;
-    /**
-     * Size of its compact JSON in bytes.
-     */
-    size_bytes: number;
+  /**
+   * The reference the store returned.
+   */
+  artifact_ref: string;
+  /**
+   * The value's type name (`"dict"`, `"list"`, `"str"`, ...).
+   */
+  type: string;
+  /**
+   * Size of its compact JSON in bytes.
+   */
+  size_bytes: number;
 }
 /**
  * Options of `new ArtifactCollector(options)`.
  */
 export interface ArtifactCollectorOptions {
-    /**
-     * Artifacts whose compact JSON is larger go to `store` (default 1 MiB = 1048576).
-     */
-    maxInlineBytes?: number;
-    /**
-     * Keeps a large artifact somewhere else and returns its reference (synchronously).
-     */
-    store?: (node: string, field: string, value: unknown) => string;
+  /**
+   * Artifacts whose compact JSON is larger go to `store` (default 1 MiB = 1048576).
+   */
+  maxInlineBytes?: number;
+  /**
+   * Keeps a large artifact somewhere else and returns its reference (synchronously).
+   */
+  store?: (node: string, field: string, value: unknown) => string;
 }
 /**
  * The `done` event that ends a run.
  */
 export interface FinalPayloadDoneEvent {
-    /**
-     * Always `"done"`.
-     */
-    type: "done";
-    /**
-     * The final payload.
-     */
-    payload: FinalPayload;
+  /**
+   * Always `"done"`.
+   */
+  type: 'done';
+  /**
+   * The final payload.
+   */
+  payload: FinalPayload;
 }

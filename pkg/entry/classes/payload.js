@@ -8,7 +8,11 @@ export class ArtifactCollector extends Handled {
     super(new ArtifactCollectorHandle(options));
   }
 }
-forward(ArtifactCollector, ['all', 'clear', 'collect', 'collectAndRedact', 'collectAndRedactJson', 'collectJson'], ['maxInlineBytes', 'warnings']);
+forward(
+  ArtifactCollector,
+  ['all', 'clear', 'collect', 'collectAndRedact', 'collectAndRedactJson', 'collectJson'],
+  ['maxInlineBytes', 'warnings'],
+);
 
 export class ArtifactStream extends Handled {
   constructor() {

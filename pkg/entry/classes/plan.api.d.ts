@@ -82,7 +82,7 @@ export interface SearchHit {
   score: number;
 }
 
-export type RetrievalMethod = "cosine" | "bm25" | "hybrid" | "given";
+export type RetrievalMethod = 'cosine' | 'bm25' | 'hybrid' | 'given';
 
 /** Query vectors: one `Float32Array` (one or more vectors, concatenated), several, or with their model. */
 export type QueryVectors =
@@ -98,7 +98,7 @@ export interface RetrieveOptions {
   texts?: string[];
   text?: string;
   /** Default `"auto"`: cosine when the vectors fit the index, else BM25. */
-  mode?: "auto" | "cosine" | "bm25" | "hybrid";
+  mode?: 'auto' | 'cosine' | 'bm25' | 'hybrid';
   /** Default 8. */
   n?: number;
 }
@@ -130,14 +130,14 @@ export interface NarrowOptions {
   n?: number;
   /** Retrieval tools scoring below this are left out. */
   minScore?: number;
-  mode?: "auto" | "cosine" | "bm25" | "hybrid";
+  mode?: 'auto' | 'cosine' | 'bm25' | 'hybrid';
   /** Query texts (default `retrievalQueries(requirements)`). */
   queries?: string[];
 }
 
 export interface NarrowedTool {
   name: string;
-  reason: "template" | "retrieval" | "safety";
+  reason: 'template' | 'retrieval' | 'safety';
   /** Retrieval score and 1-based rank, when retrieval ranked the tool. */
   score: number | null;
   rank: number | null;
@@ -212,37 +212,37 @@ export interface CapabilityClause {
  * The versioned requirement → capability registry.
  */
 export class CapabilityMap extends Handled {
-    /**
-     * For CI: labels (default sets extended by `labels`) without a rule, and capabilities of
-     * `catalog` that no rule, alias or plot pattern mentions.
-     */
-    audit(catalog: Catalog | ToolIndex, labels?: RequirementLabels): { unmapped: string[]; unknown_capabilities: string[] };
-    /**
-     * The canonical name of a capability (aliases followed).
-     */
-    canonical(capability: string): string;
-    /**
-     * Loads a map from its JSON form (object or text); without one, the design's default
-     * mapping. Core rules a map lacks come from the default (see `warnings`). Throws
-     * `invalid_input` for a map without `version` or with a malformed rule.
-     */
-    constructor(json?: CapabilityMapJson | string);
-    /**
-     * The clauses for a requirement reference (`"analysis.total"`, `"group_by"`, …), or null.
-     */
-    rule(reference: string): CapabilityClause[] | null;
-    /**
-     * The JSON form (loadable again).
-     */
-    toJSON(): CapabilityMapJson;
-    /**
-     * The map's version.
-     */
-    readonly version: string;
-    /**
-     * Core rules filled in from the default map.
-     */
-    readonly warnings: string[];
+  /**
+   * For CI: labels (default sets extended by `labels`) without a rule, and capabilities of
+   * `catalog` that no rule, alias or plot pattern mentions.
+   */
+  audit(catalog: Catalog | ToolIndex, labels?: RequirementLabels): { unmapped: string[]; unknown_capabilities: string[] };
+  /**
+   * The canonical name of a capability (aliases followed).
+   */
+  canonical(capability: string): string;
+  /**
+   * Loads a map from its JSON form (object or text); without one, the design's default
+   * mapping. Core rules a map lacks come from the default (see `warnings`). Throws
+   * `invalid_input` for a map without `version` or with a malformed rule.
+   */
+  constructor(json?: CapabilityMapJson | string);
+  /**
+   * The clauses for a requirement reference (`"analysis.total"`, `"group_by"`, …), or null.
+   */
+  rule(reference: string): CapabilityClause[] | null;
+  /**
+   * The JSON form (loadable again).
+   */
+  toJSON(): CapabilityMapJson;
+  /**
+   * The map's version.
+   */
+  readonly version: string;
+  /**
+   * Core rules filled in from the default map.
+   */
+  readonly warnings: string[];
 }
 
 /**
@@ -250,47 +250,47 @@ export class CapabilityMap extends Handled {
  * the model) and a BM25 index: exact top-N cosine search, BM25, hybrid, narrowing.
  */
 export class ToolIndex extends Handled {
-    /**
-     * `narrowTools` over this index.
-     */
-    narrow(options: NarrowOptions): NarrowResult;
-    /**
-     * Builds the index from a catalog. Embeddings come from `options.embeddings` (contiguous
-     * `Float32Array`, `tools × dim`) or from each tool's `embedding`, tagged with
-     * `options.model_id` / `dim` / `pooling`; without them the index answers with BM25 only.
-     * Throws `invalid_input` for a malformed catalog, duplicate names or bad embeddings.
-     */
-    constructor(catalog: Catalog, options?: ToolIndexOptions);
-    /**
-     * Retrieval with the fallback rules: cosine (or hybrid) when the query vectors fit the
-     * index's model and dimension, BM25 over `texts` otherwise.
-     */
-    retrieve(options: RetrieveOptions): Retrieval;
-    /**
-     * Top-`n` (default 8) BM25 search over name, description and capabilities.
-     */
-    searchText(text: string, n?: number | null): SearchHit[];
-    /**
-     * Exact top-`n` (default 8) cosine search for one query vector: FAISS `IndexFlatIP` over
-     * normalised vectors, ties broken by tool name. Throws `invalid_input` without
-     * embeddings or for a query of another dimension.
-     */
-    search(query: Float32Array, n?: number | null): SearchHit[];
-    /**
-     * The catalog (without embeddings): what `JSON.stringify(index)` gives, so an index can be
-     * passed wherever a catalog is expected.
-     */
-    toJSON(): Tool[];
-    /**
-     * A copy of the normalised embeddings (`size × dim`, catalog order; empty without a model).
-     */
-    readonly embeddings: Float32Array;
-    /**
-     * The model tag, or null without embeddings.
-     */
-    readonly model: EmbeddingModel | null;
-    /**
-     * Number of tools.
-     */
-    readonly size: number;
+  /**
+   * `narrowTools` over this index.
+   */
+  narrow(options: NarrowOptions): NarrowResult;
+  /**
+   * Builds the index from a catalog. Embeddings come from `options.embeddings` (contiguous
+   * `Float32Array`, `tools × dim`) or from each tool's `embedding`, tagged with
+   * `options.model_id` / `dim` / `pooling`; without them the index answers with BM25 only.
+   * Throws `invalid_input` for a malformed catalog, duplicate names or bad embeddings.
+   */
+  constructor(catalog: Catalog, options?: ToolIndexOptions);
+  /**
+   * Retrieval with the fallback rules: cosine (or hybrid) when the query vectors fit the
+   * index's model and dimension, BM25 over `texts` otherwise.
+   */
+  retrieve(options: RetrieveOptions): Retrieval;
+  /**
+   * Top-`n` (default 8) BM25 search over name, description and capabilities.
+   */
+  searchText(text: string, n?: number | null): SearchHit[];
+  /**
+   * Exact top-`n` (default 8) cosine search for one query vector: FAISS `IndexFlatIP` over
+   * normalised vectors, ties broken by tool name. Throws `invalid_input` without
+   * embeddings or for a query of another dimension.
+   */
+  search(query: Float32Array, n?: number | null): SearchHit[];
+  /**
+   * The catalog (without embeddings): what `JSON.stringify(index)` gives, so an index can be
+   * passed wherever a catalog is expected.
+   */
+  toJSON(): Tool[];
+  /**
+   * A copy of the normalised embeddings (`size × dim`, catalog order; empty without a model).
+   */
+  readonly embeddings: Float32Array;
+  /**
+   * The model tag, or null without embeddings.
+   */
+  readonly model: EmbeddingModel | null;
+  /**
+   * Number of tools.
+   */
+  readonly size: number;
 }

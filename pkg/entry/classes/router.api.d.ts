@@ -6,9 +6,9 @@
 
 /** What `StreamRouter.feed` / `finish` return. */
 export type RoutedEvent =
-  | Exclude<RoutedEventType, { type: "tool_result" | "continuation" | "container" }>
-  | (Extract<RoutedEventType, { type: "tool_result" }> & { provider_executed: true })
-  | (Extract<RoutedEventType, { type: "continuation" | "container" }> & { [field: string]: unknown });
+  | Exclude<RoutedEventType, { type: 'tool_result' | 'continuation' | 'container' }>
+  | (Extract<RoutedEventType, { type: 'tool_result' }> & { provider_executed: true })
+  | (Extract<RoutedEventType, { type: 'continuation' | 'container' }> & { [field: string]: unknown });
 
 /**
  * Turns a raw provider stream into routed events, in one pass.
@@ -19,13 +19,23 @@ export type RoutedEvent =
  * `finish`: ends the stream: the last events, then `done`.
  */
 export class StreamRouter extends StreamMachine<RoutedEvent[]> {
-    /** `new StreamRouter({ provider?, content?, nonce?, maxEventBytes?, maxBufferBytes? })`. */
-    constructor(options?: StreamRouterInit);
-    /**
-     * The provider format in force: the configured one, or what `"auto"` detected
-     * (`"auto"` until an event showed it).
-     */
-    readonly provider: "auto" | "openai-chat" | "openai-responses" | "anthropic" | "gemini" | "gemini-interactions" | "ollama" | "bedrock" | "cohere" | "text";
-    /** A TransformStream<Uint8Array | string, RoutedEvent> over this router (the main entry). */
-    transform(): TransformStream<Uint8Array | string, RoutedEvent>;
+  /** `new StreamRouter({ provider?, content?, nonce?, maxEventBytes?, maxBufferBytes? })`. */
+  constructor(options?: StreamRouterInit);
+  /**
+   * The provider format in force: the configured one, or what `"auto"` detected
+   * (`"auto"` until an event showed it).
+   */
+  readonly provider:
+    | 'auto'
+    | 'openai-chat'
+    | 'openai-responses'
+    | 'anthropic'
+    | 'gemini'
+    | 'gemini-interactions'
+    | 'ollama'
+    | 'bedrock'
+    | 'cohere'
+    | 'text';
+  /** A TransformStream<Uint8Array | string, RoutedEvent> over this router (the main entry). */
+  transform(): TransformStream<Uint8Array | string, RoutedEvent>;
 }

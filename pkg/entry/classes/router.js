@@ -44,11 +44,21 @@ export class StreamRouter extends Machine {
     };
     for (let k = 0; k < count; k++) {
       switch (u32[i++]) {
-        case op.ROUTE_ANSWER: out[k] = { type: 'answer_delta', text: take(u32[i++]) }; break;
-        case op.ROUTE_REASONING: out[k] = { type: 'thinking_delta', text: take(u32[i++]), source: 'reasoning' }; break;
-        case op.ROUTE_THOUGHT: out[k] = { type: 'thinking_delta', text: take(u32[i++]), source: 'thought' }; break;
-        case op.ROUTE_ARTIFACT: out[k] = { type: 'artifact_delta', text: take(u32[i++]) }; break;
-        case op.ROUTE_USER: out[k] = { type: 'user_delta', text: take(u32[i++]) }; break;
+        case op.ROUTE_ANSWER:
+          out[k] = { type: 'answer_delta', text: take(u32[i++]) };
+          break;
+        case op.ROUTE_REASONING:
+          out[k] = { type: 'thinking_delta', text: take(u32[i++]), source: 'reasoning' };
+          break;
+        case op.ROUTE_THOUGHT:
+          out[k] = { type: 'thinking_delta', text: take(u32[i++]), source: 'thought' };
+          break;
+        case op.ROUTE_ARTIFACT:
+          out[k] = { type: 'artifact_delta', text: take(u32[i++]) };
+          break;
+        case op.ROUTE_USER:
+          out[k] = { type: 'user_delta', text: take(u32[i++]) };
+          break;
         case op.ROUTE_TOOL_START: {
           const index = u32[i++];
           const id = take(u32[i++]);
@@ -70,8 +80,12 @@ export class StreamRouter extends Machine {
           out[k] = more({ type: 'tool_call', index, id, name, arguments: args, repaired, provider_executed: u32[i++] === 1 });
           break;
         }
-        case op.ROUTE_ACTION: out[k] = { type: 'action', action: JSON.parse(take(u32[i++])) }; break;
-        case op.ROUTE_USAGE: out[k] = { type: 'usage', ...JSON.parse(take(u32[i++])) }; break;
+        case op.ROUTE_ACTION:
+          out[k] = { type: 'action', action: JSON.parse(take(u32[i++])) };
+          break;
+        case op.ROUTE_USAGE:
+          out[k] = { type: 'usage', ...JSON.parse(take(u32[i++])) };
+          break;
         case op.ROUTE_DONE: {
           const ok = u32[i++] === 1;
           const parseOk = u32[i++] === 1;
@@ -101,9 +115,14 @@ export class StreamRouter extends Machine {
           out[k] = { type: 'answer_delta', text: take(u32[i++]), phase };
           break;
         }
-        case op.ROUTE_OBJECT: out[k] = JSON.parse(take(u32[i++])); break;
-        case op.ROUTE_SOURCE: out[k] = { type: 'source', ...JSON.parse(take(u32[i++])) }; break;
-        default: out[k] = { type: 'refusal_delta', text: take(u32[i++]) };
+        case op.ROUTE_OBJECT:
+          out[k] = JSON.parse(take(u32[i++]));
+          break;
+        case op.ROUTE_SOURCE:
+          out[k] = { type: 'source', ...JSON.parse(take(u32[i++])) };
+          break;
+        default:
+          out[k] = { type: 'refusal_delta', text: take(u32[i++]) };
       }
     }
     return out;

@@ -12,10 +12,10 @@
  * `flushOnFinish`). The decoder may then be fed a new stream.
  */
 export class SseDecoder extends StreamMachine<SseEvent[]> {
-    /** `new SseDecoder({ flushOnFinish?, maxLineBytes?, maxEventBytes? })`. */
-    constructor(options?: SseDecoderOptions);
-    /** The last event ID string (`""` when none). */
-    readonly lastEventId: string;
-    /** The last valid reconnection time in ms, `undefined` before any. */
-    readonly retry: number | undefined;
+  /** `new SseDecoder({ flushOnFinish?, maxLineBytes?, maxEventBytes? })`. */
+  constructor(options?: SseDecoderOptions);
+  /** The last event ID string (`""` when none). */
+  readonly lastEventId: string;
+  /** The last valid reconnection time in ms, `undefined` before any. */
+  readonly retry: number | undefined;
 }

@@ -12,21 +12,21 @@
  * that was held and turned out not to be a marker). Throws `invalid_state` when called twice.
  */
 export class TagFilter extends StreamMachine<TagDelta[], TagResult> {
-    /**
-     * `new TagFilter(nonce, { blocks?, maxBufferBytes? })`. Throws `invalid_option` for a
-     * nonce that is not 1–128 of `[A-Za-z0-9_-]`, bad or repeated block names, or a cap
-     * below the longest marker + 3.
-     */
-    constructor(nonce: string, options?: TagFilterInit);
-    /**
-     * Bytes held back right now (a possible marker prefix plus an incomplete UTF-8
-     * sequence); never more than `maxBufferedBytes`.
-     */
-    readonly bufferedBytes: number;
-    /** The bound on `bufferedBytes`: the longest marker − 1 + 3. */
-    readonly maxBufferedBytes: number;
-    /** The delta type of each block, in contract order (`["artifact_delta", "user_delta"]`). */
-    readonly deltaTypes: string[];
+  /**
+   * `new TagFilter(nonce, { blocks?, maxBufferBytes? })`. Throws `invalid_option` for a
+   * nonce that is not 1–128 of `[A-Za-z0-9_-]`, bad or repeated block names, or a cap
+   * below the longest marker + 3.
+   */
+  constructor(nonce: string, options?: TagFilterInit);
+  /**
+   * Bytes held back right now (a possible marker prefix plus an incomplete UTF-8
+   * sequence); never more than `maxBufferedBytes`.
+   */
+  readonly bufferedBytes: number;
+  /** The bound on `bufferedBytes`: the longest marker − 1 + 3. */
+  readonly maxBufferedBytes: number;
+  /** The delta type of each block, in contract order (`["artifact_delta", "user_delta"]`). */
+  readonly deltaTypes: string[];
 }
 
 /**
@@ -39,25 +39,25 @@ export class TagFilter extends StreamMachine<TagDelta[], TagResult> {
  * failure, else `{ type: "done", ok, parse_ok, result }`.
  */
 export class TaggedTurn extends StreamMachine<TagDelta[], TurnStep> {
-    /** `new TaggedTurn({ nonce?, blocks?, maxBufferBytes? })`. */
-    constructor(options?: TaggedTurnInit);
-    /** The nonce of the current turn. */
-    readonly nonce: string;
-    /** 1 for the first response, 2 for the retry. */
-    readonly attempt: number;
-    /** The contract text for the system prompt (`descriptions`: what each block holds). */
-    contract(descriptions?: Record<string, string>): string;
-    /** The blocks of the last valid response (memory only), or `null`. */
-    readonly draft: Record<string, string> | null;
-    /** The confirmed blocks, or `null`. */
-    readonly final: Record<string, string> | null;
-    /** Makes the draft final and returns it; throws `invalid_state` when there is none. */
-    confirm(): Record<string, string>;
-    /**
-     * Starts the next turn (a fresh nonce, `makeNonce()` when omitted), keeping the draft
-     * and the final blocks.
-     */
-    nextTurn(nonce?: string | null): void;
+  /** `new TaggedTurn({ nonce?, blocks?, maxBufferBytes? })`. */
+  constructor(options?: TaggedTurnInit);
+  /** The nonce of the current turn. */
+  readonly nonce: string;
+  /** 1 for the first response, 2 for the retry. */
+  readonly attempt: number;
+  /** The contract text for the system prompt (`descriptions`: what each block holds). */
+  contract(descriptions?: Record<string, string>): string;
+  /** The blocks of the last valid response (memory only), or `null`. */
+  readonly draft: Record<string, string> | null;
+  /** The confirmed blocks, or `null`. */
+  readonly final: Record<string, string> | null;
+  /** Makes the draft final and returns it; throws `invalid_state` when there is none. */
+  confirm(): Record<string, string>;
+  /**
+   * Starts the next turn (a fresh nonce, `makeNonce()` when omitted), keeping the draft
+   * and the final blocks.
+   */
+  nextTurn(nonce?: string | null): void;
 }
 
 /**
@@ -66,85 +66,87 @@ export class TaggedTurn extends StreamMachine<TagDelta[], TurnStep> {
  * optional `retry:` on the first event, through `SseEncoder`.
  */
 export class TagEventWriter extends Handled {
-    /**
-     * One event per delta (`event: artifact_delta`, `data: {"text":…}`).
-     */
-    deltas(deltas: TagDelta[]): string;
-    /**
-     * The `done` event: `data: {"ok":…,"parse_ok":…}` (pass the `TagResult` or a turn's
-     * `done` step).
-     */
-    done(result: DoneInit): string;
-    /**
-     * `new TagEventWriter({ firstId?, retry? })`.
-     */
-    constructor(options?: TagEventWriterInit);
-    /**
-     * The heartbeat event `event: ping`, `data: {}`.
-     */
-    ping(): string;
-    /**
-     * The id the next event will carry.
-     */
-    readonly nextId: number;
+  /**
+   * One event per delta (`event: artifact_delta`, `data: {"text":…}`).
+   */
+  deltas(deltas: TagDelta[]): string;
+  /**
+   * The `done` event: `data: {"ok":…,"parse_ok":…}` (pass the `TagResult` or a turn's
+   * `done` step).
+   */
+  done(result: DoneInit): string;
+  /**
+   * `new TagEventWriter({ firstId?, retry? })`.
+   */
+  constructor(options?: TagEventWriterInit);
+  /**
+   * The heartbeat event `event: ping`, `data: {}`.
+   */
+  ping(): string;
+  /**
+   * The id the next event will carry.
+   */
+  readonly nextId: number;
 }
 
 /**
  * One contract violation: its code and UTF-8 byte offset in the response.
  */
 export interface TagViolation {
-    /**
-     * `text_outside_blocks`, `missing_block`, `duplicate_block`, `wrong_order`,
-     * `unclosed_block`, `nested_marker` or `nonce_in_text`.
-     */
-    code: string;
-    /**
-     * UTF-8 byte offset in the response.
-     */
-    offset?: number;
+  /**
+   * `text_outside_blocks`, `missing_block`, `duplicate_block`, `wrong_order`,
+   * `unclosed_block`, `nested_marker` or `nonce_in_text`.
+   */
+  code: string;
+  /**
+   * UTF-8 byte offset in the response.
+   */
+  offset?: number;
 }
 
 /**
  * Text that became certain for one block: `type` is `"<lowercase block name>_delta"`.
  */
 export interface TagDelta {
-    /**
-     * `"artifact_delta"`, `"user_delta"`, or `"<name>_delta"` for custom blocks.
-     */
-    type: "artifact_delta" | "user_delta" | `${string}_delta`;
-    /**
-     * The text (never holds a marker).
-     */
-    text: string;
+  /**
+   * `"artifact_delta"`, `"user_delta"`, or `"<name>_delta"` for custom blocks.
+   */
+  type: 'artifact_delta' | 'user_delta' | `${string}_delta`;
+  /**
+   * The text (never holds a marker).
+   */
+  text: string;
 }
 
 /**
  * The verdict of `finish()` / `checkTagged()`.
  */
 export interface TagResult {
-    /**
-     * The response was read to its end (`false` after `buffer_limit_exceeded`).
-     */
-    ok: boolean;
-    /**
-     * The response met the contract.
-     */
-    parse_ok: boolean;
-    /**
-     * Block texts by lowercase name (`""` for a missing block).
-     */
-    blocks: { artifact: string; user: string; [name: string]: string };
-    /**
-     * The violations in the order found.
-     */
-    violations: TagViolation[];
-    /**
-     * Deltas that became certain at `finish()` (a held tail that was text after all).
-     */
-    deltas: TagDelta[];
+  /**
+   * The response was read to its end (`false` after `buffer_limit_exceeded`).
+   */
+  ok: boolean;
+  /**
+   * The response met the contract.
+   */
+  parse_ok: boolean;
+  /**
+   * Block texts by lowercase name (`""` for a missing block).
+   */
+  blocks: { artifact: string; user: string; [name: string]: string };
+  /**
+   * The violations in the order found.
+   */
+  violations: TagViolation[];
+  /**
+   * Deltas that became certain at `finish()` (a held tail that was text after all).
+   */
+  deltas: TagDelta[];
 }
 
 /**
  * What `TaggedTurn.finish()` says to do next.
  */
-export type TurnStep = { type: "retry"; corrective: string; result: TagResult } | { type: "done"; ok: boolean; parse_ok: boolean; result: TagResult };
+export type TurnStep =
+  | { type: 'retry'; corrective: string; result: TagResult }
+  | { type: 'done'; ok: boolean; parse_ok: boolean; result: TagResult };

@@ -57,7 +57,6 @@ export class TagFilter extends Machine {
    * never more than `maxBufferedBytes`.
    */
 
-
   /** The delta type of each block, in contract order (`["artifact_delta", "user_delta"]`). */
   get deltaTypes() {
     this[INPUT].handle();
@@ -88,12 +87,6 @@ export class TaggedTurn extends Machine {
   }
 
   static [PARTIAL] = 'deltas';
-
-
-
-
-
-
 
   /** Starts the next turn (a fresh nonce, `makeNonce()` when omitted), keeping the draft and the final blocks. */
   nextTurn(nonce) {
@@ -129,9 +122,13 @@ function readPieces(input, count, types, blocks) {
     const a = u32[k + 2];
     const b = u32[k + 3];
     const text =
-      kind === TAG_SLICE ? (a === 0 && b === str.length ? str : str.slice(a, b))
-      : kind === TAG_UNITS ? readText16(a, (b - a) >>> 1)
-      : readText(a, b - a);
+      kind === TAG_SLICE
+        ? a === 0 && b === str.length
+          ? str
+          : str.slice(a, b)
+        : kind === TAG_UNITS
+          ? readText16(a, (b - a) >>> 1)
+          : readText(a, b - a);
     if (blocks !== null) blocks[block] += text;
     if (block === last) out[out.length - 1].text += text;
     else out.push({ type: types[block], text });

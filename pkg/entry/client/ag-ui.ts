@@ -12,9 +12,27 @@ import type { JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions
 import { routedEvent } from './tagged.js';
 
 /** The event types of AG-UI (and the `THINKING_*` ones of its earlier versions) a frame's `type` may be. */
-const TYPES: ReadonlySet<string> = new Set(['RUN_STARTED', 'RUN_FINISHED', 'RUN_ERROR', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT',
-  'TEXT_MESSAGE_END', 'TEXT_MESSAGE_CHUNK', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'TOOL_CALL_CHUNK', 'TOOL_CALL_RESULT',
-  'STEP_STARTED', 'STEP_FINISHED', 'STATE_SNAPSHOT', 'STATE_DELTA', 'MESSAGES_SNAPSHOT', 'CUSTOM', 'RAW']);
+const TYPES: ReadonlySet<string> = new Set([
+  'RUN_STARTED',
+  'RUN_FINISHED',
+  'RUN_ERROR',
+  'TEXT_MESSAGE_START',
+  'TEXT_MESSAGE_CONTENT',
+  'TEXT_MESSAGE_END',
+  'TEXT_MESSAGE_CHUNK',
+  'TOOL_CALL_START',
+  'TOOL_CALL_ARGS',
+  'TOOL_CALL_END',
+  'TOOL_CALL_CHUNK',
+  'TOOL_CALL_RESULT',
+  'STEP_STARTED',
+  'STEP_FINISHED',
+  'STATE_SNAPSHOT',
+  'STATE_DELTA',
+  'MESSAGES_SNAPSHOT',
+  'CUSTOM',
+  'RAW',
+]);
 const PREFIXES = ['REASONING_', 'THINKING_', 'ACTIVITY_', 'SUBAGENT_'];
 
 /** Whether a frame is AG-UI's: unnamed, a JSON object whose `type` is an AG-UI event type. */
@@ -37,8 +55,7 @@ export type AgUiEvent = { type: string; metadata?: { streamroute: JsonObject }; 
 export type AgUiFrame = [name: null, data: AgUiEvent];
 
 /** A fresh id where the caller gave none. */
-const freshId = (): string =>
-  (globalThis.crypto?.randomUUID?.() ?? `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`);
+const freshId = (): string => globalThis.crypto?.randomUUID?.() ?? `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 
 const idOption = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
@@ -47,14 +64,26 @@ const meta = (fields: JsonObject) => ({ metadata: { streamroute: fields } });
 /** AG-UI token counts of a routed `usage` (the counts that are non-negative integers). */
 function tokenUsage(e: JsonObject): JsonObject[] {
   const out: JsonObject = {};
-  const names = { input_tokens: 'inputTokens', output_tokens: 'outputTokens', total_tokens: 'totalTokens',
-    reasoning_tokens: 'reasoningTokens', cached_input_tokens: 'cachedInputTokens' };
+  const names = {
+    input_tokens: 'inputTokens',
+    output_tokens: 'outputTokens',
+    total_tokens: 'totalTokens',
+    reasoning_tokens: 'reasoningTokens',
+    cached_input_tokens: 'cachedInputTokens',
+  };
   for (const [k, v] of Object.entries(names)) if (indexOf(own(e, k)) !== undefined) out[v] = e[k];
   return Object.keys(out).length ? [out] : [];
 }
 
 /** Routed events that leave the open text or reasoning message open (the others close it). */
-const KEEPS_OPEN: ReadonlySet<string> = new Set(['answer_delta', 'user_delta', 'thinking_delta', 'usage', 'artifact_delta', 'refusal_delta']);
+const KEEPS_OPEN: ReadonlySet<string> = new Set([
+  'answer_delta',
+  'user_delta',
+  'thinking_delta',
+  'usage',
+  'artifact_delta',
+  'refusal_delta',
+]);
 
 type Open = [kind: 'text' | 'reasoning', id: string, variant: string | undefined, phase: string | undefined];
 
@@ -92,13 +121,30 @@ export function writer(o: AgUiOptions): ProfileWriter<AgUiFrame> {
         out.push([null, { type: 'REASONING_MESSAGE_START', messageId: id, role: 'reasoning', ...marked }]);
       }
     }
-    if (delta) out.push([null, { type: kind === 'text' ? 'TEXT_MESSAGE_CONTENT' : 'REASONING_MESSAGE_CONTENT', messageId: open[1], delta }]);
+    if (delta)
+      out.push([null, { type: kind === 'text' ? 'TEXT_MESSAGE_CONTENT' : 'REASONING_MESSAGE_CONTENT', messageId: open[1], delta }]);
   };
-  const start = (out: AgUiFrame[], e: { id: string; name: unknown; index: number; provider_executed?: unknown; caller?: unknown }, whole?: true) => {
+  const start = (
+    out: AgUiFrame[],
+    e: { id: string; name: unknown; index: number; provider_executed?: unknown; caller?: unknown },
+    whole?: true,
+  ) => {
     calls.set(e.index, e.id);
-    out.push([null, { type: 'TOOL_CALL_START', toolCallId: e.id, toolCallName: str(e.name),
-      ...meta({ index: e.index, name: e.name, ...(e.provider_executed !== undefined ? { provider_executed: e.provider_executed } : {}),
-        ...(e.caller !== undefined ? { caller: e.caller } : {}), ...(whole ? { whole } : {}) }) }]);
+    out.push([
+      null,
+      {
+        type: 'TOOL_CALL_START',
+        toolCallId: e.id,
+        toolCallName: str(e.name),
+        ...meta({
+          index: e.index,
+          name: e.name,
+          ...(e.provider_executed !== undefined ? { provider_executed: e.provider_executed } : {}),
+          ...(e.caller !== undefined ? { caller: e.caller } : {}),
+          ...(whole ? { whole } : {}),
+        }),
+      },
+    ]);
   };
   // Tool calls still streaming end unfinished (AG-UI closes everything before the run's end).
   const endCalls = (out: AgUiFrame[]) => {
@@ -131,23 +177,42 @@ export function writer(o: AgUiOptions): ProfileWriter<AgUiFrame> {
           start(out, e);
           break;
         case 'tool_call_delta':
-          if (e.arguments) out.push([null, { type: 'TOOL_CALL_ARGS', toolCallId: calls.get(e.index) ?? String(e.index), delta: e.arguments }]);
+          if (e.arguments)
+            out.push([null, { type: 'TOOL_CALL_ARGS', toolCallId: calls.get(e.index) ?? String(e.index), delta: e.arguments }]);
           break;
         case 'tool_call':
           // A call that arrives whole is opened and given its arguments' text first (`whole`: the
           // reader gives only the tool_call).
           if (calls.get(e.index) !== e.id) {
             start(out, e, true);
-            out.push([null, { type: 'TOOL_CALL_ARGS', toolCallId: e.id, delta: typeof e.arguments === 'string' ? e.arguments : json(e.arguments ?? {}) }]);
+            out.push([
+              null,
+              { type: 'TOOL_CALL_ARGS', toolCallId: e.id, delta: typeof e.arguments === 'string' ? e.arguments : json(e.arguments ?? {}) },
+            ]);
           }
           calls.delete(e.index);
-          out.push([null, { type: 'TOOL_CALL_END', toolCallId: e.id, ...meta({ arguments: e.arguments, repaired: e.repaired,
-            ...(e.caller !== undefined ? { caller: e.caller } : {}) }) }]);
+          out.push([
+            null,
+            {
+              type: 'TOOL_CALL_END',
+              toolCallId: e.id,
+              ...meta({ arguments: e.arguments, repaired: e.repaired, ...(e.caller !== undefined ? { caller: e.caller } : {}) }),
+            },
+          ]);
           break;
         case 'tool_result': {
           const result = e.result;
-          out.push([null, { type: 'TOOL_CALL_RESULT', messageId: next('result'), toolCallId: str(e.id), role: 'tool',
-            content: typeof result === 'string' ? result : json(result ?? e.error ?? null), ...meta(without(e, ['type'])) }]);
+          out.push([
+            null,
+            {
+              type: 'TOOL_CALL_RESULT',
+              messageId: next('result'),
+              toolCallId: str(e.id),
+              role: 'tool',
+              content: typeof result === 'string' ? result : json(result ?? e.error ?? null),
+              ...meta(without(e, ['type'])),
+            },
+          ]);
           break;
         }
         case 'usage':
@@ -162,13 +227,28 @@ export function writer(o: AgUiOptions): ProfileWriter<AgUiFrame> {
           if (ended) break;
           ended = true;
           endCalls(out);
-          const done = meta({ ok: e.ok, parse_ok: e.parse_ok, finish_reason: e.finish_reason ?? null,
-            ...(e.finish !== undefined ? { finish: e.finish } : {}), ...doneDetails(e), ...(e.payload ? { payload: e.payload } : {}) });
+          const done = meta({
+            ok: e.ok,
+            parse_ok: e.parse_ok,
+            finish_reason: e.finish_reason ?? null,
+            ...(e.finish !== undefined ? { finish: e.finish } : {}),
+            ...doneDetails(e),
+            ...(e.payload ? { payload: e.payload } : {}),
+          });
           const counts = usage.length ? { usage } : {};
-          if (e.ok) out.push([null, { type: 'RUN_FINISHED', threadId, runId, ...(e.payload ? { result: e.payload } : {}), ...counts, ...done }]);
+          if (e.ok)
+            out.push([null, { type: 'RUN_FINISHED', threadId, runId, ...(e.payload ? { result: e.payload } : {}), ...counts, ...done }]);
           else {
-            out.push([null, { type: 'RUN_ERROR', message: lastError?.message || lastError?.code || str(e.finish) || 'the stream failed',
-              ...(lastError ? { code: lastError.code } : {}), ...counts, ...done }]);
+            out.push([
+              null,
+              {
+                type: 'RUN_ERROR',
+                message: lastError?.message || lastError?.code || str(e.finish) || 'the stream failed',
+                ...(lastError ? { code: lastError.code } : {}),
+                ...counts,
+                ...done,
+              },
+            ]);
           }
           break;
         }
@@ -226,10 +306,16 @@ export function reader(): ProfileReader {
     const index = indexOf(own(m, 'index')) ?? order;
     order = Math.max(order, index + 1);
     // toSse's calls (an index in metadata) end with their arguments: their text is not kept.
-    const c: Call = { index, name: Object.hasOwn(m, 'name') ? m.name : stringOrNull(name),
-      executed: { ...(Object.hasOwn(m, 'provider_executed') ? { provider_executed: m.provider_executed } : {}),
-        ...(Object.hasOwn(m, 'caller') ? { caller: m.caller } : {}) },
-      whole: own(m, 'whole') === true, text: Object.hasOwn(m, 'index') ? null : '' };
+    const c: Call = {
+      index,
+      name: Object.hasOwn(m, 'name') ? m.name : stringOrNull(name),
+      executed: {
+        ...(Object.hasOwn(m, 'provider_executed') ? { provider_executed: m.provider_executed } : {}),
+        ...(Object.hasOwn(m, 'caller') ? { caller: m.caller } : {}),
+      },
+      whole: own(m, 'whole') === true,
+      text: Object.hasOwn(m, 'index') ? null : '',
+    };
     calls.set(id, c);
     return c.whole ? [] : [{ type: 'tool_call_start', index, id, name: c.name, ...c.executed }];
   };
@@ -258,8 +344,12 @@ export function reader(): ProfileReader {
       case 'TEXT_MESSAGE_START':
       case 'REASONING_MESSAGE_START':
       case 'THINKING_TEXT_MESSAGE_START':
-        texts.set(mid, type === 'TEXT_MESSAGE_START' ? textKind(m)
-          : { type: 'thinking_delta', text: '', source: own(m, 'source') === 'thought' ? 'thought' : 'reasoning' });
+        texts.set(
+          mid,
+          type === 'TEXT_MESSAGE_START'
+            ? textKind(m)
+            : { type: 'thinking_delta', text: '', source: own(m, 'source') === 'thought' ? 'thought' : 'reasoning' },
+        );
         return [];
       case 'TEXT_MESSAGE_CONTENT':
       case 'TEXT_MESSAGE_CHUNK':
@@ -268,7 +358,8 @@ export function reader(): ProfileReader {
       case 'THINKING_TEXT_MESSAGE_CONTENT': {
         if (delta === undefined && type.endsWith('CHUNK')) return [];
         if (typeof delta !== 'string') throw new TypeError(`${type} without delta`);
-        const kind = texts.get(mid) ?? (type.startsWith('TEXT') ? { type: 'answer_delta' } : { type: 'thinking_delta', source: 'reasoning' });
+        const kind =
+          texts.get(mid) ?? (type.startsWith('TEXT') ? { type: 'answer_delta' } : { type: 'thinking_delta', source: 'reasoning' });
         return delta ? [{ ...kind, text: delta } as WireEvent] : [];
       }
       case 'TEXT_MESSAGE_END':
@@ -291,9 +382,18 @@ export function reader(): ProfileReader {
         calls.delete(toolId!);
         kept -= c.text?.length ?? 0;
         if (own(m, 'unfinished') === true) return [];
-        return [{ type: 'tool_call', index: c.index, id: toolId!, name: c.name,
-          arguments: (Object.hasOwn(m, 'arguments') ? m.arguments : parsed(c.text)) ?? null, repaired: own(m, 'repaired') === true, ...c.executed,
-          ...(Object.hasOwn(m, 'caller') ? { caller: m.caller } : {}) }];
+        return [
+          {
+            type: 'tool_call',
+            index: c.index,
+            id: toolId!,
+            name: c.name,
+            arguments: (Object.hasOwn(m, 'arguments') ? m.arguments : parsed(c.text)) ?? null,
+            repaired: own(m, 'repaired') === true,
+            ...c.executed,
+            ...(Object.hasOwn(m, 'caller') ? { caller: m.caller } : {}),
+          },
+        ];
       }
       case 'TOOL_CALL_RESULT': {
         if (toolId === undefined) throw new TypeError('TOOL_CALL_RESULT without toolCallId');
@@ -314,14 +414,28 @@ export function reader(): ProfileReader {
         // toSse's: the done event in metadata (errors and usage came before as CUSTOM).
         if (typeof own(m, 'ok') === 'boolean') {
           const payload = ownObject(m, 'payload');
-          return [{ type: 'done', ok: m.ok as boolean, parse_ok: own(m, 'parse_ok') === true, finish_reason: own(m, 'finish_reason') ?? null,
-            ...(Object.hasOwn(m, 'finish') ? { finish: m.finish } : {}), ...doneDetails(m), ...(payload ? { payload } : {}) }];
+          return [
+            {
+              type: 'done',
+              ok: m.ok as boolean,
+              parse_ok: own(m, 'parse_ok') === true,
+              finish_reason: own(m, 'finish_reason') ?? null,
+              ...(Object.hasOwn(m, 'finish') ? { finish: m.finish } : {}),
+              ...doneDetails(m),
+              ...(payload ? { payload } : {}),
+            },
+          ];
         }
         const out: WireEvent[] = [];
         const counts = ownObject(own(p, 'usage'), '0');
         if (counts && !usage) {
-          out.push(typed('usage', { input_tokens: own(counts, 'inputTokens') ?? null, output_tokens: own(counts, 'outputTokens') ?? null,
-            total_tokens: own(counts, 'totalTokens') ?? null }));
+          out.push(
+            typed('usage', {
+              input_tokens: own(counts, 'inputTokens') ?? null,
+              output_tokens: own(counts, 'outputTokens') ?? null,
+              total_tokens: own(counts, 'totalTokens') ?? null,
+            }),
+          );
         }
         if (type === 'RUN_FINISHED') {
           const result = ownObject(p, 'result');

@@ -1,19 +1,60 @@
 // The Vercel AI SDK UI message stream: `writer` is what `toSse("ai-sdk")` writes, `reader`
 // what `fromSse("ai-sdk")` reads back.
-import { EXTRA_TYPES, artifactChunk, doneDetails, extraEvent, idOf, indexOf, own, ownObject, str, stringOrNull, typed, without } from './common.js';
+import {
+  EXTRA_TYPES,
+  artifactChunk,
+  doneDetails,
+  extraEvent,
+  idOf,
+  indexOf,
+  own,
+  ownObject,
+  str,
+  stringOrNull,
+  typed,
+  without,
+} from './common.js';
 import type { JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
 
-const AI_SDK_FINISH: ReadonlyMap<unknown, string> = new Map(Object.entries({
-  stop: 'stop', end_turn: 'stop', STOP: 'stop', completed: 'stop', stop_sequence: 'stop',
-  length: 'length', max_tokens: 'length', MAX_TOKENS: 'length', max_output_tokens: 'length',
-  tool_calls: 'tool-calls', tool_use: 'tool-calls', function_call: 'tool-calls',
-  content_filter: 'content-filter', SAFETY: 'content-filter', RECITATION: 'content-filter',
-  refusal: 'content-filter', failed: 'error',
-}));
+const AI_SDK_FINISH: ReadonlyMap<unknown, string> = new Map(
+  Object.entries({
+    stop: 'stop',
+    end_turn: 'stop',
+    STOP: 'stop',
+    completed: 'stop',
+    stop_sequence: 'stop',
+    length: 'length',
+    max_tokens: 'length',
+    MAX_TOKENS: 'length',
+    max_output_tokens: 'length',
+    tool_calls: 'tool-calls',
+    tool_use: 'tool-calls',
+    function_call: 'tool-calls',
+    content_filter: 'content-filter',
+    SAFETY: 'content-filter',
+    RECITATION: 'content-filter',
+    refusal: 'content-filter',
+    failed: 'error',
+  }),
+);
 
 /** The part types of the UI message stream (besides `data-*`, `tool-*`, `source-*`, `reasoning-*`), `ai` 7's too. */
-const PART_TYPES: ReadonlySet<string> = new Set(['start', 'finish', 'error', 'abort', 'message-metadata', 'start-step', 'finish-step',
-  'reset-step', 'text-start', 'text-delta', 'text-end', 'file', 'custom', 'steering-message']);
+const PART_TYPES: ReadonlySet<string> = new Set([
+  'start',
+  'finish',
+  'error',
+  'abort',
+  'message-metadata',
+  'start-step',
+  'finish-step',
+  'reset-step',
+  'text-start',
+  'text-delta',
+  'text-end',
+  'file',
+  'custom',
+  'steering-message',
+]);
 const PART_PREFIXES = ['data-', 'tool-', 'source-', 'reasoning-', 'text-'];
 
 /** The `[DONE]` marker that ends the stream. */
@@ -33,8 +74,10 @@ export function knows(name: string, raw: string, data: unknown): boolean {
 type Variant = { type: string } | { source: string };
 type Kind = 'text' | 'reasoning';
 /** What a text or reasoning part's providerMetadata holds: its kind of text, the answer's phase, a continuation. */
-type PartMeta = { streamroute?: Variant | { continuation: JsonObject } | (Variant & { continuation: JsonObject });
-  openai?: { phase: string } };
+type PartMeta = {
+  streamroute?: Variant | { continuation: JsonObject } | (Variant & { continuation: JsonObject });
+  openai?: { phase: string };
+};
 /** The open part: its kind, id, what tells it from a part of another variant, and its start's providerMetadata. */
 type OpenPart = [kind: Kind, id: string, key: string, meta: PartMeta | undefined];
 
@@ -51,8 +94,10 @@ export type UiPart =
   | { type: 'data-tool-call-index'; data: { toolCallId: string; index: number }; transient: true }
   | ({ type: 'tool-input-start'; toolCallId: string; toolName: unknown; providerExecuted?: true } & Own<{ caller: unknown }>)
   | { type: 'tool-input-delta'; toolCallId: unknown; inputTextDelta: string }
-  | ({ type: 'tool-input-available'; toolCallId: string; toolName: unknown; input: unknown; providerExecuted?: true }
-    & Own<{ repaired?: true; caller?: unknown }>)
+  | ({ type: 'tool-input-available'; toolCallId: string; toolName: unknown; input: unknown; providerExecuted?: true } & Own<{
+      repaired?: true;
+      caller?: unknown;
+    }>)
   | { type: 'tool-output-available'; toolCallId: unknown; output: unknown; providerExecuted: true }
   | ({ type: 'source-url'; sourceId: unknown; url: string; title?: unknown } & Own<SourceMeta>)
   | ({ type: 'source-document'; sourceId: unknown; mediaType: 'text/plain'; title: unknown } & Own<SourceMeta>)
@@ -61,8 +106,19 @@ export type UiPart =
   | { type: 'data-error'; data: { code: string; provider_code: string | null; message?: '' }; transient: true }
   | { type: 'error'; errorText: string }
   | { type: 'data-payload'; data: JsonObject }
-  | { type: 'finish'; finishReason: unknown; messageMetadata: { ok: boolean; parse_ok: boolean; finish_reason: unknown;
-      finish?: unknown; stop_details?: unknown; finish_message?: unknown; payload?: JsonObject } }
+  | {
+      type: 'finish';
+      finishReason: unknown;
+      messageMetadata: {
+        ok: boolean;
+        parse_ok: boolean;
+        finish_reason: unknown;
+        finish?: unknown;
+        stop_details?: unknown;
+        finish_message?: unknown;
+        payload?: JsonObject;
+      };
+    }
   | { type: `data-${string}`; data: JsonObject };
 
 /** A source's fields the SDK's source parts have no field for. */
@@ -129,8 +185,14 @@ export function writer(o: WriterOptions): ProfileWriter<AiSdkFrame> {
     const kind = partOf(e);
     if (!open || kind === null || open[0] !== kind) return false;
     const meta = open[3];
-    out.push([null, { type: `${kind}-end` as const, id: open[1],
-      providerMetadata: { ...meta, streamroute: { ...meta?.streamroute, continuation: without(e, ['type']) } } }]);
+    out.push([
+      null,
+      {
+        type: `${kind}-end` as const,
+        id: open[1],
+        providerMetadata: { ...meta, streamroute: { ...meta?.streamroute, continuation: without(e, ['type']) } },
+      },
+    ]);
     open = null;
     return true;
   };
@@ -161,29 +223,56 @@ export function writer(o: WriterOptions): ProfileWriter<AiSdkFrame> {
           break;
         case 'artifact_chunk':
           close(out);
-          out.push([null, { type: 'data-artifact', id: `${str(e.stream_id)}-${str(e.seq)}`, data: {
-            stream_id: e.stream_id, seq: e.seq, chunk: e.chunk, done: e.done, artifact_type: e.artifact_type } }]);
+          out.push([
+            null,
+            {
+              type: 'data-artifact',
+              id: `${str(e.stream_id)}-${str(e.seq)}`,
+              data: {
+                stream_id: e.stream_id,
+                seq: e.seq,
+                chunk: e.chunk,
+                done: e.done,
+                artifact_type: e.artifact_type,
+              },
+            },
+          ]);
           break;
         case 'tool_call_start':
           close(out);
           ids.set(e.index, e.id);
           // The provider's index, which the SDK's tool parts have no field for.
           out.push([null, { type: 'data-tool-call-index', data: { toolCallId: e.id, index: e.index }, transient: true }]);
-          out.push([null, { type: 'tool-input-start', toolCallId: e.id, toolName: e.name,
-            ...(e.provider_executed === true ? { providerExecuted: true } : {}),
-            ...(e.caller !== undefined ? { providerMetadata: { streamroute: { caller: e.caller } } } : {}) }]);
+          out.push([
+            null,
+            {
+              type: 'tool-input-start',
+              toolCallId: e.id,
+              toolName: e.name,
+              ...(e.provider_executed === true ? { providerExecuted: true } : {}),
+              ...(e.caller !== undefined ? { providerMetadata: { streamroute: { caller: e.caller } } } : {}),
+            },
+          ]);
           break;
         case 'tool_call_delta':
           close(out);
-          out.push([null, { type: 'tool-input-delta', toolCallId: ids.get(e.index) ?? String(e.index),
-            inputTextDelta: e.arguments }]);
+          out.push([null, { type: 'tool-input-delta', toolCallId: ids.get(e.index) ?? String(e.index), inputTextDelta: e.arguments }]);
           break;
         case 'tool_call':
           close(out);
-          out.push([null, { type: 'tool-input-available', toolCallId: e.id, toolName: e.name, input: e.arguments,
-            ...(e.provider_executed === true ? { providerExecuted: true } : {}),
-            ...(e.repaired || e.caller !== undefined
-              ? { providerMetadata: { streamroute: { ...(e.repaired ? { repaired: true as const } : {}), ...caller(e) } } } : {}) }]);
+          out.push([
+            null,
+            {
+              type: 'tool-input-available',
+              toolCallId: e.id,
+              toolName: e.name,
+              input: e.arguments,
+              ...(e.provider_executed === true ? { providerExecuted: true } : {}),
+              ...(e.repaired || e.caller !== undefined
+                ? { providerMetadata: { streamroute: { ...(e.repaired ? { repaired: true as const } : {}), ...caller(e) } } }
+                : {}),
+            },
+          ]);
           break;
         case 'tool_result':
           close(out);
@@ -197,8 +286,10 @@ export function writer(o: WriterOptions): ProfileWriter<AiSdkFrame> {
           if (typeof e.url === 'string') {
             out.push([null, { type: 'source-url', sourceId, url: e.url, ...(e.title ? { title: e.title } : {}), providerMetadata }]);
           } else {
-            out.push([null, { type: 'source-document', sourceId, mediaType: 'text/plain', title: e.title ?? e.snippet ?? sourceId,
-              providerMetadata }]);
+            out.push([
+              null,
+              { type: 'source-document', sourceId, mediaType: 'text/plain', title: e.title ?? e.snippet ?? sourceId, providerMetadata },
+            ]);
           }
           break;
         }
@@ -214,8 +305,14 @@ export function writer(o: WriterOptions): ProfileWriter<AiSdkFrame> {
           // recovered (an action, a payload). The text is the provider's own message.
           close(out);
           // The code rides in a transient data part just before (the error part has no field).
-          errors.push([null, { type: 'data-error', data: { code: e.code, provider_code: e.provider_code ?? null,
-            ...(e.message ? {} : { message: '' }) }, transient: true }]);
+          errors.push([
+            null,
+            {
+              type: 'data-error',
+              data: { code: e.code, provider_code: e.provider_code ?? null, ...(e.message ? {} : { message: '' }) },
+              transient: true,
+            },
+          ]);
           errors.push([null, { type: 'error', errorText: e.message || e.code }]);
           break;
         case 'done': {
@@ -223,8 +320,14 @@ export function writer(o: WriterOptions): ProfileWriter<AiSdkFrame> {
           if (e.payload && errors.length) out.push([null, { type: 'data-payload', data: e.payload }]);
           out.push(...errors.splice(0));
           const finishReason = e.finish ?? (e.ok ? (AI_SDK_FINISH.get(e.finish_reason) ?? 'other') : 'error');
-          const messageMetadata = { ok: e.ok, parse_ok: e.parse_ok, finish_reason: e.finish_reason ?? null,
-            ...(e.finish !== undefined ? { finish: e.finish } : {}), ...doneDetails(e), ...(e.payload ? { payload: e.payload } : {}) };
+          const messageMetadata = {
+            ok: e.ok,
+            parse_ok: e.parse_ok,
+            finish_reason: e.finish_reason ?? null,
+            ...(e.finish !== undefined ? { finish: e.finish } : {}),
+            ...doneDetails(e),
+            ...(e.payload ? { payload: e.payload } : {}),
+          };
           out.push([null, { type: 'finish', finishReason, messageMetadata }]);
           break;
         }
@@ -250,7 +353,8 @@ const ownMeta = (part: JsonObject): JsonObject => ownObject(ownObject(part, 'pro
 // The kinds of text a `text` part can carry besides the answer (providerMetadata.streamroute.type).
 const TEXT_KINDS: ReadonlySet<unknown> = new Set(['user_delta', 'artifact_delta', 'refusal_delta']);
 
-type TextKind = { type: 'answer_delta' | 'user_delta' | 'artifact_delta' | 'refusal_delta'; phase?: string }
+type TextKind =
+  | { type: 'answer_delta' | 'user_delta' | 'artifact_delta' | 'refusal_delta'; phase?: string }
   | { type: 'thinking_delta'; source: 'reasoning' | 'thought' };
 
 /**
@@ -313,8 +417,12 @@ export function reader(): ProfileReader {
           const kind = own(ownMeta(p), 'type');
           // The answer's phase, as toSse and the SDK's OpenAI provider mark it.
           const phase = own(ownObject(ownObject(p, 'providerMetadata'), 'openai'), 'phase');
-          parts.set(own(p, 'id'), TEXT_KINDS.has(kind) ? { type: kind as 'user_delta' }
-            : { type: 'answer_delta', ...(typeof phase === 'string' ? { phase } : {}) });
+          parts.set(
+            own(p, 'id'),
+            TEXT_KINDS.has(kind)
+              ? { type: kind as 'user_delta' }
+              : { type: 'answer_delta', ...(typeof phase === 'string' ? { phase } : {}) },
+          );
           return [];
         }
         case 'reasoning-start':
@@ -324,7 +432,8 @@ export function reader(): ProfileReader {
         case 'reasoning-delta': {
           const delta = own(p, 'delta');
           if (typeof delta !== 'string') throw new TypeError(`${type} without delta`);
-          const kind = parts.get(own(p, 'id')) ?? (type === 'text-delta' ? { type: 'answer_delta' } : { type: 'thinking_delta', source: 'reasoning' });
+          const kind =
+            parts.get(own(p, 'id')) ?? (type === 'text-delta' ? { type: 'answer_delta' } : { type: 'thinking_delta', source: 'reasoning' });
           return delta ? [{ ...kind, text: delta }] : [];
         }
         case 'text-end':
@@ -361,13 +470,31 @@ export function reader(): ProfileReader {
         }
         case 'tool-input-available': {
           const id = callId(p, type);
-          return [{ type: 'tool_call', index: toolIndex(id), id, name: stringOrNull(own(p, 'toolName')),
-            arguments: own(p, 'input') ?? null, repaired: own(ownMeta(p), 'repaired') === true, ...executed(p), ...callerOf(p) }];
+          return [
+            {
+              type: 'tool_call',
+              index: toolIndex(id),
+              id,
+              name: stringOrNull(own(p, 'toolName')),
+              arguments: own(p, 'input') ?? null,
+              repaired: own(ownMeta(p), 'repaired') === true,
+              ...executed(p),
+              ...callerOf(p),
+            },
+          ];
         }
         case 'tool-output-available': {
           const id = callId(p, type);
-          return [{ type: 'tool_result', index: toolIndex(id), id, name: toolNames.get(id) ?? null,
-            result: own(p, 'output'), ...(own(p, 'providerExecuted') === true ? { provider_executed: true } : {}) }];
+          return [
+            {
+              type: 'tool_result',
+              index: toolIndex(id),
+              id,
+              name: toolNames.get(id) ?? null,
+              result: own(p, 'output'),
+              ...(own(p, 'providerExecuted') === true ? { provider_executed: true } : {}),
+            },
+          ];
         }
         case 'tool-output-error': {
           const id = callId(p, type);
@@ -382,8 +509,15 @@ export function reader(): ProfileReader {
           const id = Object.hasOwn(meta, 'id') ? meta.id : own(p, 'sourceId');
           const title = Object.hasOwn(meta, 'title') ? meta.title : own(p, 'title');
           const snippet = own(meta, 'snippet');
-          return [{ type: 'source', id: idOf(id) ?? null, url: typeof url === 'string' ? url : null,
-            title: typeof title === 'string' ? title : null, snippet: typeof snippet === 'string' ? snippet : null }];
+          return [
+            {
+              type: 'source',
+              id: idOf(id) ?? null,
+              url: typeof url === 'string' ? url : null,
+              title: typeof title === 'string' ? title : null,
+              snippet: typeof snippet === 'string' ? snippet : null,
+            },
+          ];
         }
         case 'data-artifact': {
           const d = ownObject(p, 'data');
@@ -429,9 +563,17 @@ export function reader(): ProfileReader {
           const payload = ownObject(m, 'payload');
           const finishReason = own(p, 'finishReason');
           const ok = typeof mOk === 'boolean' ? mOk : finishReason !== 'error';
-          return [{ type: 'done', ok, parse_ok: typeof mParse === 'boolean' ? mParse : ok,
-            finish_reason: m && Object.hasOwn(m, 'finish_reason') ? m.finish_reason : finishReason ?? null,
-            ...(finish !== undefined ? { finish } : {}), ...doneDetails(m), ...(payload ? { payload } : {}) }];
+          return [
+            {
+              type: 'done',
+              ok,
+              parse_ok: typeof mParse === 'boolean' ? mParse : ok,
+              finish_reason: m && Object.hasOwn(m, 'finish_reason') ? m.finish_reason : (finishReason ?? null),
+              ...(finish !== undefined ? { finish } : {}),
+              ...doneDetails(m),
+              ...(payload ? { payload } : {}),
+            },
+          ];
         }
         default: {
           const extra = typeof type === 'string' && type.startsWith('data-') ? type.slice(5).replaceAll('-', '_') : null;

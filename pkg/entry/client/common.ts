@@ -119,7 +119,8 @@ export type WireEvent = (
   | ErrorEvent
   | DoneEvent
   | ExtraEvent
-) & WireFields;
+) &
+  WireFields;
 
 /** The `type` of a WireEvent. */
 export type WireEventType = WireEvent['type'];
@@ -179,7 +180,7 @@ export const isObject = (v: unknown): v is JsonObject => v !== null && typeof v 
 
 /** Member `key` of `o` if it is its own, else `undefined` (never an inherited one). */
 export const own = (o: unknown, key: string): unknown =>
-  (o !== null && typeof o === 'object' && Object.hasOwn(o, key) ? (o as JsonObject)[key] : undefined);
+  o !== null && typeof o === 'object' && Object.hasOwn(o, key) ? (o as JsonObject)[key] : undefined;
 
 /** Member `key` of `o` if it is its own and an object, else `undefined`. */
 export const ownObject = (o: unknown, key: string): JsonObject | undefined => {
@@ -218,8 +219,15 @@ export const typed = (type: WireEventType, a: unknown, b?: unknown): WireEvent =
 export function artifactChunk(d: unknown, wire?: WireFields): ArtifactChunkEvent | null {
   const streamId = own(d, 'stream_id');
   return typeof streamId === 'string'
-    ? { type: 'artifact_chunk', stream_id: streamId, seq: own(d, 'seq'), chunk: own(d, 'chunk'), done: own(d, 'done') === true,
-      artifact_type: own(d, 'artifact_type') ?? null, ...wire }
+    ? {
+        type: 'artifact_chunk',
+        stream_id: streamId,
+        seq: own(d, 'seq'),
+        chunk: own(d, 'chunk'),
+        done: own(d, 'done') === true,
+        artifact_type: own(d, 'artifact_type') ?? null,
+        ...wire,
+      }
     : null;
 }
 
@@ -236,7 +244,7 @@ export function extraEvent(type: 'tool_result' | 'source' | 'refusal_delta' | 'u
   if (type === 'source') {
     for (const k of SOURCE_FIELDS) {
       const v = own(data, k);
-      event[k] = k === 'id' ? idOf(v) ?? null : typeof v === 'string' ? v : null;
+      event[k] = k === 'id' ? (idOf(v) ?? null) : typeof v === 'string' ? v : null;
     }
   } else if (type === 'refusal_delta' && typeof event.text !== 'string') {
     throw new TypeError('refusal_delta without text');
@@ -259,7 +267,7 @@ export const stringOrNull = (v: unknown): string | null => (typeof v === 'string
 
 /** A string field as it is, a number as its text, anything else `undefined` (ids, codes). */
 export const idOf = (v: unknown): string | undefined =>
-  (typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined);
+  typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined;
 
 /** An index a frame gives: a non-negative safe integer, else `undefined`. */
 export const indexOf = (v: unknown): number | undefined => (Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : undefined);
@@ -273,15 +281,20 @@ export function wireFields(data: unknown): WireFields {
   return out;
 }
 
-export const invalid = (message: string, frame?: { id?: string } | null): ErrorEvent => ({ type: 'error', code: 'wire_invalid',
-  message: frame?.id ? `${message} (frame id ${frame.id})` : message });
+export const invalid = (message: string, frame?: { id?: string } | null): ErrorEvent => ({
+  type: 'error',
+  code: 'wire_invalid',
+  message: frame?.id ? `${message} (frame id ${frame.id})` : message,
+});
 
 /** A `done`'s `stop_details` and `finish_message`, those it has: as a writer copies them into a frame, and a reader back out. */
 export const doneDetails = (d: unknown): { stop_details?: unknown; finish_message?: unknown } => {
   const stopDetails = own(d, 'stop_details');
   const finishMessage = own(d, 'finish_message');
-  return { ...(stopDetails !== undefined ? { stop_details: stopDetails } : {}),
-    ...(finishMessage !== undefined ? { finish_message: finishMessage } : {}) };
+  return {
+    ...(stopDetails !== undefined ? { stop_details: stopDetails } : {}),
+    ...(finishMessage !== undefined ? { finish_message: finishMessage } : {}),
+  };
 };
 
 /** `provider_code` as a frame carries it (absent from frames written before it existed). */
@@ -300,12 +313,40 @@ const FIELD_KIND: { [K in FieldKind]: (v: unknown) => boolean } = {
 const TEXT: readonly [string, FieldKind][] = [['text', 'string']];
 /** The fields each routed event type must have for `toSse` to write it (other types: none). */
 const REQUIRED: ReadonlyMap<string, readonly [string, FieldKind][]> = new Map([
-  ['answer_delta', TEXT], ['user_delta', TEXT], ['artifact_delta', TEXT], ['refusal_delta', TEXT], ['thinking_delta', TEXT],
-  ['tool_call_start', [['index', 'index'], ['id', 'string']]],
-  ['tool_call_delta', [['index', 'index'], ['arguments', 'string']]],
-  ['tool_call', [['index', 'index'], ['id', 'string']]],
+  ['answer_delta', TEXT],
+  ['user_delta', TEXT],
+  ['artifact_delta', TEXT],
+  ['refusal_delta', TEXT],
+  ['thinking_delta', TEXT],
+  [
+    'tool_call_start',
+    [
+      ['index', 'index'],
+      ['id', 'string'],
+    ],
+  ],
+  [
+    'tool_call_delta',
+    [
+      ['index', 'index'],
+      ['arguments', 'string'],
+    ],
+  ],
+  [
+    'tool_call',
+    [
+      ['index', 'index'],
+      ['id', 'string'],
+    ],
+  ],
   ['action', [['action', 'object']]],
-  ['error', [['code', 'string'], ['message', 'string']]],
+  [
+    'error',
+    [
+      ['code', 'string'],
+      ['message', 'string'],
+    ],
+  ],
   ['artifact_chunk', [['stream_id', 'string']]],
 ]);
 
@@ -320,7 +361,10 @@ export function writable(e: unknown): WireEvent {
   }
   for (const [key, kind] of REQUIRED.get(type) ?? []) {
     if (!FIELD_KIND[kind](own(e, key))) {
-      throw new StreamrouteError('invalid_input', `toSse: a ${type} event needs \`${key}\` as ${kind === 'index' ? 'an index' : `a${kind === 'object' ? 'n' : ''} ${kind}`}`);
+      throw new StreamrouteError(
+        'invalid_input',
+        `toSse: a ${type} event needs \`${key}\` as ${kind === 'index' ? 'an index' : `a${kind === 'object' ? 'n' : ''} ${kind}`}`,
+      );
     }
   }
   return e as WireEvent;

@@ -6,8 +6,18 @@
 import { requireInit } from '../handled.js';
 import { StreamrouteError } from '../runtime.js';
 import {
-  type CleanEvent, ENDED, FOLD, StreamState, Throttle, copyEvents, listenerErrorOption, positiveInteger, readOptions, reporter,
-  throttleOption, work,
+  type CleanEvent,
+  ENDED,
+  FOLD,
+  StreamState,
+  Throttle,
+  copyEvents,
+  listenerErrorOption,
+  positiveInteger,
+  readOptions,
+  reporter,
+  throttleOption,
+  work,
 } from './state.js';
 
 const KEY_FIELDS = ['session_id', 'trace_id', 'action_seq', 'stream_id', 'run_id', 'thread_id'];
@@ -74,11 +84,14 @@ export class StreamMux {
     if (typeof key === 'function') this.#key = key as (event: CleanEvent) => unknown;
     else if (typeof key === 'string' && KEY_FIELDS.includes(key)) this.#key = (e) => e[key];
     else {
-      throw new StreamrouteError('invalid_option',
-        'key must be "session_id", "trace_id", "action_seq", "stream_id", "run_id", "thread_id" or a function of the event');
+      throw new StreamrouteError(
+        'invalid_option',
+        'key must be "session_id", "trace_id", "action_seq", "stream_id", "run_id", "thread_id" or a function of the event',
+      );
     }
     this.#maxStreams = positiveInteger(o.maxStreams, 'maxStreams', DEFAULT_MAX_STREAMS);
-    if (o.releaseEnded !== undefined && typeof o.releaseEnded !== 'boolean') throw new StreamrouteError('invalid_option', 'releaseEnded must be a boolean');
+    if (o.releaseEnded !== undefined && typeof o.releaseEnded !== 'boolean')
+      throw new StreamrouteError('invalid_option', 'releaseEnded must be a boolean');
     this.#releaseEnded = o.releaseEnded === true;
     this.#maxBytes = o.maxBytes === undefined ? undefined : positiveInteger(o.maxBytes, 'maxBytes', 0);
     this.#onListenerError = listenerErrorOption(o.onListenerError);
@@ -144,8 +157,12 @@ export class StreamMux {
   #overflow(): void {
     if (this.#full) return;
     this.#full = true;
-    this.#errors.push(Object.freeze({ code: 'buffer_limit_exceeded',
-      message: `more than maxStreams (${this.#maxStreams}) streams at once; events of new streams are dropped` }));
+    this.#errors.push(
+      Object.freeze({
+        code: 'buffer_limit_exceeded',
+        message: `more than maxStreams (${this.#maxStreams}) streams at once; events of new streams are dropped`,
+      }),
+    );
     this.#errorsView = Object.freeze(this.#errors.slice());
   }
 

@@ -1,13 +1,33 @@
 // The planner profile (reference-behaviour.md §7): named frames, JSON data. `writer` is what
 // `toSse("planner")` writes, `reader` what `fromSse("planner")` reads back.
 import {
-  EXTRA_TYPES, WIRE_FIELDS, doneDetails, extraEvent, idOf, indexOf, own, ownObject, providerCode, str, stringOrNull, wireFields, without,
+  EXTRA_TYPES,
+  WIRE_FIELDS,
+  doneDetails,
+  extraEvent,
+  idOf,
+  indexOf,
+  own,
+  ownObject,
+  providerCode,
+  str,
+  stringOrNull,
+  wireFields,
+  without,
 } from './common.js';
 import type { FramesOf, JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
 
 /** The frame names of the planner vocabulary: a stream with none of them is not a planner stream. */
 export const NAMES: ReadonlySet<string> = new Set([
-  'llm_stream_chunk', 'artifact_chunk', 'tool_call_start', 'tool_call_args', 'tool_call_end', 'step', 'event', 'error', 'done',
+  'llm_stream_chunk',
+  'artifact_chunk',
+  'tool_call_start',
+  'tool_call_args',
+  'tool_call_end',
+  'step',
+  'event',
+  'error',
+  'done',
 ]);
 
 /**
@@ -38,21 +58,59 @@ interface Base {
 
 /** The data of each planner frame `toSse("planner")` writes, by frame name. */
 export interface PlannerFrames {
-  llm_stream_chunk: Base & { text: string; done: boolean; phase: 'answer' | 'user' | 'thinking' | 'observation';
-    channel: 'answer' | 'thinking'; action_seq: unknown; answer_phase?: string };
-  artifact_chunk: Base & { stream_id: string; seq: unknown; chunk: unknown; done: boolean; artifact_type: unknown;
-    meta: JsonObject; event: 'artifact_chunk' };
-  tool_call_start: Base & { tool_call_id: string; tool_name: unknown; args_json: ''; action_seq: unknown; index: number;
-    provider_executed?: unknown; caller?: unknown };
+  llm_stream_chunk: Base & {
+    text: string;
+    done: boolean;
+    phase: 'answer' | 'user' | 'thinking' | 'observation';
+    channel: 'answer' | 'thinking';
+    action_seq: unknown;
+    answer_phase?: string;
+  };
+  artifact_chunk: Base & {
+    stream_id: string;
+    seq: unknown;
+    chunk: unknown;
+    done: boolean;
+    artifact_type: unknown;
+    meta: JsonObject;
+    event: 'artifact_chunk';
+  };
+  tool_call_start: Base & {
+    tool_call_id: string;
+    tool_name: unknown;
+    args_json: '';
+    action_seq: unknown;
+    index: number;
+    provider_executed?: unknown;
+    caller?: unknown;
+  };
   tool_call_args: Base & { tool_call_id: unknown; delta: string; index: number };
-  tool_call_end: Base & { tool_call_id: string; tool_name: unknown; args: unknown; repaired: boolean; index: number;
-    provider_executed?: unknown; caller?: unknown };
+  tool_call_end: Base & {
+    tool_call_id: string;
+    tool_name: unknown;
+    args: unknown;
+    repaired: boolean;
+    index: number;
+    provider_executed?: unknown;
+    caller?: unknown;
+  };
   step: Base & { event: 'step_complete'; action_seq: unknown; node: unknown; thought: unknown; action: JsonObject };
   event: Base & { event: string; [field: string]: unknown };
   error: Base & { error: string; code: string; provider_code: string | null };
-  done: Base & { answer: string | null; metadata: { ok: boolean; parse_ok: boolean; finish_reason: unknown; finish?: unknown;
-    stop_details?: unknown; finish_message?: unknown };
-    pause: null; answer_action_seq: unknown; payload?: JsonObject };
+  done: Base & {
+    answer: string | null;
+    metadata: {
+      ok: boolean;
+      parse_ok: boolean;
+      finish_reason: unknown;
+      finish?: unknown;
+      stop_details?: unknown;
+      finish_message?: unknown;
+    };
+    pause: null;
+    answer_action_seq: unknown;
+    payload?: JsonObject;
+  };
 }
 
 /** A planner frame: its name and its data. */
@@ -69,11 +127,17 @@ export function writer(o: WriterOptions): ProfileWriter<PlannerFrame> {
   // Phases as the reference runtime writes them: `thinking` for native reasoning,
   // `observation` for the action's streamed thought; `user` marks tagged user text.
   const chunk = (text: string, phase: PlannerFrames['llm_stream_chunk']['phase'], done = false): PlannerFrames['llm_stream_chunk'] => ({
-    ...base, text, done, phase, channel: phase === 'answer' || phase === 'user' ? 'answer' : 'thinking', action_seq: seq,
+    ...base,
+    text,
+    done,
+    phase,
+    channel: phase === 'answer' || phase === 'user' ? 'answer' : 'thinking',
+    action_seq: seq,
   });
   const extra = (e: { provider_executed?: unknown; caller?: unknown }) => ({
     ...(e.provider_executed === undefined ? {} : { provider_executed: e.provider_executed }),
-    ...(e.caller === undefined ? {} : { caller: e.caller }) });
+    ...(e.caller === undefined ? {} : { caller: e.caller }),
+  });
   const names = new Map<unknown, [string, unknown]>(); // tool index -> [id, name]
   return {
     heartbeat: () => ': ping\n\n',
@@ -83,29 +147,82 @@ export function writer(o: WriterOptions): ProfileWriter<PlannerFrame> {
         case 'user_delta':
           answer = (answer ?? '') + e.text;
           // `phase` is the planner's own (the channel's phase): the message's phase is `answer_phase`.
-          return [['llm_stream_chunk', { ...chunk(e.text, e.type === 'user_delta' ? 'user' : 'answer'),
-            ...(e.type === 'answer_delta' && e.phase !== undefined ? { answer_phase: e.phase } : {}) }]];
+          return [
+            [
+              'llm_stream_chunk',
+              {
+                ...chunk(e.text, e.type === 'user_delta' ? 'user' : 'answer'),
+                ...(e.type === 'answer_delta' && e.phase !== undefined ? { answer_phase: e.phase } : {}),
+              },
+            ],
+          ];
         case 'thinking_delta':
           return [['llm_stream_chunk', chunk(e.text, e.source === 'thought' ? 'observation' : 'thinking')]];
         case 'artifact_delta':
-          return [['artifact_chunk', { ...base, stream_id: 'artifact', seq: artifactSeq++, chunk: e.text,
-            done: false, artifact_type: 'text', meta: { source: 'artifact_delta' }, event: 'artifact_chunk' }]];
+          return [
+            [
+              'artifact_chunk',
+              {
+                ...base,
+                stream_id: 'artifact',
+                seq: artifactSeq++,
+                chunk: e.text,
+                done: false,
+                artifact_type: 'text',
+                meta: { source: 'artifact_delta' },
+                event: 'artifact_chunk',
+              },
+            ],
+          ];
         case 'artifact_chunk':
-          return [['artifact_chunk', { ...base, stream_id: e.stream_id, seq: e.seq, chunk: e.chunk, done: e.done,
-            artifact_type: e.artifact_type, meta: e.meta ?? {}, event: 'artifact_chunk' }]];
+          return [
+            [
+              'artifact_chunk',
+              {
+                ...base,
+                stream_id: e.stream_id,
+                seq: e.seq,
+                chunk: e.chunk,
+                done: e.done,
+                artifact_type: e.artifact_type,
+                meta: e.meta ?? {},
+                event: 'artifact_chunk',
+              },
+            ],
+          ];
         case 'tool_call_start':
           names.set(e.index, [e.id, e.name]);
-          return [['tool_call_start', { ...base, tool_call_id: e.id, tool_name: e.name, args_json: '', action_seq: seq,
-            index: e.index, ...extra(e) }]];
+          return [
+            [
+              'tool_call_start',
+              { ...base, tool_call_id: e.id, tool_name: e.name, args_json: '', action_seq: seq, index: e.index, ...extra(e) },
+            ],
+          ];
         case 'tool_call_delta':
-          return [['tool_call_args', { ...base, tool_call_id: names.get(e.index)?.[0] ?? String(e.index), delta: e.arguments,
-            index: e.index }]];
+          return [
+            ['tool_call_args', { ...base, tool_call_id: names.get(e.index)?.[0] ?? String(e.index), delta: e.arguments, index: e.index }],
+          ];
         case 'tool_call':
-          return [['tool_call_end', { ...base, tool_call_id: e.id, tool_name: e.name, args: e.arguments, repaired: e.repaired,
-            index: e.index, ...extra(e) }]];
+          return [
+            [
+              'tool_call_end',
+              { ...base, tool_call_id: e.id, tool_name: e.name, args: e.arguments, repaired: e.repaired, index: e.index, ...extra(e) },
+            ],
+          ];
         case 'action':
-          return [['step', { ...base, event: 'step_complete', action_seq: seq, node: own(e.action, 'next_node'),
-            thought: own(e.action, 'thought') ?? null, action: e.action }]];
+          return [
+            [
+              'step',
+              {
+                ...base,
+                event: 'step_complete',
+                action_seq: seq,
+                node: own(e.action, 'next_node'),
+                thought: own(e.action, 'thought') ?? null,
+                action: e.action,
+              },
+            ],
+          ];
         case 'usage':
           return [['event', { ...base, event: 'usage', ...without(e, ['type']) }]];
         case 'error':
@@ -116,11 +233,23 @@ export function writer(o: WriterOptions): ProfileWriter<PlannerFrame> {
           const final = typeof raw === 'string' ? raw : answer;
           const out: PlannerFrame[] = [];
           if (answer !== null) out.push(['llm_stream_chunk', chunk('', 'answer', true)]);
-          out.push(['done', { ...base, answer: final, metadata: { ok: e.ok, parse_ok: e.parse_ok,
-            finish_reason: e.finish_reason ?? null, ...(e.finish !== undefined ? { finish: e.finish } : {}),
-            ...doneDetails(e) },
-            pause: null, answer_action_seq: seq,
-            ...(payload ? { payload } : {}) }]);
+          out.push([
+            'done',
+            {
+              ...base,
+              answer: final,
+              metadata: {
+                ok: e.ok,
+                parse_ok: e.parse_ok,
+                finish_reason: e.finish_reason ?? null,
+                ...(e.finish !== undefined ? { finish: e.finish } : {}),
+                ...doneDetails(e),
+              },
+              pause: null,
+              answer_action_seq: seq,
+              ...(payload ? { payload } : {}),
+            },
+          ]);
           return out;
         }
         default:
@@ -176,8 +305,11 @@ export function reader(): ProfileReader {
           const phase = own(d, 'phase');
           if (channel === 'answer' || (channel === undefined && phase === 'answer')) {
             const answerPhase = own(d, 'answer_phase');
-            return [phase === 'user' ? { type: 'user_delta', text, ...wire }
-              : { type: 'answer_delta', text, ...(typeof answerPhase === 'string' ? { phase: answerPhase } : {}), ...wire }];
+            return [
+              phase === 'user'
+                ? { type: 'user_delta', text, ...wire }
+                : { type: 'answer_delta', text, ...(typeof answerPhase === 'string' ? { phase: answerPhase } : {}), ...wire },
+            ];
           }
           if (channel === 'revision' || phase === 'revision' || phase === 'action') return [];
           return [{ type: 'thinking_delta', text, source: phase === 'thinking' ? 'reasoning' : 'thought', ...wire }];
@@ -191,13 +323,25 @@ export function reader(): ProfileReader {
           const streamId = own(d, 'stream_id');
           if (typeof streamId !== 'string') throw new TypeError('artifact_chunk without stream_id');
           const kept = meta && Object.keys(meta).length ? { meta } : {};
-          return [{ type: 'artifact_chunk', stream_id: streamId, seq: own(d, 'seq'), chunk, done: own(d, 'done') === true,
-            artifact_type: own(d, 'artifact_type') ?? null, ...kept, ...wire }];
+          return [
+            {
+              type: 'artifact_chunk',
+              stream_id: streamId,
+              seq: own(d, 'seq'),
+              chunk,
+              done: own(d, 'done') === true,
+              artifact_type: own(d, 'artifact_type') ?? null,
+              ...kept,
+              ...wire,
+            },
+          ];
         }
         case 'tool_call_start': {
           const id = toolId(d, name);
           const t = toolIndex(id, d, true);
-          const out: WireEvent[] = [{ type: 'tool_call_start', index: t.index, id, name: stringOrNull(own(d, 'tool_name')), ...executed(d), ...wire }];
+          const out: WireEvent[] = [
+            { type: 'tool_call_start', index: t.index, id, name: stringOrNull(own(d, 'tool_name')), ...executed(d), ...wire },
+          ];
           const args = own(d, 'args_json');
           if (typeof args === 'string' && args) out.push({ type: 'tool_call_delta', index: t.index, arguments: args, ...wire });
           return out;
@@ -212,8 +356,19 @@ export function reader(): ProfileReader {
         case 'tool_call_end': {
           const id = toolId(d, name);
           const t = toolIndex(id, d);
-          return [{ type: 'tool_call', index: t.index, id, name: stringOrNull(own(d, 'tool_name')), arguments: own(d, 'args') ?? null,
-            repaired: own(d, 'repaired') === true, ...executed(d), ...wire, ...seqOf(wire, t.action_seq) }];
+          return [
+            {
+              type: 'tool_call',
+              index: t.index,
+              id,
+              name: stringOrNull(own(d, 'tool_name')),
+              arguments: own(d, 'args') ?? null,
+              repaired: own(d, 'repaired') === true,
+              ...executed(d),
+              ...wire,
+              ...seqOf(wire, t.action_seq),
+            },
+          ];
         }
         case 'step': {
           const action = ownObject(d, 'action');
@@ -226,8 +381,15 @@ export function reader(): ProfileReader {
         }
         case 'error': {
           const code = own(d, 'code');
-          return [{ type: 'error', code: typeof code === 'string' ? code : 'server_error',
-            message: str(own(d, 'error') ?? own(d, 'message')), ...providerCode(d), ...wire }];
+          return [
+            {
+              type: 'error',
+              code: typeof code === 'string' ? code : 'server_error',
+              message: str(own(d, 'error') ?? own(d, 'message')),
+              ...providerCode(d),
+              ...wire,
+            },
+          ];
         }
         case 'done': {
           const m = ownObject(d, 'metadata');
@@ -236,9 +398,19 @@ export function reader(): ProfileReader {
           const finish = own(m, 'finish');
           const payload = ownObject(d, 'payload');
           const ok = typeof mOk === 'boolean' ? mOk : true;
-          return [{ type: 'done', ok, parse_ok: typeof mParse === 'boolean' ? mParse : ok,
-            finish_reason: own(m, 'finish_reason') ?? null, ...(finish !== undefined ? { finish } : {}), ...doneDetails(m),
-            ...(payload ? { payload } : {}), ...wire, ...seqOf(wire, own(d, 'answer_action_seq')) }];
+          return [
+            {
+              type: 'done',
+              ok,
+              parse_ok: typeof mParse === 'boolean' ? mParse : ok,
+              finish_reason: own(m, 'finish_reason') ?? null,
+              ...(finish !== undefined ? { finish } : {}),
+              ...doneDetails(m),
+              ...(payload ? { payload } : {}),
+              ...wire,
+              ...seqOf(wire, own(d, 'answer_action_seq')),
+            },
+          ];
         }
         default:
           return [];

@@ -28,15 +28,24 @@ export function put(o: Data, k: string, v: unknown): void {
   else o[k] = v;
 }
 
-const invalidInput = (why: string) => new StreamrouteError('invalid_input', `${why}: apply takes an event object (with a string type) or an array of them, of JSON data`);
+const invalidInput = (why: string) =>
+  new StreamrouteError('invalid_input', `${why}: apply takes an event object (with a string type) or an array of them, of JSON data`);
 
 // The bytes a copied container holds (its JSON text, about 2 bytes a character).
 const SIZE = new WeakMap<object, number>();
 const leafBytes = (v: unknown): number => (typeof v === 'string' ? 2 * v.length + 4 : 8);
 /** The bytes a value copied by `copyEvents` holds. */
-export const sizeOf = (v: unknown): number => (v !== null && typeof v === 'object' ? SIZE.get(v) ?? 8 : leafBytes(v));
+export const sizeOf = (v: unknown): number => (v !== null && typeof v === 'object' ? (SIZE.get(v) ?? 8) : leafBytes(v));
 
-interface Frame { src: Data | unknown[]; out: Data | unknown[]; keys: string[] | null; i: number; n: number; key: string; bytes: number }
+interface Frame {
+  src: Data | unknown[];
+  out: Data | unknown[];
+  keys: string[] | null;
+  i: number;
+  n: number;
+  key: string;
+  bytes: number;
+}
 
 /**
  * A plain frozen copy of an object: own enumerable members read once each, functions and
@@ -142,10 +151,12 @@ function without(data: Readonly<Data>, keys: readonly string[]): [Data, number] 
 function boundedJson(v: unknown, limit = 10_000): string | null {
   let nodes = 0;
   try {
-    return JSON.stringify(v, (_k, x: unknown) => {
-      if (++nodes > limit) throw new RangeError('too long');
-      return x;
-    }) ?? 'undefined';
+    return (
+      JSON.stringify(v, (_k, x: unknown) => {
+        if (++nodes > limit) throw new RangeError('too long');
+        return x;
+      }) ?? 'undefined'
+    );
   } catch {
     return null;
   }
@@ -167,7 +178,8 @@ export type ListenerErrorHandler = (error: unknown) => void;
 /** The members of an options object, read once each; unknown ones are `invalid_option`. */
 export function readOptions(options: unknown, known: readonly string[], who: string): Data {
   if (options === undefined || options === null) return {};
-  if (typeof options !== 'object' || Array.isArray(options)) throw new StreamrouteError('invalid_input', `${who}: options must be an object`);
+  if (typeof options !== 'object' || Array.isArray(options))
+    throw new StreamrouteError('invalid_input', `${who}: options must be an object`);
   let copy: Data;
   try {
     copy = {};
@@ -176,14 +188,16 @@ export function readOptions(options: unknown, known: readonly string[], who: str
     throw new StreamrouteError('invalid_input', `${who}: reading the options threw`);
   }
   for (const k of Object.keys(copy)) {
-    if (!known.includes(k)) throw new StreamrouteError('invalid_input', `${who}: unknown option ${JSON.stringify(k)} (known: ${known.join(', ')})`);
+    if (!known.includes(k))
+      throw new StreamrouteError('invalid_input', `${who}: unknown option ${JSON.stringify(k)} (known: ${known.join(', ')})`);
   }
   return copy;
 }
 
 export function positiveInteger(v: unknown, name: string, fallback: number): number {
   if (v === undefined) return fallback;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) throw new StreamrouteError('invalid_option', `${name} must be a positive integer`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0)
+    throw new StreamrouteError('invalid_option', `${name} must be a positive integer`);
   return v;
 }
 
@@ -198,7 +212,8 @@ export function throttleOption(options: unknown, fallback = 0): number {
   const o = readOptions(options, ['throttleMs'], 'subscribe');
   const ms = o.throttleMs;
   if (ms === undefined) return fallback;
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new StreamrouteError('invalid_option', 'throttleMs must be a number of milliseconds (0 or more)');
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
+    throw new StreamrouteError('invalid_option', 'throttleMs must be a number of milliseconds (0 or more)');
   return ms;
 }
 
@@ -377,7 +392,7 @@ class PartialValue {
         if (!node.container) for (const n of nodes) n.open++;
         break;
       case 'append':
-        if (!node || node.kind !== 'string') return;
+        if (node?.kind !== 'string') return;
         node.value = (node.value as string) + j.text;
         break;
       case 'set':
@@ -613,7 +628,15 @@ export class StreamState {
   readonly #maxBytes: number;
   #bytes = 0;
   #over = false;
-  #held: { [K in HeldField]: number } = { action: 0, usage: 0, payload: 0, modelFallback: 0, container: 0, stopDetails: 0, finishMessage: 0 };
+  #held: { [K in HeldField]: number } = {
+    action: 0,
+    usage: 0,
+    payload: 0,
+    modelFallback: 0,
+    container: 0,
+    stopDetails: 0,
+    finishMessage: 0,
+  };
   readonly #report: (error: unknown) => void;
 
   constructor(options?: StreamStateOptions) {
@@ -697,7 +720,10 @@ export class StreamState {
       return true;
     }
     this.#over = true;
-    this.#pushError('buffer_limit_exceeded', `the stream's state would hold more than maxBytes (${this.#maxBytes}) bytes; what came after was dropped`);
+    this.#pushError(
+      'buffer_limit_exceeded',
+      `the stream's state would hold more than maxBytes (${this.#maxBytes}) bytes; what came after was dropped`,
+    );
     return false;
   }
 
@@ -871,9 +897,23 @@ export class StreamState {
   }
 
   #newTool(index: unknown, id: unknown, name: unknown): Tool {
-    const t: Tool = { index, id: null, name, text: new Text(), partial: new PartialValue(), pj: null, pjFailed: false,
-      arguments: undefined, final: false, providerExecuted: false, caller: undefined, result: undefined, state: 'input-streaming',
-      pos: this.#tools.length, snap: null };
+    const t: Tool = {
+      index,
+      id: null,
+      name,
+      text: new Text(),
+      partial: new PartialValue(),
+      pj: null,
+      pjFailed: false,
+      arguments: undefined,
+      final: false,
+      providerExecuted: false,
+      caller: undefined,
+      result: undefined,
+      state: 'input-streaming',
+      pos: this.#tools.length,
+      snap: null,
+    };
     this.#tools.push(t);
     this.#tables().byIndex.set(index, t);
     if (id != null) this.#setId(t, id);
@@ -943,7 +983,10 @@ export class StreamState {
     let a = this.#artifacts.get(id);
     const seq = e.seq === undefined || e.seq === null ? (a?.max ?? -1) + 1 : e.seq;
     if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) {
-      this.#error('wire_invalid', `artifact ${JSON.stringify(id)}: seq ${boundedJson(e.seq, 100) ?? typeof e.seq} is not a sequence number`);
+      this.#error(
+        'wire_invalid',
+        `artifact ${JSON.stringify(id)}: seq ${boundedJson(e.seq, 100) ?? typeof e.seq} is not a sequence number`,
+      );
       return;
     }
     const max = a?.max ?? -1;
@@ -959,8 +1002,20 @@ export class StreamState {
     // costs its 8 bytes from the jump on, given back when it is filled.
     if (!this.#charge(sizeOf(e.chunk) + SLOT + (a ? 0 : RECORD + 2 * id.length) + (jump > 0 ? SLOT + GAP * jump : 0))) return;
     if (!a) {
-      a = { id, seqs: [], chunks: [], max: -1, done: false, artifact_type: e.artifact_type ?? null, ranges: [], missing: 0,
-        chunksView: null, gapsView: NONE as readonly number[], pending: false, snap: null };
+      a = {
+        id,
+        seqs: [],
+        chunks: [],
+        max: -1,
+        done: false,
+        artifact_type: e.artifact_type ?? null,
+        ranges: [],
+        missing: 0,
+        chunksView: null,
+        gapsView: NONE as readonly number[],
+        pending: false,
+        snap: null,
+      };
       this.#artifacts.set(id, a);
       this.#incomplete++;
     }
@@ -1136,10 +1191,19 @@ function closeParser(t: Tool): void {
 function toolSnapshot(t: Tool): unknown {
   if (t.snap !== null) return t.snap;
   work.units += 10;
-  return (t.snap = Object.freeze({ index: t.index, id: t.id, name: t.name, argumentsText: t.text.get(),
-    partialArguments: t.partial.value(), completeArguments: t.final ? t.arguments : t.partial.complete(),
-    arguments: t.arguments, providerExecuted: t.providerExecuted, ...(t.caller !== undefined ? { caller: t.caller } : {}),
-    result: t.result, state: t.state }));
+  return (t.snap = Object.freeze({
+    index: t.index,
+    id: t.id,
+    name: t.name,
+    argumentsText: t.text.get(),
+    partialArguments: t.partial.value(),
+    completeArguments: t.final ? t.arguments : t.partial.complete(),
+    arguments: t.arguments,
+    providerExecuted: t.providerExecuted,
+    ...(t.caller !== undefined ? { caller: t.caller } : {}),
+    result: t.result,
+    state: t.state,
+  }));
 }
 
 function artifactSnapshot(a: Artifact): unknown {

@@ -1,10 +1,32 @@
 // The tagged profile (nonce-tag-streaming.md): `writer` is what `toSse("tagged")` writes,
 // `reader` what `fromSse("tagged")` reads back.
-import { EXTRA_TYPES, artifactChunk, doneDetails, extraEvent, idOf, indexOf, json, own, ownObject, providerCode, str, typed, wireFields } from './common.js';
+import {
+  EXTRA_TYPES,
+  artifactChunk,
+  doneDetails,
+  extraEvent,
+  idOf,
+  indexOf,
+  json,
+  own,
+  ownObject,
+  providerCode,
+  str,
+  typed,
+  wireFields,
+} from './common.js';
 import type { ErrorEvent, FramesOf, JsonObject, ProfileReader, ProfileWriter, WireEvent, WireEventType } from './common.js';
 
 /** Routed events the vocabulary has no word for: they travel under their own name. */
-const ROUTED: ReadonlySet<string> = new Set(['thinking_delta', 'tool_call_start', 'tool_call_delta', 'tool_call', 'action', 'usage', ...EXTRA_TYPES]);
+const ROUTED: ReadonlySet<string> = new Set([
+  'thinking_delta',
+  'tool_call_start',
+  'tool_call_delta',
+  'tool_call',
+  'action',
+  'usage',
+  ...EXTRA_TYPES,
+]);
 
 /** The frame names of the tagged vocabulary and the routed names it writes. */
 export const NAMES: ReadonlySet<string> = new Set(['artifact_delta', 'user_delta', 'done', 'error', ...ROUTED]);
@@ -34,8 +56,16 @@ export interface TaggedFrames {
   artifact_delta: { text: string; stream_id?: string; seq?: unknown; chunk?: unknown; done?: boolean; artifact_type?: unknown };
   user_delta: { text: string; source?: 'answer'; phase?: string };
   error: { code: string; message: string; provider_code?: string | null };
-  done: { ok: boolean; parse_ok: boolean; error?: { code: string; message: string }; finish_reason?: unknown; finish?: unknown;
-    stop_details?: unknown; finish_message?: unknown; payload?: JsonObject };
+  done: {
+    ok: boolean;
+    parse_ok: boolean;
+    error?: { code: string; message: string };
+    finish_reason?: unknown;
+    finish?: unknown;
+    stop_details?: unknown;
+    finish_message?: unknown;
+    payload?: JsonObject;
+  };
 }
 
 /** A tagged frame: one of the vocabulary, or a routed event under its own name. */
@@ -55,21 +85,43 @@ export function writer(): ProfileWriter<TaggedFrame> {
         case 'artifact_delta':
           return [['artifact_delta', { text: e.text }]];
         case 'artifact_chunk':
-          return [['artifact_delta', { text: typeof e.chunk === 'string' ? e.chunk : json(e.chunk), stream_id: e.stream_id,
-            seq: e.seq, chunk: e.chunk, done: e.done, artifact_type: e.artifact_type }]];
+          return [
+            [
+              'artifact_delta',
+              {
+                text: typeof e.chunk === 'string' ? e.chunk : json(e.chunk),
+                stream_id: e.stream_id,
+                seq: e.seq,
+                chunk: e.chunk,
+                done: e.done,
+                artifact_type: e.artifact_type,
+              },
+            ],
+          ];
         case 'user_delta':
           return [['user_delta', { text: e.text }]];
         case 'answer_delta':
           return [['user_delta', { text: e.text, source: 'answer', ...(e.phase !== undefined ? { phase: e.phase } : {}) }]];
         case 'error':
           error ??= { code: e.code, message: e.message };
-          return [['error', { code: e.code, message: e.message,
-            ...(e.provider_code !== undefined ? { provider_code: e.provider_code } : {}) }]];
+          return [
+            ['error', { code: e.code, message: e.message, ...(e.provider_code !== undefined ? { provider_code: e.provider_code } : {}) }],
+          ];
         case 'done':
-          return [['done', { ok: e.ok, parse_ok: e.parse_ok, ...(error ? { error } : {}),
-            ...(e.finish_reason != null ? { finish_reason: e.finish_reason } : {}),
-            ...(e.finish !== undefined ? { finish: e.finish } : {}), ...doneDetails(e),
-            ...(e.payload ? { payload: e.payload } : {}) }]];
+          return [
+            [
+              'done',
+              {
+                ok: e.ok,
+                parse_ok: e.parse_ok,
+                ...(error ? { error } : {}),
+                ...(e.finish_reason != null ? { finish_reason: e.finish_reason } : {}),
+                ...(e.finish !== undefined ? { finish: e.finish } : {}),
+                ...doneDetails(e),
+                ...(e.payload ? { payload: e.payload } : {}),
+              },
+            ],
+          ];
         default: {
           if (!ROUTED.has(e.type)) return [];
           const { type, ...fields } = e;
@@ -125,8 +177,11 @@ export function routedEvent(name: string, d: JsonObject): WireEvent | null {
 /** The tagged vocabulary (nonce-tag-streaming.md), plus routed events under their own names. */
 export function reader(): ProfileReader {
   let errors = 0;
-  const errorOf = (d: JsonObject): ErrorEvent => ({ type: 'error', code: idOf(own(d, 'code')) ?? 'server_error',
-    message: str(own(d, 'message') ?? own(d, 'error')) });
+  const errorOf = (d: JsonObject): ErrorEvent => ({
+    type: 'error',
+    code: idOf(own(d, 'code')) ?? 'server_error',
+    message: str(own(d, 'message') ?? own(d, 'error')),
+  });
   return {
     named: true,
     read(name: string, d: JsonObject): WireEvent[] {
@@ -158,9 +213,16 @@ export function reader(): ProfileReader {
           const finish = own(d, 'finish');
           const payload = ownObject(d, 'payload');
           const ok = typeof dOk === 'boolean' ? dOk : true;
-          out.push({ type: 'done', ok, parse_ok: typeof dParse === 'boolean' ? dParse : ok,
-            finish_reason: own(d, 'finish_reason') ?? null, ...(finish !== undefined ? { finish } : {}), ...doneDetails(d),
-            ...(payload ? { payload } : {}), ...wire });
+          out.push({
+            type: 'done',
+            ok,
+            parse_ok: typeof dParse === 'boolean' ? dParse : ok,
+            finish_reason: own(d, 'finish_reason') ?? null,
+            ...(finish !== undefined ? { finish } : {}),
+            ...doneDetails(d),
+            ...(payload ? { payload } : {}),
+            ...wire,
+          });
           return out;
         }
         default: {

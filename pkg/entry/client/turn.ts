@@ -187,7 +187,17 @@ class Turn {
     this.open = null;
     let call = this.calls.get(index);
     if (!call) {
-      call = this.push({ kind: 'call', index, id: '', name: '', executed: false, caller: undefined, args: undefined, raw: [], done: false });
+      call = this.push({
+        kind: 'call',
+        index,
+        id: '',
+        name: '',
+        executed: false,
+        caller: undefined,
+        args: undefined,
+        raw: [],
+        done: false,
+      });
       this.calls.set(index, call);
     }
     const id = stringOf(own(e, 'id'));
@@ -311,8 +321,7 @@ function read(events: unknown): Turn {
 const joined = (p: { texts: string[] }): string => p.texts.join('');
 
 /** A call's arguments as JSON text: the parsed arguments, else the text the model sent. */
-const argumentsText = (c: CallPart): string =>
-  (c.args !== undefined && c.args !== null ? JSON.stringify(c.args) : c.raw.join('') || '{}');
+const argumentsText = (c: CallPart): string => (c.args !== undefined && c.args !== null ? JSON.stringify(c.args) : c.raw.join('') || '{}');
 
 /** A call's arguments as an object value: the parsed arguments, else `{}`. */
 const argumentsValue = (c: CallPart): unknown => (c.args !== undefined && c.args !== null ? c.args : {});
@@ -326,7 +335,9 @@ function openaiChat(t: Turn): JsonObject[] {
   const text = t.parts.flatMap((p) => (p.kind === 'text' ? p.texts : [])).join('');
   const refusal = t.parts.flatMap((p) => (p.kind === 'refusal' ? p.texts : [])).join('');
   const calls = t.parts.filter(clientCall).map((c) => ({
-    id: c.id, type: 'function', function: { name: c.name, arguments: argumentsText(c) },
+    id: c.id,
+    type: 'function',
+    function: { name: c.name, arguments: argumentsText(c) },
   }));
   if (!text && !refusal && calls.length === 0) return [];
   const message: JsonObject = { role: 'assistant', content: text || (calls.length || refusal ? null : '') };
@@ -344,14 +355,21 @@ function openaiResponses(t: Turn): JsonObject[] {
       // members (`created_by`, …) are not part of it.
       const { id, encrypted_content } = p.fields;
       items.push({ type: 'compaction', ...(id === undefined ? {} : { id }), encrypted_content });
-    }
-    else if (p.kind === 'text' && (p.id !== undefined || p.texts.length)) {
+    } else if (p.kind === 'text' && (p.id !== undefined || p.texts.length)) {
       const text = joined(p);
       const phase = p.phase === undefined ? {} : { phase: p.phase };
-      items.push(p.id === undefined
-        ? { type: 'message', role: 'assistant', content: text, ...phase }
-        : { type: 'message', id: p.id, role: 'assistant', status: 'completed',
-          content: [{ type: 'output_text', text, annotations: [] }], ...phase });
+      items.push(
+        p.id === undefined
+          ? { type: 'message', role: 'assistant', content: text, ...phase }
+          : {
+              type: 'message',
+              id: p.id,
+              role: 'assistant',
+              status: 'completed',
+              content: [{ type: 'output_text', text, annotations: [] }],
+              ...phase,
+            },
+      );
     } else if (clientCall(p)) {
       const item: JsonObject = { type: 'function_call', call_id: p.id, name: p.name, arguments: argumentsText(p) };
       if (p.itemId !== undefined) item.id = p.itemId;
@@ -365,7 +383,7 @@ function openaiResponses(t: Turn): JsonObject[] {
 function anthropic(t: Turn): JsonObject[] {
   const content: JsonObject[] = [];
   const server = (c: CallPart | undefined): string | undefined =>
-    (c && c.done && c.executed && c.result ? ANTHROPIC_SERVER_RESULTS.get(c.name) : undefined);
+    c?.done && c.executed && c.result ? ANTHROPIC_SERVER_RESULTS.get(c.name) : undefined;
   for (const p of t.parts) {
     if (p.kind === 'text' && p.texts.length) content.push({ type: 'text', text: joined(p) });
     else if (p.kind === 'reasoning' && p.signature !== undefined) {
@@ -427,7 +445,8 @@ function ollama(t: Turn): JsonObject[] {
   const text = t.parts.flatMap((p) => (p.kind === 'text' ? p.texts : [])).join('');
   const thinking = t.parts.flatMap((p) => (p.kind === 'reasoning' ? p.texts : [])).join('');
   const calls = t.parts.filter(clientCall).map((c) => ({
-    ...(madeUp(c) ? {} : { id: c.id }), function: { name: c.name, arguments: argumentsValue(c) },
+    ...(madeUp(c) ? {} : { id: c.id }),
+    function: { name: c.name, arguments: argumentsValue(c) },
   }));
   if (!text && !thinking && calls.length === 0) return [];
   const message: JsonObject = { role: 'assistant', content: text };

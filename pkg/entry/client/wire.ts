@@ -162,8 +162,10 @@ export class ProfileFrames {
     const out = this.#held;
     this.#held = [];
     this.#state = 'stopped';
-    out.push({ type: 'error', code: str(own(data, 'code')) || 'stream_stopped', message: str(own(data, 'message')) },
-      { ...FAILED_DONE, finish: 'stopped' });
+    out.push(
+      { type: 'error', code: str(own(data, 'code')) || 'stream_stopped', message: str(own(data, 'message')) },
+      { ...FAILED_DONE, finish: 'stopped' },
+    );
     return out;
   }
 
@@ -187,8 +189,9 @@ export class ProfileFrames {
     const best = Math.max(...NAMES.map(score));
     const like = best > 0 ? NAMES.filter((p) => score(p) === best) : [];
     const first = this.#seen < SCAN_FRAMES ? `none of its ${this.#seen} frames` : `none of its first ${SCAN_FRAMES} frames`;
-    const message = `the stream is not of the "${this.#profile}" profile: ${first} is of that vocabulary`
-      + (like.length ? `; they look like "${like.join('" or "')}" frames (fromSse("${like[0]}") reads them)` : '');
+    const message =
+      `the stream is not of the "${this.#profile}" profile: ${first} is of that vocabulary` +
+      (like.length ? `; they look like "${like.join('" or "')}" frames (fromSse("${like[0]}") reads them)` : '');
     const error: ErrorEvent = invalid(message);
     return [error, { ...FAILED_DONE }];
   }
@@ -392,8 +395,9 @@ export class FrameReader {
 
   /** A fresh decoder where the dropped one left off: its last event ID and retry, mid-stream. */
   #resume(): void {
-    const prefix = utf8.encode(`${this.#lastEventId ? `id: ${this.#lastEventId}\n` : ''}`
-      + `${this.#retry !== undefined ? `retry: ${this.#retry}\n` : ''}\n`);
+    const prefix = utf8.encode(
+      `${this.#lastEventId ? `id: ${this.#lastEventId}\n` : ''}` + `${this.#retry !== undefined ? `retry: ${this.#retry}\n` : ''}\n`,
+    );
     const decoder = new SseDecoder(this.#caps);
     decoder.feed(prefix);
     this.#decoder = decoder;

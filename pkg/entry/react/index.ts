@@ -76,7 +76,7 @@ function requestKey(request: SseStreamRequest): unknown {
 }
 
 const messageOf = (err: unknown): string =>
-  (typeof (err as { message?: unknown })?.message === 'string' ? (err as { message: string }).message : String(err));
+  typeof (err as { message?: unknown })?.message === 'string' ? (err as { message: string }).message : String(err);
 
 // A failure connectSse must not retry: it ends the run with this code.
 const final = (code: string, message: string) => Object.assign(new StreamrouteError(code, message), { final: true });
@@ -134,8 +134,8 @@ async function pump(request: SseStreamRequest, profile: SseProfile, state: Strea
     }
   };
   // What connectSse names in its messages (the opener fetches `request` itself).
-  const url: string | URL = typeof request === 'function' ? 'about:blank'
-    : typeof request === 'string' || !('clone' in request) ? request : request.url;
+  const url: string | URL =
+    typeof request === 'function' ? 'about:blank' : typeof request === 'string' || !('clone' in request) ? request : request.url;
   try {
     for await (const event of connectSse(url, { signal }, { profile, fetch: opener(request) as typeof fetch })) {
       if (signal.aborted) break;
@@ -191,7 +191,7 @@ export function useSseStream(request: SseStreamRequest, options: UseSseStreamOpt
     };
     // `deps` is what these name (`request` by its key: a new URL object with the same text is
     // the same request).
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // biome-ignore lint/correctness/useExhaustiveDependencies: `deps` names what the effect reads
   }, deps);
 
   const current = run !== null && sameDeps(run.deps, deps) ? run.state : idle;

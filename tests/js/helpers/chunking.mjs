@@ -9,7 +9,11 @@ export const SEED = Number(globalThis.process?.env?.STREAMROUTE_SEED ?? Date.now
 export function rng(seed) {
   let s = seed >>> 0 || 1;
   return (n) => {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
     return s % n;
   };
 }
@@ -35,10 +39,8 @@ export function splitings(text, seed = SEED) {
     ['single bytes', Array.from(bytes, (_, i) => bytes.subarray(i, i + 1))],
   ];
   for (const max of [2, 3, 7, 64]) {
-    out.push([`random string pieces <=${max} (seed ${seed})`,
-      randomPieces(text.length, next, max).map(([a, b]) => text.slice(a, b))]);
-    out.push([`random byte pieces <=${max} (seed ${seed})`,
-      randomPieces(bytes.length, next, max).map(([a, b]) => bytes.slice(a, b))]);
+    out.push([`random string pieces <=${max} (seed ${seed})`, randomPieces(text.length, next, max).map(([a, b]) => text.slice(a, b))]);
+    out.push([`random byte pieces <=${max} (seed ${seed})`, randomPieces(bytes.length, next, max).map(([a, b]) => bytes.slice(a, b))]);
   }
   return out;
 }
@@ -49,10 +51,12 @@ export function splitings(text, seed = SEED) {
  */
 export function byteSplitings(bytes, seed = SEED, maxes = [2, 3, 7, 64]) {
   const next = rng(seed);
-  const out = [['whole bytes', [bytes]], ['single bytes', Array.from(bytes, (_, i) => bytes.subarray(i, i + 1))]];
+  const out = [
+    ['whole bytes', [bytes]],
+    ['single bytes', Array.from(bytes, (_, i) => bytes.subarray(i, i + 1))],
+  ];
   for (const max of maxes) {
-    out.push([`random byte pieces <=${max} (seed ${seed})`,
-      randomPieces(bytes.length, next, max).map(([a, b]) => bytes.subarray(a, b))]);
+    out.push([`random byte pieces <=${max} (seed ${seed})`, randomPieces(bytes.length, next, max).map(([a, b]) => bytes.subarray(a, b))]);
   }
   return out;
 }
@@ -66,8 +70,7 @@ export function stringSplitings(text, seed = SEED, maxes = [512, 1024, 4096]) {
   const next = rng(seed);
   const out = [['whole string', [text]]];
   for (const max of maxes) {
-    out.push([`random string pieces <=${max} (seed ${seed})`,
-      randomPieces(text.length, next, max).map(([a, b]) => text.slice(a, b))]);
+    out.push([`random string pieces <=${max} (seed ${seed})`, randomPieces(text.length, next, max).map(([a, b]) => text.slice(a, b))]);
   }
   return out;
 }

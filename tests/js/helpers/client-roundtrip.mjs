@@ -10,14 +10,32 @@ export const PROFILES = ['planner', 'tagged', 'ai-sdk', 'ag-ui'];
 export const AG_UI_RUN = { threadId: 'thread-1', runId: 'run-1' };
 
 /** `events` as `fromSse(profile)` gives them back: with `"ag-ui"`, each with its run's ids. */
-export const withRun = (profile, events) => (profile === 'ag-ui'
-  ? events.map((e) => ({ ...e, thread_id: AG_UI_RUN.threadId, run_id: AG_UI_RUN.runId }))
-  : events);
+export const withRun = (profile, events) =>
+  profile === 'ag-ui' ? events.map((e) => ({ ...e, thread_id: AG_UI_RUN.threadId, run_id: AG_UI_RUN.runId })) : events;
 
 /** The snapshot fields compared, by their public names. */
-export const FIELDS = ['status', 'answer', 'thinking', 'artifactText', 'userText', 'toolCalls', 'action', 'artifacts',
-  'sources', 'usage', 'payload', 'finish', 'errors', 'commentary', 'compaction', 'continuations', 'modelFallback', 'container',
-  'stopDetails', 'finishMessage'];
+export const FIELDS = [
+  'status',
+  'answer',
+  'thinking',
+  'artifactText',
+  'userText',
+  'toolCalls',
+  'action',
+  'artifacts',
+  'sources',
+  'usage',
+  'payload',
+  'finish',
+  'errors',
+  'commentary',
+  'compaction',
+  'continuations',
+  'modelFallback',
+  'container',
+  'stopDetails',
+  'finishMessage',
+];
 
 /** Events beyond a provider stream: artifact chunks (one repeated, one out of order) and a payload with sources. */
 export const EXTRA_EVENTS = [
@@ -29,10 +47,24 @@ export const EXTRA_EVENTS = [
   { type: 'artifact_chunk', stream_id: 'table', seq: 0, chunk: 'row 1', done: false, artifact_type: 'str' },
   { type: 'artifact_chunk', stream_id: 'chart', seq: 1, chunk: { points: [3] }, done: true, artifact_type: 'dict' },
   { type: 'usage', input_tokens: 3, output_tokens: 9, total_tokens: 12, reasoning_tokens: null, cached_input_tokens: null },
-  { type: 'done', payload: { raw_answer: 'Revenue grew 15% in Q3.', artifacts: {}, confidence: null,
-    sources: [{ title: 'Q3 report', url: 'https://example.com/q3', snippet: null, relevance_score: null },
-      { title: 'Q3 report again', url: 'https://example.com/q3', snippet: null, relevance_score: null }],
-    route: null, suggested_actions: [], requires_followup: false, warnings: [], language: 'en', extra: {} } },
+  {
+    type: 'done',
+    payload: {
+      raw_answer: 'Revenue grew 15% in Q3.',
+      artifacts: {},
+      confidence: null,
+      sources: [
+        { title: 'Q3 report', url: 'https://example.com/q3', snippet: null, relevance_score: null },
+        { title: 'Q3 report again', url: 'https://example.com/q3', snippet: null, relevance_score: null },
+      ],
+      route: null,
+      suggested_actions: [],
+      requires_followup: false,
+      warnings: [],
+      language: 'en',
+      extra: {},
+    },
+  },
 ];
 
 /**
@@ -51,8 +83,16 @@ export const CONTINUATION_EVENTS = [
   { type: 'continuation', kind: 'item', item_type: 'message', id: 'msg_1' },
   { type: 'tool_call_start', index: 0, id: 'call_1', name: 'lookup', provider_executed: false, caller: { type: 'direct' } },
   { type: 'tool_call_delta', index: 0, arguments: '{"q":"x"}' },
-  { type: 'tool_call', index: 0, id: 'call_1', name: 'lookup', arguments: { q: 'x' }, repaired: false, provider_executed: false,
-    caller: { type: 'direct' } },
+  {
+    type: 'tool_call',
+    index: 0,
+    id: 'call_1',
+    name: 'lookup',
+    arguments: { q: 'x' },
+    repaired: false,
+    provider_executed: false,
+    caller: { type: 'direct' },
+  },
   { type: 'continuation', kind: 'thought_signature', thoughtSignature: 'dGhvdWdodA==', index: 0 },
   { type: 'continuation', kind: 'item', item_type: 'function_call', id: 'fc_1', call_id: 'call_1', index: 0 },
   { type: 'thinking_delta', text: 'More.', source: 'reasoning' },
@@ -63,8 +103,15 @@ export const CONTINUATION_EVENTS = [
   { type: 'answer_delta', text: 'x.', phase: 'final_answer' },
   { type: 'continuation', kind: 'thought_signature', thoughtSignature: 'dGV4dA==', part: 'text' },
   { type: 'answer_delta', text: ' Unmarked.' },
-  { type: 'done', ok: true, parse_ok: true, finish_reason: 'end_turn', finish: 'stop', stop_details: { type: 'end_turn', note: null },
-    finish_message: 'Model finished.' },
+  {
+    type: 'done',
+    ok: true,
+    parse_ok: true,
+    finish_reason: 'end_turn',
+    finish: 'stop',
+    stop_details: { type: 'end_turn', note: null },
+    finish_message: 'Model finished.',
+  },
 ];
 
 /** A ReadableStream of `items`, one per pull. */
@@ -111,12 +158,19 @@ export function canonical(v) {
   if (v === undefined) return '"<undefined>"';
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+  return `{${Object.keys(v)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+    .join(',')}}`;
 }
 
 /** The fields where two snapshots differ. */
-export const differences = (want, got) => FIELDS.filter((f) => canonical(want[f]) !== canonical(got[f]))
-  .map((field) => ({ field, want: canonical(want[field]), got: canonical(got[field]) }));
+export const differences = (want, got) =>
+  FIELDS.filter((f) => canonical(want[f]) !== canonical(got[f])).map((field) => ({
+    field,
+    want: canonical(want[field]),
+    got: canonical(got[field]),
+  }));
 
 /** The chunkings cheap enough for a browser page or a worker: whole, and random pieces. */
 export const QUICK = (label) => label.startsWith('whole') || /<=(7|64) /.test(label);
@@ -153,5 +207,8 @@ export function routed(sr, text, content, nonce) {
 }
 
 /** The round-trip cases of the bundled samples (`{file, content, text}`), the continuation events and the extra events (last). */
-export const casesOf = (sr, samples, nonce) => [...samples.map((s) => [s.file, routed(sr, s.text, s.content, nonce)]),
-  ['continuation events', CONTINUATION_EVENTS], ['extra events', EXTRA_EVENTS]];
+export const casesOf = (sr, samples, nonce) => [
+  ...samples.map((s) => [s.file, routed(sr, s.text, s.content, nonce)]),
+  ['continuation events', CONTINUATION_EVENTS],
+  ['extra events', EXTRA_EVENTS],
+];

@@ -21,7 +21,7 @@ export function dropping(body, frames, extra, next) {
   let seen = 0;
   let left = -1; // bytes still to pass once the frames are seen (-1: still counting frames)
   const give = (controller, bytes) => {
-    for (let i = 0; i < bytes.length;) {
+    for (let i = 0; i < bytes.length; ) {
       const j = Math.min(bytes.length, i + 1 + next(16));
       controller.enqueue(bytes.slice(i, j));
       i = j;

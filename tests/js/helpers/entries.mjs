@@ -21,23 +21,104 @@ const COMMON = ['StreamrouteError', '__sr_memory', '__streamroute_start', 'build
 
 /** The exact export names of each entry (sorted). */
 export const EXPORTS = {
-  streamroute: [...COMMON, 'AnswerExtractor', 'DurableObjectSseStore', 'JsonItemStream', 'LlmStreamChunker', 'MemorySseStore',
-    'PartialJson', 'SseDecoder', 'SseEncoder', 'SseLog', 'SseLogDurableObject', 'StreamMux', 'StreamRouter', 'StreamState', 'TagEventWriter', 'TagFilter', 'TaggedTurn',
-    'actionToLegacy', 'assistantTurn', 'checkTagged', 'connectSse', 'correctiveMessage', 'fromSse', 'makeNonce', 'normalizeAction',
-    'normalizeActionWithDiagnostics', 'parseJson', 'parseTagged', 'repairJson', 'repairJsonWithLog', 'routeResponse',
-    'sanitizeUntrusted', 'structuredModes', 'structuredRequest', 'tagContract', 'toSse'].sort(),
+  streamroute: [
+    ...COMMON,
+    'AnswerExtractor',
+    'DurableObjectSseStore',
+    'JsonItemStream',
+    'LlmStreamChunker',
+    'MemorySseStore',
+    'PartialJson',
+    'SseDecoder',
+    'SseEncoder',
+    'SseLog',
+    'SseLogDurableObject',
+    'StreamMux',
+    'StreamRouter',
+    'StreamState',
+    'TagEventWriter',
+    'TagFilter',
+    'TaggedTurn',
+    'actionToLegacy',
+    'assistantTurn',
+    'checkTagged',
+    'connectSse',
+    'correctiveMessage',
+    'fromSse',
+    'makeNonce',
+    'normalizeAction',
+    'normalizeActionWithDiagnostics',
+    'parseJson',
+    'parseTagged',
+    'repairJson',
+    'repairJsonWithLog',
+    'routeResponse',
+    'sanitizeUntrusted',
+    'structuredModes',
+    'structuredRequest',
+    'tagContract',
+    'toSse',
+  ].sort(),
   client: [...COMMON, 'PartialJson', 'SseDecoder', 'StreamMux', 'StreamState', 'connectSse', 'fromSse'].sort(),
-  sse: [...COMMON, 'DurableObjectSseStore', 'MemorySseStore', 'SseDecoder', 'SseEncoder', 'SseLog', 'SseLogDurableObject',
-    'connectSse'].sort(),
-  json: [...COMMON, 'AnswerExtractor', 'JsonItemStream', 'LlmStreamChunker', 'PartialJson', 'actionToLegacy',
-    'normalizeAction', 'normalizeActionWithDiagnostics', 'parseJson', 'repairJson', 'repairJsonWithLog'].sort(),
-  tags: [...COMMON, 'TagEventWriter', 'TagFilter', 'TaggedTurn', 'checkTagged', 'correctiveMessage', 'makeNonce',
-    'parseTagged', 'sanitizeUntrusted', 'tagContract'].sort(),
-  payload: [...COMMON, 'ArtifactCollector', 'ArtifactStream', 'buildFinalPayload', 'collectSources',
-    'redactArtifacts', 'redactArtifactsJson', 'validateFinalPayload'].sort(),
-  planning: [...COMMON, 'CapabilityMap', 'ToolIndex', 'applyRemovals', 'autoTimeGrain', 'checkCoverage',
-    'classifyRepair', 'defaultLabels', 'narrowTools', 'reextractionMessage', 'retrievalQueries',
-    'validateRequirements'].sort(),
+  sse: [
+    ...COMMON,
+    'DurableObjectSseStore',
+    'MemorySseStore',
+    'SseDecoder',
+    'SseEncoder',
+    'SseLog',
+    'SseLogDurableObject',
+    'connectSse',
+  ].sort(),
+  json: [
+    ...COMMON,
+    'AnswerExtractor',
+    'JsonItemStream',
+    'LlmStreamChunker',
+    'PartialJson',
+    'actionToLegacy',
+    'normalizeAction',
+    'normalizeActionWithDiagnostics',
+    'parseJson',
+    'repairJson',
+    'repairJsonWithLog',
+  ].sort(),
+  tags: [
+    ...COMMON,
+    'TagEventWriter',
+    'TagFilter',
+    'TaggedTurn',
+    'checkTagged',
+    'correctiveMessage',
+    'makeNonce',
+    'parseTagged',
+    'sanitizeUntrusted',
+    'tagContract',
+  ].sort(),
+  payload: [
+    ...COMMON,
+    'ArtifactCollector',
+    'ArtifactStream',
+    'buildFinalPayload',
+    'collectSources',
+    'redactArtifacts',
+    'redactArtifactsJson',
+    'validateFinalPayload',
+  ].sort(),
+  planning: [
+    ...COMMON,
+    'CapabilityMap',
+    'ToolIndex',
+    'applyRemovals',
+    'autoTimeGrain',
+    'checkCoverage',
+    'classifyRepair',
+    'defaultLabels',
+    'narrowTools',
+    'reextractionMessage',
+    'retrievalQueries',
+    'validateRequirements',
+  ].sort(),
 };
 
 const FEATURES = {
@@ -106,8 +187,13 @@ const THROWS = {
 
 /** A class of each entry, constructed before `init()` in a browser (`beforeInitResult`). */
 const CLASSES = {
-  streamroute: 'StreamRouter', client: 'StreamState', sse: 'SseDecoder', json: 'PartialJson', tags: 'TagFilter',
-  payload: 'ArtifactCollector', planning: 'CapabilityMap',
+  streamroute: 'StreamRouter',
+  client: 'StreamState',
+  sse: 'SseDecoder',
+  json: 'PartialJson',
+  tags: 'TagFilter',
+  payload: 'ArtifactCollector',
+  planning: 'CapabilityMap',
 };
 
 /**
@@ -134,8 +220,15 @@ export function beforeInitResult(modules) {
 const NOT_READY = { code: 'not_initialized', message: 'call `await init()` first', isError: true };
 /** What `beforeInitResult` returns. */
 export const EXPECTED_BEFORE_INIT = {
-  streamroute: NOT_READY, client: NOT_READY, sse: NOT_READY, json: NOT_READY, tags: NOT_READY, payload: NOT_READY,
-  planning: NOT_READY, clientDecoder: NOT_READY, clientMux: NOT_READY,
+  streamroute: NOT_READY,
+  client: NOT_READY,
+  sse: NOT_READY,
+  json: NOT_READY,
+  tags: NOT_READY,
+  payload: NOT_READY,
+  planning: NOT_READY,
+  clientDecoder: NOT_READY,
+  clientMux: NOT_READY,
 };
 
 /**
@@ -149,7 +242,9 @@ export async function entriesResult(modules) {
     const m = modules[dir];
     await m.init();
     await m.init();
-    out.exports[dir] = Object.keys(m).filter((k) => k !== 'default' && k !== '__esModule').sort();
+    out.exports[dir] = Object.keys(m)
+      .filter((k) => k !== 'default' && k !== '__esModule')
+      .sort();
     const info = m.buildInfo();
     out.info[dir] = { entry: info.entry, features: info.features, version: info.version === m.version() };
     out.calls[dir] = CALLS[dir](m);
@@ -170,8 +265,11 @@ export async function entriesResult(modules) {
   }
   // An error thrown by the JS of an entry (connectSse of the SSE entry refuses `router`, and
   // `profile`, which needs PartialJson).
-  for (const [name, dir, option] of [['sseRouter', 'sse', { router: {} }], ['sseProfile', 'sse', { profile: 'planner' }],
-    ['clientRouter', 'client', { router: {} }]]) {
+  for (const [name, dir, option] of [
+    ['sseRouter', 'sse', { router: {} }],
+    ['sseProfile', 'sse', { profile: 'planner' }],
+    ['clientRouter', 'client', { router: {} }],
+  ]) {
     const e = await thrown(() => modules[dir].connectSse('http://127.0.0.1:9/', {}, option).next());
     out.errors[name] = { code: e?.code, instanceOf: dirs.filter((d) => e instanceof modules[d].StreamrouteError) };
   }

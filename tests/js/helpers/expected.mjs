@@ -27,11 +27,11 @@ function eventStream(bytes) {
   const out = [];
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const dec = new TextDecoder();
-  for (let at = 0; at + 16 <= bytes.length;) {
+  for (let at = 0; at + 16 <= bytes.length; ) {
     const total = view.getUint32(at);
     const hlen = view.getUint32(at + 4);
     const headers = {};
-    for (let h = at + 12; h < at + 12 + hlen;) {
+    for (let h = at + 12; h < at + 12 + hlen; ) {
       const n = bytes[h];
       const name = dec.decode(bytes.subarray(h + 1, h + 1 + n));
       const len = view.getUint16(h + 2 + n);
@@ -60,13 +60,23 @@ function setPath(root, path, value, append) {
 
 /** xAI's server-side tools by the tool they belong to. */
 const XAI_TOOL = {
-  web_search_with_snippets: 'web_search', browse_page: 'web_search', x_user_search: 'x_search', x_keyword_search: 'x_search',
-  x_semantic_search: 'x_search', x_thread_fetch: 'x_search',
+  web_search_with_snippets: 'web_search',
+  browse_page: 'web_search',
+  x_user_search: 'x_search',
+  x_keyword_search: 'x_search',
+  x_semantic_search: 'x_search',
+  x_thread_fetch: 'x_search',
 };
 
 /** A computer action as the client's computer tool reads it (OpenAI's names, scroll amounts in camel case). */
 function computerAction(a) {
-  const keep = { click: ['button', 'x', 'y'], double_click: ['x', 'y'], move: ['x', 'y'], drag: ['path'], scroll: ['x', 'y', 'scroll_x', 'scroll_y'] }[a.type];
+  const keep = {
+    click: ['button', 'x', 'y'],
+    double_click: ['x', 'y'],
+    move: ['x', 'y'],
+    drag: ['path'],
+    scroll: ['x', 'y', 'scroll_x', 'scroll_y'],
+  }[a.type];
   if (!keep) return a;
   const out = { type: a.type };
   for (const k of keep) if (k in a) out[{ scroll_x: 'scrollX', scroll_y: 'scrollY' }[k] ?? k] = a[k];
@@ -78,23 +88,53 @@ function computerAction(a) {
 function responsesInput(item) {
   const input = (name, args) => ({ name, args: JSON.stringify(args) });
   switch (item.type) {
-    case 'apply_patch_call': return input('apply_patch', { callId: item.call_id, operation: item.operation });
-    case 'shell_call': return input('shell', { action: { commands: item.action.commands } });
+    case 'apply_patch_call':
+      return input('apply_patch', { callId: item.call_id, operation: item.operation });
+    case 'shell_call':
+      return input('shell', { action: { commands: item.action.commands } });
     case 'local_shell_call': {
       const a = item.action;
-      return input('local_shell', { action: { type: 'exec', command: a.command, timeoutMs: a.timeout_ms, user: a.user, workingDirectory: a.working_directory, env: a.env } });
+      return input('local_shell', {
+        action: {
+          type: 'exec',
+          command: a.command,
+          timeoutMs: a.timeout_ms,
+          user: a.user,
+          workingDirectory: a.working_directory,
+          env: a.env,
+        },
+      });
     }
-    case 'computer_call': return item.call_id ? input('computer', {
-      actions: (item.actions ?? (item.action ? [item.action] : [])).map(computerAction),
-      pendingSafetyChecks: (item.pending_safety_checks ?? []).map((c) => ({ id: c.id, ...(c.code != null && { code: c.code }), ...(c.message != null && { message: c.message }) })),
-      status: item.status,
-    }) : input('computer_use', {});
-    case 'tool_search_call': return input('tool_search', { arguments: item.arguments, call_id: item.execution === 'client' ? item.call_id : null });
-    case 'program': return input('programmatic_tool_calling', { code: item.code, fingerprint: item.fingerprint });
-    case 'code_interpreter_call': case 'code_execution_call': case 'x_search_call': case 'view_image_call': case 'view_x_video_call':
+    case 'computer_call':
+      return item.call_id
+        ? input('computer', {
+            actions: (item.actions ?? (item.action ? [item.action] : [])).map(computerAction),
+            pendingSafetyChecks: (item.pending_safety_checks ?? []).map((c) => ({
+              id: c.id,
+              ...(c.code != null && { code: c.code }),
+              ...(c.message != null && { message: c.message }),
+            })),
+            status: item.status,
+          })
+        : input('computer_use', {});
+    case 'tool_search_call':
+      return input('tool_search', { arguments: item.arguments, call_id: item.execution === 'client' ? item.call_id : null });
+    case 'program':
+      return input('programmatic_tool_calling', { code: item.code, fingerprint: item.fingerprint });
+    case 'code_interpreter_call':
+    case 'code_execution_call':
+    case 'x_search_call':
+    case 'view_image_call':
+    case 'view_x_video_call':
       if (typeof item.arguments !== 'string') return null;
-      return { name: { code_interpreter_call: 'code_execution', code_execution_call: 'code_execution', x_search_call: 'x_search' }[item.type] ?? item.name, args: item.arguments };
-    default: return null;
+      return {
+        name:
+          { code_interpreter_call: 'code_execution', code_execution_call: 'code_execution', x_search_call: 'x_search' }[item.type] ??
+          item.name,
+        args: item.arguments,
+      };
+    default:
+      return null;
   }
 }
 
@@ -115,7 +155,8 @@ function read(provider, text, bytes) {
       if (d.error) r.errors.push({ code: 'provider_error', message: d.error });
       r.text += d.message?.content ?? d.response ?? '';
       r.reasoning += d.message?.thinking ?? d.thinking ?? '';
-      for (const t of d.message?.tool_calls ?? []) tool(r.tools.size, { name: t.function.name, args: JSON.stringify(t.function.arguments) });
+      for (const t of d.message?.tool_calls ?? [])
+        tool(r.tools.size, { name: t.function.name, args: JSON.stringify(t.function.arguments) });
     }
     return r;
   }
@@ -140,7 +181,11 @@ function read(provider, text, bytes) {
     const d = JSON.parse(data);
     if (provider === 'openai-chat') {
       if (typeof d.error === 'string') r.errors.push({ code: 'provider_error', message: d.error });
-      else if (d.error) r.errors.push({ code: (typeof d.error.code === 'string' && d.error.code) || d.error.type || String(d.error.code), message: d.error.message });
+      else if (d.error)
+        r.errors.push({
+          code: (typeof d.error.code === 'string' && d.error.code) || d.error.type || String(d.error.code),
+          message: d.error.message,
+        });
       const delta = d.choices?.[0]?.delta ?? {};
       if (Array.isArray(delta.content)) {
         // Mistral: text and thinking chunks.
@@ -151,8 +196,8 @@ function read(provider, text, bytes) {
       } else {
         r.text += delta.content ?? '';
       }
-      r.reasoning += delta.reasoning_content ?? delta.reasoning
-        ?? (delta.reasoning_details ?? []).map((x) => x.text ?? x.summary ?? '').join('');
+      r.reasoning +=
+        delta.reasoning_content ?? delta.reasoning ?? (delta.reasoning_details ?? []).map((x) => x.text ?? x.summary ?? '').join('');
       for (const t of delta.tool_calls ?? []) {
         // A call is the one its id names, else the one its index names, else the latest.
         const known = t.id ? r.tools.get(`id:${t.id}`) : t.index != null ? byIndex.get(t.index) : latest;
@@ -167,12 +212,12 @@ function read(provider, text, bytes) {
       if (d.type === 'response.output_text.delta') r.text += d.delta;
       if (d.type === 'response.reasoning_summary_text.delta') r.reasoning += d.delta;
       if (d.type === 'response.output_item.added' && ['function_call', 'custom_tool_call'].includes(d.item.type)) {
-        tool(d.output_index, { name: r.xai ? XAI_TOOL[d.item.name] ?? d.item.name : d.item.name });
+        tool(d.output_index, { name: r.xai ? (XAI_TOOL[d.item.name] ?? d.item.name) : d.item.name });
       }
       // Built-in tools the provider runs: the tool's name and what it did.
       if (d.type === 'response.output_item.added' && d.item.type === 'web_search_call') tool(d.output_index, { name: 'web_search' });
       if (d.type === 'response.output_item.done' && d.item.type === 'web_search_call') {
-        tool(d.output_index).args = r.xai ? d.item.arguments ?? '{}' : JSON.stringify(d.item.action ?? {});
+        tool(d.output_index).args = r.xai ? (d.item.arguments ?? '{}') : JSON.stringify(d.item.action ?? {});
       }
       // Built-in tools the client runs, and the provider's others: the input their tools read.
       const builtIn = d.type === 'response.output_item.done' ? responsesInput(d.item) : null;
@@ -189,7 +234,7 @@ function read(provider, text, bytes) {
         tool(d.index, { name: d.content_block.name, ...(input && Object.keys(input).length ? { args: JSON.stringify(input) } : {}) });
       }
       // Blocks already whole in message_start.
-      (d.type === 'message_start' ? d.message.content ?? [] : []).forEach((b, i) => {
+      (d.type === 'message_start' ? (d.message.content ?? []) : []).forEach((b, i) => {
         if (b.type === 'text') r.text += b.text;
         if (b.type === 'tool_use') tool(i, { name: b.name, args: JSON.stringify(b.input ?? {}) });
       });
@@ -238,8 +283,16 @@ function read(provider, text, bytes) {
       // Steps by their index: text, thought summaries, client and built-in tool calls.
       if (d.event_type === 'error') r.errors.push({ code: d.error?.code ?? 'provider_error', message: d.error?.message ?? '' });
       const s = d.event_type === 'step.start' ? d.step : null;
-      if (s?.type === 'model_output') r.text += (s.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('');
-      if (s?.type === 'thought') r.reasoning += (s.summary ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('');
+      if (s?.type === 'model_output')
+        r.text += (s.content ?? [])
+          .filter((c) => c.type === 'text')
+          .map((c) => c.text)
+          .join('');
+      if (s?.type === 'thought')
+        r.reasoning += (s.summary ?? [])
+          .filter((c) => c.type === 'text')
+          .map((c) => c.text)
+          .join('');
       if (s?.type === 'function_call') tool(d.index, { name: s.name, whole: JSON.stringify(s.arguments ?? {}) });
       else if (s?.type.endsWith('_call')) tool(d.index, { name: s.type.replace(/_call$/, ''), args: JSON.stringify(s.arguments ?? {}) });
       const x = d.event_type === 'step.delta' ? d.delta : {};
@@ -282,13 +335,21 @@ const block = (text, name, nonce) => {
 export function expectedPanels(sample, nonce) {
   const r = read(sample.provider, sample.text, sample.bytes);
   const out = {
-    answer: '', reasoning: r.reasoning, thought: '', artifact: '', user: '', errors: r.errors,
+    answer: '',
+    reasoning: r.reasoning,
+    thought: '',
+    artifact: '',
+    user: '',
+    errors: r.errors,
     tools: [...r.tools.values()].map((t) => ({ name: t.name, args: JSON.parse(t.args || t.whole || '{}') })),
-    ok: r.errors.length === 0, nextNode: null, final: null,
+    ok: r.errors.length === 0,
+    nextNode: null,
+    final: null,
   };
   if (sample.content === 'text') {
     out.answer = r.text;
-    if (out.ok && !out.tools.length && r.text) out.final = { raw_answer: r.text, confidence: null, sources: [], suggested_actions: [], warnings: [], artifacts: {} };
+    if (out.ok && !out.tools.length && r.text)
+      out.final = { raw_answer: r.text, confidence: null, sources: [], suggested_actions: [], warnings: [], artifacts: {} };
   } else if (sample.content === 'tagged') {
     out.artifact = block(r.text, 'ARTIFACT', nonce);
     out.user = block(r.text, 'USER', nonce);
@@ -306,11 +367,17 @@ export function expectedPanels(sample, nonce) {
     out.nextNode = action ? action.next_node : field(/"next_node"\s*:\s*"((?:[^"\\]|\\.)*)"/);
     out.thought = (action ? action.thought : field(/"thought"\s*:\s*"((?:[^"\\]|\\.)*)"/)) ?? '';
     if (out.nextNode === 'final_response') {
-      out.answer = action ? action.args.answer : field(/"answer"\s*:\s*"((?:[^"\\]|\\.)*)/) ?? '';
+      out.answer = action ? action.args.answer : (field(/"answer"\s*:\s*"((?:[^"\\]|\\.)*)/) ?? '');
       if (out.ok && action) {
         const a = action.args;
-        out.final = { raw_answer: a.answer, confidence: a.confidence ?? null, sources: a.sources ?? [],
-          suggested_actions: a.suggested_actions ?? [], warnings: a.warnings ?? [], artifacts: a.artifacts ?? {} };
+        out.final = {
+          raw_answer: a.answer,
+          confidence: a.confidence ?? null,
+          sources: a.sources ?? [],
+          suggested_actions: a.suggested_actions ?? [],
+          warnings: a.warnings ?? [],
+          artifacts: a.artifacts ?? {},
+        };
       }
     }
   }

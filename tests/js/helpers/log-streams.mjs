@@ -15,8 +15,9 @@ export function routed(sample) {
 /** The text toSse(profile) writes for `events`. */
 export async function wire(events, profile) {
   const run = profile === 'ag-ui' ? AG_UI_RUN : {};
-  return new TextDecoder().decode(new Uint8Array(await new Response(streamOf(events)
-    .pipeThrough(toSse(profile, { heartbeatMs: 0, ...run }))).arrayBuffer()));
+  return new TextDecoder().decode(
+    new Uint8Array(await new Response(streamOf(events).pipeThrough(toSse(profile, { heartbeatMs: 0, ...run }))).arrayBuffer()),
+  );
 }
 
 /** The frames of an event stream text: [{ event, data }] (comments and pings aside). */

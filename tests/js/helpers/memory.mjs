@@ -49,7 +49,10 @@ function works({ StreamRouter, repairJson }) {
   const out = {};
   try {
     const r = new StreamRouter({ provider: 'openai-chat' });
-    out.router = r.feed(SMALL).map((e) => e.text).join('');
+    out.router = r
+      .feed(SMALL)
+      .map((e) => e.text)
+      .join('');
     r.free();
   } catch (e) {
     out.router = codeOf(e);
@@ -130,7 +133,8 @@ export async function memoryReport(sr) {
 
   // A trap in a streaming machine's feed path (which calls wasm without the glue's wrapper): a
   // router reading one huge planner action.
-  const action = (n) => `data: ${JSON.stringify({ choices: [{ delta: { content: `{"next_node":"a","args":[${'{"a":1},'.repeat(n)}1]}` } }] })}\n\n`;
+  const action = (n) =>
+    `data: ${JSON.stringify({ choices: [{ delta: { content: `{"next_node":"a","args":[${'{"a":1},'.repeat(n)}1]}` } }] })}\n\n`;
   const before = new StreamRouter({ provider: 'openai-chat' });
   report.feedTrap = { call: 'no trap' };
   for (let n = 1 << 12; n <= 1 << 22; n *= 2) {

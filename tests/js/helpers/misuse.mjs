@@ -21,4 +21,9 @@ export function misuseCodes({ SseDecoder, SseEncoder, TagFilter, StreamrouteErro
   };
 }
 
-export const MISUSE_CODES = { numberAsString: 'invalid_input', bogusLength: 'invalid_input', bigint: 'invalid_input', freed: 'invalid_state' };
+export const MISUSE_CODES = {
+  numberAsString: 'invalid_input',
+  bogusLength: 'invalid_input',
+  bigint: 'invalid_input',
+  freed: 'invalid_state',
+};

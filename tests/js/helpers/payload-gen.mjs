@@ -22,20 +22,30 @@ export function generate(seed, { marks = true } = {}) {
   let nDefs = 0;
   const plain = (depth) => {
     switch (below(depth > 2 ? 4 : 6)) {
-      case 0: return `text ${below(1000)}`;
-      case 1: return below(1e6) / 100;
-      case 2: return rnd() < 0.5;
-      case 3: return null;
-      case 4: return [plain(depth + 1), plain(depth + 1)];
-      default: return { [`k${below(9)}`]: plain(depth + 1) };
+      case 0:
+        return `text ${below(1000)}`;
+      case 1:
+        return below(1e6) / 100;
+      case 2:
+        return rnd() < 0.5;
+      case 3:
+        return null;
+      case 4:
+        return [plain(depth + 1), plain(depth + 1)];
+      default:
+        return { [`k${below(9)}`]: plain(depth + 1) };
     }
   };
   const secret = (depth) => {
     switch (below(depth > 2 ? 3 : 5)) {
-      case 0: return `${MARK} ${below(1000)}`;
-      case 1: return [secret(depth + 1), `${MARK}x`];
-      case 2: return `${MARK}`;
-      default: return { [`${MARK}${below(9)}`]: secret(depth + 1), [`${MARK}k`]: secret(depth + 1) };
+      case 0:
+        return `${MARK} ${below(1000)}`;
+      case 1:
+        return [secret(depth + 1), `${MARK}x`];
+      case 2:
+        return `${MARK}`;
+      default:
+        return { [`${MARK}${below(9)}`]: secret(depth + 1), [`${MARK}k`]: secret(depth + 1) };
     }
   };
   // A model: its schema (maybe a $ref) and an observation object for it.
@@ -117,8 +127,9 @@ export function generateHidden(seed) {
     switch (below(5)) {
       case 0: {
         const at = below(n);
-        const members = Array.from({ length: n }, (_, i) => i === at ? inner
-          : rnd() < 0.5 ? { type: 'object', title: 'Decoy' } : def({ properties: { other: { type: 'string' } } }));
+        const members = Array.from({ length: n }, (_, i) =>
+          i === at ? inner : rnd() < 0.5 ? { type: 'object', title: 'Decoy' } : def({ properties: { other: { type: 'string' } } }),
+        );
         return [{ [['anyOf', 'oneOf', 'allOf'][below(3)]]: members }, 2 * n + 1];
       }
       case 1: {

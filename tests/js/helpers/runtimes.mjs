@@ -4,7 +4,17 @@
 import http from 'node:http';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
@@ -38,9 +48,15 @@ export function freshApp(name) {
   mkdirSync(app, { recursive: true });
   const tgz = readdirSync(join(JS_DIR, '.tmp')).find((f) => /^streamroute-.*\.tgz$/.test(f));
   assert.ok(tgz, 'setup-consumer.sh packed the package');
-  writeFileSync(join(app, 'package.json'), JSON.stringify({
-    name, private: true, type: 'module', dependencies: { streamroute: `file:../${tgz}` },
-  }));
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({
+      name,
+      private: true,
+      type: 'module',
+      dependencies: { streamroute: `file:../${tgz}` },
+    }),
+  );
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: app, stdio: 'pipe' });
   return app;
 }

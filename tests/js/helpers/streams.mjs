@@ -37,7 +37,10 @@ export function coalesce(events) {
 
 /** The concatenated text of one event kind. */
 export const textOf = (events, type, source) =>
-  events.filter((e) => e.type === type && (source === undefined || e.source === source)).map((e) => e.text).join('');
+  events
+    .filter((e) => e.type === type && (source === undefined || e.source === source))
+    .map((e) => e.text)
+    .join('');
 
 /**
  * The parts of an AI SDK UI message stream (`toSse("ai-sdk")` output), as `[id, part]`, with

@@ -15,7 +15,15 @@ const serverCall = (index, id, name, args) => [
   { type: 'tool_call', index, id, name, arguments: args, repaired: false, provider_executed: true },
 ];
 
-const searchResults = [{ type: 'web_search_result', url: 'https://example.com/paris', title: 'Paris weather', encrypted_content: 'EqQBCkgIARABGAIiQP', page_age: null }];
+const searchResults = [
+  {
+    type: 'web_search_result',
+    url: 'https://example.com/paris',
+    title: 'Paris weather',
+    encrypted_content: 'EqQBCkgIARABGAIiQP',
+    page_age: null,
+  },
+];
 
 /** { name, provider, events, turn, result?: the tool result message (or item) after it, beta? } */
 export const TURNS = [
@@ -34,23 +42,32 @@ export const TURNS = [
       { type: 'tool_result', index: 3, id: 'srvtoolu_01', name: 'web_search', result: searchResults, provider_executed: true },
       // An MCP call: the provider ran it; the Messages API does not take it back.
       ...serverCall(4, 'mcptoolu_01', 'search_docs', { q: 'x' }),
-      { type: 'tool_result', index: 4, id: 'mcptoolu_01', name: 'search_docs', result: [{ type: 'text', text: 'doc' }], provider_executed: true },
+      {
+        type: 'tool_result',
+        index: 4,
+        id: 'mcptoolu_01',
+        name: 'search_docs',
+        result: [{ type: 'text', text: 'doc' }],
+        provider_executed: true,
+      },
       ...call(5, 'toolu_01', 'get_weather', { city: 'Paris' }, { caller: { type: 'direct' } }),
       { type: 'container', id: 'container_011', expires_at: '2026-11-28T16:00:00Z' },
       usage,
       done('tool_use', 'tool_calls'),
     ],
-    turn: [{
-      role: 'assistant',
-      content: [
-        { type: 'thinking', thinking: 'The user wants the weather.', signature: 'EuYBCkQYAiJAk2s=' },
-        { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4a' },
-        { type: 'text', text: 'Let me search.' },
-        { type: 'server_tool_use', id: 'srvtoolu_01', name: 'web_search', input: { query: 'weather Paris' } },
-        { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_01', content: searchResults },
-        { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' }, caller: { type: 'direct' } },
-      ],
-    }],
+    turn: [
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'The user wants the weather.', signature: 'EuYBCkQYAiJAk2s=' },
+          { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4a' },
+          { type: 'text', text: 'Let me search.' },
+          { type: 'server_tool_use', id: 'srvtoolu_01', name: 'web_search', input: { query: 'weather Paris' } },
+          { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_01', content: searchResults },
+          { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' }, caller: { type: 'direct' } },
+        ],
+      },
+    ],
     result: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: '18 °C, cloudy' }] },
   },
   {
@@ -66,21 +83,29 @@ export const TURNS = [
       { type: 'answer_delta', text: 'You are going to Paris.' },
       done('end_turn', 'stop'),
     ],
-    turn: [{
-      role: 'assistant',
-      content: [
-        { type: 'compaction', content: 'Earlier: the user planned a trip to Paris.', encrypted_content: 'Ep8CCkYIBxgCKkC' },
-        { type: 'thinking', thinking: 'Answer from the summary.', signature: 'EqQBCkgIARAB' },
-        { type: 'text', text: 'You are going to Paris.' },
-      ],
-    }],
+    turn: [
+      {
+        role: 'assistant',
+        content: [
+          { type: 'compaction', content: 'Earlier: the user planned a trip to Paris.', encrypted_content: 'Ep8CCkYIBxgCKkC' },
+          { type: 'thinking', thinking: 'Answer from the summary.', signature: 'EqQBCkgIARAB' },
+          { type: 'text', text: 'You are going to Paris.' },
+        ],
+      },
+    ],
   },
   {
     name: 'openai-responses: reasoning item, message ids and phases, function call item, compaction',
     provider: 'openai-responses',
     events: [
       { type: 'thinking_delta', text: 'Checking the forecast.', source: 'reasoning' },
-      { type: 'continuation', kind: 'reasoning', id: 'rs_01', summary: [{ type: 'summary_text', text: 'Checking the forecast.' }], encrypted_content: 'gAAAAABo1' },
+      {
+        type: 'continuation',
+        kind: 'reasoning',
+        id: 'rs_01',
+        summary: [{ type: 'summary_text', text: 'Checking the forecast.' }],
+        encrypted_content: 'gAAAAABo1',
+      },
       { type: 'answer_delta', text: 'I will look ', phase: 'commentary' },
       { type: 'answer_delta', text: 'it up.', phase: 'commentary' },
       { type: 'continuation', kind: 'item', item_type: 'message', id: 'msg_01' },
@@ -94,11 +119,30 @@ export const TURNS = [
       done('completed', 'stop'),
     ],
     turn: [
-      { type: 'reasoning', id: 'rs_01', summary: [{ type: 'summary_text', text: 'Checking the forecast.' }], encrypted_content: 'gAAAAABo1' },
-      { type: 'message', id: 'msg_01', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'I will look it up.', annotations: [] }], phase: 'commentary' },
+      {
+        type: 'reasoning',
+        id: 'rs_01',
+        summary: [{ type: 'summary_text', text: 'Checking the forecast.' }],
+        encrypted_content: 'gAAAAABo1',
+      },
+      {
+        type: 'message',
+        id: 'msg_01',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'I will look it up.', annotations: [] }],
+        phase: 'commentary',
+      },
       { type: 'function_call', call_id: 'call_abc', name: 'get_weather', arguments: '{"city":"Paris"}', id: 'fc_01' },
       { type: 'compaction', id: 'cmp_01', encrypted_content: 'gAAAAABo2' },
-      { type: 'message', id: 'msg_02', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Checked.', annotations: [] }], phase: 'final_answer' },
+      {
+        type: 'message',
+        id: 'msg_02',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'Checked.', annotations: [] }],
+        phase: 'final_answer',
+      },
     ],
     result: { type: 'function_call_output', call_id: 'call_abc', output: '18 °C, cloudy' },
   },
@@ -127,21 +171,29 @@ export const TURNS = [
       usage,
       done('tool_calls', 'tool_calls'),
     ],
-    turn: [{
-      role: 'assistant',
-      content: 'Let me check both.',
-      tool_calls: [
-        { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-        { id: 'call_2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
-      ],
-    }],
+    turn: [
+      {
+        role: 'assistant',
+        content: 'Let me check both.',
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          { id: 'call_2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+        ],
+      },
+    ],
     result: { role: 'tool', tool_call_id: 'call_1', content: '18 °C' },
   },
   {
     name: 'openai-chat: calls only (content null)',
     provider: 'openai-chat',
     events: [...call(0, 'call_9', 'get_time', {}), done('tool_calls', 'tool_calls')],
-    turn: [{ role: 'assistant', content: null, tool_calls: [{ id: 'call_9', type: 'function', function: { name: 'get_time', arguments: '{}' } }] }],
+    turn: [
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_9', type: 'function', function: { name: 'get_time', arguments: '{}' } }],
+      },
+    ],
     result: { role: 'tool', tool_call_id: 'call_9', content: '14:05' },
   },
   {
@@ -159,19 +211,28 @@ export const TURNS = [
       { type: 'continuation', kind: 'thought_signature', thoughtSignature: 'CiQB0e2Kb3', index: 0 },
       ...call(1, 'fc-7b1e', 'get_time', { tz: 'Europe/Paris' }),
       ...serverCall(2, 'call_2', 'code_execution', { code: 'print(1)' }),
-      { type: 'tool_result', index: 2, id: 'call_2', name: 'code_execution', result: { outcome: 'OUTCOME_OK', output: '1\n' }, provider_executed: true },
+      {
+        type: 'tool_result',
+        index: 2,
+        id: 'call_2',
+        name: 'code_execution',
+        result: { outcome: 'OUTCOME_OK', output: '1\n' },
+        provider_executed: true,
+      },
       usage,
       { ...done('STOP', 'tool_calls'), finish_message: 'done' },
     ],
-    turn: [{
-      role: 'model',
-      parts: [
-        { text: 'Think about the city.', thought: true, thoughtSignature: 'CiQB0e2Kb1' },
-        { text: 'Checking now.', thoughtSignature: 'CiQB0e2Kb2' },
-        { functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'CiQB0e2Kb3' },
-        { functionCall: { name: 'get_time', args: { tz: 'Europe/Paris' }, id: 'fc-7b1e' } },
-      ],
-    }],
+    turn: [
+      {
+        role: 'model',
+        parts: [
+          { text: 'Think about the city.', thought: true, thoughtSignature: 'CiQB0e2Kb1' },
+          { text: 'Checking now.', thoughtSignature: 'CiQB0e2Kb2' },
+          { functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'CiQB0e2Kb3' },
+          { functionCall: { name: 'get_time', args: { tz: 'Europe/Paris' }, id: 'fc-7b1e' } },
+        ],
+      },
+    ],
     result: { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { temperature: 18 } } }] },
   },
   {
@@ -186,15 +247,17 @@ export const TURNS = [
       usage,
       done('tool_use', 'tool_calls'),
     ],
-    turn: [{
-      role: 'assistant',
-      content: [
-        { reasoningContent: { reasoningText: { text: 'Weigh the options.', signature: 'ErcBCkgIAhAB' } } },
-        { reasoningContent: { redactedContent: 'cmVkYWN0ZWQ=' } },
-        { text: 'Let me check.' },
-        { toolUse: { toolUseId: 'tooluse_01', name: 'get_weather', input: { city: 'Paris' } } },
-      ],
-    }],
+    turn: [
+      {
+        role: 'assistant',
+        content: [
+          { reasoningContent: { reasoningText: { text: 'Weigh the options.', signature: 'ErcBCkgIAhAB' } } },
+          { reasoningContent: { redactedContent: 'cmVkYWN0ZWQ=' } },
+          { text: 'Let me check.' },
+          { toolUse: { toolUseId: 'tooluse_01', name: 'get_weather', input: { city: 'Paris' } } },
+        ],
+      },
+    ],
     result: { role: 'user', content: [{ toolResult: { toolUseId: 'tooluse_01', content: [{ json: { temperature: 18 } }] } }] },
   },
   {
@@ -206,10 +269,14 @@ export const TURNS = [
       ...call(0, 'call_0', 'get_weather', { city: 'Paris' }),
       done('stop', 'tool_calls'),
     ],
-    turn: [{
-      role: 'assistant', content: 'Checking.', thinking: 'Need the weather.',
-      tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Paris' } } }],
-    }],
+    turn: [
+      {
+        role: 'assistant',
+        content: 'Checking.',
+        thinking: 'Need the weather.',
+        tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Paris' } } }],
+      },
+    ],
     result: { role: 'tool', tool_name: 'get_weather', content: '18 °C' },
   },
 ];

@@ -9,11 +9,22 @@ import { JS_DIR } from './runtimes.mjs';
 export function typecheck(name, source) {
   const dir = join(JS_DIR, '.tmp', 'consumer', name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022',
-      lib: ['es2022', 'dom', 'esnext.disposable'], skipLibCheck: false, types: [] },
-    files: ['ok.mts'],
-  }));
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        lib: ['es2022', 'dom', 'esnext.disposable'],
+        skipLibCheck: false,
+        types: [],
+      },
+      files: ['ok.mts'],
+    }),
+  );
   writeFileSync(join(dir, 'ok.mts'), source);
   const tsc = join(JS_DIR, 'node_modules', 'typescript', 'bin', 'tsc');
   const r = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });

@@ -2,8 +2,16 @@
 // like worker.js): POST { schema, observation, args } returns the redacted observation, the
 // collected artifacts and sources, an artifact_chunk event and the built payload, so the test
 // can compare them with what Node computes.
-import { ArtifactCollector, ArtifactStream, StreamrouteError, buildFinalPayload, collectSources,
-  redactArtifacts, redactArtifactsJson, validateFinalPayload } from 'streamroute/payload';
+import {
+  ArtifactCollector,
+  ArtifactStream,
+  StreamrouteError,
+  buildFinalPayload,
+  collectSources,
+  redactArtifacts,
+  redactArtifactsJson,
+  validateFinalPayload,
+} from 'streamroute/payload';
 
 export default {
   async fetch(request) {

@@ -3,12 +3,18 @@
 // condition (dist/<entry>/workerd.js) and each entry's .wasm import stays a separate
 // CompiledWasm module.
 import {
-  SseDecoder, SseEncoder, StreamRouter, StreamrouteError, TagEventWriter, TagFilter, init, makeNonce, toSse,
+  SseDecoder,
+  SseEncoder,
+  StreamRouter,
+  StreamrouteError,
+  TagEventWriter,
+  TagFilter,
+  init,
+  makeNonce,
+  toSse,
   version,
 } from 'streamroute';
-import {
-  ToolIndex, narrowTools, checkCoverage, applyRemovals, validateRequirements, reextractionMessage,
-} from 'streamroute/planning';
+import { ToolIndex, narrowTools, checkCoverage, applyRemovals, validateRequirements, reextractionMessage } from 'streamroute/planning';
 import * as streamroute from 'streamroute';
 import { misuseCodes } from '../helpers/misuse.mjs';
 import { QUICK, casesOf, roundTrips } from '../helpers/client-roundtrip.mjs';
@@ -42,15 +48,17 @@ function tagged(body, nonce) {
   const filter = new TagFilter(nonce);
   const sse = new TagEventWriter();
   const utf8 = new TextEncoder();
-  return body.pipeThrough(new TransformStream({
-    transform(chunk, controller) {
-      controller.enqueue(utf8.encode(sse.deltas(filter.feed(chunk))));
-    },
-    flush(controller) {
-      const result = filter.finish();
-      controller.enqueue(utf8.encode(sse.deltas(result.deltas) + sse.done(result)));
-    },
-  }));
+  return body.pipeThrough(
+    new TransformStream({
+      transform(chunk, controller) {
+        controller.enqueue(utf8.encode(sse.deltas(filter.feed(chunk))));
+      },
+      flush(controller) {
+        const result = filter.finish();
+        controller.enqueue(utf8.encode(sse.deltas(result.deltas) + sse.done(result)));
+      },
+    }),
+  );
 }
 
 export default {
@@ -148,11 +156,22 @@ export default {
       try {
         requirements = validateRequirements(body.requirements);
       } catch (err) {
-        return Response.json({ code: err.code, isStreamrouteError: err instanceof StreamrouteError, paths: err.errors.map((e) => e.path), retry: reextractionMessage(err) }, { status: 422 });
+        return Response.json(
+          {
+            code: err.code,
+            isStreamrouteError: err instanceof StreamrouteError,
+            paths: err.errors.map((e) => e.path),
+            retry: reextractionMessage(err),
+          },
+          { status: 422 },
+        );
       }
       const index = new ToolIndex(body.catalog, { model_id: body.model_id, dim: body.dim, embeddings: Float32Array.from(body.embeddings) });
       const narrowed = narrowTools({
-        index, requirements, template: body.template, cap: 8,
+        index,
+        requirements,
+        template: body.template,
+        cap: 8,
         queryVectors: { model_id: body.model_id, vectors: body.queryVectors.map((v) => Float32Array.from(v)) },
       });
       const report = checkCoverage(requirements, body.plan, null, index);
@@ -160,9 +179,11 @@ export default {
       const after = checkCoverage(requirements, fixed, null, index);
       index.free();
       return Response.json({
-        tools: narrowed.tools.map((t) => [t.name, t.reason]), method: narrowed.method,
+        tools: narrowed.tools.map((t) => [t.name, t.reason]),
+        method: narrowed.method,
         report: { ok: report.ok, missing: report.missing, unjustified: report.unjustified, message: report.message },
-        fixed: fixed.steps.map((s) => s.tool), after: { ok: after.ok, lines: after.lines },
+        fixed: fixed.steps.map((s) => s.tool),
+        after: { ok: after.ok, lines: after.lines },
       });
     }
 
