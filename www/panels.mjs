@@ -20,7 +20,9 @@ function answer(s) {
       ),
     );
   }
-  out.push(s.answer ? h('div', { class: 'text', 'data-testid': 'answer' }, s.answer) : empty('No answer text yet.'));
+  // Commentary (what the model says while it works, before its final answer) leads the answer.
+  const text = (s.commentary ?? '') + s.answer;
+  out.push(text ? h('div', { class: 'text', 'data-testid': 'answer' }, text) : empty('No answer text yet.'));
   return out;
 }
 
