@@ -15,14 +15,14 @@ export interface UseStreamStateOptions {
 }
 
 /**
- * What `useSseStream` fetches: a URL, a `Request`, or a function that fetches with the signal
- * (and, when it resumes a dropped stream, the `Last-Event-ID` to send).
+ * What `useSseStream` fetches: a URL, a `Request`, or a function that fetches with the signal it
+ * is given (and, when it resumes a dropped stream, the `Last-Event-ID` to send).
  */
 export type SseStreamRequest = string | URL | Request | ((signal: AbortSignal, lastEventId?: string) => Promise<Response>);
 
 /** Options of `useSseStream`. */
 export interface UseSseStreamOptions extends UseStreamStateOptions {
-  /** The wire vocabulary the server writes (`toSse(profile)`); required. */
+  /** The wire vocabulary the server writes (`toSse(profile)`). Required: without it the hook throws `invalid_option`. */
   profile: SseProfile;
   /** The state's memory cap (`new StreamState({ maxBytes })`). */
   maxBytes?: number;
