@@ -1,20 +1,6 @@
 // Declarations of partial.js's public API, appended by scripts/build to the declarations of
 // every entry that exports it (dist/<entry>/streamroute.d.ts), where the types they name live.
 
-/** A path from the root of a JSON document: object keys and array indices (`[]` is the root). Frozen. */
-export type JsonPath = readonly (string | number)[];
-
-/**
- * What changed in a `PartialJson` document. A string gives `begin`, `append`*, `set` (the whole
- * string), `end`; a number or literal `set`, `end`; an object or array `begin`, its members'
- * events, `end`. Nothing reported is ever changed by later input.
- */
-export type JsonEvent =
-  | { type: 'begin'; path: JsonPath; kind: 'object' | 'array' | 'string' }
-  | { type: 'append'; path: JsonPath; text: string }
-  | { type: 'set'; path: JsonPath; value: string | number | boolean | null }
-  | { type: 'end'; path: JsonPath };
-
 /**
  * The incremental parser for one JSON document arriving in pieces (tool-call arguments,
  * structured output): `feed` returns what changed as `JsonEvent`s; `value` is the partial
