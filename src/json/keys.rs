@@ -279,6 +279,24 @@ mod tests {
         assert_eq!(kept, toks[..toks.len() - 3].iter().chain(&[ObjectEnd]).cloned().collect::<Vec<_>>());
     }
 
+    /// Past the short list: 100 keys, each written twice, the repeats dropped with their values.
+    #[test]
+    fn first_keys_drops_repeats_among_many_keys() {
+        use Token::*;
+        let keys: Vec<String> = (0..100).map(|i| format!("k{i}")).collect();
+        let mut toks = vec![ObjectStart];
+        for round in 0..2 {
+            for k in &keys {
+                toks.extend([Key(k.as_str()), if round == 0 { Null } else { Bool(true) }]);
+            }
+        }
+        toks.push(ObjectEnd);
+        let mut f = FirstKeys::default();
+        let kept: Vec<Token<'_>> = toks.iter().filter(|t| f.admit(t).unwrap()).cloned().collect();
+        let want: Vec<Token<'_>> = toks[..201].iter().chain(&[ObjectEnd]).cloned().collect();
+        assert_eq!(kept, want);
+    }
+
     #[test]
     fn merge_all_combines() {
         let mut m = map(&[("a", 1)]);
