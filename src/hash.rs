@@ -100,6 +100,109 @@ pub(crate) fn distinct_strings(items: Vec<String>) -> Vec<String> {
     items.into_iter().zip(first).filter_map(|(s, first)| first.then_some(s)).collect()
 }
 
+/// An insert-only set of owned strings, each numbered by its insertion (0, 1, ...): a short
+/// list while it holds at most [`FEW`] keys (most objects: no hashing), then open addressing
+/// with linear probing over `u32` slots (the number plus one; 0 is empty), at most half full,
+/// hashed by [`State`]. Much smaller in the `.wasm` than a std table, for the duplicate-key
+/// rule of the JSON machines (json/keys.rs). Growth is fallible.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct KeyTable {
+    /// The keys, in insertion order.
+    keys: Vec<Box<str>>,
+    /// A power of two long (or empty); twice the keys at least.
+    slots: Vec<u32>,
+    hasher: State,
+}
+
+/// Keys a [`KeyTable`] looks up by comparing each, before it hashes.
+const FEW: usize = 8;
+
+/// Where [`KeyTable::insert`] put or found a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Slot {
+    /// A new key, numbered so.
+    New(usize),
+    /// The key was there, numbered so.
+    Old(usize),
+}
+
+impl KeyTable {
+    /// How many keys it holds.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// The number of `k`, if it is there.
+    pub(crate) fn get(&self, k: &str) -> Option<usize> {
+        if self.slots.is_empty() {
+            return self.keys.iter().position(|x| **x == *k);
+        }
+        self.probe(k).ok()
+    }
+
+    /// Adds `k` (copied) unless it is there; `memory_limit_exceeded` when it cannot be kept.
+    pub(crate) fn insert(&mut self, k: &str) -> crate::Result<Slot> {
+        if let Some(n) = self.get(k) {
+            return Ok(Slot::Old(n));
+        }
+        self.add(crate::budget::try_boxed_str(k)?)
+    }
+
+    /// Adds `k`, known not to be there.
+    fn add(&mut self, k: Box<str>) -> crate::Result<Slot> {
+        let n = self.keys.len();
+        if n < FEW && self.slots.is_empty() {
+            crate::budget::try_push(&mut self.keys, k)?;
+            return Ok(Slot::New(n));
+        }
+        if 2 * (n + 1) > self.slots.len() {
+            self.grow(n + 1)?;
+        }
+        crate::budget::try_push(&mut self.keys, k)?;
+        if let Err(at) = self.probe(&self.keys[n]) {
+            self.slots[at] = n as u32 + 1;
+        }
+        Ok(Slot::New(n))
+    }
+
+    /// `Ok(number)` of `k`, or `Err(slot)`: the empty slot where it would go.
+    fn probe(&self, k: &str) -> Result<usize, usize> {
+        use std::hash::BuildHasher;
+        let mask = self.slots.len() - 1;
+        let mut at = self.hasher.hash_one(k) as usize & mask;
+        loop {
+            match self.slots[at] {
+                0 => return Err(at),
+                s if *self.keys[s as usize - 1] == *k => return Ok(s as usize - 1),
+                _ => at = (at + 1) & mask,
+            }
+        }
+    }
+
+    /// Slots for `n` keys: rebuilt, at least twice `n`, when they are fewer (none while `n` is
+    /// at most [`FEW`] and there are none).
+    fn grow(&mut self, n: usize) -> crate::Result<()> {
+        if n <= FEW && self.slots.is_empty() {
+            return Ok(());
+        }
+        let len = n.saturating_mul(2).max(8).checked_next_power_of_two().unwrap_or(usize::MAX);
+        if len <= self.slots.len() {
+            return Ok(());
+        }
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(len).map_err(|_| crate::budget::out_of_memory(len.saturating_mul(4)))?;
+        slots.resize(len, 0);
+        self.slots = slots;
+        for i in 0..self.keys.len() {
+            if let Err(at) = self.probe(&self.keys[i]) {
+                self.slots[at] = i as u32 + 1;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// FxHash (rustc's): each word is added, rotated and multiplied into one `u64`.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct FxHasher {
@@ -170,6 +273,25 @@ mod tests {
 
     fn fx(s: &str) -> u64 {
         BuildHasherDefault::<FxHasher>::default().hash_one(s)
+    }
+
+    #[test]
+    fn key_table_numbers_keys_by_first_insertion() {
+        let mut t = KeyTable::default();
+        let keys: Vec<String> = (0..1000).map(|i| format!("k{i}")).collect();
+        for (i, k) in keys.iter().enumerate() {
+            assert_eq!(t.insert(k).unwrap(), Slot::New(i));
+            assert_eq!(t.insert(k).unwrap(), Slot::Old(i));
+            if i == FEW || i == 100 {
+                for (j, k) in keys[..=i].iter().enumerate() {
+                    assert_eq!(t.get(k), Some(j), "{k}");
+                }
+            }
+        }
+        assert_eq!(t.len(), 1000);
+        assert_eq!(t.get("k1000"), None);
+        assert_eq!(t.insert("").unwrap(), Slot::New(1000));
+        assert_eq!(t.get(""), Some(1000));
     }
 
     #[test]

@@ -8,36 +8,47 @@
 //! operation here that meets many keys goes through one hash set or map of the keys.
 
 use super::tokenizer::Token;
-use crate::budget::{out_of_memory, try_boxed_str, try_push};
-use crate::hash::{Map, StrSet};
+use crate::budget::try_push;
+use crate::hash::{Map, Slot, StrSet};
 use crate::Result;
 
-/// The keys of one object so far: a short list while it is short (most objects: no hashing),
-/// a hash table past `FEW` keys. The table is a map with unused values rather than a set: it is
-/// then the same table type as the planning code's `Box<str>` maps (one copy in the `.wasm`).
+/// The keys of one object so far. The builds that link std's hash table for other uses (all
+/// but the client's: `Map<Box<str>, usize>` tables) keep the keys in one too, its code shared;
+/// the client build links no other table, and its own [`KeyTable`](crate::hash::KeyTable) is far smaller there
+/// (bench/README.md, "The client entry: size and cold start").
+#[cfg(not(any(feature = "json", feature = "payload", feature = "planning", feature = "router", feature = "tags")))]
+type Seen = crate::hash::KeyTable;
+
+/// A short list while it is short (most objects: no hashing), a hash table past `FEW` keys.
+#[cfg(any(feature = "json", feature = "payload", feature = "planning", feature = "router", feature = "tags"))]
 #[derive(Debug, Clone)]
 enum Seen {
     Few(Vec<Box<str>>),
     Many(Map<Box<str>, usize>),
 }
 
+#[cfg(any(feature = "json", feature = "payload", feature = "planning", feature = "router", feature = "tags"))]
 const FEW: usize = 8;
 
+#[cfg(any(feature = "json", feature = "payload", feature = "planning", feature = "router", feature = "tags"))]
 impl Default for Seen {
     fn default() -> Self {
         Seen::Few(Vec::new())
     }
 }
 
+#[cfg(any(feature = "json", feature = "payload", feature = "planning", feature = "router", feature = "tags"))]
 impl Seen {
-    /// Adds `k`; `false` when it was there. `memory_limit_exceeded` when it cannot be kept.
-    fn insert(&mut self, k: &str) -> Result<bool> {
+    /// Adds `k` (numbered 0: the number is unused); `memory_limit_exceeded` when it cannot be
+    /// kept.
+    fn insert(&mut self, k: &str) -> Result<Slot> {
+        use crate::budget::{out_of_memory, try_boxed_str};
         match self {
-            Seen::Few(list) if list.iter().any(|x| &**x == k) => Ok(false),
+            Seen::Few(list) if list.iter().any(|x| &**x == k) => Ok(Slot::Old(0)),
             Seen::Few(list) if list.len() < FEW => {
                 let k = try_boxed_str(k)?;
                 try_push(list, k)?;
-                Ok(true)
+                Ok(Slot::New(0))
             }
             Seen::Few(list) => {
                 let k = try_boxed_str(k)?;
@@ -46,13 +57,14 @@ impl Seen {
                 set.extend(list.drain(..).map(|k| (k, 0)));
                 set.insert(k, 0);
                 *self = Seen::Many(set);
-                Ok(true)
+                Ok(Slot::New(0))
             }
-            Seen::Many(set) if set.contains_key(k) => Ok(false),
+            Seen::Many(set) if set.contains_key(k) => Ok(Slot::Old(0)),
             Seen::Many(set) => {
                 let k = try_boxed_str(k)?;
                 set.try_reserve(1).map_err(|_| out_of_memory(k.len()))?;
-                Ok(set.insert(k, 0).is_none())
+                set.insert(k, 0);
+                Ok(Slot::New(0))
             }
         }
     }
@@ -60,8 +72,8 @@ impl Seen {
 
 /// The duplicate-key rule on a token stream: [`FirstKeys::admit`] says which tokens a sink
 /// keeps. A repeated key of an object and every token of its value are dropped, so what
-/// a streaming sink reports for the first occurrence is never contradicted. One hash set of
-/// keys per open object (allocated at its first key); each token costs constant time.
+/// a streaming sink reports for the first occurrence is never contradicted. One set of keys
+/// per open object (allocated at its first key); each token costs constant time.
 #[derive(Debug, Clone)]
 pub(crate) struct FirstKeys {
     /// The open containers: an object's keys so far, or `None` for an array or an object
@@ -123,7 +135,7 @@ impl FirstKeys {
             Token::Key(k) => {
                 let watched = self.only.is_none_or(|only| only.contains(k));
                 if let (Some(Some(keys)), true) = (self.open.last_mut(), watched) {
-                    if !keys.insert(k)? {
+                    if let Slot::Old(_) = keys.insert(k)? {
                         self.skip = Some(0);
                         return Ok(false);
                     }
@@ -265,6 +277,24 @@ mod tests {
         ];
         let kept: Vec<Token<'_>> = toks.iter().filter(|t| f.admit(t).unwrap()).cloned().collect();
         assert_eq!(kept, toks[..toks.len() - 3].iter().chain(&[ObjectEnd]).cloned().collect::<Vec<_>>());
+    }
+
+    /// Past the short list: 100 keys, each written twice, the repeats dropped with their values.
+    #[test]
+    fn first_keys_drops_repeats_among_many_keys() {
+        use Token::*;
+        let keys: Vec<String> = (0..100).map(|i| format!("k{i}")).collect();
+        let mut toks = vec![ObjectStart];
+        for round in 0..2 {
+            for k in &keys {
+                toks.extend([Key(k.as_str()), if round == 0 { Null } else { Bool(true) }]);
+            }
+        }
+        toks.push(ObjectEnd);
+        let mut f = FirstKeys::default();
+        let kept: Vec<Token<'_>> = toks.iter().filter(|t| f.admit(t).unwrap()).cloned().collect();
+        let want: Vec<Token<'_>> = toks[..201].iter().chain(&[ObjectEnd]).cloned().collect();
+        assert_eq!(kept, want);
     }
 
     #[test]
