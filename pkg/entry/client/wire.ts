@@ -222,7 +222,10 @@ const enum Skip {
 const LF = 0x0a;
 const CR = 0x0d;
 const utf8 = new TextEncoder();
+const UTF8_DECODER = new TextDecoder();
 const REPLACEMENT = utf8.encode('\ufffd');
+/** The longest line of a skipped frame read for its `id` or `retry` (longer ones are ignored). */
+const FIELD_LINE_MAX = 4096;
 
 /**
  * SSE frames from bytes or text, with a cap on one frame's data (`maxEventBytes`, default 8
@@ -246,6 +249,15 @@ export class FrameReader {
   /** The last event ID and retry of the decoder last dropped. */
   #lastEventId = '';
   #retry: number | undefined = undefined;
+  /**
+   * The line of a skipped frame read so far, while it may be an `id` or `retry` field (`null`
+   * otherwise: the offending line's tail, or a line longer than `FIELD_LINE_MAX`), and the id
+   * the frame's lines set (`null`: none).
+   */
+  #line: number[] | null = null;
+  #skippedId: string | null = null;
+  /** The digits of the last `retry` of a skipped frame (`null`: none). */
+  #skippedRetry: string | null = null;
 
   constructor(maxEventBytes?: unknown) {
     this.#caps = decoderCaps(maxEventBytes);
@@ -279,7 +291,11 @@ export class FrameReader {
       this.#high = '';
       this.#read(REPLACEMENT, out);
     }
-    if (this.#decoder === null) this.#resume();
+    if (this.#decoder === null) {
+      // A frame cut off by the end is not dispatched: its id does not count.
+      this.#skippedId = null;
+      this.#resume();
+    }
     this.#skip = Skip.Off;
     for (const e of this.#decoder!.finish()) out.push(e);
     this.#fed = 0;
@@ -336,6 +352,9 @@ export class FrameReader {
         out.push({ oversized: `${err.code}: a frame longer than ${this.#caps.maxEventBytes} bytes (maxEventBytes) was skipped` });
         this.#lastEventId = decoder.lastEventId;
         this.#retry = decoder.retry;
+        this.#line = null;
+        this.#skippedId = null;
+        this.#skippedRetry = null;
         decoder.free();
         this.#decoder = null;
         // The offending line starts at or before `err.offset` and ends at or after it: skip
@@ -360,7 +379,9 @@ export class FrameReader {
           if (lf !== -1 && lf < i) lf = bytes.indexOf(LF, i);
           if (cr !== -1 && cr < i) cr = bytes.indexOf(CR, i);
           const end = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+          this.#keep(bytes, i, end < 0 ? bytes.length : end);
           if (end < 0) return bytes.length;
+          this.#field();
           this.#skip = bytes[end] === CR ? Skip.LineCr : Skip.LineStart;
           i = end + 1;
           break;
@@ -372,6 +393,7 @@ export class FrameReader {
         case Skip.LineStart: {
           const b = bytes[i];
           if (b !== LF && b !== CR) {
+            this.#line = [];
             this.#skip = Skip.Line;
             break;
           }
@@ -393,10 +415,45 @@ export class FrameReader {
     return bytes.length;
   }
 
+  /** Keeps `bytes[from, to)` of a skipped line that may be a field. */
+  #keep(bytes: Uint8Array, from: number, to: number): void {
+    const line = this.#line;
+    if (line === null) return;
+    if (line.length + to - from > FIELD_LINE_MAX) this.#line = null;
+    else for (let k = from; k < to; k++) line.push(bytes[k]!);
+  }
+
+  /**
+   * A skipped line ended: an `id` sets the id the frame ends with, a `retry` of digits the
+   * reconnection time, as the decoder would have (the standard's field rules).
+   */
+  #field(): void {
+    const line = this.#line;
+    this.#line = null;
+    if (line === null) return;
+    const colon = line.indexOf(0x3a);
+    const name = String.fromCharCode(...(colon < 0 ? line : line.slice(0, colon)));
+    let from = colon < 0 ? line.length : colon + 1;
+    if (line[from] === 0x20) from++;
+    const value = line.slice(from);
+    if (name === 'id' && !value.includes(0)) this.#skippedId = UTF8_DECODER.decode(new Uint8Array(value));
+    else if (name === 'retry' && value.length > 0 && value.every((d) => d >= 0x30 && d <= 0x39)) {
+      this.#skippedRetry = String.fromCharCode(...value);
+      this.#retry = Number(this.#skippedRetry);
+    }
+  }
+
   /** A fresh decoder where the dropped one left off: its last event ID and retry, mid-stream. */
   #resume(): void {
+    // The skipped frame's own id, if it had one, is the last event ID now (a reconnection
+    // then resumes after it).
+    if (this.#skippedId !== null) this.#lastEventId = this.#skippedId;
+    const retry = this.#skippedRetry ?? this.#retry;
+    this.#skippedId = null;
+    this.#skippedRetry = null;
+    this.#line = null;
     const prefix = utf8.encode(
-      `${this.#lastEventId ? `id: ${this.#lastEventId}\n` : ''}` + `${this.#retry !== undefined ? `retry: ${this.#retry}\n` : ''}\n`,
+      `${this.#lastEventId ? `id: ${this.#lastEventId}\n` : ''}` + `${retry !== undefined ? `retry: ${retry}\n` : ''}\n`,
     );
     const decoder = new SseDecoder(this.#caps);
     decoder.feed(prefix);
