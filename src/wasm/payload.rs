@@ -153,7 +153,7 @@ pub fn build_final_payload(
 /// redacted as JSON text and comes back as compact JSON text (unchanged when it holds no
 /// artifact or is not JSON after all). Throws `invalid_input` for a schema that is not an
 /// object or boolean.
-#[wasm_bindgen(js_name = redactArtifacts, unchecked_return_type = "unknown")]
+#[wasm_bindgen(js_name = redactArtifactsHandle, skip_typescript)]
 pub fn redact_artifacts(
     #[wasm_bindgen(unchecked_param_type = "unknown")] observation: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
@@ -166,6 +166,14 @@ pub fn redact_artifacts(
     let text = json_text(&observation, "the observation")?;
     let (out, replaced) = crate::payload::redact_text_counted(&text, &schema).map_err(|e| observation_error(&e))?;
     Ok(redacted_back(observation, &out, replaced))
+}
+
+/// The artifact plan of a schema given as JSON text (`src/payload/plan.rs`), as JSON text;
+/// `undefined` when it has none (not a schema, or past the plan's bounds): the JS walk of
+/// `redactArtifacts` and `ArtifactCollector` over an object (`pkg/entry/classes/payload.js`).
+#[wasm_bindgen(js_name = artifactPlanHandle, skip_typescript)]
+pub fn artifact_plan(#[wasm_bindgen(js_name = schemaJson)] schema_json: &str) -> Option<String> {
+    crate::payload::artifact_plan(&crate::parse_strict(schema_json.as_bytes()).ok()?)
 }
 
 /// `redactArtifacts` on JSON text: takes the observation as JSON and returns JSON (the cheap
@@ -332,8 +340,33 @@ impl ArtifactCollector {
         self.run_counted(node, schema, obs).map(|(text, _)| text).map_err(failed)
     }
 
+    /// Keeps the artifacts the JS walk over the plan (`artifactPlanHandle`) found, given as
+    /// dotted name and compact JSON text in turn, as `collectJson` keeps those it finds.
+    #[wasm_bindgen(js_name = keepFound, skip_typescript)]
+    pub fn keep_found(
+        &mut self,
+        #[wasm_bindgen(js_name = nodeName, unchecked_param_type = "string")] node_name: JsValue,
+        found: Vec<String>,
+    ) -> Result<(), JsValue> {
+        let node_name = &text_arg(&node_name, "nodeName")?;
+        let mut pairs = Vec::with_capacity(found.len() / 2);
+        let mut it = found.into_iter();
+        while let (Some(name), Some(text)) = (it.next(), it.next()) {
+            pairs.push((name, text));
+        }
+        self.with_store(|c, store| c.keep_json(node_name, pairs, store)).map_err(failed)
+    }
+
     /// Collects from JSON text: the redacted text and how many artifacts were found.
     fn run_counted(&mut self, node: &str, schema: &JsonValue, obs: &str) -> Result<(String, usize), Failed> {
+        self.with_store(|c, store| c.collect_text(node, schema, obs, store))
+    }
+
+    /// Runs `f` on the core collector with the JS `store` (if any) as its store.
+    fn with_store<T>(
+        &mut self,
+        f: impl FnOnce(&mut crate::ArtifactCollector, Option<&mut crate::ArtifactStore<'_>>) -> crate::Result<T>,
+    ) -> Result<T, Failed> {
         // A JS exception thrown by `store` is kept here and rethrown as it is.
         let thrown: RefCell<Option<JsValue>> = RefCell::new(None);
         let store_fn = self.store.clone();
@@ -351,7 +384,7 @@ impl ArtifactCollector {
             }
         };
         let store: Option<&mut crate::ArtifactStore<'_>> = if self.store.is_some() { Some(&mut call) } else { None };
-        let r = self.inner.collect_text(node, schema, obs, store);
+        let r = f(&mut self.inner, store);
         r.map_err(|e| match thrown.borrow_mut().take() {
             Some(v) => Failed::Thrown(v),
             None => Failed::Core(e),

@@ -246,3 +246,14 @@ export interface FinalPayloadDoneEvent {
    */
   payload: FinalPayload;
 }
+
+/**
+ * The observation as the model may see it: every value the schema marks `"artifact": true`
+ * (nested ones too) replaced by a placeholder such as `<artifact:dict size=42KB>`,
+ * `<artifact:list size=847 items>` or `<artifact:dict stream=sales_chart>`. Primitives come
+ * back as they are. A string holding a JSON object or array (a tool's raw JSON output) is
+ * redacted as JSON text and comes back as compact JSON text (unchanged when it holds no
+ * artifact or is not JSON after all). Throws `invalid_input` for a schema that is not an
+ * object or boolean.
+ */
+export function redactArtifacts(observation: unknown, schema: Record<string, unknown> | boolean | string): unknown;

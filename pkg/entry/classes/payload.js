@@ -1,18 +1,300 @@
 // ArtifactCollector and ArtifactStream of the payload entry: JS classes over their wasm
-// handles (src/wasm/payload.rs), which hold all their behaviour.
-import { ArtifactCollectorHandle, ArtifactStreamHandle } from '../streamroute.js';
-import { forward, Handled } from '../handled.js';
+// handles (src/wasm/payload.rs); and `redactArtifacts`.
+//
+// An observation given as a JS object is walked here, in JS, by the artifact plan of its
+// schema (src/payload/plan.rs: the core's schema walk computed once per schema in wasm, kept
+// by the schema's JSON text), instead of crossing into wasm as JSON text and back through
+// JSON.parse. The walk gives what the text route gives for `JSON.stringify(observation)`:
+// it copies as JSON.stringify + JSON.parse would (undefined, functions and symbols dropped
+// from objects and null in arrays, non-finite numbers null, -0 as 0, `__proto__` an own key)
+// and makes the core's placeholders. Whatever it does not model (a `toJSON`, a class
+// instance, a BigInt, a cycle, a lone surrogate, depth past 500, more than 2^24 values, an
+// expansion that is `schema_too_complex`, a schema without a plan) leaves the object to the
+// text route, which gives the result or error it always gave. Collected artifacts go to the
+// core collector as their compact JSON text (`keepFound`), which keeps them, calls `store`
+// and warns as for text it walks itself.
+import {
+  ArtifactCollectorHandle,
+  ArtifactStreamHandle,
+  artifactPlanHandle,
+  redactArtifactsHandle,
+} from '../streamroute.js';
+import { forward, HANDLE, Handled } from '../handled.js';
+
+/** Thrown inside the walk where the text route must take over. */
+const BAIL = {};
+/** An object member that JSON.stringify leaves out. */
+const SKIP = {};
+const MAX_DEPTH = 500;
+const MAX_VISITS = 1 << 24;
+
+const wellFormed = String.prototype.isWellFormed ? (s) => s.isWellFormed() : (s) => !/[\ud800-\udfff]/.test(s);
+
+/** Schema JSON text to its plan (`null`: none), the 16 latest. */
+const plans = new Map();
+
+function planOf(schema) {
+  let text = schema;
+  if (typeof schema !== 'string') {
+    try {
+      text = JSON.stringify(schema);
+    } catch {
+      return null;
+    }
+    if (typeof text !== 'string') return null;
+  }
+  let plan = plans.get(text);
+  if (plan === undefined) {
+    const json = wellFormed(text) ? artifactPlanHandle(text) : undefined;
+    plan =
+      json === undefined
+        ? null
+        : JSON.parse(json).map(([flags, id, keys, targets, other, prefix, rest]) => ({
+            artifact: (flags & 1) !== 0,
+            stream: (flags & 2) !== 0,
+            id,
+            props: new Map(keys.map((k, i) => [k, targets[i]])),
+            other,
+            prefix,
+            rest,
+          }));
+    if (plans.size >= 16) plans.delete(plans.keys().next().value);
+    plans.set(text, plan);
+  }
+  return plan;
+}
+
+/**
+ * The redacted copy of the object `observation`, pushing each artifact's dotted name and JSON
+ * text to `found` when it is an array; `BAIL` where the text route must take over.
+ */
+function planned(observation, schema, found) {
+  const plan = planOf(schema);
+  if (plan === null) return BAIL;
+  try {
+    return walk({ plan, found, visits: 0, stack: [] }, observation, 0, 1, null, '');
+  } catch {
+    // BAIL, or what a getter threw: the text route meets it again and reports it as before.
+    return BAIL;
+  }
+}
+
+/** Checks a container as JSON.stringify would see it, and marks it open (cycles). */
+function enter(w, v, depth, members) {
+  w.visits += members + 1;
+  if (depth > MAX_DEPTH || w.visits > MAX_VISITS) throw BAIL;
+  const proto = Object.getPrototypeOf(v);
+  if (Array.isArray(v) ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) throw BAIL;
+  if (typeof v.toJSON === 'function' || w.stack.includes(v)) throw BAIL;
+  w.stack.push(v);
+}
+
+/** A primitive as JSON.stringify + JSON.parse give it back (`SKIP`: left out). */
+function prim(c) {
+  switch (typeof c) {
+    case 'string':
+      if (!wellFormed(c)) throw BAIL;
+      return c;
+    case 'number':
+      return Number.isFinite(c) ? c + 0 : null;
+    case 'boolean':
+      return c;
+    case 'object':
+      return null;
+    case 'bigint':
+      throw BAIL;
+    default:
+      return SKIP;
+  }
+}
+
+const dotted = (path, seg) => (path === null ? String(seg) : `${path}.${seg}`);
+
+/** Walks the container `v` at plan state `state`; `path` is its dotted name when collecting. */
+function walk(w, v, state, depth, path, field) {
+  const st = w.plan[state];
+  let out;
+  if (Array.isArray(v)) {
+    const n = v.length;
+    enter(w, v, depth, n);
+    out = [];
+    for (let i = 0; i < n; i++) {
+      const r = member(w, v[i], i < st.prefix.length ? st.prefix[i] : st.rest, depth, path, i, field);
+      out.push(r === SKIP ? null : r);
+    }
+  } else {
+    const keys = Object.keys(v);
+    enter(w, v, depth, keys.length);
+    out = {};
+    for (const k of keys) {
+      if (!wellFormed(k)) throw BAIL;
+      const t = st.props.get(k);
+      const r = member(w, v[k], t === undefined ? st.other : t, depth, path, k, k);
+      if (r === SKIP) continue;
+      if (k === '__proto__') Object.defineProperty(out, k, { value: r, writable: true, enumerable: true, configurable: true });
+      else out[k] = r;
+    }
+  }
+  w.stack.pop();
+  return out;
+}
+
+/** A member or element `c` going to plan target `t`, as the redacted copy has it. */
+function member(w, c, t, depth, path, seg, field) {
+  const object = c !== null && typeof c === 'object';
+  if (!object) {
+    c = prim(c);
+    if (c === SKIP) return SKIP;
+  }
+  if (t === -1) return object ? copy(w, c, depth + 1) : c;
+  if (t === -2) throw BAIL;
+  const st = w.plan[t];
+  if (st.artifact) return artifact(w, c, object, st, depth, path, seg, field);
+  return object ? walk(w, c, t, depth + 1, w.found === null ? null : dotted(path, seg), field) : c;
+}
+
+/** A copy of the container `v` where the schema says nothing. */
+function copy(w, v, depth) {
+  let out;
+  if (Array.isArray(v)) {
+    const n = v.length;
+    enter(w, v, depth, n);
+    out = [];
+    for (let i = 0; i < n; i++) {
+      const c = v[i];
+      const r = c !== null && typeof c === 'object' ? copy(w, c, depth + 1) : prim(c);
+      out.push(r === SKIP ? null : r);
+    }
+  } else {
+    const keys = Object.keys(v);
+    enter(w, v, depth, keys.length);
+    out = {};
+    for (const k of keys) {
+      if (!wellFormed(k)) throw BAIL;
+      const c = v[k];
+      const r = c !== null && typeof c === 'object' ? copy(w, c, depth + 1) : prim(c);
+      if (r === SKIP) continue;
+      if (k === '__proto__') Object.defineProperty(out, k, { value: r, writable: true, enumerable: true, configurable: true });
+      else out[k] = r;
+    }
+  }
+  w.stack.pop();
+  return out;
+}
+
+/** Checks the container `v` of an artifact as `copy` does, without copying it. */
+function check(w, v, depth) {
+  const array = Array.isArray(v);
+  const keys = array ? null : Object.keys(v);
+  const n = array ? v.length : keys.length;
+  enter(w, v, depth, n);
+  for (let i = 0; i < n; i++) {
+    if (!array && !wellFormed(keys[i])) throw BAIL;
+    const c = array ? v[i] : v[keys[i]];
+    if (c !== null && typeof c === 'object') check(w, c, depth + 1);
+    else prim(c);
+  }
+  w.stack.pop();
+}
+
+/** The placeholder of an artifact `c` (a primitive already as JSON gives it), collected too. */
+function artifact(w, c, object, st, depth, path, seg, field) {
+  if (object) check(w, c, depth + 1);
+  const ty =
+    c === null
+      ? 'NoneType'
+      : Array.isArray(c)
+        ? 'list'
+        : typeof c === 'object'
+          ? 'dict'
+          : typeof c === 'string'
+            ? 'str'
+            : typeof c === 'boolean'
+              ? 'bool'
+              : /[.eE]/.test(String(c))
+                ? 'float'
+                : 'int';
+  const stream = st.stream ? (st.id ?? field) : null;
+  const text = w.found !== null || (ty === 'dict' && stream === null) ? JSON.stringify(c) : '';
+  if (w.found !== null) w.found.push(dotted(path, seg), text);
+  if (stream !== null) return `<artifact:${ty} stream=${stream}>`;
+  switch (ty) {
+    case 'dict':
+      return `<artifact:dict size=${humanSize(utf8Length(text))}>`;
+    case 'list':
+      return `<artifact:list size=${c.length} items>`;
+    case 'str':
+      return `<artifact:str size=${chars(c)} chars>`;
+    default:
+      return `<artifact:${ty}>`;
+  }
+}
+
+/** Bytes of the UTF-8 of a well-formed string. */
+function utf8Length(s) {
+  let n = s.length;
+  if (!/[^\0-\x7f]/.test(s)) return n;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    // Two more for U+0800 and up, one for U+0080..U+07FF; a surrogate pair is 4 bytes.
+    if (c >= 0x80) n += c >= 0x800 && (c < 0xd800 || c > 0xdfff) ? 2 : 1;
+  }
+  return n;
+}
+
+/** Unicode scalar values of a well-formed string (Python's `len`). */
+function chars(s) {
+  const pairs = s.match(/[\ud800-\udbff]/g);
+  return pairs === null ? s.length : s.length - pairs.length;
+}
+
+/** `512B`, `42KB`, `3MB`, as the core's `human_size`. */
+function humanSize(bytes) {
+  if (bytes < 1024) return `${bytes}B`;
+  if (bytes < 1024 * 1024 - 512) return `${Math.floor((bytes + 512) / 1024)}KB`;
+  return `${Math.floor((bytes + 512 * 1024) / (1024 * 1024))}MB`;
+}
+
+/**
+ * The observation as the model may see it (src/wasm/payload.rs `redactArtifacts`): an object
+ * is walked here by its schema's plan, anything else by the core.
+ */
+export function redactArtifacts(observation, schema) {
+  if (observation !== null && typeof observation === 'object') {
+    const r = planned(observation, schema, null);
+    if (r !== BAIL) return r;
+  }
+  return redactArtifactsHandle(observation, schema);
+}
 
 export class ArtifactCollector extends Handled {
   constructor(options) {
     super(new ArtifactCollectorHandle(options));
   }
+
+  collect(nodeName, schema, observation) {
+    const h = this[HANDLE];
+    if (typeof nodeName === 'string' && observation !== null && typeof observation === 'object') {
+      const found = [];
+      if (planned(observation, schema, found) !== BAIL) return h.keepFound(nodeName, found);
+    }
+    return h.collect(nodeName, schema, observation);
+  }
+
+  collectAndRedact(nodeName, schema, observation) {
+    const h = this[HANDLE];
+    if (typeof nodeName === 'string' && observation !== null && typeof observation === 'object') {
+      const found = [];
+      const r = planned(observation, schema, found);
+      if (r !== BAIL) {
+        h.keepFound(nodeName, found);
+        return r;
+      }
+    }
+    return h.collectAndRedact(nodeName, schema, observation);
+  }
 }
-forward(
-  ArtifactCollector,
-  ['all', 'clear', 'collect', 'collectAndRedact', 'collectAndRedactJson', 'collectJson'],
-  ['maxInlineBytes', 'warnings'],
-);
+forward(ArtifactCollector, ['all', 'clear', 'collectAndRedactJson', 'collectJson'], ['maxInlineBytes', 'warnings']);
 
 export class ArtifactStream extends Handled {
   constructor() {

@@ -1,0 +1,152 @@
+//! The artifact plan of a tool schema: the schema walk of `schema.rs` computed once for every
+//! place an observation can reach, so that a binding can walk an observation it holds in its
+//! own form (a JS object) without handing it over as JSON text.
+//!
+//! A state is one expansion ([`SchemaDoc::root`], [`SchemaDoc::property`],
+//! [`SchemaDoc::item`]): its marks and, unless it is an artifact (whose value is not walked
+//! into; the root state always is walked), where each member or element goes. An object
+//! member goes by its key to the state of a key some node declares, else to the state of an
+//! undeclared key (the same for every such key); an array element by its index to the state
+//! of that `prefixItems` index, else to the state past every prefix. So the walk of
+//! `schema.rs` over any observation visits exactly the states of the plan, in the same way.
+//!
+//! The plan is JSON text, one array per state, the root first:
+//! `[flags, stream_id, [key, ...], [target, ...], undeclared, [prefix target, ...], rest]`,
+//! flags 1 for an artifact and 2 for a streamed one, `stream_id` a string or null. A target
+//! is a state's index, -1 where the schema says nothing (the value passes unchanged), or -2
+//! where the expansion is `schema_too_complex` (the walk must report that error, so the
+//! binding hands such an observation to the text walk). Bounded: a schema whose plan has more
+//! than `MAX_STATES` states or `MAX_EDGES` targets has none (`None`), nor has one that is not
+//! a schema or whose root is too complex; the binding then walks JSON text as before.
+
+use super::schema::SchemaDoc;
+use crate::hash::Map;
+use crate::json::{write_json_string, JsonValue};
+use crate::Result;
+
+/// Most states of a plan.
+const MAX_STATES: usize = 512;
+/// Most targets (keys and prefix indices) of a plan.
+const MAX_EDGES: usize = 8192;
+
+/// The plan of `schema` as JSON text, or `None` (see the module's comment).
+pub(crate) fn artifact_plan(schema: &JsonValue) -> Option<String> {
+    let doc = SchemaDoc::new(schema).ok()?;
+    let mut plan = Plan { ids: Map::default(), states: Vec::new(), edges: 0 };
+    plan.target(doc.root())?;
+    let mut out = String::from("[");
+    let mut i = 0;
+    while let Some(nodes) = plan.states.get(i).cloned() {
+        let marks = SchemaDoc::marks(&nodes);
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('[');
+        out.push(match (marks.artifact, marks.stream) {
+            (false, false) => '0',
+            (true, false) => '1',
+            (false, true) => '2',
+            (true, true) => '3',
+        });
+        out.push(',');
+        match marks.stream_id {
+            Some(id) => write_json_string(id, &mut out),
+            None => out.push_str("null"),
+        }
+        if marks.artifact && i > 0 {
+            out.push_str(",[],[],-1,[],-1]");
+        } else {
+            plan.transitions(&doc, &nodes, &mut out)?;
+        }
+        i += 1;
+    }
+    out.push(']');
+    Some(out)
+}
+
+struct Plan<'a> {
+    /// A state's index by its nodes' addresses (in expansion order: marks read the first
+    /// `stream_id`).
+    ids: Map<Vec<usize>, usize>,
+    states: Vec<Vec<&'a JsonValue>>,
+    edges: usize,
+}
+
+impl<'a> Plan<'a> {
+    /// The target of an expansion; `None` past the bounds.
+    fn target(&mut self, expansion: Result<Vec<&'a JsonValue>>) -> Option<i64> {
+        self.edges += 1;
+        if self.edges > MAX_EDGES {
+            return None;
+        }
+        let nodes = match expansion {
+            Err(_) => return Some(-2),
+            Ok(nodes) if nodes.is_empty() => return Some(-1),
+            Ok(nodes) => nodes,
+        };
+        let key: Vec<usize> = nodes.iter().map(|n| *n as *const JsonValue as usize).collect();
+        if let Some(&id) = self.ids.get(&key) {
+            return Some(id as i64);
+        }
+        if self.states.len() >= MAX_STATES {
+            return None;
+        }
+        let id = self.states.len();
+        self.ids.insert(key, id);
+        self.states.push(nodes);
+        Some(id as i64)
+    }
+
+    /// Writes `,[keys],[targets],undeclared,[prefix],rest]` of a walked state.
+    fn transitions(&mut self, doc: &SchemaDoc<'a>, nodes: &[&'a JsonValue], out: &mut String) -> Option<()> {
+        let mut keys: Vec<&'a str> = Vec::new();
+        let mut seen = crate::hash::Set::default();
+        let mut prefix = 0;
+        for n in nodes {
+            if let Some(JsonValue::Object(props)) = n.get("properties") {
+                for (k, _) in props {
+                    if seen.insert(k.as_str()) {
+                        keys.push(k);
+                    }
+                }
+            }
+            for key in ["prefixItems", "items"] {
+                if let Some(JsonValue::Array(p)) = n.get(key) {
+                    prefix = prefix.max(p.len());
+                }
+            }
+        }
+        out.push_str(",[");
+        for (i, k) in keys.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            write_json_string(k, out);
+        }
+        out.push_str("],[");
+        for (i, k) in keys.iter().enumerate() {
+            let t = self.target(doc.property(nodes, k))?;
+            push_target(out, i, t);
+        }
+        let t = self.target(doc.undeclared(nodes))?;
+        out.push_str("],");
+        push_target(out, 0, t);
+        out.push_str(",[");
+        for i in 0..prefix {
+            let t = self.target(doc.item(nodes, i))?;
+            push_target(out, i, t);
+        }
+        let t = self.target(doc.item(nodes, prefix))?;
+        out.push_str("],");
+        push_target(out, 0, t);
+        out.push(']');
+        Some(())
+    }
+}
+
+fn push_target(out: &mut String, i: usize, t: i64) {
+    if i > 0 {
+        out.push(',');
+    }
+    let _ = std::fmt::Write::write_fmt(out, format_args!("{t}"));
+}
