@@ -20,7 +20,6 @@
 //! a schema or whose root is too complex; the binding then walks JSON text as before.
 
 use super::schema::SchemaDoc;
-use crate::hash::Map;
 use crate::json::{write_json_string, JsonValue};
 use crate::Result;
 
@@ -32,7 +31,7 @@ const MAX_EDGES: usize = 8192;
 /// The plan of `schema` as JSON text, or `None` (see the module's comment).
 pub(crate) fn artifact_plan(schema: &JsonValue) -> Option<String> {
     let doc = SchemaDoc::new(schema).ok()?;
-    let mut plan = Plan { ids: Map::default(), states: Vec::new(), edges: 0 };
+    let mut plan = Plan { states: Vec::new(), edges: 0 };
     plan.target(doc.root())?;
     let mut out = String::from("[");
     let mut i = 0;
@@ -65,16 +64,16 @@ pub(crate) fn artifact_plan(schema: &JsonValue) -> Option<String> {
 }
 
 struct Plan<'a> {
-    /// A state's index by its nodes' addresses (in expansion order: marks read the first
-    /// `stream_id`).
-    ids: Map<Vec<usize>, usize>,
+    /// The states' nodes, in expansion order (marks read the first `stream_id`): two
+    /// expansions are one state when they hold the same nodes in the same order.
     states: Vec<Vec<&'a JsonValue>>,
     edges: usize,
 }
 
 impl<'a> Plan<'a> {
-    /// The target of an expansion; `None` past the bounds.
-    fn target(&mut self, expansion: Result<Vec<&'a JsonValue>>) -> Option<i64> {
+    /// The target of an expansion; `None` past the bounds. A linear search: at most
+    /// `MAX_STATES` states, and no hash table of node lists to link.
+    fn target(&mut self, expansion: Result<Vec<&'a JsonValue>>) -> Option<isize> {
         self.edges += 1;
         if self.edges > MAX_EDGES {
             return None;
@@ -84,31 +83,25 @@ impl<'a> Plan<'a> {
             Ok(nodes) if nodes.is_empty() => return Some(-1),
             Ok(nodes) => nodes,
         };
-        let key: Vec<usize> = nodes.iter().map(|n| *n as *const JsonValue as usize).collect();
-        if let Some(&id) = self.ids.get(&key) {
-            return Some(id as i64);
+        let same = |s: &Vec<&JsonValue>| s.len() == nodes.len() && s.iter().zip(&nodes).all(|(a, b)| std::ptr::eq(*a, *b));
+        if let Some(id) = self.states.iter().position(same) {
+            return Some(id as isize);
         }
         if self.states.len() >= MAX_STATES {
             return None;
         }
-        let id = self.states.len();
-        self.ids.insert(key, id);
         self.states.push(nodes);
-        Some(id as i64)
+        Some(self.states.len() as isize - 1)
     }
 
     /// Writes `,[keys],[targets],undeclared,[prefix],rest]` of a walked state.
     fn transitions(&mut self, doc: &SchemaDoc<'a>, nodes: &[&'a JsonValue], out: &mut String) -> Option<()> {
+        // A key two nodes declare is listed twice, with the same target both times.
         let mut keys: Vec<&'a str> = Vec::new();
-        let mut seen = crate::hash::Set::default();
         let mut prefix = 0;
         for n in nodes {
             if let Some(JsonValue::Object(props)) = n.get("properties") {
-                for (k, _) in props {
-                    if seen.insert(k.as_str()) {
-                        keys.push(k);
-                    }
-                }
+                keys.extend(props.iter().map(|(k, _)| k.as_str()));
             }
             for key in ["prefixItems", "items"] {
                 if let Some(JsonValue::Array(p)) = n.get(key) {
@@ -144,9 +137,13 @@ impl<'a> Plan<'a> {
     }
 }
 
-fn push_target(out: &mut String, i: usize, t: i64) {
+fn push_target(out: &mut String, i: usize, t: isize) {
     if i > 0 {
         out.push(',');
     }
-    let _ = std::fmt::Write::write_fmt(out, format_args!("{t}"));
+    match t {
+        -2 => out.push_str("-2"),
+        -1 => out.push_str("-1"),
+        _ => out.push_str(&t.unsigned_abs().to_string()),
+    }
 }

@@ -13,12 +13,7 @@
 // text route, which gives the result or error it always gave. Collected artifacts go to the
 // core collector as their compact JSON text (`keepFound`), which keeps them, calls `store`
 // and warns as for text it walks itself.
-import {
-  ArtifactCollectorHandle,
-  ArtifactStreamHandle,
-  artifactPlanHandle,
-  redactArtifactsHandle,
-} from '../streamroute.js';
+import { ArtifactCollectorHandle, ArtifactStreamHandle, artifactPlanHandle, redactArtifactsHandle } from '../streamroute.js';
 import { forward, HANDLE, Handled } from '../handled.js';
 
 /** Thrown inside the walk where the text route must take over. */
@@ -119,8 +114,7 @@ function walk(w, v, state, depth, path, field) {
     enter(w, v, depth, n);
     out = [];
     for (let i = 0; i < n; i++) {
-      const r = member(w, v[i], i < st.prefix.length ? st.prefix[i] : st.rest, depth, path, i, field);
-      out.push(r === SKIP ? null : r);
+      out.push(member(w, v[i], i < st.prefix.length ? st.prefix[i] : st.rest, depth, path, i, field));
     }
   } else {
     const keys = Object.keys(v);
@@ -144,7 +138,11 @@ function member(w, c, t, depth, path, seg, field) {
   const object = c !== null && typeof c === 'object';
   if (!object) {
     c = prim(c);
-    if (c === SKIP) return SKIP;
+    // Left out of an object; null in an array (`seg` its index).
+    if (c === SKIP) {
+      if (typeof seg === 'string') return SKIP;
+      c = null;
+    }
   }
   if (t === -1) return object ? copy(w, c, depth + 1) : c;
   if (t === -2) throw BAIL;
@@ -273,12 +271,7 @@ export class ArtifactCollector extends Handled {
   }
 
   collect(nodeName, schema, observation) {
-    const h = this[HANDLE];
-    if (typeof nodeName === 'string' && observation !== null && typeof observation === 'object') {
-      const found = [];
-      if (planned(observation, schema, found) !== BAIL) return h.keepFound(nodeName, found);
-    }
-    return h.collect(nodeName, schema, observation);
+    this.collectAndRedact(nodeName, schema, observation);
   }
 
   collectAndRedact(nodeName, schema, observation) {
@@ -287,11 +280,21 @@ export class ArtifactCollector extends Handled {
       const found = [];
       const r = planned(observation, schema, found);
       if (r !== BAIL) {
-        h.keepFound(nodeName, found);
+        // A getter of the observation may have freed this collector: a call on a wasm handle
+        // finishes first, and so does this one, keeping nothing.
+        if (found.length > 0 && this.#live()) h.keepFound(nodeName, found);
         return r;
       }
     }
     return h.collectAndRedact(nodeName, schema, observation);
+  }
+
+  #live() {
+    try {
+      return this[HANDLE] !== undefined;
+    } catch {
+      return false;
+    }
   }
 }
 forward(ArtifactCollector, ['all', 'clear', 'collectAndRedactJson', 'collectJson'], ['maxInlineBytes', 'warnings']);
