@@ -203,22 +203,6 @@ impl ArtifactCollector {
         Ok((walk.text, walk.replaced))
     }
 
-    /// Keeps artifacts found outside the core (a binding's own walk of the observation, by
-    /// the plan of `plan.rs`): each as its dotted name and compact JSON text, in the order
-    /// of the walk, exactly as [`ArtifactCollector::collect_json`] keeps those it finds.
-    ///
-    /// # Errors
-    /// Whatever `store` returns (nothing is kept then); `memory_limit_exceeded`.
-    #[allow(dead_code)]
-    pub(crate) fn keep_json(
-        &mut self,
-        node: &str,
-        found: Vec<(String, String)>,
-        store: Option<&mut ArtifactStore<'_>>,
-    ) -> Result<()> {
-        self.keep(node, held_json(found), store)
-    }
-
     fn keep(&mut self, node: &str, found: Vec<(String, Held)>, mut store: Option<&mut ArtifactStore<'_>>) -> Result<()> {
         if found.is_empty() {
             return Ok(());

@@ -54,3 +54,13 @@ pub(crate) fn check_schema(schema: &crate::JsonValue) -> crate::Result<()> {
 pub(crate) fn redact_text_counted(text: &str, schema: &crate::JsonValue) -> crate::Result<(String, usize)> {
     redact::redact_text_counted(text, schema)
 }
+
+/// The collecting walk over JSON text: the redacted text and each artifact's dotted name and
+/// compact JSON text (for the bindings, whose collector keeps them itself).
+///
+/// # Errors
+/// As [`redact_artifacts_json`].
+#[allow(dead_code)]
+pub(crate) fn collect_text(text: &str, schema: &crate::JsonValue) -> crate::Result<text::TextWalk> {
+    text::redact_text(text.as_bytes(), schema, true)
+}

@@ -10,11 +10,18 @@
 // and makes the core's placeholders. Whatever it does not model (a `toJSON`, a class
 // instance, a BigInt, a cycle, a lone surrogate, depth past 500, more than 2^24 values, an
 // expansion that is `schema_too_complex`, a schema without a plan) leaves the object to the
-// text route, which gives the result or error it always gave. Collected artifacts go to the
-// core collector as their compact JSON text (`keepFound`), which keeps them, calls `store`
-// and warns as for text it walks itself.
-import { ArtifactCollectorHandle, ArtifactStreamHandle, artifactPlanHandle, redactArtifactsHandle } from '../streamroute.js';
+// text route, which gives the result or error it always gave. ArtifactCollector keeps what
+// it collects here, as the core's collector does (`#keep`): artifacts the JS walk found as
+// copies, those the core's text walk found (`artifactsHandle`) as their compact JSON text.
+import {
+  ArtifactCollectorHandle,
+  ArtifactStreamHandle,
+  artifactPlanHandle,
+  artifactsHandle,
+  redactArtifactsHandle,
+} from '../streamroute.js';
 import { forward, HANDLE, Handled } from '../handled.js';
+import { StreamrouteError } from '../runtime.js';
 
 /** Thrown inside the walk where the text route must take over. */
 const BAIL = {};
@@ -60,14 +67,15 @@ function planOf(schema) {
 }
 
 /**
- * The redacted copy of the object `observation`, pushing each artifact's dotted name and JSON
- * text to `found` when it is an array; `BAIL` where the text route must take over.
+ * The redacted copy of the object `observation`, pushing each artifact's dotted name and
+ * `{ value, size }` (its copy, and at least its compact JSON's length) to `found` when it is
+ * an array; `BAIL` where the text route must take over.
  */
 function planned(observation, schema, found) {
   const plan = planOf(schema);
   if (plan === null) return BAIL;
   try {
-    return walk({ plan, found, visits: 0, stack: [] }, observation, 0, 1, null, '');
+    return walk({ plan, found, visits: 0, stack: [], measure: false, bound: 0 }, observation, 0, 1, null, '');
   } catch {
     // BAIL, or what a getter threw: the text route meets it again and reports it as before.
     return BAIL;
@@ -124,9 +132,7 @@ function walk(w, v, state, depth, path, field) {
       if (!wellFormed(k)) throw BAIL;
       const t = st.props.get(k);
       const r = member(w, v[k], t === undefined ? st.other : t, depth, path, k, k);
-      if (r === SKIP) continue;
-      if (k === '__proto__') Object.defineProperty(out, k, { value: r, writable: true, enumerable: true, configurable: true });
-      else out[k] = r;
+      if (r !== SKIP) own(out, k, r);
     }
   }
   w.stack.pop();
@@ -151,34 +157,51 @@ function member(w, c, t, depth, path, seg, field) {
   return object ? walk(w, c, t, depth + 1, w.found === null ? null : dotted(path, seg), field) : c;
 }
 
-/** A copy of the container `v` where the schema says nothing. */
+/**
+ * A copy of the container `v` where the schema says nothing, or of a collected artifact; for
+ * the latter (`w.measure`) `w.bound` grows by at least the length of its compact JSON.
+ */
 function copy(w, v, depth) {
   let out;
   if (Array.isArray(v)) {
     const n = v.length;
     enter(w, v, depth, n);
     out = [];
+    if (w.measure) w.bound += 2 + n;
     for (let i = 0; i < n; i++) {
       const c = v[i];
       const r = c !== null && typeof c === 'object' ? copy(w, c, depth + 1) : prim(c);
-      out.push(r === SKIP ? null : r);
+      const x = r === SKIP ? null : r;
+      out.push(w.measure ? measured(w, x) : x);
     }
   } else {
     const keys = Object.keys(v);
     enter(w, v, depth, keys.length);
     out = {};
+    if (w.measure) w.bound += 2;
     for (const k of keys) {
       if (!wellFormed(k)) throw BAIL;
       const c = v[k];
       const r = c !== null && typeof c === 'object' ? copy(w, c, depth + 1) : prim(c);
       if (r === SKIP) continue;
-      if (k === '__proto__') Object.defineProperty(out, k, { value: r, writable: true, enumerable: true, configurable: true });
-      else out[k] = r;
+      if (w.measure) w.bound += stringBound(k) + 2;
+      own(out, k, w.measure ? measured(w, r) : r);
     }
   }
   w.stack.pop();
   return out;
 }
+
+/** `r`, with the bound of its JSON text added to `w.bound` when it is a primitive. */
+function measured(w, r) {
+  if (r === null || typeof r !== 'object') {
+    w.bound += typeof r === 'string' ? stringBound(r) : typeof r === 'number' ? 24 : 5;
+  }
+  return r;
+}
+
+/** At least the bytes of a string's JSON literal: exact for short printable ASCII. */
+const stringBound = (s) => (s.length <= 64 && /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/.test(s) ? s.length + 2 : 6 * s.length + 2);
 
 /** Checks the container `v` of an artifact as `copy` does, without copying it. */
 function check(w, v, depth) {
@@ -195,36 +218,46 @@ function check(w, v, depth) {
   w.stack.pop();
 }
 
-/** The placeholder of an artifact `c` (a primitive already as JSON gives it), collected too. */
+/**
+ * The placeholder of an artifact `c` (a primitive already as JSON gives it); when collecting,
+ * its copy and the bound of its size go to `w.found`.
+ */
 function artifact(w, c, object, st, depth, path, seg, field) {
-  if (object) check(w, c, depth + 1);
-  const ty =
-    c === null
-      ? 'NoneType'
-      : Array.isArray(c)
-        ? 'list'
-        : typeof c === 'object'
-          ? 'dict'
-          : typeof c === 'string'
-            ? 'str'
-            : typeof c === 'boolean'
-              ? 'bool'
-              : /[.eE]/.test(String(c))
-                ? 'float'
-                : 'int';
+  if (w.found !== null) {
+    w.measure = true;
+    w.bound = 0;
+    c = object ? copy(w, c, depth + 1) : measured(w, c);
+    w.measure = false;
+    w.found.push(dotted(path, seg), { value: c, size: w.bound });
+  } else if (object) check(w, c, depth + 1);
+  const ty = typeName(c);
   const stream = st.stream ? (st.id ?? field) : null;
-  const text = w.found !== null || (ty === 'dict' && stream === null) ? JSON.stringify(c) : '';
-  if (w.found !== null) w.found.push(dotted(path, seg), text);
   if (stream !== null) return `<artifact:${ty} stream=${stream}>`;
   switch (ty) {
     case 'dict':
-      return `<artifact:dict size=${humanSize(utf8Length(text))}>`;
+      return `<artifact:dict size=${humanSize(utf8Length(JSON.stringify(c)))}>`;
     case 'list':
       return `<artifact:list size=${c.length} items>`;
     case 'str':
       return `<artifact:str size=${chars(c)} chars>`;
     default:
       return `<artifact:${ty}>`;
+  }
+}
+
+/** The core's `type_name` of a value as JSON gives it back. */
+function typeName(c) {
+  if (c === null) return 'NoneType';
+  if (Array.isArray(c)) return 'list';
+  switch (typeof c) {
+    case 'object':
+      return 'dict';
+    case 'string':
+      return 'str';
+    case 'boolean':
+      return 'bool';
+    default:
+      return /[.eE]/.test(String(c)) ? 'float' : 'int';
   }
 }
 
@@ -266,38 +299,152 @@ export function redactArtifacts(observation, schema) {
 }
 
 export class ArtifactCollector extends Handled {
+  /** Node name to a Map of field to what is kept: `{ text }` (compact JSON) or `{ value }`. */
+  #nodes = new Map();
+  #warnings = [];
+  #max;
+  #store;
+
   constructor(options) {
-    super(new ArtifactCollectorHandle(options));
+    const h = new ArtifactCollectorHandle(options);
+    super(h);
+    this.#max = h.maxInlineBytes;
+    this.#store = h.store;
   }
 
   collect(nodeName, schema, observation) {
     this.collectAndRedact(nodeName, schema, observation);
   }
 
+  collectJson(nodeName, schema, observationJson) {
+    this.collectAndRedactJson(nodeName, schema, observationJson);
+  }
+
   collectAndRedact(nodeName, schema, observation) {
-    const h = this[HANDLE];
+    this[HANDLE];
     if (typeof nodeName === 'string' && observation !== null && typeof observation === 'object') {
       const found = [];
       const r = planned(observation, schema, found);
       if (r !== BAIL) {
-        // A getter of the observation may have freed this collector: a call on a wasm handle
-        // finishes first, and so does this one, keeping nothing.
-        if (found.length > 0 && this.#live()) h.keepFound(nodeName, found);
+        this.#keep(nodeName.toWellFormed?.() ?? nodeName, found);
         return r;
       }
     }
-    return h.collectAndRedact(nodeName, schema, observation);
+    return this.#kept(artifactsHandle(nodeName, schema, observation, false));
   }
 
-  #live() {
-    try {
-      return this[HANDLE] !== undefined;
-    } catch {
-      return false;
+  collectAndRedactJson(nodeName, schema, observationJson) {
+    this[HANDLE];
+    return this.#kept(artifactsHandle(nodeName, schema, observationJson, true));
+  }
+
+  /** Keeps what the core's text walk found: `[node, redacted, name, text, ...]`. */
+  #kept(r) {
+    const found = [];
+    for (let i = 2; i < r.length; i += 2) found.push(r[i], { text: r[i + 1] });
+    this.#keep(r[0], found);
+    return r[1];
+  }
+
+  /**
+   * Keeps `found` (name, held, name, held, ...) under `node`, as the core's
+   * `ArtifactCollector::keep` does: an artifact over `maxInlineBytes` goes to `store` (and
+   * is replaced by its reference) or stays inline, with a warning either way; a later one of
+   * the same name replaces the earlier in place. Nothing is kept when `store` fails.
+   */
+  #keep(node, found) {
+    if (found.length === 0) return;
+    const max = this.#max;
+    const warnings = [];
+    for (let i = 1; i < found.length; i += 2) {
+      const held = found[i];
+      if (held.size <= max) continue;
+      const size = held.text === undefined ? utf8Length(JSON.stringify(held.value)) : utf8Length(held.text);
+      if (size <= max) continue;
+      const at = `artifact_large: ${node}.${found[i - 1]} is ${size} bytes (over ${max}), `;
+      if (this.#store === undefined) {
+        warnings.push(`${at}kept inline (no store)`);
+        continue;
+      }
+      const value = valueOf(held);
+      let ref = this.#store.call(null, node, found[i - 1], value);
+      if (typeof ref !== 'string') {
+        throw new StreamrouteError('invalid_input', 'store must return the artifact reference as a string (synchronously)');
+      }
+      ref = ref.toWellFormed?.() ?? ref;
+      warnings.push(`${at}stored as ${ref}`);
+      const type = held.text === undefined ? typeName(held.value) : textType(held.text);
+      found[i] = { value: { artifact_ref: ref, type, size_bytes: size }, size: 0 };
     }
+    this.#warnings.push(...warnings);
+    let fields = this.#nodes.get(node);
+    if (fields === undefined) this.#nodes.set(node, (fields = new Map()));
+    for (let i = 0; i < found.length; i += 2) fields.set(found[i], found[i + 1]);
+  }
+
+  /** Everything collected: tool name to `{ field: value }` (a copy). */
+  all() {
+    this[HANDLE];
+    const out = {};
+    for (const [node, fields] of this.#nodes) {
+      const o = {};
+      for (const [field, held] of fields) own(o, field, valueOf(held));
+      own(out, node, o);
+    }
+    return out;
+  }
+
+  /** The `artifact_large` warnings recorded so far. */
+  get warnings() {
+    this[HANDLE];
+    return this.#warnings.slice();
+  }
+
+  /** Forgets every artifact and warning. */
+  clear() {
+    this[HANDLE];
+    this.#nodes.clear();
+    this.#warnings = [];
   }
 }
-forward(ArtifactCollector, ['all', 'clear', 'collectAndRedactJson', 'collectJson'], ['maxInlineBytes', 'warnings']);
+forward(ArtifactCollector, [], ['maxInlineBytes']);
+
+/** A fresh copy of what the collector holds. */
+const valueOf = (held) => (held.text === undefined ? clone(held.value) : JSON.parse(held.text));
+
+/** A deep copy of a value the walk made (plain JSON data). */
+function clone(v) {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(clone);
+  const out = {};
+  for (const k of Object.keys(v)) own(out, k, clone(v[k]));
+  return out;
+}
+
+/** `out[k] = v` as JSON.parse makes it: `__proto__` an own data property. */
+function own(out, k, v) {
+  if (k === '__proto__') Object.defineProperty(out, k, { value: v, writable: true, enumerable: true, configurable: true });
+  else out[k] = v;
+}
+
+/** The core's `type_name` of a value from its compact JSON text. */
+function textType(t) {
+  switch (t[0]) {
+    case '{':
+      return 'dict';
+    case '[':
+      return 'list';
+    case '"':
+      return 'str';
+    case 't':
+    case 'f':
+      return 'bool';
+    case 'n':
+      return 'NoneType';
+    default:
+      return /[.eE]/.test(t) ? 'float' : 'int';
+  }
+}
 
 export class ArtifactStream extends Handled {
   constructor() {
