@@ -366,7 +366,7 @@ export class ArtifactCollector extends Handled {
         warnings.push(`${at}kept inline (no store)`);
         continue;
       }
-      const value = valueOf(held);
+      const value = heldValue(held);
       let ref = this.#store.call(null, node, found[i - 1], value);
       if (typeof ref !== 'string') {
         throw new StreamrouteError('invalid_input', 'store must return the artifact reference as a string (synchronously)');
@@ -388,7 +388,7 @@ export class ArtifactCollector extends Handled {
     const out = {};
     for (const [node, fields] of this.#nodes) {
       const o = {};
-      for (const [field, held] of fields) own(o, field, valueOf(held));
+      for (const [field, held] of fields) own(o, field, heldValue(held));
       own(out, node, o);
     }
     return out;
@@ -410,7 +410,7 @@ export class ArtifactCollector extends Handled {
 forward(ArtifactCollector, [], ['maxInlineBytes']);
 
 /** A fresh copy of what the collector holds. */
-const valueOf = (held) => (held.text === undefined ? clone(held.value) : JSON.parse(held.text));
+const heldValue = (held) => (held.text === undefined ? clone(held.value) : JSON.parse(held.text));
 
 /** A deep copy of a value the walk made (plain JSON data). */
 function clone(v) {
