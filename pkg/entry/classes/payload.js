@@ -75,7 +75,7 @@ function planned(observation, schema, found) {
   const plan = planOf(schema);
   if (plan === null) return BAIL;
   try {
-    return walk({ plan, found, visits: 0, stack: [], measure: false, bound: 0 }, observation, 0, 1, null, '');
+    return walk({ plan, found, visits: 0, stack: [], measure: false, bound: 0, dirty: false }, observation, 0, 1, null, '');
   } catch {
     // BAIL, or what a getter threw: the text route meets it again and reports it as before.
     return BAIL;
@@ -157,35 +157,27 @@ function member(w, c, t, depth, path, seg, field) {
   return object ? walk(w, c, t, depth + 1, w.found === null ? null : dotted(path, seg), field) : c;
 }
 
-/**
- * A copy of the container `v` where the schema says nothing, or of a collected artifact; for
- * the latter (`w.measure`) `w.bound` grows by at least the length of its compact JSON.
- */
+/** A copy of the container `v` where the schema says nothing (or of an artifact to keep). */
 function copy(w, v, depth) {
   let out;
   if (Array.isArray(v)) {
     const n = v.length;
     enter(w, v, depth, n);
     out = [];
-    if (w.measure) w.bound += 2 + n;
     for (let i = 0; i < n; i++) {
       const c = v[i];
       const r = c !== null && typeof c === 'object' ? copy(w, c, depth + 1) : prim(c);
-      const x = r === SKIP ? null : r;
-      out.push(w.measure ? measured(w, x) : x);
+      out.push(r === SKIP ? null : r);
     }
   } else {
     const keys = Object.keys(v);
     enter(w, v, depth, keys.length);
     out = {};
-    if (w.measure) w.bound += 2;
     for (const k of keys) {
       if (!wellFormed(k)) throw BAIL;
       const c = v[k];
       const r = c !== null && typeof c === 'object' ? copy(w, c, depth + 1) : prim(c);
-      if (r === SKIP) continue;
-      if (w.measure) w.bound += stringBound(k) + 2;
-      own(out, k, w.measure ? measured(w, r) : r);
+      if (r !== SKIP) own(out, k, r);
     }
   }
   w.stack.pop();
@@ -203,17 +195,33 @@ function measured(w, r) {
 /** At least the bytes of a string's JSON literal: exact for short printable ASCII. */
 const stringBound = (s) => (s.length <= 64 && /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/.test(s) ? s.length + 2 : 6 * s.length + 2);
 
-/** Checks the container `v` of an artifact as `copy` does, without copying it. */
+/**
+ * Checks the container `v` of an artifact as `copy` does, without copying it. When collecting
+ * (`w.measure`), `w.bound` grows by at least the length of its compact JSON, and `w.dirty`
+ * says whether JSON would change a value in it (then it is kept as `copy` makes it, else as
+ * `clone` does).
+ */
 function check(w, v, depth) {
   const array = Array.isArray(v);
   const keys = array ? null : Object.keys(v);
   const n = array ? v.length : keys.length;
   enter(w, v, depth, n);
+  if (w.measure) w.bound += 2 + n;
   for (let i = 0; i < n; i++) {
-    if (!array && !wellFormed(keys[i])) throw BAIL;
-    const c = array ? v[i] : v[keys[i]];
+    let c;
+    if (array) c = v[i];
+    else {
+      const k = keys[i];
+      if (!wellFormed(k)) throw BAIL;
+      if (w.measure) w.bound += stringBound(k);
+      c = v[k];
+    }
     if (c !== null && typeof c === 'object') check(w, c, depth + 1);
-    else prim(c);
+    else {
+      const r = prim(c);
+      if (r !== c || (c === 0 && 1 / c < 0)) w.dirty = true;
+      if (w.measure) measured(w, r === SKIP ? null : r);
+    }
   }
   w.stack.pop();
 }
@@ -226,8 +234,11 @@ function artifact(w, c, object, st, depth, path, seg, field) {
   if (w.found !== null) {
     w.measure = true;
     w.bound = 0;
-    c = object ? copy(w, c, depth + 1) : measured(w, c);
+    w.dirty = false;
+    if (object) check(w, c, depth + 1);
+    else measured(w, c);
     w.measure = false;
+    if (object) c = w.dirty ? copy(w, c, depth + 1) : clone(c);
     w.found.push(dotted(path, seg), { value: c, size: w.bound });
   } else if (object) check(w, c, depth + 1);
   const ty = typeName(c);
@@ -410,14 +421,31 @@ export class ArtifactCollector extends Handled {
 forward(ArtifactCollector, [], ['maxInlineBytes']);
 
 /** A fresh copy of what the collector holds. */
-const heldValue = (held) => (held.text === undefined ? clone(held.value) : JSON.parse(held.text));
+function heldValue(held) {
+  const v = held.value;
+  if (held.text !== undefined) return JSON.parse(held.text);
+  return v !== null && typeof v === 'object' ? clone(v) : v;
+}
 
-/** A deep copy of a value the walk made (plain JSON data). */
+/**
+ * A deep copy of plain JSON data (a copy the walk made, or a checked artifact that JSON would
+ * not change): spread and `slice` copy a level at once; `__proto__` stays an own key (spread
+ * defines it, and setting an own data property does not reach the prototype's setter).
+ */
 function clone(v) {
-  if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) return v.map(clone);
-  const out = {};
-  for (const k of Object.keys(v)) own(out, k, clone(v[k]));
+  if (Array.isArray(v)) {
+    const out = v.slice();
+    for (let i = 0; i < out.length; i++) {
+      const x = out[i];
+      if (x !== null && typeof x === 'object') out[i] = clone(x);
+    }
+    return out;
+  }
+  const out = { ...v };
+  for (const k of Object.keys(out)) {
+    const x = out[k];
+    if (x !== null && typeof x === 'object') out[k] = clone(x);
+  }
   return out;
 }
 
