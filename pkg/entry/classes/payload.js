@@ -74,6 +74,7 @@ function planOf(schema) {
 function planned(observation, schema, found) {
   const plan = planOf(schema);
   if (plan === null) return BAIL;
+  for (const _ in {}) return BAIL; // an enumerable property on Object.prototype (see `check`)
   try {
     return walk({ plan, found, visits: 0, stack: [], measure: false, bound: 0, dirty: false }, observation, 0, 1, null, '');
   } catch {
@@ -193,37 +194,48 @@ function measured(w, r) {
 }
 
 /** At least the bytes of a string's JSON literal: exact for short printable ASCII. */
-const stringBound = (s) => (s.length <= 64 && /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/.test(s) ? s.length + 2 : 6 * s.length + 2);
+function stringBound(s) {
+  const n = s.length;
+  if (n > 64) return 6 * n + 2;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return 6 * n + 2;
+  }
+  return n + 2;
+}
 
 /**
  * Checks the container `v` of an artifact as `copy` does, without copying it. When collecting
  * (`w.measure`), `w.bound` grows by at least the length of its compact JSON, and `w.dirty`
  * says whether JSON would change a value in it (then it is kept as `copy` makes it, else as
- * `clone` does).
+ * `clone` does). `for...in` lists the own keys as `Object.keys` does, without an array: the
+ * prototype is Object.prototype or null (`enter`), which `planned` found with no enumerable
+ * property.
  */
 function check(w, v, depth) {
-  const array = Array.isArray(v);
-  const keys = array ? null : Object.keys(v);
-  const n = array ? v.length : keys.length;
-  enter(w, v, depth, n);
-  if (w.measure) w.bound += 2 + n;
-  for (let i = 0; i < n; i++) {
-    let c;
-    if (array) c = v[i];
-    else {
-      const k = keys[i];
+  enter(w, v, depth, 0);
+  let n = 0;
+  if (Array.isArray(v)) {
+    n = v.length;
+    for (let i = 0; i < n; i++) checkValue(w, v[i], depth);
+  } else {
+    for (const k in v) {
+      n++;
       if (!wellFormed(k)) throw BAIL;
       if (w.measure) w.bound += stringBound(k);
-      c = v[k];
-    }
-    if (c !== null && typeof c === 'object') check(w, c, depth + 1);
-    else {
-      const r = prim(c);
-      if (r !== c || (c === 0 && 1 / c < 0)) w.dirty = true;
-      if (w.measure) measured(w, r === SKIP ? null : r);
+      checkValue(w, v[k], depth);
     }
   }
+  w.visits += n;
+  if (w.measure) w.bound += 2 + n;
   w.stack.pop();
+}
+
+function checkValue(w, c, depth) {
+  if (c !== null && typeof c === 'object') return check(w, c, depth + 1);
+  const r = prim(c);
+  if (r !== c || (c === 0 && 1 / c < 0)) w.dirty = true;
+  if (w.measure) measured(w, r === SKIP ? null : r);
 }
 
 /**
