@@ -147,3 +147,33 @@ fn push_target(out: &mut String, i: usize, t: isize) {
         _ => out.push_str(&t.unsigned_abs().to_string()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::artifact_plan;
+
+    fn plan(schema: &str) -> Option<String> {
+        artifact_plan(&crate::parse_strict(schema.as_bytes()).unwrap())
+    }
+
+    #[test]
+    fn states_marks_and_targets() {
+        let schema = r##"{"type":"object","properties":{"a":{"artifact":true,"stream_id":"s"},
+            "b":{"$ref":"#/$defs/B"},"r":{"$ref":"#"}},"additionalProperties":{"type":"string"},
+            "$defs":{"B":{"type":"array","prefixItems":[{"artifact":true}],"items":{"type":"string"}}}}"##;
+        assert_eq!(
+            plan(schema).unwrap(),
+            // `r` is its own state: the `$ref` node, then the root (the same marks and targets).
+            r#"[[0,null,["a","b","r"],[1,2,3],4,[],-1],[3,"s",[],[],-1,[],-1],[0,null,[],[],-1,[5],6],[0,null,["a","b","r"],[1,2,3],4,[],-1],[0,null,[],[],-1,[],-1],[1,null,[],[],-1,[],-1],[0,null,[],[],-1,[],-1]]"#
+        );
+    }
+
+    #[test]
+    fn too_complex_is_a_target_and_no_schema_no_plan() {
+        let wide: Vec<String> = (0..1100).map(|i| format!(r#"{{"title":"m{i}"}}"#)).collect();
+        let schema = format!(r#"{{"properties":{{"x":{{"anyOf":[{}]}},"a":{{"artifact":1}}}}}}"#, wide.join(","));
+        assert!(plan(&schema).unwrap().starts_with(r#"[[0,null,["x","a"],[-2,1],-1,[],-1]"#));
+        assert_eq!(plan("5"), None);
+        assert_eq!(plan("true").unwrap(), "[[0,null,[],[],-1,[],-1]]");
+    }
+}
