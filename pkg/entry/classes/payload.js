@@ -76,7 +76,7 @@ function planned(observation, schema, found) {
   if (plan === null) return BAIL;
   for (const _ in {}) return BAIL; // an enumerable property on Object.prototype (see `check`)
   try {
-    return walk({ plan, found, visits: 0, stack: [], measure: false, bound: 0, dirty: false }, observation, 0, 1, null, '');
+    return walk({ plan, found, visits: 0, stack: [], measure: false, bound: 0, dirty: false }, observation, plan[0], 1, null, '');
   } catch {
     // BAIL, or what a getter threw: the text route meets it again and reports it as before.
     return BAIL;
@@ -114,9 +114,8 @@ function prim(c) {
 
 const dotted = (path, seg) => (path === null ? String(seg) : `${path}.${seg}`);
 
-/** Walks the container `v` at plan state `state`; `path` is its dotted name when collecting. */
-function walk(w, v, state, depth, path, field) {
-  const st = w.plan[state];
+/** Walks the container `v` at plan state `st`; `path` is its dotted name when collecting. */
+function walk(w, v, st, depth, path, field) {
   let out;
   if (Array.isArray(v)) {
     const n = v.length;
@@ -155,35 +154,14 @@ function member(w, c, t, depth, path, seg, field) {
   if (t === -2) throw BAIL;
   const st = w.plan[t];
   if (st.artifact) return artifact(w, c, object, st, depth, path, seg, field);
-  return object ? walk(w, c, t, depth + 1, w.found === null ? null : dotted(path, seg), field) : c;
+  return object ? walk(w, c, st, depth + 1, w.found === null ? null : dotted(path, seg), field) : c;
 }
 
+/** The plan state of a value the schema says nothing about: copied as it is. */
+const NONE = { artifact: false, props: new Map(), other: -1, prefix: [], rest: -1 };
+
 /** A copy of the container `v` where the schema says nothing (or of an artifact to keep). */
-function copy(w, v, depth) {
-  let out;
-  if (Array.isArray(v)) {
-    const n = v.length;
-    enter(w, v, depth, n);
-    out = [];
-    for (let i = 0; i < n; i++) {
-      const c = v[i];
-      const r = c !== null && typeof c === 'object' ? copy(w, c, depth + 1) : prim(c);
-      out.push(r === SKIP ? null : r);
-    }
-  } else {
-    const keys = Object.keys(v);
-    enter(w, v, depth, keys.length);
-    out = {};
-    for (const k of keys) {
-      if (!wellFormed(k)) throw BAIL;
-      const c = v[k];
-      const r = c !== null && typeof c === 'object' ? copy(w, c, depth + 1) : prim(c);
-      if (r !== SKIP) own(out, k, r);
-    }
-  }
-  w.stack.pop();
-  return out;
-}
+const copy = (w, v, depth) => walk(w, v, NONE, depth, null, '');
 
 /** `r`, with the bound of its JSON text added to `w.bound` when it is a primitive. */
 function measured(w, r) {
