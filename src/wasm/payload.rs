@@ -114,7 +114,7 @@ fn payload_invalid(problems: &[crate::PayloadProblem]) -> JsValue {
 /// Checks a value against the `FinalPayload` contract and returns it with every default
 /// filled. Throws `payload_invalid` listing every problem with its path (also as
 /// `error.problems`).
-#[wasm_bindgen(js_name = validateFinalPayload, unchecked_return_type = "FinalPayload")]
+#[wasm_bindgen(js_name = validateFinalPayloadHandle, skip_typescript)]
 pub fn validate_final_payload(#[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue) -> Result<JsValue, JsValue> {
     let v = if value.is_undefined() { JsonValue::Null } else { payload_in(&value, "the payload")? };
     let p = crate::check_final_payload(&v).map_err(|p| payload_invalid(&p))?;
@@ -125,7 +125,7 @@ pub fn validate_final_payload(#[wasm_bindgen(unchecked_param_type = "unknown")] 
 /// `PlannerAction`, or the answer text) and what the run collected. Never throws for what the
 /// model wrote: invalid fields are dropped and listed in `warnings`. Throws `invalid_input`
 /// for a malformed `context`.
-#[wasm_bindgen(js_name = buildFinalPayload, unchecked_return_type = "BuiltFinalPayload")]
+#[wasm_bindgen(js_name = buildFinalPayloadHandle, skip_typescript)]
 pub fn build_final_payload(
     #[wasm_bindgen(unchecked_param_type = "FinalResponseArgs | PlannerAction | Record<string, unknown> | string | null")]
     args: JsValue,

@@ -206,3 +206,31 @@ test('object route: a store that throws or returns no string', () => {
     assert.deepStrictEqual(a.all(), {});
   }
 });
+
+test('validateFinalPayload and buildFinalPayload: artifacts copied in JS, the same as through wasm', () => {
+  // An instance of a class is not walked in JS: it goes to wasm whole, as before (its JSON is
+  // the same as the plain object's).
+  const whole = (v) => Object.assign(new (class Whole {})(), v);
+  const rnd = mulberry32(11);
+  const odd = [NaN, Infinity, -Infinity, -0, undefined, () => 1, 1e21, 'é😀', null, [1, undefined, NaN], { u: undefined }];
+  const pick = () => odd[Math.floor(rnd() * odd.length)];
+  for (let i = 0; i < 200; i++) {
+    const fields = () => ({ a: pick(), b: { c: pick(), d: [pick(), pick()] }, __proto__x: pick(), 7: pick() });
+    const artifacts = { tool: fields(), other: fields() };
+    if (i % 7 === 0) artifacts.bad = 'not an object';
+    if (i % 11 === 0) Object.defineProperty(artifacts, '__proto__', { value: fields(), enumerable: true });
+    const payload = { raw_answer: 'x', confidence: i % 5 === 0 ? NaN : 0.5, artifacts };
+    assert.deepStrictEqual(
+      outcome(() => sr.validateFinalPayload(payload)),
+      outcome(() => sr.validateFinalPayload(whole(payload))),
+      `validate ${i}`,
+    );
+    const args = { answer: 'a', artifacts: { tool: { a: 1, z: pick() } } };
+    const context = { artifacts, sources: [], reflectionScore: i % 9 === 0 ? 2 : 0.5 };
+    assert.deepStrictEqual(
+      outcome(() => sr.buildFinalPayload(args, context)),
+      outcome(() => sr.buildFinalPayload(args, whole(context))),
+      `build ${i}`,
+    );
+  }
+});

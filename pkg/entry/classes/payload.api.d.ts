@@ -257,3 +257,18 @@ export interface FinalPayloadDoneEvent {
  * object or boolean.
  */
 export function redactArtifacts(observation: unknown, schema: Record<string, unknown> | boolean | string): unknown;
+
+/**
+ * Checks a value against the `FinalPayload` contract and returns it with every default
+ * filled. Throws `payload_invalid` listing every problem with its path (also as
+ * `error.problems`).
+ */
+export function validateFinalPayload(value: unknown): FinalPayload;
+
+/**
+ * Builds the `FinalPayload` of a finished run from a final action's args (or a whole
+ * `PlannerAction`, or the answer text) and what the run collected. Never throws for what the
+ * model wrote: invalid fields are dropped and listed in `warnings`. Throws `invalid_input`
+ * for a malformed `context`.
+ */
+export function buildFinalPayload(args: FinalResponseArgs | PlannerAction | Record<string, unknown> | string | null, context?: FinalPayloadContext): BuiltFinalPayload;

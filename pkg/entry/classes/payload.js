@@ -18,7 +18,9 @@ import {
   ArtifactStreamHandle,
   artifactPlanHandle,
   artifactsHandle,
+  buildFinalPayloadHandle,
   redactArtifactsHandle,
+  validateFinalPayloadHandle,
 } from '../streamroute.js';
 import { forward, HANDLE, Handled } from '../handled.js';
 import { StreamrouteError } from '../runtime.js';
@@ -76,12 +78,14 @@ function planned(observation, schema, found) {
   if (plan === null) return BAIL;
   for (const _ in {}) return BAIL; // an enumerable property on Object.prototype (see `check`)
   try {
-    return walk({ plan, found, visits: 0, stack: [], measure: false, bound: 0, dirty: false }, observation, plan[0], 1, null, '');
+    return walk(walker(plan, found, false), observation, plan[0], 1, null, '');
   } catch {
     // BAIL, or what a getter threw: the text route meets it again and reports it as before.
     return BAIL;
   }
 }
+
+const walker = (plan, found, names) => ({ plan, found, names, visits: 0, stack: [], measure: false, bound: 0, dirty: false });
 
 /** Checks a container as JSON.stringify would see it, and marks it open (cycles). */
 function enter(w, v, depth, members) {
@@ -93,14 +97,18 @@ function enter(w, v, depth, members) {
   w.stack.push(v);
 }
 
-/** A primitive as JSON.stringify + JSON.parse give it back (`SKIP`: left out). */
-function prim(c) {
+/**
+ * A primitive as JSON.stringify + JSON.parse give it back (`SKIP`: left out); a non-finite
+ * number as its name when `names` (the payload functions' JSON, runtime.js
+ * `__sr_stringify_finite`).
+ */
+function prim(c, names) {
   switch (typeof c) {
     case 'string':
       if (!wellFormed(c)) throw BAIL;
       return c;
     case 'number':
-      return Number.isFinite(c) ? c + 0 : null;
+      return Number.isFinite(c) ? c + 0 : names ? String(c) : null;
     case 'boolean':
       return c;
     case 'object':
@@ -143,7 +151,7 @@ function walk(w, v, st, depth, path, field) {
 function member(w, c, t, depth, path, seg, field) {
   const object = c !== null && typeof c === 'object';
   if (!object) {
-    c = prim(c);
+    c = prim(c, w.names);
     // Left out of an object; null in an array (`seg` its index).
     if (c === SKIP) {
       if (typeof seg === 'string') return SKIP;
@@ -297,6 +305,75 @@ export function redactArtifacts(observation, schema) {
     if (r !== BAIL) return r;
   }
   return redactArtifactsHandle(observation, schema);
+}
+
+/**
+ * The artifacts of a payload (`value.artifacts`, `{ node: { field: value } }`) as the payload
+ * functions' JSON gives them back, each node's fields copied by the walk (non-finite numbers
+ * as their names), and the value with each node's fields replaced by `{}`, or by `null` per
+ * field (`keepFields`), for wasm to check: the contract checks each node is an object and no
+ * more, and the build merges context fields over the model's one by one. `null` where the
+ * walk does not model the value (wasm then takes it whole, as before).
+ */
+function splitArtifacts(value, keepFields) {
+  try {
+    const w = walker(null, null, true);
+    if (!plain(value) || Array.isArray(value)) return null;
+    const rest = { ...value };
+    const artifacts = rest.artifacts;
+    if (!plain(artifacts) || Array.isArray(artifacts)) return null;
+    const copies = new Map();
+    const emptied = {};
+    for (const node of Object.keys(artifacts)) {
+      const fields = artifacts[node];
+      if (!plain(fields) || Array.isArray(fields) || !wellFormed(node)) return null;
+      const c = copy(w, fields, 3);
+      copies.set(node, c);
+      const e = {};
+      if (keepFields) for (const k of Object.keys(c)) own(e, k, null);
+      own(emptied, node, e);
+    }
+    rest.artifacts = emptied;
+    return { rest, copies };
+  } catch {
+    return null;
+  }
+}
+
+/** A non-null object with no `toJSON`, whose prototype is Object's or Array's or none. */
+function plain(v) {
+  if (v === null || typeof v !== 'object' || typeof v.toJSON === 'function') return false;
+  const proto = Object.getPrototypeOf(v);
+  return Array.isArray(v) ? proto === Array.prototype : proto === Object.prototype || proto === null;
+}
+
+/** Puts each node's fields back into the artifacts wasm returned (`{ node: { field } }`). */
+function joinArtifacts(artifacts, copies) {
+  for (const [node, fields] of copies) {
+    const into = artifacts[node];
+    for (const k of Object.keys(fields)) own(into, k, fields[k]);
+  }
+}
+
+/**
+ * Checks a value against the `FinalPayload` contract (src/wasm/payload.rs): its artifacts'
+ * contents are copied here instead of crossing into wasm and back.
+ */
+export function validateFinalPayload(value) {
+  const split = splitArtifacts(value, false);
+  if (split === null) return validateFinalPayloadHandle(value);
+  const out = validateFinalPayloadHandle(split.rest);
+  joinArtifacts(out.artifacts, split.copies);
+  return out;
+}
+
+/** Builds the `FinalPayload` of a run (src/wasm/payload.rs): `context.artifacts` as above. */
+export function buildFinalPayload(args, context) {
+  const split = context === undefined ? null : splitArtifacts(context, true);
+  if (split === null) return buildFinalPayloadHandle(args, context);
+  const out = buildFinalPayloadHandle(args, split.rest);
+  joinArtifacts(out.payload.artifacts, split.copies);
+  return out;
 }
 
 export class ArtifactCollector extends Handled {
