@@ -271,4 +271,7 @@ export function validateFinalPayload(value: unknown): FinalPayload;
  * model wrote: invalid fields are dropped and listed in `warnings`. Throws `invalid_input`
  * for a malformed `context`.
  */
-export function buildFinalPayload(args: FinalResponseArgs | PlannerAction | Record<string, unknown> | string | null, context?: FinalPayloadContext): BuiltFinalPayload;
+export function buildFinalPayload(
+  args: FinalResponseArgs | PlannerAction | Record<string, unknown> | string | null,
+  context?: FinalPayloadContext,
+): BuiltFinalPayload;
