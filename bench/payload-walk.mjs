@@ -222,3 +222,72 @@ export function jsCollectAndRedact(into, node, schema, observation) {
   if (any) into[node] = Object.assign(into[node] ?? {}, fields);
   return out;
 }
+
+// The peer of validateFinalPayload / buildFinalPayload: what a JS app would write for the
+// same job over an object (not the contract's every rule: its shape, each field's type, the
+// defaults filled, a copy made as JSON would), so the comparison is of the object walk.
+
+const copyJson = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
+const isStr = (v) => typeof v === 'string';
+
+function checkPayload(p, problems) {
+  const out = {
+    raw_answer: '',
+    artifacts: {},
+    confidence: 0,
+    sources: [],
+    route: null,
+    suggested_actions: [],
+    requires_followup: false,
+    warnings: [],
+    language: null,
+    extra: {},
+  };
+  if (!isObj(p)) {
+    problems.push(['$', 'must be an object']);
+    return out;
+  }
+  if (isStr(p.raw_answer)) out.raw_answer = p.raw_answer;
+  else problems.push(['raw_answer', 'must be a string']);
+  if (isObj(p.artifacts)) {
+    for (const [node, fields] of Object.entries(p.artifacts)) {
+      if (isObj(fields)) out.artifacts[node] = copyJson(fields);
+      else problems.push([`artifacts.${node}`, 'must be an object']);
+    }
+  }
+  if (typeof p.confidence === 'number' && p.confidence >= 0 && p.confidence <= 1) out.confidence = p.confidence;
+  else if (p.confidence !== undefined) problems.push(['confidence', 'must be a number in 0..1']);
+  if (Array.isArray(p.sources)) {
+    p.sources.forEach((s, i) => {
+      if (isObj(s) && isStr(s.title)) out.sources.push(copyJson(s));
+      else problems.push([`sources[${i}]`, 'must have a title']);
+    });
+  }
+  if (isStr(p.route)) out.route = p.route;
+  if (Array.isArray(p.suggested_actions)) {
+    p.suggested_actions.forEach((a, i) => {
+      if (isObj(a) && isStr(a.action_id) && isStr(a.label)) out.suggested_actions.push(copyJson(a));
+      else problems.push([`suggested_actions[${i}]`, 'must have action_id and label']);
+    });
+  }
+  if (typeof p.requires_followup === 'boolean') out.requires_followup = p.requires_followup;
+  if (Array.isArray(p.warnings)) out.warnings = p.warnings.filter(isStr);
+  if (isStr(p.language)) out.language = p.language;
+  if (isObj(p.extra)) out.extra = copyJson(p.extra);
+  return out;
+}
+
+/** `validateFinalPayload` in JS: the checked copy, or a thrown error listing the problems. */
+export function jsValidate(payload) {
+  const problems = [];
+  const out = checkPayload(payload, problems);
+  if (problems.length > 0) throw new Error(problems.map(([p, m]) => `${p}: ${m}`).join('; '));
+  return out;
+}
+
+/** `buildFinalPayload` in JS: the args checked leniently, the context's artifacts and sources merged. */
+export function jsBuild(args, context = {}) {
+  const problems = [];
+  const payload = checkPayload({ ...args, artifacts: context.artifacts, sources: context.sources ?? args.sources }, problems);
+  return { payload, warnings: problems.map(([p, m]) => `${p}: ${m}`) };
+}

@@ -13,9 +13,14 @@
 //   (7) streamroute  collector.collectAndRedactJson(text) + all()
 //   (8) JS walk      jsCollect (structuredClone of each artifact) + jsRedact
 //   (9) JS walk      jsCollectAndRedact (one walk, artifacts shared, not copied)
+//  (10) streamroute  validateFinalPayload(payload)                  the payload carrying (6)'s artifacts
+//  (11) JS walk      jsValidate(payload)                            its shape and field types, a copy
+//  (12) streamroute  buildFinalPayload(args, { artifacts, sources })
+//  (13) JS walk      jsBuild(args, { artifacts, sources })
 //
-// Crossing into wasm with a JS object costs a JSON.stringify on the way in and a JSON.parse on
-// the way out; (2) and (7) show the walk without the object conversion. A measurement, not a
+// redactArtifacts and collectAndRedact walk an object in JS by the schema's plan (computed in
+// wasm once per schema); the payload functions cross into wasm as JSON text and back through
+// JSON.parse. (2) and (7) show the core's walk over JSON text. A measurement, not a
 // test: nothing asserts a speed. Outputs are checked equal to the JS walk's before timing
 // (ERROR and exit 1 otherwise).
 //
@@ -24,13 +29,13 @@
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { mulberry32 } from './gen.mjs';
-import { jsCollect, jsCollectAndRedact, jsRedact } from './payload-walk.mjs';
+import { jsBuild, jsCollect, jsCollectAndRedact, jsRedact, jsValidate } from './payload-walk.mjs';
 import { fullGc, median } from './timing.mjs';
 
 const ENTRY = process.env.STREAMROUTE_ENTRY
   ? new URL(process.env.STREAMROUTE_ENTRY, `file://${process.cwd()}/`).href
   : new URL('../pkg/dist/payload/node.js', import.meta.url).href;
-const { ArtifactCollector, redactArtifacts, redactArtifactsJson } = await import(ENTRY);
+const { ArtifactCollector, buildFinalPayload, redactArtifacts, redactArtifactsJson, validateFinalPayload } = await import(ENTRY);
 
 export const PAYLOAD_SEED = 0x5eed_0007;
 
@@ -164,6 +169,21 @@ export async function runPayloadBench(argv = []) {
   const bytes = Buffer.byteLength(text);
   const nodeName = 'build_report';
 
+  // A final payload carrying the artifacts collected from the observation, and the args and
+  // context buildFinalPayload makes it of.
+  const collected = new ArtifactCollector();
+  collected.collect(nodeName, SCHEMA, obs);
+  const artifacts = collected.all();
+  collected.free();
+  const sources = [{ title: 'Q4 report', url: 'https://example.com/q4', snippet: 'revenue by region' }];
+  const args = {
+    answer: 'Revenue grew 15% in Q4.',
+    confidence: 0.9,
+    route: 'analytics',
+    suggested_actions: [{ action_id: 'export_csv', label: 'Export', params: { format: 'csv' } }],
+  };
+  const payload = buildFinalPayload(args, { artifacts, sources }).payload;
+
   const VARIANTS = [
     { key: 1, label: 'streamroute redactArtifacts(object)', run: () => redactArtifacts(obs, SCHEMA) },
     { key: 2, label: 'streamroute redactArtifactsJson(text)', run: () => redactArtifactsJson(text, SCHEMA) },
@@ -220,6 +240,15 @@ export async function runPayloadBench(argv = []) {
         return { red, all };
       },
     },
+    { key: 10, label: 'streamroute validateFinalPayload(payload)', run: () => validateFinalPayload(payload), payload: true },
+    { key: 11, label: 'JS walk jsValidate(payload)', run: () => jsValidate(payload), payload: true },
+    {
+      key: 12,
+      label: 'streamroute buildFinalPayload(args, context)',
+      run: () => buildFinalPayload(args, { artifacts, sources }),
+      payload: true,
+    },
+    { key: 13, label: 'JS walk jsBuild(args, context)', run: () => jsBuild(args, { artifacts, sources }), payload: true },
   ];
 
   // --- Correctness, before any timing.
@@ -227,6 +256,7 @@ export async function runPayloadBench(argv = []) {
   const wantAll = JSON.stringify(jsCollect({}, nodeName, SCHEMA, obs));
   const nArtifacts = Object.keys(JSON.parse(wantAll)[nodeName]).length;
   for (const v of VARIANTS) {
+    if (v.payload) continue;
     const r = v.run();
     const red = typeof r === 'string' ? r : JSON.stringify(r.red ?? r);
     const redText = typeof r.red === 'string' ? r.red : red;
@@ -238,6 +268,15 @@ export async function runPayloadBench(argv = []) {
       `(${((bytes - Buffer.byteLength(wantRed)) / 1e6).toFixed(2)} MB of artifact data); redacted: ${(Buffer.byteLength(wantRed) / 1e3).toFixed(0)} KB`,
   );
   console.log(`check: every variant's redacted observation and collected artifacts equal the JS walk's${ok ? '' : ' — NO'}`);
+  // The payload peers check less than the contract: only the artifacts they carry are compared.
+  const wantArtifacts = JSON.stringify(validateFinalPayload(payload).artifacts);
+  for (const v of VARIANTS.filter((x) => x.payload)) {
+    const r = v.run();
+    if (JSON.stringify((r.payload ?? r).artifacts) !== wantArtifacts) fail(`${v.label}: the payload's artifacts differ`);
+  }
+  console.log(
+    `payload: ${(Buffer.byteLength(JSON.stringify(payload)) / 1e6).toFixed(2)} MB (the collected artifacts, a source, an action)`,
+  );
   console.log(
     `timing: median of ${opts.iterations} interleaved rounds after ${opts.warmupMs} ms warm-up per variant, a minor GC before each run`,
   );
@@ -262,7 +301,7 @@ export async function runPayloadBench(argv = []) {
   });
   const byKey = new Map(results.map((r) => [r.key, r]));
   // Each streamroute variant against the JS walk doing the same job.
-  const peer = { 1: 3, 2: 4, 5: 8, 6: 9, 7: 9 };
+  const peer = { 1: 3, 2: 4, 5: 8, 6: 9, 7: 9, 10: 11, 12: 13 };
   console.log('');
   console.log('| variant | median ms | range ms | MB/s | vs JS walk |');
   console.log('|---|---:|---:|---:|---:|');

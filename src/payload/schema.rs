@@ -220,12 +220,28 @@ impl<'a> SchemaDoc<'a> {
     /// # Errors
     /// `schema_too_complex` past `MAX_EXPAND` nodes.
     pub(crate) fn property(&self, nodes: &[&'a JsonValue], key: &str) -> Result<Vec<&'a JsonValue>> {
+        self.member(nodes, Some(key))
+    }
+
+    /// [`SchemaDoc::property`] of a key that no node of `nodes` declares in `properties`.
+    ///
+    /// # Errors
+    /// `schema_too_complex` past `MAX_EXPAND` nodes.
+    #[allow(dead_code)] // the plan (`plan.rs`) is for the wasm binding
+    pub(crate) fn undeclared(&self, nodes: &[&'a JsonValue]) -> Result<Vec<&'a JsonValue>> {
+        self.member(nodes, None)
+    }
+
+    fn member(&self, nodes: &[&'a JsonValue], key: Option<&str>) -> Result<Vec<&'a JsonValue>> {
         let mut out = Expansion::default();
         for n in nodes {
-            let declared = n.get("properties").and_then(|p| match self.tables.get(&(p as *const JsonValue)) {
-                Some(t) => t.get(key).copied(),
-                None => p.get(key),
-            });
+            let declared = match (key, n.get("properties")) {
+                (Some(key), Some(p)) => match self.tables.get(&(p as *const JsonValue)) {
+                    Some(t) => t.get(key).copied(),
+                    None => p.get(key),
+                },
+                _ => None,
+            };
             if let Some(p) = declared {
                 self.expand(p, &mut out)?;
                 continue;

@@ -13,7 +13,6 @@ use super::host::{json_parse, to_js_value};
 use super::{js_error, opt_text_arg, text_arg};
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind};
-use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
 // ---------------------------------------------------------------------------------------------
@@ -115,7 +114,7 @@ fn payload_invalid(problems: &[crate::PayloadProblem]) -> JsValue {
 /// Checks a value against the `FinalPayload` contract and returns it with every default
 /// filled. Throws `payload_invalid` listing every problem with its path (also as
 /// `error.problems`).
-#[wasm_bindgen(js_name = validateFinalPayload, unchecked_return_type = "FinalPayload")]
+#[wasm_bindgen(js_name = validateFinalPayloadHandle, skip_typescript)]
 pub fn validate_final_payload(#[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue) -> Result<JsValue, JsValue> {
     let v = if value.is_undefined() { JsonValue::Null } else { payload_in(&value, "the payload")? };
     let p = crate::check_final_payload(&v).map_err(|p| payload_invalid(&p))?;
@@ -126,7 +125,7 @@ pub fn validate_final_payload(#[wasm_bindgen(unchecked_param_type = "unknown")] 
 /// `PlannerAction`, or the answer text) and what the run collected. Never throws for what the
 /// model wrote: invalid fields are dropped and listed in `warnings`. Throws `invalid_input`
 /// for a malformed `context`.
-#[wasm_bindgen(js_name = buildFinalPayload, unchecked_return_type = "BuiltFinalPayload")]
+#[wasm_bindgen(js_name = buildFinalPayloadHandle, skip_typescript)]
 pub fn build_final_payload(
     #[wasm_bindgen(unchecked_param_type = "FinalResponseArgs | PlannerAction | Record<string, unknown> | string | null")]
     args: JsValue,
@@ -153,7 +152,7 @@ pub fn build_final_payload(
 /// redacted as JSON text and comes back as compact JSON text (unchanged when it holds no
 /// artifact or is not JSON after all). Throws `invalid_input` for a schema that is not an
 /// object or boolean.
-#[wasm_bindgen(js_name = redactArtifacts, unchecked_return_type = "unknown")]
+#[wasm_bindgen(js_name = redactArtifactsHandle, skip_typescript)]
 pub fn redact_artifacts(
     #[wasm_bindgen(unchecked_param_type = "unknown")] observation: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
@@ -166,6 +165,14 @@ pub fn redact_artifacts(
     let text = json_text(&observation, "the observation")?;
     let (out, replaced) = crate::payload::redact_text_counted(&text, &schema).map_err(|e| observation_error(&e))?;
     Ok(redacted_back(observation, &out, replaced))
+}
+
+/// The artifact plan of a schema given as JSON text (`src/payload/plan.rs`), as JSON text;
+/// `undefined` when it has none (not a schema, or past the plan's bounds): the JS walk of
+/// `redactArtifacts` and `ArtifactCollector` over an object (`pkg/entry/classes/payload.js`).
+#[wasm_bindgen(js_name = artifactPlanHandle, skip_typescript)]
+pub fn artifact_plan(#[wasm_bindgen(js_name = schemaJson)] schema_json: &str) -> Option<String> {
+    crate::payload::artifact_plan(&crate::parse_strict(schema_json.as_bytes()).ok()?)
 }
 
 /// `redactArtifacts` on JSON text: takes the observation as JSON and returns JSON (the cheap
@@ -208,20 +215,6 @@ pub fn collect_sources(#[wasm_bindgen(unchecked_param_type = "ToolStepInput[]")]
 // ---------------------------------------------------------------------------------------------
 // ArtifactCollector
 
-/// How collecting failed: a core error, or an exception thrown by the JS `store`.
-enum Failed {
-    Core(Error),
-    Thrown(JsValue),
-}
-
-/// A failure as what JS sees: the core error, or the store's exception as it was thrown.
-fn failed(f: Failed) -> JsValue {
-    match f {
-        Failed::Core(e) => observation_error(&e),
-        Failed::Thrown(v) => v,
-    }
-}
-
 /// Collects artifact fields from full tool observations, by tool name.
 #[wasm_bindgen(js_name = ArtifactCollectorHandle, skip_typescript)]
 pub struct ArtifactCollector {
@@ -259,128 +252,45 @@ impl ArtifactCollector {
         Ok(ArtifactCollector { inner: crate::ArtifactCollector::new(opts), store })
     }
 
-    /// Collects the artifact-marked fields of `observation` under `nodeName`. Call it with
-    /// the full observation, before any truncation. A string holding a JSON object or array is
-    /// read as JSON text; other primitives hold no artifacts.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn collect(
-        &mut self,
-        #[wasm_bindgen(js_name = nodeName, unchecked_param_type = "string")] node_name: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "unknown")] observation: JsValue,
-    ) -> Result<(), JsValue> {
-        let node_name = &text_arg(&node_name, "nodeName")?;
-        let schema = schema_in(&schema)?;
-        if is_primitive(&observation) {
-            return crate::payload::check_schema(&schema).map_err(|e| js_error(&e));
-        }
-        let text = json_text(&observation, "the observation")?;
-        self.run(node_name, &schema, &text).map(|_| ())
-    }
-
-    /// `collect` with the observation as JSON text (a JSON string literal holding a JSON
-    /// object or array is collected from, as `collect` does with such a string).
-    #[wasm_bindgen(js_name = collectJson, skip_typescript)]
-    pub fn collect_json(
-        &mut self,
-        #[wasm_bindgen(js_name = nodeName, unchecked_param_type = "string")] node_name: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
-        #[wasm_bindgen(js_name = observationJson, unchecked_param_type = "string")] observation_json: JsValue,
-    ) -> Result<(), JsValue> {
-        let node_name = &text_arg(&node_name, "nodeName")?;
-        let observation_json = &text_arg(&observation_json, "observationJson")?;
-        let schema = schema_in(&schema)?;
-        self.run(node_name, &schema, observation_json).map(|_| ())
-    }
-
-    /// `collect` and `redactArtifacts` in one walk: collects, then returns the redacted
-    /// observation (a JSON-text string observation comes back as text, as `redactArtifacts`).
-    #[wasm_bindgen(js_name = collectAndRedact, unchecked_return_type = "unknown", skip_typescript)]
-    pub fn collect_and_redact(
-        &mut self,
-        #[wasm_bindgen(js_name = nodeName, unchecked_param_type = "string")] node_name: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "unknown")] observation: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let node_name = &text_arg(&node_name, "nodeName")?;
-        let schema = schema_in(&schema)?;
-        if is_primitive(&observation) {
-            crate::payload::check_schema(&schema).map_err(|e| js_error(&e))?;
-            return Ok(observation);
-        }
-        let text = json_text(&observation, "the observation")?;
-        let (out, replaced) = self.run_counted(node_name, &schema, &text).map_err(failed)?;
-        Ok(redacted_back(observation, &out, replaced))
-    }
-
-    /// `collectAndRedact` on JSON text in and out.
-    #[wasm_bindgen(js_name = collectAndRedactJson, skip_typescript)]
-    pub fn collect_and_redact_json(
-        &mut self,
-        #[wasm_bindgen(js_name = nodeName, unchecked_param_type = "string")] node_name: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
-        #[wasm_bindgen(js_name = observationJson, unchecked_param_type = "string")] observation_json: JsValue,
-    ) -> Result<String, JsValue> {
-        let node_name = &text_arg(&node_name, "nodeName")?;
-        let observation_json = &text_arg(&observation_json, "observationJson")?;
-        let schema = schema_in(&schema)?;
-        self.run(node_name, &schema, observation_json)
-    }
-
-    /// Collects from the observation's JSON text and returns the redacted text.
-    fn run(&mut self, node: &str, schema: &JsonValue, obs: &str) -> Result<String, JsValue> {
-        self.run_counted(node, schema, obs).map(|(text, _)| text).map_err(failed)
-    }
-
-    /// Collects from JSON text: the redacted text and how many artifacts were found.
-    fn run_counted(&mut self, node: &str, schema: &JsonValue, obs: &str) -> Result<(String, usize), Failed> {
-        // A JS exception thrown by `store` is kept here and rethrown as it is.
-        let thrown: RefCell<Option<JsValue>> = RefCell::new(None);
-        let store_fn = self.store.clone();
-        let mut call = |node: &str, field: &str, value: &JsonValue| -> crate::Result<String> {
-            let f = store_fn.as_ref().ok_or_else(|| Error::new(ErrorKind::InvalidState, "no store"))?;
-            let r = f.call3(&JsValue::NULL, &JsValue::from_str(node), &JsValue::from_str(field), &to_js_value(value));
-            match r {
-                Ok(v) => v.as_string().ok_or_else(|| {
-                    Error::new(ErrorKind::InvalidInput, "store must return the artifact reference as a string (synchronously)")
-                }),
-                Err(e) => {
-                    *thrown.borrow_mut() = Some(e);
-                    Err(Error::new(ErrorKind::InvalidInput, "store threw"))
-                }
-            }
-        };
-        let store: Option<&mut crate::ArtifactStore<'_>> = if self.store.is_some() { Some(&mut call) } else { None };
-        let r = self.inner.collect_text(node, schema, obs, store);
-        r.map_err(|e| match thrown.borrow_mut().take() {
-            Some(v) => Failed::Thrown(v),
-            None => Failed::Core(e),
-        })
-    }
-
-    /// Everything collected: tool name to `{ field: value }` (a copy).
-    #[wasm_bindgen(unchecked_return_type = "Record<string, Record<string, unknown>>", skip_typescript)]
-    pub fn all(&self) -> JsValue {
-        json_parse(&self.inner.all_json())
-    }
-
-    /// The `artifact_large` warnings recorded so far.
-    #[wasm_bindgen(getter, skip_typescript)]
-    pub fn warnings(&self) -> Vec<String> {
-        self.inner.warnings().to_vec()
-    }
-
     /// The size above which artifacts go to the store.
     #[wasm_bindgen(getter = maxInlineBytes, skip_typescript)]
     pub fn max_inline_bytes(&self) -> f64 {
         self.inner.options().max_inline_bytes as f64
     }
 
-    /// Forgets every artifact and warning.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn clear(&mut self) {
-        self.inner.clear();
+    /// The `store` option (the JS class keeps what is collected: classes/payload.js).
+    #[wasm_bindgen(getter, skip_typescript)]
+    pub fn store(&self) -> Option<js_sys::Function> {
+        self.store.clone()
     }
+}
+
+/// The artifact walk of `ArtifactCollector` over an observation the JS walk does not take (a
+/// string, a primitive, what JSON.stringify alone can write) or over JSON text (`json`):
+/// `[nodeName, redacted, name, text, name, text, ...]`, each artifact by its dotted name and
+/// compact JSON text, for the class to keep (classes/payload.js).
+#[wasm_bindgen(js_name = artifactsHandle, skip_typescript)]
+pub fn artifacts(node_name: JsValue, schema: JsValue, observation: JsValue, json: bool) -> Result<js_sys::Array, JsValue> {
+    let node_name = text_arg(&node_name, "nodeName")?;
+    let text = if json { Some(text_arg(&observation, "observationJson")?) } else { None };
+    let schema = schema_in(&schema)?;
+    let out = js_sys::Array::of1(&JsValue::from_str(&node_name));
+    if text.is_none() && is_primitive(&observation) {
+        crate::payload::check_schema(&schema).map_err(|e| js_error(&e))?;
+        out.push(&observation);
+        return Ok(out);
+    }
+    let text = match text {
+        Some(t) => t,
+        None => json_text(&observation, "the observation")?,
+    };
+    let walk = crate::payload::collect_text(&text, &schema).map_err(|e| observation_error(&e))?;
+    out.push(&if json { JsValue::from_str(&walk.text) } else { redacted_back(observation, &walk.text, walk.replaced) });
+    for (name, t) in &walk.found {
+        out.push(&JsValue::from_str(name));
+        out.push(&JsValue::from_str(t));
+    }
+    Ok(out)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -246,3 +246,32 @@ export interface FinalPayloadDoneEvent {
    */
   payload: FinalPayload;
 }
+
+/**
+ * The observation as the model may see it: every value the schema marks `"artifact": true`
+ * (nested ones too) replaced by a placeholder such as `<artifact:dict size=42KB>`,
+ * `<artifact:list size=847 items>` or `<artifact:dict stream=sales_chart>`. Primitives come
+ * back as they are. A string holding a JSON object or array (a tool's raw JSON output) is
+ * redacted as JSON text and comes back as compact JSON text (unchanged when it holds no
+ * artifact or is not JSON after all). Throws `invalid_input` for a schema that is not an
+ * object or boolean.
+ */
+export function redactArtifacts(observation: unknown, schema: Record<string, unknown> | boolean | string): unknown;
+
+/**
+ * Checks a value against the `FinalPayload` contract and returns it with every default
+ * filled. Throws `payload_invalid` listing every problem with its path (also as
+ * `error.problems`).
+ */
+export function validateFinalPayload(value: unknown): FinalPayload;
+
+/**
+ * Builds the `FinalPayload` of a finished run from a final action's args (or a whole
+ * `PlannerAction`, or the answer text) and what the run collected. Never throws for what the
+ * model wrote: invalid fields are dropped and listed in `warnings`. Throws `invalid_input`
+ * for a malformed `context`.
+ */
+export function buildFinalPayload(
+  args: FinalResponseArgs | PlannerAction | Record<string, unknown> | string | null,
+  context?: FinalPayloadContext,
+): BuiltFinalPayload;
