@@ -1173,6 +1173,11 @@ mod tests {
             r#""x":[1.],"#,
             r#""x":[-],"#,
             r#""x":[{"answer":"no"}],"args":{"answer":"twice"},"#,
+            " \"x\" : { \"a\" : [ 1 , true , null , \"s\\\"\" , [ ] , { } ] ,\n\t\"b\" : -0.5e+3 } ,",
+            r#""x":[[[{"k":[false,-1]}]],{"":{"\u00e9\"":[0]}}],"#,
+            r#""x":[1 2],"#,
+            r#""x":{"a":1,},"#,
+            r#""x":[nul,1],"#,
         ];
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let base = inputs.clone();
