@@ -848,7 +848,12 @@ impl AnswerExtractor {
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     pub(crate) fn feed_raw(&mut self, chunk: &[u8], out: &mut Vec<u8>) -> Result<()> {
         let r = self.step(chunk);
-        out.extend_from_slice(&self.action.out);
+        if out.is_empty() {
+            // The text changes hands: no copy (both buffers keep their capacity).
+            std::mem::swap(out, &mut self.action.out);
+        } else {
+            out.extend_from_slice(&self.action.out);
+        }
         self.action.out.clear();
         r
     }

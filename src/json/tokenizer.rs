@@ -655,7 +655,10 @@ impl Tokenizer {
         if end > 0 {
             return self.string_run(s, chunk, i, end, base, window);
         }
-        self.flush_utf8(s, i, base)?;
+        // Checked here, not only in `flush_utf8`: a run ends at every escape and quote.
+        if self.utf8.pending() != 0 {
+            self.flush_utf8(s, i, base)?;
+        }
         if chunk[i] == b'"' {
             return self.string_end(s, i + 1, base, sink);
         }
@@ -664,7 +667,11 @@ impl Tokenizer {
         if s == Str::Value {
             if let Some(c) = chunk.get(i + 1).copied().and_then(simple_escape) {
                 if self.raw_text() {
-                    try_push(&mut self.raw, c)?;
+                    if self.raw.len() < self.raw.capacity() {
+                        self.raw.push(c);
+                    } else {
+                        try_push(&mut self.raw, c)?;
+                    }
                 } else {
                     try_push_str(&mut self.text, char::from(c).encode_utf8(&mut [0; 4]))?;
                 }
