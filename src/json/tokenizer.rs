@@ -677,6 +677,11 @@ impl Tokenizer {
                 }
                 return Ok(Next::At(i + 2));
             }
+            // So is a `\uXXXX` escape, or a surrogate pair of them, whole in the chunk.
+            if let Some((c, len)) = chunk.get(i + 1..).and_then(unicode_escape) {
+                self.char(s, c)?;
+                return Ok(Next::At(i + 1 + len));
+            }
         }
         self.state = State::Escape(s);
         Ok(Next::At(i + 1))
@@ -1179,6 +1184,26 @@ pub(crate) fn valid_number(s: &[u8]) -> bool {
         }
     }
     i == n
+}
+
+/// The character of the escape `uXXXX` (the byte after the backslash on) that `rest` begins
+/// with, or of a surrogate pair `uD8XX\uDCXX`, and the bytes they take; `None` for a lone
+/// surrogate or an escape cut short, which the escape states read.
+#[inline]
+fn unicode_escape(rest: &[u8]) -> Option<(char, usize)> {
+    let unit = |k: usize| rest.get(k..k + 4)?.iter().try_fold(0u16, |cp, &b| Some((cp << 4) | hex(b)?));
+    if rest.first() != Some(&b'u') {
+        return None;
+    }
+    let cp = match unit(1)? {
+        high @ 0xD800..=0xDBFF => {
+            let low = unit(7).filter(|low| rest.get(5..7) == Some(&b"\\u"[..]) && (0xDC00..0xE000).contains(low))?;
+            return Some((char::from_u32(0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(low) - 0xDC00))?, 11));
+        }
+        0xDC00..=0xDFFF => return None,
+        cp => cp,
+    };
+    Some((char::from_u32(u32::from(cp))?, 5))
 }
 
 /// The byte a one-character escape (`\\"` `\\\\` `\\/` `\\b` `\\f` `\\n` `\\r` `\\t`) stands for.
