@@ -497,12 +497,13 @@ impl Tokenizer {
     }
 
     /// Whole tokens of a quiet container (tolerant mode, see [`Sink::skip_inside`]) from
-    /// `chunk[i]`, in one loop: what the byte loop does with them, with nothing reported or
-    /// kept. Returns the index reached: it stops before anything it does not take whole (a
-    /// token or an escape the chunk cuts, a byte that is an error, a container too deep, a
-    /// key or number that may reach the cap, the bracket that closes the quiet container),
-    /// and the byte loop goes on from there, so errors and their offsets stay the byte
-    /// loop's and the state after every chunk is the same whatever the chunking.
+    /// `*at`, in one loop: what the byte loop does with them, with nothing reported or kept.
+    /// Moves `*at` on, and says whether it did: it stops before anything it does not take
+    /// whole (a token or an escape the chunk cuts, a literal, a byte that is an error, a key
+    /// or number that may reach the cap, a container too deep or one the stack must grow
+    /// for, the bracket that closes the quiet container), and the byte loop goes on from
+    /// there, so errors and their offsets stay the byte loop's and the state after every
+    /// chunk is the same whatever the chunking.
     #[inline(never)]
     fn skip_quiet(&mut self, chunk: &[u8], at: &mut usize) -> bool {
         let from = *at;
@@ -511,6 +512,7 @@ impl Tokenizer {
         i > from
     }
 
+    /// `skip_quiet` from `chunk[i]`: the index reached.
     #[inline(always)]
     fn skip_tokens(&mut self, chunk: &[u8], mut i: usize) -> usize {
         if self.utf8.pending() != 0 {
@@ -547,9 +549,12 @@ impl Tokenizer {
                         i += 1;
                     }
                     b'{' | b'[' => {
-                        if self.stack.len() >= self.opts.max_depth || try_push(&mut self.stack, b == b'{').is_err() {
+                        // Growing the stack, or the error of a too deep one, is the byte loop's.
+                        let depth = self.stack.len();
+                        if depth >= self.opts.max_depth || depth == self.stack.capacity() {
                             return i;
                         }
+                        self.stack.push(b == b'{');
                         self.state = if b == b'{' { State::KeyOrObjectEnd } else { State::ValueOrArrayEnd };
                         i += 1;
                     }
@@ -566,18 +571,6 @@ impl Tokenizer {
                         }
                         self.state = State::CommaOrEnd;
                         i += run;
-                    }
-                    b't' | b'f' | b'n' => {
-                        let lit = LITERALS[match b {
-                            b't' => 0,
-                            b'f' => 1,
-                            _ => 2,
-                        }];
-                        if !chunk[i..].starts_with(lit) {
-                            return i;
-                        }
-                        self.state = State::CommaOrEnd;
-                        i += lit.len();
                     }
                     _ => return i,
                 },
@@ -676,11 +669,6 @@ impl Tokenizer {
                     try_push_str(&mut self.text, char::from(c).encode_utf8(&mut [0; 4]))?;
                 }
                 return Ok(Next::At(i + 2));
-            }
-            // So is a `\uXXXX` escape, or a surrogate pair of them, whole in the chunk.
-            if let Some((c, len)) = chunk.get(i + 1..).and_then(unicode_escape) {
-                self.char(s, c)?;
-                return Ok(Next::At(i + 1 + len));
             }
         }
         self.state = State::Escape(s);
@@ -1184,26 +1172,6 @@ pub(crate) fn valid_number(s: &[u8]) -> bool {
         }
     }
     i == n
-}
-
-/// The character of the escape `uXXXX` (the byte after the backslash on) that `rest` begins
-/// with, or of a surrogate pair `uD8XX\uDCXX`, and the bytes they take; `None` for a lone
-/// surrogate or an escape cut short, which the escape states read.
-#[inline]
-fn unicode_escape(rest: &[u8]) -> Option<(char, usize)> {
-    let unit = |k: usize| rest.get(k..k + 4)?.iter().try_fold(0u16, |cp, &b| Some((cp << 4) | hex(b)?));
-    if rest.first() != Some(&b'u') {
-        return None;
-    }
-    let cp = match unit(1)? {
-        high @ 0xD800..=0xDBFF => {
-            let low = unit(7).filter(|low| rest.get(5..7) == Some(&b"\\u"[..]) && (0xDC00..0xE000).contains(low))?;
-            return Some((char::from_u32(0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(low) - 0xDC00))?, 11));
-        }
-        0xDC00..=0xDFFF => return None,
-        cp => cp,
-    };
-    Some((char::from_u32(u32::from(cp))?, 5))
 }
 
 /// The byte a one-character escape (`\\"` `\\\\` `\\/` `\\b` `\\f` `\\n` `\\r` `\\t`) stands for.
