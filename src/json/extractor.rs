@@ -848,7 +848,12 @@ impl AnswerExtractor {
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     pub(crate) fn feed_raw(&mut self, chunk: &[u8], out: &mut Vec<u8>) -> Result<()> {
         let r = self.step(chunk);
-        out.extend_from_slice(&self.action.out);
+        if out.is_empty() {
+            // The text changes hands: no copy (both buffers keep their capacity).
+            std::mem::swap(out, &mut self.action.out);
+        } else {
+            out.extend_from_slice(&self.action.out);
+        }
         self.action.out.clear();
         r
     }
@@ -1173,6 +1178,11 @@ mod tests {
             r#""x":[1.],"#,
             r#""x":[-],"#,
             r#""x":[{"answer":"no"}],"args":{"answer":"twice"},"#,
+            " \"x\" : { \"a\" : [ 1 , true , null , \"s\\\"\" , [ ] , { } ] ,\n\t\"b\" : -0.5e+3 } ,",
+            r#""x":[[[{"k":[false,-1]}]],{"":{"\u00e9\"":[0]}}],"#,
+            r#""x":[1 2],"#,
+            r#""x":{"a":1,},"#,
+            r#""x":[nul,1],"#,
         ];
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let base = inputs.clone();

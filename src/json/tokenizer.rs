@@ -397,7 +397,14 @@ impl Tokenizer {
         let mut i = 0;
         while i < n {
             let b = chunk[i];
-            let next = match self.state {
+            let state = self.state;
+            let next = match state {
+                // The extractor's containers that nobody reads are skipped a token at a time.
+                State::Value | State::ValueOrArrayEnd | State::KeyOrObjectEnd | State::Key | State::Colon | State::CommaOrEnd
+                    if self.raw_text() && !self.loud() && self.skip_quiet(chunk, &mut i) =>
+                {
+                    continue
+                }
                 State::InString(Str::Value) if !self.opts.strict && !self.loud() => self.quiet_string(chunk, i, base, sink)?,
                 State::InString(s) => self.string(s, chunk, i, base, &mut window, sink)?,
                 State::Escape(s) => self.escape(s, b, i, base)?,
@@ -489,6 +496,142 @@ impl Tokenizer {
         self.value_done_at(i, sink)
     }
 
+    /// Whole tokens of a quiet container (tolerant mode, see [`Sink::skip_inside`]) from
+    /// `*at`, in one loop: what the byte loop does with them, with nothing reported or kept.
+    /// Moves `*at` on, and says whether it did: it stops before anything it does not take
+    /// whole (a token or an escape the chunk cuts, a literal, a byte that is an error, a key
+    /// or number that may reach the cap, a container too deep or one the stack must grow
+    /// for, the bracket that closes the quiet container), and the byte loop goes on from
+    /// there, so errors and their offsets stay the byte loop's and the state after every
+    /// chunk is the same whatever the chunking.
+    #[inline(never)]
+    fn skip_quiet(&mut self, chunk: &[u8], at: &mut usize) -> bool {
+        let from = *at;
+        let i = self.skip_tokens(chunk, from);
+        *at = i;
+        i > from
+    }
+
+    /// `skip_quiet` from `chunk[i]`: the index reached.
+    #[inline(always)]
+    fn skip_tokens(&mut self, chunk: &[u8], mut i: usize) -> usize {
+        if self.utf8.pending() != 0 {
+            return i;
+        }
+        let n = chunk.len();
+        let cap = self.opts.max_token_bytes;
+        while i < n {
+            let b = chunk[i];
+            match self.state {
+                State::Value | State::ValueOrArrayEnd | State::KeyOrObjectEnd | State::Key | State::Colon | State::CommaOrEnd
+                    if is_ws(b) =>
+                {
+                    i += 1
+                }
+                State::InString(Str::Value) => {
+                    let end = i + string_run_len(&chunk[i..]);
+                    if end == n || chunk[end] == b'\\' {
+                        // An escape takes its next byte with it (see `quiet_string`).
+                        if end + 1 >= n {
+                            return end;
+                        }
+                        i = end + 2;
+                        continue;
+                    }
+                    self.text.clear();
+                    self.raw.clear();
+                    self.state = State::CommaOrEnd;
+                    i = end + 1;
+                }
+                State::Value | State::ValueOrArrayEnd => match b {
+                    b'"' => {
+                        self.state = State::InString(Str::Value);
+                        i += 1;
+                    }
+                    b'{' | b'[' => {
+                        // Growing the stack, or the error of a too deep one, is the byte loop's.
+                        let depth = self.stack.len();
+                        if depth >= self.opts.max_depth || depth == self.stack.capacity() {
+                            return i;
+                        }
+                        self.stack.push(b == b'{');
+                        self.state = if b == b'{' { State::KeyOrObjectEnd } else { State::ValueOrArrayEnd };
+                        i += 1;
+                    }
+                    b']' if self.state == State::ValueOrArrayEnd => {
+                        if !self.skip_close() {
+                            return i;
+                        }
+                        i += 1;
+                    }
+                    b'-' | b'0'..=b'9' => {
+                        let Some(run) = chunk[i..].iter().position(|&c| !is_number_byte(c)) else { return i };
+                        if run > cap || !valid_number(&chunk[i..i + run]) {
+                            return i;
+                        }
+                        self.state = State::CommaOrEnd;
+                        i += run;
+                    }
+                    _ => return i,
+                },
+                State::KeyOrObjectEnd | State::Key => match b {
+                    b'"' => {
+                        // A key whole in the chunk, without escapes, too short to reach the
+                        // cap even if each byte decoded to U+FFFD.
+                        let q = i + 1 + string_run_len(&chunk[i + 1..]);
+                        if q == n || chunk[q] != b'"' || 3 * (q - i) > cap {
+                            return i;
+                        }
+                        self.state = State::Colon;
+                        i = q + 1;
+                    }
+                    b'}' if self.state == State::KeyOrObjectEnd => {
+                        if !self.skip_close() {
+                            return i;
+                        }
+                        i += 1;
+                    }
+                    _ => return i,
+                },
+                State::Colon if b == b':' => {
+                    self.state = State::Value;
+                    i += 1;
+                }
+                State::CommaOrEnd => match (b, *self.stack.last().unwrap_or(&false)) {
+                    (b',', true) => {
+                        self.state = State::Key;
+                        i += 1;
+                    }
+                    (b',', false) => {
+                        self.state = State::Value;
+                        i += 1;
+                    }
+                    (b'}', true) | (b']', false) => {
+                        if !self.skip_close() {
+                            return i;
+                        }
+                        i += 1;
+                    }
+                    _ => return i,
+                },
+                _ => return i,
+            }
+        }
+        i
+    }
+
+    /// `skip_quiet` at a closing bracket: closes the container, unless it is the quiet one
+    /// (whose end the byte loop reports).
+    #[inline(always)]
+    fn skip_close(&mut self) -> bool {
+        if self.stack.len() <= self.quiet {
+            return false;
+        }
+        self.stack.pop();
+        self.state = State::CommaOrEnd;
+        true
+    }
+
     /// String content from `chunk[i]`: the hot loop. A run of plain bytes goes out in one
     /// piece; then the closing quote or an escape.
     #[inline(always)]
@@ -505,7 +648,10 @@ impl Tokenizer {
         if end > 0 {
             return self.string_run(s, chunk, i, end, base, window);
         }
-        self.flush_utf8(s, i, base)?;
+        // Checked here, not only in `flush_utf8`: a run ends at every escape and quote.
+        if self.utf8.pending() != 0 {
+            self.flush_utf8(s, i, base)?;
+        }
         if chunk[i] == b'"' {
             return self.string_end(s, i + 1, base, sink);
         }
@@ -514,7 +660,11 @@ impl Tokenizer {
         if s == Str::Value {
             if let Some(c) = chunk.get(i + 1).copied().and_then(simple_escape) {
                 if self.raw_text() {
-                    try_push(&mut self.raw, c)?;
+                    if self.raw.len() < self.raw.capacity() {
+                        self.raw.push(c);
+                    } else {
+                        try_push(&mut self.raw, c)?;
+                    }
                 } else {
                     try_push_str(&mut self.text, char::from(c).encode_utf8(&mut [0; 4]))?;
                 }
