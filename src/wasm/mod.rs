@@ -31,7 +31,7 @@ use crate::{Error, ErrorKind};
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(module = "/src/wasm/runtime.js")]
+#[wasm_bindgen(module = "/pkg/entry/wasm-imports.js")]
 extern "C" {
     fn __sr_error(code: &str, message: &str, offset: Option<f64>) -> JsValue;
     fn __sr_encode_error(thrown: &JsValue, what: &str) -> JsValue;

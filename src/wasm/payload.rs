@@ -39,7 +39,7 @@ fn json_in(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
     parse_text(&json_text(value, what)?, what)
 }
 
-#[wasm_bindgen(module = "/src/wasm/runtime.js")]
+#[wasm_bindgen(module = "/pkg/entry/wasm-imports.js")]
 extern "C" {
     // `catch`: a JS exception must not unwind through wasm frames; JSON.stringify throws on
     // BigInt and cycles.

@@ -18,7 +18,7 @@ use js_sys::{Array, Float32Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-#[wasm_bindgen(module = "/src/wasm/runtime.js")]
+#[wasm_bindgen(module = "/pkg/entry/wasm-imports.js")]
 extern "C" {
     // `catch`: a JS exception must not unwind through wasm frames (their destructors would
     // not run, leaving this object borrowed); JSON.stringify throws on BigInt and cycles.
