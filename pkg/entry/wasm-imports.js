@@ -94,7 +94,8 @@ export let __sr_max_bytes = 0;
  * `invalid_option`.
  */
 export function __sr_init_args(input, options) {
-  if (input?.constructor === Object) [input, options] = [undefined, input];
+  // biome-ignore lint/suspicious/noSparseArray: the hole is `input` made undefined
+  if (input?.constructor === Object) [input, options] = [, input];
   const max = options?.maxMemoryBytes;
   if (max !== undefined) {
     if (!(max >= 65536)) throw new StreamrouteError('invalid_option', 'maxMemoryBytes < 65536');

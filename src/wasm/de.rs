@@ -102,9 +102,9 @@ impl FlatOptions {
             Some(v) if !v.is_undefined() && !v.is_null() => v,
             _ => return Ok(FlatOptions(None)),
         };
-        let o = Self::object(Js(value), name, fields).map_err(super::options_error)?;
+        let o = Self::object(Js(value), name, fields).map_err(DeError::options)?;
         if let Some(flat) = &o.0 {
-            only_keys(&flat.object, fields).map_err(super::options_error)?;
+            only_keys(&flat.object, fields).map_err(DeError::options)?;
         }
         Ok(o)
     }
@@ -123,7 +123,7 @@ impl FlatOptions {
     #[inline(never)]
     pub(crate) fn object(v: Js, name: &str, fields: &'static [&'static str]) -> Result<FlatOptions, DeError> {
         let Some(o) = v.object() else {
-            return Err(v.invalid_type(&format!("struct {name}")));
+            return Err(v.invalid_type(&cat(&["struct ", name])));
         };
         Ok(FlatOptions(Some(FlatObject { object: o.clone(), fields, keys: field_keys(fields) })))
     }
@@ -139,7 +139,13 @@ impl FlatOptions {
     /// An options field (its error thrown as an options error naming the option: `invalid
     /// options: key: invalid type: …`).
     pub(crate) fn get<T: Read>(&self, key: &str) -> Result<Option<T>, JsValue> {
-        self.read(key).map_err(|e| super::options_error(e.of(key)))
+        self.read(key).map_err(|e| e.of(key).options())
+    }
+
+    /// An options field as it is (`null` too), `None` when absent or `undefined`; the caller
+    /// checks it.
+    pub(crate) fn value(&self, key: &str) -> Result<Option<JsValue>, JsValue> {
+        self.need(key).map_err(|e| e.of(key).options())
     }
 
     /// An optional field of an argument object: `None` when absent, `undefined` or `null`.
@@ -168,7 +174,7 @@ impl FlatOptions {
 
     /// A missing required field.
     pub(crate) fn missing(key: &str) -> DeError {
-        DeError(format!("missing field `{key}`"), false)
+        DeError(cat(&["missing field `", key, "`"]), Fault::Value)
     }
 
     /// The field's value, `None` when it is absent or `undefined`. `key` is one of the
@@ -178,10 +184,32 @@ impl FlatOptions {
         let Some(flat) = &self.0 else { return Ok(None) };
         let at = flat.fields.iter().position(|f| *f == key);
         let Some(js_key) = at.and_then(|i| flat.keys.get(i)) else { return Ok(None) };
-        let value = get(&flat.object, js_key, &|| format!("\"{key}\""))?;
+        let value = get(&flat.object, js_key, &|| cat(&["\"", key, "\""]))?;
         Ok((!value.is_undefined()).then_some(Js(value)))
     }
 }
+
+/// Declares an options struct once: each field with its JS key (`field: Type = "key"`, read as
+/// `Option<Type>`), and its reader `Name::from_js(value)`: absent, `undefined` or `null` is
+/// every field absent; another key is `unknown option "key"`; each field is read in order as
+/// its [`Read`] type (a [`Whole`] checks its range), its error thrown as an options error.
+macro_rules! options {
+    ($(#[$attr:meta])* pub struct $name:ident { $($(#[$fattr:meta])* $field:ident: $ty:ty = $key:literal,)* }) => {
+        $(#[$attr])*
+        pub struct $name {
+            $($(#[$fattr])* $field: Option<$ty>,)*
+        }
+
+        impl $name {
+            /// Reads the options object `value`.
+            fn from_js(value: Option<wasm_bindgen::JsValue>) -> Result<Self, wasm_bindgen::JsValue> {
+                let o = $crate::wasm::de::FlatOptions::new(value, stringify!($name), &[$($key),*])?;
+                Ok($name { $($field: o.get($key)?,)* })
+            }
+        }
+    };
+}
+pub(crate) use options;
 
 /// A JS object of strings as `(key, value)` pairs sorted by key.
 #[derive(Default)]
@@ -270,39 +298,124 @@ impl Any {
     }
 }
 
-/// What went wrong, as text; `input` when the value could not be read at all (a getter or
-/// trap threw, an unknown option key, nesting too deep), not merely had a wrong value.
+/// What went wrong, as text, and how it is thrown ([`Fault`]).
 #[derive(Debug)]
-pub(crate) struct DeError(String, bool);
+pub(crate) struct DeError(String, Fault);
+
+/// How a [`DeError`] is thrown.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fault {
+    /// A wrong value (`invalid_option` for an option, the caller's code for an argument).
+    Value,
+    /// A value that could not be read at all (a getter or trap threw, an unknown option key,
+    /// nesting too deep): `invalid_input`, never prefixed with the field.
+    Input,
+    /// A whole number out of its range: "`key` must be …, got x" (`invalid_option` for an
+    /// option), never prefixed with `invalid options:`.
+    Range,
+}
 
 impl DeError {
     fn input(message: String) -> Self {
-        DeError(message, true)
+        DeError(message, Fault::Input)
     }
 
     /// A wrong value, described by `message`.
     pub(crate) fn new(message: String) -> Self {
-        DeError(message, false)
+        DeError(message, Fault::Value)
     }
 
     /// A wrong value of the field `key`, named in the message (a value that could not be
     /// read names it already).
     fn of(self, key: &str) -> Self {
-        if self.1 {
-            self
-        } else {
-            DeError(format!("{key}: {}", self.0), false)
+        match self.1 {
+            Fault::Input => self,
+            Fault::Value => DeError(cat(&[key, ": ", &self.0]), Fault::Value),
+            Fault::Range => DeError(cat(&[key, " ", &self.0]), Fault::Range),
         }
     }
 
     /// The error kind: `invalid_input` for a value that could not be read, else `otherwise`.
     pub(crate) fn kind(&self, otherwise: crate::ErrorKind) -> crate::ErrorKind {
-        if self.1 {
+        if self.1 == Fault::Input {
             crate::ErrorKind::InvalidInput
         } else {
             otherwise
         }
     }
+
+    /// The error thrown for it as an options error: `invalid options: …` (a range error says
+    /// which option and range itself). Not generic: in the `.wasm` once.
+    #[inline(never)]
+    pub(crate) fn options(self) -> JsValue {
+        let kind = self.kind(crate::ErrorKind::InvalidOption);
+        let message = if self.1 == Fault::Range { self.0 } else { cat(&["invalid options: ", &self.0]) };
+        super::js_error(&crate::Error::new(kind, message))
+    }
+}
+
+/// The pieces of a message, joined (no `format!`: no formatting code for messages).
+pub(crate) fn cat(parts: &[&str]) -> String {
+    parts.concat()
+}
+
+/// `n` in decimal, without the formatting machinery.
+pub(crate) fn decimal(mut n: u64) -> String {
+    let mut digits = Vec::new();
+    loop {
+        digits.push(b'0' + (n % 10) as u8);
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    digits.iter().rev().map(|&d| d as char).collect()
+}
+
+/// The largest whole number a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
+pub(crate) const MAX_SAFE: u64 = (1 << 53) - 1;
+
+/// A whole number from `MIN` to `MAX`: every integer option and argument is read as one. A
+/// number that is not is "`key` must be …, got x" (`invalid_option` for an option).
+#[derive(Clone, Copy)]
+pub(crate) struct Whole<const MIN: u64, const MAX: u64>(pub(crate) u64);
+
+/// A size option: a whole number from 1 to 2^32 - 1.
+pub(crate) type Size = Whole<1, { u32::MAX as u64 }>;
+
+/// A count or id: a whole number from 0 to 2^53 - 1.
+pub(crate) type Count = Whole<0, MAX_SAFE>;
+
+impl<const MIN: u64, const MAX: u64> Read for Whole<MIN, MAX> {
+    fn read(v: Js) -> Result<Self, DeError> {
+        whole(f64::read(v)?, MIN, MAX).map(Whole)
+    }
+}
+
+impl<const MIN: u64, const MAX: u64> Whole<MIN, MAX> {
+    /// The number read, or `default` when absent.
+    pub(crate) fn or(v: Option<Self>, default: usize) -> usize {
+        v.map_or(default, |w| w.0 as usize)
+    }
+}
+
+/// `x` as a whole number in `min..=max`, else the range error (without the field's name).
+#[inline(never)]
+pub(crate) fn whole(x: f64, min: u64, max: u64) -> Result<u64, DeError> {
+    if x.is_finite() && x.fract() == 0.0 && x >= min as f64 && x <= max as f64 {
+        return Ok(x as u64);
+    }
+    let range = match (min, max) {
+        (1, m) if m >= u64::from(u32::MAX) => "a positive integer".to_string(),
+        (0, m) if m >= MAX_SAFE => "a non-negative integer".to_string(),
+        _ => cat(&["an integer from ", &decimal(min), " to ", &decimal(max)]),
+    };
+    Err(DeError(cat(&["must be ", &range, ", got ", &crate::num::show(x)]), Fault::Range))
+}
+
+/// [`whole`] of an argument named `name` that is not an option: the error `kind`.
+pub(crate) fn whole_arg(v: Option<f64>, name: &str, min: u64, max: u64, kind: crate::ErrorKind) -> Result<Option<u64>, JsValue> {
+    v.map(|x| whole(x, min, max).map_err(|e| super::js_error(&crate::Error::new(kind, e.of(name).0)))).transpose()
 }
 
 impl fmt::Display for DeError {
@@ -315,8 +428,8 @@ impl fmt::Display for DeError {
 fn threw(what: &str, thrown: &JsValue) -> DeError {
     let message = Reflect::get(thrown, &JsValue::from_str("message")).ok().and_then(|m| m.as_string());
     DeError::input(match message {
-        Some(m) => format!("reading {what} threw: {m}"),
-        None => format!("reading {what} threw"),
+        Some(m) => cat(&["reading ", what, " threw: ", &m]),
+        None => cat(&["reading ", what, " threw"]),
     })
 }
 
@@ -325,7 +438,7 @@ fn threw(what: &str, thrown: &JsValue) -> DeError {
 fn only_keys(o: &Object, fields: &[&str]) -> Result<(), DeError> {
     let keys = own_keys(o).map_err(|e| threw("the options' keys", &e))?;
     match keys.iter().filter_map(|k| k.as_string()).find(|k| !fields.contains(&k.as_str())) {
-        Some(key) => Err(DeError::input(format!("unknown option \"{key}\""))),
+        Some(key) => Err(DeError::input(cat(&["unknown option \"", &key, "\""]))),
         None => Ok(()),
     }
 }
@@ -354,7 +467,7 @@ impl Js {
         if self.nullish() {
             "null".into()
         } else if let Some(b) = self.0.as_bool() {
-            format!("boolean `{b}`")
+            (if b { "boolean `true`" } else { "boolean `false`" }).into()
         } else if self.0.as_f64().is_some() {
             "a number".into()
         } else if self.0.is_string() {
@@ -371,7 +484,7 @@ impl Js {
     /// The wrong-type error.
     #[inline(never)]
     fn invalid_type(&self, expected: &str) -> DeError {
-        DeError::new(format!("invalid type: {}, expected {expected}", self.kind()))
+        DeError::new(cat(&["invalid type: ", &self.kind(), ", expected ", expected]))
     }
 
     /// An array's elements, else the wrong-type error (`expected a sequence`).
@@ -459,7 +572,7 @@ pub(crate) fn options_copy(options: &JsValue, allowed: &[&str]) -> Result<JsValu
     let copy = Object::new();
     for key in allowed {
         let k = JsValue::from_str(key);
-        let value = get(options, &k, &|| format!("\"{key}\""))?;
+        let value = get(options, &k, &|| cat(&["\"", key, "\""]))?;
         if !value.is_undefined() {
             // A fresh plain object: defining a key cannot fail or run code.
             let _ = Reflect::set(&copy, &k, &value);

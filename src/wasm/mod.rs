@@ -292,52 +292,15 @@ pub fn make_nonce() -> Result<String, JsValue> {
 /// for a malformed value, `invalid_input` for a getter that throws.
 pub(crate) fn options<T: de::Read + Default>(value: Option<JsValue>) -> Result<T, JsValue> {
     match value {
-        Some(v) if !v.is_undefined() && !v.is_null() => de::from_js(v).map_err(options_error),
+        Some(v) if !v.is_undefined() && !v.is_null() => de::from_js(v).map_err(de::DeError::options),
         _ => Ok(T::default()),
     }
-}
-
-/// An options object that could not be read, as the error thrown (`invalid options: …`).
-/// Not generic: its code is in the `.wasm` once, not once per options type.
-#[inline(never)]
-fn options_error(e: de::DeError) -> JsValue {
-    js_error(&Error::new(e.kind(crate::ErrorKind::InvalidOption), format!("invalid options: {e}")))
 }
 
 /// Options read by hand: a plain copy holding only the `allowed` keys (`de::options_copy`);
 /// another key, or a getter that throws, is `invalid_input` naming it.
 pub(crate) fn options_copy(options: &JsValue, allowed: &[&str]) -> Result<JsValue, JsValue> {
-    de::options_copy(options, allowed).map_err(options_error)
-}
-
-/// The largest whole number a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
-pub(crate) const MAX_SAFE: u64 = (1 << 53) - 1;
-
-/// A size option: a whole number from 1 to 2^32 - 1, or `default` when absent.
-pub(crate) fn limit(v: Option<f64>, default: usize, name: &str) -> Result<usize, JsValue> {
-    Ok(whole(v, name, 1, u32::MAX.into())?.map_or(default, |x| x as usize))
-}
-
-/// A whole-number option: absent (`None`), or a finite whole number in `min..=max`; anything
-/// else is `invalid_option` naming it and the range. Every integer option is read here.
-pub(crate) fn whole(v: Option<f64>, name: &str, min: u64, max: u64) -> Result<Option<u64>, JsValue> {
-    whole_as(v, name, min, max, ErrorKind::InvalidOption)
-}
-
-/// [`whole`] with the error `kind` of an argument that is not an option.
-pub(crate) fn whole_as(v: Option<f64>, name: &str, min: u64, max: u64, kind: ErrorKind) -> Result<Option<u64>, JsValue> {
-    match v {
-        None => Ok(None),
-        Some(x) if x.is_finite() && x.fract() == 0.0 && x >= min as f64 && x <= max as f64 => Ok(Some(x as u64)),
-        Some(x) => {
-            let range = match (min, max) {
-                (1, m) if m >= u64::from(u32::MAX) => "a positive integer".to_string(),
-                (0, m) if m >= MAX_SAFE => "a non-negative integer".to_string(),
-                _ => format!("an integer from {min} to {max}"),
-            };
-            Err(js_error(&Error::new(kind, format!("{name} must be {range}, got {}", crate::num::show(x)))))
-        }
-    }
+    de::options_copy(options, allowed).map_err(de::DeError::options)
 }
 
 /// UTF-16 length of a UTF-8 string: what `String.prototype.length` reports for it.

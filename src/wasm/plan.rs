@@ -107,7 +107,7 @@ fn count(v: Option<JsValue>, what: &str, default: usize) -> Result<usize, JsValu
         None => Ok(default),
         Some(v) => {
             let x = number(&v, what)?;
-            Ok(super::whole(Some(x), what, 0, 1_000_000_000)?.unwrap_or(0) as usize)
+            Ok(super::de::whole_arg(Some(x), what, 0, 1_000_000_000, ErrorKind::InvalidOption)?.unwrap_or(0) as usize)
         }
     }
 }
