@@ -142,12 +142,6 @@ impl FlatOptions {
         self.read(key).map_err(|e| e.of(key).options())
     }
 
-    /// An options field as it is (`null` too), `None` when absent or `undefined`; the caller
-    /// checks it.
-    pub(crate) fn value(&self, key: &str) -> Result<Option<JsValue>, JsValue> {
-        self.need(key).map_err(|e| e.of(key).options())
-    }
-
     /// An optional field of an argument object: `None` when absent, `undefined` or `null`.
     pub(crate) fn read<T: Read>(&self, key: &str) -> Result<Option<T>, DeError> {
         self.field(key).and_then(|f| f.filter(|v| !v.0.is_null()).map(T::read).transpose())
@@ -184,7 +178,7 @@ impl FlatOptions {
         let Some(flat) = &self.0 else { return Ok(None) };
         let at = flat.fields.iter().position(|f| *f == key);
         let Some(js_key) = at.and_then(|i| flat.keys.get(i)) else { return Ok(None) };
-        let value = get(&flat.object, js_key, &|| cat(&["\"", key, "\""]))?;
+        let value = get(&flat.object, js_key, key)?;
         Ok((!value.is_undefined()).then_some(Js(value)))
     }
 }
@@ -328,11 +322,11 @@ impl DeError {
     /// A wrong value of the field `key`, named in the message (a value that could not be
     /// read names it already).
     fn of(self, key: &str) -> Self {
-        match self.1 {
-            Fault::Input => self,
-            Fault::Value => DeError(cat(&[key, ": ", &self.0]), Fault::Value),
-            Fault::Range => DeError(cat(&[key, " ", &self.0]), Fault::Range),
+        if self.1 == Fault::Input {
+            return self;
         }
+        let sep = if self.1 == Fault::Range { " " } else { ": " };
+        DeError(cat(&[key, sep, &self.0]), self.1)
     }
 
     /// The error kind: `invalid_input` for a value that could not be read, else `otherwise`.
@@ -349,27 +343,20 @@ impl DeError {
     #[inline(never)]
     pub(crate) fn options(self) -> JsValue {
         let kind = self.kind(crate::ErrorKind::InvalidOption);
-        let message = if self.1 == Fault::Range { self.0 } else { cat(&["invalid options: ", &self.0]) };
+        let prefix = if self.1 == Fault::Range { "" } else { "invalid options: " };
+        let message = cat(&[prefix, &self.0]);
         super::js_error(&crate::Error::new(kind, message))
     }
 }
 
 /// The pieces of a message, joined (no `format!`: no formatting code for messages).
+#[inline(never)]
 pub(crate) fn cat(parts: &[&str]) -> String {
-    parts.concat()
-}
-
-/// `n` in decimal, without the formatting machinery.
-pub(crate) fn decimal(mut n: u64) -> String {
-    let mut digits = Vec::new();
-    loop {
-        digits.push(b'0' + (n % 10) as u8);
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+    let mut s = String::new();
+    for p in parts {
+        s.push_str(p);
     }
-    digits.iter().rev().map(|&d| d as char).collect()
+    s
 }
 
 /// The largest whole number a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
@@ -405,17 +392,32 @@ pub(crate) fn whole(x: f64, min: u64, max: u64) -> Result<u64, DeError> {
     if x.is_finite() && x.fract() == 0.0 && x >= min as f64 && x <= max as f64 {
         return Ok(x as u64);
     }
+    let (from, to) = (number(min as f64), number(max as f64));
     let range = match (min, max) {
-        (1, m) if m >= u64::from(u32::MAX) => "a positive integer".to_string(),
-        (0, m) if m >= MAX_SAFE => "a non-negative integer".to_string(),
-        _ => cat(&["an integer from ", &decimal(min), " to ", &decimal(max)]),
+        (1, m) if m >= u64::from(u32::MAX) => ["a positive integer", "", "", ""],
+        (0, m) if m >= MAX_SAFE => ["a non-negative integer", "", "", ""],
+        _ => ["an integer from ", &from, " to ", &to],
     };
-    Err(DeError(cat(&["must be ", &range, ", got ", &crate::num::show(x)]), Fault::Range))
+    let [a, b, c, d] = range;
+    Err(DeError(cat(&["must be ", a, b, c, d, ", got ", &number(x)]), Fault::Range))
+}
+
+/// `x` as JS writes it (`crate::num::show`): exact for the whole numbers of a range (none is
+/// past 2^53).
+#[inline(never)]
+fn number(x: f64) -> String {
+    crate::num::show(x)
 }
 
 /// [`whole`] of an argument named `name` that is not an option: the error `kind`.
 pub(crate) fn whole_arg(v: Option<f64>, name: &str, min: u64, max: u64, kind: crate::ErrorKind) -> Result<Option<u64>, JsValue> {
-    v.map(|x| whole(x, min, max).map_err(|e| super::js_error(&crate::Error::new(kind, e.of(name).0)))).transpose()
+    match v {
+        None => Ok(None),
+        Some(x) => match whole(x, min, max) {
+            Ok(n) => Ok(Some(n)),
+            Err(e) => Err(super::js_error(&crate::Error::new(kind, cat(&[name, " ", &e.0])))),
+        },
+    }
 }
 
 impl fmt::Display for DeError {
@@ -443,10 +445,10 @@ fn only_keys(o: &Object, fields: &[&str]) -> Result<(), DeError> {
     }
 }
 
-/// `Reflect.get(object, key)`, a throw as [`threw`].
+/// `Reflect.get(object, key)` of the field `name`, a throw as [`threw`].
 #[inline(never)]
-fn get(object: &JsValue, key: &JsValue, what: &dyn Fn() -> String) -> Result<JsValue, DeError> {
-    Reflect::get(object, key).map_err(|e| threw(&what(), &e))
+fn get(object: &JsValue, key: &JsValue, name: &str) -> Result<JsValue, DeError> {
+    Reflect::get(object, key).map_err(|e| threw(&cat(&["\"", name, "\""]), &e))
 }
 
 /// What kind of value `v` is, for a message (`a string`, `boolean `true``; never its number).
@@ -493,7 +495,7 @@ impl Js {
         if !self.array() {
             return Err(self.invalid_type("a sequence"));
         }
-        let len = get(&self.0, &JsValue::from_str("length"), &|| "an array's length".into())?;
+        let len = Reflect::get(&self.0, &JsValue::from_str("length")).map_err(|e| threw("an array's length", &e))?;
         let len = len.as_f64().map_or(0, |n| n.clamp(0.0, f64::from(u32::MAX)) as u32);
         Ok(Items { array: self.0, len, next: 0 })
     }
@@ -534,7 +536,7 @@ impl Items {
         if self.next >= self.len {
             return Ok(None);
         }
-        let item = get(&self.array, &JsValue::from(self.next), &|| "an array element".into())?;
+        let item = Reflect::get(&self.array, &JsValue::from(self.next)).map_err(|e| threw("an array element", &e))?;
         self.next += 1;
         Ok(Some(Js(item)))
     }
@@ -572,11 +574,17 @@ pub(crate) fn options_copy(options: &JsValue, allowed: &[&str]) -> Result<JsValu
     let copy = Object::new();
     for key in allowed {
         let k = JsValue::from_str(key);
-        let value = get(options, &k, &|| cat(&["\"", key, "\""]))?;
+        let value = get(options, &k, key)?;
         if !value.is_undefined() {
             // A fresh plain object: defining a key cannot fail or run code.
             let _ = Reflect::set(&copy, &k, &value);
         }
     }
     Ok(copy.into())
+}
+
+/// `copy[key]` of a plain copy made by [`options_copy`] (which has no getters to throw), `None`
+/// when `undefined`.
+pub(crate) fn prop(copy: &JsValue, key: &str) -> Option<JsValue> {
+    Reflect::get(copy, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined())
 }

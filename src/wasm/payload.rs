@@ -242,16 +242,16 @@ impl ArtifactCollector {
         let mut store = None;
         if let Some(o) = options.filter(|o| !o.is_undefined() && !o.is_null()) {
             let bad = |m: &str| js_error(&Error::new(ErrorKind::InvalidOption, m));
+            let o = super::options_copy(&o, &["maxInlineBytes", "store"])?;
             if !o.is_object() {
                 return Err(bad("ArtifactCollector options must be an object"));
             }
-            let o = super::FlatOptions::new(Some(o), "ArtifactCollectorOptions", &["maxInlineBytes", "store"])?;
-            if let Some(max) = o.value("maxInlineBytes")? {
+            if let Some(max) = super::de::prop(&o, "maxInlineBytes") {
                 let n = max.as_f64().ok_or_else(|| bad("maxInlineBytes must be a non-negative integer"))?;
                 let n = super::de::whole_arg(Some(n), "maxInlineBytes", 0, super::de::MAX_SAFE, ErrorKind::InvalidOption)?;
                 opts.max_inline_bytes = n.unwrap_or(0) as usize;
             }
-            if let Some(s) = o.value("store")?.filter(|s| !s.is_null()) {
+            if let Some(s) = super::de::prop(&o, "store").filter(|s| !s.is_null()) {
                 store = Some(s.dyn_into::<js_sys::Function>().map_err(|_| bad("store must be a function"))?);
             }
         }
