@@ -28,6 +28,7 @@ pub mod sse;
 pub mod tags;
 
 use crate::{Error, ErrorKind};
+pub(crate) use crate::text::{utf16_len, utf16_units, Utf16Offsets};
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
@@ -301,51 +302,4 @@ pub(crate) fn options<T: de::Read + Default>(value: Option<JsValue>) -> Result<T
 /// another key, or a getter that throws, is `invalid_input` naming it.
 pub(crate) fn options_copy(options: &JsValue, allowed: &[&str]) -> Result<JsValue, JsValue> {
     de::options_copy(options, allowed).map_err(de::DeError::options)
-}
-
-/// UTF-16 length of a UTF-8 string: what `String.prototype.length` reports for it.
-pub(crate) fn utf16_len(s: &str) -> u32 {
-    utf16_units(s.as_bytes())
-}
-
-/// UTF-16 length of valid UTF-8 bytes (see [`utf16_len`]).
-pub(crate) fn utf16_units(b: &[u8]) -> u32 {
-    if b.is_ascii() {
-        return b.len() as u32;
-    }
-    let mut n = b.len() as u32;
-    for &c in b {
-        // Continuation bytes add no unit; a 4-byte lead adds a second (surrogate) unit.
-        n -= u32::from((c & 0xC0) == 0x80);
-        n += u32::from(c >= 0xF0);
-    }
-    n
-}
-
-/// Walks the text once, turning ascending byte offsets into UTF-16 offsets.
-pub(crate) struct Utf16Offsets<'a> {
-    text: &'a str,
-    byte: usize,
-    unit: u64,
-}
-
-impl<'a> Utf16Offsets<'a> {
-    pub(crate) fn new(text: &'a str) -> Self {
-        Utf16Offsets { text, byte: 0, unit: 0 }
-    }
-
-    pub(crate) fn at(&mut self, byte: usize) -> u64 {
-        let mut byte = byte.min(self.text.len());
-        while !self.text.is_char_boundary(byte) {
-            byte -= 1;
-        }
-        if byte < self.byte {
-            // Not ascending (never for the repair log): count from the start.
-            self.byte = 0;
-            self.unit = 0;
-        }
-        self.unit += u64::from(utf16_len(crate::text::sub(self.text, self.byte..byte)));
-        self.byte = byte;
-        self.unit
-    }
 }
