@@ -27,8 +27,8 @@ pub mod sse;
 #[cfg(feature = "tags")]
 pub mod tags;
 
-use crate::{Error, ErrorKind};
 pub(crate) use crate::text::{utf16_len, utf16_units, Utf16Offsets};
+use crate::{Error, ErrorKind};
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 

@@ -10,9 +10,7 @@
 use super::host::{json_parse, to_js_value};
 use super::{js_error, options_copy};
 use crate::json::JsonValue;
-use crate::plan::{
-    self, CapabilityMap as CoreMap, EmbeddingModel, Mode, NarrowOptions, Narrowed, Requirements, ToolIndex as CoreIndex,
-};
+use crate::plan::{self, CapabilityMap as CoreMap, EmbeddingModel, Mode, NarrowOptions, Requirements, ToolIndex as CoreIndex};
 use crate::{Error, ErrorKind};
 use js_sys::{Array, Float32Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
@@ -319,23 +317,6 @@ pub struct JsToolIndex {
     index: CoreIndex,
 }
 
-fn hits_json(index: &CoreIndex, hits: &[plan::Hit]) -> String {
-    let mut out = String::with_capacity(hits.len() * 48 + 2);
-    out.push('[');
-    for (i, h) in hits.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str("{\"name\":");
-        crate::json::write_json_string(index.tool(h.index).map_or("", |t| t.name.as_str()), &mut out);
-        out.push_str(&format!(",\"index\":{},\"score\":", h.index));
-        out.push_str(crate::num::f64_text(h.score).as_deref().unwrap_or("0"));
-        out.push('}');
-    }
-    out.push(']');
-    out
-}
-
 /// The catalog's tools. Embeddings given as arrays of numbers are read as numbers, not as JSON
 /// text (`__sr_catalog_split`): the same values, without a text round trip per float.
 fn catalog_tools(catalog: &JsValue) -> Result<Vec<plan::Tool>, JsValue> {
@@ -393,53 +374,6 @@ fn index_arg(catalog: &JsValue, options: Option<JsValue>) -> Result<CoreIndex, J
     CoreIndex::new(tools, model, embeddings).map_err(|e| js_error(&e))
 }
 
-fn narrowed_json(n: &Narrowed) -> JsonValue {
-    let s = |x: &str| JsonValue::String(x.to_string());
-    let num = |x: f64| JsonValue::Number(crate::num::f64_text(x).unwrap_or_else(|| "0".into()));
-    let tools = n
-        .tools
-        .iter()
-        .map(|t| {
-            JsonValue::Object(vec![
-                ("name".into(), s(&t.name)),
-                ("reason".into(), s(t.reason.as_str())),
-                ("score".into(), t.score.map_or(JsonValue::Null, num)),
-                ("rank".into(), t.rank.map_or(JsonValue::Null, |r| JsonValue::Number(r.to_string()))),
-            ])
-        })
-        .collect();
-    let list = |l: &[String]| JsonValue::Array(l.iter().map(|x| s(x)).collect());
-    JsonValue::Object(vec![
-        ("tools".into(), JsonValue::Array(tools)),
-        ("names".into(), JsonValue::Array(n.tools.iter().map(|t| s(&t.name)).collect())),
-        (
-            "safety".into(),
-            JsonValue::Array(
-                n.safety
-                    .iter()
-                    .map(|(name, added)| {
-                        JsonValue::Object(vec![("name".into(), s(name)), ("added".into(), JsonValue::Bool(*added))])
-                    })
-                    .collect(),
-            ),
-        ),
-        (
-            "dropped".into(),
-            JsonValue::Array(
-                n.dropped
-                    .iter()
-                    .map(|(name, score)| JsonValue::Object(vec![("name".into(), s(name)), ("score".into(), num(*score))]))
-                    .collect(),
-            ),
-        ),
-        ("method".into(), s(n.method.as_str())),
-        ("fallback".into(), n.fallback.as_deref().map_or(JsonValue::Null, s)),
-        ("queries".into(), list(&n.queries)),
-        ("cap".into(), JsonValue::Number(n.cap.to_string())),
-        ("warnings".into(), list(&n.warnings)),
-    ])
-}
-
 /// Narrowing over `index` (or, without one, over tools ranked elsewhere: `retrieved`).
 fn narrow_with(index: Option<&CoreIndex>, options: &JsValue) -> Result<JsValue, JsValue> {
     let options = &options_copy(options, NARROW_OPTIONS)?;
@@ -491,14 +425,14 @@ fn narrow_with(index: Option<&CoreIndex>, options: &JsValue) -> Result<JsValue, 
         }
         let mut n = plan::narrow_ranked(index, &ranked, &o);
         n.queries = texts.unwrap_or_else(|| plan::retrieval_queries(&req));
-        return Ok(to_js_value(&narrowed_json(&n)));
+        return Ok(to_js_value(&n.to_json_value()));
     }
     let Some(index) = index else {
         return Err(bad("narrowTools needs an index, a catalog or retrieved tools"));
     };
     let v = query_vectors(get(options, "queryVectors"))?;
     let n = plan::narrow_tools(index, &req, &v.floats, v.model_id.as_deref(), v.dim, texts, &o);
-    Ok(to_js_value(&narrowed_json(&n)))
+    Ok(to_js_value(&n.to_json_value()))
 }
 
 #[wasm_bindgen(js_class = ToolIndexHandle)]
@@ -532,11 +466,7 @@ impl JsToolIndex {
     pub fn model(&self) -> JsValue {
         match self.index.model() {
             None => JsValue::NULL,
-            Some(m) => to_js_value(&JsonValue::Object(vec![
-                ("model_id".into(), JsonValue::String(m.model_id.clone())),
-                ("dim".into(), JsonValue::Number(m.dim.to_string())),
-                ("pooling".into(), JsonValue::String(m.pooling.clone())),
-            ])),
+            Some(m) => to_js_value(&m.to_json_value()),
         }
     }
 
@@ -552,7 +482,7 @@ impl JsToolIndex {
         let query = flat_floats(&query, "query")?;
         let n = count_param(n, "n", 8)?;
         let hits = self.index.search(&query, n).map_err(|e| js_error(&e))?;
-        Ok(json_parse(&hits_json(&self.index, &hits)))
+        Ok(json_parse(&self.index.hits_json(&hits)))
     }
 
     /// Top-`n` (default 8) BM25 search over name, description and capabilities.
@@ -564,7 +494,7 @@ impl JsToolIndex {
     ) -> Result<JsValue, JsValue> {
         let text = super::text_arg(&text, "text")?;
         let hits = self.index.search_text(&text, count_param(n, "n", 8)?);
-        Ok(json_parse(&hits_json(&self.index, &hits)))
+        Ok(json_parse(&self.index.hits_json(&hits)))
     }
 
     /// Retrieval with the fallback rules: cosine (or hybrid) when the query vectors fit the
@@ -602,7 +532,7 @@ impl JsToolIndex {
         Ok(json_parse(&format!(
             "{{\"method\":\"{}\",\"fallback\":{fallback},\"hits\":{}}}",
             r.method.as_str(),
-            hits_json(&self.index, &r.hits)
+            self.index.hits_json(&r.hits)
         )))
     }
 
@@ -663,35 +593,6 @@ fn catalog_index(catalog: &JsValue) -> Result<CoreIndex, JsValue> {
     CoreIndex::new(tools, None, None).map_err(|e| js_error(&e))
 }
 
-fn report_json(r: &plan::CoverageReport) -> JsonValue {
-    let list = |l: &[String]| JsonValue::Array(l.iter().cloned().map(JsonValue::String).collect());
-    let nums = |l: &[usize]| JsonValue::Array(l.iter().map(|i| JsonValue::Number(i.to_string())).collect());
-    let steps = r
-        .steps
-        .iter()
-        .map(|s| {
-            JsonValue::Object(vec![
-                ("index".into(), JsonValue::Number(s.index.to_string())),
-                ("tool".into(), JsonValue::String(s.tool.clone())),
-                ("valid".into(), list(&s.valid)),
-                ("invalid".into(), list(&s.invalid)),
-            ])
-        })
-        .collect();
-    JsonValue::Object(vec![
-        ("ok".into(), JsonValue::Bool(r.ok)),
-        ("missing".into(), list(&r.missing)),
-        ("unjustified".into(), list(&r.unjustified)),
-        ("unjustified_steps".into(), nums(&r.unjustified_steps)),
-        ("message".into(), JsonValue::String(r.message.clone())),
-        ("lines".into(), list(&r.lines)),
-        ("unknown".into(), list(&r.unknown)),
-        ("reextract".into(), JsonValue::Bool(r.reextract)),
-        ("warnings".into(), list(&r.warnings)),
-        ("steps".into(), JsonValue::Array(steps)),
-    ])
-}
-
 /// The deterministic coverage check: every requirement met by a step, every step citing a
 /// requirement it can meet, grouping before plotting, time-aware steps for time. `map`
 /// defaults to the design's mapping; `catalog` is a catalog or a `ToolIndex`.
@@ -706,7 +607,7 @@ pub fn check_coverage(
     let p = plan::Plan::from_json(&json_arg(&plan_value, "plan")?).map_err(|e| js_error(&e))?;
     let map = map_arg(Some(map))?;
     let index = catalog_index(&catalog)?;
-    Ok(to_js_value(&report_json(&plan::check_coverage(&req, &p, &map, &index))))
+    Ok(to_js_value(&plan::check_coverage(&req, &p, &map, &index).to_json_value()))
 }
 
 /// The plan without the steps `report` calls unjustified (by position, else by tool name);

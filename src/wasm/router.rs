@@ -236,7 +236,7 @@ impl Packed {
                 }
                 RoutedEvent::RefusalDelta { text } => self.text_op(ROUTE_REFUSAL, text),
                 RoutedEvent::Action { action } => {
-                    super::action::action_value(action).try_write_json(&mut self.json)?;
+                    action.to_json_value().try_write_json(&mut self.json)?;
                     let n = self.json()?;
                     self.ops.extend_from_slice(&[ROUTE_ACTION, n]);
                 }
