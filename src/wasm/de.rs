@@ -15,6 +15,7 @@
 //! frames. Options objects are read strictly ([`FlatOptions::new`]): a key that is not an
 //! option is an `invalid_input` error naming it.
 
+use crate::{Error, ErrorKind};
 use js_sys::{Array, Object, Reflect};
 use std::cell::RefCell;
 use std::fmt;
@@ -562,11 +563,71 @@ fn field_keys(fields: &'static [&'static str]) -> Rc<[JsValue]> {
     })
 }
 
+/// A string argument from JS, or `invalid_input` ("`what` must be a string").
+///
+/// Exported functions take their string parameters as `JsValue` and read them here. A `&str`
+/// parameter would let wasm-bindgen's glue copy a non-string (a number, an object with a
+/// bogus `length`) into wasm memory, which traps and leaves a borrowed object locked.
+pub(crate) fn text_arg(v: &JsValue, what: &str) -> Result<String, JsValue> {
+    js_text(v, what)
+        .unwrap_or_else(|| Err(super::js_error(&Error::new(ErrorKind::InvalidInput, cat(&[what, " must be a string"])))))
+}
+
+/// A JS string as Rust text, `None` for any other value. Every string an exported function
+/// reads whole comes through here: one past the one-shot input cap
+/// ([`MAX_INPUT_BYTES`](crate::MAX_INPUT_BYTES)) is `input_too_large`, refused on its UTF-16
+/// length (never fewer than its UTF-8 bytes) before it is copied into wasm memory, and on
+/// its UTF-8 length after.
+pub(crate) fn js_text(v: &JsValue, what: &str) -> Option<Result<String, JsValue>> {
+    if !v.is_string() {
+        return None;
+    }
+    let units = v.unchecked_ref::<js_sys::JsString>().length() as usize;
+    let text = crate::budget::check_input(units, what)
+        .and_then(|()| room_for_copy(units))
+        .and_then(|()| v.as_string().ok_or_else(|| Error::new(ErrorKind::InvalidInput, cat(&[what, " must be a string"]))))
+        .and_then(|s| crate::budget::check_input(s.len(), what).map(|()| s));
+    Some(text.map_err(|e| super::js_error(&e)))
+}
+
+/// [`text_arg`] for an optional parameter: `undefined` and `null` are `None`.
+pub(crate) fn opt_text_arg(v: Option<JsValue>, what: &str) -> Result<Option<String>, JsValue> {
+    match v {
+        Some(v) if !v.is_undefined() && !v.is_null() => text_arg(&v, what).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// The glue copies a string of `units` UTF-16 units with `malloc(units)` grown in place up to
+/// `3 * units` bytes, and traps when wasm memory cannot hold them: that much is reserved and
+/// given back first, so running out of memory is `memory_limit_exceeded` instead.
+fn room_for_copy(units: usize) -> crate::Result<()> {
+    let n = units.saturating_mul(3);
+    let mut room: Vec<u8> = Vec::new();
+    room.try_reserve_exact(n).map_err(|_| crate::budget::out_of_memory(n))
+}
+
+/// Reads an options value that is not an object of fields (`TaggedTurn.contract`'s
+/// descriptions): `T::default()` when absent, `undefined` or `null`; an `invalid_option` error
+/// for a malformed value, `invalid_input` for a getter that throws.
+pub(crate) fn read_options<T: Read + Default>(value: Option<JsValue>) -> Result<T, JsValue> {
+    match value {
+        Some(v) if !v.is_undefined() && !v.is_null() => from_js(v).map_err(DeError::options),
+        _ => Ok(T::default()),
+    }
+}
+
+/// Options read by hand: a plain copy holding only the `allowed` keys ([`copy_options`]);
+/// another key, or a getter that throws, is `invalid_input` naming it.
+pub(crate) fn options_copy(options: &JsValue, allowed: &[&str]) -> Result<JsValue, JsValue> {
+    copy_options(options, allowed).map_err(DeError::options)
+}
+
 /// Options read by hand (not field by field): a plain copy of `options` holding only the
 /// `allowed` keys it has, read once each. A key not in `allowed`, or a getter or Proxy trap
 /// that throws, is an `invalid_input` error naming it; a value that is not an object is
 /// returned as it is (the caller says what it must be).
-pub(crate) fn options_copy(options: &JsValue, allowed: &[&str]) -> Result<JsValue, DeError> {
+fn copy_options(options: &JsValue, allowed: &[&str]) -> Result<JsValue, DeError> {
     let Some(o) = options.is_object().then(|| options.unchecked_ref::<Object>()) else {
         return Ok(options.clone());
     };
@@ -583,8 +644,8 @@ pub(crate) fn options_copy(options: &JsValue, allowed: &[&str]) -> Result<JsValu
     Ok(copy.into())
 }
 
-/// `copy[key]` of a plain copy made by [`options_copy`] (which has no getters to throw), `None`
-/// when `undefined`.
+/// `object[key]` of an object without getters that throw (a plain copy made by
+/// [`copy_options`], a catalog split, a `ToolIndex`), `None` when `undefined` (or when it throws).
 pub(crate) fn prop(copy: &JsValue, key: &str) -> Option<JsValue> {
     Reflect::get(copy, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined())
 }

@@ -8,7 +8,7 @@ pub mod action;
 mod de;
 #[cfg(feature = "json")]
 pub mod extractor;
-pub(crate) use de::{kind_of, FlatOptions};
+pub(crate) use de::{js_text, kind_of, opt_text_arg, options_copy, text_arg, FlatOptions};
 mod abi;
 mod handle;
 pub(crate) mod host;
@@ -39,58 +39,15 @@ extern "C" {
     fn __sr_panic(file: &str, line: u32, column: u32);
 }
 
-/// A string argument from JS, or `invalid_input` ("`what` must be a string").
-///
-/// Exported functions take their string parameters as `JsValue` and read them here. A `&str`
-/// parameter would let wasm-bindgen's glue copy a non-string (a number, an object with a
-/// bogus `length`) into wasm memory, which traps and leaves a borrowed object locked.
-pub(crate) fn text_arg(v: &JsValue, what: &str) -> Result<String, JsValue> {
-    js_text(v, what).unwrap_or_else(|| Err(js_error(&Error::new(ErrorKind::InvalidInput, format!("{what} must be a string")))))
-}
-
-/// A JS string as Rust text, `None` for any other value. Every string an exported function
-/// reads whole comes through here: one past the one-shot input cap
-/// ([`MAX_INPUT_BYTES`](crate::MAX_INPUT_BYTES)) is `input_too_large`, refused on its UTF-16
-/// length (never fewer than its UTF-8 bytes) before it is copied into wasm memory, and on
-/// its UTF-8 length after.
-pub(crate) fn js_text(v: &JsValue, what: &str) -> Option<Result<String, JsValue>> {
-    if !v.is_string() {
-        return None;
-    }
-    let units = v.unchecked_ref::<js_sys::JsString>().length() as usize;
-    let text = crate::budget::check_input(units, what)
-        .and_then(|()| room_for_copy(units))
-        .and_then(|()| v.as_string().ok_or_else(|| Error::new(ErrorKind::InvalidInput, format!("{what} must be a string"))))
-        .and_then(|s| crate::budget::check_input(s.len(), what).map(|()| s));
-    Some(text.map_err(|e| js_error(&e)))
-}
-
-/// [`text_arg`] for an optional parameter: `undefined` and `null` are `None`.
-pub(crate) fn opt_text_arg(v: Option<JsValue>, what: &str) -> Result<Option<String>, JsValue> {
-    match v {
-        Some(v) if !v.is_undefined() && !v.is_null() => text_arg(&v, what).map(Some),
-        _ => Ok(None),
-    }
-}
-
-/// The glue copies a string of `units` UTF-16 units with `malloc(units)` grown in place up to
-/// `3 * units` bytes, and traps when wasm memory cannot hold them: that much is reserved and
-/// given back first, so running out of memory is `memory_limit_exceeded` instead.
-pub(crate) fn room_for_copy(units: usize) -> crate::Result<()> {
-    let n = units.saturating_mul(3);
-    let mut room: Vec<u8> = Vec::new();
-    room.try_reserve_exact(n).map_err(|_| crate::budget::out_of_memory(n))
-}
-
 /// A core error as a thrown `StreamrouteError` with more on it (`error.violations`,
 /// `error.problems`, ...): the one builder of such errors on the Rust side (the streaming
 /// machines' partial results are added by `pkg/entry/boundary.js` `partial`).
 pub(crate) fn js_error_with(err: &Error, fields: &[(&str, JsValue)]) -> JsValue {
-    let e = js_error(err);
+    let e: NewObject = js_error(err).unchecked_into();
     for (key, value) in fields {
-        let _ = js_sys::Reflect::set(&e, &JsValue::from_str(key), value);
+        e.set(&JsValue::from_str(key), value);
     }
-    e
+    e.into()
 }
 
 /// The error for `what`, a value `JSON.stringify` threw `thrown` on, when the value was too
@@ -125,7 +82,7 @@ pub(crate) fn js_error(err: &Error) -> JsValue {
 /// `crates/heap` (it needs `unsafe`, which this crate forbids). It returns null when wasm
 /// memory runs out (so `try_reserve` gives `memory_limit_exceeded` and never traps), reuses
 /// what is freed, and grows a block in place when it can (the glue's string copy, see
-/// [`room_for_copy`]). In place of std's dlmalloc it takes 2.4 to 3.8 KB gzip off each entry
+/// `de::room_for_copy`). In place of std's dlmalloc it takes 2.4 to 3.8 KB gzip off each entry
 /// at the same measured speed (bench/README "Then: the allocator"). On top of TLSF: the cap of
 /// `init({ maxMemoryBytes })`, and a reserve that allocations of 16 KiB or more leave to the
 /// small infallible ones, so that running out of memory is `memory_limit_exceeded` on the
@@ -286,20 +243,4 @@ pub(crate) fn new_object() -> NewObject {
 #[wasm_bindgen(js_name = makeNonce)]
 pub fn make_nonce() -> Result<String, JsValue> {
     crate::make_nonce().map_err(|e| js_error(&e))
-}
-
-/// Reads an options value that is not an object of fields (`TaggedTurn.contract`'s
-/// descriptions): `T::default()` when absent, `undefined` or `null`; an `invalid_option` error
-/// for a malformed value, `invalid_input` for a getter that throws.
-pub(crate) fn options<T: de::Read + Default>(value: Option<JsValue>) -> Result<T, JsValue> {
-    match value {
-        Some(v) if !v.is_undefined() && !v.is_null() => de::from_js(v).map_err(de::DeError::options),
-        _ => Ok(T::default()),
-    }
-}
-
-/// Options read by hand: a plain copy holding only the `allowed` keys (`de::options_copy`);
-/// another key, or a getter that throws, is `invalid_input` naming it.
-pub(crate) fn options_copy(options: &JsValue, allowed: &[&str]) -> Result<JsValue, JsValue> {
-    de::options_copy(options, allowed).map_err(de::DeError::options)
 }

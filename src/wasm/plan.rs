@@ -12,7 +12,7 @@ use super::{js_error, options_copy};
 use crate::json::JsonValue;
 use crate::plan::{self, CapabilityMap as CoreMap, EmbeddingModel, Mode, NarrowOptions, Requirements, ToolIndex as CoreIndex};
 use crate::{Error, ErrorKind};
-use js_sys::{Array, Float32Array, Function, Reflect};
+use js_sys::{Array, Float32Array, Function};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -39,11 +39,9 @@ fn json_arg(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
     crate::parse_strict(text.as_bytes()).map_err(|e| js_error(&Error::new(e.kind(), format!("{what}: {}", e.message()))))
 }
 
+/// `obj[key]` of a plain options copy (or a non-object: `None`), `None` for `undefined` and `null`.
 fn get(obj: &JsValue, key: &str) -> Option<JsValue> {
-    if !obj.is_object() {
-        return None;
-    }
-    Reflect::get(obj, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined() && !v.is_null())
+    super::de::prop(obj, key).filter(|v| !v.is_null())
 }
 
 fn requirements(value: &JsValue) -> Result<Requirements, JsValue> {
@@ -324,7 +322,7 @@ fn catalog_tools(catalog: &JsValue) -> Result<Vec<plan::Tool>, JsValue> {
     if split.is_null() {
         return plan::parse_catalog(&json_arg(catalog, "catalog")?).map_err(|e| js_error(&e));
     }
-    let part = |k: &str| Reflect::get(&split, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED);
+    let part = |k: &str| super::de::prop(&split, k).unwrap_or(JsValue::UNDEFINED);
     let mut tools = plan::parse_catalog(&json_arg(&part("json"), "catalog")?).map_err(|e| js_error(&e))?;
     let vectors = js_sys::Float64Array::new(&part("vectors")).to_vec();
     let lens = js_sys::Int32Array::new(&part("lens")).to_vec();
@@ -558,7 +556,7 @@ impl JsToolIndex {
 pub fn narrow_tools(#[wasm_bindgen(unchecked_param_type = "NarrowOptions")] options: JsValue) -> Result<JsValue, JsValue> {
     let options = options_copy(&options, NARROW_OPTIONS)?;
     if let Some(index) = get(&options, "index") {
-        let narrow = Reflect::get(&index, &JsValue::from_str("narrow")).ok().and_then(|f| f.dyn_into::<Function>().ok());
+        let narrow = super::de::prop(&index, "narrow").and_then(|f| f.dyn_into::<Function>().ok());
         return match narrow {
             Some(f) => f.call1(&index, &options),
             None => Err(bad("options.index must be a ToolIndex")),

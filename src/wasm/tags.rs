@@ -8,7 +8,7 @@ use super::abi::{Header, TAG_BYTES, TAG_SLICE, TAG_UNITS};
 use super::de::{options, Count, Size};
 use super::de::{Any, DeError, Read};
 use super::handle::{handle_io, status, InputBuffer, NOT_UNITS};
-use super::{js_error, opt_text_arg, options, plain_object, text_arg, FlatOptions};
+use super::{js_error, opt_text_arg, plain_object, text_arg, FlatOptions};
 use crate::budget::{out_of_memory, try_extend};
 use crate::tags::DEFAULT_MAX_BUFFER_BYTES;
 use crate::tags::{
@@ -592,7 +592,7 @@ impl JsTaggedTurn {
 
     #[wasm_bindgen(skip_typescript)]
     pub fn contract(&self, descriptions: Option<JsValue>) -> Result<String, JsValue> {
-        let d: super::de::StringPairs = options(descriptions)?;
+        let d: super::de::StringPairs = super::de::read_options(descriptions)?;
         self.inner.contract(&d.0).map_err(|e| js_error(&e))
     }
 
