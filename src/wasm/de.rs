@@ -140,7 +140,18 @@ impl FlatOptions {
     /// An options field (its error thrown as an options error naming the option: `invalid
     /// options: key: invalid type: …`).
     pub(crate) fn get<T: Read>(&self, key: &str) -> Result<Option<T>, JsValue> {
-        self.read(key).map_err(|e| e.of(key).options())
+        match self.present(key) {
+            Ok(Some(v)) => T::read(v).map(Some).map_err(|e| field_error(e, key)),
+            Ok(None) => Ok(None),
+            Err(e) => Err(field_error(e, key)),
+        }
+    }
+
+    /// The field's value, `None` when absent, `undefined` or `null` (the non-generic half of
+    /// [`get`](Self::get)).
+    #[inline(never)]
+    fn present(&self, key: &str) -> Result<Option<Js>, DeError> {
+        self.field(key).map(|f| f.filter(|v| !v.0.is_null()))
     }
 
     /// An optional field of an argument object: `None` when absent, `undefined` or `null`.
@@ -348,6 +359,12 @@ impl DeError {
         let message = cat(&[prefix, &self.0]);
         super::js_error(&crate::Error::new(kind, message))
     }
+}
+
+/// An options field's error, thrown (not generic: once in the `.wasm`).
+#[inline(never)]
+fn field_error(e: DeError, key: &str) -> JsValue {
+    e.of(key).options()
 }
 
 /// The pieces of a message, joined (no `format!`: no formatting code for messages).
