@@ -356,8 +356,7 @@ impl DeError {
     pub(crate) fn options(self) -> JsValue {
         let kind = self.kind(crate::ErrorKind::InvalidOption);
         let prefix = if self.1 == Fault::Range { "" } else { "invalid options: " };
-        let message = cat(&[prefix, &self.0]);
-        super::js_error(&crate::Error::new(kind, message))
+        throw(kind, &[prefix, &self.0])
     }
 }
 
@@ -365,6 +364,12 @@ impl DeError {
 #[inline(never)]
 fn field_error(e: DeError, key: &str) -> JsValue {
     e.of(key).options()
+}
+
+/// The error of `kind` whose message is `parts` joined, as thrown.
+#[inline(never)]
+fn throw(kind: crate::ErrorKind, parts: &[&str]) -> JsValue {
+    super::js_error(&crate::Error::new(kind, cat(parts)))
 }
 
 /// The pieces of a message, joined (no `format!`: no formatting code for messages).
@@ -410,21 +415,15 @@ pub(crate) fn whole(x: f64, min: u64, max: u64) -> Result<u64, DeError> {
     if x.is_finite() && x.fract() == 0.0 && x >= min as f64 && x <= max as f64 {
         return Ok(x as u64);
     }
-    let (from, to) = (number(min as f64), number(max as f64));
+    // JS writes the numbers (exactly: none is past 2^53).
+    let (from, to) = (crate::num::show(min as f64), crate::num::show(max as f64));
     let range = match (min, max) {
         (1, m) if m >= u64::from(u32::MAX) => ["a positive integer", "", "", ""],
         (0, m) if m >= MAX_SAFE => ["a non-negative integer", "", "", ""],
         _ => ["an integer from ", &from, " to ", &to],
     };
     let [a, b, c, d] = range;
-    Err(DeError(cat(&["must be ", a, b, c, d, ", got ", &number(x)]), Fault::Range))
-}
-
-/// `x` as JS writes it (`crate::num::show`): exact for the whole numbers of a range (none is
-/// past 2^53).
-#[inline(never)]
-fn number(x: f64) -> String {
-    crate::num::show(x)
+    Err(DeError(cat(&["must be ", a, b, c, d, ", got ", &crate::num::show(x)]), Fault::Range))
 }
 
 /// [`whole`] of an argument named `name` that is not an option: the error `kind`.
@@ -433,7 +432,7 @@ pub(crate) fn whole_arg(v: Option<f64>, name: &str, min: u64, max: u64, kind: cr
         None => Ok(None),
         Some(x) => match whole(x, min, max) {
             Ok(n) => Ok(Some(n)),
-            Err(e) => Err(super::js_error(&crate::Error::new(kind, cat(&[name, " ", &e.0])))),
+            Err(e) => Err(throw(kind, &[name, " ", &e.0])),
         },
     }
 }
@@ -586,8 +585,7 @@ fn field_keys(fields: &'static [&'static str]) -> Rc<[JsValue]> {
 /// parameter would let wasm-bindgen's glue copy a non-string (a number, an object with a
 /// bogus `length`) into wasm memory, which traps and leaves a borrowed object locked.
 pub(crate) fn text_arg(v: &JsValue, what: &str) -> Result<String, JsValue> {
-    js_text(v, what)
-        .unwrap_or_else(|| Err(super::js_error(&Error::new(ErrorKind::InvalidInput, cat(&[what, " must be a string"])))))
+    js_text(v, what).unwrap_or_else(|| Err(throw(ErrorKind::InvalidInput, &[what, " must be a string"])))
 }
 
 /// A JS string as Rust text, `None` for any other value. Every string an exported function
