@@ -416,14 +416,13 @@ pub(crate) fn whole(x: f64, min: u64, max: u64) -> Result<u64, DeError> {
         return Ok(x as u64);
     }
     // JS writes the numbers (exactly: none is past 2^53).
-    let (from, to) = (crate::num::show(min as f64), crate::num::show(max as f64));
+    let show = crate::num::show;
     let range = match (min, max) {
-        (1, m) if m >= u64::from(u32::MAX) => ["a positive integer", "", "", ""],
-        (0, m) if m >= MAX_SAFE => ["a non-negative integer", "", "", ""],
-        _ => ["an integer from ", &from, " to ", &to],
+        (1, m) if m >= u64::from(u32::MAX) => "a positive integer".into(),
+        (0, m) if m >= MAX_SAFE => "a non-negative integer".into(),
+        _ => cat(&["an integer from ", &show(min as f64), " to ", &show(max as f64)]),
     };
-    let [a, b, c, d] = range;
-    Err(DeError(cat(&["must be ", a, b, c, d, ", got ", &crate::num::show(x)]), Fault::Range))
+    Err(DeError(cat(&["must be ", &range, ", got ", &show(x)]), Fault::Range))
 }
 
 /// [`whole`] of an argument named `name` that is not an option: the error `kind`.
