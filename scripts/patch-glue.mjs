@@ -14,7 +14,7 @@ const fail = (why) => {
   process.exit(1);
 };
 
-// The instance's life (src/wasm/runtime.js says why), added after the glue's `wasm`. Every
+// The instance's life (pkg/entry/wasm-imports.js says why), added after the glue's `wasm`. Every
 // export of an instance is called through a wrapper of `__sr_own`: a trap loses the instance
 // (runtime.js `__sr_string_error` counts a generation more) and the call throws
 // `memory_limit_exceeded`; from then on a call of the lost instance does nothing (the `finally`
@@ -61,9 +61,9 @@ function __sr_enter() {
     if (!wasm.__sr_heap_enter(__sr_max_bytes)) throw __sr_oom();
 }`;
 
-const importLine = /^import \{ ([^}]*) \} from '(\.\/snippets\/[^']+\/src\/wasm\/runtime\.js)';$/m;
+const importLine = /^import \{ ([^}]*) \} from '(\.\/snippets\/[^']+\/pkg\/entry\/wasm-imports\.js)';$/m;
 const m = glue.match(importLine);
-if (!m) fail('no import of runtime.js');
+if (!m) fail('no import of wasm-imports.js');
 glue = glue.replace(
   importLine,
   `import { ${m[1]}, __sr_misuse, __sr_string_error, __sr_not_ready, __sr_gen, __sr_lost, __sr_oom, __sr_max_bytes } from '${m[2]}';`,

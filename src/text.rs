@@ -524,6 +524,57 @@ fn decode_one(c: u8, rest: &[u8]) -> (Result<u32, ()>, usize) {
     }
 }
 
+/// UTF-16 length of a UTF-8 string: what `String.prototype.length` reports for it.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) fn utf16_len(s: &str) -> u32 {
+    utf16_units(s.as_bytes())
+}
+
+/// UTF-16 length of valid UTF-8 bytes (see [`utf16_len`]).
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) fn utf16_units(b: &[u8]) -> u32 {
+    if b.is_ascii() {
+        return b.len() as u32;
+    }
+    let mut n = b.len() as u32;
+    for &c in b {
+        // Continuation bytes add no unit; a 4-byte lead adds a second (surrogate) unit.
+        n -= u32::from((c & 0xC0) == 0x80);
+        n += u32::from(c >= 0xF0);
+    }
+    n
+}
+
+/// Walks the text once, turning ascending byte offsets into UTF-16 offsets.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) struct Utf16Offsets<'a> {
+    text: &'a str,
+    byte: usize,
+    unit: u64,
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+impl<'a> Utf16Offsets<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        Utf16Offsets { text, byte: 0, unit: 0 }
+    }
+
+    pub(crate) fn at(&mut self, byte: usize) -> u64 {
+        let mut byte = byte.min(self.text.len());
+        while !self.text.is_char_boundary(byte) {
+            byte -= 1;
+        }
+        if byte < self.byte {
+            // Not ascending (never for the repair log): count from the start.
+            self.byte = 0;
+            self.unit = 0;
+        }
+        self.unit += u64::from(utf16_len(sub(self.text, self.byte..byte)));
+        self.byte = byte;
+        self.unit
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

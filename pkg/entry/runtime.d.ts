@@ -1,5 +1,5 @@
 // The part of runtime.js (generated into each entry by scripts/build: the glue's copy of
-// src/wasm/runtime.js) that the TypeScript modules of pkg/entry import. For `tsc` only.
+// pkg/entry/wasm-imports.js) that the TypeScript modules of pkg/entry import. For `tsc` only.
 export class StreamrouteError extends Error {
   constructor(code: string, message: string, offset?: number);
   readonly code: string;

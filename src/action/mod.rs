@@ -100,6 +100,48 @@ pub struct ActionDiagnostics {
     pub other_actions: Vec<(ActionSource, PlannerAction)>,
 }
 
+impl ActionDiagnostics {
+    /// The diagnostics as the JSON object JS gets, with offsets and lengths in UTF-16 code
+    /// units of `text`, the input they describe.
+    pub fn to_json_value(&self, text: &str) -> JsonValue {
+        let d = self;
+        let num = |n: u64| JsonValue::Number(n.to_string());
+        // Repairs come in input order: one forward walk turns their offsets into UTF-16 units.
+        let mut units = crate::text::Utf16Offsets::new(text);
+        let repairs = d
+            .repairs
+            .iter()
+            .map(|r| {
+                JsonValue::Object(vec![
+                    ("kind".into(), JsonValue::String(r.kind.to_string())),
+                    ("offset".into(), num(units.at(r.offset))),
+                ])
+            })
+            .collect();
+        let others = d
+            .other_actions
+            .iter()
+            .map(|(src, a)| {
+                JsonValue::Object(vec![
+                    ("source".into(), JsonValue::String(src.as_str().into())),
+                    ("action".into(), a.to_json_value()),
+                ])
+            })
+            .collect();
+        let mut units = crate::text::Utf16Offsets::new(text);
+        let prefix = units.at(d.ignored_prefix_len);
+        let suffix_start = units.at(text.len() - d.ignored_suffix_len);
+        let suffix = units.at(text.len()).saturating_sub(suffix_start);
+        JsonValue::Object(vec![
+            ("source".into(), JsonValue::String(d.source.as_str().into())),
+            ("repairs".into(), JsonValue::Array(repairs)),
+            ("ignored_prefix_len".into(), num(prefix)),
+            ("ignored_suffix_len".into(), num(suffix)),
+            ("other_actions".into(), JsonValue::Array(others)),
+        ])
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Candidate {
     mapping: Vec<(String, JsonValue)>,

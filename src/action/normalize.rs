@@ -77,6 +77,17 @@ impl PlannerAction {
         JsonValue::Object(self.args.clone())
     }
 
+    /// `{ next_node, args, thought, reasoning }` (`null` for an absent thought or reasoning).
+    pub fn to_json_value(&self) -> JsonValue {
+        let opt = |s: &Option<String>| s.clone().map_or(JsonValue::Null, JsonValue::String);
+        JsonValue::Object(vec![
+            ("next_node".into(), JsonValue::String(self.next_node.clone())),
+            ("args".into(), self.args_value()),
+            ("thought".into(), opt(&self.thought)),
+            ("reasoning".into(), opt(&self.reasoning)),
+        ])
+    }
+
     /// The legacy `{thought, next_node, args, plan, join}` shape: a final response has
     /// `next_node: null` and `raw_answer` mirrored from `answer`; a plan has `next_node: null`,
     /// `args: null` and its steps/join at the top level.

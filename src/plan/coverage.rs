@@ -133,6 +133,39 @@ pub struct CoverageReport {
     pub steps: Vec<StepCheck>,
 }
 
+impl CoverageReport {
+    /// The report as the JSON object JS gets (the fields by their names).
+    pub fn to_json_value(&self) -> JsonValue {
+        let r = self;
+        let list = |l: &[String]| JsonValue::Array(l.iter().cloned().map(JsonValue::String).collect());
+        let nums = |l: &[usize]| JsonValue::Array(l.iter().map(|i| JsonValue::Number(i.to_string())).collect());
+        let steps = r
+            .steps
+            .iter()
+            .map(|s| {
+                JsonValue::Object(vec![
+                    ("index".into(), JsonValue::Number(s.index.to_string())),
+                    ("tool".into(), JsonValue::String(s.tool.clone())),
+                    ("valid".into(), list(&s.valid)),
+                    ("invalid".into(), list(&s.invalid)),
+                ])
+            })
+            .collect();
+        JsonValue::Object(vec![
+            ("ok".into(), JsonValue::Bool(r.ok)),
+            ("missing".into(), list(&r.missing)),
+            ("unjustified".into(), list(&r.unjustified)),
+            ("unjustified_steps".into(), nums(&r.unjustified_steps)),
+            ("message".into(), JsonValue::String(r.message.clone())),
+            ("lines".into(), list(&r.lines)),
+            ("unknown".into(), list(&r.unknown)),
+            ("reextract".into(), JsonValue::Bool(r.reextract)),
+            ("warnings".into(), list(&r.warnings)),
+            ("steps".into(), JsonValue::Array(steps)),
+        ])
+    }
+}
+
 /// The grouping columns a step's params name (`group_by` or `by`: a string or strings).
 fn grouping_columns(params: &JsonValue) -> Vec<String> {
     let mut out = Vec::new();

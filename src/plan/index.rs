@@ -31,6 +31,18 @@ pub struct EmbeddingModel {
     pub pooling: String,
 }
 
+impl EmbeddingModel {
+    /// `{ model_id, dim, pooling }`.
+    pub fn to_json_value(&self) -> crate::json::JsonValue {
+        use crate::json::JsonValue;
+        JsonValue::Object(vec![
+            ("model_id".into(), JsonValue::String(self.model_id.clone())),
+            ("dim".into(), JsonValue::Number(self.dim.to_string())),
+            ("pooling".into(), JsonValue::String(self.pooling.clone())),
+        ])
+    }
+}
+
 /// One search result.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hit {
@@ -443,6 +455,24 @@ impl ToolIndex {
             }
         }
         top.best
+    }
+
+    /// `hits` as JSON text: `[{"name":…,"index":…,"score":…},…]`.
+    pub fn hits_json(&self, hits: &[Hit]) -> String {
+        let mut out = String::with_capacity(hits.len() * 48 + 2);
+        out.push('[');
+        for (i, h) in hits.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str("{\"name\":");
+            crate::json::write_json_string(self.tool(h.index).map_or("", |t| t.name.as_str()), &mut out);
+            out.push_str(&format!(",\"index\":{},\"score\":", h.index));
+            out.push_str(crate::num::f64_text(h.score).as_deref().unwrap_or("0"));
+            out.push('}');
+        }
+        out.push(']');
+        out
     }
 
     /// Retrieval with the fallback rules: cosine (or hybrid) when the query vectors fit the

@@ -8,6 +8,7 @@
 use super::index::{Method, Mode, Query, ToolIndex};
 use super::requirements::Requirements;
 use crate::hash::{Map, StrSet};
+use crate::json::JsonValue;
 
 /// Why a tool is in the subset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,6 +100,57 @@ pub struct Narrowed {
     pub cap: usize,
     /// Template or safety tools that are not in the catalog.
     pub warnings: Vec<String>,
+}
+
+impl Narrowed {
+    /// The result as the JSON object JS gets (the fields by their names; pairs as objects).
+    pub fn to_json_value(&self) -> JsonValue {
+        let n = self;
+        let s = |x: &str| JsonValue::String(x.to_string());
+        let num = |x: f64| JsonValue::Number(crate::num::f64_text(x).unwrap_or_else(|| "0".into()));
+        let tools = n
+            .tools
+            .iter()
+            .map(|t| {
+                JsonValue::Object(vec![
+                    ("name".into(), s(&t.name)),
+                    ("reason".into(), s(t.reason.as_str())),
+                    ("score".into(), t.score.map_or(JsonValue::Null, num)),
+                    ("rank".into(), t.rank.map_or(JsonValue::Null, |r| JsonValue::Number(r.to_string()))),
+                ])
+            })
+            .collect();
+        let list = |l: &[String]| JsonValue::Array(l.iter().map(|x| s(x)).collect());
+        JsonValue::Object(vec![
+            ("tools".into(), JsonValue::Array(tools)),
+            ("names".into(), JsonValue::Array(n.tools.iter().map(|t| s(&t.name)).collect())),
+            (
+                "safety".into(),
+                JsonValue::Array(
+                    n.safety
+                        .iter()
+                        .map(|(name, added)| {
+                            JsonValue::Object(vec![("name".into(), s(name)), ("added".into(), JsonValue::Bool(*added))])
+                        })
+                        .collect(),
+                ),
+            ),
+            (
+                "dropped".into(),
+                JsonValue::Array(
+                    n.dropped
+                        .iter()
+                        .map(|(name, score)| JsonValue::Object(vec![("name".into(), s(name)), ("score".into(), num(*score))]))
+                        .collect(),
+                ),
+            ),
+            ("method".into(), s(n.method.as_str())),
+            ("fallback".into(), n.fallback.as_deref().map_or(JsonValue::Null, s)),
+            ("queries".into(), list(&n.queries)),
+            ("cap".into(), JsonValue::Number(n.cap.to_string())),
+            ("warnings".into(), list(&n.warnings)),
+        ])
+    }
 }
 
 fn phrase(label: &str) -> String {

@@ -1,20 +1,10 @@
 //! JS functions `normalizeAction`, `normalizeActionWithDiagnostics`, `actionToLegacy`.
 
 use super::host::to_js_value;
-use super::{js_error, Utf16Offsets};
+use super::js_error;
 use crate::json::JsonValue;
 use crate::{Error, ErrorKind};
 use wasm_bindgen::prelude::*;
-
-pub(crate) fn action_value(a: &crate::PlannerAction) -> JsonValue {
-    let opt = |s: &Option<String>| s.clone().map_or(JsonValue::Null, JsonValue::String);
-    JsonValue::Object(vec![
-        ("next_node".into(), JsonValue::String(a.next_node.clone())),
-        ("args".into(), a.args_value()),
-        ("thought".into(), opt(&a.thought)),
-        ("reasoning".into(), opt(&a.reasoning)),
-    ])
-}
 
 /// The input as text (a string as it is, anything else through `JSON.stringify`).
 fn input_text(raw: &JsValue) -> Result<String, JsValue> {
@@ -44,7 +34,7 @@ fn action_error(raw: &JsValue, text: &str, e: Error) -> JsValue {
 pub fn normalize_action(#[wasm_bindgen(unchecked_param_type = "string | object")] raw: JsValue) -> Result<JsValue, JsValue> {
     let text = input_text(&raw)?;
     let a = crate::normalize_action_text(&text).map_err(|e| action_error(&raw, &text, e))?;
-    Ok(to_js_value(&action_value(&a)))
+    Ok(to_js_value(&a.to_json_value()))
 }
 
 /// `normalizeAction` plus where the action came from, the repairs applied, the ignored
@@ -56,43 +46,9 @@ pub fn normalize_action_with_diagnostics(
     let text = input_text(&raw)?;
     let (a, d) = crate::normalize_action_with_diagnostics(&text).map_err(|e| action_error(&raw, &text, e))?;
     Ok(to_js_value(&JsonValue::Object(vec![
-        ("action".into(), action_value(&a)),
-        ("diagnostics".into(), diagnostics_value(&text, &d)),
+        ("action".into(), a.to_json_value()),
+        ("diagnostics".into(), d.to_json_value(&text)),
     ])))
-}
-
-fn diagnostics_value(text: &str, d: &crate::ActionDiagnostics) -> JsonValue {
-    let num = |n: u64| JsonValue::Number(n.to_string());
-    // Repairs come in input order: one forward walk turns their offsets into UTF-16 units.
-    let mut units = Utf16Offsets::new(text);
-    let repairs = d
-        .repairs
-        .iter()
-        .map(|r| {
-            JsonValue::Object(vec![
-                ("kind".into(), JsonValue::String(r.kind.to_string())),
-                ("offset".into(), num(units.at(r.offset))),
-            ])
-        })
-        .collect();
-    let others = d
-        .other_actions
-        .iter()
-        .map(|(src, a)| {
-            JsonValue::Object(vec![("source".into(), JsonValue::String(src.as_str().into())), ("action".into(), action_value(a))])
-        })
-        .collect();
-    let mut units = Utf16Offsets::new(text);
-    let prefix = units.at(d.ignored_prefix_len);
-    let suffix_start = units.at(text.len() - d.ignored_suffix_len);
-    let suffix = units.at(text.len()).saturating_sub(suffix_start);
-    JsonValue::Object(vec![
-        ("source".into(), JsonValue::String(d.source.as_str().into())),
-        ("repairs".into(), JsonValue::Array(repairs)),
-        ("ignored_prefix_len".into(), num(prefix)),
-        ("ignored_suffix_len".into(), num(suffix)),
-        ("other_actions".into(), JsonValue::Array(others)),
-    ])
 }
 
 /// The legacy `{thought, next_node, args, plan, join}` shape of a (normalised) action.

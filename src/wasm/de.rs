@@ -15,6 +15,7 @@
 //! frames. Options objects are read strictly ([`FlatOptions::new`]): a key that is not an
 //! option is an `invalid_input` error naming it.
 
+use crate::{Error, ErrorKind};
 use js_sys::{Array, Object, Reflect};
 use std::cell::RefCell;
 use std::fmt;
@@ -102,9 +103,9 @@ impl FlatOptions {
             Some(v) if !v.is_undefined() && !v.is_null() => v,
             _ => return Ok(FlatOptions(None)),
         };
-        let o = Self::object(Js(value), name, fields).map_err(super::options_error)?;
+        let o = Self::object(Js(value), name, fields).map_err(DeError::options)?;
         if let Some(flat) = &o.0 {
-            only_keys(&flat.object, fields).map_err(super::options_error)?;
+            only_keys(&flat.object, fields).map_err(DeError::options)?;
         }
         Ok(o)
     }
@@ -123,7 +124,7 @@ impl FlatOptions {
     #[inline(never)]
     pub(crate) fn object(v: Js, name: &str, fields: &'static [&'static str]) -> Result<FlatOptions, DeError> {
         let Some(o) = v.object() else {
-            return Err(v.invalid_type(&format!("struct {name}")));
+            return Err(v.invalid_type(&cat(&["struct ", name])));
         };
         Ok(FlatOptions(Some(FlatObject { object: o.clone(), fields, keys: field_keys(fields) })))
     }
@@ -139,7 +140,18 @@ impl FlatOptions {
     /// An options field (its error thrown as an options error naming the option: `invalid
     /// options: key: invalid type: …`).
     pub(crate) fn get<T: Read>(&self, key: &str) -> Result<Option<T>, JsValue> {
-        self.read(key).map_err(|e| super::options_error(e.of(key)))
+        match self.present(key) {
+            Ok(Some(v)) => T::read(v).map(Some).map_err(|e| field_error(e, key)),
+            Ok(None) => Ok(None),
+            Err(e) => Err(field_error(e, key)),
+        }
+    }
+
+    /// The field's value, `None` when absent, `undefined` or `null` (the non-generic half of
+    /// [`get`](Self::get)).
+    #[inline(never)]
+    fn present(&self, key: &str) -> Result<Option<Js>, DeError> {
+        self.field(key).map(|f| f.filter(|v| !v.0.is_null()))
     }
 
     /// An optional field of an argument object: `None` when absent, `undefined` or `null`.
@@ -168,7 +180,7 @@ impl FlatOptions {
 
     /// A missing required field.
     pub(crate) fn missing(key: &str) -> DeError {
-        DeError(format!("missing field `{key}`"), false)
+        DeError(cat(&["missing field `", key, "`"]), Fault::Value)
     }
 
     /// The field's value, `None` when it is absent or `undefined`. `key` is one of the
@@ -178,10 +190,32 @@ impl FlatOptions {
         let Some(flat) = &self.0 else { return Ok(None) };
         let at = flat.fields.iter().position(|f| *f == key);
         let Some(js_key) = at.and_then(|i| flat.keys.get(i)) else { return Ok(None) };
-        let value = get(&flat.object, js_key, &|| format!("\"{key}\""))?;
+        let value = get(&flat.object, js_key, key)?;
         Ok((!value.is_undefined()).then_some(Js(value)))
     }
 }
+
+/// Declares an options struct once: each field with its JS key (`field: Type = "key"`, read as
+/// `Option<Type>`), and its reader `Name::from_js(value)`: absent, `undefined` or `null` is
+/// every field absent; another key is `unknown option "key"`; each field is read in order as
+/// its [`Read`] type (a [`Whole`] checks its range), its error thrown as an options error.
+macro_rules! options {
+    ($(#[$attr:meta])* pub struct $name:ident { $($(#[$fattr:meta])* $field:ident: $ty:ty = $key:literal,)* }) => {
+        $(#[$attr])*
+        pub struct $name {
+            $($(#[$fattr])* $field: Option<$ty>,)*
+        }
+
+        impl $name {
+            /// Reads the options object `value`.
+            fn from_js(value: Option<wasm_bindgen::JsValue>) -> Result<Self, wasm_bindgen::JsValue> {
+                let o = $crate::wasm::de::FlatOptions::new(value, stringify!($name), &[$($key),*])?;
+                Ok($name { $($field: o.get($key)?,)* })
+            }
+        }
+    };
+}
+pub(crate) use options;
 
 /// A JS object of strings as `(key, value)` pairs sorted by key.
 #[derive(Default)]
@@ -270,38 +304,135 @@ impl Any {
     }
 }
 
-/// What went wrong, as text; `input` when the value could not be read at all (a getter or
-/// trap threw, an unknown option key, nesting too deep), not merely had a wrong value.
+/// What went wrong, as text, and how it is thrown ([`Fault`]).
 #[derive(Debug)]
-pub(crate) struct DeError(String, bool);
+pub(crate) struct DeError(String, Fault);
+
+/// How a [`DeError`] is thrown.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fault {
+    /// A wrong value (`invalid_option` for an option, the caller's code for an argument).
+    Value,
+    /// A value that could not be read at all (a getter or trap threw, an unknown option key,
+    /// nesting too deep): `invalid_input`, never prefixed with the field.
+    Input,
+    /// A whole number out of its range: "`key` must be …, got x" (`invalid_option` for an
+    /// option), never prefixed with `invalid options:`.
+    Range,
+}
 
 impl DeError {
     fn input(message: String) -> Self {
-        DeError(message, true)
+        DeError(message, Fault::Input)
     }
 
     /// A wrong value, described by `message`.
     pub(crate) fn new(message: String) -> Self {
-        DeError(message, false)
+        DeError(message, Fault::Value)
     }
 
     /// A wrong value of the field `key`, named in the message (a value that could not be
     /// read names it already).
     fn of(self, key: &str) -> Self {
-        if self.1 {
-            self
-        } else {
-            DeError(format!("{key}: {}", self.0), false)
+        if self.1 == Fault::Input {
+            return self;
         }
+        let sep = if self.1 == Fault::Range { " " } else { ": " };
+        DeError(cat(&[key, sep, &self.0]), self.1)
     }
 
     /// The error kind: `invalid_input` for a value that could not be read, else `otherwise`.
     pub(crate) fn kind(&self, otherwise: crate::ErrorKind) -> crate::ErrorKind {
-        if self.1 {
+        if self.1 == Fault::Input {
             crate::ErrorKind::InvalidInput
         } else {
             otherwise
         }
+    }
+
+    /// The error thrown for it as an options error: `invalid options: …` (a range error says
+    /// which option and range itself). Not generic: in the `.wasm` once.
+    #[inline(never)]
+    pub(crate) fn options(self) -> JsValue {
+        let kind = self.kind(crate::ErrorKind::InvalidOption);
+        let prefix = if self.1 == Fault::Range { "" } else { "invalid options: " };
+        throw(kind, &[prefix, &self.0])
+    }
+}
+
+/// An options field's error, thrown (not generic: once in the `.wasm`).
+#[inline(never)]
+fn field_error(e: DeError, key: &str) -> JsValue {
+    e.of(key).options()
+}
+
+/// The error of `kind` whose message is `parts` joined, as thrown.
+#[inline(never)]
+fn throw(kind: crate::ErrorKind, parts: &[&str]) -> JsValue {
+    super::js_error(&crate::Error::new(kind, cat(parts)))
+}
+
+/// The pieces of a message, joined (no `format!`: no formatting code for messages).
+#[inline(never)]
+pub(crate) fn cat(parts: &[&str]) -> String {
+    let mut s = String::new();
+    for p in parts {
+        s.push_str(p);
+    }
+    s
+}
+
+/// The largest whole number a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
+pub(crate) const MAX_SAFE: u64 = (1 << 53) - 1;
+
+/// A whole number from `MIN` to `MAX`: every integer option and argument is read as one. A
+/// number that is not is "`key` must be …, got x" (`invalid_option` for an option).
+#[derive(Clone, Copy)]
+pub(crate) struct Whole<const MIN: u64, const MAX: u64>(pub(crate) u64);
+
+/// A size option: a whole number from 1 to 2^32 - 1.
+pub(crate) type Size = Whole<1, { u32::MAX as u64 }>;
+
+/// A count or id: a whole number from 0 to 2^53 - 1.
+pub(crate) type Count = Whole<0, MAX_SAFE>;
+
+impl<const MIN: u64, const MAX: u64> Read for Whole<MIN, MAX> {
+    fn read(v: Js) -> Result<Self, DeError> {
+        whole(f64::read(v)?, MIN, MAX).map(Whole)
+    }
+}
+
+impl<const MIN: u64, const MAX: u64> Whole<MIN, MAX> {
+    /// The number read, or `default` when absent.
+    pub(crate) fn or(v: Option<Self>, default: usize) -> usize {
+        v.map_or(default, |w| w.0 as usize)
+    }
+}
+
+/// `x` as a whole number in `min..=max`, else the range error (without the field's name).
+#[inline(never)]
+pub(crate) fn whole(x: f64, min: u64, max: u64) -> Result<u64, DeError> {
+    if x.is_finite() && x.fract() == 0.0 && x >= min as f64 && x <= max as f64 {
+        return Ok(x as u64);
+    }
+    // JS writes the numbers (exactly: none is past 2^53).
+    let show = crate::num::show;
+    let range = match (min, max) {
+        (1, m) if m >= u64::from(u32::MAX) => "a positive integer".into(),
+        (0, m) if m >= MAX_SAFE => "a non-negative integer".into(),
+        _ => cat(&["an integer from ", &show(min as f64), " to ", &show(max as f64)]),
+    };
+    Err(DeError(cat(&["must be ", &range, ", got ", &show(x)]), Fault::Range))
+}
+
+/// [`whole`] of an argument named `name` that is not an option: the error `kind`.
+pub(crate) fn whole_arg(v: Option<f64>, name: &str, min: u64, max: u64, kind: crate::ErrorKind) -> Result<Option<u64>, JsValue> {
+    match v {
+        None => Ok(None),
+        Some(x) => match whole(x, min, max) {
+            Ok(n) => Ok(Some(n)),
+            Err(e) => Err(throw(kind, &[name, " ", &e.0])),
+        },
     }
 }
 
@@ -315,8 +446,8 @@ impl fmt::Display for DeError {
 fn threw(what: &str, thrown: &JsValue) -> DeError {
     let message = Reflect::get(thrown, &JsValue::from_str("message")).ok().and_then(|m| m.as_string());
     DeError::input(match message {
-        Some(m) => format!("reading {what} threw: {m}"),
-        None => format!("reading {what} threw"),
+        Some(m) => cat(&["reading ", what, " threw: ", &m]),
+        None => cat(&["reading ", what, " threw"]),
     })
 }
 
@@ -325,15 +456,15 @@ fn threw(what: &str, thrown: &JsValue) -> DeError {
 fn only_keys(o: &Object, fields: &[&str]) -> Result<(), DeError> {
     let keys = own_keys(o).map_err(|e| threw("the options' keys", &e))?;
     match keys.iter().filter_map(|k| k.as_string()).find(|k| !fields.contains(&k.as_str())) {
-        Some(key) => Err(DeError::input(format!("unknown option \"{key}\""))),
+        Some(key) => Err(DeError::input(cat(&["unknown option \"", &key, "\""]))),
         None => Ok(()),
     }
 }
 
-/// `Reflect.get(object, key)`, a throw as [`threw`].
+/// `Reflect.get(object, key)` of the field `name`, a throw as [`threw`].
 #[inline(never)]
-fn get(object: &JsValue, key: &JsValue, what: &dyn Fn() -> String) -> Result<JsValue, DeError> {
-    Reflect::get(object, key).map_err(|e| threw(&what(), &e))
+fn get(object: &JsValue, key: &JsValue, name: &str) -> Result<JsValue, DeError> {
+    Reflect::get(object, key).map_err(|e| threw(&cat(&["\"", name, "\""]), &e))
 }
 
 /// What kind of value `v` is, for a message (`a string`, `boolean `true``; never its number).
@@ -354,7 +485,7 @@ impl Js {
         if self.nullish() {
             "null".into()
         } else if let Some(b) = self.0.as_bool() {
-            format!("boolean `{b}`")
+            (if b { "boolean `true`" } else { "boolean `false`" }).into()
         } else if self.0.as_f64().is_some() {
             "a number".into()
         } else if self.0.is_string() {
@@ -371,7 +502,7 @@ impl Js {
     /// The wrong-type error.
     #[inline(never)]
     fn invalid_type(&self, expected: &str) -> DeError {
-        DeError::new(format!("invalid type: {}, expected {expected}", self.kind()))
+        DeError::new(cat(&["invalid type: ", &self.kind(), ", expected ", expected]))
     }
 
     /// An array's elements, else the wrong-type error (`expected a sequence`).
@@ -380,7 +511,7 @@ impl Js {
         if !self.array() {
             return Err(self.invalid_type("a sequence"));
         }
-        let len = get(&self.0, &JsValue::from_str("length"), &|| "an array's length".into())?;
+        let len = Reflect::get(&self.0, &JsValue::from_str("length")).map_err(|e| threw("an array's length", &e))?;
         let len = len.as_f64().map_or(0, |n| n.clamp(0.0, f64::from(u32::MAX)) as u32);
         Ok(Items { array: self.0, len, next: 0 })
     }
@@ -421,7 +552,7 @@ impl Items {
         if self.next >= self.len {
             return Ok(None);
         }
-        let item = get(&self.array, &JsValue::from(self.next), &|| "an array element".into())?;
+        let item = Reflect::get(&self.array, &JsValue::from(self.next)).map_err(|e| threw("an array element", &e))?;
         self.next += 1;
         Ok(Some(Js(item)))
     }
@@ -447,11 +578,70 @@ fn field_keys(fields: &'static [&'static str]) -> Rc<[JsValue]> {
     })
 }
 
+/// A string argument from JS, or `invalid_input` ("`what` must be a string").
+///
+/// Exported functions take their string parameters as `JsValue` and read them here. A `&str`
+/// parameter would let wasm-bindgen's glue copy a non-string (a number, an object with a
+/// bogus `length`) into wasm memory, which traps and leaves a borrowed object locked.
+pub(crate) fn text_arg(v: &JsValue, what: &str) -> Result<String, JsValue> {
+    js_text(v, what).unwrap_or_else(|| Err(throw(ErrorKind::InvalidInput, &[what, " must be a string"])))
+}
+
+/// A JS string as Rust text, `None` for any other value. Every string an exported function
+/// reads whole comes through here: one past the one-shot input cap
+/// ([`MAX_INPUT_BYTES`](crate::MAX_INPUT_BYTES)) is `input_too_large`, refused on its UTF-16
+/// length (never fewer than its UTF-8 bytes) before it is copied into wasm memory, and on
+/// its UTF-8 length after.
+pub(crate) fn js_text(v: &JsValue, what: &str) -> Option<Result<String, JsValue>> {
+    if !v.is_string() {
+        return None;
+    }
+    let units = v.unchecked_ref::<js_sys::JsString>().length() as usize;
+    let text = crate::budget::check_input(units, what)
+        .and_then(|()| room_for_copy(units))
+        .and_then(|()| v.as_string().ok_or_else(|| Error::new(ErrorKind::InvalidInput, cat(&[what, " must be a string"]))))
+        .and_then(|s| crate::budget::check_input(s.len(), what).map(|()| s));
+    Some(text.map_err(|e| super::js_error(&e)))
+}
+
+/// [`text_arg`] for an optional parameter: `undefined` and `null` are `None`.
+pub(crate) fn opt_text_arg(v: Option<JsValue>, what: &str) -> Result<Option<String>, JsValue> {
+    match v {
+        Some(v) if !v.is_undefined() && !v.is_null() => text_arg(&v, what).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// The glue copies a string of `units` UTF-16 units with `malloc(units)` grown in place up to
+/// `3 * units` bytes, and traps when wasm memory cannot hold them: that much is reserved and
+/// given back first, so running out of memory is `memory_limit_exceeded` instead.
+fn room_for_copy(units: usize) -> crate::Result<()> {
+    let n = units.saturating_mul(3);
+    let mut room: Vec<u8> = Vec::new();
+    room.try_reserve_exact(n).map_err(|_| crate::budget::out_of_memory(n))
+}
+
+/// Reads an options value that is not an object of fields (`TaggedTurn.contract`'s
+/// descriptions): `T::default()` when absent, `undefined` or `null`; an `invalid_option` error
+/// for a malformed value, `invalid_input` for a getter that throws.
+pub(crate) fn read_options<T: Read + Default>(value: Option<JsValue>) -> Result<T, JsValue> {
+    match value {
+        Some(v) if !v.is_undefined() && !v.is_null() => from_js(v).map_err(DeError::options),
+        _ => Ok(T::default()),
+    }
+}
+
+/// Options read by hand: a plain copy holding only the `allowed` keys ([`copy_options`]);
+/// another key, or a getter that throws, is `invalid_input` naming it.
+pub(crate) fn options_copy(options: &JsValue, allowed: &[&str]) -> Result<JsValue, JsValue> {
+    copy_options(options, allowed).map_err(DeError::options)
+}
+
 /// Options read by hand (not field by field): a plain copy of `options` holding only the
 /// `allowed` keys it has, read once each. A key not in `allowed`, or a getter or Proxy trap
 /// that throws, is an `invalid_input` error naming it; a value that is not an object is
 /// returned as it is (the caller says what it must be).
-pub(crate) fn options_copy(options: &JsValue, allowed: &[&str]) -> Result<JsValue, DeError> {
+fn copy_options(options: &JsValue, allowed: &[&str]) -> Result<JsValue, DeError> {
     let Some(o) = options.is_object().then(|| options.unchecked_ref::<Object>()) else {
         return Ok(options.clone());
     };
@@ -459,11 +649,17 @@ pub(crate) fn options_copy(options: &JsValue, allowed: &[&str]) -> Result<JsValu
     let copy = Object::new();
     for key in allowed {
         let k = JsValue::from_str(key);
-        let value = get(options, &k, &|| format!("\"{key}\""))?;
+        let value = get(options, &k, key)?;
         if !value.is_undefined() {
             // A fresh plain object: defining a key cannot fail or run code.
             let _ = Reflect::set(&copy, &k, &value);
         }
     }
     Ok(copy.into())
+}
+
+/// `object[key]` of an object without getters that throw (a plain copy made by
+/// [`copy_options`], a catalog split, a `ToolIndex`), `None` when `undefined` (or when it throws).
+pub(crate) fn prop(copy: &JsValue, key: &str) -> Option<JsValue> {
+    Reflect::get(copy, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined())
 }

@@ -1,21 +1,25 @@
 //! JS classes `AnswerExtractor` and `LlmStreamChunker`.
 
 use super::abi::{Header, CHUNK_ANSWER, CHUNK_DONE, CHUNK_THOUGHT};
+use super::de::{options, Whole, MAX_SAFE};
 use super::handle::{handle_io, status, InputBuffer, FAILED};
-use super::{js_error, FlatOptions};
+use super::js_error;
 use crate::AnswerExtractorOptions;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
-/// Options of `new AnswerExtractor(options)`.
-// The type only: its one field is read directly.
-fn extractor_options(max: Option<f64>) -> Result<AnswerExtractorOptions, JsValue> {
-    let d = AnswerExtractorOptions::default();
-    let max_buffer_bytes = match super::whole(max, "maxBufferBytes", 1, super::MAX_SAFE)? {
-        None => d.max_buffer_bytes,
-        Some(x) => x as usize,
-    };
-    Ok(AnswerExtractorOptions { max_buffer_bytes })
+/// `maxBufferBytes`: a whole number from 1 to 2^53 - 1.
+type BufferBytes = Whole<1, MAX_SAFE>;
+
+options! {
+    /// Options of `new AnswerExtractor(options)` (declared in pkg/entry/classes).
+    pub struct AnswerExtractorInit {
+        max_buffer_bytes: BufferBytes = "maxBufferBytes",
+    }
+}
+
+fn extractor_options(max: Option<BufferBytes>) -> AnswerExtractorOptions {
+    AnswerExtractorOptions { max_buffer_bytes: BufferBytes::or(max, AnswerExtractorOptions::default().max_buffer_bytes) }
 }
 
 /// The wasm half of `AnswerExtractor` (pkg/entry/classes/extractor.js).
@@ -41,9 +45,7 @@ impl JsAnswerExtractor {
     #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new(options_value: Option<JsValue>) -> Result<JsAnswerExtractor, JsValue> {
         Ok(JsAnswerExtractor {
-            inner: crate::AnswerExtractor::new(extractor_options(
-                FlatOptions::new(options_value, "AnswerExtractorInit", &["maxBufferBytes"])?.get("maxBufferBytes")?,
-            )?),
+            inner: crate::AnswerExtractor::new(extractor_options(AnswerExtractorInit::from_js(options_value)?.max_buffer_bytes)),
             raw: Vec::new(),
             out16: Vec::new(),
             header: Header::default(),
@@ -107,16 +109,18 @@ impl JsAnswerExtractor {
     }
 }
 
-/// Options of `new LlmStreamChunker(options)`.
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase", default)]
-pub struct LlmStreamChunkerInit {
-    /// The planner's `action_seq` to stamp on every chunk (`null` when omitted).
-    #[tsify(optional)]
-    action_seq: Option<f64>,
-    /// As for `AnswerExtractor`.
-    #[tsify(optional)]
-    max_buffer_bytes: Option<f64>,
+options! {
+    /// Options of `new LlmStreamChunker(options)`.
+    #[derive(Tsify)]
+    #[serde(rename_all = "camelCase", default)]
+    pub struct LlmStreamChunkerInit {
+        /// The planner's `action_seq` to stamp on every chunk (`null` when omitted).
+        #[tsify(optional)]
+        action_seq: f64 = "actionSeq",
+        /// As for `AnswerExtractor`.
+        #[tsify(optional, type = "number")]
+        max_buffer_bytes: BufferBytes = "maxBufferBytes",
+    }
 }
 
 /// One `llm_stream_chunk` of the planner's SSE contract (the type only: `chunks` makes
@@ -156,9 +160,8 @@ impl JsLlmStreamChunker {
     /// `new LlmStreamChunker({ actionSeq?, maxBufferBytes? })`.
     #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new(options_value: Option<JsValue>) -> Result<JsLlmStreamChunker, JsValue> {
-        let o = FlatOptions::new(options_value, "LlmStreamChunkerInit", &["actionSeq", "maxBufferBytes"])?;
-        let o = LlmStreamChunkerInit { action_seq: o.get("actionSeq")?, max_buffer_bytes: o.get("maxBufferBytes")? };
-        let opts = extractor_options(o.max_buffer_bytes)?;
+        let o = LlmStreamChunkerInit::from_js(options_value)?;
+        let opts = extractor_options(o.max_buffer_bytes);
         Ok(JsLlmStreamChunker {
             inner: crate::AnswerExtractor::new(opts),
             action_seq: o.action_seq,

@@ -4,7 +4,7 @@
 use crate::JsonValue;
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(module = "/src/wasm/runtime.js")]
+#[wasm_bindgen(module = "/pkg/entry/wasm-imports.js")]
 extern "C" {
     fn __sr_json_parse(text: &str) -> JsValue;
     fn __sr_number_text(x: f64) -> String;

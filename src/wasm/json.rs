@@ -7,80 +7,55 @@
 //! come out of `JSON.parse`: plain objects, JS numbers.
 
 use super::abi::*;
+use super::de::{options, Size, Whole};
 use super::handle::{handle_io, status, InputBuffer};
 use super::host::to_js_value;
-use super::{js_error, utf16_len, FlatOptions};
+use super::{js_error, utf16_len};
 use crate::budget::out_of_memory;
 use crate::json::partial::{Event, EventSink, Leaf, PathSegment, ValueKind};
 use crate::JsonValue;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
-/// Options of `new PartialJson(options)`.
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase", default)]
-pub struct PartialJsonOptions {
-    /// Accept exactly RFC 8259 JSON (default `true`); `false` tolerates raw control
-    /// characters in strings, unknown escapes and invalid UTF-8.
-    #[tsify(optional)]
-    strict: Option<bool>,
-    /// The deepest nesting of objects and arrays (default 512, at most 1024).
-    #[tsify(optional)]
-    max_depth: Option<f64>,
-    /// The most bytes the partial value may hold (default 64 MiB): string and number bytes,
-    /// key bytes twice, 32 per value and 64 per member.
-    #[tsify(optional)]
-    max_buffer_bytes: Option<f64>,
-}
+/// `maxDepth`: from 1 to the core's deepest nesting.
+type Depth = Whole<1, { crate::json::partial::MAX_DEPTH as u64 }>;
 
-/// Options of `new JsonItemStream(path, options)`.
-#[cfg(feature = "json")]
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase", default)]
-pub struct JsonItemStreamOptions {
-    /// Accept exactly RFC 8259 JSON (default `true`).
-    #[tsify(optional)]
-    strict: Option<bool>,
-    /// The deepest nesting of objects and arrays (default 512, at most 1024).
-    #[tsify(optional)]
-    max_depth: Option<f64>,
-    /// The most bytes one item may hold (default 8 MiB), counted like `maxBufferBytes`.
-    #[tsify(optional)]
-    max_item_bytes: Option<f64>,
-}
-
-/// `strict`, `maxDepth` and the byte cap, as read.
-type JsonOptions = (Option<bool>, Option<f64>, Option<f64>);
-
-/// `{ strict?, maxDepth?, <cap>? }` of the options struct `name`: the two machines' options.
-fn json_options(value: Option<JsValue>, name: &str, keys: &'static [&'static str; 3]) -> Result<JsonOptions, JsValue> {
-    let o = FlatOptions::new(value, name, keys)?;
-    Ok((o.get(keys[0])?, o.get(keys[1])?, o.get(keys[2])?))
-}
-
-impl PartialJsonOptions {
-    fn read(value: Option<JsValue>) -> Result<Self, JsValue> {
-        const KEYS: [&str; 3] = ["strict", "maxDepth", "maxBufferBytes"];
-        let (strict, max_depth, max_buffer_bytes) = json_options(value, "PartialJsonOptions", &KEYS)?;
-        Ok(PartialJsonOptions { strict, max_depth, max_buffer_bytes })
+options! {
+    /// Options of `new PartialJson(options)`.
+    #[derive(Tsify)]
+    #[serde(rename_all = "camelCase", default)]
+    pub struct PartialJsonOptions {
+        /// Accept exactly RFC 8259 JSON (default `true`); `false` tolerates raw control
+        /// characters in strings, unknown escapes and invalid UTF-8.
+        #[tsify(optional)]
+        strict: bool = "strict",
+        /// The deepest nesting of objects and arrays (default 512, at most 1024).
+        #[tsify(optional, type = "number")]
+        max_depth: Depth = "maxDepth",
+        /// The most bytes the partial value may hold (default 64 MiB): string and number bytes,
+        /// key bytes twice, 32 per value and 64 per member.
+        #[tsify(optional, type = "number")]
+        max_buffer_bytes: Size = "maxBufferBytes",
     }
 }
 
 #[cfg(feature = "json")]
-impl JsonItemStreamOptions {
-    fn read(value: Option<JsValue>) -> Result<Self, JsValue> {
-        const KEYS: [&str; 3] = ["strict", "maxDepth", "maxItemBytes"];
-        let (strict, max_depth, max_item_bytes) = json_options(value, "JsonItemStreamOptions", &KEYS)?;
-        Ok(JsonItemStreamOptions { strict, max_depth, max_item_bytes })
+options! {
+    /// Options of `new JsonItemStream(path, options)`.
+    #[derive(Tsify)]
+    #[serde(rename_all = "camelCase", default)]
+    pub struct JsonItemStreamOptions {
+        /// Accept exactly RFC 8259 JSON (default `true`).
+        #[tsify(optional)]
+        strict: bool = "strict",
+        /// The deepest nesting of objects and arrays (default 512, at most 1024).
+        #[tsify(optional, type = "number")]
+        max_depth: Depth = "maxDepth",
+        /// The most bytes one item may hold (default 8 MiB), counted like `maxBufferBytes`.
+        #[tsify(optional, type = "number")]
+        max_item_bytes: Size = "maxItemBytes",
     }
 }
-
-/// A whole number in `1..=max`, or `default` when absent.
-fn whole(v: Option<f64>, default: usize, max: usize, name: &str) -> Result<usize, JsValue> {
-    Ok(super::whole(v, name, 1, max as u64)?.map_or(default, |x| x as usize))
-}
-
-const MAX_DEPTH: usize = crate::json::partial::MAX_DEPTH;
 
 /// The events of one call, packed in the result format (abi.rs `JSON_` opcodes).
 #[derive(Default)]
@@ -168,12 +143,12 @@ impl JsPartialJson {
     /// `new PartialJson({ strict?, maxDepth?, maxBufferBytes? })`.
     #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new(options: Option<JsValue>) -> Result<JsPartialJson, JsValue> {
-        let o = PartialJsonOptions::read(options)?;
+        let o = PartialJsonOptions::from_js(options)?;
         let d = crate::PartialJsonOptions::default();
         let opts = crate::PartialJsonOptions {
             strict: o.strict.unwrap_or(d.strict),
-            max_depth: whole(o.max_depth, d.max_depth, MAX_DEPTH, "maxDepth")?,
-            max_buffer_bytes: whole(o.max_buffer_bytes, d.max_buffer_bytes, usize::MAX, "maxBufferBytes")?,
+            max_depth: Depth::or(o.max_depth, d.max_depth),
+            max_buffer_bytes: Size::or(o.max_buffer_bytes, d.max_buffer_bytes),
         };
         Ok(JsPartialJson {
             inner: crate::PartialJson::new(opts),
@@ -239,12 +214,12 @@ impl JsJsonItemStream {
     #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new(path: JsValue, options: Option<JsValue>) -> Result<JsJsonItemStream, JsValue> {
         let path = &super::text_arg(&path, "path")?;
-        let o = JsonItemStreamOptions::read(options)?;
+        let o = JsonItemStreamOptions::from_js(options)?;
         let d = crate::JsonItemStreamOptions::default();
         let opts = crate::JsonItemStreamOptions {
             strict: o.strict.unwrap_or(d.strict),
-            max_depth: whole(o.max_depth, d.max_depth, MAX_DEPTH, "maxDepth")?,
-            max_item_bytes: whole(o.max_item_bytes, d.max_item_bytes, usize::MAX, "maxItemBytes")?,
+            max_depth: Depth::or(o.max_depth, d.max_depth),
+            max_item_bytes: Size::or(o.max_item_bytes, d.max_item_bytes),
         };
         let inner = crate::JsonItemStream::new(path, opts).map_err(|e| js_error(&e))?;
         Ok(JsJsonItemStream {

@@ -8,7 +8,7 @@ pub mod action;
 mod de;
 #[cfg(feature = "json")]
 pub mod extractor;
-pub(crate) use de::{kind_of, FlatOptions};
+pub(crate) use de::{js_text, kind_of, opt_text_arg, options_copy, text_arg, FlatOptions};
 mod abi;
 mod handle;
 pub(crate) mod host;
@@ -27,69 +27,27 @@ pub mod sse;
 #[cfg(feature = "tags")]
 pub mod tags;
 
+pub(crate) use crate::text::{utf16_len, utf16_units, Utf16Offsets};
 use crate::{Error, ErrorKind};
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(module = "/src/wasm/runtime.js")]
+#[wasm_bindgen(module = "/pkg/entry/wasm-imports.js")]
 extern "C" {
     fn __sr_error(code: &str, message: &str, offset: Option<f64>) -> JsValue;
     fn __sr_encode_error(thrown: &JsValue, what: &str) -> JsValue;
     fn __sr_panic(file: &str, line: u32, column: u32);
 }
 
-/// A string argument from JS, or `invalid_input` ("`what` must be a string").
-///
-/// Exported functions take their string parameters as `JsValue` and read them here. A `&str`
-/// parameter would let wasm-bindgen's glue copy a non-string (a number, an object with a
-/// bogus `length`) into wasm memory, which traps and leaves a borrowed object locked.
-pub(crate) fn text_arg(v: &JsValue, what: &str) -> Result<String, JsValue> {
-    js_text(v, what).unwrap_or_else(|| Err(js_error(&Error::new(ErrorKind::InvalidInput, format!("{what} must be a string")))))
-}
-
-/// A JS string as Rust text, `None` for any other value. Every string an exported function
-/// reads whole comes through here: one past the one-shot input cap
-/// ([`MAX_INPUT_BYTES`](crate::MAX_INPUT_BYTES)) is `input_too_large`, refused on its UTF-16
-/// length (never fewer than its UTF-8 bytes) before it is copied into wasm memory, and on
-/// its UTF-8 length after.
-pub(crate) fn js_text(v: &JsValue, what: &str) -> Option<Result<String, JsValue>> {
-    if !v.is_string() {
-        return None;
-    }
-    let units = v.unchecked_ref::<js_sys::JsString>().length() as usize;
-    let text = crate::budget::check_input(units, what)
-        .and_then(|()| room_for_copy(units))
-        .and_then(|()| v.as_string().ok_or_else(|| Error::new(ErrorKind::InvalidInput, format!("{what} must be a string"))))
-        .and_then(|s| crate::budget::check_input(s.len(), what).map(|()| s));
-    Some(text.map_err(|e| js_error(&e)))
-}
-
-/// [`text_arg`] for an optional parameter: `undefined` and `null` are `None`.
-pub(crate) fn opt_text_arg(v: Option<JsValue>, what: &str) -> Result<Option<String>, JsValue> {
-    match v {
-        Some(v) if !v.is_undefined() && !v.is_null() => text_arg(&v, what).map(Some),
-        _ => Ok(None),
-    }
-}
-
-/// The glue copies a string of `units` UTF-16 units with `malloc(units)` grown in place up to
-/// `3 * units` bytes, and traps when wasm memory cannot hold them: that much is reserved and
-/// given back first, so running out of memory is `memory_limit_exceeded` instead.
-pub(crate) fn room_for_copy(units: usize) -> crate::Result<()> {
-    let n = units.saturating_mul(3);
-    let mut room: Vec<u8> = Vec::new();
-    room.try_reserve_exact(n).map_err(|_| crate::budget::out_of_memory(n))
-}
-
 /// A core error as a thrown `StreamrouteError` with more on it (`error.violations`,
 /// `error.problems`, ...): the one builder of such errors on the Rust side (the streaming
 /// machines' partial results are added by `pkg/entry/boundary.js` `partial`).
 pub(crate) fn js_error_with(err: &Error, fields: &[(&str, JsValue)]) -> JsValue {
-    let e = js_error(err);
+    let e: NewObject = js_error(err).unchecked_into();
     for (key, value) in fields {
-        let _ = js_sys::Reflect::set(&e, &JsValue::from_str(key), value);
+        e.set(&JsValue::from_str(key), value);
     }
-    e
+    e.into()
 }
 
 /// The error for `what`, a value `JSON.stringify` threw `thrown` on, when the value was too
@@ -124,7 +82,7 @@ pub(crate) fn js_error(err: &Error) -> JsValue {
 /// `crates/heap` (it needs `unsafe`, which this crate forbids). It returns null when wasm
 /// memory runs out (so `try_reserve` gives `memory_limit_exceeded` and never traps), reuses
 /// what is freed, and grows a block in place when it can (the glue's string copy, see
-/// [`room_for_copy`]). In place of std's dlmalloc it takes 2.4 to 3.8 KB gzip off each entry
+/// `de::room_for_copy`). In place of std's dlmalloc it takes 2.4 to 3.8 KB gzip off each entry
 /// at the same measured speed (bench/README "Then: the allocator"). On top of TLSF: the cap of
 /// `init({ maxMemoryBytes })`, and a reserve that allocations of 16 KiB or more leave to the
 /// small infallible ones, so that running out of memory is `memory_limit_exceeded` on the
@@ -285,104 +243,4 @@ pub(crate) fn new_object() -> NewObject {
 #[wasm_bindgen(js_name = makeNonce)]
 pub fn make_nonce() -> Result<String, JsValue> {
     crate::make_nonce().map_err(|e| js_error(&e))
-}
-
-/// Reads an options value that is not an object of fields (`TaggedTurn.contract`'s
-/// descriptions): `T::default()` when absent, `undefined` or `null`; an `invalid_option` error
-/// for a malformed value, `invalid_input` for a getter that throws.
-pub(crate) fn options<T: de::Read + Default>(value: Option<JsValue>) -> Result<T, JsValue> {
-    match value {
-        Some(v) if !v.is_undefined() && !v.is_null() => de::from_js(v).map_err(options_error),
-        _ => Ok(T::default()),
-    }
-}
-
-/// An options object that could not be read, as the error thrown (`invalid options: …`).
-/// Not generic: its code is in the `.wasm` once, not once per options type.
-#[inline(never)]
-fn options_error(e: de::DeError) -> JsValue {
-    js_error(&Error::new(e.kind(crate::ErrorKind::InvalidOption), format!("invalid options: {e}")))
-}
-
-/// Options read by hand: a plain copy holding only the `allowed` keys (`de::options_copy`);
-/// another key, or a getter that throws, is `invalid_input` naming it.
-pub(crate) fn options_copy(options: &JsValue, allowed: &[&str]) -> Result<JsValue, JsValue> {
-    de::options_copy(options, allowed).map_err(options_error)
-}
-
-/// The largest whole number a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
-pub(crate) const MAX_SAFE: u64 = (1 << 53) - 1;
-
-/// A size option: a whole number from 1 to 2^32 - 1, or `default` when absent.
-pub(crate) fn limit(v: Option<f64>, default: usize, name: &str) -> Result<usize, JsValue> {
-    Ok(whole(v, name, 1, u32::MAX.into())?.map_or(default, |x| x as usize))
-}
-
-/// A whole-number option: absent (`None`), or a finite whole number in `min..=max`; anything
-/// else is `invalid_option` naming it and the range. Every integer option is read here.
-pub(crate) fn whole(v: Option<f64>, name: &str, min: u64, max: u64) -> Result<Option<u64>, JsValue> {
-    whole_as(v, name, min, max, ErrorKind::InvalidOption)
-}
-
-/// [`whole`] with the error `kind` of an argument that is not an option.
-pub(crate) fn whole_as(v: Option<f64>, name: &str, min: u64, max: u64, kind: ErrorKind) -> Result<Option<u64>, JsValue> {
-    match v {
-        None => Ok(None),
-        Some(x) if x.is_finite() && x.fract() == 0.0 && x >= min as f64 && x <= max as f64 => Ok(Some(x as u64)),
-        Some(x) => {
-            let range = match (min, max) {
-                (1, m) if m >= u64::from(u32::MAX) => "a positive integer".to_string(),
-                (0, m) if m >= MAX_SAFE => "a non-negative integer".to_string(),
-                _ => format!("an integer from {min} to {max}"),
-            };
-            Err(js_error(&Error::new(kind, format!("{name} must be {range}, got {}", crate::num::show(x)))))
-        }
-    }
-}
-
-/// UTF-16 length of a UTF-8 string: what `String.prototype.length` reports for it.
-pub(crate) fn utf16_len(s: &str) -> u32 {
-    utf16_units(s.as_bytes())
-}
-
-/// UTF-16 length of valid UTF-8 bytes (see [`utf16_len`]).
-pub(crate) fn utf16_units(b: &[u8]) -> u32 {
-    if b.is_ascii() {
-        return b.len() as u32;
-    }
-    let mut n = b.len() as u32;
-    for &c in b {
-        // Continuation bytes add no unit; a 4-byte lead adds a second (surrogate) unit.
-        n -= u32::from((c & 0xC0) == 0x80);
-        n += u32::from(c >= 0xF0);
-    }
-    n
-}
-
-/// Walks the text once, turning ascending byte offsets into UTF-16 offsets.
-pub(crate) struct Utf16Offsets<'a> {
-    text: &'a str,
-    byte: usize,
-    unit: u64,
-}
-
-impl<'a> Utf16Offsets<'a> {
-    pub(crate) fn new(text: &'a str) -> Self {
-        Utf16Offsets { text, byte: 0, unit: 0 }
-    }
-
-    pub(crate) fn at(&mut self, byte: usize) -> u64 {
-        let mut byte = byte.min(self.text.len());
-        while !self.text.is_char_boundary(byte) {
-            byte -= 1;
-        }
-        if byte < self.byte {
-            // Not ascending (never for the repair log): count from the start.
-            self.byte = 0;
-            self.unit = 0;
-        }
-        self.unit += u64::from(utf16_len(crate::text::sub(self.text, self.byte..byte)));
-        self.byte = byte;
-        self.unit
-    }
 }

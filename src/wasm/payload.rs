@@ -38,7 +38,7 @@ fn json_in(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
     parse_text(&json_text(value, what)?, what)
 }
 
-#[wasm_bindgen(module = "/src/wasm/runtime.js")]
+#[wasm_bindgen(module = "/pkg/entry/wasm-imports.js")]
 extern "C" {
     // `catch`: a JS exception must not unwind through wasm frames; JSON.stringify throws on
     // BigInt and cycles.
@@ -239,13 +239,12 @@ impl ArtifactCollector {
             if !o.is_object() {
                 return Err(bad("ArtifactCollector options must be an object"));
             }
-            let max = js_sys::Reflect::get(&o, &JsValue::from_str("maxInlineBytes"))?;
-            if !max.is_undefined() {
+            if let Some(max) = super::de::prop(&o, "maxInlineBytes") {
                 let n = max.as_f64().ok_or_else(|| bad("maxInlineBytes must be a non-negative integer"))?;
-                opts.max_inline_bytes = super::whole(Some(n), "maxInlineBytes", 0, super::MAX_SAFE)?.unwrap_or(0) as usize;
+                let n = super::de::whole_arg(Some(n), "maxInlineBytes", 0, super::de::MAX_SAFE, ErrorKind::InvalidOption)?;
+                opts.max_inline_bytes = n.unwrap_or(0) as usize;
             }
-            let s = js_sys::Reflect::get(&o, &JsValue::from_str("store"))?;
-            if !s.is_undefined() && !s.is_null() {
+            if let Some(s) = super::de::prop(&o, "store").filter(|s| !s.is_null()) {
                 store = Some(s.dyn_into::<js_sys::Function>().map_err(|_| bad("store must be a function"))?);
             }
         }

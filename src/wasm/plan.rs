@@ -10,15 +10,13 @@
 use super::host::{json_parse, to_js_value};
 use super::{js_error, options_copy};
 use crate::json::JsonValue;
-use crate::plan::{
-    self, CapabilityMap as CoreMap, EmbeddingModel, Mode, NarrowOptions, Narrowed, Requirements, ToolIndex as CoreIndex,
-};
+use crate::plan::{self, CapabilityMap as CoreMap, EmbeddingModel, Mode, NarrowOptions, Requirements, ToolIndex as CoreIndex};
 use crate::{Error, ErrorKind};
-use js_sys::{Array, Float32Array, Function, Reflect};
+use js_sys::{Array, Float32Array, Function};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-#[wasm_bindgen(module = "/src/wasm/runtime.js")]
+#[wasm_bindgen(module = "/pkg/entry/wasm-imports.js")]
 extern "C" {
     // `catch`: a JS exception must not unwind through wasm frames (their destructors would
     // not run, leaving this object borrowed); JSON.stringify throws on BigInt and cycles.
@@ -41,11 +39,9 @@ fn json_arg(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
     crate::parse_strict(text.as_bytes()).map_err(|e| js_error(&Error::new(e.kind(), format!("{what}: {}", e.message()))))
 }
 
+/// `obj[key]` of a plain options copy (or a non-object: `None`), `None` for `undefined` and `null`.
 fn get(obj: &JsValue, key: &str) -> Option<JsValue> {
-    if !obj.is_object() {
-        return None;
-    }
-    Reflect::get(obj, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined() && !v.is_null())
+    super::de::prop(obj, key).filter(|v| !v.is_null())
 }
 
 fn requirements(value: &JsValue) -> Result<Requirements, JsValue> {
@@ -107,7 +103,7 @@ fn count(v: Option<JsValue>, what: &str, default: usize) -> Result<usize, JsValu
         None => Ok(default),
         Some(v) => {
             let x = number(&v, what)?;
-            Ok(super::whole(Some(x), what, 0, 1_000_000_000)?.unwrap_or(0) as usize)
+            Ok(super::de::whole_arg(Some(x), what, 0, 1_000_000_000, ErrorKind::InvalidOption)?.unwrap_or(0) as usize)
         }
     }
 }
@@ -319,23 +315,6 @@ pub struct JsToolIndex {
     index: CoreIndex,
 }
 
-fn hits_json(index: &CoreIndex, hits: &[plan::Hit]) -> String {
-    let mut out = String::with_capacity(hits.len() * 48 + 2);
-    out.push('[');
-    for (i, h) in hits.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str("{\"name\":");
-        crate::json::write_json_string(index.tool(h.index).map_or("", |t| t.name.as_str()), &mut out);
-        out.push_str(&format!(",\"index\":{},\"score\":", h.index));
-        out.push_str(crate::num::f64_text(h.score).as_deref().unwrap_or("0"));
-        out.push('}');
-    }
-    out.push(']');
-    out
-}
-
 /// The catalog's tools. Embeddings given as arrays of numbers are read as numbers, not as JSON
 /// text (`__sr_catalog_split`): the same values, without a text round trip per float.
 fn catalog_tools(catalog: &JsValue) -> Result<Vec<plan::Tool>, JsValue> {
@@ -343,7 +322,7 @@ fn catalog_tools(catalog: &JsValue) -> Result<Vec<plan::Tool>, JsValue> {
     if split.is_null() {
         return plan::parse_catalog(&json_arg(catalog, "catalog")?).map_err(|e| js_error(&e));
     }
-    let part = |k: &str| Reflect::get(&split, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED);
+    let part = |k: &str| super::de::prop(&split, k).unwrap_or(JsValue::UNDEFINED);
     let mut tools = plan::parse_catalog(&json_arg(&part("json"), "catalog")?).map_err(|e| js_error(&e))?;
     let vectors = js_sys::Float64Array::new(&part("vectors")).to_vec();
     let lens = js_sys::Int32Array::new(&part("lens")).to_vec();
@@ -391,53 +370,6 @@ fn index_arg(catalog: &JsValue, options: Option<JsValue>) -> Result<CoreIndex, J
     let dim = dim.or_else(|| embeddings.as_ref().map(|e| e.len() / tools.len().max(1)));
     let model = model_id.map(|model_id| EmbeddingModel { model_id, dim: dim.unwrap_or(0), pooling });
     CoreIndex::new(tools, model, embeddings).map_err(|e| js_error(&e))
-}
-
-fn narrowed_json(n: &Narrowed) -> JsonValue {
-    let s = |x: &str| JsonValue::String(x.to_string());
-    let num = |x: f64| JsonValue::Number(crate::num::f64_text(x).unwrap_or_else(|| "0".into()));
-    let tools = n
-        .tools
-        .iter()
-        .map(|t| {
-            JsonValue::Object(vec![
-                ("name".into(), s(&t.name)),
-                ("reason".into(), s(t.reason.as_str())),
-                ("score".into(), t.score.map_or(JsonValue::Null, num)),
-                ("rank".into(), t.rank.map_or(JsonValue::Null, |r| JsonValue::Number(r.to_string()))),
-            ])
-        })
-        .collect();
-    let list = |l: &[String]| JsonValue::Array(l.iter().map(|x| s(x)).collect());
-    JsonValue::Object(vec![
-        ("tools".into(), JsonValue::Array(tools)),
-        ("names".into(), JsonValue::Array(n.tools.iter().map(|t| s(&t.name)).collect())),
-        (
-            "safety".into(),
-            JsonValue::Array(
-                n.safety
-                    .iter()
-                    .map(|(name, added)| {
-                        JsonValue::Object(vec![("name".into(), s(name)), ("added".into(), JsonValue::Bool(*added))])
-                    })
-                    .collect(),
-            ),
-        ),
-        (
-            "dropped".into(),
-            JsonValue::Array(
-                n.dropped
-                    .iter()
-                    .map(|(name, score)| JsonValue::Object(vec![("name".into(), s(name)), ("score".into(), num(*score))]))
-                    .collect(),
-            ),
-        ),
-        ("method".into(), s(n.method.as_str())),
-        ("fallback".into(), n.fallback.as_deref().map_or(JsonValue::Null, s)),
-        ("queries".into(), list(&n.queries)),
-        ("cap".into(), JsonValue::Number(n.cap.to_string())),
-        ("warnings".into(), list(&n.warnings)),
-    ])
 }
 
 /// Narrowing over `index` (or, without one, over tools ranked elsewhere: `retrieved`).
@@ -491,14 +423,14 @@ fn narrow_with(index: Option<&CoreIndex>, options: &JsValue) -> Result<JsValue, 
         }
         let mut n = plan::narrow_ranked(index, &ranked, &o);
         n.queries = texts.unwrap_or_else(|| plan::retrieval_queries(&req));
-        return Ok(to_js_value(&narrowed_json(&n)));
+        return Ok(to_js_value(&n.to_json_value()));
     }
     let Some(index) = index else {
         return Err(bad("narrowTools needs an index, a catalog or retrieved tools"));
     };
     let v = query_vectors(get(options, "queryVectors"))?;
     let n = plan::narrow_tools(index, &req, &v.floats, v.model_id.as_deref(), v.dim, texts, &o);
-    Ok(to_js_value(&narrowed_json(&n)))
+    Ok(to_js_value(&n.to_json_value()))
 }
 
 #[wasm_bindgen(js_class = ToolIndexHandle)]
@@ -532,11 +464,7 @@ impl JsToolIndex {
     pub fn model(&self) -> JsValue {
         match self.index.model() {
             None => JsValue::NULL,
-            Some(m) => to_js_value(&JsonValue::Object(vec![
-                ("model_id".into(), JsonValue::String(m.model_id.clone())),
-                ("dim".into(), JsonValue::Number(m.dim.to_string())),
-                ("pooling".into(), JsonValue::String(m.pooling.clone())),
-            ])),
+            Some(m) => to_js_value(&m.to_json_value()),
         }
     }
 
@@ -552,7 +480,7 @@ impl JsToolIndex {
         let query = flat_floats(&query, "query")?;
         let n = count_param(n, "n", 8)?;
         let hits = self.index.search(&query, n).map_err(|e| js_error(&e))?;
-        Ok(json_parse(&hits_json(&self.index, &hits)))
+        Ok(json_parse(&self.index.hits_json(&hits)))
     }
 
     /// Top-`n` (default 8) BM25 search over name, description and capabilities.
@@ -564,7 +492,7 @@ impl JsToolIndex {
     ) -> Result<JsValue, JsValue> {
         let text = super::text_arg(&text, "text")?;
         let hits = self.index.search_text(&text, count_param(n, "n", 8)?);
-        Ok(json_parse(&hits_json(&self.index, &hits)))
+        Ok(json_parse(&self.index.hits_json(&hits)))
     }
 
     /// Retrieval with the fallback rules: cosine (or hybrid) when the query vectors fit the
@@ -602,7 +530,7 @@ impl JsToolIndex {
         Ok(json_parse(&format!(
             "{{\"method\":\"{}\",\"fallback\":{fallback},\"hits\":{}}}",
             r.method.as_str(),
-            hits_json(&self.index, &r.hits)
+            self.index.hits_json(&r.hits)
         )))
     }
 
@@ -628,7 +556,7 @@ impl JsToolIndex {
 pub fn narrow_tools(#[wasm_bindgen(unchecked_param_type = "NarrowOptions")] options: JsValue) -> Result<JsValue, JsValue> {
     let options = options_copy(&options, NARROW_OPTIONS)?;
     if let Some(index) = get(&options, "index") {
-        let narrow = Reflect::get(&index, &JsValue::from_str("narrow")).ok().and_then(|f| f.dyn_into::<Function>().ok());
+        let narrow = super::de::prop(&index, "narrow").and_then(|f| f.dyn_into::<Function>().ok());
         return match narrow {
             Some(f) => f.call1(&index, &options),
             None => Err(bad("options.index must be a ToolIndex")),
@@ -663,35 +591,6 @@ fn catalog_index(catalog: &JsValue) -> Result<CoreIndex, JsValue> {
     CoreIndex::new(tools, None, None).map_err(|e| js_error(&e))
 }
 
-fn report_json(r: &plan::CoverageReport) -> JsonValue {
-    let list = |l: &[String]| JsonValue::Array(l.iter().cloned().map(JsonValue::String).collect());
-    let nums = |l: &[usize]| JsonValue::Array(l.iter().map(|i| JsonValue::Number(i.to_string())).collect());
-    let steps = r
-        .steps
-        .iter()
-        .map(|s| {
-            JsonValue::Object(vec![
-                ("index".into(), JsonValue::Number(s.index.to_string())),
-                ("tool".into(), JsonValue::String(s.tool.clone())),
-                ("valid".into(), list(&s.valid)),
-                ("invalid".into(), list(&s.invalid)),
-            ])
-        })
-        .collect();
-    JsonValue::Object(vec![
-        ("ok".into(), JsonValue::Bool(r.ok)),
-        ("missing".into(), list(&r.missing)),
-        ("unjustified".into(), list(&r.unjustified)),
-        ("unjustified_steps".into(), nums(&r.unjustified_steps)),
-        ("message".into(), JsonValue::String(r.message.clone())),
-        ("lines".into(), list(&r.lines)),
-        ("unknown".into(), list(&r.unknown)),
-        ("reextract".into(), JsonValue::Bool(r.reextract)),
-        ("warnings".into(), list(&r.warnings)),
-        ("steps".into(), JsonValue::Array(steps)),
-    ])
-}
-
 /// The deterministic coverage check: every requirement met by a step, every step citing a
 /// requirement it can meet, grouping before plotting, time-aware steps for time. `map`
 /// defaults to the design's mapping; `catalog` is a catalog or a `ToolIndex`.
@@ -706,7 +605,7 @@ pub fn check_coverage(
     let p = plan::Plan::from_json(&json_arg(&plan_value, "plan")?).map_err(|e| js_error(&e))?;
     let map = map_arg(Some(map))?;
     let index = catalog_index(&catalog)?;
-    Ok(to_js_value(&report_json(&plan::check_coverage(&req, &p, &map, &index))))
+    Ok(to_js_value(&plan::check_coverage(&req, &p, &map, &index).to_json_value()))
 }
 
 /// The plan without the steps `report` calls unjustified (by position, else by tool name);

@@ -6,20 +6,23 @@
 //! `JSON.parse` on the (repaired or re-printed) JSON text, as everywhere in this package:
 //! plain objects, JS numbers.
 
+use super::de::options;
 use super::host::json_parse;
-use super::{js_error, text_arg, FlatOptions, Utf16Offsets};
+use super::{js_error, plain_object, text_arg, Utf16Offsets};
 use crate::Error;
 use std::fmt::Write as _;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
-/// Options of `parseJson(text, options)`.
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase", default)]
-pub struct ParseJsonOptions {
-    /// Repair the text first (default `false`: strict RFC 8259).
-    #[tsify(optional)]
-    repair: Option<bool>,
+options! {
+    /// Options of `parseJson(text, options)`.
+    #[derive(Tsify)]
+    #[serde(rename_all = "camelCase", default)]
+    pub struct ParseJsonOptions {
+        /// Repair the text first (default `false`: strict RFC 8259).
+        #[tsify(optional)]
+        repair: bool = "repair",
+    }
 }
 
 /// `err` for JS, with its byte offset in `text` turned into UTF-16 units.
@@ -56,11 +59,7 @@ pub fn repair_json_with_log(#[wasm_bindgen(unchecked_param_type = "string")] tex
         let _ = write!(entries, r#"{sep}{{"kind":"{}","offset":{}}}"#, r.kind, offsets.at(r.offset));
     }
     entries.push(']');
-    let result = js_sys::Object::new();
-    let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&result, &JsValue::from_str(k), v);
-    set("json", &JsValue::from_str(&json))?;
-    set("repairs", &json_parse(&entries))?;
-    Ok(result.into())
+    Ok(plain_object(&[("json", JsValue::from_str(&json)), ("repairs", json_parse(&entries))]))
 }
 
 /// Parses JSON text into a JS value: strictly (RFC 8259; `json_invalid` with the UTF-16
@@ -70,8 +69,7 @@ pub fn parse_json(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "ParseJsonOptions")] options: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
-    let o = FlatOptions::new(options, "ParseJsonOptions", &["repair"])?;
-    let o = ParseJsonOptions { repair: o.get("repair")? };
+    let o = ParseJsonOptions::from_js(options)?;
     let text = text_arg(&text, "text")?;
     let json = if o.repair.unwrap_or(false) {
         crate::repair_json(&text)

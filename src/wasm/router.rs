@@ -7,39 +7,41 @@
 //! `JSON.parse`.
 
 use super::abi::*;
+use super::de::{options, Size};
 use super::handle::{handle_io, status, InputBuffer, FAILED};
-use super::limit;
-use super::{js_error, utf16_len, FlatOptions};
+use super::{js_error, utf16_len};
 use crate::budget::{out_of_memory, try_push_str, try_room, try_room_str};
 use crate::json::write_json_string;
 use crate::{ContentMode, Error, ErrorKind, JsonValue, Provider, RoutedEvent, StreamRouterOptions, ThinkingSource, Usage};
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
-/// Options of `new StreamRouter(options)`.
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase", default)]
-pub struct StreamRouterInit {
-    /// The stream format (default `"auto"`: detected from the first bytes and events).
-    #[tsify(
-        optional,
-        type = "\"auto\" | \"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"gemini-interactions\" | \"ollama\" | \"bedrock\" | \"cohere\" | \"text\""
-    )]
-    provider: Option<String>,
-    /// How the model's text is routed (default `"text"`).
-    #[tsify(optional, type = "\"action-json\" | \"tagged\" | \"text\"")]
-    content: Option<String>,
-    /// The per-request nonce of the tag contract (`content: "tagged"`).
-    #[tsify(optional)]
-    nonce: Option<String>,
-    /// The most data bytes of one SSE event (default 8 MiB).
-    #[tsify(optional)]
-    max_event_bytes: Option<f64>,
-    /// The most bytes the router keeps between events, all together: open tool calls, the
-    /// action text until it closes and held answer text (default 16 MiB,
-    /// `buffer_limit_exceeded`).
-    #[tsify(optional)]
-    max_buffer_bytes: Option<f64>,
+options! {
+    /// Options of `new StreamRouter(options)`.
+    #[derive(Tsify)]
+    #[serde(rename_all = "camelCase", default)]
+    pub struct StreamRouterInit {
+        /// The stream format (default `"auto"`: detected from the first bytes and events).
+        #[tsify(
+            optional,
+            type = "\"auto\" | \"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"gemini-interactions\" | \"ollama\" | \"bedrock\" | \"cohere\" | \"text\""
+        )]
+        provider: String = "provider",
+        /// How the model's text is routed (default `"text"`).
+        #[tsify(optional, type = "\"action-json\" | \"tagged\" | \"text\"")]
+        content: String = "content",
+        /// The per-request nonce of the tag contract (`content: "tagged"`).
+        #[tsify(optional)]
+        nonce: String = "nonce",
+        /// The most data bytes of one SSE event (default 8 MiB).
+        #[tsify(optional, type = "number")]
+        max_event_bytes: Size = "maxEventBytes",
+        /// The most bytes the router keeps between events, all together: open tool calls, the
+        /// action text until it closes and held answer text (default 16 MiB,
+        /// `buffer_limit_exceeded`).
+        #[tsify(optional, type = "number")]
+        max_buffer_bytes: Size = "maxBufferBytes",
+    }
 }
 
 fn bad_option(msg: String) -> JsValue {
@@ -66,15 +68,7 @@ impl JsStreamRouter {
     /// `new StreamRouter({ provider?, content?, nonce?, maxEventBytes?, maxBufferBytes? })`.
     #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new(options_value: Option<JsValue>) -> Result<JsStreamRouter, JsValue> {
-        const KEYS: &[&str] = &["provider", "content", "nonce", "maxEventBytes", "maxBufferBytes"];
-        let o = FlatOptions::new(options_value, "StreamRouterInit", KEYS)?;
-        let o = StreamRouterInit {
-            provider: o.get("provider")?,
-            content: o.get("content")?,
-            nonce: o.get("nonce")?,
-            max_event_bytes: o.get("maxEventBytes")?,
-            max_buffer_bytes: o.get("maxBufferBytes")?,
-        };
+        let o = StreamRouterInit::from_js(options_value)?;
         let d = StreamRouterOptions::default();
         let provider = match o.provider.as_deref() {
             None => d.provider,
@@ -84,8 +78,8 @@ impl JsStreamRouter {
             None => d.content,
             Some(c) => ContentMode::parse(c).map_err(|e| js_error(&e))?,
         };
-        let max_event_bytes = limit(o.max_event_bytes, d.max_event_bytes, "maxEventBytes")?;
-        let max_buffer_bytes = limit(o.max_buffer_bytes, d.max_buffer_bytes, "maxBufferBytes")?;
+        let max_event_bytes = Size::or(o.max_event_bytes, d.max_event_bytes);
+        let max_buffer_bytes = Size::or(o.max_buffer_bytes, d.max_buffer_bytes);
         let opts = StreamRouterOptions { provider, content, nonce: o.nonce, max_event_bytes, max_buffer_bytes };
         let inner = crate::StreamRouter::new(opts).map_err(|e| js_error(&e))?;
         Ok(JsStreamRouter {
@@ -242,7 +236,7 @@ impl Packed {
                 }
                 RoutedEvent::RefusalDelta { text } => self.text_op(ROUTE_REFUSAL, text),
                 RoutedEvent::Action { action } => {
-                    super::action::action_value(action).try_write_json(&mut self.json)?;
+                    action.to_json_value().try_write_json(&mut self.json)?;
                     let n = self.json()?;
                     self.ops.extend_from_slice(&[ROUTE_ACTION, n]);
                 }
@@ -419,6 +413,18 @@ fn provider_of(name: &str) -> Result<Provider, JsValue> {
     Provider::parse(name).map_err(|e| js_error(&e))
 }
 
+options! {
+    /// Options of `structuredRequest(provider, options)` (declared in pkg/types).
+    pub struct StructuredRequestInit {
+        messages: JsValue = "messages",
+        schema: JsValue = "schema",
+        name: String = "name",
+        stream: bool = "stream",
+        mode: String = "mode",
+        model: String = "model",
+    }
+}
+
 /// The request body that asks `provider` for output matching `options.schema`, in the
 /// strongest way it supports (forced tool call, JSON-schema response format, JSON mode, or
 /// prompt-only; see `structuredModes`). Throws `invalid_option` (a value out of range or of
@@ -433,12 +439,8 @@ pub fn structured_request(
     provider: JsValue,
     #[wasm_bindgen(unchecked_param_type = "StructuredRequestInit")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    const KEYS: &[&str] = &["messages", "schema", "name", "stream", "mode", "model"];
     let provider = provider_of(&super::text_arg(&provider, "provider")?)?;
-    let o = FlatOptions::new(Some(options), "StructuredRequestInit", KEYS)?;
-    let (messages, schema) = (o.get::<JsValue>("messages")?, o.get::<JsValue>("schema")?);
-    let (name, stream) = (o.get::<String>("name")?, o.get::<bool>("stream")?);
-    let (mode, model) = (o.get::<String>("mode")?, o.get::<String>("model")?);
+    let StructuredRequestInit { messages, schema, name, stream, mode, model } = StructuredRequestInit::from_js(Some(options))?;
     let messages = match messages.map(|m| json_option(&m, "messages")).transpose()? {
         Some(crate::JsonValue::Array(m)) => m,
         Some(_) => return Err(bad_option("invalid options: messages: expected an array".into())),

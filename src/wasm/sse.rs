@@ -2,41 +2,47 @@
 //! entry decodes only).
 
 use super::abi::{Header, SSE_RANGE, SSE_SAME};
-use super::de::{DeError, FlatOptions};
+use super::de::{options, DeError, FlatOptions, Size};
+#[cfg(feature = "sse")]
+use super::de::{whole_arg, Count, MAX_SAFE};
 use super::handle::{handle_io, status, InputBuffer, NOT_UNITS};
-use super::{js_error, limit};
+use super::js_error;
 use crate::budget::out_of_memory;
 use crate::sse::{Emit, Utf16Text};
 use crate::{Error, ErrorKind, SseMessage, SseSink};
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
-/// Options of `new SseDecoder(options)`.
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct SseDecoderOptions {
-    /// Dispatch an unterminated last event at `finish()` instead of discarding it.
-    #[tsify(optional)]
-    flush_on_finish: Option<bool>,
-    /// The longest accepted line in bytes (default 1 MiB).
-    #[tsify(optional)]
-    max_line_bytes: Option<f64>,
-    /// The most data bytes one event may accumulate (default 8 MiB).
-    #[tsify(optional)]
-    max_event_bytes: Option<f64>,
+options! {
+    /// Options of `new SseDecoder(options)`.
+    #[derive(Tsify)]
+    #[serde(rename_all = "camelCase")]
+    pub struct SseDecoderOptions {
+        /// Dispatch an unterminated last event at `finish()` instead of discarding it.
+        #[tsify(optional)]
+        flush_on_finish: bool = "flushOnFinish",
+        /// The longest accepted line in bytes (default 1 MiB).
+        #[tsify(optional, type = "number")]
+        max_line_bytes: Size = "maxLineBytes",
+        /// The most data bytes one event may accumulate (default 8 MiB).
+        #[tsify(optional, type = "number")]
+        max_event_bytes: Size = "maxEventBytes",
+    }
 }
 
-/// Options of `new SseEncoder(options)`.
 #[cfg(feature = "sse")]
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct SseEncoderOptions {
-    /// Give every event without an explicit `id` the next number of a counter.
-    #[tsify(optional)]
-    auto_id: Option<bool>,
-    /// The first automatic id (default 1).
-    #[tsify(optional)]
-    first_id: Option<f64>,
+options! {
+    /// Options of `new SseEncoder(options)`.
+    #[derive(Tsify)]
+    #[serde(rename_all = "camelCase")]
+    pub struct SseEncoderOptions {
+        /// Give every event without an explicit `id` the next number of a counter.
+        #[tsify(optional)]
+        auto_id: bool = "autoId",
+        /// The first automatic id (default 1).
+        #[tsify(optional, type = "number")]
+        first_id: Count = "firstId",
+    }
 }
 
 /// An event to encode.
@@ -91,17 +97,12 @@ impl JsSseDecoder {
     /// `new SseDecoder({ flushOnFinish?, maxLineBytes?, maxEventBytes? })`.
     #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new(options_value: Option<JsValue>) -> Result<JsSseDecoder, JsValue> {
-        let o = FlatOptions::new(options_value, "SseDecoderOptions", &["flushOnFinish", "maxLineBytes", "maxEventBytes"])?;
-        let o = SseDecoderOptions {
-            flush_on_finish: o.get("flushOnFinish")?,
-            max_line_bytes: o.get("maxLineBytes")?,
-            max_event_bytes: o.get("maxEventBytes")?,
-        };
+        let o = SseDecoderOptions::from_js(options_value)?;
         let d = crate::SseDecoderOptions::default();
         let opts = crate::SseDecoderOptions {
             flush_on_finish: o.flush_on_finish.unwrap_or(false),
-            max_line_bytes: limit(o.max_line_bytes, d.max_line_bytes, "maxLineBytes")?,
-            max_event_bytes: limit(o.max_event_bytes, d.max_event_bytes, "maxEventBytes")?,
+            max_line_bytes: Size::or(o.max_line_bytes, d.max_line_bytes),
+            max_event_bytes: Size::or(o.max_event_bytes, d.max_event_bytes),
         };
         Ok(JsSseDecoder {
             inner: crate::SseDecoder::new(opts),
@@ -340,9 +341,8 @@ mod encoder {
         pub fn new(
             #[wasm_bindgen(unchecked_optional_param_type = "SseEncoderOptions")] options_value: Option<JsValue>,
         ) -> Result<JsSseEncoder, JsValue> {
-            let o = FlatOptions::new(options_value, "SseEncoderOptions", &["autoId", "firstId"])?;
-            let o = SseEncoderOptions { auto_id: o.get("autoId")?, first_id: o.get("firstId")? };
-            let first_id = super::super::whole(o.first_id, "firstId", 0, super::super::MAX_SAFE)?.unwrap_or(1);
+            let o = SseEncoderOptions::from_js(options_value)?;
+            let first_id = o.first_id.map_or(1, |w| w.0);
             let opts = crate::SseEncoderOptions { auto_id: o.auto_id.unwrap_or(false), first_id };
             Ok(JsSseEncoder { inner: crate::SseEncoder::new(opts) })
         }
@@ -359,7 +359,7 @@ mod encoder {
             let id = m.id.map(|v| {
                 v.unwrap_or_else(|n| js_sys::Number::from(n).to_string_with_radix(10).map(String::from).unwrap_or_default())
             });
-            let retry = super::super::whole_as(m.retry, "retry", 0, super::super::MAX_SAFE, ErrorKind::InvalidInput)?;
+            let retry = whole_arg(m.retry, "retry", 0, MAX_SAFE, ErrorKind::InvalidInput)?;
             let msg = SseMessage { event: m.event.as_deref(), data: &m.data, id: id.as_deref(), retry };
             self.inner.encode(&msg).map_err(|e| js_error(&e))
         }

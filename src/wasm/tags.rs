@@ -5,10 +5,10 @@
 //! the same for string and byte input, so that the filter and `parseTagged` agree.
 
 use super::abi::{Header, TAG_BYTES, TAG_SLICE, TAG_UNITS};
+use super::de::{options, Count, Size};
 use super::de::{Any, DeError, Read};
 use super::handle::{handle_io, status, InputBuffer, NOT_UNITS};
-use super::limit;
-use super::{js_error, opt_text_arg, options, plain_object, text_arg, FlatOptions};
+use super::{js_error, opt_text_arg, plain_object, text_arg, FlatOptions};
 use crate::budget::{out_of_memory, try_extend};
 use crate::tags::DEFAULT_MAX_BUFFER_BYTES;
 use crate::tags::{
@@ -18,31 +18,29 @@ use crate::{Error, ErrorKind, TagFilterOptions};
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
-/// Options of `new TagFilter(nonce, options)` and `parseTagged(text, nonce, options)`.
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase", default)]
-pub struct TagFilterInit {
-    /// Block names in contract order (default `["ARTIFACT", "USER"]`).
-    #[tsify(optional)]
-    blocks: Option<Vec<String>>,
-    /// Most bytes of block text kept, plus the largest held tail (default 8 MiB).
-    #[tsify(optional)]
-    max_buffer_bytes: Option<f64>,
-}
-
-impl TagFilterInit {
-    fn core(self) -> Result<TagFilterOptions, JsValue> {
-        let d = TagFilterOptions::default();
-        Ok(TagFilterOptions {
-            blocks: self.blocks.unwrap_or(d.blocks),
-            max_buffer_bytes: limit(self.max_buffer_bytes, DEFAULT_MAX_BUFFER_BYTES, "maxBufferBytes")?,
-        })
+options! {
+    /// Options of `new TagFilter(nonce, options)` and `parseTagged(text, nonce, options)`.
+    #[derive(Tsify)]
+    #[serde(rename_all = "camelCase", default)]
+    pub struct TagFilterInit {
+        /// Block names in contract order (default `["ARTIFACT", "USER"]`).
+        #[tsify(optional)]
+        blocks: Vec<String> = "blocks",
+        /// Most bytes of block text kept, plus the largest held tail (default 8 MiB).
+        #[tsify(optional, type = "number")]
+        max_buffer_bytes: Size = "maxBufferBytes",
     }
 }
 
+/// The core's options of `blocks` and `maxBufferBytes`.
+fn core_options(blocks: Option<Vec<String>>, max_buffer_bytes: Option<Size>) -> TagFilterOptions {
+    let blocks = blocks.unwrap_or_else(|| TagFilterOptions::default().blocks);
+    TagFilterOptions { blocks, max_buffer_bytes: Size::or(max_buffer_bytes, DEFAULT_MAX_BUFFER_BYTES) }
+}
+
 fn filter_options(value: Option<JsValue>) -> Result<TagFilterOptions, JsValue> {
-    let o = FlatOptions::new(value, "TagFilterInit", &["blocks", "maxBufferBytes"])?;
-    TagFilterInit { blocks: o.get("blocks")?, max_buffer_bytes: o.get("maxBufferBytes")? }.core()
+    let o = TagFilterInit::from_js(value)?;
+    Ok(core_options(o.blocks, o.max_buffer_bytes))
 }
 
 /// Block texts by lowercase name as a plain object whose every name is an own data property
@@ -413,16 +411,18 @@ pub fn sanitize_untrusted(#[wasm_bindgen(unchecked_param_type = "string")] text:
     Ok(crate::sanitize_untrusted(&text_arg(&text, "text")?))
 }
 
-/// Options of `tagContract(nonce, options)`.
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase", default)]
-pub struct TagContractOptions {
-    /// Block names in contract order (default `["ARTIFACT", "USER"]`).
-    #[tsify(optional)]
-    blocks: Option<Vec<String>>,
-    /// What each block must hold, by block name (defaults exist for ARTIFACT and USER).
-    #[tsify(optional, type = "Record<string, string>")]
-    descriptions: Option<super::de::StringPairs>,
+options! {
+    /// Options of `tagContract(nonce, options)`.
+    #[derive(Tsify)]
+    #[serde(rename_all = "camelCase", default)]
+    pub struct TagContractOptions {
+        /// Block names in contract order (default `["ARTIFACT", "USER"]`).
+        #[tsify(optional)]
+        blocks: Vec<String> = "blocks",
+        /// What each block must hold, by block name (defaults exist for ARTIFACT and USER).
+        #[tsify(optional, type = "Record<string, string>")]
+        descriptions: super::de::StringPairs = "descriptions",
+    }
 }
 
 /// The strict prompt contract for the system prompt: exactly one block of each name in
@@ -433,9 +433,8 @@ pub fn tag_contract(
     #[wasm_bindgen(unchecked_optional_param_type = "TagContractOptions")] options_value: Option<JsValue>,
 ) -> Result<String, JsValue> {
     let nonce = &text_arg(&nonce, "nonce")?;
-    let o = FlatOptions::new(options_value, "TagContractOptions", &["blocks", "descriptions"])?;
-    let o = TagContractOptions { blocks: o.get("blocks")?, descriptions: o.get("descriptions")? };
-    let fo = TagFilterInit { blocks: o.blocks, max_buffer_bytes: None }.core()?;
+    let o = TagContractOptions::from_js(options_value)?;
+    let fo = core_options(o.blocks, None);
     let d = o.descriptions.unwrap_or_default().0;
     crate::tag_contract(nonce, &fo, &d).map_err(|e| js_error(&e))
 }
@@ -515,19 +514,21 @@ pub fn corrective_message(
     crate::corrective_message(nonce, &filter_options(options_value)?, &v).map_err(|e| js_error(&e))
 }
 
-/// Options of `new TaggedTurn(options)`.
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase", default)]
-pub struct TaggedTurnInit {
-    /// The request nonce (default: `makeNonce()`).
-    #[tsify(optional)]
-    nonce: Option<String>,
-    /// As for `TagFilter`.
-    #[tsify(optional)]
-    blocks: Option<Vec<String>>,
-    /// As for `TagFilter`.
-    #[tsify(optional)]
-    max_buffer_bytes: Option<f64>,
+options! {
+    /// Options of `new TaggedTurn(options)`.
+    #[derive(Tsify)]
+    #[serde(rename_all = "camelCase", default)]
+    pub struct TaggedTurnInit {
+        /// The request nonce (default: `makeNonce()`).
+        #[tsify(optional)]
+        nonce: String = "nonce",
+        /// As for `TagFilter`.
+        #[tsify(optional)]
+        blocks: Vec<String> = "blocks",
+        /// As for `TagFilter`.
+        #[tsify(optional, type = "number")]
+        max_buffer_bytes: Size = "maxBufferBytes",
+    }
 }
 
 fn nonce_or_new(nonce: Option<String>) -> Result<String, JsValue> {
@@ -557,10 +558,9 @@ handle_io!(JsTaggedTurn, TaggedTurnHandle);
 impl JsTaggedTurn {
     #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new(options_value: Option<JsValue>) -> Result<JsTaggedTurn, JsValue> {
-        let o = FlatOptions::new(options_value, "TaggedTurnInit", &["nonce", "blocks", "maxBufferBytes"])?;
-        let o = TaggedTurnInit { nonce: o.get("nonce")?, blocks: o.get("blocks")?, max_buffer_bytes: o.get("maxBufferBytes")? };
+        let o = TaggedTurnInit::from_js(options_value)?;
         let nonce = nonce_or_new(o.nonce)?;
-        let fo = TagFilterInit { blocks: o.blocks, max_buffer_bytes: o.max_buffer_bytes }.core()?;
+        let fo = core_options(o.blocks, o.max_buffer_bytes);
         let inner = crate::TaggedTurn::new(&nonce, fo).map_err(|e| js_error(&e))?;
         Ok(JsTaggedTurn {
             types: type_names(inner.filter()),
@@ -592,7 +592,7 @@ impl JsTaggedTurn {
 
     #[wasm_bindgen(skip_typescript)]
     pub fn contract(&self, descriptions: Option<JsValue>) -> Result<String, JsValue> {
-        let d: super::de::StringPairs = options(descriptions)?;
+        let d: super::de::StringPairs = super::de::read_options(descriptions)?;
         self.inner.contract(&d.0).map_err(|e| js_error(&e))
     }
 
@@ -659,16 +659,18 @@ impl JsTaggedTurn {
     }
 }
 
-/// Options of `new TagEventWriter(options)`.
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase", default)]
-pub struct TagEventWriterInit {
-    /// The id of the first event (default 1); ids then count up by one.
-    #[tsify(optional)]
-    first_id: Option<f64>,
-    /// `retry:` advice in ms, sent with the first event.
-    #[tsify(optional)]
-    retry: Option<f64>,
+options! {
+    /// Options of `new TagEventWriter(options)`.
+    #[derive(Tsify)]
+    #[serde(rename_all = "camelCase", default)]
+    pub struct TagEventWriterInit {
+        /// The id of the first event (default 1); ids then count up by one.
+        #[tsify(optional, type = "number")]
+        first_id: Count = "firstId",
+        /// `retry:` advice in ms, sent with the first event.
+        #[tsify(optional, type = "number")]
+        retry: Count = "retry",
+    }
 }
 
 /// The `done` event's data.
@@ -700,10 +702,6 @@ impl Read for DeltaArg {
     }
 }
 
-fn whole(x: Option<f64>, name: &str) -> Result<Option<u64>, JsValue> {
-    super::whole(x, name, 0, super::MAX_SAFE)
-}
-
 /// Turns deltas into the SSE events of the design (`artifact_delta {text}`,
 /// `user_delta {text}`, `done {ok, parse_ok}`, `ping {}`) with monotonic `id:` and an
 /// optional `retry:` on the first event, through `SseEncoder`.
@@ -719,10 +717,9 @@ impl JsTagEventWriter {
     pub fn new(
         #[wasm_bindgen(unchecked_optional_param_type = "TagEventWriterInit")] options_value: Option<JsValue>,
     ) -> Result<JsTagEventWriter, JsValue> {
-        let o = FlatOptions::new(options_value, "TagEventWriterInit", &["firstId", "retry"])?;
-        let o = TagEventWriterInit { first_id: o.get("firstId")?, retry: o.get("retry")? };
-        let first = whole(o.first_id, "firstId")?.unwrap_or(1);
-        Ok(JsTagEventWriter { inner: crate::TagEventWriter::new(first, whole(o.retry, "retry")?) })
+        let o = TagEventWriterInit::from_js(options_value)?;
+        let first = o.first_id.map_or(1, |w| w.0);
+        Ok(JsTagEventWriter { inner: crate::TagEventWriter::new(first, o.retry.map(|w| w.0)) })
     }
 
     /// One event per delta (`event: artifact_delta`, `data: {"text":…}`).

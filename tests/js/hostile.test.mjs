@@ -719,7 +719,7 @@ test("a result longer than the engine's longest string is memory_limit_exceeded,
   // long needs over 1 GB of memory: the engine refuses UTF-8 of 2^29 - 24 bytes or more),
   // from its source: the package bundles it into each entry. Its StreamrouteError is the
   // package's one class (registered by the first copy loaded).
-  const runtime = await import(new URL('../../src/wasm/runtime.js', import.meta.url));
+  const runtime = await import(new URL('../../pkg/entry/wasm-imports.js', import.meta.url));
   let engineError;
   try {
     new TextDecoder().decode(new Uint8Array(0x1fffffe8 + 1).fill(0x41));

@@ -15,6 +15,7 @@ export const StreamrouteError = (globalThis[SHARED] ??= class extends Error {
   // Its name (`StreamrouteError.name`), set here because minifying drops the names of class
   // expressions (and renames a class declaration that shares the exported name).
   static {
+    // biome-ignore lint/complexity/noThisInStatic: a class expression has no name to use instead
     Object.defineProperty(this, 'name', { value: 'StreamrouteError' });
   }
 
@@ -31,11 +32,14 @@ export const StreamrouteError = (globalThis[SHARED] ??= class extends Error {
  * class constructed or a function called before `await init()` throws `not_initialized`
  * instead of a TypeError about a property of undefined.
  */
-export const __sr_not_ready = new Proxy({}, {
-  get() {
-    throw new StreamrouteError('not_initialized', 'call `await init()` first');
+export const __sr_not_ready = new Proxy(
+  {},
+  {
+    get() {
+      throw new StreamrouteError('not_initialized', 'call `await init()` first');
+    },
   },
-});
+);
 
 // What `JSON.stringify` threw on `what`, when the value was too big rather than unencodable:
 // nested deeper than the engine's stack (V8 and JavaScriptCore throw a RangeError,
@@ -90,6 +94,7 @@ export let __sr_max_bytes = 0;
  * `invalid_option`.
  */
 export function __sr_init_args(input, options) {
+  // biome-ignore lint/suspicious/noSparseArray: the hole is `input` made undefined
   if (input?.constructor === Object) [input, options] = [, input];
   const max = options?.maxMemoryBytes;
   if (max !== undefined) {
@@ -107,9 +112,11 @@ export function __sr_init_args(input, options) {
 // `memory_limit_exceeded`; other errors come back as they are.
 export function __sr_string_error(err) {
   if (err instanceof StreamrouteError) return err;
-  if (err instanceof WebAssembly.RuntimeError) return __sr_gen++, __sr_oom('instance replaced');
+  if (err instanceof WebAssembly.RuntimeError) return (__sr_gen++, __sr_oom('instance replaced'));
   const tooLong = err?.code === 'ERR_STRING_TOO_LONG' || (err instanceof RangeError && /string length/i.test(err.message));
-  return tooLong ? new StreamrouteError('memory_limit_exceeded', `the result is longer than the longest string this JS engine makes (${err.message})`) : err;
+  return tooLong
+    ? new StreamrouteError('memory_limit_exceeded', `the result is longer than the longest string this JS engine makes (${err.message})`)
+    : err;
 }
 
 // What wasm-bindgen's own checks say, in the words of this API. scripts/build points the
@@ -175,8 +182,11 @@ export function __sr_catalog_split(catalog) {
 }
 
 function catalogSplit(catalog) {
-  const tools = Array.isArray(catalog) ? catalog
-    : catalog !== null && typeof catalog === 'object' && Array.isArray(catalog.tools) ? catalog.tools : null;
+  const tools = Array.isArray(catalog)
+    ? catalog
+    : catalog !== null && typeof catalog === 'object' && Array.isArray(catalog.tools)
+      ? catalog.tools
+      : null;
   if (tools === null) return null;
   const lens = new Int32Array(tools.length).fill(-1);
   const holders = new Set();
