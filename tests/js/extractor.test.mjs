@@ -114,16 +114,11 @@ for (const c of corpus) {
 
 function bigText(len, seed) {
   const pieces = ['lorem ', 'caf\u00e9 ', '\u4e16\u754c ', '\u{1F600}', '\n', '"q" ', 'b\\s ', '{"answer": "decoy"} ', '\u{10FFFF}', 'x'];
-  let s = seed >>> 0 || 1;
+  const next = rng(seed);
   const out = [];
   let n = 0;
   while (n < len) {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    const p = pieces[s % pieces.length];
+    const p = pieces[next(pieces.length)];
     out.push(p);
     n += p.length;
   }

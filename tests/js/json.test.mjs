@@ -2,6 +2,7 @@
 // UTF-16 code unit at a time), the event shapes, the `value` getter, errors, item paths.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { typecheck } from './helpers/typecheck.mjs';
 import { PartialJson, JsonItemStream, StreamrouteError } from 'streamroute';
 import { splitings } from './helpers/chunking.mjs';
 
@@ -282,31 +283,9 @@ test('JsonItemStream errors', () => {
   );
 });
 
-test('TypeScript: the JSON types type-check', async () => {
-  const { execFileSync } = await import('node:child_process');
-  const { mkdirSync, writeFileSync } = await import('node:fs');
-  const { dirname, join } = await import('node:path');
-  const { fileURLToPath } = await import('node:url');
-  const here = dirname(fileURLToPath(import.meta.url));
-  const dir = join(here, '.tmp', 'consumer', 'ts-json');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        noEmit: true,
-        module: 'nodenext',
-        moduleResolution: 'nodenext',
-        target: 'es2022',
-        lib: ['es2022', 'dom', 'esnext.disposable'],
-        types: [],
-      },
-      files: ['ok.mts'],
-    }),
-  );
-  writeFileSync(
-    join(dir, 'ok.mts'),
+test('TypeScript: the JSON types type-check', () => {
+  const r = typecheck(
+    'ts-json',
     `
     import { PartialJson, JsonItemStream, type JsonEvent, type JsonPath,
       type PartialJsonOptions, type JsonItemStreamOptions } from 'streamroute';
@@ -329,6 +308,5 @@ test('TypeScript: the JSON types type-check', async () => {
     void [v, f, items, more];
   `,
   );
-  const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
-  execFileSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.output);
 });

@@ -3,12 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as sr from 'streamroute';
 import { SEED, feedAll, rng, splitings } from './helpers/chunking.mjs';
+import { typecheck } from './helpers/typecheck.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const consumer = join(here, '.tmp', 'consumer');
@@ -200,26 +201,8 @@ test('the streamroute bin decodes a file and stdin', () => {
 });
 
 test('TypeScript: a consumer type-checks, and a type error is reported', () => {
-  const dir = join(consumer, 'ts');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        noEmit: true,
-        module: 'nodenext',
-        moduleResolution: 'nodenext',
-        target: 'es2022',
-        lib: ['es2022', 'dom', 'esnext.disposable'],
-        skipLibCheck: false,
-        types: [],
-      },
-      files: ['ok.mts'],
-    }),
-  );
-  writeFileSync(
-    join(dir, 'ok.mts'),
+  const ok = typecheck(
+    'ts',
     `
     import { init, SseDecoder, SseEncoder, StreamrouteError, makeNonce, version, buildInfo,
       type SseEvent, type SseDecoderOptions, type SseMessageInit, type BuildInfo } from 'streamroute';
@@ -238,38 +221,17 @@ test('TypeScript: a consumer type-checks, and a type error is reported', () => {
     void [more, last, retry, wire, cap, makeNonce().length, version()];
   `,
   );
-  const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
-  const ok = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
-  assert.equal(ok.status, 0, ok.stdout + ok.stderr);
-  writeFileSync(
-    join(dir, 'bad.mts'),
+  assert.equal(ok.status, 0, ok.output);
+  const bad = typecheck(
+    'ts-bad',
     `
     import { SseDecoder } from 'streamroute';
     const n: number = new SseDecoder().feed('x')[0].data;
   `,
-  );
-  const bad = spawnSync(
-    process.execPath,
-    [
-      tsc,
-      '--strict',
-      '--noEmit',
-      '--module',
-      'nodenext',
-      '--moduleResolution',
-      'nodenext',
-      '--target',
-      'es2022',
-      '--lib',
-      'es2022,dom,esnext.disposable',
-      '--types',
-      'node',
-      join(dir, 'bad.mts'),
-    ],
-    { encoding: 'utf8' },
+    'bad.mts',
   );
   assert.notEqual(bad.status, 0);
-  assert.match(bad.stdout, /TS2322/);
+  assert.match(bad.output, /TS2322/);
 });
 
 test('a U+FEFF inside data is content; only the stream BOM is stripped', () => {
@@ -335,15 +297,7 @@ test('one feed of many events: names and ids that repeat, change and hold invali
 // characters beyond ASCII, or none). Whatever the route, the text must be the UTF-8 the
 // string stands for (a lone surrogate as U+FFFD, as TextEncoder makes it).
 test('long string chunks decode as their UTF-8 bytes, on every route and switch between routes', () => {
-  let s = 0x2f6b1d3 >>> 0;
-  const next = (n) => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s % n;
-  };
+  const next = rng(0x2f6b1d3);
   const wide = ['\u00e9', '\u07ff', '\u0800', '\u4e2d\u6587', '\uffff', '\u{1F600}', '\u{10FFFF}', '\ud800', '\udfff', '\ud83d'];
   const plain = ['a', 'bc ', 'xyz 0123456789', '[]{}', '"'];
   for (let round = 0; round < 200; round++) {

@@ -6,14 +6,14 @@
 // TypeScript types under `tsc --strict`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as sr from 'streamroute/payload';
 import { normalizeAction } from 'streamroute';
 import { Miniflare } from 'miniflare';
 import { PKG_DIR, bundleWorker, fileUnder, launchChromium, listen, sendFile } from './helpers/runtimes.mjs';
+import { typecheck } from './helpers/typecheck.mjs';
 import { generate, generateHidden, MARK } from './helpers/payload-gen.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -431,27 +431,8 @@ test('ArtifactStream: artifact_chunk events with per-stream seq, done event', ()
 // TypeScript
 
 test('TypeScript: a consumer using every payload type type-checks; a type error is reported', () => {
-  const consumer = join(here, '.tmp', 'consumer');
-  const dir = join(consumer, 'ts-payload');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        noEmit: true,
-        module: 'nodenext',
-        moduleResolution: 'nodenext',
-        target: 'es2022',
-        lib: ['es2022', 'dom', 'esnext.disposable'],
-        skipLibCheck: false,
-        types: [],
-      },
-      files: ['ok.mts'],
-    }),
-  );
-  writeFileSync(
-    join(dir, 'ok.mts'),
+  const ok = typecheck(
+    'ts-payload',
     `
     import { validateFinalPayload, buildFinalPayload, redactArtifacts, redactArtifactsJson, collectSources,
       ArtifactCollector, ArtifactStream, StreamrouteError,
@@ -502,11 +483,9 @@ test('TypeScript: a consumer using every payload type type-checks; a type error 
       redactedText, both, sources, kind, seq, done, open];
   `,
   );
-  const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
-  const ok = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
-  assert.equal(ok.status, 0, ok.stdout + ok.stderr);
-  writeFileSync(
-    join(dir, 'bad.mts'),
+  assert.equal(ok.status, 0, ok.output);
+  const bad = typecheck(
+    'ts-payload-bad',
     `
     import { validateFinalPayload, type FinalPayload, type TaskArgs } from 'streamroute/payload';
     const p: FinalPayload = validateFinalPayload({ raw_answer: 'x' });
@@ -514,30 +493,11 @@ test('TypeScript: a consumer using every payload type type-checks; a type error 
     const t: TaskArgs = { mode: 'thread' };
     void [n, t];
   `,
-  );
-  const bad = spawnSync(
-    process.execPath,
-    [
-      tsc,
-      '--strict',
-      '--noEmit',
-      '--module',
-      'nodenext',
-      '--moduleResolution',
-      'nodenext',
-      '--target',
-      'es2022',
-      '--lib',
-      'es2022,dom,esnext.disposable',
-      '--types',
-      'node',
-      join(dir, 'bad.mts'),
-    ],
-    { encoding: 'utf8' },
+    'bad.mts',
   );
   assert.notEqual(bad.status, 0);
-  assert.match(bad.stdout, /bad\.mts\(4,11\): error TS2322/);
-  assert.match(bad.stdout, /bad\.mts\(5,27\): error TS2322/);
+  assert.match(bad.output, /bad\.mts\(4,11\): error TS2322/);
+  assert.match(bad.output, /bad\.mts\(5,27\): error TS2322/);
 });
 
 test('workerd: the payload API gives what Node gives (Appendix A)', { timeout: 60_000 }, async () => {

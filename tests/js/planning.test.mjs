@@ -5,10 +5,10 @@
 // The same fixtures as tests/planning.rs (tests/planning/*.json).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { typecheck } from './helpers/typecheck.mjs';
 import {
   CapabilityMap,
   StreamrouteError,
@@ -580,26 +580,8 @@ test('classifyRepair and autoTimeGrain', () => {
 // TypeScript
 
 test('TypeScript: the planning exports type-check, and a misuse is reported', () => {
-  const dir = join(here, '.tmp', 'consumer', 'ts-planning');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        noEmit: true,
-        module: 'nodenext',
-        moduleResolution: 'nodenext',
-        target: 'es2022',
-        lib: ['es2022', 'dom', 'esnext.disposable'],
-        skipLibCheck: false,
-        types: [],
-      },
-      files: ['ok.mts'],
-    }),
-  );
-  writeFileSync(
-    join(dir, 'ok.mts'),
+  const ok = typecheck(
+    'ts-planning',
     `
     import { ToolIndex, CapabilityMap, StreamrouteError, narrowTools, checkCoverage, applyRemovals,
       validateRequirements, reextractionMessage, retrievalQueries, classifyRepair, autoTimeGrain,
@@ -624,36 +606,15 @@ test('TypeScript: the planning exports type-check, and a misuse is reported', ()
     void [hits[0]?.score, r.method, n.names, rep.ok, rep.missing, rep.unjustified, rep.message, fixed, grain, kind, qs, labels, index.model?.dim, index.embeddings.length];
   `,
   );
-  const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
-  const ok = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
-  assert.equal(ok.status, 0, ok.stdout + ok.stderr);
-  writeFileSync(
-    join(dir, 'bad.mts'),
+  assert.equal(ok.status, 0, ok.output);
+  const bad = typecheck(
+    'ts-planning-bad',
     `
     import { checkCoverage } from 'streamroute/planning';
     const n: number = checkCoverage({}, { steps: [] }, null, []).message;
   `,
-  );
-  const bad = spawnSync(
-    process.execPath,
-    [
-      tsc,
-      '--strict',
-      '--noEmit',
-      '--module',
-      'nodenext',
-      '--moduleResolution',
-      'nodenext',
-      '--target',
-      'es2022',
-      '--lib',
-      'es2022,dom,esnext.disposable',
-      '--types',
-      'node',
-      join(dir, 'bad.mts'),
-    ],
-    { encoding: 'utf8' },
+    'bad.mts',
   );
   assert.notEqual(bad.status, 0);
-  assert.match(bad.stdout, /TS2322/);
+  assert.match(bad.output, /TS2322/);
 });

@@ -68,50 +68,13 @@ test('every structuredRequest body type-checks against the official SDK request 
     }
   }
   assert.ok(n >= 20, `${n} bodies`);
-  const dir = join(here, '.tmp', 'sdk-types');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'bodies.ts'), lines.join('\n') + '\n');
-  const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
-  const r = spawnSync(
-    process.execPath,
-    [
-      tsc,
-      '--strict',
-      '--noEmit',
-      '--skipLibCheck',
-      '--target',
-      'es2022',
-      '--module',
-      'esnext',
-      '--moduleResolution',
-      'bundler',
-      join(dir, 'bodies.ts'),
-    ],
-    { encoding: 'utf8' },
-  );
+  const r = tsc('bodies', lines);
   assert.equal(r.status, 0, r.stdout + r.stderr);
   // The check can fail: a body with a property the SDK does not know is rejected.
-  writeFileSync(
-    join(dir, 'bad.ts'),
-    `${lines.slice(0, 5).join('\n')}\nexport const bad: ${TYPES['openai-chat'](true)} = { model: 'm', messages: [], stream: true, bogus: 1 };\n`,
-  );
-  const bad = spawnSync(
-    process.execPath,
-    [
-      tsc,
-      '--strict',
-      '--noEmit',
-      '--skipLibCheck',
-      '--target',
-      'es2022',
-      '--module',
-      'esnext',
-      '--moduleResolution',
-      'bundler',
-      join(dir, 'bad.ts'),
-    ],
-    { encoding: 'utf8' },
-  );
+  const bad = tsc('bad', [
+    ...lines.slice(0, 5),
+    `export const bad: ${TYPES['openai-chat'](true)} = { model: 'm', messages: [], stream: true, bogus: 1 };`,
+  ]);
   assert.notEqual(bad.status, 0);
   assert.match(bad.stdout, /bogus/);
 });
