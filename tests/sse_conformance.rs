@@ -45,6 +45,8 @@ struct Case {
     previous: Option<&'static [u8]>,
     events: Vec<Ev>,
     last_id: &'static str,
+    /// The id of the frame being read when the stream ended or failed, not yet in effect.
+    pending: Option<&'static str>,
     retry: Option<u64>,
     /// Expected `(code, offset)` of the first error.
     error: Option<(&'static str, u64)>,
@@ -58,6 +60,7 @@ fn case<I: AsRef<[u8]> + ?Sized>(name: &'static str, input: &'static I, events: 
         previous: None,
         events: events.to_vec(),
         last_id: "",
+        pending: None,
         retry: None,
         error: None,
     }
@@ -75,6 +78,10 @@ impl Case {
     }
     fn last_id(mut self, id: &'static str) -> Self {
         self.last_id = id;
+        self
+    }
+    fn pending(mut self, id: &'static str) -> Self {
+        self.pending = Some(id);
         self
     }
     fn retry(mut self, ms: u64) -> Self {
@@ -103,6 +110,7 @@ fn leak(s: String) -> &'static str {
 struct Outcome {
     events: Vec<SseEvent>,
     last_event_id: String,
+    pending_id: Option<String>,
     retry: Option<u64>,
     error: Option<Error>,
 }
@@ -166,7 +174,8 @@ fn run_text(opts: SseDecoderOptions, previous: Option<&[u8]>, pieces: &[TextPiec
         err.see(dec.finish(&mut events), "finish");
         assert_eq!(Some(events.len()), events_at_failure, "a failed decoder emitted events");
     }
-    Outcome { events, last_event_id: dec.last_event_id().to_owned(), retry: dec.retry(), error: err.0 }
+    let pending_id = dec.pending_id();
+    Outcome { events, last_event_id: dec.last_event_id().to_owned(), pending_id, retry: dec.retry(), error: err.0 }
 }
 
 /// Runs a valid UTF-8 input under every text chunking (UTF-16 and mixed) and asserts the
@@ -186,6 +195,7 @@ fn check_case(c: &Case) {
         c.events.iter().map(|&(event, data, id)| SseEvent { event: event.into(), data: data.into(), id: id.into() }).collect();
     assert_eq!(got.events, want_events, "case {:?}: events", c.name);
     assert_eq!(got.last_event_id, c.last_id, "case {:?}: last_event_id", c.name);
+    assert_eq!(got.pending_id.as_deref(), c.pending, "case {:?}: pending_id", c.name);
     assert_eq!(got.retry, c.retry, "case {:?}: retry", c.name);
     let got_error = got.error.as_ref().map(|e| (e.code(), e.offset()));
     let want_error = c.error.map(|(code, off)| (code, Some(off)));
@@ -427,6 +437,29 @@ fn cases() -> Vec<Case> {
         case("event data one byte too long", "data: 0123456789\ndata: 0123456789\ndata: 01234567890\n\n", &[])
             .caps(20, 32)
             .error(34),
+        // A frame over a cap is never dispatched: an `id` it gave before the line that broke
+        // the cap does not take effect (it stays the decoder's `pending_id`).
+        case(
+            "id before the line over the event cap is pending",
+            "id: 1\ndata: a\n\nid: 2\ndata: 0123456789\ndata: 0123456789\ndata: 01234567890\n\n",
+            &[("message", "a", "1")],
+        )
+        .caps(20, 32)
+        .last_id("1")
+        .pending("2")
+        .error(55),
+        case("id before a line over the line cap is pending", "id: 7\ndata: 012345678901234567890123\n\n", &[])
+            .caps(20, 1024)
+            .pending("7")
+            .error(26),
+        case(
+            "a frame over the cap without an id keeps the last one",
+            "id: 1\ndata: a\n\ndata: 0123456789\ndata: 0123456789\ndata: 01234567890\n\n",
+            &[("message", "a", "1")],
+        )
+        .caps(20, 32)
+        .last_id("1")
+        .error(49),
         case(
             "event too long: earlier events kept",
             "data: a\n\ndata: 0123456789\ndata: 0123456789\ndata: 01234567890\n\n",
@@ -586,7 +619,7 @@ fn model(input: &[u8], flush: bool) -> Outcome {
     if flush {
         dispatch(&mut data, &mut event_type, &id_buffer, &mut last_event_id);
     }
-    Outcome { events, last_event_id, retry, error: None }
+    Outcome { events, last_event_id, pending_id: None, retry, error: None }
 }
 
 /// A random stream made of the pieces the standard's rules turn on: field names with and

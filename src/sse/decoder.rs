@@ -278,6 +278,13 @@ impl SseDecoder {
         &self.last_event_id
     }
 
+    /// The id the frame being read gave (`None`: none yet), which takes effect at its blank
+    /// line. After a frame over a cap this is its id from before the line that broke the cap:
+    /// a reader that skips the frame through its blank line applies it then.
+    pub fn pending_id(&self) -> Option<String> {
+        self.id_dirty.then(|| String::from_utf8_lossy(&self.id_buffer).into_owned())
+    }
+
     /// The last valid reconnection time in milliseconds, if the stream sent one.
     pub fn retry(&self) -> Option<u64> {
         self.retry
@@ -610,8 +617,7 @@ impl SseDecoder {
     }
 
     fn dispatch<I: LineInput, E: Emit<I>>(&mut self, input: &I, out: &mut E) {
-        if self.id_dirty {
-            self.id_dirty = false;
+        if std::mem::take(&mut self.id_dirty) {
             self.last_event_id = String::from_utf8_lossy(&self.id_buffer).into_owned();
         }
         if let Some((from, to)) = self.data_range.take() {

@@ -149,6 +149,12 @@ impl JsSseDecoder {
         self.inner.last_event_id().to_string()
     }
 
+    /// The id the frame being read gave, not yet in effect (`undefined`: none).
+    #[wasm_bindgen(getter = pendingId, skip_typescript)]
+    pub fn pending_id(&self) -> Option<String> {
+        self.inner.pending_id()
+    }
+
     /// The last valid reconnection time in ms, `undefined` before any.
     #[wasm_bindgen(getter, skip_typescript)]
     pub fn retry(&self) -> Option<f64> {

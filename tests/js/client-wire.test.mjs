@@ -900,41 +900,48 @@ test('TypeScript: fromSse and connectSse take maxEventBytes', async () => {
 });
 
 // A skipped frame's `id` (and `retry`) count as the decoder's would: a reconnection resumes
-// after the frame, not before it, at every chunking of the wire.
+// after the frame, not before it, at every chunking of the wire, whether the id comes before
+// or after the line that passed the cap. A line of the skipped tail longer than 4 KiB is not
+// read for a field.
 test('connectSse with a profile: the id and retry of a frame over the cap are taken; a reconnection resumes after it', async () => {
   const cap = 64;
   const big = 'x'.repeat(3 * cap);
   const a = JSON.stringify({ text: 'a', phase: 'answer', channel: 'answer' });
-  const wire = `id: 1\nevent: llm_stream_chunk\ndata: ${a}\n\nevent: llm_stream_chunk\ndata: ${big}\nid: 2\nretry: 7\n\n`;
-  for (const [how, chunks] of splitings(wire)) {
-    const calls = [];
-    const fetch = async (_url, init) => {
-      calls.push(new Headers(init.headers).get('last-event-id'));
-      const first = calls.length === 1;
-      // The first connection sends the wire in its pieces, then drops; the next drops at once.
-      let i = first ? 0 : chunks.length;
-      const body = new ReadableStream({
-        pull(c) {
-          if (i === chunks.length) return c.error(new TypeError('connection dropped'));
-          const piece = chunks[i++];
-          c.enqueue(typeof piece === 'string' ? new TextEncoder().encode(piece) : piece);
-        },
-      });
-      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
-    };
-    const got = [];
-    const events = client.connectSse('http://example.test/', {}, { fetch, maxRetries: 1, profile: 'planner', maxEventBytes: cap });
-    await assert.rejects(
-      (async () => {
-        for await (const e of events) got.push(e);
-      })(),
-      (e) => e instanceof client.StreamrouteError && e.code === 'sse_connection_failed',
-    );
-    assert.deepEqual(
-      got.map((e) => e.text ?? e.code),
-      ['a', 'wire_invalid'],
-      how,
-    );
-    assert.deepEqual(calls, [null, '2'], how);
-  }
+  const first = `id: 1\nevent: llm_stream_chunk\ndata: ${a}\n\n`;
+  for (const [wire, resumeAt] of [
+    [`${first}event: llm_stream_chunk\ndata: ${big}\nid: 2\nretry: 7\n\n`, '2'],
+    [`${first}id: 2\nevent: llm_stream_chunk\ndata: ${big}\n\n`, '2'],
+    [`${first}event: llm_stream_chunk\ndata: ${big}\nid: ${'9'.repeat(4100)}\n\n`, '1'],
+  ])
+    for (const [how, chunks] of splitings(wire)) {
+      const calls = [];
+      const fetch = async (_url, init) => {
+        calls.push(new Headers(init.headers).get('last-event-id'));
+        const first = calls.length === 1;
+        // The first connection sends the wire in its pieces, then drops; the next drops at once.
+        let i = first ? 0 : chunks.length;
+        const body = new ReadableStream({
+          pull(c) {
+            if (i === chunks.length) return c.error(new TypeError('connection dropped'));
+            const piece = chunks[i++];
+            c.enqueue(typeof piece === 'string' ? new TextEncoder().encode(piece) : piece);
+          },
+        });
+        return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+      };
+      const got = [];
+      const events = client.connectSse('http://example.test/', {}, { fetch, maxRetries: 1, profile: 'planner', maxEventBytes: cap });
+      await assert.rejects(
+        (async () => {
+          for await (const e of events) got.push(e);
+        })(),
+        (e) => e instanceof client.StreamrouteError && e.code === 'sse_connection_failed',
+      );
+      assert.deepEqual(
+        got.map((e) => e.text ?? e.code),
+        ['a', 'wire_invalid'],
+        how,
+      );
+      assert.deepEqual(calls, [null, resumeAt], how);
+    }
 });

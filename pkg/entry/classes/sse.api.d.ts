@@ -16,6 +16,12 @@ export class SseDecoder extends StreamMachine<SseEvent[]> {
   constructor(options?: SseDecoderOptions);
   /** The last event ID string (`""` when none). */
   readonly lastEventId: string;
+  /**
+   * The id the frame being read gave, which takes effect at its blank line (`undefined`:
+   * none). After `sse_event_too_large` it is the id the frame over the cap gave before the
+   * line that broke the cap: a reader that skips that frame through its blank line applies it.
+   */
+  readonly pendingId: string | undefined;
   /** The last valid reconnection time in ms, `undefined` before any. */
   readonly retry: number | undefined;
 }

@@ -10,6 +10,7 @@ export class SseDecoder {
   feed(chunk: string | Uint8Array | ArrayBuffer): SseEvent[];
   finish(): SseEvent[];
   readonly lastEventId: string;
+  readonly pendingId: string | undefined;
   readonly retry: number | undefined;
   free(): void;
 }

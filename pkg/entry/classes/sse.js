@@ -71,4 +71,4 @@ export class SseDecoder extends Machine {
     return out;
   }
 }
-forward(SseDecoder, [], ['lastEventId', 'retry']);
+forward(SseDecoder, [], ['lastEventId', 'pendingId', 'retry']);

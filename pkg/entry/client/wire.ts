@@ -353,7 +353,8 @@ export class FrameReader {
         this.#lastEventId = decoder.lastEventId;
         this.#retry = decoder.retry;
         this.#line = null;
-        this.#skippedId = null;
+        // An id the frame gave before the line over the cap counts at its blank line.
+        this.#skippedId = decoder.pendingId ?? null;
         this.#skippedRetry = null;
         decoder.free();
         this.#decoder = null;
