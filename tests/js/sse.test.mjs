@@ -150,7 +150,7 @@ function mixed(text, next) {
   return out;
 }
 
-// Long string chunks go into wasm as UTF-16 (`feedUnits`), where a line's stream offset is
+// Long string chunks go into wasm as UTF-16 (`ROUTE_UNITS`), where a line's stream offset is
 // counted from the chunk's UTF-8 length; an error's offset (and the events before it) must be
 // what the same text fed as bytes gives.
 test('the offset of a line over the caps is the same for long string chunks and for bytes', () => {
