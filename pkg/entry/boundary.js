@@ -6,8 +6,8 @@
 //
 // 1. A chunk is written into the handle's input buffer by `Input#write` and nowhere else, which
 //    also picks how (the route: bytes, a string's UTF-8, or its UTF-16 units where the handle
-//    reads them) and says so in the header's ROUTE slot (abi.rs): every handle has the one
-//    `feed(len)`. Only a string or a genuine ArrayBuffer view or buffer is written, read with
+//    reads them) and, for a handle that reads more than bytes, says so in the header's ROUTE
+//    slot (abi.rs): every handle has the one `feed(len)`. Only a string or a genuine ArrayBuffer view or buffer is written, read with
 //    the built-in getters (`chunkView` below): no code of the caller's (a Proxy's traps, a
 //    getter) runs between asking for the buffer and writing into it, so nothing can re-enter
 //    the machine, free it, move its buffer or grow the memory under the write.
@@ -39,7 +39,6 @@ import {
   ROUTE_ASCII,
   ROUTE_BYTES,
   ROUTE_UNITS,
-  ROUTE_UNITS_LEN,
   ROUTE_UTF8,
   TEXT,
   TEXT_ASCII,
@@ -281,15 +280,12 @@ export class Input {
 
   /** Writes what the stream still holds at its end (U+FFFD for a held surrogate); its length. */
   writeEnd() {
-    const n = this.high === '' ? 0 : 3;
-    const ptr = n ? this.at(3) : 0;
+    if (this.high === '') return 0;
+    this.high = '';
+    const ptr = this.at(3);
     views();
-    if (n) {
-      this.high = '';
-      u8.set([0xef, 0xbf, 0xbd], ptr);
-    }
-    u32[this.header + ROUTE] = ROUTE_BYTES;
-    return n;
+    u8.set([0xef, 0xbf, 0xbd], ptr);
+    return 3;
   }
 
   /**
@@ -368,8 +364,6 @@ export class Input {
       len = this.writeUtf8(str);
     }
     this.viaUtf8 = len === n || len > n + (n >>> 5);
-    views();
-    u32[this.header + ROUTE] = ROUTE_UTF8;
     return len;
   }
 
@@ -378,9 +372,7 @@ export class Input {
     const n = str.length;
     const len = this.writeUtf8(str);
     views();
-    const h = this.header;
-    u32[h + ROUTE] = len === n ? ROUTE_ASCII : ROUTE_UTF8;
-    u32[h + ROUTE_UNITS_LEN] = n;
+    u32[this.header + ROUTE] = len === n ? ROUTE_ASCII : ROUTE_UTF8;
     return len;
   }
 

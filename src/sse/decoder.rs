@@ -119,7 +119,8 @@ pub(crate) trait LineInput {
 }
 
 /// A chunk of bytes; with `ranges`, the UTF-8 of an all-ASCII JS string, whose byte offsets
-/// are its UTF-16 offsets, so events may leave as ranges of it.
+/// are its UTF-16 offsets, so events may leave as ranges of it (in builds with feature `sse`,
+/// whose binding reads them; without it the range code is left out).
 #[derive(Clone, Copy)]
 pub(crate) struct Bytes<'a> {
     bytes: &'a [u8],
@@ -143,7 +144,7 @@ impl<'a> Bytes<'a> {
 impl LineInput for Bytes<'_> {
     #[inline]
     fn ranges(&self) -> bool {
-        self.ranges
+        cfg!(feature = "sse") && self.ranges
     }
     #[inline]
     fn scan(&self) -> &[u8] {
@@ -347,6 +348,9 @@ impl SseDecoder {
                 }
                 State::Lines => {
                     let r = self.lines(&chunk, from, out);
+                    if !chunk.ranges() {
+                        return r;
+                    }
                     let kept = self.materialize(&chunk).map_err(|e| self.fail_once(e));
                     return r.and(kept);
                 }
@@ -676,6 +680,7 @@ mod tests {
 
     /// ASCII text fed as text (events leave as ranges) gives the events and errors of its
     /// bytes, at every split, with small caps.
+    #[cfg(feature = "sse")]
     #[test]
     fn ascii_text_feeds_as_its_bytes() {
         let texts = [

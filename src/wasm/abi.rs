@@ -44,18 +44,16 @@ pub const COUNT: u32 = 5;
 /// Header slot: set by a handle that read a [`ROUTE_UNITS`] chunk: 1 when it was all ASCII
 /// (JS then writes the next string as UTF-8, which `TextEncoder` does faster for ASCII).
 pub const FLAGS: u32 = 6;
-/// Header slot, written by JS before every `feed` / `finish`: how the input buffer holds the
-/// chunk, one of the `ROUTE_` values. Handles that read bytes only are given [`ROUTE_BYTES`]
+/// Header slot, written by JS before every `feed`: how the input buffer holds the chunk, one
+/// of the `ROUTE_` values (`finish` reads bytes). Handles that read bytes only are given [`ROUTE_BYTES`]
 /// or [`ROUTE_UTF8`], and may ignore it.
 pub const ROUTE: u32 = 7;
-/// Header slot, written by JS with [`ROUTE_UTF8`]: the string's UTF-16 length.
-pub const ROUTE_UNITS_LEN: u32 = 8;
 /// The number of header slots.
-pub const HEADER_LEN: u32 = 9;
+pub const HEADER_LEN: u32 = 8;
 
 /// Route: bytes, any (`len` bytes).
 pub const ROUTE_BYTES: u32 = 0;
-/// Route: the UTF-8 of a JS string (valid UTF-8, `len` bytes; [`ROUTE_UNITS_LEN`] units).
+/// Route: the UTF-8 of a JS string that is not all ASCII (valid UTF-8, `len` bytes).
 pub const ROUTE_UTF8: u32 = 1;
 /// Route: the UTF-8 of a JS string that is all ASCII: byte offsets are UTF-16 offsets.
 pub const ROUTE_ASCII: u32 = 2;
@@ -169,9 +167,7 @@ pub(crate) struct Header(Box<[u32; HEADER_LEN as usize]>);
 
 impl Default for Header {
     fn default() -> Self {
-        let mut h = [0; HEADER_LEN as usize];
-        h[ROUTE as usize] = ROUTE_BYTES;
-        Header(Box::new(h))
+        Header(Box::new([0; HEADER_LEN as usize]))
     }
 }
 
@@ -211,10 +207,11 @@ impl Header {
         self.0[FLAGS as usize] = flags;
     }
 
-    /// The route of the chunk in the input buffer (JS wrote it before the call).
-    pub(crate) fn route(&self) -> Route {
-        match self.0[ROUTE as usize] {
-            ROUTE_UTF8 => Route::Utf8 { units: self.0[ROUTE_UNITS_LEN as usize] },
+    /// The route of the chunk in the input buffer (JS wrote it before the call); the slot
+    /// says [`ROUTE_BYTES`] again after it, for `finish(len)`, whose input is bytes.
+    pub(crate) fn take_route(&mut self) -> Route {
+        match std::mem::replace(&mut self.0[ROUTE as usize], ROUTE_BYTES) {
+            ROUTE_UTF8 => Route::Utf8,
             ROUTE_ASCII => Route::Ascii,
             ROUTE_UNITS => Route::Units,
             _ => Route::Bytes,
@@ -227,8 +224,8 @@ impl Header {
 pub(crate) enum Route {
     /// Bytes, any.
     Bytes,
-    /// The UTF-8 of a JS string of `units` UTF-16 units.
-    Utf8 { units: u32 },
+    /// The UTF-8 of a JS string that is not all ASCII.
+    Utf8,
     /// The UTF-8 of an all-ASCII JS string.
     Ascii,
     /// A JS string's UTF-16LE code units.

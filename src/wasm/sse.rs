@@ -117,19 +117,19 @@ impl JsSseDecoder {
 
     /// Decodes `len` of the input buffer (and ends the stream when `end`: the last events, an
     /// unterminated one only with `flushOnFinish`; the decoder may then be fed a new stream).
-    /// The events are described in the header (abi.rs). By the header's route:
+    /// The events are described in the header (abi.rs). By the header's route (`feed`):
     /// - bytes, or the UTF-8 of a string: decoded as bytes;
     /// - the UTF-8 of an all-ASCII string: as text whose offsets are the string's, so an event
     ///   whose data is one line of the chunk comes back as a range of it (`SSE_RANGE`), which
     ///   JS slices from the string it fed;
     /// - a string's UTF-16 code units (`SseDecoder::feed_utf16le`): as text through its
     ///   skeleton, with ranges as for ASCII; `NOT_UNITS` having read nothing for a lone
-    ///   surrogate or a byte order mark begun by bytes (JS then feeds the UTF-8). In the
-    ///   client entry's build (without feature `sse`, 6.7 KB of `.wasm` a page would not use)
-    ///   the units are made UTF-8 in place and read as bytes.
+    ///   surrogate or a byte order mark begun by bytes (JS then feeds the UTF-8). The client
+    ///   entry's build (without feature `sse`) reads no units (6.7 KB of `.wasm` a page would
+    ///   not use): always `NOT_UNITS`, and its ASCII strings are read as bytes.
     fn step(&mut self, len: u32, end: bool) -> u32 {
         self.out.clear();
-        let mut r = match self.header.route() {
+        let mut r = match self.header.take_route() {
             #[cfg(feature = "sse")]
             Route::Units => {
                 let input = self.input.bytes(len.saturating_mul(2));
@@ -143,10 +143,7 @@ impl JsSseDecoder {
                 }
             }
             #[cfg(not(feature = "sse"))]
-            Route::Units => {
-                let n = self.input.units_to_utf8(len);
-                self.inner.feed_with(Bytes::new(self.input.bytes(n)), &mut self.out)
-            }
+            Route::Units => return super::handle::NOT_UNITS,
             Route::Ascii => self.inner.feed_with(Bytes::ascii(self.input.bytes(len)), &mut self.out),
             _ => self.inner.feed_with(Bytes::new(self.input.bytes(len)), &mut self.out),
         };

@@ -290,7 +290,7 @@ impl JsTagFilter {
             let r = self.inner.finish_with(&mut sink).map(|r| self.result = Some(r));
             return self.done(r);
         }
-        let r = match self.header.route() {
+        let r = match self.header.take_route() {
             Route::Units => {
                 if !self.inner.accepts_units() {
                     return NOT_UNITS;
@@ -312,9 +312,10 @@ impl JsTagFilter {
                     self.inner.feed_units_with(input, len8, &mut sink)
                 }
             }
-            Route::Utf8 { units } => {
+            Route::Utf8 => {
                 let input = self.input.bytes(len);
-                let mut sink = RangeSink::new(input, units as i32, None, &mut self.pieces);
+                let units = super::utf16_units(input);
+                let mut sink = RangeSink::new(input, units as i32, Some(false), &mut self.pieces);
                 self.inner.feed_utf8_with(input, &mut sink)
             }
             Route::Ascii => {
