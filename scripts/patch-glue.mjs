@@ -19,7 +19,7 @@ const fail = (why) => {
 // (runtime.js `__sr_string_error` counts a generation more) and the call throws
 // `memory_limit_exceeded`; from then on a call of the lost instance does nothing (the `finally`
 // blocks still to run), and one that was running when it was lost throws `instance_lost`. The
-// streaming handles' feed path (`feed`, `finish`, `feedUnits`, `fromUnits`, `inPtr`) calls the
+// streaming handles' feed path (`feed`, `finish`, `fromUnits`, `inPtr`) calls the
 // export itself (`.raw`, no wrapper on the hot path; an entry without such handles has no
 // `.raw`): boundary.js reaches it only through a live object, and passes what it throws
 // through `__sr_string_error` too. `__sr_enter` begins every constructor and exported
@@ -104,7 +104,7 @@ glue = glue.replace(getString, '$1try {\n        return $2;\n    } catch (e) {\n
 const finalize = /(function __wbg_finalize_init\(instance, module\) \{\s*wasmInstance = instance;\s*)wasm = instance\.exports;/;
 if (!finalize.test(glue)) fail('no __wbg_finalize_init of the expected shape');
 glue = glue.replace(finalize, '$1wasm = __sr_own(instance.exports);');
-const hot = /^( {4}(?:feed|finish|feedUnits|fromUnits|inPtr)\([^)]*\) \{\n {8}const ret = wasm\.\w+)\(/gm;
+const hot = /^( {4}(?:feed|finish|fromUnits|inPtr)\([^)]*\) \{\n {8}const ret = wasm\.\w+)\(/gm;
 if (hot.test(glue)) glue = glue.replace(hot, '$1.raw(');
 else glue = glue.replace('Object.assign((...a) => {', '((...a) => {').replace('}, { raw: f });', '});');
 const entries = /^(export function (\w+)\([^)]*\) \{| {4}constructor\([^)]*\) \{)$/gm;

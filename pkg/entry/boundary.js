@@ -4,11 +4,13 @@
 // holds an `Input`. Every rule about wasm memory lives in this file, but for rule 5, which
 // handled.js holds (the classes that are not streaming machines need only that one):
 //
-// 1. A chunk is written into the handle's input buffer by `Input#write` and nowhere else. Only
-//    a string or a genuine ArrayBuffer view or buffer is written, read with the built-in
-//    getters (`chunkView` below): no code of the caller's (a Proxy's traps, a getter) runs
-//    between asking for the buffer and writing into it, so nothing can re-enter the machine,
-//    free it, move its buffer or grow the memory under the write.
+// 1. A chunk is written into the handle's input buffer by `Input#write` and nowhere else, which
+//    also picks how (the route: bytes, a string's UTF-8, or its UTF-16 units where the handle
+//    reads them) and, for a handle that reads more than bytes, says so in the header's ROUTE
+//    slot (abi.rs): every handle has the one `feed(len)`. Only a string or a genuine ArrayBuffer view or buffer is written, read with
+//    the built-in getters (`chunkView` below): no code of the caller's (a Proxy's traps, a
+//    getter) runs between asking for the buffer and writing into it, so nothing can re-enter
+//    the machine, free it, move its buffer or grow the memory under the write.
 // 2. The views of wasm memory are made again only after the memory grew (a grown memory
 //    detaches the old buffer, whose views then have length 0): `views()` before every access.
 //    `Input#view`, the input buffer's own view, is made again when it has length 0 too, and
@@ -28,7 +30,22 @@
 import { __sr_memory } from './streamroute.js';
 import { gen, StreamrouteError, stringError } from './runtime.js';
 import { disposable, HANDLE, live } from './handled.js';
-import { COUNT, FAILED, TEXT, TEXT_ASCII, TEXT_LEN, TEXT_UTF16, WIDE } from './abi.js';
+import {
+  COUNT,
+  FAILED,
+  FLAGS,
+  NOT_UNITS,
+  ROUTE,
+  ROUTE_ASCII,
+  ROUTE_BYTES,
+  ROUTE_UNITS,
+  ROUTE_UTF8,
+  TEXT,
+  TEXT_ASCII,
+  TEXT_LEN,
+  TEXT_UTF16,
+  WIDE,
+} from './abi.js';
 import { decodeShort } from './utf8.js';
 
 // A chunk's bytes as a Uint8Array, read without running any code of the caller's: only a
@@ -175,10 +192,17 @@ export const badChunk = () =>
 // Strings at least this long go in as UTF-16 where the runtime has Node's Buffer.
 const UNITS_MIN = 64;
 
-/** A wasm handle's input side: its buffer, the held surrogate and the header's address. */
+/**
+ * A wasm handle's input side: its buffer, the held surrogate and the header's address.
+ * `units`: for a handle that reads a string's UTF-16 code units itself (ROUTE_UNITS), the
+ * shortest string that goes in so where the runtime has Node's Buffer; 0 for the others.
+ */
 export class Input {
-  constructor(handle) {
+  constructor(handle, units = 0) {
     this.h = handle;
+    this.units = units;
+    /** The last chunk went in as ROUTE_UNITS (see `fed`). */
+    this.wide = false;
     /** The instance's generation it was made in (handled.js `live`). */
     this.g = gen;
     /** The header's index in `u32` (abi.rs `HEADER_LEN` slots). */
@@ -191,7 +215,7 @@ export class Input {
     this.high = '';
     /** The text of the last string chunk written (without a held surrogate). */
     this.str = '';
-    /** The last long string went in as UTF-8 (see `writeString`). */
+    /** The next long string goes in as UTF-8 (see `writeString`). */
     this.viaUtf8 = false;
   }
 
@@ -250,6 +274,7 @@ export class Input {
     views();
     if (pre) u8.set([0xef, 0xbf, 0xbd], ptr);
     u8.set(view, ptr + pre);
+    u32[this.header + ROUTE] = ROUTE_BYTES;
     return length + pre;
   }
 
@@ -261,6 +286,21 @@ export class Input {
     views();
     u8.set([0xef, 0xbf, 0xbd], ptr);
     return 3;
+  }
+
+  /**
+   * The result of `feed` for the chunk just written: one the handle read as units tells
+   * (FLAGS) whether it was all ASCII, and then the next long string goes in as UTF-8
+   * (`TextEncoder` writes ASCII faster than wasm reads UTF-16); one it declined (NOT_UNITS: a
+   * lone surrogate, state that needs bytes) is written as UTF-8 and fed again.
+   */
+  fed(n) {
+    if (!this.wide) return n;
+    this.wide = false;
+    if (n === NOT_UNITS) return this.h.feed(this.writeText(this.str));
+    views();
+    this.viaUtf8 = u32[this.header + FLAGS] === 1;
+    return n;
   }
 
   /**
@@ -285,21 +325,37 @@ export class Input {
   }
 
   /**
-   * Writes the UTF-8 of `str` (from `take`); returns its length. In Node a long string may go
-   * in as UTF-16 (`Buffer#write`, ~10 GB/s) with wasm making the UTF-8 in place
-   * (`fromUnits`, ASCII eight units at a time with SIMD, other units one by one). Measured on
-   * 4 KiB chunks against `TextEncoder.encodeInto`: 1.8x faster for text with a character
-   * beyond ASCII here and there (SSE of chat deltas, 0.7% more bytes than units), slower once
-   * they are dense (JSON with CJK answers, 10% more bytes), and for an all-ASCII string
-   * `encodeInto` is a plain copy. So each chunk picks the route by the one before it: UTF-16
-   * while chunks have beyond-ASCII characters but at most ~3% more bytes than units,
-   * TextEncoder otherwise.
+   * Writes string `str` (from `take`); returns its length for `feed`. A handle that reads
+   * UTF-16 (`units`) gets a long string as code units (`Buffer#write`, ~10 GB/s) in Node,
+   * unless the last one was all ASCII, and any other string as UTF-8 (ROUTE_ASCII when it is
+   * all ASCII: its offsets are then the string's).
+   *
+   * For the other handles the string goes in as UTF-8. In Node a long one may be written as
+   * UTF-16 with wasm making the UTF-8 in place (`fromUnits`, ASCII eight units at a time with
+   * SIMD, other units one by one). Measured on 4 KiB chunks against `TextEncoder.encodeInto`:
+   * 1.8x faster for text with a character beyond ASCII here and there (SSE of chat deltas,
+   * 0.7% more bytes than units), slower once they are dense (JSON with CJK answers, 10% more
+   * bytes), and for an all-ASCII string `encodeInto` is a plain copy. So each chunk picks the
+   * route by the one before it: UTF-16 while chunks have beyond-ASCII characters but at most
+   * ~3% more bytes than units, TextEncoder otherwise.
    */
   writeString(str) {
     const n = str.length;
-    if (n < UNITS_MIN) return this.writeUtf8(str);
+    if (this.units > 0) {
+      if (n >= this.units && NodeBuffer !== null && !this.viaUtf8) {
+        const ptr = this.at(2 * n);
+        views();
+        nodeBuf.write(str, ptr, 2 * n, 'utf16le');
+        u32[this.header + ROUTE] = ROUTE_UNITS;
+        this.wide = true;
+        return n;
+      }
+      const len = this.writeText(str);
+      this.viaUtf8 = len === n;
+      return len;
+    }
     let len;
-    if (NodeBuffer !== null && !this.viaUtf8) {
+    if (n >= UNITS_MIN && NodeBuffer !== null && !this.viaUtf8) {
       const ptr = this.at(3 * n);
       views();
       nodeBuf.write(str, ptr + n, 2 * n, 'utf16le');
@@ -311,16 +367,13 @@ export class Input {
     return len;
   }
 
-  /**
-   * Node only: writes `str` (from `take`) as UTF-16LE code units for `feedUnits` (room is made
-   * for its UTF-8 too, which a declined chunk is then written as); returns the unit count.
-   */
-  writeUnits(str) {
+  /** Writes the UTF-8 of `str` (from `take`) with its route (ROUTE_ASCII or ROUTE_UTF8); returns its length. */
+  writeText(str) {
     const n = str.length;
-    const ptr = this.at(3 * n);
+    const len = this.writeUtf8(str);
     views();
-    nodeBuf.write(str, ptr, 2 * n, 'utf16le');
-    return n;
+    u32[this.header + ROUTE] = len === n ? ROUTE_ASCII : ROUTE_UTF8;
+    return len;
   }
 
   /** Writes the UTF-8 of `str` (from `take`); returns its length. */
@@ -368,8 +421,9 @@ export const NONE = Symbol('none');
 export class Machine {
   #in;
 
-  constructor(handle) {
-    this.#in = new Input(handle);
+  /** `units`: see `Input`. */
+  constructor(handle, units = 0) {
+    this.#in = new Input(handle, units);
   }
 
   /** The input side, for the class's own methods. */
@@ -394,7 +448,7 @@ export class Machine {
     try {
       const i = this.#in;
       const h = i.handle();
-      return this[SETTLE](h.feed(i.write(chunk)));
+      return this[SETTLE](i.fed(h.feed(i.write(chunk))));
     } catch (e) {
       throw stringError(e);
     }

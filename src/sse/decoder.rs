@@ -98,8 +98,8 @@ enum Field {
 
 /// What the line loop reads: a chunk of bytes, or the skeleton of UTF-16 text.
 pub(crate) trait LineInput {
-    /// Events may leave as ranges of this input (see [`Emit::range`]).
-    const RANGES: bool;
+    /// Whether events may leave as ranges of this input (see [`Emit::range`]).
+    fn ranges(&self) -> bool;
     /// The bytes lines and fields are found in: the chunk, or one byte per UTF-16 unit.
     fn scan(&self) -> &[u8];
     /// The UTF-8 length of `scan()[a..b]`'s text.
@@ -118,14 +118,37 @@ pub(crate) trait LineInput {
     }
 }
 
-/// A chunk of bytes.
-struct Bytes<'a>(&'a [u8]);
+/// A chunk of bytes; with `ranges`, the UTF-8 of an all-ASCII JS string, whose byte offsets
+/// are its UTF-16 offsets, so events may leave as ranges of it (in builds with feature `sse`,
+/// whose binding reads them; without it the range code is left out).
+#[derive(Clone, Copy)]
+pub(crate) struct Bytes<'a> {
+    bytes: &'a [u8],
+    ranges: bool,
+}
+
+impl<'a> Bytes<'a> {
+    /// Bytes, any.
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        Bytes { bytes, ranges: false }
+    }
+
+    /// The UTF-8 of an all-ASCII JS string (not checked: were it not ASCII, the ranges would
+    /// be wrong, which is safe).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) fn ascii(bytes: &'a [u8]) -> Self {
+        Bytes { bytes, ranges: true }
+    }
+}
 
 impl LineInput for Bytes<'_> {
-    const RANGES: bool = false;
+    #[inline]
+    fn ranges(&self) -> bool {
+        cfg!(feature = "sse") && self.ranges
+    }
     #[inline]
     fn scan(&self) -> &[u8] {
-        self.0
+        self.bytes
     }
     #[inline]
     fn len8(&self, a: usize, b: usize) -> usize {
@@ -137,7 +160,7 @@ impl LineInput for Bytes<'_> {
     }
     #[inline]
     fn copy(&self, a: usize, b: usize, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.0[a..b]);
+        out.extend_from_slice(&self.bytes[a..b]);
     }
 }
 
@@ -157,7 +180,9 @@ impl Utf16Text<'_> {
 }
 
 impl LineInput for Utf16Text<'_> {
-    const RANGES: bool = true;
+    fn ranges(&self) -> bool {
+        true
+    }
     fn scan(&self) -> &[u8] {
         self.skeleton
     }
@@ -237,7 +262,7 @@ pub struct SseDecoder {
     data: Vec<u8>,
     /// Units mode: the event's data so far is exactly one line of the current chunk, not
     /// copied into `data` (`[from, to)` of the chunk): see `data_line`.
-    /// Never outlives the chunk (`feed_utf16le_with` copies it out at the end).
+    /// Never outlives the chunk (the feed copies it out at the end).
     data_range: Option<(usize, usize)>,
     event_type: Vec<u8>,
     id_buffer: Vec<u8>,
@@ -297,32 +322,45 @@ impl SseDecoder {
     /// that point are still appended to `out`. The decoder is then failed: every later call
     /// returns the same error.
     pub fn feed<S: SseSink + ?Sized>(&mut self, chunk: &[u8], out: &mut S) -> Result<()> {
-        let mut chunk = chunk;
+        self.feed_with(Bytes::new(chunk), &mut Plain(out))
+    }
+
+    /// [`feed`](Self::feed) into any [`Emit`]; an event of an ASCII string's bytes
+    /// ([`Bytes::ascii`]) whose data is one line of the chunk leaves as a range of it.
+    pub(crate) fn feed_with<E: for<'b> Emit<Bytes<'b>>>(&mut self, chunk: Bytes<'_>, out: &mut E) -> Result<()> {
+        let mut from = 0;
         loop {
             match self.state {
                 State::Failed => return Err(self.failed()),
                 State::StartOfStream(held) => {
-                    let Some((&b, rest)) = chunk.split_first() else { return Ok(()) };
+                    let Some(&b) = chunk.bytes.get(from) else { return Ok(()) };
                     if b == BOM[held as usize] {
                         self.pos += 1;
-                        chunk = rest;
+                        from += 1;
                         self.state = if held == 2 { State::Lines } else { State::StartOfStream(held + 1) };
                     } else {
                         // Not a BOM: the held bytes are ordinary (invalid) content.
                         self.state = State::Lines;
                         self.pos -= u64::from(held);
-                        self.lines(&Bytes(&BOM[..held as usize]), 0, &mut Plain(out))?;
+                        self.lines(&Bytes::new(&BOM[..held as usize]), 0, out)?;
                     }
                 }
                 State::AfterCr => {
-                    let Some((&b, rest)) = chunk.split_first() else { return Ok(()) };
+                    let Some(&b) = chunk.bytes.get(from) else { return Ok(()) };
                     self.state = State::Lines;
                     if b == b'\n' {
                         self.pos += 1;
-                        chunk = rest;
+                        from += 1;
                     }
                 }
-                State::Lines => return self.lines(&Bytes(chunk), 0, &mut Plain(out)),
+                State::Lines => {
+                    let r = self.lines(&chunk, from, out);
+                    if !chunk.ranges() {
+                        return r;
+                    }
+                    let kept = self.materialize(&chunk).map_err(|e| self.fail_once(e));
+                    return r.and(kept);
+                }
             }
         }
     }
@@ -338,28 +376,28 @@ impl SseDecoder {
     /// # Errors
     /// As [`feed`](Self::feed).
     pub fn feed_utf16le<S: SseSink + ?Sized>(&mut self, units_le: &[u8], out: &mut S) -> Result<bool> {
-        self.feed_utf16le_with(units_le, &mut Vec::new(), &mut Plain(out))
+        self.feed_utf16le_with(units_le, &mut Vec::new(), &mut Plain(out)).map(|r| r.is_some())
     }
 
     /// [`feed_utf16le`](Self::feed_utf16le) with a scratch buffer for the skeleton and any
-    /// [`Emit`].
+    /// [`Emit`]; `Some` of the text's UTF-8 length when it was read.
     pub(crate) fn feed_utf16le_with<E: for<'a> Emit<Utf16Text<'a>>>(
         &mut self,
         units_le: &[u8],
         skeleton: &mut Vec<u8>,
         out: &mut E,
-    ) -> Result<bool> {
+    ) -> Result<Option<u64>> {
         match self.state {
             State::Failed => return Err(self.failed()),
-            State::StartOfStream(held) if held > 0 => return Ok(false),
+            State::StartOfStream(held) if held > 0 => return Ok(None),
             _ => {}
         }
         let Some(total8) = crate::text::utf16_skeleton(units_le, skeleton) else {
-            return Ok(false);
+            return Ok(None);
         };
         let text = Utf16Text { units_le, skeleton, total8 };
         if text.skeleton.is_empty() {
-            return Ok(true);
+            return Ok(Some(0));
         }
         let mut from = 0;
         match self.state {
@@ -381,7 +419,7 @@ impl SseDecoder {
         }
         let r = self.lines(&text, from, out);
         let kept = self.materialize(&text).map_err(|e| self.fail_once(e));
-        r.and(kept).map(|()| true)
+        r.and(kept).map(|()| Some(total8))
     }
 
     /// Ends the stream. An unterminated last event is discarded (as the standard requires),
@@ -390,11 +428,16 @@ impl SseDecoder {
     /// # Errors
     /// The error of an earlier failed `feed`, or a cap hit by the flushed line.
     pub fn finish<S: SseSink + ?Sized>(&mut self, out: &mut S) -> Result<()> {
+        self.finish_with(&mut Plain(out))
+    }
+
+    /// [`finish`](Self::finish) into any [`Emit`].
+    pub(crate) fn finish_with<E: for<'b> Emit<Bytes<'b>>>(&mut self, out: &mut E) -> Result<()> {
         if let State::StartOfStream(held) = self.state {
             if held > 0 {
                 self.state = State::Lines;
                 self.pos -= u64::from(held);
-                self.lines(&Bytes(&BOM[..held as usize]), 0, &mut Plain(&mut *out))?;
+                self.lines(&Bytes::new(&BOM[..held as usize]), 0, out)?;
             }
         }
         if self.state == State::Failed {
@@ -402,15 +445,15 @@ impl SseDecoder {
         }
         if self.opts.flush_on_finish {
             let line = std::mem::take(&mut self.line);
-            let mut r = if line.is_empty() { Ok(Field::Done) } else { self.field(&Bytes(&line), 0, line.len()) };
+            let mut r = if line.is_empty() { Ok(Field::Done) } else { self.field(&Bytes::new(&line), 0, line.len()) };
             if let Ok(Field::Data { from }) = r {
-                r = self.data_line(&Bytes(&line), from, line.len()).map(|()| Field::Done).map_err(|e| self.fail_once(e));
+                r = self.data_line(&Bytes::new(&line), from, line.len()).map(|()| Field::Done).map_err(|e| self.fail_once(e));
             }
             self.line = line;
             if let Field::TooLarge = r? {
                 return Err(self.event_too_large());
             }
-            self.dispatch(&Bytes(&[]), &mut Plain(out));
+            self.dispatch(&Bytes::new(&[]), out);
         }
         // An `id` of a discarded (unterminated) block never takes effect.
         self.id_dirty = false;
@@ -506,9 +549,9 @@ impl SseDecoder {
                 self.materialize(input)?;
                 let mut line = std::mem::take(&mut self.line);
                 input.keep(i, i + p, 0, &mut line)?;
-                let mut r = self.field(&Bytes(&line), 0, line.len());
+                let mut r = self.field(&Bytes::new(&line), 0, line.len());
                 if let Ok(Field::Data { from }) = r {
-                    r = self.data_line(&Bytes(&line), from, line.len()).map(|()| Field::Done);
+                    r = self.data_line(&Bytes::new(&line), from, line.len()).map(|()| Field::Done);
                 }
                 line.clear();
                 self.line = line;
@@ -593,7 +636,7 @@ impl SseDecoder {
     /// (an event whose data is one line then leaves as a slice of the string fed).
     #[inline]
     fn data_line<J: LineInput>(&mut self, input: &J, from: usize, to: usize) -> Result<()> {
-        if J::RANGES {
+        if input.ranges() {
             if self.data.is_empty() && self.data_range.is_none() {
                 self.data_range = Some((from, to));
                 return Ok(());
@@ -601,7 +644,7 @@ impl SseDecoder {
             self.materialize(input)?;
         }
         // Bytes are read only with no range pending (a carried line after `materialize`).
-        debug_assert!(J::RANGES || self.data_range.is_none());
+        debug_assert!(input.ranges() || self.data_range.is_none());
         input.keep(from, to, 1, &mut self.data)?;
         self.data.push(b'\n');
         Ok(())
@@ -639,7 +682,42 @@ impl SseDecoder {
 
 #[cfg(test)]
 mod tests {
-    use super::{LineInput, Utf16Text};
+    use super::{Bytes, LineInput, Plain, SseDecoder, SseEvent, Utf16Text};
+
+    /// ASCII text fed as text (events leave as ranges) gives the events and errors of its
+    /// bytes, at every split, with small caps.
+    #[cfg(feature = "sse")]
+    #[test]
+    fn ascii_text_feeds_as_its_bytes() {
+        let texts = [
+            "data: a\n\nevent: e\ndata: bc\r\ndata: d\r\n\r\nid: 7\rretry: 5\r\rdata:x\n\n: c\ndata\n\n",
+            "data: 0123456789\n\n",
+        ];
+        for text in texts {
+            for cap in [4, 8, 12, 1 << 20] {
+                let opts = super::SseDecoderOptions { max_line_bytes: cap, max_event_bytes: cap, ..Default::default() };
+                for p in 0..=text.len() {
+                    let run = |as_text: bool| {
+                        let mut d = SseDecoder::new(opts);
+                        let mut out: Vec<SseEvent> = Vec::new();
+                        let mut r = Ok(());
+                        for piece in [&text.as_bytes()[..p], &text.as_bytes()[p..]] {
+                            r = if as_text {
+                                d.feed_with(Bytes::ascii(piece), &mut Plain(&mut out))
+                            } else {
+                                d.feed(piece, &mut out)
+                            };
+                            if r.is_err() {
+                                break;
+                            }
+                        }
+                        (out, r, d.last_event_id().to_string(), d.retry())
+                    };
+                    assert_eq!(run(true), run(false), "{text:?} cap {cap} split {p}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn utf16_len8_of_any_range_is_its_utf8_length() {

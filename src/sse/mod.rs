@@ -5,6 +5,6 @@ mod decoder;
 mod encoder;
 
 #[cfg_attr(not(target_arch = "wasm32"), allow(unused_imports))]
-pub(crate) use decoder::{Emit, Utf16Text};
+pub(crate) use decoder::{Bytes, Emit, LineInput};
 pub use decoder::{SseDecoder, SseDecoderOptions, SseEvent, SseSink};
 pub use encoder::{SseEncoder, SseEncoderOptions, SseMessage};

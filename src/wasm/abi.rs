@@ -5,9 +5,10 @@
 //!
 //! 1. `inPtr(cap)`: where the handle's input buffer takes `cap` bytes; JS writes the chunk
 //!    there (`pkg/entry/boundary.js`, the one write path).
-//! 2. `feed(len)` (or `feedUnits(units)`, a string written as UTF-16): the machine reads the
-//!    chunk and describes what it produced in its *header*, a `[u32; HEADER_LEN]` at the fixed
-//!    address `header()`, and in the memory the header points at. It returns the header's
+//! 2. JS writes how the buffer holds the chunk (its *route*, [`ROUTE`]) into the handle's
+//!    *header*, a `[u32; HEADER_LEN]` at the fixed address `header()`, and calls `feed(len)`,
+//!    the one signature of every handle. The machine reads the chunk and describes what it
+//!    produced in the header and in the memory the header points at. It returns the header's
 //!    `COUNT`, or [`FAILED`] (the header still describes what came before the error, and
 //!    `takeError()` has the error), or [`NOT_UNITS`].
 //! 3. JS reads the header slots below by name and turns the text and op words into the
@@ -40,15 +41,31 @@ pub const OPS_LEN: u32 = 4;
 /// Header slot: how many results (events, deltas, answers) the ops describe; also when the
 /// call failed, for the results that came before the error.
 pub const COUNT: u32 = 5;
-/// Header slot: per machine: TagFilter's "the last UTF-16 chunk was all ASCII".
+/// Header slot: set by a handle that read a [`ROUTE_UNITS`] chunk: 1 when it was all ASCII
+/// (JS then writes the next string as UTF-8, which `TextEncoder` does faster for ASCII).
 pub const FLAGS: u32 = 6;
+/// Header slot, written by JS before every `feed`: how the input buffer holds the chunk, one
+/// of the `ROUTE_` values (`finish` reads bytes). Handles that read bytes only are given [`ROUTE_BYTES`]
+/// or [`ROUTE_UTF8`], and may ignore it.
+pub const ROUTE: u32 = 7;
 /// The number of header slots.
-pub const HEADER_LEN: u32 = 7;
+pub const HEADER_LEN: u32 = 8;
+
+/// Route: bytes, any (`len` bytes).
+pub const ROUTE_BYTES: u32 = 0;
+/// Route: the UTF-8 of a JS string that is not all ASCII (valid UTF-8, `len` bytes).
+pub const ROUTE_UTF8: u32 = 1;
+/// Route: the UTF-8 of a JS string that is all ASCII: byte offsets are UTF-16 offsets.
+pub const ROUTE_ASCII: u32 = 2;
+/// Route: a JS string's UTF-16LE code units (`len` units, `2 * len` bytes). A handle that
+/// does not read them returns [`NOT_UNITS`], having read nothing; JS then writes the string
+/// as UTF-8.
+pub const ROUTE_UNITS: u32 = 3;
 
 /// `feed` / `finish` result: the call failed; `takeError()` has the error.
 pub const FAILED: u32 = u32::MAX;
-/// `feedUnits` result: the UTF-16 chunk was not read (a lone surrogate, or state that needs
-/// bytes); JS writes it as UTF-8 and calls `feed`.
+/// `feed` result for a [`ROUTE_UNITS`] chunk: it was not read (a lone surrogate, or state that
+/// needs bytes); JS writes it as UTF-8 and calls `feed` again.
 pub const NOT_UNITS: u32 = u32::MAX - 1;
 
 // SseDecoder. Per event three words, `[event, data, id]`: each the UTF-16 length of the next
@@ -185,8 +202,32 @@ impl Header {
         h[COUNT as usize] = count;
     }
 
-    /// Sets the per-machine [`FLAGS`] slot.
+    /// Sets the [`FLAGS`] slot.
     pub(crate) fn flags(&mut self, flags: u32) {
         self.0[FLAGS as usize] = flags;
     }
+
+    /// The route of the chunk in the input buffer (JS wrote it before the call); the slot
+    /// says [`ROUTE_BYTES`] again after it, for `finish(len)`, whose input is bytes.
+    pub(crate) fn take_route(&mut self) -> Route {
+        match std::mem::replace(&mut self.0[ROUTE as usize], ROUTE_BYTES) {
+            ROUTE_UTF8 => Route::Utf8,
+            ROUTE_ASCII => Route::Ascii,
+            ROUTE_UNITS => Route::Units,
+            _ => Route::Bytes,
+        }
+    }
+}
+
+/// How the input buffer holds a chunk (the [`ROUTE`] slot).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// Bytes, any.
+    Bytes,
+    /// The UTF-8 of a JS string that is not all ASCII.
+    Utf8,
+    /// The UTF-8 of an all-ASCII JS string.
+    Ascii,
+    /// A JS string's UTF-16LE code units.
+    Units,
 }

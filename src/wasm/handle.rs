@@ -1,8 +1,8 @@
 //! What every streaming handle shares: the input buffer JS writes chunks into, and the
 //! plumbing methods of the one feed path (`pkg/entry/boundary.js` drives them; the result
 //! format is in `abi.rs`). A handle is the wasm half of a public JS class (`SseDecoder`, ...):
-//! it has `inPtr`, `fromUnits`, `takeError`, `header` (this macro), and `feed(len)`,
-//! `finish(len)` and `reset()` of its own.
+//! it has `inPtr`, `fromUnits`, `takeError`, `header`, `feed(len)` and `finish(len)` (this
+//! macro), and `step` and `reset()` of its own.
 
 use wasm_bindgen::prelude::*;
 
@@ -63,23 +63,10 @@ pub(crate) fn status(r: crate::Result<()>, count: u32, error: &mut Option<JsValu
 /// string chunk written as UTF-16, made UTF-8 in place), `takeError()` (the error a failed
 /// call left in `error: Option<JsValue>`), `header()` (the address of the `header: Header`
 /// field, see abi.rs), and `feed(len)` / `finish(len)`: the handle's one feed path,
-/// `step(len, end)`. With `own_feed`, the handle writes its own `feed` (TagFilter's takes the
-/// UTF-16 length of a string chunk too).
+/// `step(len, end)`, the same signature for every handle (how the buffer holds the chunk is
+/// the header's `ROUTE`, for the handles that read more than bytes).
 macro_rules! handle_io {
     ($ty:ty, $class:ident) => {
-        $crate::wasm::handle::handle_io!($ty, $class, own_feed);
-
-        #[wasm_bindgen::prelude::wasm_bindgen(js_class = $class)]
-        impl $ty {
-            /// Reads `len` bytes of the input buffer; the results are described in the header
-            /// (abi.rs). Returns their count, or `FAILED`.
-            #[wasm_bindgen(skip_typescript)]
-            pub fn feed(&mut self, len: u32) -> u32 {
-                self.step(len, false)
-            }
-        }
-    };
-    ($ty:ty, $class:ident, own_feed) => {
         #[wasm_bindgen::prelude::wasm_bindgen(js_class = $class)]
         impl $ty {
             /// 0 when the buffer could not grow: `takeError()` has the error.
@@ -106,7 +93,15 @@ macro_rules! handle_io {
                 self.header.ptr()
             }
 
-            /// Reads the last `len` bytes of the input buffer and ends the input; as `feed`.
+            /// Reads `len` of the input buffer (bytes, or units: the header's `ROUTE`); the
+            /// results are described in the header (abi.rs). Returns their count, `FAILED`
+            /// or `NOT_UNITS`.
+            #[wasm_bindgen(skip_typescript)]
+            pub fn feed(&mut self, len: u32) -> u32 {
+                self.step(len, false)
+            }
+
+            /// Reads the last `len` of the input buffer and ends the input; as `feed`.
             #[wasm_bindgen(skip_typescript)]
             pub fn finish(&mut self, len: u32) -> u32 {
                 self.step(len, true)

@@ -1,14 +1,16 @@
 //! JS classes `SseDecoder` and `SseEncoder` (the encoder only with feature `sse`: the client
 //! entry decodes only).
 
-use super::abi::{Header, SSE_RANGE, SSE_SAME};
+use super::abi::{Header, Route, SSE_RANGE, SSE_SAME};
 use super::de::{options, DeError, FlatOptions, Size};
 #[cfg(feature = "sse")]
 use super::de::{whole_arg, Count, MAX_SAFE};
-use super::handle::{handle_io, status, InputBuffer, NOT_UNITS};
+#[cfg(feature = "sse")]
+use super::handle::NOT_UNITS;
+use super::handle::{handle_io, status, InputBuffer};
 use super::js_error;
 use crate::budget::out_of_memory;
-use crate::sse::{Emit, Utf16Text};
+use crate::sse::{Bytes, Emit, LineInput};
 use crate::{Error, ErrorKind, SseMessage, SseSink};
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
@@ -85,7 +87,7 @@ pub struct JsSseDecoder {
     out: Packed,
     header: Header,
     input: InputBuffer,
-    /// `feedUnits`: the skeleton of the chunk.
+    /// A chunk of UTF-16 units: its skeleton.
     skeleton: Vec<u8>,
     error: Option<JsValue>,
 }
@@ -114,31 +116,40 @@ impl JsSseDecoder {
         })
     }
 
-    /// Decodes a string chunk of `units` UTF-16 code units that JS wrote to the input buffer
-    /// as UTF-16LE (`SseDecoder::feed_utf16le`): an event whose data is one line of the chunk
-    /// comes back as a range of it (`SSE_RANGE`), which JS slices from the string it fed.
-    /// Returns what `feed` returns, or `NOT_UNITS` having read nothing (a lone surrogate, or a
-    /// byte order mark begun by bytes): JS then feeds the UTF-8. Not in the client entry's
-    /// build (feature `sse` only): a Node path, 6.7 KB of `.wasm` a page would not use.
-    #[cfg(feature = "sse")]
-    #[wasm_bindgen(js_name = "feedUnits", skip_typescript)]
-    pub fn feed_units(&mut self, units: u32) -> u32 {
-        self.out.clear();
-        let input = self.input.bytes(units.saturating_mul(2));
-        match self.inner.feed_utf16le_with(input, &mut self.skeleton, &mut self.out) {
-            Ok(false) => NOT_UNITS,
-            r => self.done(r.map(|_| ())),
-        }
-    }
-
-    /// Decodes `len` bytes of the input buffer (and ends the stream when `end`: the last
-    /// events, an unterminated one only with `flushOnFinish`; the decoder may then be fed a
-    /// new stream). The events are described in the header (abi.rs).
+    /// Decodes `len` of the input buffer (and ends the stream when `end`: the last events, an
+    /// unterminated one only with `flushOnFinish`; the decoder may then be fed a new stream).
+    /// The events are described in the header (abi.rs). By the header's route (`feed`):
+    /// - bytes, or the UTF-8 of a string: decoded as bytes;
+    /// - the UTF-8 of an all-ASCII string: as text whose offsets are the string's, so an event
+    ///   whose data is one line of the chunk comes back as a range of it (`SSE_RANGE`), which
+    ///   JS slices from the string it fed;
+    /// - a string's UTF-16 code units (`SseDecoder::feed_utf16le`): as text through its
+    ///   skeleton, with ranges as for ASCII; `NOT_UNITS` having read nothing for a lone
+    ///   surrogate or a byte order mark begun by bytes (JS then feeds the UTF-8). The client
+    ///   entry's build (without feature `sse`) reads no units (6.7 KB of `.wasm` a page would
+    ///   not use): always `NOT_UNITS`, and its ASCII strings are read as bytes.
     fn step(&mut self, len: u32, end: bool) -> u32 {
         self.out.clear();
-        let mut r = self.inner.feed(self.input.bytes(len), &mut self.out);
+        let mut r = match self.header.take_route() {
+            #[cfg(feature = "sse")]
+            Route::Units => {
+                let input = self.input.bytes(len.saturating_mul(2));
+                match self.inner.feed_utf16le_with(input, &mut self.skeleton, &mut self.out) {
+                    Ok(None) => return NOT_UNITS,
+                    Ok(Some(len8)) => {
+                        self.header.flags(u32::from(len8 == u64::from(len)));
+                        Ok(())
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+            #[cfg(not(feature = "sse"))]
+            Route::Units => return super::handle::NOT_UNITS,
+            Route::Ascii => self.inner.feed_with(Bytes::ascii(self.input.bytes(len)), &mut self.out),
+            _ => self.inner.feed_with(Bytes::new(self.input.bytes(len)), &mut self.out),
+        };
         if end && r.is_ok() {
-            r = self.inner.finish(&mut self.out);
+            r = self.inner.finish_with(&mut self.out);
         }
         self.done(r)
     }
@@ -317,12 +328,12 @@ impl Packed {
     }
 }
 
-impl<'a> Emit<Utf16Text<'a>> for Packed {
+impl<I: LineInput> Emit<I> for Packed {
     fn bytes(&mut self, event: &[u8], data: &[u8], id: &str) {
         self.event_bytes(event, data, id);
     }
 
-    fn range(&mut self, event: &[u8], from: usize, to: usize, id: &str, _input: &Utf16Text<'a>) {
+    fn range(&mut self, event: &[u8], from: usize, to: usize, id: &str, _input: &I) {
         self.pack(event, Err((from as u32, to as u32)), id);
     }
 }

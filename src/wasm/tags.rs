@@ -4,7 +4,7 @@
 //! Offsets (`violations[].offset`, `error.offset`) are UTF-8 byte offsets into the response,
 //! the same for string and byte input, so that the filter and `parseTagged` agree.
 
-use super::abi::{Header, TAG_BYTES, TAG_SLICE, TAG_UNITS};
+use super::abi::{Header, Route, TAG_BYTES, TAG_SLICE, TAG_UNITS};
 use super::de::{options, Count, Size};
 use super::de::{Any, DeError, Read};
 use super::handle::{handle_io, status, InputBuffer, NOT_UNITS};
@@ -238,7 +238,7 @@ pub struct JsTagFilter {
     inner: crate::TagFilter,
     types: Vec<String>,
     pieces: Pieces,
-    /// `feedUnits`: the skeleton of a UTF-16 chunk.
+    /// A chunk of UTF-16 units: its skeleton.
     skeleton: Vec<u8>,
     /// The verdict of `finish`, until JS takes it.
     result: Option<CoreResult>,
@@ -247,7 +247,7 @@ pub struct JsTagFilter {
     error: Option<JsValue>,
 }
 
-handle_io!(JsTagFilter, TagFilterHandle, own_feed);
+handle_io!(JsTagFilter, TagFilterHandle);
 
 #[wasm_bindgen(js_class = TagFilterHandle)]
 impl JsTagFilter {
@@ -268,56 +268,65 @@ impl JsTagFilter {
         })
     }
 
-    /// Reads `len` bytes of the input buffer: the UTF-8 of a JS string chunk of `units`
-    /// UTF-16 units, or bytes when `units` is -1. The pieces of text are described in the
-    /// header (abi.rs `TAG_` kinds); returns their count, or `FAILED`.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn feed(&mut self, len: u32, units: i32) -> u32 {
+    /// Reads `len` of the input buffer, by the header's route: bytes; the UTF-8 of a JS string
+    /// (needs no validation: `TextEncoder` wrote it), whose pieces of text are UTF-16 ranges of
+    /// the string; or a string's UTF-16 code units (Node writes those several times faster
+    /// than UTF-8 when the string has characters beyond Latin-1), whose skeleton the filter
+    /// reads (`feed_units_with`), with every piece of text a UTF-16 range of the string
+    /// (`NOT_UNITS` without reading anything when the chunk has a lone surrogate or UTF-8 of
+    /// a byte chunk is carried: JS then feeds the chunk as UTF-8). The pieces of text are
+    /// described in the header (abi.rs `TAG_` kinds); returns their count, or `FAILED`.
+    ///
+    /// With `end` (`finish(len)`), the bytes (an error there only makes the verdict
+    /// `ok: false`) and then the end of the response: the verdict is `takeResult()`.
+    fn step(&mut self, len: u32, end: bool) -> u32 {
         self.pieces.clear();
-        let input = self.input.bytes(len);
-        let mut sink = RangeSink::new(input, units, None, &mut self.pieces);
-        // The UTF-8 of a JS string (written by `TextEncoder`) needs no validation.
-        let r = if sink.string { self.inner.feed_utf8_with(input, &mut sink) } else { self.inner.feed_with(input, &mut sink) };
-        self.done(r)
-    }
-
-    /// Reads a string chunk of `units` UTF-16 code units written to the input buffer as
-    /// UTF-16LE (Node writes that several times faster than UTF-8 when the string has
-    /// characters beyond Latin-1): the filter reads its skeleton (`feed_units_with`) and every
-    /// piece of text is a UTF-16 range of the string. Returns what `feed` returns, or
-    /// `NOT_UNITS` without reading anything when the chunk has a lone surrogate or UTF-8 of
-    /// a byte chunk is carried: JS then feeds the chunk as UTF-8.
-    #[wasm_bindgen(js_name = "feedUnits", skip_typescript)]
-    pub fn feed_units(&mut self, units: u32) -> u32 {
-        if !self.inner.accepts_units() {
-            return NOT_UNITS;
+        if end {
+            let input = self.input.bytes(len);
+            let mut sink = RangeSink::new(input, -1, None, &mut self.pieces);
+            let _ = self.inner.feed_with(input, &mut sink);
+            let r = self.inner.finish_with(&mut sink).map(|r| self.result = Some(r));
+            return self.done(r);
         }
-        let Some(len8) = crate::text::utf16_skeleton(self.input.bytes(units.saturating_mul(2)), &mut self.skeleton) else {
-            return NOT_UNITS;
+        let r = match self.header.take_route() {
+            Route::Units => {
+                if !self.inner.accepts_units() {
+                    return NOT_UNITS;
+                }
+                let Some(len8) = crate::text::utf16_skeleton(self.input.bytes(len.saturating_mul(2)), &mut self.skeleton) else {
+                    return NOT_UNITS;
+                };
+                let input = &self.skeleton[..];
+                // Skeleton offsets are UTF-16 offsets: no conversion.
+                let mut sink = RangeSink::new(input, len as i32, Some(true), &mut self.pieces);
+                // All ASCII: the skeleton is the text's UTF-8 itself. The header's FLAGS tell
+                // JS so: the next chunk may go in as UTF-8 (`TextEncoder` writes ASCII faster
+                // than this reads UTF-16).
+                let ascii = len8 == u64::from(len);
+                self.header.flags(u32::from(ascii));
+                if ascii {
+                    self.inner.feed_utf8_with(input, &mut sink)
+                } else {
+                    self.inner.feed_units_with(input, len8, &mut sink)
+                }
+            }
+            Route::Utf8 => {
+                let input = self.input.bytes(len);
+                let units = super::utf16_units(input);
+                let mut sink = RangeSink::new(input, units as i32, Some(false), &mut self.pieces);
+                self.inner.feed_utf8_with(input, &mut sink)
+            }
+            Route::Ascii => {
+                let input = self.input.bytes(len);
+                let mut sink = RangeSink::new(input, len as i32, Some(true), &mut self.pieces);
+                self.inner.feed_utf8_with(input, &mut sink)
+            }
+            Route::Bytes => {
+                let input = self.input.bytes(len);
+                let mut sink = RangeSink::new(input, -1, None, &mut self.pieces);
+                self.inner.feed_with(input, &mut sink)
+            }
         };
-        self.pieces.clear();
-        let input = &self.skeleton[..];
-        // Skeleton offsets are UTF-16 offsets: no conversion.
-        let mut sink = RangeSink::new(input, units as i32, Some(true), &mut self.pieces);
-        // All ASCII: the skeleton is the text's UTF-8 itself. The header's FLAGS tell JS so:
-        // the next chunk may go in as UTF-8 (`TextEncoder` writes ASCII faster than this
-        // reads UTF-16).
-        let ascii = len8 == u64::from(units);
-        let r =
-            if ascii { self.inner.feed_utf8_with(input, &mut sink) } else { self.inner.feed_units_with(input, len8, &mut sink) };
-        self.header.flags(u32::from(ascii));
-        self.done(r)
-    }
-
-    /// `finish(len)`: reads the last `len` bytes of the input buffer (an error there only
-    /// makes the verdict `ok: false`) and ends the response: the pieces are described as for
-    /// `feed`, the verdict is `takeResult()`.
-    fn step(&mut self, len: u32, _end: bool) -> u32 {
-        self.pieces.clear();
-        let input = self.input.bytes(len);
-        let mut sink = RangeSink::new(input, -1, None, &mut self.pieces);
-        let _ = self.inner.feed_with(input, &mut sink);
-        let r = self.inner.finish_with(&mut sink).map(|r| self.result = Some(r));
         self.done(r)
     }
 

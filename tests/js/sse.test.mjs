@@ -150,7 +150,7 @@ function mixed(text, next) {
   return out;
 }
 
-// Long string chunks go into wasm as UTF-16 (`feedUnits`), where a line's stream offset is
+// Long string chunks go into wasm as UTF-16 (`ROUTE_UNITS`), where a line's stream offset is
 // counted from the chunk's UTF-8 length; an error's offset (and the events before it) must be
 // what the same text fed as bytes gives.
 test('the offset of a line over the caps is the same for long string chunks and for bytes', () => {
@@ -177,6 +177,58 @@ test('the offset of a line over the caps is the same for long string chunks and 
     assert.ok(['sse_line_too_long', 'sse_event_too_large'].includes(want.code) && want.offset > 0, `round ${round}`);
     for (const [label, chunks] of stringSplitings(text, SEED + round)) {
       assert.deepEqual(outcome(chunks), want, `round ${round}: ${label}`);
+    }
+  }
+});
+
+// String chunks take their own routes into wasm (boundary.js `Input#write`: UTF-8, ASCII with
+// ranges, UTF-16 units): every feed must return (or throw) exactly what the same text fed as
+// bytes returns at that feed, and the getters must see every chunk fed so far.
+test('string chunks: each feed returns what the same bytes return, and the getters agree', () => {
+  const enc = new TextEncoder();
+  const step = (d, chunk) => {
+    try {
+      return { events: d.feed(chunk) };
+    } catch (e) {
+      return { code: e.code, offset: e.offset, events: e.events };
+    }
+  };
+  const end = (d) => {
+    try {
+      return { events: d.finish() };
+    } catch (e) {
+      return { code: e.code, offset: e.offset, events: e.events };
+    }
+  };
+  const next = rng(SEED ^ 0x401d);
+  for (let n = 0; n < 300; n++) {
+    const text = randomStream(next, false);
+    const caps = [{}, { maxLineBytes: 9 + next(30) }, { maxEventBytes: 9 + next(40) }][n % 3];
+    for (const max of [1, 3, 8, 40, 300]) {
+      // Pieces that never cut a surrogate pair (bytes cannot hold half of one).
+      const pieces = [];
+      for (let i = 0; i < text.length; ) {
+        let e = Math.min(text.length, i + 1 + next(max));
+        while (e < text.length && /[\uD800-\uDBFF]/.test(text[e - 1])) e++;
+        pieces.push(text.slice(i, e));
+        i = e;
+      }
+      for (const flushOnFinish of [false, true]) {
+        const opts = { ...caps, flushOnFinish };
+        const bytes = new sr.SseDecoder(opts);
+        const strings = new sr.SseDecoder(opts);
+        const asked = new sr.SseDecoder(opts);
+        const label = `stream #${n} ${JSON.stringify(text)}, pieces <=${max}, ${JSON.stringify(opts)} (STREAMROUTE_SEED=${SEED})`;
+        for (const [k, piece] of pieces.entries()) {
+          const want = step(bytes, enc.encode(piece));
+          assert.deepEqual(step(strings, piece), want, `${label}: feed ${k}`);
+          assert.deepEqual(step(asked, piece), want, `${label}: feed ${k}, getters read`);
+          if (want.code) break;
+          assert.deepEqual([asked.retry, asked.lastEventId], [bytes.retry, bytes.lastEventId], `${label}: getters after feed ${k}`);
+        }
+        assert.deepEqual(end(strings), end(bytes), `${label}: finish`);
+        for (const d of [bytes, strings, asked]) d.free();
+      }
     }
   }
 });

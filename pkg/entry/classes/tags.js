@@ -3,54 +3,27 @@
 // halves are `TagFilterHandle` (which keeps no block text: the blocks of `finish()` are
 // assembled here from the deltas) and `TaggedTurnHandle` (src/wasm/tags.rs).
 import { TagEventWriterHandle, TagFilterHandle, TaggedTurnHandle } from '../streamroute.js';
-import { FINISHED, INPUT, Machine, NodeBuffer, PARTIAL, READ, readText, readText16, SETTLE, stringError, u32, views } from '../boundary.js';
+import { FINISHED, INPUT, Machine, PARTIAL, READ, readText, readText16, u32, views } from '../boundary.js';
 import { forward, Handled } from '../handled.js';
-import { FLAGS, NOT_UNITS, OPS, TAG_SLICE, TAG_UNITS } from '../abi.js';
+import { OPS, TAG_SLICE, TAG_UNITS } from '../abi.js';
 
-// Strings at least this long go in as UTF-16 where the runtime has Node's Buffer.
+// Strings at least this long go in as UTF-16 where the runtime has Node's Buffer (boundary.js
+// `Input`): Node writes a string as UTF-16 several times faster than as UTF-8 when it has
+// characters beyond Latin-1, and wasm reads its skeleton.
 const UNITS_MIN = 64;
 
 export class TagFilter extends Machine {
   // The delta type of each block, and each block's text so far.
   #types;
   #blocks;
-  // The last UTF-16 chunk was all ASCII: the next string goes in as UTF-8.
-  #asciiRun = false;
 
   constructor(nonce, options) {
-    super(new TagFilterHandle(nonce, options));
+    super(new TagFilterHandle(nonce, options), UNITS_MIN);
     this.#types = this[INPUT].h.deltaTypes;
     this.#blocks = this.#types.map(() => '');
   }
 
   static [PARTIAL] = 'deltas';
-
-  feed(chunk) {
-    try {
-      const i = this[INPUT];
-      const h = i.handle();
-      // Bytes: units -1.
-      if (typeof chunk !== 'string') return this[SETTLE](h.feed(i.write(chunk), -1));
-      const str = i.take(chunk);
-      if (NodeBuffer !== null && str.length >= UNITS_MIN && !this.#asciiRun) {
-        // Node writes a string as UTF-16 several times faster than as UTF-8 (when it has
-        // characters beyond Latin-1); wasm reads its skeleton. After an all-ASCII chunk the
-        // next goes in as UTF-8 (faster for ASCII) until one is not.
-        const n = h.feedUnits(i.writeUnits(str));
-        if (n !== NOT_UNITS) {
-          views();
-          this.#asciiRun = u32[i.header + FLAGS] === 1;
-          return this[SETTLE](n);
-        }
-        // A lone surrogate (U+FFFD in UTF-8) or a carried UTF-8 sequence: as UTF-8.
-      }
-      const len = i.writeUtf8(str);
-      this.#asciiRun = len === str.length;
-      return this[SETTLE](h.feed(len, str.length));
-    } catch (e) {
-      throw stringError(e);
-    }
-  }
 
   /**
    * Bytes held back right now (a possible marker prefix plus an incomplete UTF-8 sequence);
