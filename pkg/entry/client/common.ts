@@ -96,6 +96,8 @@ export interface DoneEvent {
   stop_details?: unknown;
   /** The provider's message about the finish (Gemini `finishMessage`). */
   finish_message?: unknown;
+  /** The tag contract's violations (`content: "tagged"`): `[{ code, offset }]`. */
+  violations?: unknown[];
 }
 /** A routed event a profile has no word for (EXTRA_TYPES; `refusal_delta` is a TextDeltaEvent), with its own fields. */
 export interface ExtraEvent {
@@ -287,13 +289,18 @@ export const invalid = (message: string, frame?: { id?: string } | null): ErrorE
   message: frame?.id ? `${message} (frame id ${frame.id})` : message,
 });
 
-/** A `done`'s `stop_details` and `finish_message`, those it has: as a writer copies them into a frame, and a reader back out. */
-export const doneDetails = (d: unknown): { stop_details?: unknown; finish_message?: unknown } => {
+/**
+ * A `done`'s `stop_details`, `finish_message` and `violations` (a list), those it has: as a
+ * writer copies them into a frame, and a reader back out.
+ */
+export const doneDetails = (d: unknown): { stop_details?: unknown; finish_message?: unknown; violations?: unknown[] } => {
   const stopDetails = own(d, 'stop_details');
   const finishMessage = own(d, 'finish_message');
+  const violations = own(d, 'violations');
   return {
     ...(stopDetails !== undefined ? { stop_details: stopDetails } : {}),
     ...(finishMessage !== undefined ? { finish_message: finishMessage } : {}),
+    ...(Array.isArray(violations) ? { violations } : {}),
   };
 };
 

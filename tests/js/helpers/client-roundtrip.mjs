@@ -111,6 +111,7 @@ export const CONTINUATION_EVENTS = [
     finish: 'stop',
     stop_details: { type: 'end_turn', note: null },
     finish_message: 'Model finished.',
+    violations: [{ code: 'nonce_in_text', offset: 3 }],
   },
 ];
 
