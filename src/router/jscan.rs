@@ -341,6 +341,12 @@ impl<'a> Json<'a> {
 /// when absent). Other members are skipped. Not an object: `Err`.
 pub(crate) fn members<'a, const N: usize>(data: &'a str, names: [&str; N]) -> R<[Option<&'a str>; N]> {
     let mut found = [None; N];
+    members_into(data, &names, &mut found)?;
+    Ok(found)
+}
+
+/// [`members`] for any number of names (one copy of the scan, whatever `N`).
+fn members_into<'a>(data: &'a str, names: &[&str], found: &mut [Option<&'a str>]) -> R<()> {
     let mut j = Json::new(data);
     let mut m = j.object()?;
     while let Some(key) = j.next_key(&mut m)? {
@@ -349,8 +355,7 @@ pub(crate) fn members<'a, const N: usize>(data: &'a str, names: [&str; N]) -> R<
             None => j.skip()?,
         }
     }
-    j.end()?;
-    Ok(found)
+    j.end()
 }
 
 /// A raw member holding a string, decoded (`""` when absent or not a string).

@@ -30,7 +30,7 @@
 use super::decoder::Provider;
 use super::strict::{anthropic_output_schema, openai_strict};
 use crate::json::JsonValue;
-use crate::json::Quoted;
+use crate::json::{parse_strict, Quoted};
 use crate::{Error, ErrorKind, Result};
 
 /// How the output is asked for.
@@ -172,201 +172,189 @@ pub fn structured_request(provider: Provider, req: &StructuredRequest) -> Result
         let text = schema_instruction(&req.name, &req.schema);
         messages.insert(0, obj(vec![("role", s("system")), ("content", s(&text))]));
     }
-    let (name, schema) = (s(&req.name), req.schema.clone());
-    // OpenAI's strict form where it is exact; else the schema as it is, not strict.
-    let openai = || match openai_strict(&req.schema) {
-        Some(strict) => (strict, JsonValue::Bool(true)),
-        None => (req.schema.clone(), JsonValue::Bool(false)),
+    // The body is its template (`body_template`) with the holes filled.
+    let mut holes: Vec<(&str, JsonValue)> = vec![("name", s(&req.name)), ("stream", JsonValue::Bool(req.stream))];
+    if let Some(model) = &req.model {
+        holes.push(("model", s(model)));
+    }
+    let messages = match provider {
+        Provider::Anthropic | Provider::Gemini | Provider::GeminiInteractions | Provider::Bedrock => {
+            let (system, rest) = split_system(messages);
+            if !system.is_empty() {
+                holes.push(("system", JsonValue::String(system)));
+            }
+            match provider {
+                Provider::Gemini => rest.into_iter().map(gemini_content).collect(),
+                Provider::GeminiInteractions => rest.into_iter().map(interactions_step).collect(),
+                Provider::Bedrock => rest.into_iter().map(bedrock_message).collect(),
+                _ => rest,
+            }
+        }
+        _ => messages,
     };
-    let mut body = match provider {
-        Provider::OpenAiChat => {
-            let mut b = vec![("messages", JsonValue::Array(messages))];
+    holes.push(("messages", JsonValue::Array(messages)));
+    match (provider, mode) {
+        (_, StructuredMode::JsonObject | StructuredMode::Prompt) => {}
+        // OpenAI's strict form where it is exact; else the schema as it is, not strict.
+        (Provider::OpenAiChat | Provider::OpenAiResponses, _) => {
+            let (schema, strict) = match openai_strict(&req.schema) {
+                Some(strict) => (strict, true),
+                None => (req.schema.clone(), false),
+            };
+            holes.push(("schema", schema));
+            holes.push(("strict", JsonValue::Bool(strict)));
+        }
+        // Closed objects, no unsupported constraints: what the API accepts.
+        (Provider::Anthropic, StructuredMode::JsonSchema) => holes.push(("schema", anthropic_output_schema(&req.schema))),
+        (Provider::Gemini, StructuredMode::Tool) => {
+            let description = match req.schema.get("description").and_then(JsonValue::as_str) {
+                Some(d) if !d.trim().is_empty() => d.to_string(),
+                _ => format!("Returns the structured output {} as its arguments.", req.name),
+            };
+            holes.push(("description", JsonValue::String(description)));
+            holes.push(("schema", req.schema.clone()));
+        }
+        _ => holes.push(("schema", req.schema.clone())),
+    }
+    let mut body = parse_strict(body_template(provider, mode, holes.iter().any(|(k, _)| *k == "system"), req.stream).as_bytes())?;
+    fill(&mut body, &mut holes);
+    Ok((body, mode))
+}
+
+/// The body of `provider`'s request in `mode` as JSON text with holes: a string `"$x"` is
+/// filled with hole `x` of [`structured_request`], and a member or item whose hole is not
+/// there is left out (`model` where the body names none, `system` without system text).
+fn body_template(provider: Provider, mode: StructuredMode, system: bool, stream: bool) -> String {
+    use StructuredMode::*;
+    let (head, part) = match provider {
+        Provider::OpenAiChat => (
+            r#""messages":"$messages""#,
             match mode {
-                StructuredMode::Tool => {
-                    let (schema, strict) = openai();
-                    let function = obj(vec![("name", name.clone()), ("parameters", schema), ("strict", strict)]);
-                    b.push(("tools", JsonValue::Array(vec![obj(vec![("type", s("function")), ("function", function)])])));
-                    b.push(("tool_choice", obj(vec![("type", s("function")), ("function", obj(vec![("name", name)]))])));
-                    b.push(("parallel_tool_calls", JsonValue::Bool(false)));
+                Tool => {
+                    r#","tools":[{"type":"function","function":{"name":"$name","parameters":"$schema","strict":"$strict"}}],"tool_choice":{"type":"function","function":{"name":"$name"}},"parallel_tool_calls":false"#
                 }
-                StructuredMode::JsonSchema => {
-                    let (schema, strict) = openai();
-                    let js = obj(vec![("name", name), ("schema", schema), ("strict", strict)]);
-                    b.push(("response_format", obj(vec![("type", s("json_schema")), ("json_schema", js)])));
+                JsonSchema => {
+                    r#","response_format":{"type":"json_schema","json_schema":{"name":"$name","schema":"$schema","strict":"$strict"}}"#
                 }
-                StructuredMode::JsonObject => b.push(("response_format", obj(vec![("type", s("json_object"))]))),
-                StructuredMode::Prompt => {}
-            }
-            b.push(("stream", JsonValue::Bool(req.stream)));
-            if req.stream {
-                b.push(("stream_options", obj(vec![("include_usage", JsonValue::Bool(true))])));
-            }
-            obj(b)
-        }
-        Provider::OpenAiResponses => {
-            let mut b = vec![("input", JsonValue::Array(messages))];
+                JsonObject => r#","response_format":{"type":"json_object"}"#,
+                Prompt => "",
+            },
+        ),
+        Provider::OpenAiResponses => (
+            r#""input":"$messages""#,
             match mode {
-                StructuredMode::Tool => {
-                    let (schema, strict) = openai();
-                    let tool =
-                        obj(vec![("type", s("function")), ("name", name.clone()), ("parameters", schema), ("strict", strict)]);
-                    b.push(("tools", JsonValue::Array(vec![tool])));
-                    b.push(("tool_choice", obj(vec![("type", s("function")), ("name", name)])));
-                    b.push(("parallel_tool_calls", JsonValue::Bool(false)));
+                Tool => {
+                    r#","tools":[{"type":"function","name":"$name","parameters":"$schema","strict":"$strict"}],"tool_choice":{"type":"function","name":"$name"},"parallel_tool_calls":false"#
                 }
-                StructuredMode::JsonSchema => {
-                    let (schema, strict) = openai();
-                    let format = obj(vec![("type", s("json_schema")), ("name", name), ("schema", schema), ("strict", strict)]);
-                    b.push(("text", obj(vec![("format", format)])));
-                }
-                StructuredMode::JsonObject => {
-                    b.push(("text", obj(vec![("format", obj(vec![("type", s("json_object"))]))])));
-                }
-                StructuredMode::Prompt => {}
-            }
-            b.push(("stream", JsonValue::Bool(req.stream)));
-            obj(b)
-        }
-        Provider::Anthropic => {
-            let (system, rest) = split_system(messages);
-            let mut b = vec![("max_tokens", JsonValue::Number("4096".into())), ("messages", JsonValue::Array(rest))];
-            if !system.is_empty() {
-                b.push(("system", s(&system)));
-            }
+                JsonSchema => r#","text":{"format":{"type":"json_schema","name":"$name","schema":"$schema","strict":"$strict"}}"#,
+                JsonObject => r#","text":{"format":{"type":"json_object"}}"#,
+                Prompt => "",
+            },
+        ),
+        Provider::Anthropic => (
+            r#""max_tokens":4096,"messages":"$messages","system":"$system""#,
             match mode {
-                StructuredMode::Tool => {
-                    let tool = obj(vec![("name", name.clone()), ("input_schema", schema)]);
-                    b.push(("tools", JsonValue::Array(vec![tool])));
-                    b.push(("tool_choice", obj(vec![("type", s("tool")), ("name", name)])));
-                }
-                StructuredMode::JsonSchema => {
-                    // Closed objects, no unsupported constraints: what the API accepts.
-                    let format = obj(vec![("type", s("json_schema")), ("schema", anthropic_output_schema(&schema))]);
-                    b.push(("output_config", obj(vec![("format", format)])));
-                }
-                _ => {}
-            }
-            b.push(("stream", JsonValue::Bool(req.stream)));
-            obj(b)
-        }
-        Provider::Gemini => {
-            let (system, rest) = split_system(messages);
-            let contents = rest.into_iter().map(gemini_content).collect();
-            let mut b = vec![("contents", JsonValue::Array(contents))];
-            if !system.is_empty() {
-                let part = obj(vec![("text", s(&system))]);
-                b.push(("systemInstruction", obj(vec![("parts", JsonValue::Array(vec![part]))])));
-            }
+                Tool => r#","tools":[{"name":"$name","input_schema":"$schema"}],"tool_choice":{"type":"tool","name":"$name"}"#,
+                JsonSchema => r#","output_config":{"format":{"type":"json_schema","schema":"$schema"}}"#,
+                _ => "",
+            },
+        ),
+        Provider::Gemini => (
+            if system {
+                r#""contents":"$messages","systemInstruction":{"parts":[{"text":"$system"}]}"#
+            } else {
+                r#""contents":"$messages""#
+            },
             match mode {
-                StructuredMode::Tool => {
-                    // `parameters` takes only Google's restricted schema (no `$ref`, `$defs`,
-                    // `additionalProperties`); `parametersJsonSchema` takes JSON Schema.
-                    let description = match req.schema.get("description").and_then(JsonValue::as_str) {
-                        Some(d) if !d.trim().is_empty() => d.to_string(),
-                        _ => format!("Returns the structured output {} as its arguments.", req.name),
-                    };
-                    let decl =
-                        obj(vec![("name", name.clone()), ("description", s(&description)), ("parametersJsonSchema", schema)]);
-                    b.push(("tools", JsonValue::Array(vec![obj(vec![("functionDeclarations", JsonValue::Array(vec![decl]))])])));
-                    let config = obj(vec![("mode", s("ANY")), ("allowedFunctionNames", JsonValue::Array(vec![name]))]);
-                    b.push(("toolConfig", obj(vec![("functionCallingConfig", config)])));
+                Tool => {
+                    r#","tools":[{"functionDeclarations":[{"name":"$name","description":"$description","parametersJsonSchema":"$schema"}]}],"toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["$name"]}}"#
                 }
-                StructuredMode::JsonSchema => b.push((
-                    "generationConfig",
-                    obj(vec![("responseMimeType", s("application/json")), ("responseJsonSchema", schema)]),
-                )),
-                StructuredMode::JsonObject => {
-                    b.push(("generationConfig", obj(vec![("responseMimeType", s("application/json"))])))
-                }
-                StructuredMode::Prompt => {}
-            }
-            obj(b)
-        }
-        Provider::GeminiInteractions => {
-            let (system, rest) = split_system(messages);
-            let steps = rest.into_iter().map(interactions_step).collect();
-            let mut b = vec![("input", JsonValue::Array(steps))];
-            if !system.is_empty() {
-                b.push(("system_instruction", s(&system)));
-            }
-            let json = || vec![("type", s("text")), ("mime_type", s("application/json"))];
+                JsonSchema => r#","generationConfig":{"responseMimeType":"application/json","responseJsonSchema":"$schema"}"#,
+                JsonObject => r#","generationConfig":{"responseMimeType":"application/json"}"#,
+                Prompt => "",
+            },
+        ),
+        Provider::GeminiInteractions => (
+            r#""input":"$messages","system_instruction":"$system""#,
             match mode {
-                StructuredMode::Tool => {
-                    let tool = obj(vec![("type", s("function")), ("name", name.clone()), ("parameters", schema)]);
-                    b.push(("tools", JsonValue::Array(vec![tool])));
-                    let allowed = obj(vec![("mode", s("any")), ("tools", JsonValue::Array(vec![name]))]);
-                    b.push(("generation_config", obj(vec![("tool_choice", obj(vec![("allowed_tools", allowed)]))])));
+                Tool => {
+                    r#","tools":[{"type":"function","name":"$name","parameters":"$schema"}],"generation_config":{"tool_choice":{"allowed_tools":{"mode":"any","tools":["$name"]}}}"#
                 }
-                StructuredMode::JsonSchema => {
-                    let mut format = json();
-                    format.push(("schema", schema));
-                    b.push(("response_format", JsonValue::Array(vec![obj(format)])));
-                }
-                StructuredMode::JsonObject => b.push(("response_format", JsonValue::Array(vec![obj(json())]))),
-                StructuredMode::Prompt => {}
-            }
-            b.push(("stream", JsonValue::Bool(req.stream)));
-            obj(b)
-        }
-        Provider::Ollama => {
-            let mut b = vec![("messages", JsonValue::Array(messages))];
+                JsonSchema => r#","response_format":[{"type":"text","mime_type":"application/json","schema":"$schema"}]"#,
+                JsonObject => r#","response_format":[{"type":"text","mime_type":"application/json"}]"#,
+                Prompt => "",
+            },
+        ),
+        Provider::Ollama => (
+            r#""messages":"$messages""#,
             match mode {
-                StructuredMode::Tool => {
-                    let function = obj(vec![("name", name), ("parameters", schema)]);
-                    b.push(("tools", JsonValue::Array(vec![obj(vec![("type", s("function")), ("function", function)])])));
+                Tool => r#","tools":[{"type":"function","function":{"name":"$name","parameters":"$schema"}}]"#,
+                JsonSchema => r#","format":"$schema""#,
+                JsonObject => r#","format":"json""#,
+                Prompt => "",
+            },
+        ),
+        Provider::Bedrock => (
+            if system { r#""messages":"$messages","system":[{"text":"$system"}]"# } else { r#""messages":"$messages""# },
+            match mode {
+                Tool => {
+                    r#","toolConfig":{"tools":[{"toolSpec":{"name":"$name","inputSchema":{"json":"$schema"}}}],"toolChoice":{"tool":{"name":"$name"}}}"#
                 }
-                StructuredMode::JsonSchema => b.push(("format", schema)),
-                StructuredMode::JsonObject => b.push(("format", s("json"))),
-                StructuredMode::Prompt => {}
-            }
-            b.push(("stream", JsonValue::Bool(req.stream)));
-            obj(b)
-        }
-        Provider::Bedrock => {
-            let (system, rest) = split_system(messages);
-            let messages = rest.into_iter().map(bedrock_message).collect();
-            let mut b = vec![("messages", JsonValue::Array(messages))];
-            if !system.is_empty() {
-                b.push(("system", JsonValue::Array(vec![obj(vec![("text", s(&system))])])));
-            }
-            if mode == StructuredMode::Tool {
-                let spec = obj(vec![("name", name.clone()), ("inputSchema", obj(vec![("json", schema)]))]);
-                let choice = obj(vec![("tool", obj(vec![("name", name)]))]);
-                b.push((
-                    "toolConfig",
-                    obj(vec![("tools", JsonValue::Array(vec![obj(vec![("toolSpec", spec)])])), ("toolChoice", choice)]),
-                ));
-            }
-            obj(b)
-        }
-        Provider::Cohere => {
-            let mut b = vec![("messages", JsonValue::Array(messages))];
+                _ => "",
+            },
+        ),
+        Provider::Cohere => (
+            r#""messages":"$messages""#,
             match mode {
                 // Cohere names no tool in its choice: the one tool, required.
-                StructuredMode::Tool => {
-                    let function = obj(vec![("name", name), ("parameters", schema)]);
-                    b.push(("tools", JsonValue::Array(vec![obj(vec![("type", s("function")), ("function", function)])])));
-                    b.push(("tool_choice", s("REQUIRED")));
+                Tool => {
+                    r#","tools":[{"type":"function","function":{"name":"$name","parameters":"$schema"}}],"tool_choice":"REQUIRED""#
                 }
-                StructuredMode::JsonSchema => {
-                    b.push(("response_format", obj(vec![("type", s("json_object")), ("json_schema", schema)])))
-                }
-                StructuredMode::JsonObject => b.push(("response_format", obj(vec![("type", s("json_object"))]))),
-                StructuredMode::Prompt => {}
-            }
-            b.push(("stream", JsonValue::Bool(req.stream)));
-            obj(b)
-        }
-        Provider::Text | Provider::Auto => {
-            obj(vec![("messages", JsonValue::Array(messages)), ("stream", JsonValue::Bool(req.stream))])
-        }
+                JsonSchema => r#","response_format":{"type":"json_object","json_schema":"$schema"}"#,
+                JsonObject => r#","response_format":{"type":"json_object"}"#,
+                Prompt => "",
+            },
+        ),
+        Provider::Text | Provider::Auto => (r#""messages":"$messages""#, ""),
     };
-    if let (Some(model), JsonValue::Object(members)) = (&req.model, &mut body) {
-        if !matches!(provider, Provider::Gemini | Provider::Bedrock) {
-            members.insert(0, ("model".to_string(), s(model)));
-        }
+    // Gemini and Bedrock name the model in the URL and stream by URL or endpoint.
+    let url_named = matches!(provider, Provider::Gemini | Provider::Bedrock);
+    let mut t = String::from(if url_named { "{" } else { r#"{"model":"$model","# });
+    t.push_str(head);
+    t.push_str(part);
+    if !url_named {
+        t.push_str(r#","stream":"$stream""#);
     }
-    Ok((body, mode))
+    if stream && provider == Provider::OpenAiChat {
+        t.push_str(r#","stream_options":{"include_usage":true}"#);
+    }
+    t.push('}');
+    t
+}
+
+/// Fills the holes of a template's value (see [`body_template`]); `name` may fill more than
+/// one, every other hole one.
+fn fill(v: &mut JsonValue, holes: &mut [(&str, JsonValue)]) {
+    let keep = |v: &mut JsonValue, holes: &mut [(&str, JsonValue)]| -> bool {
+        if let JsonValue::String(h) = v {
+            if let Some(key) = h.strip_prefix('$') {
+                return match holes.iter_mut().find(|(k, _)| *k == key) {
+                    Some((k, x)) => {
+                        *v = if *k == "name" { x.clone() } else { std::mem::replace(x, JsonValue::Null) };
+                        true
+                    }
+                    None => false,
+                };
+            }
+        }
+        fill(v, holes);
+        true
+    };
+    match v {
+        JsonValue::Object(m) => m.retain_mut(|(_, v)| keep(v, holes)),
+        JsonValue::Array(a) => a.retain_mut(|v| keep(v, holes)),
+        _ => {}
+    }
 }
 
 /// System messages' string contents joined (Anthropic and Gemini take them apart).
