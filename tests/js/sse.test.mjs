@@ -223,12 +223,53 @@ test('string chunks: each feed returns what the same bytes return, and the gette
           const want = step(bytes, enc.encode(piece));
           assert.deepEqual(step(strings, piece), want, `${label}: feed ${k}`);
           assert.deepEqual(step(asked, piece), want, `${label}: feed ${k}, getters read`);
-          if (want.code) break;
-          assert.deepEqual([asked.retry, asked.lastEventId], [bytes.retry, bytes.lastEventId], `${label}: getters after feed ${k}`);
+          const getters = (d) => [d.retry, d.lastEventId, d.pendingId];
+          if (want.code) {
+            assert.deepEqual(getters(asked), getters(bytes), `${label}: getters after the error`);
+            break;
+          }
+          assert.deepEqual(getters(asked), getters(bytes), `${label}: getters after feed ${k}`);
         }
         assert.deepEqual(end(strings), end(bytes), `${label}: finish`);
         for (const d of [bytes, strings, asked]) d.free();
       }
     }
   }
+});
+
+// `pendingId`: the id of the frame being read, in effect only at its blank line; after a frame
+// over the cap, the id it gave before the line that broke the cap (lastEventId unchanged).
+test('pendingId: the frame being read, and the one over the cap', () => {
+  const big = 'x'.repeat(40);
+  const text = `id: 7\ndata: a\n\nid: 9\ndata: b\n\nid: 11\ndata: ${big}\n\n`;
+  for (const [how, chunks] of splitings(text)) {
+    const d = new sr.SseDecoder({ maxEventBytes: 16 });
+    const seen = [];
+    let error = null;
+    for (const c of chunks) {
+      try {
+        for (const e of d.feed(c)) seen.push(e.id);
+      } catch (e) {
+        // The events the failing feed completed are on the error.
+        for (const ev of e.events ?? []) seen.push(ev.id);
+        error = e;
+        break;
+      }
+    }
+    assert.deepEqual(seen, ['7', '9'], how);
+    assert.equal(error?.code, 'sse_event_too_large', how);
+    assert.equal(d.lastEventId, '9', how);
+    assert.equal(d.pendingId, '11', how);
+    d.free();
+  }
+  const d = new sr.SseDecoder();
+  assert.equal(d.pendingId, undefined);
+  d.feed('id: 3\ndata: a\n');
+  assert.deepEqual([d.pendingId, d.lastEventId], ['3', '']);
+  d.feed('\n');
+  assert.deepEqual([d.pendingId, d.lastEventId], [undefined, '3']);
+  d.feed('id: 4\n');
+  d.finish();
+  assert.deepEqual([d.pendingId, d.lastEventId], [undefined, '3'], "an unterminated frame's id is dropped by finish");
+  d.free();
 });
