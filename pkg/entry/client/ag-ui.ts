@@ -7,7 +7,20 @@
 // <its fields>}`. What an AG-UI event has no field for rides in its `metadata.streamroute`
 // (the protocol's open member), so the round trip is exact; a wire another server wrote reads
 // without it.
-import { artifactChunk, doneDetails, idOf, indexOf, json, own, ownObject, str, stringOrNull, typed, without } from './common.js';
+import {
+  artifactChunk,
+  doneDetails,
+  doneMetadata,
+  idOf,
+  indexOf,
+  json,
+  own,
+  ownObject,
+  str,
+  stringOrNull,
+  typed,
+  without,
+} from './common.js';
 import type { JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
 import { routedEvent } from './tagged.js';
 
@@ -157,11 +170,8 @@ export function writer(o: AgUiOptions): ProfileWriter<AgUiFrame> {
   return {
     heartbeat: () => ': ping\n\n',
     frames(e: WireEvent): AgUiFrame[] {
-      const out: AgUiFrame[] = [];
-      if (!started) {
-        started = true;
-        out.push([null, { type: 'RUN_STARTED', threadId, runId, ...(parentRunId ? { parentRunId } : {}) }]);
-      }
+      const out: AgUiFrame[] = started ? [] : [[null, { type: 'RUN_STARTED', threadId, runId, ...(parentRunId ? { parentRunId } : {}) }]];
+      started = true;
       if (!KEEPS_OPEN.has(e.type)) close(out);
       switch (e.type) {
         case 'answer_delta':
@@ -227,14 +237,7 @@ export function writer(o: AgUiOptions): ProfileWriter<AgUiFrame> {
           if (ended) break;
           ended = true;
           endCalls(out);
-          const done = meta({
-            ok: e.ok,
-            parse_ok: e.parse_ok,
-            finish_reason: e.finish_reason ?? null,
-            ...(e.finish !== undefined ? { finish: e.finish } : {}),
-            ...doneDetails(e),
-            ...(e.payload ? { payload: e.payload } : {}),
-          });
+          const done = meta({ ...doneMetadata(e), ...(e.payload ? { payload: e.payload } : {}) });
           const counts = usage.length ? { usage } : {};
           if (e.ok)
             out.push([null, { type: 'RUN_FINISHED', threadId, runId, ...(e.payload ? { result: e.payload } : {}), ...counts, ...done }]);

@@ -1,20 +1,8 @@
 // The Vercel AI SDK UI message stream: `writer` is what `toSse("ai-sdk")` writes, `reader`
 // what `fromSse("ai-sdk")` reads back.
-import {
-  EXTRA_TYPES,
-  artifactChunk,
-  doneDetails,
-  extraEvent,
-  idOf,
-  indexOf,
-  own,
-  ownObject,
-  str,
-  stringOrNull,
-  typed,
-  without,
-} from './common.js';
-import type { JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
+import { EXTRA_TYPES, artifactChunk, doneMetadata, doneOf, extraEvent, idOf, indexOf } from './common.js';
+import { own, ownObject, str, stringOrNull, typed, without } from './common.js';
+import type { DoneMetadata, JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
 
 const AI_SDK_FINISH: ReadonlyMap<unknown, string> = new Map(
   Object.entries({
@@ -109,15 +97,7 @@ export type UiPart =
   | {
       type: 'finish';
       finishReason: unknown;
-      messageMetadata: {
-        ok: boolean;
-        parse_ok: boolean;
-        finish_reason: unknown;
-        finish?: unknown;
-        stop_details?: unknown;
-        finish_message?: unknown;
-        payload?: JsonObject;
-      };
+      messageMetadata: DoneMetadata & { payload?: JsonObject };
     }
   | { type: `data-${string}`; data: JsonObject };
 
@@ -200,11 +180,8 @@ export function writer(o: WriterOptions): ProfileWriter<AiSdkFrame> {
   return {
     heartbeat: () => ': ping\n\n',
     frames(e: WireEvent): AiSdkFrame[] {
-      const out: AiSdkFrame[] = [];
-      if (!started) {
-        started = true;
-        out.push([null, o.messageId ? { type: 'start', messageId: o.messageId } : { type: 'start' }]);
-      }
+      const out: AiSdkFrame[] = started ? [] : [[null, o.messageId ? { type: 'start', messageId: o.messageId } : { type: 'start' }]];
+      started = true;
       switch (e.type) {
         case 'answer_delta':
           text(out, 'text', e.text, undefined, e.phase);
@@ -320,14 +297,7 @@ export function writer(o: WriterOptions): ProfileWriter<AiSdkFrame> {
           if (e.payload && errors.length) out.push([null, { type: 'data-payload', data: e.payload }]);
           out.push(...errors.splice(0));
           const finishReason = e.finish ?? (e.ok ? (AI_SDK_FINISH.get(e.finish_reason) ?? 'other') : 'error');
-          const messageMetadata = {
-            ok: e.ok,
-            parse_ok: e.parse_ok,
-            finish_reason: e.finish_reason ?? null,
-            ...(e.finish !== undefined ? { finish: e.finish } : {}),
-            ...doneDetails(e),
-            ...(e.payload ? { payload: e.payload } : {}),
-          };
+          const messageMetadata = { ...doneMetadata(e), ...(e.payload ? { payload: e.payload } : {}) };
           out.push([null, { type: 'finish', finishReason, messageMetadata }]);
           break;
         }
@@ -398,10 +368,11 @@ export function reader(): ProfileReader {
     order = Math.max(order, index + 1);
     return index;
   };
-  const callId = (p: JsonObject, what: string): string => {
+  // The `index` and `id` of the call a part names.
+  const call = (p: JsonObject, what: string): { index: number; id: string } => {
     const id = own(p, 'toolCallId');
     if (typeof id !== 'string') throw new TypeError(`${what} without toolCallId`);
-    return id;
+    return { index: toolIndex(id), id };
   };
   const executed = (p: JsonObject) => ({ provider_executed: own(p, 'providerExecuted') === true });
   const callerOf = (p: JsonObject) => {
@@ -457,10 +428,10 @@ export function reader(): ProfileReader {
           return [];
         }
         case 'tool-input-start': {
-          const id = callId(p, type);
+          const c = call(p, type);
           const name = stringOrNull(own(p, 'toolName'));
-          toolNames.set(id, name);
-          return [{ type: 'tool_call_start', index: toolIndex(id), id, name, ...executed(p), ...callerOf(p) }];
+          toolNames.set(c.id, name);
+          return [{ type: 'tool_call_start', ...c, name, ...executed(p), ...callerOf(p) }];
         }
         case 'tool-input-delta': {
           const id = own(p, 'toolCallId');
@@ -468,13 +439,11 @@ export function reader(): ProfileReader {
           if (typeof id !== 'string' || typeof delta !== 'string') throw new TypeError('tool-input-delta without toolCallId');
           return [{ type: 'tool_call_delta', index: toolIndex(id), arguments: delta }];
         }
-        case 'tool-input-available': {
-          const id = callId(p, type);
+        case 'tool-input-available':
           return [
             {
               type: 'tool_call',
-              index: toolIndex(id),
-              id,
+              ...call(p, type),
               name: stringOrNull(own(p, 'toolName')),
               arguments: own(p, 'input') ?? null,
               repaired: own(ownMeta(p), 'repaired') === true,
@@ -482,24 +451,13 @@ export function reader(): ProfileReader {
               ...callerOf(p),
             },
           ];
-        }
         case 'tool-output-available': {
-          const id = callId(p, type);
-          return [
-            {
-              type: 'tool_result',
-              index: toolIndex(id),
-              id,
-              name: toolNames.get(id) ?? null,
-              result: own(p, 'output'),
-              ...(own(p, 'providerExecuted') === true ? { provider_executed: true } : {}),
-            },
-          ];
+          const c = call(p, type);
+          const pe = own(p, 'providerExecuted') === true ? { provider_executed: true } : {};
+          return [{ type: 'tool_result', ...c, name: toolNames.get(c.id) ?? null, result: own(p, 'output'), ...pe }];
         }
-        case 'tool-output-error': {
-          const id = callId(p, type);
-          return [{ type: 'tool_result', index: toolIndex(id), id, error: own(p, 'errorText') ?? null }];
-        }
+        case 'tool-output-error':
+          return [{ type: 'tool_result', ...call(p, type), error: own(p, 'errorText') ?? null }];
         case 'source-url':
         case 'source-document': {
           // toSse names a source without an id by its URL (or a counter); its snippet rides in
@@ -557,23 +515,8 @@ export function reader(): ProfileReader {
         }
         case 'finish': {
           const m = ownObject(p, 'messageMetadata');
-          const mOk = own(m, 'ok');
-          const mParse = own(m, 'parse_ok');
-          const finish = own(m, 'finish');
-          const payload = ownObject(m, 'payload');
           const finishReason = own(p, 'finishReason');
-          const ok = typeof mOk === 'boolean' ? mOk : finishReason !== 'error';
-          return [
-            {
-              type: 'done',
-              ok,
-              parse_ok: typeof mParse === 'boolean' ? mParse : ok,
-              finish_reason: m && Object.hasOwn(m, 'finish_reason') ? m.finish_reason : (finishReason ?? null),
-              ...(finish !== undefined ? { finish } : {}),
-              ...doneDetails(m),
-              ...(payload ? { payload } : {}),
-            },
-          ];
+          return [doneOf(m, m, finishReason !== 'error', finishReason ?? null)];
         }
         default: {
           const extra = typeof type === 'string' && type.startsWith('data-') ? type.slice(5).replaceAll('-', '_') : null;

@@ -85,6 +85,8 @@ export interface ErrorEvent {
   message: string;
   provider_code?: string | null;
 }
+/** What a `done` frame's metadata carries of its event. */
+export type DoneMetadata = Pick<DoneEvent, 'ok' | 'parse_ok' | 'finish_reason' | 'finish' | 'stop_details' | 'finish_message'>;
 export interface DoneEvent {
   type: 'done';
   ok: boolean;
@@ -165,6 +167,12 @@ export interface ProfileReader {
   /** The events of one frame (`name` is its event name; `data` its JSON object). Throws on a bad frame. */
   read(name: string, data: JsonObject): WireEvent[];
 }
+
+/** A reader of named frames: `read` takes each frame's name, data and wire fields. */
+export const namedReader = (read: (name: string, d: JsonObject, wire: WireFields) => WireEvent[]): ProfileReader => ({
+  named: true,
+  read: (name, d) => read(name, d, wireFields(d)),
+});
 
 // Routed event types a profile has no word for: they travel under their own name (tagged), in
 // an `event` frame (planner) or a `data-*` part (ai-sdk), and come back as themselves.
@@ -303,6 +311,37 @@ export const doneDetails = (d: unknown): { stop_details?: unknown; finish_messag
     ...(Array.isArray(violations) ? { violations } : {}),
   };
 };
+
+/** A `done`'s metadata as a writer puts it in a frame. */
+export const doneMetadata = (e: DoneEvent): DoneMetadata => ({
+  ok: e.ok,
+  parse_ok: e.parse_ok,
+  finish_reason: e.finish_reason ?? null,
+  ...(e.finish !== undefined ? { finish: e.finish } : {}),
+  ...doneDetails(e),
+});
+
+/**
+ * A `done` read back from the members `m` of a frame: `ok` (else `ok`), `parse_ok` (else the
+ * `ok` read), `finish_reason` (else `reason`), `finish`, the details, and `p`'s `payload`.
+ */
+export function doneOf(m: unknown, p: unknown, ok: boolean, reason: unknown = null): DoneEvent {
+  const mOk = own(m, 'ok');
+  const mParse = own(m, 'parse_ok');
+  const finishReason = own(m, 'finish_reason');
+  const finish = own(m, 'finish');
+  const payload = ownObject(p, 'payload');
+  const isOk = typeof mOk === 'boolean' ? mOk : ok;
+  return {
+    type: 'done',
+    ok: isOk,
+    parse_ok: typeof mParse === 'boolean' ? mParse : isOk,
+    finish_reason: finishReason !== undefined ? finishReason : reason,
+    ...(finish !== undefined ? { finish } : {}),
+    ...doneDetails(m),
+    ...(payload ? { payload } : {}),
+  };
+}
 
 /** `provider_code` as a frame carries it (absent from frames written before it existed). */
 export const providerCode = (d: unknown): { provider_code?: string | null } => {

@@ -1,21 +1,8 @@
 // The planner profile (reference-behaviour.md §7): named frames, JSON data. `writer` is what
 // `toSse("planner")` writes, `reader` what `fromSse("planner")` reads back.
-import {
-  EXTRA_TYPES,
-  WIRE_FIELDS,
-  doneDetails,
-  extraEvent,
-  idOf,
-  indexOf,
-  own,
-  ownObject,
-  providerCode,
-  str,
-  stringOrNull,
-  wireFields,
-  without,
-} from './common.js';
-import type { FramesOf, JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
+import { EXTRA_TYPES, WIRE_FIELDS, doneMetadata, doneOf, extraEvent, idOf, indexOf } from './common.js';
+import { namedReader, own, ownObject, providerCode, str, stringOrNull, without } from './common.js';
+import type { DoneMetadata, FramesOf, JsonObject, ProfileReader, ProfileWriter, WireEvent, WriterOptions } from './common.js';
 
 /** The frame names of the planner vocabulary: a stream with none of them is not a planner stream. */
 export const NAMES: ReadonlySet<string> = new Set([
@@ -99,14 +86,7 @@ export interface PlannerFrames {
   error: Base & { error: string; code: string; provider_code: string | null };
   done: Base & {
     answer: string | null;
-    metadata: {
-      ok: boolean;
-      parse_ok: boolean;
-      finish_reason: unknown;
-      finish?: unknown;
-      stop_details?: unknown;
-      finish_message?: unknown;
-    };
+    metadata: DoneMetadata;
     pause: null;
     answer_action_seq: unknown;
     payload?: JsonObject;
@@ -238,13 +218,7 @@ export function writer(o: WriterOptions): ProfileWriter<PlannerFrame> {
             {
               ...base,
               answer: final,
-              metadata: {
-                ok: e.ok,
-                parse_ok: e.parse_ok,
-                finish_reason: e.finish_reason ?? null,
-                ...(e.finish !== undefined ? { finish: e.finish } : {}),
-                ...doneDetails(e),
-              },
+              metadata: doneMetadata(e),
               pause: null,
               answer_action_seq: seq,
               ...(payload ? { payload } : {}),
@@ -292,129 +266,107 @@ export function reader(): ProfileReader {
     const caller = own(d, 'caller');
     return { ...(pe === undefined ? {} : { provider_executed: pe }), ...(caller === undefined ? {} : { caller }) };
   };
-  return {
-    named: true,
-    read(name: string, d: JsonObject): WireEvent[] {
-      const wire = wireFields(d);
-      switch (name) {
-        case 'llm_stream_chunk': {
-          const text = own(d, 'text');
-          if (typeof text !== 'string') throw new TypeError('llm_stream_chunk without text');
-          if (text === '') return [];
-          const channel = own(d, 'channel');
-          const phase = own(d, 'phase');
-          if (channel === 'answer' || (channel === undefined && phase === 'answer')) {
-            const answerPhase = own(d, 'answer_phase');
-            return [
-              phase === 'user'
-                ? { type: 'user_delta', text, ...wire }
-                : { type: 'answer_delta', text, ...(typeof answerPhase === 'string' ? { phase: answerPhase } : {}), ...wire },
-            ];
-          }
-          if (channel === 'revision' || phase === 'revision' || phase === 'action') return [];
-          return [{ type: 'thinking_delta', text, source: phase === 'thinking' ? 'reasoning' : 'thought', ...wire }];
-        }
-        case 'artifact_chunk': {
-          const meta = ownObject(d, 'meta');
-          const chunk = own(d, 'chunk');
-          if (own(meta, 'source') === 'artifact_delta' && typeof chunk === 'string') {
-            return [{ type: 'artifact_delta', text: chunk, ...wire }];
-          }
-          const streamId = own(d, 'stream_id');
-          if (typeof streamId !== 'string') throw new TypeError('artifact_chunk without stream_id');
-          const kept = meta && Object.keys(meta).length ? { meta } : {};
+  return namedReader((name, d, wire): WireEvent[] => {
+    switch (name) {
+      case 'llm_stream_chunk': {
+        const text = own(d, 'text');
+        if (typeof text !== 'string') throw new TypeError('llm_stream_chunk without text');
+        if (text === '') return [];
+        const channel = own(d, 'channel');
+        const phase = own(d, 'phase');
+        if (channel === 'answer' || (channel === undefined && phase === 'answer')) {
+          const answerPhase = own(d, 'answer_phase');
           return [
-            {
-              type: 'artifact_chunk',
-              stream_id: streamId,
-              seq: own(d, 'seq'),
-              chunk,
-              done: own(d, 'done') === true,
-              artifact_type: own(d, 'artifact_type') ?? null,
-              ...kept,
-              ...wire,
-            },
+            phase === 'user'
+              ? { type: 'user_delta', text, ...wire }
+              : { type: 'answer_delta', text, ...(typeof answerPhase === 'string' ? { phase: answerPhase } : {}), ...wire },
           ];
         }
-        case 'tool_call_start': {
-          const id = toolId(d, name);
-          const t = toolIndex(id, d, true);
-          const out: WireEvent[] = [
-            { type: 'tool_call_start', index: t.index, id, name: stringOrNull(own(d, 'tool_name')), ...executed(d), ...wire },
-          ];
-          const args = own(d, 'args_json');
-          if (typeof args === 'string' && args) out.push({ type: 'tool_call_delta', index: t.index, arguments: args, ...wire });
-          return out;
-        }
-        case 'tool_call_args': {
-          const id = idOf(own(d, 'tool_call_id'));
-          const delta = own(d, 'delta');
-          if (id === undefined || typeof delta !== 'string') throw new TypeError('tool_call_args without tool_call_id or delta');
-          const t = toolIndex(id, d);
-          return [{ type: 'tool_call_delta', index: t.index, arguments: delta, ...wire, ...seqOf(wire, t.action_seq) }];
-        }
-        case 'tool_call_end': {
-          const id = toolId(d, name);
-          const t = toolIndex(id, d);
-          return [
-            {
-              type: 'tool_call',
-              index: t.index,
-              id,
-              name: stringOrNull(own(d, 'tool_name')),
-              arguments: own(d, 'args') ?? null,
-              repaired: own(d, 'repaired') === true,
-              ...executed(d),
-              ...wire,
-              ...seqOf(wire, t.action_seq),
-            },
-          ];
-        }
-        case 'step': {
-          const action = ownObject(d, 'action');
-          return action ? [{ type: 'action', action, ...wire }] : [];
-        }
-        case 'event': {
-          const event = own(d, 'event');
-          if (event !== 'usage' && !(typeof event === 'string' && EXTRA_TYPES.has(event))) return [];
-          return [extraEvent(event as 'usage', without(d, [...WIRE_FIELDS, 'event', 'ts', 'step']), wire)];
-        }
-        case 'error': {
-          const code = own(d, 'code');
-          return [
-            {
-              type: 'error',
-              code: typeof code === 'string' ? code : 'server_error',
-              message: str(own(d, 'error') ?? own(d, 'message')),
-              ...providerCode(d),
-              ...wire,
-            },
-          ];
-        }
-        case 'done': {
-          const m = ownObject(d, 'metadata');
-          const mOk = own(m, 'ok');
-          const mParse = own(m, 'parse_ok');
-          const finish = own(m, 'finish');
-          const payload = ownObject(d, 'payload');
-          const ok = typeof mOk === 'boolean' ? mOk : true;
-          return [
-            {
-              type: 'done',
-              ok,
-              parse_ok: typeof mParse === 'boolean' ? mParse : ok,
-              finish_reason: own(m, 'finish_reason') ?? null,
-              ...(finish !== undefined ? { finish } : {}),
-              ...doneDetails(m),
-              ...(payload ? { payload } : {}),
-              ...wire,
-              ...seqOf(wire, own(d, 'answer_action_seq')),
-            },
-          ];
-        }
-        default:
-          return [];
+        if (channel === 'revision' || phase === 'revision' || phase === 'action') return [];
+        return [{ type: 'thinking_delta', text, source: phase === 'thinking' ? 'reasoning' : 'thought', ...wire }];
       }
-    },
-  };
+      case 'artifact_chunk': {
+        const meta = ownObject(d, 'meta');
+        const chunk = own(d, 'chunk');
+        if (own(meta, 'source') === 'artifact_delta' && typeof chunk === 'string') {
+          return [{ type: 'artifact_delta', text: chunk, ...wire }];
+        }
+        const streamId = own(d, 'stream_id');
+        if (typeof streamId !== 'string') throw new TypeError('artifact_chunk without stream_id');
+        const kept = meta && Object.keys(meta).length ? { meta } : {};
+        return [
+          {
+            type: 'artifact_chunk',
+            stream_id: streamId,
+            seq: own(d, 'seq'),
+            chunk,
+            done: own(d, 'done') === true,
+            artifact_type: own(d, 'artifact_type') ?? null,
+            ...kept,
+            ...wire,
+          },
+        ];
+      }
+      case 'tool_call_start': {
+        const id = toolId(d, name);
+        const t = toolIndex(id, d, true);
+        const out: WireEvent[] = [
+          { type: 'tool_call_start', index: t.index, id, name: stringOrNull(own(d, 'tool_name')), ...executed(d), ...wire },
+        ];
+        const args = own(d, 'args_json');
+        if (typeof args === 'string' && args) out.push({ type: 'tool_call_delta', index: t.index, arguments: args, ...wire });
+        return out;
+      }
+      case 'tool_call_args': {
+        const id = idOf(own(d, 'tool_call_id'));
+        const delta = own(d, 'delta');
+        if (id === undefined || typeof delta !== 'string') throw new TypeError('tool_call_args without tool_call_id or delta');
+        const t = toolIndex(id, d);
+        return [{ type: 'tool_call_delta', index: t.index, arguments: delta, ...wire, ...seqOf(wire, t.action_seq) }];
+      }
+      case 'tool_call_end': {
+        const id = toolId(d, name);
+        const t = toolIndex(id, d);
+        return [
+          {
+            type: 'tool_call',
+            index: t.index,
+            id,
+            name: stringOrNull(own(d, 'tool_name')),
+            arguments: own(d, 'args') ?? null,
+            repaired: own(d, 'repaired') === true,
+            ...executed(d),
+            ...wire,
+            ...seqOf(wire, t.action_seq),
+          },
+        ];
+      }
+      case 'step': {
+        const action = ownObject(d, 'action');
+        return action ? [{ type: 'action', action, ...wire }] : [];
+      }
+      case 'event': {
+        const event = own(d, 'event');
+        if (event !== 'usage' && !(typeof event === 'string' && EXTRA_TYPES.has(event))) return [];
+        return [extraEvent(event as 'usage', without(d, [...WIRE_FIELDS, 'event', 'ts', 'step']), wire)];
+      }
+      case 'error': {
+        const code = own(d, 'code');
+        return [
+          {
+            type: 'error',
+            code: typeof code === 'string' ? code : 'server_error',
+            message: str(own(d, 'error') ?? own(d, 'message')),
+            ...providerCode(d),
+            ...wire,
+          },
+        ];
+      }
+      case 'done': {
+        return [{ ...doneOf(ownObject(d, 'metadata'), d, true), ...wire, ...seqOf(wire, own(d, 'answer_action_seq')) }];
+      }
+      default:
+        return [];
+    }
+  });
 }

@@ -737,6 +737,12 @@ export class StreamState {
     return true;
   }
 
+  // The event's fields but its type and wire fields, if the budget holds them as `field`.
+  #fields(field: HeldField, e: Readonly<Data>): Data | null {
+    const [v, bytes] = without(e, ['type', ...WIRE_FIELDS]);
+    return this.#hold(field, bytes) ? v : null;
+  }
+
   #text(t: Text, s: unknown, field: number, content: boolean): void {
     const text = textOf(s);
     if (!text || !this.#charge(2 * text.length)) return;
@@ -768,13 +774,14 @@ export class StreamState {
         this.#mark(F.other);
         break;
       }
-      case 'container': {
-        const [container, bytes] = without(e, ['type', ...WIRE_FIELDS]);
-        if (!this.#hold('container', bytes)) break;
-        this.#container = container;
+      case 'container':
+        this.#container = this.#fields('container', e) ?? this.#container;
         this.#mark(F.other);
         break;
-      }
+      case 'usage':
+        this.#usage = this.#fields('usage', e) ?? this.#usage;
+        this.#mark(F.other);
+        break;
       case 'user_delta':
         this.#text(this.#userText, e.text, F.other, true);
         break;
@@ -858,13 +865,6 @@ export class StreamState {
       case 'source': {
         const [s] = isObject(e.source) ? [e.source] : without(e, ['type', ...WIRE_FIELDS]);
         if (this.#addSource(s)) this.#mark(F.sources);
-        break;
-      }
-      case 'usage': {
-        const [usage, bytes] = without(e, ['type', ...WIRE_FIELDS]);
-        if (!this.#hold('usage', bytes)) break;
-        this.#usage = usage;
-        this.#mark(F.other);
         break;
       }
       case 'error':

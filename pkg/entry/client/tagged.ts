@@ -1,20 +1,7 @@
 // The tagged profile (nonce-tag-streaming.md): `writer` is what `toSse("tagged")` writes,
 // `reader` what `fromSse("tagged")` reads back.
-import {
-  EXTRA_TYPES,
-  artifactChunk,
-  doneDetails,
-  extraEvent,
-  idOf,
-  indexOf,
-  json,
-  own,
-  ownObject,
-  providerCode,
-  str,
-  typed,
-  wireFields,
-} from './common.js';
+import { EXTRA_TYPES, artifactChunk, doneDetails, doneOf, extraEvent, idOf, indexOf } from './common.js';
+import { json, namedReader, own, ownObject, providerCode, str, typed } from './common.js';
 import type { ErrorEvent, FramesOf, JsonObject, ProfileReader, ProfileWriter, WireEvent, WireEventType } from './common.js';
 
 /** Routed events the vocabulary has no word for: they travel under their own name. */
@@ -182,54 +169,36 @@ export function reader(): ProfileReader {
     code: idOf(own(d, 'code')) ?? 'server_error',
     message: str(own(d, 'message') ?? own(d, 'error')),
   });
-  return {
-    named: true,
-    read(name: string, d: JsonObject): WireEvent[] {
-      const wire = wireFields(d);
-      switch (name) {
-        case 'artifact_delta': {
-          const chunk = artifactChunk(d, wire);
-          if (chunk) return [chunk];
-          const text = own(d, 'text');
-          if (typeof text !== 'string') throw new TypeError('artifact_delta without text');
-          return [{ type: 'artifact_delta', text, ...wire }];
-        }
-        case 'user_delta': {
-          const text = own(d, 'text');
-          if (typeof text !== 'string') throw new TypeError('user_delta without text');
-          if (own(d, 'source') !== 'answer') return [{ type: 'user_delta', text, ...wire }];
-          const phase = own(d, 'phase');
-          return [{ type: 'answer_delta', text, ...(typeof phase === 'string' ? { phase } : {}), ...wire }];
-        }
-        case 'error':
-          errors++;
-          return [{ ...errorOf(d), ...providerCode(d), ...wire }];
-        case 'done': {
-          const out: WireEvent[] = [];
-          const error = ownObject(d, 'error');
-          if (error && errors === 0) out.push({ ...errorOf(error), ...wire });
-          const dOk = own(d, 'ok');
-          const dParse = own(d, 'parse_ok');
-          const finish = own(d, 'finish');
-          const payload = ownObject(d, 'payload');
-          const ok = typeof dOk === 'boolean' ? dOk : true;
-          out.push({
-            type: 'done',
-            ok,
-            parse_ok: typeof dParse === 'boolean' ? dParse : ok,
-            finish_reason: own(d, 'finish_reason') ?? null,
-            ...(finish !== undefined ? { finish } : {}),
-            ...doneDetails(d),
-            ...(payload ? { payload } : {}),
-            ...wire,
-          });
-          return out;
-        }
-        default: {
-          const e = routedEvent(name, d);
-          return e ? [e] : [];
-        }
+  return namedReader((name, d, wire): WireEvent[] => {
+    switch (name) {
+      case 'artifact_delta': {
+        const chunk = artifactChunk(d, wire);
+        if (chunk) return [chunk];
+        const text = own(d, 'text');
+        if (typeof text !== 'string') throw new TypeError('artifact_delta without text');
+        return [{ type: 'artifact_delta', text, ...wire }];
       }
-    },
-  };
+      case 'user_delta': {
+        const text = own(d, 'text');
+        if (typeof text !== 'string') throw new TypeError('user_delta without text');
+        if (own(d, 'source') !== 'answer') return [{ type: 'user_delta', text, ...wire }];
+        const phase = own(d, 'phase');
+        return [{ type: 'answer_delta', text, ...(typeof phase === 'string' ? { phase } : {}), ...wire }];
+      }
+      case 'error':
+        errors++;
+        return [{ ...errorOf(d), ...providerCode(d), ...wire }];
+      case 'done': {
+        const out: WireEvent[] = [];
+        const error = ownObject(d, 'error');
+        if (error && errors === 0) out.push({ ...errorOf(error), ...wire });
+        out.push({ ...doneOf(d, d, true), ...wire });
+        return out;
+      }
+      default: {
+        const e = routedEvent(name, d);
+        return e ? [e] : [];
+      }
+    }
+  });
 }
