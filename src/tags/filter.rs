@@ -74,11 +74,11 @@ pub struct TagFilter {
     kept: usize,
     /// Whether `blocks` keeps the text (see [`TagFilter::stop_keeping_text`]).
     keep_text: bool,
-    /// The chunk being fed is known to be whole valid UTF-8 (`feed_utf8_with`).
+    /// The chunk being fed is known to be whole valid UTF-8 (`TagInput::Utf8`).
     trusted: bool,
-    /// The chunk being fed is a skeleton of UTF-16 text (`feed_units_with`).
+    /// The chunk being fed is a skeleton of UTF-16 text (`TagInput::Units`).
     units: bool,
-    /// The UTF-8 length of the skeleton being fed (`feed_units_with`).
+    /// The UTF-8 length of the skeleton being fed (`TagInput::Units`).
     units_len8: u64,
     cap: usize,
     /// Stream offset of the next byte of input (held bytes included).
@@ -268,7 +268,7 @@ impl TagFilter {
         at.1
     }
 
-    /// UTF-8 length of input bytes: their number, or for a skeleton (`feed_units_with`) the
+    /// UTF-8 length of input bytes: their number, or for a skeleton (`TagInput::Units`) the
     /// UTF-8 length of the text it stands for.
     #[inline]
     fn len8(&self, bytes: &[u8]) -> u64 {
@@ -380,7 +380,7 @@ impl TagFilter {
     fn decode<S: DeltaSink>(&mut self, block: usize, bytes: Option<&[u8]>, out: &mut S) -> Result<()> {
         let keep = self.keep_text;
         if self.units {
-            // A skeleton holds no partial characters (see `feed_units_with`); the sink knows
+            // A skeleton holds no partial characters (see `TagInput::Units`); the sink knows
             // which text a slice of it stands for.
             return match bytes {
                 Some(b) if !b.is_empty() => out.utf8(block, b),
@@ -441,46 +441,36 @@ impl TagFilter {
         self.finish_with(out)
     }
 
-    /// [`TagFilter::feed_with`] for a chunk that is known to be complete valid UTF-8 (the
-    /// encoding of a JS string): block text is handed on unchecked while no UTF-8 sequence
-    /// is carried and the text is not kept.
-    /// The bytes are not checked: were they not UTF-8, the sink would get invalid text (safe,
-    /// but wrong).
-    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-    pub(crate) fn feed_utf8_with<S: DeltaSink>(&mut self, chunk: &[u8], out: &mut S) -> Result<()> {
-        self.trusted = true;
-        let r = self.feed_with(chunk, out);
-        self.trusted = false;
-        r
-    }
-
-    /// Whether [`TagFilter::feed_units_with`] may be used now: the block text is not kept and
+    /// Whether a [`TagInput::Units`] chunk may be fed now: the block text is not kept and
     /// no UTF-8 sequence of a byte chunk is carried.
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     pub(crate) fn accepts_units(&self) -> bool {
         !self.keep_text && self.carry.pending() == 0
     }
 
-    /// [`TagFilter::feed_with`] for a *skeleton* of UTF-16 text (see [`utf16_skeleton`]): one
-    /// byte per code unit, ASCII as itself, any other unit as a byte ≥ 0x80 that says how
-    /// many UTF-8 bytes it stands for. Markers are ASCII, so the filter finds exactly the
-    /// markers of the text; offsets and the cap count the UTF-8 bytes of the text; block
-    /// text goes to the sink as slices of the skeleton ([`DeltaSink::utf8`]), which stand
-    /// for the same code units of the text (any other text the sink gets is real UTF-8).
-    /// The deltas, violations and errors are those of feeding the UTF-8 of the text, whose
-    /// length `len8` is (as [`utf16_skeleton`] returns it).
+    /// [`TagFilter::feed_with`] for a chunk of any [`TagInput`] kind.
     ///
-    /// Only when [`TagFilter::accepts_units`]; otherwise (a bug of the caller) nothing is
-    /// read and `invalid_state` is returned.
-    /// [`utf16_skeleton`]: crate::text::utf16_skeleton
+    /// A [`TagInput::Units`] chunk only when [`TagFilter::accepts_units`]; otherwise (a bug of
+    /// the caller) nothing is read and `invalid_state` is returned.
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-    pub(crate) fn feed_units_with<S: DeltaSink>(&mut self, skeleton: &[u8], len8: u64, out: &mut S) -> Result<()> {
-        if !self.accepts_units() {
-            return Err(Error::new(ErrorKind::InvalidState, "a skeleton feed needs unkept text and no carried UTF-8"));
-        }
-        self.units = true;
-        self.units_len8 = len8;
-        let r = self.feed_with(skeleton, out);
+    pub(crate) fn feed_input<S: DeltaSink>(&mut self, input: TagInput<'_>, out: &mut S) -> Result<()> {
+        let bytes = match input {
+            TagInput::Bytes(bytes) => return self.feed_with(bytes, out),
+            TagInput::Utf8(bytes) => {
+                self.trusted = true;
+                bytes
+            }
+            TagInput::Units(skeleton, len8) => {
+                if !self.accepts_units() {
+                    return Err(Error::new(ErrorKind::InvalidState, "a skeleton feed needs unkept text and no carried UTF-8"));
+                }
+                self.units = true;
+                self.units_len8 = len8;
+                skeleton
+            }
+        };
+        let r = self.feed_with(bytes, out);
+        self.trusted = false;
         self.units = false;
         r
     }
@@ -525,6 +515,30 @@ impl TagFilter {
     }
 }
 
+/// A chunk for [`TagFilter::feed_input`]: the one input type of the filter's modes.
+#[derive(Clone, Copy)]
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) enum TagInput<'a> {
+    /// Bytes of any kind, as [`TagFilter::feed`] reads them.
+    Bytes(&'a [u8]),
+    /// Bytes known to be whole valid UTF-8 (the encoding of a JS string): block text is handed
+    /// on unchecked ([`DeltaSink::utf8`]) while no UTF-8 sequence is carried and the text is
+    /// not kept. Not checked: were they not UTF-8, the sink would get invalid text (safe, but
+    /// wrong).
+    Utf8(&'a [u8]),
+    /// A *skeleton* of UTF-16 text (see [`utf16_skeleton`]) and the UTF-8 length of the text
+    /// (as [`utf16_skeleton`] returns it): one byte per code unit, ASCII as itself, any other
+    /// unit as a byte ≥ 0x80 that says how many UTF-8 bytes it stands for. Markers are ASCII,
+    /// so the filter finds exactly the markers of the text; offsets and the cap count the
+    /// UTF-8 bytes of the text; block text goes to the sink as slices of the skeleton
+    /// ([`DeltaSink::utf8`]), which stand for the same code units of the text (any other text
+    /// the sink gets is real UTF-8). The deltas, violations and errors are those of feeding
+    /// the UTF-8 of the text.
+    ///
+    /// [`utf16_skeleton`]: crate::text::utf16_skeleton
+    Units(&'a [u8], u64),
+}
+
 /// Where the filter's block text goes, piece by piece, in order.
 pub(crate) trait DeltaSink {
     /// `text` (never empty) of block `block` became certain. It may be a slice of the chunk
@@ -533,7 +547,7 @@ pub(crate) trait DeltaSink {
     fn text(&mut self, block: usize, text: &str) -> Result<()>;
 
     /// The same for text known to be valid UTF-8 without checking (see
-    /// `TagFilter::feed_utf8_with`).
+    /// `TagInput::Utf8`).
     fn utf8(&mut self, block: usize, text: &[u8]) -> Result<()> {
         self.text(block, &String::from_utf8_lossy(text))
     }
@@ -638,7 +652,7 @@ mod tests {
                     let mut err = None;
                     for w in cuts.windows(2) {
                         let piece = &text.as_bytes()[w[0]..w[1]];
-                        let r = if trusted { f.feed_utf8_with(piece, &mut out) } else { f.feed(piece, &mut out) };
+                        let r = if trusted { f.feed_input(TagInput::Utf8(piece), &mut out) } else { f.feed(piece, &mut out) };
                         if let Err(e) = r {
                             err = Some(e);
                             break;
@@ -711,7 +725,7 @@ mod tests {
                 assert_eq!(len8, piece.len() as u64);
                 assert_eq!(crate::text::skeleton_len8(&skeleton), piece.len() as u64);
                 let mut sink = UnitSink { skeleton: &skeleton, units: &utf16, out: &mut pieces };
-                f.feed_units_with(&skeleton, len8, &mut sink)
+                f.feed_input(TagInput::Units(&skeleton, len8), &mut sink)
             } else {
                 f.feed(piece.as_bytes(), &mut deltas)
             };

@@ -34,9 +34,9 @@ mod sanitize;
 mod transport;
 mod turn;
 
-#[cfg_attr(not(target_arch = "wasm32"), allow(unused_imports))]
-pub(crate) use filter::DeltaSink;
 pub use filter::TagFilter;
+#[cfg_attr(not(target_arch = "wasm32"), allow(unused_imports))]
+pub(crate) use filter::{DeltaSink, TagInput};
 pub(crate) use mask::{mask_whole, NonceMask};
 pub use parse::{check_tagged, parse_tagged};
 pub use prompt::{corrective_message, tag_contract};

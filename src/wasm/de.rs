@@ -199,13 +199,26 @@ impl FlatOptions {
 /// `Option<Type>`), and its reader `Name::from_js(value)`: absent, `undefined` or `null` is
 /// every field absent; another key is `unknown option "key"`; each field is read in order as
 /// its [`Read`] type (a [`Whole`] checks its range), its error thrown as an options error.
+/// A `pub struct` is also declared to TypeScript (tsify): every field optional, named by its
+/// key, of its Rust type's TS type or the one after `as`; a private one is declared in
+/// pkg/entry or pkg/types.
 macro_rules! options {
-    ($(#[$attr:meta])* pub struct $name:ident { $($(#[$fattr:meta])* $field:ident: $ty:ty = $key:literal,)* }) => {
-        $(#[$attr])*
+    ($(#[doc = $doc:literal])* pub struct $name:ident { $($(#[doc = $fdoc:literal])* $field:ident: $ty:ty = $key:literal $(as $ts:literal)?,)* }) => {
+        $(#[doc = $doc])*
+        #[derive(tsify::Tsify)]
         pub struct $name {
-            $($(#[$fattr])* $field: Option<$ty>,)*
+            $($(#[doc = $fdoc])* #[serde(rename = $key)] #[tsify(optional $(, type = $ts)?)] $field: Option<$ty>,)*
         }
-
+        $crate::wasm::de::options!(@read $name $($field $key)*);
+    };
+    ($(#[doc = $doc:literal])* struct $name:ident { $($(#[doc = $fdoc:literal])* $field:ident: $ty:ty = $key:literal,)* }) => {
+        $(#[doc = $doc])*
+        struct $name {
+            $($(#[doc = $fdoc])* $field: Option<$ty>,)*
+        }
+        $crate::wasm::de::options!(@read $name $($field $key)*);
+    };
+    (@read $name:ident $($field:ident $key:literal)*) => {
         impl $name {
             /// Reads the options object `value`.
             fn from_js(value: Option<wasm_bindgen::JsValue>) -> Result<Self, wasm_bindgen::JsValue> {
@@ -216,6 +229,29 @@ macro_rules! options {
     };
 }
 pub(crate) use options;
+
+/// Declares a struct of two required fields (`field: Type = "key"`, other keys ignored) and its
+/// [`Read`]: both are read, in order, before a missing one is `missing field`.
+macro_rules! both {
+    ($(#[$attr:meta])* $vis:vis struct $name:ident {
+        $(#[doc = $da:literal])* $a:ident: $ta:ty = $ka:literal,
+        $(#[doc = $db:literal])* $b:ident: $tb:ty = $kb:literal,
+    }) => {
+        $(#[$attr])*
+        $vis struct $name {
+            $(#[doc = $da])* $a: $ta,
+            $(#[doc = $db])* $b: $tb,
+        }
+
+        impl $crate::wasm::de::Read for $name {
+            fn read(v: $crate::wasm::de::Js) -> Result<$name, $crate::wasm::de::DeError> {
+                let ($a, $b) = $crate::wasm::de::FlatOptions::both(v, stringify!($name), &[$ka, $kb])?;
+                Ok($name { $a, $b })
+            }
+        }
+    };
+}
+pub(crate) use both;
 
 /// A JS object of strings as `(key, value)` pairs sorted by key.
 #[derive(Default)]

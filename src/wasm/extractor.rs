@@ -1,8 +1,8 @@
 //! JS classes `AnswerExtractor` and `LlmStreamChunker`.
 
-use super::abi::{Header, CHUNK_ANSWER, CHUNK_DONE, CHUNK_THOUGHT};
+use super::abi::{CHUNK_ANSWER, CHUNK_DONE, CHUNK_THOUGHT};
 use super::de::{options, Whole, MAX_SAFE};
-use super::handle::{handle_io, status, InputBuffer, FAILED};
+use super::handle::{handle_io, Io, FAILED};
 use super::js_error;
 use crate::AnswerExtractorOptions;
 use tsify::Tsify;
@@ -13,7 +13,7 @@ type BufferBytes = Whole<1, MAX_SAFE>;
 
 options! {
     /// Options of `new AnswerExtractor(options)` (declared in pkg/entry/classes).
-    pub struct AnswerExtractorInit {
+    struct AnswerExtractorInit {
         max_buffer_bytes: BufferBytes = "maxBufferBytes",
     }
 }
@@ -32,9 +32,7 @@ pub struct JsAnswerExtractor {
     /// The same text as UTF-16 code units when it is not all ASCII (JS decodes those several
     /// times faster than non-ASCII UTF-8).
     out16: Vec<u16>,
-    header: Header,
-    input: InputBuffer,
-    error: Option<JsValue>,
+    io: Io,
 }
 
 handle_io!(JsAnswerExtractor, AnswerExtractorHandle);
@@ -48,9 +46,7 @@ impl JsAnswerExtractor {
             inner: crate::AnswerExtractor::new(extractor_options(AnswerExtractorInit::from_js(options_value)?.max_buffer_bytes)),
             raw: Vec::new(),
             out16: Vec::new(),
-            header: Header::default(),
-            input: InputBuffer::default(),
-            error: None,
+            io: Io::default(),
         })
     }
 
@@ -58,7 +54,7 @@ impl JsAnswerExtractor {
     /// text is the header's text (abi.rs), `COUNT` 1 when there is some.
     fn step(&mut self, len: u32, end: bool) -> u32 {
         self.raw.clear();
-        let mut r = self.inner.feed_raw(self.input.bytes(len), &mut self.raw);
+        let mut r = self.inner.feed_raw(self.io.input.bytes(len), &mut self.raw);
         if end && r.is_ok() {
             r = self.inner.finish_raw(&mut self.raw);
         }
@@ -69,18 +65,18 @@ impl JsAnswerExtractor {
     /// `TextDecoder` would) unless it is all ASCII; describes it in the header.
     fn done(&mut self, r: crate::Result<()>) -> u32 {
         let scalars = if self.raw.is_ascii() {
-            self.header.utf8(&self.raw, &[], 1);
+            self.io.header.utf8(&self.raw, &[], 1);
             self.raw.len()
         } else {
             self.out16.clear();
             crate::text::push_utf16(&self.raw, &mut self.out16);
-            self.header.utf16(&self.out16, &[], 1);
+            self.io.header.utf16(&self.out16, &[], 1);
             // A surrogate pair is one scalar value: count the units but low surrogates.
             let lows = self.out16.iter().filter(|&&u| u & 0xFC00 == 0xDC00).count();
             self.out16.len() - lows
         };
         self.inner.count_emitted(scalars as u64);
-        status(r, u32::from(scalars > 0), &mut self.error)
+        self.io.status(r, u32::from(scalars > 0))
     }
 
     #[wasm_bindgen(getter = isFinishAction, skip_typescript)]
@@ -111,15 +107,11 @@ impl JsAnswerExtractor {
 
 options! {
     /// Options of `new LlmStreamChunker(options)`.
-    #[derive(Tsify)]
-    #[serde(rename_all = "camelCase", default)]
     pub struct LlmStreamChunkerInit {
         /// The planner's `action_seq` to stamp on every chunk (`null` when omitted).
-        #[tsify(optional)]
         action_seq: f64 = "actionSeq",
         /// As for `AnswerExtractor`.
-        #[tsify(optional, type = "number")]
-        max_buffer_bytes: BufferBytes = "maxBufferBytes",
+        max_buffer_bytes: BufferBytes = "maxBufferBytes" as "number",
     }
 }
 
@@ -148,9 +140,7 @@ pub struct JsLlmStreamChunker {
     /// The call's texts (thought, then answer) and their `CHUNK_` op words.
     text: String,
     ops: Vec<u32>,
-    header: Header,
-    input: InputBuffer,
-    error: Option<JsValue>,
+    io: Io,
 }
 
 handle_io!(JsLlmStreamChunker, LlmStreamChunkerHandle);
@@ -167,9 +157,7 @@ impl JsLlmStreamChunker {
             action_seq: o.action_seq,
             text: String::new(),
             ops: Vec::new(),
-            header: Header::default(),
-            input: InputBuffer::default(),
-            error: None,
+            io: Io::default(),
         })
     }
 
@@ -178,7 +166,7 @@ impl JsLlmStreamChunker {
     /// `CHUNK_`).
     fn step(&mut self, len: u32, end: bool) -> u32 {
         let mut answer = String::new();
-        let mut r = self.inner.feed_into(self.input.bytes(len), &mut answer);
+        let mut r = self.inner.feed_into(self.io.input.bytes(len), &mut answer);
         if end && r.is_ok() {
             r = self.inner.finish().map(|tail| answer.push_str(&tail));
         }
@@ -208,7 +196,7 @@ impl JsLlmStreamChunker {
         let answer = match answer {
             Ok(a) => a,
             Err(e) => {
-                self.error = Some(js_error(&e));
+                self.io.error = Some(js_error(&e));
                 return FAILED;
             }
         };
@@ -225,7 +213,7 @@ impl JsLlmStreamChunker {
             self.ops.push(CHUNK_DONE);
             count += 1;
         }
-        self.header.utf8(self.text.as_bytes(), &self.ops, count);
+        self.io.header.utf8(self.text.as_bytes(), &self.ops, count);
         count
     }
 }

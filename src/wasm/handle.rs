@@ -8,6 +8,29 @@ use wasm_bindgen::prelude::*;
 
 pub(crate) use super::abi::{FAILED, NOT_UNITS};
 
+/// What every handle holds for the feed path: the header of its last call's results (abi.rs),
+/// the input buffer and the error a failed call left for `takeError()`.
+#[derive(Default)]
+pub(crate) struct Io {
+    pub(crate) header: super::abi::Header,
+    pub(crate) input: InputBuffer,
+    pub(crate) error: Option<JsValue>,
+}
+
+impl Io {
+    /// What `feed` / `finish` return (abi.rs): `count`, or `FAILED` with the error kept for
+    /// `takeError()`.
+    pub(crate) fn status(&mut self, r: crate::Result<()>, count: u32) -> u32 {
+        match r {
+            Ok(()) => count,
+            Err(e) => {
+                self.error = Some(super::js_error(&e));
+                FAILED
+            }
+        }
+    }
+}
+
 /// The input buffer JS writes chunks into.
 #[derive(Default)]
 pub(crate) struct InputBuffer {
@@ -46,23 +69,10 @@ impl InputBuffer {
     }
 }
 
-/// What `feed` / `finish` return (abi.rs): `count`, or `FAILED` with the error kept in
-/// `error` for `takeError()`.
-pub(crate) fn status(r: crate::Result<()>, count: u32, error: &mut Option<JsValue>) -> u32 {
-    match r {
-        Ok(()) => count,
-        Err(e) => {
-            *error = Some(super::js_error(&e));
-            FAILED
-        }
-    }
-}
-
-/// The plumbing every handle shares, as a second `impl` block of its class: `inPtr(cap)`
-/// (where JS writes the chunk, from the `input: InputBuffer` field), `fromUnits(units)` (a
-/// string chunk written as UTF-16, made UTF-8 in place), `takeError()` (the error a failed
-/// call left in `error: Option<JsValue>`), `header()` (the address of the `header: Header`
-/// field, see abi.rs), and `feed(len)` / `finish(len)`: the handle's one feed path,
+/// The plumbing every handle shares (from its `io: Io` field), as a second `impl` block of its
+/// class: `inPtr(cap)` (where JS writes the chunk), `fromUnits(units)` (a string chunk written
+/// as UTF-16, made UTF-8 in place), `takeError()` (the error a failed call left),
+/// `header()` (the address of the header, see abi.rs), and `feed(len)` / `finish(len)`: the handle's one feed path,
 /// `step(len, end)`, the same signature for every handle (how the buffer holds the chunk is
 /// the header's `ROUTE`, for the handles that read more than bytes).
 macro_rules! handle_io {
@@ -72,25 +82,25 @@ macro_rules! handle_io {
             /// 0 when the buffer could not grow: `takeError()` has the error.
             #[wasm_bindgen(js_name = "inPtr", skip_typescript)]
             pub fn in_ptr(&mut self, cap: u32) -> u32 {
-                self.input.ptr(cap).unwrap_or_else(|e| {
-                    self.error = Some($crate::wasm::js_error(&e));
+                self.io.input.ptr(cap).unwrap_or_else(|e| {
+                    self.io.error = Some($crate::wasm::js_error(&e));
                     0
                 })
             }
 
             #[wasm_bindgen(js_name = "fromUnits", skip_typescript)]
             pub fn from_units(&mut self, units: u32) -> u32 {
-                self.input.units_to_utf8(units)
+                self.io.input.units_to_utf8(units)
             }
 
             #[wasm_bindgen(js_name = "takeError", skip_typescript)]
             pub fn take_error(&mut self) -> wasm_bindgen::JsValue {
-                self.error.take().unwrap_or(wasm_bindgen::JsValue::UNDEFINED)
+                self.io.error.take().unwrap_or(wasm_bindgen::JsValue::UNDEFINED)
             }
 
             #[wasm_bindgen(skip_typescript)]
             pub fn header(&self) -> u32 {
-                self.header.ptr()
+                self.io.header.ptr()
             }
 
             /// Reads `len` of the input buffer (bytes, or units: the header's `ROUTE`); the

@@ -8,13 +8,12 @@
 
 use super::abi::*;
 use super::de::{options, Size, Whole};
-use super::handle::{handle_io, status, InputBuffer};
+use super::handle::{handle_io, Io};
 use super::host::to_js_value;
 use super::{js_error, utf16_len};
 use crate::budget::out_of_memory;
 use crate::json::partial::{Event, EventSink, Leaf, PathSegment, ValueKind};
 use crate::JsonValue;
-use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
 /// `maxDepth`: from 1 to the core's deepest nesting.
@@ -22,38 +21,28 @@ type Depth = Whole<1, { crate::json::partial::MAX_DEPTH as u64 }>;
 
 options! {
     /// Options of `new PartialJson(options)`.
-    #[derive(Tsify)]
-    #[serde(rename_all = "camelCase", default)]
     pub struct PartialJsonOptions {
         /// Accept exactly RFC 8259 JSON (default `true`); `false` tolerates raw control
         /// characters in strings, unknown escapes and invalid UTF-8.
-        #[tsify(optional)]
         strict: bool = "strict",
         /// The deepest nesting of objects and arrays (default 512, at most 1024).
-        #[tsify(optional, type = "number")]
-        max_depth: Depth = "maxDepth",
+        max_depth: Depth = "maxDepth" as "number",
         /// The most bytes the partial value may hold (default 64 MiB): string and number bytes,
         /// key bytes twice, 32 per value and 64 per member.
-        #[tsify(optional, type = "number")]
-        max_buffer_bytes: Size = "maxBufferBytes",
+        max_buffer_bytes: Size = "maxBufferBytes" as "number",
     }
 }
 
 #[cfg(feature = "json")]
 options! {
     /// Options of `new JsonItemStream(path, options)`.
-    #[derive(Tsify)]
-    #[serde(rename_all = "camelCase", default)]
     pub struct JsonItemStreamOptions {
         /// Accept exactly RFC 8259 JSON (default `true`).
-        #[tsify(optional)]
         strict: bool = "strict",
         /// The deepest nesting of objects and arrays (default 512, at most 1024).
-        #[tsify(optional, type = "number")]
-        max_depth: Depth = "maxDepth",
+        max_depth: Depth = "maxDepth" as "number",
         /// The most bytes one item may hold (default 8 MiB), counted like `maxBufferBytes`.
-        #[tsify(optional, type = "number")]
-        max_item_bytes: Size = "maxItemBytes",
+        max_item_bytes: Size = "maxItemBytes" as "number",
     }
 }
 
@@ -131,9 +120,7 @@ pub struct JsPartialJson {
     packer: Packer,
     /// The value `finish` ended with, until JS takes it.
     value: Option<JsonValue>,
-    header: Header,
-    input: InputBuffer,
-    error: Option<JsValue>,
+    io: Io,
 }
 
 handle_io!(JsPartialJson, PartialJsonHandle);
@@ -150,21 +137,14 @@ impl JsPartialJson {
             max_depth: Depth::or(o.max_depth, d.max_depth),
             max_buffer_bytes: Size::or(o.max_buffer_bytes, d.max_buffer_bytes),
         };
-        Ok(JsPartialJson {
-            inner: crate::PartialJson::new(opts),
-            packer: Packer::default(),
-            value: None,
-            header: Header::default(),
-            input: InputBuffer::default(),
-            error: None,
-        })
+        Ok(JsPartialJson { inner: crate::PartialJson::new(opts), packer: Packer::default(), value: None, io: Io::default() })
     }
 
     /// Reads `len` bytes of the input buffer (and ends the document when `end`: its value is
     /// then `takeValue()`); the events are described in the header (abi.rs).
     fn step(&mut self, len: u32, end: bool) -> u32 {
         self.packer.clear();
-        let mut r = self.inner.feed_with(self.input.bytes(len), &mut self.packer);
+        let mut r = self.inner.feed_with(self.io.input.bytes(len), &mut self.packer);
         if end && r.is_ok() {
             r = self.inner.finish_with(&mut self.packer).map(|v| self.value = Some(v));
         }
@@ -187,8 +167,8 @@ impl JsPartialJson {
 
     fn done(&mut self, r: crate::Result<()>) -> u32 {
         let p = &self.packer;
-        self.header.utf8(p.text.as_bytes(), &p.ops, p.count);
-        status(r, p.count, &mut self.error)
+        self.io.header.utf8(p.text.as_bytes(), &p.ops, p.count);
+        self.io.status(r, p.count)
     }
 }
 
@@ -200,9 +180,7 @@ pub struct JsJsonItemStream {
     items: Vec<JsonValue>,
     /// The call's items as one JSON array.
     text: String,
-    header: Header,
-    input: InputBuffer,
-    error: Option<JsValue>,
+    io: Io,
 }
 
 #[cfg(feature = "json")]
@@ -222,20 +200,13 @@ impl JsJsonItemStream {
             max_item_bytes: Size::or(o.max_item_bytes, d.max_item_bytes),
         };
         let inner = crate::JsonItemStream::new(path, opts).map_err(|e| js_error(&e))?;
-        Ok(JsJsonItemStream {
-            inner,
-            items: Vec::new(),
-            text: String::new(),
-            header: Header::default(),
-            input: InputBuffer::default(),
-            error: None,
-        })
+        Ok(JsJsonItemStream { inner, items: Vec::new(), text: String::new(), io: Io::default() })
     }
 
     /// Reads `len` bytes of the input buffer (and ends the input when `end`); the items
     /// completed are the header's text, a JSON array (abi.rs).
     fn step(&mut self, len: u32, end: bool) -> u32 {
-        let mut r = self.inner.feed(self.input.bytes(len), &mut self.items);
+        let mut r = self.inner.feed(self.io.input.bytes(len), &mut self.items);
         if end && r.is_ok() {
             r = self.inner.finish(&mut self.items);
         }
@@ -263,7 +234,7 @@ impl JsJsonItemStream {
         if count > 0 {
             self.text.push(']');
         }
-        self.header.utf8(self.text.as_bytes(), &[], count);
-        status(r, count, &mut self.error)
+        self.io.header.utf8(self.text.as_bytes(), &[], count);
+        self.io.status(r, count)
     }
 }

@@ -11,16 +11,12 @@ use super::host::json_parse;
 use super::{js_error, plain_object, text_arg, Utf16Offsets};
 use crate::Error;
 use std::fmt::Write as _;
-use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
 options! {
     /// Options of `parseJson(text, options)`.
-    #[derive(Tsify)]
-    #[serde(rename_all = "camelCase", default)]
     pub struct ParseJsonOptions {
         /// Repair the text first (default `false`: strict RFC 8259).
-        #[tsify(optional)]
         repair: bool = "repair",
     }
 }

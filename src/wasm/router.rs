@@ -8,39 +8,28 @@
 
 use super::abi::*;
 use super::de::{options, Size};
-use super::handle::{handle_io, status, InputBuffer, FAILED};
+use super::handle::{handle_io, Io, FAILED};
 use super::{js_error, utf16_len};
 use crate::budget::{out_of_memory, try_push_str, try_room, try_room_str};
 use crate::json::write_json_string;
 use crate::{ContentMode, Error, ErrorKind, JsonValue, Provider, RoutedEvent, StreamRouterOptions, ThinkingSource, Usage};
-use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
 options! {
     /// Options of `new StreamRouter(options)`.
-    #[derive(Tsify)]
-    #[serde(rename_all = "camelCase", default)]
     pub struct StreamRouterInit {
         /// The stream format (default `"auto"`: detected from the first bytes and events).
-        #[tsify(
-            optional,
-            type = "\"auto\" | \"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"gemini-interactions\" | \"ollama\" | \"bedrock\" | \"cohere\" | \"text\""
-        )]
-        provider: String = "provider",
+        provider: String = "provider" as "\"auto\" | \"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"gemini-interactions\" | \"ollama\" | \"bedrock\" | \"cohere\" | \"text\"",
         /// How the model's text is routed (default `"text"`).
-        #[tsify(optional, type = "\"action-json\" | \"tagged\" | \"text\"")]
-        content: String = "content",
+        content: String = "content" as "\"action-json\" | \"tagged\" | \"text\"",
         /// The per-request nonce of the tag contract (`content: "tagged"`).
-        #[tsify(optional)]
         nonce: String = "nonce",
         /// The most data bytes of one SSE event (default 8 MiB).
-        #[tsify(optional, type = "number")]
-        max_event_bytes: Size = "maxEventBytes",
+        max_event_bytes: Size = "maxEventBytes" as "number",
         /// The most bytes the router keeps between events, all together: open tool calls, the
         /// action text until it closes and held answer text (default 16 MiB,
         /// `buffer_limit_exceeded`).
-        #[tsify(optional, type = "number")]
-        max_buffer_bytes: Size = "maxBufferBytes",
+        max_buffer_bytes: Size = "maxBufferBytes" as "number",
     }
 }
 
@@ -54,9 +43,7 @@ pub struct JsStreamRouter {
     inner: crate::StreamRouter,
     events: Vec<RoutedEvent>,
     out: Packed,
-    header: Header,
-    input: InputBuffer,
-    error: Option<JsValue>,
+    io: Io,
     /// The events of a call could not be packed (out of memory): every later call repeats it.
     lost: Option<Error>,
 }
@@ -82,26 +69,18 @@ impl JsStreamRouter {
         let max_buffer_bytes = Size::or(o.max_buffer_bytes, d.max_buffer_bytes);
         let opts = StreamRouterOptions { provider, content, nonce: o.nonce, max_event_bytes, max_buffer_bytes };
         let inner = crate::StreamRouter::new(opts).map_err(|e| js_error(&e))?;
-        Ok(JsStreamRouter {
-            inner,
-            events: Vec::new(),
-            out: Packed::default(),
-            header: Header::default(),
-            input: InputBuffer::default(),
-            error: None,
-            lost: None,
-        })
+        Ok(JsStreamRouter { inner, events: Vec::new(), out: Packed::default(), io: Io::default(), lost: None })
     }
 
     /// Routes `len` bytes of the input buffer (and ends the stream when `end`: the last
     /// events, then `done`); the events are described in the header (abi.rs).
     fn step(&mut self, len: u32, end: bool) -> u32 {
         if let Some(e) = &self.lost {
-            self.error = Some(js_error(e));
+            self.io.error = Some(js_error(e));
             return FAILED;
         }
         self.events.clear();
-        let mut r = self.inner.feed(self.input.bytes(len), &mut self.events);
+        let mut r = self.inner.feed(self.io.input.bytes(len), &mut self.events);
         if end && r.is_ok() {
             r = self.inner.finish(&mut self.events);
         }
@@ -127,8 +106,8 @@ impl JsStreamRouter {
                 Err(e)
             }
         };
-        self.header.utf8(self.out.text.as_bytes(), &self.out.ops, self.events.len() as u32);
-        status(r, self.events.len() as u32, &mut self.error)
+        self.io.header.utf8(self.out.text.as_bytes(), &self.out.ops, self.events.len() as u32);
+        self.io.status(r, self.events.len() as u32)
     }
 }
 
@@ -415,7 +394,7 @@ fn provider_of(name: &str) -> Result<Provider, JsValue> {
 
 options! {
     /// Options of `structuredRequest(provider, options)` (declared in pkg/types).
-    pub struct StructuredRequestInit {
+    struct StructuredRequestInit {
         messages: JsValue = "messages",
         schema: JsValue = "schema",
         name: String = "name",

@@ -1,13 +1,13 @@
 //! JS classes `SseDecoder` and `SseEncoder` (the encoder only with feature `sse`: the client
 //! entry decodes only).
 
-use super::abi::{Header, Route, SSE_RANGE, SSE_SAME};
+use super::abi::{Route, SSE_RANGE, SSE_SAME};
 use super::de::{options, DeError, FlatOptions, Size};
 #[cfg(feature = "sse")]
 use super::de::{whole_arg, Count, MAX_SAFE};
 #[cfg(feature = "sse")]
 use super::handle::NOT_UNITS;
-use super::handle::{handle_io, status, InputBuffer};
+use super::handle::{handle_io, Io};
 use super::js_error;
 use crate::budget::out_of_memory;
 use crate::sse::{Bytes, Emit, LineInput};
@@ -17,33 +17,24 @@ use wasm_bindgen::prelude::*;
 
 options! {
     /// Options of `new SseDecoder(options)`.
-    #[derive(Tsify)]
-    #[serde(rename_all = "camelCase")]
     pub struct SseDecoderOptions {
         /// Dispatch an unterminated last event at `finish()` instead of discarding it.
-        #[tsify(optional)]
         flush_on_finish: bool = "flushOnFinish",
         /// The longest accepted line in bytes (default 1 MiB).
-        #[tsify(optional, type = "number")]
-        max_line_bytes: Size = "maxLineBytes",
+        max_line_bytes: Size = "maxLineBytes" as "number",
         /// The most data bytes one event may accumulate (default 8 MiB).
-        #[tsify(optional, type = "number")]
-        max_event_bytes: Size = "maxEventBytes",
+        max_event_bytes: Size = "maxEventBytes" as "number",
     }
 }
 
 #[cfg(feature = "sse")]
 options! {
     /// Options of `new SseEncoder(options)`.
-    #[derive(Tsify)]
-    #[serde(rename_all = "camelCase")]
     pub struct SseEncoderOptions {
         /// Give every event without an explicit `id` the next number of a counter.
-        #[tsify(optional)]
         auto_id: bool = "autoId",
         /// The first automatic id (default 1).
-        #[tsify(optional, type = "number")]
-        first_id: Count = "firstId",
+        first_id: Count = "firstId" as "number",
     }
 }
 
@@ -85,11 +76,9 @@ impl SseMessageInit {
 pub struct JsSseDecoder {
     inner: crate::SseDecoder,
     out: Packed,
-    header: Header,
-    input: InputBuffer,
+    io: Io,
     /// A chunk of UTF-16 units: its skeleton.
     skeleton: Vec<u8>,
-    error: Option<JsValue>,
 }
 
 handle_io!(JsSseDecoder, SseDecoderHandle);
@@ -106,14 +95,7 @@ impl JsSseDecoder {
             max_line_bytes: Size::or(o.max_line_bytes, d.max_line_bytes),
             max_event_bytes: Size::or(o.max_event_bytes, d.max_event_bytes),
         };
-        Ok(JsSseDecoder {
-            inner: crate::SseDecoder::new(opts),
-            out: Packed::default(),
-            header: Header::default(),
-            input: InputBuffer::default(),
-            skeleton: Vec::new(),
-            error: None,
-        })
+        Ok(JsSseDecoder { inner: crate::SseDecoder::new(opts), out: Packed::default(), io: Io::default(), skeleton: Vec::new() })
     }
 
     /// Decodes `len` of the input buffer (and ends the stream when `end`: the last events, an
@@ -130,14 +112,14 @@ impl JsSseDecoder {
     ///   not use): always `NOT_UNITS`, and its ASCII strings are read as bytes.
     fn step(&mut self, len: u32, end: bool) -> u32 {
         self.out.clear();
-        let mut r = match self.header.take_route() {
+        let mut r = match self.io.header.take_route() {
             #[cfg(feature = "sse")]
             Route::Units => {
-                let input = self.input.bytes(len.saturating_mul(2));
+                let input = self.io.input.bytes(len.saturating_mul(2));
                 match self.inner.feed_utf16le_with(input, &mut self.skeleton, &mut self.out) {
                     Ok(None) => return NOT_UNITS,
                     Ok(Some(len8)) => {
-                        self.header.flags(u32::from(len8 == u64::from(len)));
+                        self.io.header.flags(u32::from(len8 == u64::from(len)));
                         Ok(())
                     }
                     Err(e) => Err(e),
@@ -145,8 +127,8 @@ impl JsSseDecoder {
             }
             #[cfg(not(feature = "sse"))]
             Route::Units => return super::handle::NOT_UNITS,
-            Route::Ascii => self.inner.feed_with(Bytes::ascii(self.input.bytes(len)), &mut self.out),
-            _ => self.inner.feed_with(Bytes::new(self.input.bytes(len)), &mut self.out),
+            Route::Ascii => self.inner.feed_with(Bytes::ascii(self.io.input.bytes(len)), &mut self.out),
+            _ => self.inner.feed_with(Bytes::new(self.io.input.bytes(len)), &mut self.out),
         };
         if end && r.is_ok() {
             r = self.inner.finish_with(&mut self.out);
@@ -181,15 +163,15 @@ impl JsSseDecoder {
         };
         let out = &self.out;
         if !out.wide.is_empty() {
-            self.header.utf16(&out.wide, &out.lens, out.count);
+            self.io.header.utf16(&out.wide, &out.lens, out.count);
         } else if r.is_ok() {
             // Every field went through `push`, which starts `wide` at the first one that is
             // not ASCII. (After a failure the bytes past the counted events may hold one.)
-            self.header.ascii(&out.bytes, &out.lens, out.count);
+            self.io.header.ascii(&out.bytes, &out.lens, out.count);
         } else {
-            self.header.utf8(&out.bytes, &out.lens, out.count);
+            self.io.header.utf8(&out.bytes, &out.lens, out.count);
         }
-        status(r, out.count, &mut self.error)
+        self.io.status(r, out.count)
     }
 }
 

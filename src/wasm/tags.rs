@@ -5,14 +5,14 @@
 //! the same for string and byte input, so that the filter and `parseTagged` agree.
 
 use super::abi::{Header, Route, TAG_BYTES, TAG_SLICE, TAG_UNITS};
-use super::de::{options, Count, Size};
+use super::de::{both, options, Count, Size};
 use super::de::{Any, DeError, Read};
-use super::handle::{handle_io, status, InputBuffer, NOT_UNITS};
+use super::handle::{handle_io, Io, NOT_UNITS};
 use super::{js_error, opt_text_arg, plain_object, text_arg, FlatOptions};
 use crate::budget::{out_of_memory, try_extend};
 use crate::tags::DEFAULT_MAX_BUFFER_BYTES;
 use crate::tags::{
-    DeltaSink, TagDelta as CoreDelta, TagResult as CoreResult, TagViolation as CoreViolation, TurnStep as CoreStep,
+    DeltaSink, TagDelta as CoreDelta, TagInput, TagResult as CoreResult, TagViolation as CoreViolation, TurnStep as CoreStep,
 };
 use crate::{Error, ErrorKind, TagFilterOptions};
 use tsify::Tsify;
@@ -20,15 +20,11 @@ use wasm_bindgen::prelude::*;
 
 options! {
     /// Options of `new TagFilter(nonce, options)` and `parseTagged(text, nonce, options)`.
-    #[derive(Tsify)]
-    #[serde(rename_all = "camelCase", default)]
     pub struct TagFilterInit {
         /// Block names in contract order (default `["ARTIFACT", "USER"]`).
-        #[tsify(optional)]
         blocks: Vec<String> = "blocks",
         /// Most bytes of block text kept, plus the largest held tail (default 8 MiB).
-        #[tsify(optional, type = "number")]
-        max_buffer_bytes: Size = "maxBufferBytes",
+        max_buffer_bytes: Size = "maxBufferBytes" as "number",
     }
 }
 
@@ -242,9 +238,7 @@ pub struct JsTagFilter {
     skeleton: Vec<u8>,
     /// The verdict of `finish`, until JS takes it.
     result: Option<CoreResult>,
-    header: Header,
-    input: InputBuffer,
-    error: Option<JsValue>,
+    io: Io,
 }
 
 handle_io!(JsTagFilter, TagFilterHandle);
@@ -262,9 +256,7 @@ impl JsTagFilter {
             pieces: Pieces::default(),
             skeleton: Vec::new(),
             result: None,
-            header: Header::default(),
-            input: InputBuffer::default(),
-            error: None,
+            io: Io::default(),
         })
     }
 
@@ -272,7 +264,7 @@ impl JsTagFilter {
     /// (needs no validation: `TextEncoder` wrote it), whose pieces of text are UTF-16 ranges of
     /// the string; or a string's UTF-16 code units (Node writes those several times faster
     /// than UTF-8 when the string has characters beyond Latin-1), whose skeleton the filter
-    /// reads (`feed_units_with`), with every piece of text a UTF-16 range of the string
+    /// reads (`TagInput::Units`), with every piece of text a UTF-16 range of the string
     /// (`NOT_UNITS` without reading anything when the chunk has a lone surrogate or UTF-8 of
     /// a byte chunk is carried: JS then feeds the chunk as UTF-8). The pieces of text are
     /// described in the header (abi.rs `TAG_` kinds); returns their count, or `FAILED`.
@@ -282,51 +274,40 @@ impl JsTagFilter {
     fn step(&mut self, len: u32, end: bool) -> u32 {
         self.pieces.clear();
         if end {
-            let input = self.input.bytes(len);
+            let input = self.io.input.bytes(len);
             let mut sink = RangeSink::new(input, -1, None, &mut self.pieces);
             let _ = self.inner.feed_with(input, &mut sink);
             let r = self.inner.finish_with(&mut sink).map(|r| self.result = Some(r));
             return self.done(r);
         }
-        let r = match self.header.take_route() {
+        // The chunk as the filter reads it, and the sink's view of it: the UTF-8 of a string
+        // of that many UTF-16 units (known to be all ASCII, or not), or bytes (-1).
+        let (input, units, ascii) = match self.io.header.take_route() {
             Route::Units => {
                 if !self.inner.accepts_units() {
                     return NOT_UNITS;
                 }
-                let Some(len8) = crate::text::utf16_skeleton(self.input.bytes(len.saturating_mul(2)), &mut self.skeleton) else {
+                let Some(len8) = crate::text::utf16_skeleton(self.io.input.bytes(len.saturating_mul(2)), &mut self.skeleton)
+                else {
                     return NOT_UNITS;
                 };
-                let input = &self.skeleton[..];
-                // Skeleton offsets are UTF-16 offsets: no conversion.
-                let mut sink = RangeSink::new(input, len as i32, Some(true), &mut self.pieces);
                 // All ASCII: the skeleton is the text's UTF-8 itself. The header's FLAGS tell
                 // JS so: the next chunk may go in as UTF-8 (`TextEncoder` writes ASCII faster
-                // than this reads UTF-16).
+                // than this reads UTF-16). Skeleton offsets are UTF-16 offsets: no conversion.
                 let ascii = len8 == u64::from(len);
-                self.header.flags(u32::from(ascii));
-                if ascii {
-                    self.inner.feed_utf8_with(input, &mut sink)
-                } else {
-                    self.inner.feed_units_with(input, len8, &mut sink)
-                }
+                self.io.header.flags(u32::from(ascii));
+                let s = &self.skeleton[..];
+                (if ascii { TagInput::Utf8(s) } else { TagInput::Units(s, len8) }, len as i32, Some(true))
             }
             Route::Utf8 => {
-                let input = self.input.bytes(len);
-                let units = super::utf16_units(input);
-                let mut sink = RangeSink::new(input, units as i32, Some(false), &mut self.pieces);
-                self.inner.feed_utf8_with(input, &mut sink)
+                let input = self.io.input.bytes(len);
+                (TagInput::Utf8(input), super::utf16_units(input) as i32, Some(false))
             }
-            Route::Ascii => {
-                let input = self.input.bytes(len);
-                let mut sink = RangeSink::new(input, len as i32, Some(true), &mut self.pieces);
-                self.inner.feed_utf8_with(input, &mut sink)
-            }
-            Route::Bytes => {
-                let input = self.input.bytes(len);
-                let mut sink = RangeSink::new(input, -1, None, &mut self.pieces);
-                self.inner.feed_with(input, &mut sink)
-            }
+            Route::Ascii => (TagInput::Utf8(self.io.input.bytes(len)), len as i32, Some(true)),
+            Route::Bytes => (TagInput::Bytes(self.io.input.bytes(len)), -1, None),
         };
+        let (TagInput::Bytes(bytes) | TagInput::Utf8(bytes) | TagInput::Units(bytes, _)) = input;
+        let r = self.inner.feed_input(input, &mut RangeSink::new(bytes, units, ascii, &mut self.pieces));
         self.done(r)
     }
 
@@ -335,7 +316,7 @@ impl JsTagFilter {
     /// read the pieces (boundary.js rule 3).
     #[wasm_bindgen(js_name = takeResult, skip_typescript)]
     pub fn take_result(&mut self) -> Result<JsValue, JsValue> {
-        self.input.release();
+        self.io.input.release();
         self.pieces = Pieces::default();
         self.skeleton = Vec::new();
         match self.result.take() {
@@ -362,8 +343,8 @@ impl JsTagFilter {
 
     /// Describes the pieces in the header; their count, or `FAILED` with the error kept.
     fn done(&mut self, r: crate::Result<()>) -> u32 {
-        let count = self.pieces.describe(&mut self.header);
-        status(r, count, &mut self.error)
+        let count = self.pieces.describe(&mut self.io.header);
+        self.io.status(r, count)
     }
 }
 
@@ -375,6 +356,18 @@ impl<'a> RangeSink<'a> {
     }
 }
 
+/// The arguments `(text, nonce, options)` of `parseTagged` and `checkTagged`, and the core's
+/// judgement of the text.
+fn judged(
+    text: &JsValue,
+    nonce: &JsValue,
+    options: Option<JsValue>,
+) -> Result<(CoreResult, String, String, TagFilterOptions), JsValue> {
+    let (text, nonce, o) = (text_arg(text, "text")?, text_arg(nonce, "nonce")?, filter_options(options)?);
+    let r = crate::check_tagged(&text, &nonce, &o).map_err(|e| js_error(&e))?;
+    Ok((r, text, nonce, o))
+}
+
 /// The strict final parser: the blocks by lowercase name (`{ artifact, user }`), or throws
 /// `StreamrouteError` `tag_contract_violation` with `error.violations` (`[{ code, offset }]`,
 /// byte offsets) and `error.offset` of the first. Agrees with `TagFilter` on every input.
@@ -384,14 +377,11 @@ pub fn parse_tagged(
     #[wasm_bindgen(unchecked_param_type = "string")] nonce: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "TagFilterInit")] options_value: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
-    let text = text_arg(&text, "text")?;
-    let nonce = &text_arg(&nonce, "nonce")?;
-    let o = filter_options(options_value)?;
-    let r = crate::check_tagged(&text, nonce, &o).map_err(|e| js_error(&e))?;
+    let (r, text, nonce, o) = &judged(&text, &nonce, options_value)?;
     if r.parse_ok {
         return blocks_js(&r.blocks);
     }
-    let err = crate::parse_tagged(&text, nonce, &o)
+    let err = crate::parse_tagged(text, nonce, o)
         .err()
         .unwrap_or_else(|| Error::new(ErrorKind::TagContractViolation, "the response breaks the tag contract"));
     Err(super::js_error_with(&err, &[("violations", violations_js(&r.violations)), ("blocks", blocks_js(&r.blocks)?)]))
@@ -405,10 +395,7 @@ pub fn check_tagged(
     #[wasm_bindgen(unchecked_param_type = "string")] nonce: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "TagFilterInit")] options_value: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
-    let text = text_arg(&text, "text")?;
-    let nonce = &text_arg(&nonce, "nonce")?;
-    let r = crate::check_tagged(&text, nonce, &filter_options(options_value)?).map_err(|e| js_error(&e))?;
-    result_js(&r, js_sys::Array::new().into())
+    result_js(&judged(&text, &nonce, options_value)?.0, js_sys::Array::new().into())
 }
 
 /// Neutralises every sequence of untrusted text (user input, documents, tool output) that
@@ -422,15 +409,11 @@ pub fn sanitize_untrusted(#[wasm_bindgen(unchecked_param_type = "string")] text:
 
 options! {
     /// Options of `tagContract(nonce, options)`.
-    #[derive(Tsify)]
-    #[serde(rename_all = "camelCase", default)]
     pub struct TagContractOptions {
         /// Block names in contract order (default `["ARTIFACT", "USER"]`).
-        #[tsify(optional)]
         blocks: Vec<String> = "blocks",
         /// What each block must hold, by block name (defaults exist for ARTIFACT and USER).
-        #[tsify(optional, type = "Record<string, string>")]
-        descriptions: super::de::StringPairs = "descriptions",
+        descriptions: super::de::StringPairs = "descriptions" as "Record<string, string>",
     }
 }
 
@@ -525,18 +508,13 @@ pub fn corrective_message(
 
 options! {
     /// Options of `new TaggedTurn(options)`.
-    #[derive(Tsify)]
-    #[serde(rename_all = "camelCase", default)]
     pub struct TaggedTurnInit {
         /// The request nonce (default: `makeNonce()`).
-        #[tsify(optional)]
         nonce: String = "nonce",
         /// As for `TagFilter`.
-        #[tsify(optional)]
         blocks: Vec<String> = "blocks",
         /// As for `TagFilter`.
-        #[tsify(optional, type = "number")]
-        max_buffer_bytes: Size = "maxBufferBytes",
+        max_buffer_bytes: Size = "maxBufferBytes" as "number",
     }
 }
 
@@ -556,9 +534,7 @@ pub struct JsTaggedTurn {
     pieces: Pieces,
     /// What the last `finish` said, until JS takes it.
     step: Option<CoreStep>,
-    header: Header,
-    input: InputBuffer,
-    error: Option<JsValue>,
+    io: Io,
 }
 
 handle_io!(JsTaggedTurn, TaggedTurnHandle);
@@ -577,9 +553,7 @@ impl JsTaggedTurn {
             deltas: Vec::new(),
             pieces: Pieces::default(),
             step: None,
-            header: Header::default(),
-            input: InputBuffer::default(),
-            error: None,
+            io: Io::default(),
         })
     }
 
@@ -610,7 +584,7 @@ impl JsTaggedTurn {
     /// The deltas are described in the header as `TagFilter`'s are.
     fn step(&mut self, len: u32, end: bool) -> u32 {
         self.deltas.clear();
-        let r = self.inner.feed(self.input.bytes(len), &mut self.deltas);
+        let r = self.inner.feed(self.io.input.bytes(len), &mut self.deltas);
         let r = if end { self.inner.finish(&mut self.deltas).map(|s| self.step = Some(s)) } else { r };
         self.done(r)
     }
@@ -663,51 +637,37 @@ impl JsTaggedTurn {
     fn done(&mut self, r: crate::Result<()>) -> u32 {
         self.pieces.clear();
         let r = r.and(self.pieces.copy(&self.deltas));
-        let count = self.pieces.describe(&mut self.header);
-        status(r, count, &mut self.error)
+        let count = self.pieces.describe(&mut self.io.header);
+        self.io.status(r, count)
     }
 }
 
 options! {
     /// Options of `new TagEventWriter(options)`.
-    #[derive(Tsify)]
-    #[serde(rename_all = "camelCase", default)]
     pub struct TagEventWriterInit {
         /// The id of the first event (default 1); ids then count up by one.
-        #[tsify(optional, type = "number")]
-        first_id: Count = "firstId",
+        first_id: Count = "firstId" as "number",
         /// `retry:` advice in ms, sent with the first event.
-        #[tsify(optional, type = "number")]
-        retry: Count = "retry",
+        retry: Count = "retry" as "number",
     }
 }
 
-/// The `done` event's data.
-#[derive(Tsify)]
-pub struct DoneInit {
-    /// The stream completed.
-    ok: bool,
-    /// The response met the contract.
-    parse_ok: bool,
-}
-
-impl Read for DoneInit {
-    fn read(v: super::de::Js) -> Result<DoneInit, DeError> {
-        let (ok, parse_ok) = FlatOptions::both(v, "DoneInit", &["ok", "parse_ok"])?;
-        Ok(DoneInit { ok, parse_ok })
+both! {
+    /// The `done` event's data.
+    #[derive(Tsify)]
+    pub struct DoneInit {
+        /// The stream completed.
+        ok: bool = "ok",
+        /// The response met the contract.
+        parse_ok: bool = "parse_ok",
     }
 }
 
-/// A `TagDelta` given to `TagEventWriter.deltas` (other keys ignored).
-struct DeltaArg {
-    kind: String,
-    text: String,
-}
-
-impl Read for DeltaArg {
-    fn read(v: super::de::Js) -> Result<DeltaArg, DeError> {
-        let (kind, text) = FlatOptions::both(v, "DeltaArg", &["type", "text"])?;
-        Ok(DeltaArg { kind, text })
+both! {
+    /// A `TagDelta` given to `TagEventWriter.deltas` (other keys ignored).
+    struct DeltaArg {
+        kind: String = "type",
+        text: String = "text",
     }
 }
 
