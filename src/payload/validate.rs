@@ -21,6 +21,14 @@ pub struct PayloadProblem {
 }
 
 impl PayloadProblem {
+    /// `{"path": …, "message": …}`, as `error.problems` lists it.
+    pub fn to_json_value(&self) -> JsonValue {
+        JsonValue::Object(vec![
+            ("path".into(), JsonValue::String(self.path.clone())),
+            ("message".into(), JsonValue::String(self.message.clone())),
+        ])
+    }
+
     pub(crate) fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
         PayloadProblem { path: path.into(), message: message.into() }
     }

@@ -96,6 +96,16 @@ pub struct TagViolation {
     pub offset: u64,
 }
 
+impl TagViolation {
+    /// `{"code": …, "offset": …}`, as the router's `done` event carries it.
+    pub fn to_json_value(&self) -> crate::JsonValue {
+        crate::JsonValue::Object(vec![
+            ("code".into(), crate::JsonValue::String(self.code.into())),
+            ("offset".into(), crate::JsonValue::Number(self.offset.to_string())),
+        ])
+    }
+}
+
 /// The verdict on a whole response.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TagResult {

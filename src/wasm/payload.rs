@@ -94,17 +94,7 @@ fn redacted_back(observation: JsValue, text: &str, replaced: usize) -> JsValue {
 }
 
 fn payload_invalid(problems: &[crate::PayloadProblem]) -> JsValue {
-    let list = JsonValue::Array(
-        problems
-            .iter()
-            .map(|p| {
-                JsonValue::Object(vec![
-                    ("path".into(), JsonValue::String(p.path.clone())),
-                    ("message".into(), JsonValue::String(p.message.clone())),
-                ])
-            })
-            .collect(),
-    );
+    let list = JsonValue::Array(problems.iter().map(crate::PayloadProblem::to_json_value).collect());
     super::js_error_with(&crate::payload_error(problems), &[("problems", to_js_value(&list))])
 }
 

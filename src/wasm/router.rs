@@ -228,7 +228,8 @@ impl Packed {
                 RoutedEvent::Done { ok, parse_ok, finish_reason, finish, violations, stop_details, finish_message } => {
                     let n = finish_reason.as_deref().map_or(0, |r| self.str(r));
                     let f = self.str(finish.as_str());
-                    let violations = (!violations.is_empty()).then(|| violations_value(violations));
+                    let violations = (!violations.is_empty())
+                        .then(|| JsonValue::Array(violations.iter().map(crate::TagViolation::to_json_value).collect()));
                     let message = finish_message.clone().map(JsonValue::String);
                     let fields = [
                         ("violations", violations.as_ref()),
@@ -287,21 +288,6 @@ fn text_len(e: &RoutedEvent) -> usize {
         RoutedEvent::Done { finish_reason, finish, .. } => finish_reason.as_ref().map_or(0, String::len) + finish.as_str().len(),
         _ => 0,
     }
-}
-
-/// `[{"code":…,"offset":…},…]`.
-fn violations_value(violations: &[crate::TagViolation]) -> JsonValue {
-    JsonValue::Array(
-        violations
-            .iter()
-            .map(|v| {
-                JsonValue::Object(vec![
-                    ("code".into(), JsonValue::String(v.code.into())),
-                    ("offset".into(), JsonValue::Number(v.offset.to_string())),
-                ])
-            })
-            .collect(),
-    )
 }
 
 impl Packed {
