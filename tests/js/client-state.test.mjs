@@ -269,6 +269,17 @@ test('maxBytes: one buffer_limit_exceeded, everything before it kept, growth aft
   for (let i = 0; i < 100; i++) u.apply({ type: 'usage', input_tokens: i, output_tokens: i });
   assert.equal(u.snapshot().status, 'streaming');
   assert.equal(u.snapshot().usage.input_tokens, 99);
+  // A usage or container the budget refuses changes nothing: the same snapshot, no listener call.
+  const r = new StreamState({ maxBytes: 1000 });
+  r.apply({ type: 'usage', input_tokens: 1 });
+  r.apply({ type: 'usage', note: 'x'.repeat(600) });
+  const refused = r.snapshot();
+  assert.equal(refused.usage.input_tokens, 1);
+  let heard = 0;
+  r.subscribe(() => heard++);
+  for (const type of ['usage', 'container']) r.apply({ type, note: 'x'.repeat(600) });
+  assert.equal(r.snapshot(), refused);
+  assert.equal(heard, 0);
   // A mux's maxBytes is per stream.
   const mux = new StreamMux({ key: 'session_id', maxBytes: 300 });
   mux.apply([

@@ -322,8 +322,9 @@ export const doneMetadata = (e: DoneEvent): DoneMetadata => ({
 });
 
 /**
- * A `done` read back from the members `m` of a frame: `ok` (else `ok`), `parse_ok` (else the
- * `ok` read), `finish_reason` (else `reason`), `finish`, the details, and `p`'s `payload`.
+ * A `done` read back from the members `m` of a frame: `ok` (a boolean, else the profile's
+ * default `ok`), `parse_ok` (a boolean, else that `ok`), `finish_reason` (else `reason`),
+ * `finish`, the details, and `p`'s `payload`.
  */
 export function doneOf(m: unknown, p: unknown, ok: boolean, reason: unknown = null): DoneEvent {
   const mOk = own(m, 'ok');

@@ -737,10 +737,13 @@ export class StreamState {
     return true;
   }
 
-  // The event's fields but its type and wire fields, if the budget holds them as `field`.
+  // The event's fields but its type and wire fields, marked as a change, if the budget holds
+  // them as `field`; null (nothing changed) if it does not.
   #fields(field: HeldField, e: Readonly<Data>): Data | null {
     const [v, bytes] = without(e, ['type', ...WIRE_FIELDS]);
-    return this.#hold(field, bytes) ? v : null;
+    if (!this.#hold(field, bytes)) return null;
+    this.#mark(F.other);
+    return v;
   }
 
   #text(t: Text, s: unknown, field: number, content: boolean): void {
@@ -776,11 +779,9 @@ export class StreamState {
       }
       case 'container':
         this.#container = this.#fields('container', e) ?? this.#container;
-        this.#mark(F.other);
         break;
       case 'usage':
         this.#usage = this.#fields('usage', e) ?? this.#usage;
-        this.#mark(F.other);
         break;
       case 'user_delta':
         this.#text(this.#userText, e.text, F.other, true);
