@@ -28,38 +28,45 @@ export function dropping(body, frames, extra, next) {
     }
   };
   let cut = false;
-  return new ReadableStream({
-    async pull(controller) {
-      // The drop comes after what was given before it is read (an error discards queued chunks).
-      if (cut) {
-        reader.cancel().catch(() => {});
-        controller.error(new TypeError('connection dropped'));
-        return;
-      }
-      const { done, value } = await reader.read();
-      if (done) {
-        controller.close();
-        return;
-      }
-      let at = 0;
-      let end = 0;
-      while (left < 0 && (end = frameEnd(value, at)) >= 0) {
-        at = end;
-        if (++seen === frames) left = extra;
-      }
-      if (left < 0 || at + left >= value.length) {
-        // The cut is not in this chunk: it all passes (a cut past the end of the stream never comes).
-        if (left >= 0) left -= value.length - at;
-        give(controller, value);
-        return;
-      }
-      give(controller, value.subarray(0, at + left));
-      cut = true;
+  const drop = (controller) => {
+    reader.cancel().catch(() => {});
+    controller.error(new TypeError('connection dropped'));
+  };
+  // A pull runs only when a read waits on an empty queue (highWaterMark 0), and each one
+  // enqueues, closes or errors: a pull that gave nothing would leave that read waiting forever.
+  return new ReadableStream(
+    {
+      async pull(controller) {
+        // The drop comes after what was given before it is read (an error discards queued chunks).
+        if (cut) return drop(controller);
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return controller.close();
+          if (value.length === 0) continue;
+          let at = 0;
+          let end = 0;
+          while (left < 0 && (end = frameEnd(value, at)) >= 0) {
+            at = end;
+            if (++seen === frames) left = extra;
+          }
+          if (left < 0 || at + left >= value.length) {
+            // The cut is not in this chunk: it all passes (a cut past the end of the stream never comes).
+            if (left >= 0) left -= value.length - at;
+            return give(controller, value);
+          }
+          // A cut at the very start of this chunk drops the connection now.
+          if (at + left === 0) return drop(controller);
+          give(controller, value.subarray(0, at + left));
+          cut = true;
+          return;
+        }
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
     },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
+    { highWaterMark: 0 },
+  );
 }
 
 /**
