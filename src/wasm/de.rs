@@ -203,13 +203,24 @@ impl FlatOptions {
 /// key, of its Rust type's TS type or the one after `as`; a private one is declared in
 /// pkg/entry or pkg/types.
 macro_rules! options {
-    ($(#[doc = $doc:literal])* pub struct $name:ident { $($(#[doc = $fdoc:literal])* $field:ident: $ty:ty = $key:literal $(as $ts:literal)?,)* }) => {
+    ($(#[doc = $doc:literal])* pub struct $name:ident $(for $core:path)? { $($(#[doc = $fdoc:literal])* $field:ident: $ty:ty = $key:literal $(as $ts:literal)?,)* }) => {
         $(#[doc = $doc])*
         #[derive(tsify::Tsify)]
         pub struct $name {
             $($(#[doc = $fdoc])* #[serde(rename = $key)] #[tsify(optional $(, type = $ts)?)] $field: Option<$ty>,)*
         }
         $crate::wasm::de::options!(@read $name $($field $key)*);
+        $crate::wasm::de::options!(@core $name [$($core)?] $($field)*);
+    };
+    (@core $name:ident [] $($field:ident)*) => {};
+    (@core $name:ident [$core:path] $($field:ident)*) => {
+        impl $name {
+            /// The core's options: each one given, else the core's default.
+            fn core(self) -> $core {
+                let d = <$core>::default();
+                $core { $($field: $crate::wasm::de::Given::or(self.$field, d.$field),)* }
+            }
+        }
     };
     ($(#[doc = $doc:literal])* struct $name:ident { $($(#[doc = $fdoc:literal])* $field:ident: $ty:ty = $key:literal,)* }) => {
         $(#[doc = $doc])*
@@ -442,6 +453,27 @@ impl<const MIN: u64, const MAX: u64> Whole<MIN, MAX> {
     /// The number read, or `default` when absent.
     pub(crate) fn or(v: Option<Self>, default: usize) -> usize {
         v.map_or(default, |w| w.0 as usize)
+    }
+}
+
+/// An option as the core takes it: the value given, else the core's default (`options!`'s
+/// `for` clause).
+pub(crate) trait Given: Sized {
+    type Core;
+    fn or(v: Option<Self>, default: Self::Core) -> Self::Core;
+}
+
+impl Given for bool {
+    type Core = bool;
+    fn or(v: Option<bool>, default: bool) -> bool {
+        v.unwrap_or(default)
+    }
+}
+
+impl<const MIN: u64, const MAX: u64> Given for Whole<MIN, MAX> {
+    type Core = usize;
+    fn or(v: Option<Self>, default: usize) -> usize {
+        Whole::or(v, default)
     }
 }
 

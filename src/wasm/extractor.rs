@@ -2,7 +2,7 @@
 
 use super::abi::{CHUNK_ANSWER, CHUNK_DONE, CHUNK_THOUGHT};
 use super::de::{options, Whole, MAX_SAFE};
-use super::handle::{handle_io, Io, FAILED};
+use super::handle::{handle, Io, FAILED};
 use super::js_error;
 use crate::AnswerExtractorOptions;
 use tsify::Tsify;
@@ -35,21 +35,17 @@ pub struct JsAnswerExtractor {
     io: Io,
 }
 
-handle_io!(JsAnswerExtractor, AnswerExtractorHandle);
+handle! {
+    JsAnswerExtractor as AnswerExtractorHandle;
+    /// `new AnswerExtractor({ maxBufferBytes? })`.
+    fn new(o: AnswerExtractorInit) {
+        let inner = crate::AnswerExtractor::new(extractor_options(o.max_buffer_bytes));
+        Ok(JsAnswerExtractor { inner, raw: Vec::new(), out16: Vec::new(), io: Io::default() })
+    }
+}
 
 #[wasm_bindgen(js_class = AnswerExtractorHandle)]
 impl JsAnswerExtractor {
-    /// `new AnswerExtractor({ maxBufferBytes? })`.
-    #[wasm_bindgen(constructor, skip_typescript)]
-    pub fn new(options_value: Option<JsValue>) -> Result<JsAnswerExtractor, JsValue> {
-        Ok(JsAnswerExtractor {
-            inner: crate::AnswerExtractor::new(extractor_options(AnswerExtractorInit::from_js(options_value)?.max_buffer_bytes)),
-            raw: Vec::new(),
-            out16: Vec::new(),
-            io: Io::default(),
-        })
-    }
-
     /// Reads `len` bytes of the input buffer (and ends the stream when `end`); the answer
     /// text is the header's text (abi.rs), `COUNT` 1 when there is some.
     fn step(&mut self, len: u32, end: bool) -> u32 {
@@ -143,24 +139,17 @@ pub struct JsLlmStreamChunker {
     io: Io,
 }
 
-handle_io!(JsLlmStreamChunker, LlmStreamChunkerHandle);
+handle! {
+    JsLlmStreamChunker as LlmStreamChunkerHandle;
+    /// `new LlmStreamChunker({ actionSeq?, maxBufferBytes? })`.
+    fn new(o: LlmStreamChunkerInit) {
+        let inner = crate::AnswerExtractor::new(extractor_options(o.max_buffer_bytes));
+        Ok(JsLlmStreamChunker { inner, action_seq: o.action_seq, text: String::new(), ops: Vec::new(), io: Io::default() })
+    }
+}
 
 #[wasm_bindgen(js_class = LlmStreamChunkerHandle)]
 impl JsLlmStreamChunker {
-    /// `new LlmStreamChunker({ actionSeq?, maxBufferBytes? })`.
-    #[wasm_bindgen(constructor, skip_typescript)]
-    pub fn new(options_value: Option<JsValue>) -> Result<JsLlmStreamChunker, JsValue> {
-        let o = LlmStreamChunkerInit::from_js(options_value)?;
-        let opts = extractor_options(o.max_buffer_bytes);
-        Ok(JsLlmStreamChunker {
-            inner: crate::AnswerExtractor::new(opts),
-            action_seq: o.action_seq,
-            text: String::new(),
-            ops: Vec::new(),
-            io: Io::default(),
-        })
-    }
-
     /// Reads `len` bytes of the input buffer (and ends the stream when `end`, with the
     /// closing chunk of a finish action); the chunks are described in the header (abi.rs
     /// `CHUNK_`).

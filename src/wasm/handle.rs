@@ -69,14 +69,38 @@ impl InputBuffer {
     }
 }
 
-/// The plumbing every handle shares (from its `io: Io` field), as a second `impl` block of its
-/// class: `inPtr(cap)` (where JS writes the chunk), `fromUnits(units)` (a string chunk written
-/// as UTF-16, made UTF-8 in place), `takeError()` (the error a failed call left),
-/// `header()` (the address of the header, see abi.rs), and `feed(len)` / `finish(len)`: the handle's one feed path,
+/// A class's constructor, in an `impl` block of its own:
+/// `class! { JsX as XHandle; fn new([arg = read(&arg)?] o: XOptions) { body } }` makes
+/// `new XHandle(arg, options?)`: each leading argument a `JsValue` read in order by its
+/// expression, then the options object read as `XOptions` (`options!`) into `o`; `body` makes
+/// the object (`Result<JsX, JsValue>`).
+macro_rules! class {
+    ($ty:ident as $class:ident; $(#[doc = $doc:literal])* fn new($([$arg:ident = $read:expr])* $o:ident: $init:ty) $body:block) => {
+        #[wasm_bindgen::prelude::wasm_bindgen(js_class = $class)]
+        impl $ty {
+            $(#[doc = $doc])*
+            #[wasm_bindgen(constructor, skip_typescript)]
+            pub fn new($($arg: wasm_bindgen::JsValue,)* options: Option<wasm_bindgen::JsValue>) -> Result<$ty, wasm_bindgen::JsValue> {
+                $(let $arg = $read;)*
+                let $o = <$init>::from_js(options)?;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use class;
+
+/// A streaming handle's class: its constructor (as `class!`) and the plumbing every handle
+/// shares (from its `io: Io` field), in an `impl` block beside the handle's own: `inPtr(cap)`
+/// (where JS writes the chunk), `fromUnits(units)` (a string chunk written as UTF-16, made
+/// UTF-8 in place), `takeError()` (the error a failed call left), `header()` (the address of
+/// the header, see abi.rs), and `feed(len)` / `finish(len)`: the handle's one feed path,
 /// `step(len, end)`, the same signature for every handle (how the buffer holds the chunk is
 /// the header's `ROUTE`, for the handles that read more than bytes).
-macro_rules! handle_io {
-    ($ty:ty, $class:ident) => {
+macro_rules! handle {
+    ($ty:ident as $class:ident; $($new:tt)*) => {
+        $crate::wasm::handle::class! { $ty as $class; $($new)* }
+
         #[wasm_bindgen::prelude::wasm_bindgen(js_class = $class)]
         impl $ty {
             /// 0 when the buffer could not grow: `takeError()` has the error.
@@ -119,7 +143,7 @@ macro_rules! handle_io {
         }
     };
 }
-pub(crate) use handle_io;
+pub(crate) use handle;
 
 /// The wasm memory, for boundary.js.
 #[wasm_bindgen(js_name = "__sr_memory", skip_typescript)]

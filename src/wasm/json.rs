@@ -8,7 +8,7 @@
 
 use super::abi::*;
 use super::de::{options, Size, Whole};
-use super::handle::{handle_io, Io};
+use super::handle::{handle, Io};
 use super::host::to_js_value;
 use super::{js_error, utf16_len};
 use crate::budget::out_of_memory;
@@ -21,7 +21,7 @@ type Depth = Whole<1, { crate::json::partial::MAX_DEPTH as u64 }>;
 
 options! {
     /// Options of `new PartialJson(options)`.
-    pub struct PartialJsonOptions {
+    pub struct PartialJsonOptions for crate::PartialJsonOptions {
         /// Accept exactly RFC 8259 JSON (default `true`); `false` tolerates raw control
         /// characters in strings, unknown escapes and invalid UTF-8.
         strict: bool = "strict",
@@ -36,7 +36,7 @@ options! {
 #[cfg(feature = "json")]
 options! {
     /// Options of `new JsonItemStream(path, options)`.
-    pub struct JsonItemStreamOptions {
+    pub struct JsonItemStreamOptions for crate::JsonItemStreamOptions {
         /// Accept exactly RFC 8259 JSON (default `true`).
         strict: bool = "strict",
         /// The deepest nesting of objects and arrays (default 512, at most 1024).
@@ -123,23 +123,16 @@ pub struct JsPartialJson {
     io: Io,
 }
 
-handle_io!(JsPartialJson, PartialJsonHandle);
+handle! {
+    JsPartialJson as PartialJsonHandle;
+    /// `new PartialJson({ strict?, maxDepth?, maxBufferBytes? })`.
+    fn new(o: PartialJsonOptions) {
+        Ok(JsPartialJson { inner: crate::PartialJson::new(o.core()), packer: Packer::default(), value: None, io: Io::default() })
+    }
+}
 
 #[wasm_bindgen(js_class = PartialJsonHandle)]
 impl JsPartialJson {
-    /// `new PartialJson({ strict?, maxDepth?, maxBufferBytes? })`.
-    #[wasm_bindgen(constructor, skip_typescript)]
-    pub fn new(options: Option<JsValue>) -> Result<JsPartialJson, JsValue> {
-        let o = PartialJsonOptions::from_js(options)?;
-        let d = crate::PartialJsonOptions::default();
-        let opts = crate::PartialJsonOptions {
-            strict: o.strict.unwrap_or(d.strict),
-            max_depth: Depth::or(o.max_depth, d.max_depth),
-            max_buffer_bytes: Size::or(o.max_buffer_bytes, d.max_buffer_bytes),
-        };
-        Ok(JsPartialJson { inner: crate::PartialJson::new(opts), packer: Packer::default(), value: None, io: Io::default() })
-    }
-
     /// Reads `len` bytes of the input buffer (and ends the document when `end`: its value is
     /// then `takeValue()`); the events are described in the header (abi.rs).
     fn step(&mut self, len: u32, end: bool) -> u32 {
@@ -184,25 +177,18 @@ pub struct JsJsonItemStream {
 }
 
 #[cfg(feature = "json")]
-handle_io!(JsJsonItemStream, JsonItemStreamHandle);
+handle! {
+    JsJsonItemStream as JsonItemStreamHandle;
+    /// `new JsonItemStream(path, { strict?, maxDepth?, maxItemBytes? })`.
+    fn new([path = super::text_arg(&path, "path")?] o: JsonItemStreamOptions) {
+        let inner = crate::JsonItemStream::new(&path, o.core()).map_err(|e| js_error(&e))?;
+        Ok(JsJsonItemStream { inner, items: Vec::new(), text: String::new(), io: Io::default() })
+    }
+}
 
 #[cfg(feature = "json")]
 #[wasm_bindgen(js_class = JsonItemStreamHandle)]
 impl JsJsonItemStream {
-    #[wasm_bindgen(constructor, skip_typescript)]
-    pub fn new(path: JsValue, options: Option<JsValue>) -> Result<JsJsonItemStream, JsValue> {
-        let path = &super::text_arg(&path, "path")?;
-        let o = JsonItemStreamOptions::from_js(options)?;
-        let d = crate::JsonItemStreamOptions::default();
-        let opts = crate::JsonItemStreamOptions {
-            strict: o.strict.unwrap_or(d.strict),
-            max_depth: Depth::or(o.max_depth, d.max_depth),
-            max_item_bytes: Size::or(o.max_item_bytes, d.max_item_bytes),
-        };
-        let inner = crate::JsonItemStream::new(path, opts).map_err(|e| js_error(&e))?;
-        Ok(JsJsonItemStream { inner, items: Vec::new(), text: String::new(), io: Io::default() })
-    }
-
     /// Reads `len` bytes of the input buffer (and ends the input when `end`); the items
     /// completed are the header's text, a JSON array (abi.rs).
     fn step(&mut self, len: u32, end: bool) -> u32 {

@@ -8,7 +8,7 @@
 
 use super::abi::*;
 use super::de::{options, Size};
-use super::handle::{handle_io, Io, FAILED};
+use super::handle::{handle, Io, FAILED};
 use super::{js_error, utf16_len};
 use crate::budget::{out_of_memory, try_push_str, try_room, try_room_str};
 use crate::json::write_json_string;
@@ -48,14 +48,10 @@ pub struct JsStreamRouter {
     lost: Option<Error>,
 }
 
-handle_io!(JsStreamRouter, StreamRouterHandle);
-
-#[wasm_bindgen(js_class = StreamRouterHandle)]
-impl JsStreamRouter {
+handle! {
+    JsStreamRouter as StreamRouterHandle;
     /// `new StreamRouter({ provider?, content?, nonce?, maxEventBytes?, maxBufferBytes? })`.
-    #[wasm_bindgen(constructor, skip_typescript)]
-    pub fn new(options_value: Option<JsValue>) -> Result<JsStreamRouter, JsValue> {
-        let o = StreamRouterInit::from_js(options_value)?;
+    fn new(o: StreamRouterInit) {
         let d = StreamRouterOptions::default();
         let provider = match o.provider.as_deref() {
             None => d.provider,
@@ -71,7 +67,10 @@ impl JsStreamRouter {
         let inner = crate::StreamRouter::new(opts).map_err(|e| js_error(&e))?;
         Ok(JsStreamRouter { inner, events: Vec::new(), out: Packed::default(), io: Io::default(), lost: None })
     }
+}
 
+#[wasm_bindgen(js_class = StreamRouterHandle)]
+impl JsStreamRouter {
     /// Routes `len` bytes of the input buffer (and ends the stream when `end`: the last
     /// events, then `done`); the events are described in the header (abi.rs).
     fn step(&mut self, len: u32, end: bool) -> u32 {

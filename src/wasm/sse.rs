@@ -7,7 +7,7 @@ use super::de::{options, DeError, FlatOptions, Size};
 use super::de::{whole_arg, Count, MAX_SAFE};
 #[cfg(feature = "sse")]
 use super::handle::NOT_UNITS;
-use super::handle::{handle_io, Io};
+use super::handle::{class, handle, Io};
 use super::js_error;
 use crate::budget::out_of_memory;
 use crate::sse::{Bytes, Emit, LineInput};
@@ -17,7 +17,7 @@ use wasm_bindgen::prelude::*;
 
 options! {
     /// Options of `new SseDecoder(options)`.
-    pub struct SseDecoderOptions {
+    pub struct SseDecoderOptions for crate::SseDecoderOptions {
         /// Dispatch an unterminated last event at `finish()` instead of discarding it.
         flush_on_finish: bool = "flushOnFinish",
         /// The longest accepted line in bytes (default 1 MiB).
@@ -81,23 +81,16 @@ pub struct JsSseDecoder {
     skeleton: Vec<u8>,
 }
 
-handle_io!(JsSseDecoder, SseDecoderHandle);
+handle! {
+    JsSseDecoder as SseDecoderHandle;
+    /// `new SseDecoder({ flushOnFinish?, maxLineBytes?, maxEventBytes? })`.
+    fn new(o: SseDecoderOptions) {
+        Ok(JsSseDecoder { inner: crate::SseDecoder::new(o.core()), out: Packed::default(), io: Io::default(), skeleton: Vec::new() })
+    }
+}
 
 #[wasm_bindgen(js_class = SseDecoderHandle)]
 impl JsSseDecoder {
-    /// `new SseDecoder({ flushOnFinish?, maxLineBytes?, maxEventBytes? })`.
-    #[wasm_bindgen(constructor, skip_typescript)]
-    pub fn new(options_value: Option<JsValue>) -> Result<JsSseDecoder, JsValue> {
-        let o = SseDecoderOptions::from_js(options_value)?;
-        let d = crate::SseDecoderOptions::default();
-        let opts = crate::SseDecoderOptions {
-            flush_on_finish: o.flush_on_finish.unwrap_or(false),
-            max_line_bytes: Size::or(o.max_line_bytes, d.max_line_bytes),
-            max_event_bytes: Size::or(o.max_event_bytes, d.max_event_bytes),
-        };
-        Ok(JsSseDecoder { inner: crate::SseDecoder::new(opts), out: Packed::default(), io: Io::default(), skeleton: Vec::new() })
-    }
-
     /// Decodes `len` of the input buffer (and ends the stream when `end`: the last events, an
     /// unterminated one only with `flushOnFinish`; the decoder may then be fed a new stream).
     /// The events are described in the header (abi.rs). By the header's route (`feed`):
@@ -333,19 +326,17 @@ mod encoder {
         inner: crate::SseEncoder,
     }
 
-    #[wasm_bindgen(js_class = SseEncoderHandle)]
-    impl JsSseEncoder {
+    class! {
+        JsSseEncoder as SseEncoderHandle;
         /// `new SseEncoder({ autoId?, firstId? })`.
-        #[wasm_bindgen(constructor, skip_typescript)]
-        pub fn new(
-            #[wasm_bindgen(unchecked_optional_param_type = "SseEncoderOptions")] options_value: Option<JsValue>,
-        ) -> Result<JsSseEncoder, JsValue> {
-            let o = SseEncoderOptions::from_js(options_value)?;
-            let first_id = o.first_id.map_or(1, |w| w.0);
-            let opts = crate::SseEncoderOptions { auto_id: o.auto_id.unwrap_or(false), first_id };
+        fn new(o: SseEncoderOptions) {
+            let opts = crate::SseEncoderOptions { auto_id: o.auto_id.unwrap_or(false), first_id: o.first_id.map_or(1, |w| w.0) };
             Ok(JsSseEncoder { inner: crate::SseEncoder::new(opts) })
         }
+    }
 
+    #[wasm_bindgen(js_class = SseEncoderHandle)]
+    impl JsSseEncoder {
         /// The wire form of one event, ending with the blank line that dispatches it.
         /// Throws `sse_invalid_field` for CR/LF in `event` or `id`.
         #[wasm_bindgen(skip_typescript)]

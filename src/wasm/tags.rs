@@ -7,7 +7,7 @@
 use super::abi::{Header, Route, TAG_BYTES, TAG_SLICE, TAG_UNITS};
 use super::de::{both, options, Count, Size};
 use super::de::{Any, DeError, Read};
-use super::handle::{handle_io, Io, NOT_UNITS};
+use super::handle::{class, handle, Io, NOT_UNITS};
 use super::{js_error, opt_text_arg, plain_object, text_arg, FlatOptions};
 use crate::budget::{out_of_memory, try_extend};
 use crate::tags::DEFAULT_MAX_BUFFER_BYTES;
@@ -34,9 +34,14 @@ fn core_options(blocks: Option<Vec<String>>, max_buffer_bytes: Option<Size>) -> 
     TagFilterOptions { blocks, max_buffer_bytes: Size::or(max_buffer_bytes, DEFAULT_MAX_BUFFER_BYTES) }
 }
 
+impl TagFilterInit {
+    fn core(self) -> TagFilterOptions {
+        core_options(self.blocks, self.max_buffer_bytes)
+    }
+}
+
 fn filter_options(value: Option<JsValue>) -> Result<TagFilterOptions, JsValue> {
-    let o = TagFilterInit::from_js(value)?;
-    Ok(core_options(o.blocks, o.max_buffer_bytes))
+    Ok(TagFilterInit::from_js(value)?.core())
 }
 
 /// Block texts by lowercase name as a plain object whose every name is an own data property
@@ -241,25 +246,19 @@ pub struct JsTagFilter {
     io: Io,
 }
 
-handle_io!(JsTagFilter, TagFilterHandle);
+handle! {
+    JsTagFilter as TagFilterHandle;
+    /// `new TagFilter(nonce, { blocks?, maxBufferBytes? })`.
+    fn new([nonce = text_arg(&nonce, "nonce")?] o: TagFilterInit) {
+        let mut inner = crate::TagFilter::new(&nonce, o.core()).map_err(|e| js_error(&e))?;
+        inner.stop_keeping_text();
+        let types = type_names(&inner);
+        Ok(JsTagFilter { types, inner, pieces: Pieces::default(), skeleton: Vec::new(), result: None, io: Io::default() })
+    }
+}
 
 #[wasm_bindgen(js_class = TagFilterHandle)]
 impl JsTagFilter {
-    #[wasm_bindgen(constructor, skip_typescript)]
-    pub fn new(nonce: JsValue, options_value: Option<JsValue>) -> Result<JsTagFilter, JsValue> {
-        let nonce = text_arg(&nonce, "nonce")?;
-        let mut inner = crate::TagFilter::new(&nonce, filter_options(options_value)?).map_err(|e| js_error(&e))?;
-        inner.stop_keeping_text();
-        Ok(JsTagFilter {
-            types: type_names(&inner),
-            inner,
-            pieces: Pieces::default(),
-            skeleton: Vec::new(),
-            result: None,
-            io: Io::default(),
-        })
-    }
-
     /// Reads `len` of the input buffer, by the header's route: bytes; the UTF-8 of a JS string
     /// (needs no validation: `TextEncoder` wrote it), whose pieces of text are UTF-16 ranges of
     /// the string; or a string's UTF-16 code units (Node writes those several times faster
@@ -537,26 +536,19 @@ pub struct JsTaggedTurn {
     io: Io,
 }
 
-handle_io!(JsTaggedTurn, TaggedTurnHandle);
+handle! {
+    JsTaggedTurn as TaggedTurnHandle;
+    /// `new TaggedTurn({ nonce?, blocks?, maxBufferBytes? })`.
+    fn new(o: TaggedTurnInit) {
+        let nonce = nonce_or_new(o.nonce)?;
+        let inner = crate::TaggedTurn::new(&nonce, core_options(o.blocks, o.max_buffer_bytes)).map_err(|e| js_error(&e))?;
+        let types = type_names(inner.filter());
+        Ok(JsTaggedTurn { types, inner, deltas: Vec::new(), pieces: Pieces::default(), step: None, io: Io::default() })
+    }
+}
 
 #[wasm_bindgen(js_class = TaggedTurnHandle)]
 impl JsTaggedTurn {
-    #[wasm_bindgen(constructor, skip_typescript)]
-    pub fn new(options_value: Option<JsValue>) -> Result<JsTaggedTurn, JsValue> {
-        let o = TaggedTurnInit::from_js(options_value)?;
-        let nonce = nonce_or_new(o.nonce)?;
-        let fo = core_options(o.blocks, o.max_buffer_bytes);
-        let inner = crate::TaggedTurn::new(&nonce, fo).map_err(|e| js_error(&e))?;
-        Ok(JsTaggedTurn {
-            types: type_names(inner.filter()),
-            inner,
-            deltas: Vec::new(),
-            pieces: Pieces::default(),
-            step: None,
-            io: Io::default(),
-        })
-    }
-
     #[wasm_bindgen(getter, skip_typescript)]
     pub fn nonce(&self) -> String {
         self.inner.nonce().to_string()
@@ -679,18 +671,16 @@ pub struct JsTagEventWriter {
     inner: crate::TagEventWriter,
 }
 
+class! {
+    JsTagEventWriter as TagEventWriterHandle;
+    /// `new TagEventWriter({ firstId?, retry? })`.
+    fn new(o: TagEventWriterInit) {
+        Ok(JsTagEventWriter { inner: crate::TagEventWriter::new(o.first_id.map_or(1, |w| w.0), o.retry.map(|w| w.0)) })
+    }
+}
+
 #[wasm_bindgen(js_class = TagEventWriterHandle)]
 impl JsTagEventWriter {
-    /// `new TagEventWriter({ firstId?, retry? })`.
-    #[wasm_bindgen(constructor, skip_typescript)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_optional_param_type = "TagEventWriterInit")] options_value: Option<JsValue>,
-    ) -> Result<JsTagEventWriter, JsValue> {
-        let o = TagEventWriterInit::from_js(options_value)?;
-        let first = o.first_id.map_or(1, |w| w.0);
-        Ok(JsTagEventWriter { inner: crate::TagEventWriter::new(first, o.retry.map(|w| w.0)) })
-    }
-
     /// One event per delta (`event: artifact_delta`, `data: {"text":…}`).
     #[wasm_bindgen(skip_typescript)]
     pub fn deltas(&mut self, #[wasm_bindgen(unchecked_param_type = "TagDelta[]")] deltas: JsValue) -> Result<String, JsValue> {
