@@ -5,6 +5,12 @@
 // (`globalThis.process`: the helper also runs in a browser page and in workerd.)
 export const SEED = Number(globalThis.process?.env?.STREAMROUTE_SEED ?? Date.now() % 2 ** 31);
 
+// Under `node --test` a file with a random seed says it once (a comment line of the runner's
+// output), so that a run that hangs, and so prints no failed assertion, can be replayed too.
+if (globalThis.process?.env?.NODE_TEST_CONTEXT && globalThis.process.env.STREAMROUTE_SEED === undefined) {
+  console.log(`STREAMROUTE_SEED=${SEED}`);
+}
+
 /** A seeded xorshift32: `next(n)` is uniform-ish in 0..n. */
 export function rng(seed) {
   let s = seed >>> 0 || 1;
