@@ -2,7 +2,7 @@
 
 use super::abi::{CHUNK_ANSWER, CHUNK_DONE, CHUNK_THOUGHT};
 use super::de::{options, Whole, MAX_SAFE};
-use super::handle::{handle, Io, FAILED};
+use super::handle::{handle, then_end, Io, FAILED};
 use super::js_error;
 use crate::AnswerExtractorOptions;
 use tsify::Tsify;
@@ -18,8 +18,10 @@ options! {
     }
 }
 
-fn extractor_options(max: Option<BufferBytes>) -> AnswerExtractorOptions {
-    AnswerExtractorOptions { max_buffer_bytes: BufferBytes::or(max, AnswerExtractorOptions::default().max_buffer_bytes) }
+/// The extractor of both classes, with `maxBufferBytes` given or the default.
+fn extractor(max: Option<BufferBytes>) -> crate::AnswerExtractor {
+    let max_buffer_bytes = BufferBytes::or(max, AnswerExtractorOptions::default().max_buffer_bytes);
+    crate::AnswerExtractor::new(AnswerExtractorOptions { max_buffer_bytes })
 }
 
 /// The wasm half of `AnswerExtractor` (pkg/entry/classes/extractor.js).
@@ -39,8 +41,7 @@ handle! {
     JsAnswerExtractor as AnswerExtractorHandle;
     /// `new AnswerExtractor({ maxBufferBytes? })`.
     fn new(o: AnswerExtractorInit) {
-        let inner = crate::AnswerExtractor::new(extractor_options(o.max_buffer_bytes));
-        Ok(JsAnswerExtractor { inner, raw: Vec::new(), out16: Vec::new(), io: Io::default() })
+        Ok(JsAnswerExtractor { inner: extractor(o.max_buffer_bytes), raw: Vec::new(), out16: Vec::new(), io: Io::default() })
     }
 }
 
@@ -50,10 +51,8 @@ impl JsAnswerExtractor {
     /// text is the header's text (abi.rs), `COUNT` 1 when there is some.
     fn step(&mut self, len: u32, end: bool) -> u32 {
         self.raw.clear();
-        let mut r = self.inner.feed_raw(self.io.input.bytes(len), &mut self.raw);
-        if end && r.is_ok() {
-            r = self.inner.finish_raw(&mut self.raw);
-        }
+        let r = self.inner.feed_raw(self.io.input.bytes(len), &mut self.raw);
+        let r = then_end(r, end, || self.inner.finish_raw(&mut self.raw));
         self.done(r)
     }
 
@@ -132,19 +131,19 @@ pub struct LlmStreamChunk {
 #[wasm_bindgen(js_name = LlmStreamChunkerHandle, skip_typescript)]
 pub struct JsLlmStreamChunker {
     inner: crate::AnswerExtractor,
-    action_seq: Option<f64>,
     /// The call's texts (thought, then answer) and their `CHUNK_` op words.
     text: String,
     ops: Vec<u32>,
     io: Io,
+    action_seq: Option<f64>,
 }
 
 handle! {
     JsLlmStreamChunker as LlmStreamChunkerHandle;
     /// `new LlmStreamChunker({ actionSeq?, maxBufferBytes? })`.
     fn new(o: LlmStreamChunkerInit) {
-        let inner = crate::AnswerExtractor::new(extractor_options(o.max_buffer_bytes));
-        Ok(JsLlmStreamChunker { inner, action_seq: o.action_seq, text: String::new(), ops: Vec::new(), io: Io::default() })
+        let inner = extractor(o.max_buffer_bytes);
+        Ok(JsLlmStreamChunker { inner, text: String::new(), ops: Vec::new(), io: Io::default(), action_seq: o.action_seq })
     }
 }
 
@@ -155,10 +154,8 @@ impl JsLlmStreamChunker {
     /// `CHUNK_`).
     fn step(&mut self, len: u32, end: bool) -> u32 {
         let mut answer = String::new();
-        let mut r = self.inner.feed_into(self.io.input.bytes(len), &mut answer);
-        if end && r.is_ok() {
-            r = self.inner.finish().map(|tail| answer.push_str(&tail));
-        }
+        let r = self.inner.feed_into(self.io.input.bytes(len), &mut answer);
+        let r = then_end(r, end, || self.inner.finish().map(|tail| answer.push_str(&tail)));
         self.done(r.map(|()| answer), end)
     }
 

@@ -31,6 +31,16 @@ impl Io {
     }
 }
 
+/// A `step`'s result: the feed's `r`, then with `end` (`finish(len)`) the end of the input
+/// when the feed went well.
+pub(crate) fn then_end<T>(r: crate::Result<T>, end: bool, finish: impl FnOnce() -> crate::Result<T>) -> crate::Result<T> {
+    if end && r.is_ok() {
+        finish()
+    } else {
+        r
+    }
+}
+
 /// The input buffer JS writes chunks into.
 #[derive(Default)]
 pub(crate) struct InputBuffer {

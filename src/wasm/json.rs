@@ -8,7 +8,7 @@
 
 use super::abi::*;
 use super::de::{options, Size, Whole};
-use super::handle::{handle, Io};
+use super::handle::{handle, then_end, Io};
 use super::host::to_js_value;
 use super::{js_error, utf16_len};
 use crate::budget::out_of_memory;
@@ -137,10 +137,8 @@ impl JsPartialJson {
     /// then `takeValue()`); the events are described in the header (abi.rs).
     fn step(&mut self, len: u32, end: bool) -> u32 {
         self.packer.clear();
-        let mut r = self.inner.feed_with(self.io.input.bytes(len), &mut self.packer);
-        if end && r.is_ok() {
-            r = self.inner.finish_with(&mut self.packer).map(|v| self.value = Some(v));
-        }
+        let r = self.inner.feed_with(self.io.input.bytes(len), &mut self.packer);
+        let r = then_end(r, end, || self.inner.finish_with(&mut self.packer).map(|v| self.value = Some(v)));
         self.done(r)
     }
 
@@ -192,10 +190,8 @@ impl JsJsonItemStream {
     /// Reads `len` bytes of the input buffer (and ends the input when `end`); the items
     /// completed are the header's text, a JSON array (abi.rs).
     fn step(&mut self, len: u32, end: bool) -> u32 {
-        let mut r = self.inner.feed(self.io.input.bytes(len), &mut self.items);
-        if end && r.is_ok() {
-            r = self.inner.finish(&mut self.items);
-        }
+        let r = self.inner.feed(self.io.input.bytes(len), &mut self.items);
+        let r = then_end(r, end, || self.inner.finish(&mut self.items));
         self.done(r)
     }
 

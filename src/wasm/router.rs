@@ -8,7 +8,7 @@
 
 use super::abi::*;
 use super::de::{options, Size};
-use super::handle::{handle, Io, FAILED};
+use super::handle::{handle, then_end, Io, FAILED};
 use super::{js_error, utf16_len};
 use crate::budget::{out_of_memory, try_push_str, try_room, try_room_str};
 use crate::json::write_json_string;
@@ -79,10 +79,8 @@ impl JsStreamRouter {
             return FAILED;
         }
         self.events.clear();
-        let mut r = self.inner.feed(self.io.input.bytes(len), &mut self.events);
-        if end && r.is_ok() {
-            r = self.inner.finish(&mut self.events);
-        }
+        let r = self.inner.feed(self.io.input.bytes(len), &mut self.events);
+        let r = then_end(r, end, || self.inner.finish(&mut self.events));
         self.done(r)
     }
 

@@ -7,7 +7,7 @@ use super::de::{options, DeError, FlatOptions, Size};
 use super::de::{whole_arg, Count, MAX_SAFE};
 #[cfg(feature = "sse")]
 use super::handle::NOT_UNITS;
-use super::handle::{class, handle, Io};
+use super::handle::{class, handle, then_end, Io};
 use super::js_error;
 use crate::budget::out_of_memory;
 use crate::sse::{Bytes, Emit, LineInput};
@@ -105,7 +105,7 @@ impl JsSseDecoder {
     ///   not use): always `NOT_UNITS`, and its ASCII strings are read as bytes.
     fn step(&mut self, len: u32, end: bool) -> u32 {
         self.out.clear();
-        let mut r = match self.io.header.take_route() {
+        let r = match self.io.header.take_route() {
             #[cfg(feature = "sse")]
             Route::Units => {
                 let input = self.io.input.bytes(len.saturating_mul(2));
@@ -123,9 +123,7 @@ impl JsSseDecoder {
             Route::Ascii => self.inner.feed_with(Bytes::ascii(self.io.input.bytes(len)), &mut self.out),
             _ => self.inner.feed_with(Bytes::new(self.io.input.bytes(len)), &mut self.out),
         };
-        if end && r.is_ok() {
-            r = self.inner.finish_with(&mut self.out);
-        }
+        let r = then_end(r, end, || self.inner.finish_with(&mut self.out));
         self.done(r)
     }
 
