@@ -101,6 +101,30 @@ test('readers that drop every 1–7 frames and inside frames get every frame onc
   assert.ok(drops >= runs, `${drops} dropped connections for ${runs} readers`);
 });
 
+test('a reader whose connection drops exactly at a frame boundary resumes (a case that once left connectSse waiting forever)', async () => {
+  // Seed 1000005 over this sample cuts the first connection after one whole frame with no
+  // extra bytes, at the very start of the log's next batch: the dropping body must drop there
+  // and not end its pull having given nothing (a read waiting on it would wait forever).
+  const seed = 1_000_005;
+  const cases = SAMPLES.filter((s) => !s.binary).slice(0, 12);
+  const k = cases.findIndex((s) => s.file === 'openai-responses-error.sse');
+  assert.ok(k >= 0, 'the sample is bundled');
+  const text = await wire(routed(cases[k]), 'ai-sdk');
+  const pieces = splitings(text, seed + k).find(([l]) => l.startsWith('random byte pieces <=64'))[1];
+  const log = new SseLog(new MemorySseStore(), { streamId: 'boundary' });
+  const reading = readThrough(log, seed + k * 7, { profile: 'ai-sdk' });
+  await write(log, pieces);
+  let timer;
+  const stalled = new Promise((r) => {
+    timer = setTimeout(() => r(null), 10_000);
+  });
+  const done = await Promise.race([reading, stalled]);
+  clearTimeout(timer);
+  assert.ok(done !== null, 'the reader ended');
+  assert.ok(done.lastIds.length > 1, `it reconnected (${done.lastIds.length} connections)`);
+  assert.equal(done.out.at(-1).type, 'done');
+});
+
 test('StreamState fed through dropped connections ends as a whole read: no delta twice, none lost, in every profile', async () => {
   const cases = [
     ...SAMPLES.filter((s) => !s.binary)
