@@ -181,6 +181,15 @@ fn validate_lists_every_problem_at_once() {
     );
 }
 
+#[test]
+fn a_problem_is_written_as_the_path_and_message_error_problems_lists() {
+    let found = check_final_payload(&j(r#"{"raw_answer":"a","confidence":2}"#)).expect_err("invalid");
+    let list: Vec<String> = found.iter().map(|p| p.to_json_value().to_json()).collect();
+    assert_eq!(list.len(), 1);
+    assert!(list[0].starts_with(r#"{"path":"confidence","message":""#), "{}", list[0]);
+    assert_eq!(j(&list[0]).get("message").and_then(JsonValue::as_str), Some(found[0].message.as_str()));
+}
+
 /// A repeated key counts once, its first occurrence (the crate's one duplicate-key rule), also
 /// in a value built by hand with the repeats in it.
 #[test]

@@ -267,6 +267,20 @@ fn held_bytes_reach_but_never_pass_the_bound() {
     assert_eq!(r.block("artifact"), Some("\u{4e2d}[/ARTIFACT:\u{FFFD}x]\u{1F600}["));
 }
 
+#[test]
+fn a_violation_is_written_as_its_code_and_offset() {
+    let nonce = "abc123abc123abc123abc123abc123ab";
+    let r = check_tagged(
+        format!("hi [ARTIFACT:{nonce}]a[/ARTIFACT:{nonce}][USER:{nonce}]b[/USER:{nonce}]"),
+        nonce,
+        &TagFilterOptions::default(),
+    )
+    .unwrap();
+    let v = r.violations.first().expect("text before the first block");
+    assert_eq!(v.to_json_value().to_json(), format!(r#"{{"code":"{}","offset":{}}}"#, v.code, v.offset));
+    assert_eq!(v.to_json_value().to_json(), r#"{"code":"text_outside_blocks","offset":0}"#);
+}
+
 fn big_content(rng: &mut Rng, nonce: &str, len: usize) -> String {
     let pieces = [
         "plain ascii text ",
