@@ -18,12 +18,12 @@ use wasm_bindgen::prelude::*;
 options! {
     /// Options of `new SseDecoder(options)`.
     pub struct SseDecoderOptions for crate::SseDecoderOptions {
-        /// Dispatch an unterminated last event at `finish()` instead of discarding it.
-        flush_on_finish: bool = "flushOnFinish",
         /// The longest accepted line in bytes (default 1 MiB).
         max_line_bytes: Size = "maxLineBytes" as "number",
         /// The most data bytes one event may accumulate (default 8 MiB).
         max_event_bytes: Size = "maxEventBytes" as "number",
+        /// Dispatch an unterminated last event at `finish()` instead of discarding it.
+        flush_on_finish: bool = "flushOnFinish",
     }
 }
 
