@@ -461,6 +461,12 @@ impl Tokenizer {
     #[inline]
     fn close_container(&mut self, tok: Token<'_>, i: usize, base: u64, sink: &mut dyn Sink) -> Result<Next> {
         self.pop();
+        self.token_ends(tok, i, base, sink)
+    }
+
+    /// A token whose last byte is `chunk[i]`: reported (when loud), then what follows a value.
+    #[inline]
+    fn token_ends(&mut self, tok: Token<'_>, i: usize, base: u64, sink: &mut dyn Sink) -> Result<Next> {
         let i = i + 1;
         self.pos = base + i as u64;
         if self.loud() {
@@ -851,12 +857,7 @@ impl Tokenizer {
             1 => Token::Bool(false),
             _ => Token::Null,
         };
-        let i = i + 1;
-        self.pos = base + i as u64;
-        if self.loud() {
-            sink.token(tok, self.stack.len())?;
-        }
-        self.value_done_at(i, sink)
+        self.token_ends(tok, i, base, sink)
     }
 
     /// Expecting a value (or, after `[`, the `]`).

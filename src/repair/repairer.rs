@@ -1008,12 +1008,18 @@ impl<'a> Repairer<'a> {
                 }
             }
         }
+        self.unquoted(RepairKind::UnquotedString, start, i, end, next);
+    }
+
+    /// Writes the unquoted text `start..end` as a JSON string, noted as `kind`, and goes on at
+    /// `next`, else at `i` where its scan stopped. A scan that stood still takes one character
+    /// (the callers rule this out; this keeps the loop finite).
+    fn unquoted(&mut self, kind: RepairKind, start: usize, mut i: usize, mut end: usize, next: Option<usize>) {
         if i == start && next.is_none() {
-            // Never stand still (the callers rule this out; this keeps the loop finite).
             i += self.char_at(start).len_utf8();
             end = i;
         }
-        self.note(RepairKind::UnquotedString, start);
+        self.note(kind, start);
         write_json_string(crate::text::sub(self.text, start..end), &mut self.out);
         self.pos = next.unwrap_or(i);
     }
@@ -1079,13 +1085,7 @@ impl<'a> Repairer<'a> {
                 }
             }
         }
-        if i == start && next.is_none() {
-            i += self.char_at(start).len_utf8();
-            end = i;
-        }
-        self.note(RepairKind::UnquotedKey, start);
-        write_json_string(crate::text::sub(self.text, start..end), &mut self.out);
-        self.pos = next.unwrap_or(i);
+        self.unquoted(RepairKind::UnquotedKey, start, i, end, next);
     }
 
     /// A JavaScript regular expression literal `/…/flags`, as a string. `false` when there is
