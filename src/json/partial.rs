@@ -2,7 +2,9 @@
 //!
 //! Advice for hackers: the tokenizer does all the lexing; this file is the one machine that
 //! turns its tokens into `begin` / `append` / `set` / `end` events at paths and keeps the
-//! partial tree that [`PartialJson::value`] snapshots. Invariants:
+//! partial tree that [`PartialJson::value`] snapshots (with feature `json`: the client
+//! entry's build keeps no tree, and its JS folds the events into the value, which they
+//! describe completely). Invariants:
 //! - Nothing is reported that a later byte could change or remove. The tokenizer already
 //!   reports keys, numbers and literals only complete and escapes only once decodable; here a
 //!   key only extends the path (no event) until its value begins, and the open string's text
@@ -19,7 +21,9 @@
 
 use super::keys::FirstKeys;
 use super::tokenizer::{AfterValue, Sink, Token, Tokenizer, TokenizerOptions};
-use super::value::{JsonValue, ValueBuilder};
+use super::value::JsonValue;
+#[cfg(feature = "json")]
+use super::value::ValueBuilder;
 use crate::budget::{out_of_memory, try_push, try_push_str, try_to_string};
 use crate::{Error, ErrorKind, Result};
 
@@ -279,7 +283,10 @@ enum Frame {
 struct Doc {
     /// A repeated key and its value are dropped before anything is reported (first wins).
     keys: FirstKeys,
+    #[cfg(feature = "json")]
     tree: ValueBuilder,
+    /// The top-level value ended.
+    ended: bool,
     /// The open string value's text so far (the tree gets it when it closes).
     text: String,
     in_string: bool,
@@ -330,8 +337,18 @@ impl Doc {
                 self.pop();
             }
             Some(Frame::Object) => self.pop(),
-            None => {}
+            None => self.ended = true,
         }
+    }
+
+    /// The tree gets `tok` (builds without one: nothing).
+    #[inline]
+    fn build(&mut self, tok: Token<'_>) -> Result<()> {
+        #[cfg(feature = "json")]
+        self.tree.token(tok, 0)?;
+        #[cfg(not(feature = "json"))]
+        let _ = tok;
+        Ok(())
     }
 
     fn emit(&mut self, out: &mut impl EventSink, ev: Event<'_>) -> Result<()> {
@@ -351,7 +368,7 @@ impl Doc {
         self.child_begins()?;
         self.emit(out, Event::Set(leaf))?;
         self.emit(out, Event::End)?;
-        self.tree.token(tok, 0)?;
+        self.build(tok)?;
         self.child_ends();
         Ok(())
     }
@@ -372,16 +389,16 @@ impl Doc {
                 self.child_begins()?;
                 self.emit(out, Event::Begin(if object { ValueKind::Object } else { ValueKind::Array }))?;
                 try_push(&mut self.frames, if object { Frame::Object } else { Frame::Array(0) })?;
-                self.tree.token(tok, 0)?;
+                self.build(tok)?;
             }
             Token::ObjectEnd | Token::ArrayEnd => {
                 self.frames.pop();
-                self.tree.token(tok, 0)?;
+                self.build(tok)?;
                 self.emit(out, Event::End)?;
                 self.child_ends();
             }
             Token::Key(k) => {
-                self.tree.token(tok, 0)?;
+                self.build(tok)?;
                 self.push(PathSegment::Key(try_to_string(k)?))?;
             }
             Token::StringStart => {
@@ -396,9 +413,12 @@ impl Doc {
                 self.flush_append(out)?;
                 emit(out, &self.path, &mut self.same, Event::Set(Leaf::String(&self.text)))?;
                 self.emit(out, Event::End)?;
-                self.tree.token(Token::StringStart, 0)?;
-                self.tree.token(Token::StringPart(&self.text), 0)?;
-                self.tree.token(Token::StringEnd, 0)?;
+                #[cfg(feature = "json")]
+                {
+                    self.tree.token(Token::StringStart, 0)?;
+                    self.tree.token(Token::StringPart(&self.text), 0)?;
+                    self.tree.token(Token::StringEnd, 0)?;
+                }
                 self.text.clear();
                 self.in_string = false;
                 self.child_ends();
@@ -411,6 +431,7 @@ impl Doc {
     }
 
     /// The tree with the open string (if any) in its place.
+    #[cfg(feature = "json")]
     fn snapshot(&self) -> Option<JsonValue> {
         if let Some(v) = self.tree.done.first() {
             return Some(v.clone());
@@ -499,7 +520,9 @@ impl PartialJson {
             tokenizer: Tokenizer::new(tokenizer_options(opts.strict, opts.max_depth, cap, AfterValue::End)),
             doc: Doc {
                 keys: FirstKeys::default(),
+                #[cfg(feature = "json")]
                 tree: ValueBuilder::prefiltered(),
+                ended: false,
                 text: String::new(),
                 in_string: false,
                 reported: 0,
@@ -532,13 +555,16 @@ impl PartialJson {
     /// # Errors
     /// `json_invalid` with the end offset when the input ended inside the value or held
     /// none; the errors of [`feed`](Self::feed).
+    #[cfg(feature = "json")]
     pub fn finish(&mut self, out: &mut Vec<JsonEvent>) -> Result<JsonValue> {
-        self.finish_with(out)
+        self.finish_with(out)?;
+        Ok(self.doc.tree.done.first().cloned().unwrap_or(JsonValue::Null))
     }
 
     /// The value read so far, closed where it is open: strings as read so far, containers
     /// with the members read so far, keys without a value and unfinished numbers and
     /// literals left out. `None` before a value begins. Built on every call.
+    #[cfg(feature = "json")]
     pub fn value(&self) -> Option<JsonValue> {
         self.doc.snapshot()
     }
@@ -570,16 +596,17 @@ impl PartialJson {
         r.and(flushed).map_err(|e| self.fail(e))
     }
 
-    pub(crate) fn finish_with(&mut self, out: &mut impl EventSink) -> Result<JsonValue> {
+    /// Ends the document (with feature `json`, [`value`](Self::value) is then its value).
+    pub(crate) fn finish_with(&mut self, out: &mut impl EventSink) -> Result<()> {
         self.check()?;
         let mut run = Run { doc: &mut self.doc, out: &mut *out };
         if let Err(e) = finish_metered(&mut self.tokenizer, &mut run) {
             return Err(self.fail(e));
         }
         self.phase = Phase::Finished;
-        match self.doc.tree.done.first() {
-            Some(v) => Ok(v.clone()),
-            None => Err(self.fail(Error::new(ErrorKind::JsonInvalid, "expected a JSON value").at(self.position()))),
+        if !self.doc.ended {
+            return Err(self.fail(Error::new(ErrorKind::JsonInvalid, "expected a JSON value").at(self.position())));
         }
+        Ok(())
     }
 }

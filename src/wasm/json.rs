@@ -118,8 +118,6 @@ impl EventSink for Packer {
 pub struct JsPartialJson {
     inner: crate::PartialJson,
     packer: Packer,
-    /// The value `finish` ended with, until JS takes it.
-    value: Option<JsonValue>,
     io: Io,
 }
 
@@ -127,27 +125,24 @@ handle! {
     JsPartialJson as PartialJsonHandle;
     /// `new PartialJson({ strict?, maxDepth?, maxBufferBytes? })`.
     fn new(o: PartialJsonOptions) {
-        Ok(JsPartialJson { inner: crate::PartialJson::new(o.core()), packer: Packer::default(), value: None, io: Io::default() })
+        Ok(JsPartialJson { inner: crate::PartialJson::new(o.core()), packer: Packer::default(), io: Io::default() })
     }
 }
 
 #[wasm_bindgen(js_class = PartialJsonHandle)]
 impl JsPartialJson {
-    /// Reads `len` bytes of the input buffer (and ends the document when `end`: its value is
-    /// then `takeValue()`); the events are described in the header (abi.rs).
+    /// Reads `len` bytes of the input buffer (and ends the document when `end`: `value` is
+    /// then the document's); the events are described in the header (abi.rs).
     fn step(&mut self, len: u32, end: bool) -> u32 {
         self.packer.clear();
         let r = self.inner.feed_with(self.io.input.bytes(len), &mut self.packer);
-        let r = then_end(r, end, || self.inner.finish_with(&mut self.packer).map(|v| self.value = Some(v)));
+        let r = then_end(r, end, || self.inner.finish_with(&mut self.packer));
         self.done(r)
     }
 
-    /// The value the last `finish` ended with.
-    #[wasm_bindgen(js_name = takeValue, skip_typescript)]
-    pub fn take_value(&mut self) -> JsValue {
-        self.value.take().map_or(JsValue::UNDEFINED, |v| to_js_value(&v))
-    }
-
+    /// The value so far, built from the core's tree. The client entry's build keeps no tree:
+    /// there pkg/entry/classes/partial.js folds the events into the value.
+    #[cfg(feature = "json")]
     #[wasm_bindgen(getter, skip_typescript)]
     pub fn value(&self) -> JsValue {
         match self.inner.value() {

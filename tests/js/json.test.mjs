@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { typecheck } from './helpers/typecheck.mjs';
 import { PartialJson, JsonItemStream, StreamrouteError } from 'streamroute';
+import { PartialJson as ClientPartialJson } from 'streamroute/client';
 import { splitings } from './helpers/chunking.mjs';
 
 /** Merges adjacent appends of the same path: the only part of the events chunking changes. */
@@ -169,6 +170,75 @@ test('value: a lazy snapshot with partial strings, without pending keys or numbe
   );
   assert.deepEqual(p.value, { title: 'Streaming', items: [{ id: 1 }, { id: 2 }], total: 123 });
   assert.throws(() => p.feed('"'), { code: 'json_invalid', offset: 79 });
+});
+
+// The client entry's `.wasm` keeps no value tree: its PartialJson folds `value` and the value
+// `finish()` returns from the events. It must give what the main entry's tree gives, read after
+// every chunk, for every document, chunking and failure.
+const CLIENT_DOCS = [
+  ...DOCS,
+  '{"__proto__": {"polluted": 1}, "constructor": "c", "a": {"__proto__": [1]}}',
+  '{"a": 1, "a": 2, "b": {"c": "x", "c": {"d": 1}}, "b": 3}',
+  '[-0, 1e400, -1e400, 0.1, 1E2, 123456789012345678901234567890, 5e-324]',
+  '{"2": "two", "1": "one", "b": "b", "a": "a", "10": [], "-1": null}',
+  '{"s": "\\u00", "t": "unterminated',
+  '{"a": [1, 2,], "b": 1}',
+  '{"a": "x\u0001y"}',
+  '[[[[[[{"deep": "x"}]]]]]]',
+  '{"a": tru',
+  '  ',
+  '',
+  '"abc" "def"',
+];
+
+function clientRun(Parser, chunks, options) {
+  const p = new Parser(options);
+  const values = [];
+  let error = null;
+  try {
+    for (const c of chunks) {
+      try {
+        p.feed(c);
+      } finally {
+        values.push(p.value);
+      }
+    }
+    values.push(p.finish());
+  } catch (e) {
+    assert.ok(e instanceof StreamrouteError, String(e));
+    error = { code: e.code, offset: e.offset };
+  }
+  values.push(p.value);
+  p.free();
+  assert.throws(() => p.value, { code: 'invalid_state' });
+  return { values, error };
+}
+
+test("the client entry's PartialJson gives the main entry's values, read after every chunk", () => {
+  for (const doc of CLIENT_DOCS) {
+    for (const options of [undefined, { strict: false }]) {
+      for (const [label, chunks] of splitings(doc)) {
+        const want = clientRun(PartialJson, chunks, options);
+        const got = clientRun(ClientPartialJson, chunks, options);
+        assert.deepStrictEqual(got, want, `${label}, ${JSON.stringify(options)}: ${doc}`);
+      }
+    }
+  }
+  // Own data members only, a fresh value on every read.
+  const p = new ClientPartialJson();
+  p.feed('{"__proto__": {"x": 1}, "list": [{"a": "b');
+  const v = p.value;
+  assert.equal(Object.getPrototypeOf(v), Object.prototype);
+  assert.deepEqual(Object.getOwnPropertyDescriptor(v, '__proto__')?.value, { x: 1 });
+  assert.equal({}.x, undefined);
+  v.list[0].a = 'changed';
+  v.extra = 1;
+  assert.deepStrictEqual(p.value, JSON.parse('{"__proto__": {"x": 1}, "list": [{"a": "b"}]}'));
+  assert.notEqual(p.value, p.value);
+  p.feed('c"}]}');
+  const done = p.finish();
+  done.list.push(2);
+  assert.deepStrictEqual(p.value.list, [{ a: 'bc' }]);
 });
 
 test('errors: codes and offsets, the events before, and the lifecycle', () => {

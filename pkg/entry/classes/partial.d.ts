@@ -3,10 +3,12 @@
 import type { JsonEvent } from './partial.types.js';
 
 export type { JsonEvent, JsonPath } from './partial.types.js';
+export const EVENTS_ONLY: unique symbol;
 export class PartialJson {
   constructor(options?: { strict?: boolean; maxDepth?: number; maxBufferBytes?: number });
   feed(chunk: string | Uint8Array): JsonEvent[];
   finish(): unknown;
   readonly value: unknown;
   free(): void;
+  [EVENTS_ONLY](): this;
 }

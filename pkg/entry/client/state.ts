@@ -10,7 +10,7 @@
 // - Every retained value is charged to one byte budget (`maxBytes`); past it the state folds one
 //   `buffer_limit_exceeded` error and keeps what it had.
 // - No lookup scans: tool calls by id and by index, artifacts by id, gaps as sorted ranges.
-import { PartialJson, type JsonEvent, type JsonPath } from '../classes/partial.js';
+import { EVENTS_ONLY, PartialJson, type JsonEvent, type JsonPath } from '../classes/partial.js';
 import { requireInit } from '../handled.js';
 import { StreamrouteError } from '../runtime.js';
 import { WIRE_FIELDS, isObject, textOf } from './common.js';
@@ -959,7 +959,7 @@ export class StreamState {
   #parse(t: Tool, text: string): JsonEvent[] {
     if (t.pjFailed) return [];
     try {
-      t.pj ??= new PartialJson();
+      t.pj ??= new PartialJson()[EVENTS_ONLY]();
       return t.pj.feed(text);
     } catch (err) {
       // Text that is not JSON (it may still be repaired at the end): the partial value keeps
