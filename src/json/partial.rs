@@ -546,7 +546,7 @@ impl PartialJson {
     /// `invalid_state` after [`finish`](Self::finish). The events before the error are in
     /// `out`; every later call repeats the error.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<JsonEvent>) -> Result<()> {
-        self.feed_with(chunk, out)
+        self.step_with(chunk, false, out)
     }
 
     /// Ends the document: returns the complete value and appends the last events to `out`
@@ -587,13 +587,23 @@ impl PartialJson {
         e
     }
 
-    pub(crate) fn feed_with(&mut self, chunk: &[u8], out: &mut impl EventSink) -> Result<()> {
+    fn feed_with(&mut self, chunk: &[u8], out: &mut impl EventSink) -> Result<()> {
         self.check()?;
         let mut run = Run { doc: &mut self.doc, out: &mut *out };
         let r = feed_metered(&mut self.tokenizer, chunk, &mut run);
         // Text before a failure still goes out; the first error is the one reported.
         let flushed = self.doc.flush_append(out);
         r.and(flushed).map_err(|e| self.fail(e))
+    }
+
+    /// One call of a binding: `chunk`, then with `end` the end of the document (when the
+    /// chunk went well).
+    pub(crate) fn step_with(&mut self, chunk: &[u8], end: bool, out: &mut impl EventSink) -> Result<()> {
+        self.feed_with(chunk, out)?;
+        if end {
+            self.finish_with(out)?;
+        }
+        Ok(())
     }
 
     /// Ends the document (with feature `json`, [`value`](Self::value) is then its value).

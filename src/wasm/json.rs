@@ -135,8 +135,7 @@ impl JsPartialJson {
     /// then the document's); the events are described in the header (abi.rs).
     fn step(&mut self, len: u32, end: bool) -> u32 {
         self.packer.clear();
-        let r = self.inner.feed_with(self.io.input.bytes(len), &mut self.packer);
-        let r = then_end(r, end, || self.inner.finish_with(&mut self.packer));
+        let r = self.inner.step_with(self.io.input.bytes(len), end, &mut self.packer);
         self.done(r)
     }
 
