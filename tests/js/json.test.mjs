@@ -224,6 +224,13 @@ test("the client entry's PartialJson gives the main entry's values, read after e
       }
     }
   }
+  // Invalid UTF-8 in tolerant mode (U+FFFD), fed whole and a byte at a time.
+  const bytes = Uint8Array.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xc3, 0x22, 0x2c, 0x22, 0xe9, 0x22, 0x3a, 0x31, 0x7d]);
+  for (const chunks of [[bytes], Array.from(bytes, (_, i) => bytes.subarray(i, i + 1))]) {
+    const want = clientRun(PartialJson, chunks, { strict: false });
+    assert.deepStrictEqual(clientRun(ClientPartialJson, chunks, { strict: false }), want);
+    assert.deepStrictEqual(want.values.at(-1), { a: '\ufffd\ufffd', '\ufffd': 1 });
+  }
   // Own data members only, a fresh value on every read.
   const p = new ClientPartialJson();
   p.feed('{"__proto__": {"x": 1}, "list": [{"a": "b');
