@@ -211,13 +211,15 @@ pub fn normalize_action_with_diagnostics(text: &str) -> Result<(PlannerAction, A
     let c = &scan.out[idx];
     let whole = blank(crate::text::sub(text, ..c.start)) && blank(crate::text::sub(text, c.end..));
     let source = if whole && c.source == ActionSource::Text { ActionSource::Direct } else { c.source };
-    let other_actions = scan
-        .out
-        .iter()
-        .enumerate()
-        .filter(|(i, o)| *i != idx && (is_action_shaped(&o.mapping) || is_answer_shaped(&o.mapping)))
-        .filter_map(|(_, o)| normalize_mapping(&o.mapping, None).ok().map(|a| (o.source, summarize(a))))
-        .collect();
+    let mut other_actions = Vec::new();
+    for (i, o) in scan.out.iter().enumerate() {
+        if i == idx || !(is_action_shaped(&o.mapping) || is_answer_shaped(&o.mapping)) {
+            continue;
+        }
+        if let Ok(a) = normalize_mapping(&o.mapping, None) {
+            other_actions.push((o.source, summarize(a)));
+        }
+    }
     let diagnostics = ActionDiagnostics {
         source,
         repairs: c.repairs.clone(),
@@ -326,12 +328,18 @@ fn reasoning_before(text: &str, start: usize, thinks: &[Think]) -> Option<String
     if at < start {
         parts.push(crate::text::sub(text, at..start));
     }
-    let joined = parts
-        .iter()
-        .map(|p| strip_fence_markers(p).trim_matches(is_space).to_string())
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        .join("\n");
+    let mut joined = String::new();
+    for p in parts {
+        let p = strip_fence_markers(p);
+        let p = p.trim_matches(is_space);
+        if p.is_empty() {
+            continue;
+        }
+        if !joined.is_empty() {
+            joined.push('\n');
+        }
+        joined.push_str(p);
+    }
     (!joined.is_empty()).then_some(joined)
 }
 
@@ -347,11 +355,19 @@ fn blank(s: &str) -> bool {
 /// `p` without fence marker lines, and without a fence opener that ends a line of prose
 /// (`Sure! ```json`).
 fn strip_fence_markers(p: &str) -> String {
-    p.lines()
-        .filter(|l| !l.trim_start().starts_with("```"))
-        .map(|l| opener_at(l).map_or(l, |at| crate::text::sub(l, ..at)))
-        .collect::<Vec<_>>()
-        .join("\n")
+    let mut out = String::with_capacity(p.len());
+    let mut first = true;
+    for l in p.lines() {
+        if l.trim_start().starts_with("```") {
+            continue;
+        }
+        if !first {
+            out.push('\n');
+        }
+        first = false;
+        out.push_str(opener_at(l).map_or(l, |at| crate::text::sub(l, ..at)));
+    }
+    out
 }
 
 /// Where a fence opener that ends the line `l` starts: three or more backticks, then a

@@ -335,14 +335,21 @@ fn text_of(args: &JsonValue) -> Option<String> {
     match args {
         JsonValue::String(s) => Some(trim(s).to_string()),
         JsonValue::Array(items) => {
-            let parts: Vec<&str> = items
-                .iter()
-                .filter_map(|item| match item {
-                    JsonValue::String(s) if !answer_blank(s) => Some(s.as_str()),
-                    _ => None,
-                })
-                .collect();
-            (!parts.is_empty()).then(|| trim(&parts.join("\n")).to_string())
+            let mut joined: Option<String> = None;
+            for item in items {
+                if let JsonValue::String(s) = item {
+                    if !answer_blank(s) {
+                        match &mut joined {
+                            Some(j) => {
+                                j.push('\n');
+                                j.push_str(s);
+                            }
+                            None => joined = Some(s.clone()),
+                        }
+                    }
+                }
+            }
+            joined.map(|j| trim(&j).to_string())
         }
         _ => None,
     }

@@ -156,7 +156,13 @@ impl FirstKeys {
 /// The members with each key's first occurrence only, in written order.
 pub(crate) fn first_keys<V: Clone>(m: &[(String, V)]) -> Vec<(String, V)> {
     let mut seen = StrSet::with_capacity(m.len());
-    m.iter().filter(|(k, _)| seen.insert(k.as_str())).cloned().collect()
+    let mut out = Vec::with_capacity(m.len());
+    for (k, v) in m {
+        if seen.insert(k.as_str()) {
+            out.push((k.clone(), v.clone()));
+        }
+    }
+    out
 }
 
 /// Merges `items` into `into` in one pass: an item whose key `into` has is combined into that
