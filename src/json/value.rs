@@ -44,6 +44,12 @@ impl Clone for JsonValue {
 }
 
 impl JsonValue {
+    /// An array of these strings (one copy of this code in a `.wasm`, whatever calls it).
+    #[inline(never)]
+    pub(crate) fn strings<S: AsRef<str>>(list: &[S]) -> JsonValue {
+        JsonValue::Array(list.iter().map(|s| JsonValue::String(s.as_ref().to_string())).collect())
+    }
+
     /// The value under `key` of an object (the first one when repeated).
     pub fn get(&self, key: &str) -> Option<&JsonValue> {
         match self {

@@ -123,7 +123,7 @@ impl FinalPayload {
                 JsonValue::Array(self.suggested_actions.iter().map(SuggestedAction::to_value).collect()),
             ),
             ("requires_followup".into(), JsonValue::Bool(self.requires_followup)),
-            ("warnings".into(), JsonValue::Array(self.warnings.iter().cloned().map(JsonValue::String).collect())),
+            ("warnings".into(), JsonValue::strings(&self.warnings)),
             ("language".into(), opt_str(&self.language)),
             ("extra".into(), JsonValue::Object(self.extra.clone())),
         ])

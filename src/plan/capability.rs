@@ -321,7 +321,7 @@ impl CapabilityMap {
 
     /// The JSON form (loadable by [`CapabilityMap::from_json`]).
     pub fn to_json_value(&self) -> JsonValue {
-        let strings = |l: &[String]| JsonValue::Array(l.iter().cloned().map(JsonValue::String).collect());
+        let strings = JsonValue::strings::<String>;
         let rules = self
             .rules
             .iter()

@@ -71,7 +71,7 @@ impl Tool {
 
     /// The JSON form (without the embedding).
     pub fn to_json_value(&self) -> JsonValue {
-        let list = |l: &[String]| JsonValue::Array(l.iter().cloned().map(JsonValue::String).collect());
+        let list = JsonValue::strings::<String>;
         JsonValue::Object(vec![
             ("name".into(), JsonValue::String(self.name.clone())),
             ("description".into(), JsonValue::String(self.description.clone())),

@@ -137,7 +137,7 @@ impl CoverageReport {
     /// The report as the JSON object JS gets (the fields by their names).
     pub fn to_json_value(&self) -> JsonValue {
         let r = self;
-        let list = |l: &[String]| JsonValue::Array(l.iter().cloned().map(JsonValue::String).collect());
+        let list = JsonValue::strings::<String>;
         let nums = |l: &[usize]| JsonValue::Array(l.iter().map(|i| JsonValue::Number(i.to_string())).collect());
         let steps = r
             .steps

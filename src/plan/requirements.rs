@@ -79,7 +79,7 @@ impl RequirementLabels {
 
     /// `{"analysis":[…],"outputs":[…],"grain":[…]}`.
     pub fn to_json_value(&self) -> JsonValue {
-        let list = |l: &[String]| JsonValue::Array(l.iter().cloned().map(JsonValue::String).collect());
+        let list = JsonValue::strings::<String>;
         JsonValue::Object(vec![
             ("analysis".into(), list(&self.analysis)),
             ("outputs".into(), list(&self.outputs)),
@@ -139,7 +139,7 @@ impl RequirementIssue {
         JsonValue::Object(vec![
             ("path".into(), JsonValue::String(self.path.clone())),
             ("label".into(), self.label.clone().map_or(JsonValue::Null, JsonValue::String)),
-            ("allowed".into(), JsonValue::Array(self.allowed.iter().cloned().map(JsonValue::String).collect())),
+            ("allowed".into(), JsonValue::strings(&self.allowed)),
             ("message".into(), JsonValue::String(self.message.clone())),
         ])
     }
@@ -361,7 +361,7 @@ impl Requirements {
 
     /// The normalised JSON form (every field present; `time` null when absent).
     pub fn to_json_value(&self) -> JsonValue {
-        let list = |l: &[String]| JsonValue::Array(l.iter().cloned().map(JsonValue::String).collect());
+        let list = JsonValue::strings::<String>;
         let time = match &self.time {
             None => JsonValue::Null,
             Some(t) => JsonValue::Object(vec![

@@ -131,7 +131,7 @@ pub fn build_final_payload(
     let built = crate::build_final_payload(&args, &ctx).map_err(|e| js_error(&e))?;
     Ok(to_js_value(&JsonValue::Object(vec![
         ("payload".into(), built.payload.to_value()),
-        ("warnings".into(), JsonValue::Array(built.warnings.into_iter().map(JsonValue::String).collect())),
+        ("warnings".into(), JsonValue::strings(&built.warnings)),
     ])))
 }
 

@@ -173,6 +173,15 @@ fn mode(v: Option<JsValue>) -> Result<Mode, JsValue> {
     }
 }
 
+/// The default closed label sets, extended by `labels` when given.
+fn labels_arg(labels: Option<JsValue>) -> Result<plan::RequirementLabels, JsValue> {
+    let defaults = plan::RequirementLabels::default();
+    match labels.filter(|l| !l.is_undefined() && !l.is_null()) {
+        None => Ok(defaults),
+        Some(l) => Ok(defaults.extend(&plan::RequirementLabels::from_json(&json_arg(&l, "labels")?).map_err(|e| js_error(&e))?)),
+    }
+}
+
 /// Validates extracted requirements against the closed label sets (the defaults, extended by
 /// `labels`). Returns them normalised (every field present, labels lowercased). Throws
 /// `StreamrouteError` `requirements_invalid` whose `errors` list every problem with its path.
@@ -182,12 +191,7 @@ pub fn validate_requirements(
     #[wasm_bindgen(unchecked_optional_param_type = "RequirementLabels")] labels: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let v = json_arg(&value, "requirements")?;
-    let defaults = plan::RequirementLabels::default();
-    let labels = match labels.filter(|l| !l.is_undefined() && !l.is_null()) {
-        None => defaults,
-        Some(l) => defaults.extend(&plan::RequirementLabels::from_json(&json_arg(&l, "labels")?).map_err(|e| js_error(&e))?),
-    };
-    let r = plan::validate_requirements(&v, &labels).map_err(|e| invalid_requirements(&e))?;
+    let r = plan::validate_requirements(&v, &labels_arg(labels)?).map_err(|e| invalid_requirements(&e))?;
     Ok(to_js_value(&r.to_json_value()))
 }
 
@@ -223,7 +227,7 @@ pub fn retrieval_queries(
 ) -> Result<JsValue, JsValue> {
     let r = requirements(&requirements_value)?;
     let q = plan::retrieval_queries(&r);
-    Ok(to_js_value(&JsonValue::Array(q.into_iter().map(JsonValue::String).collect())))
+    Ok(to_js_value(&JsonValue::strings(&q)))
 }
 
 /// The versioned requirement → capability registry.
@@ -260,7 +264,7 @@ impl JsCapabilityMap {
     /// Core rules filled in from the default map.
     #[wasm_bindgen(getter, unchecked_return_type = "string[]")]
     pub fn warnings(&self) -> JsValue {
-        to_js_value(&JsonValue::Array(self.map.warnings().iter().cloned().map(JsonValue::String).collect()))
+        to_js_value(&JsonValue::strings(self.map.warnings()))
     }
 
     /// The clauses for a requirement reference (`"analysis.total"`, `"group_by"`, …), or null.
@@ -288,13 +292,8 @@ impl JsCapabilityMap {
         #[wasm_bindgen(unchecked_optional_param_type = "RequirementLabels")] labels: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         let tools = catalog_tools(&catalog)?;
-        let defaults = plan::RequirementLabels::default();
-        let labels = match labels.filter(|l| !l.is_undefined() && !l.is_null()) {
-            None => defaults,
-            Some(l) => defaults.extend(&plan::RequirementLabels::from_json(&json_arg(&l, "labels")?).map_err(|e| js_error(&e))?),
-        };
-        let (unmapped, unknown) = self.map.audit(&labels, &tools);
-        let list = |l: Vec<String>| JsonValue::Array(l.into_iter().map(JsonValue::String).collect());
+        let (unmapped, unknown) = self.map.audit(&labels_arg(labels)?, &tools);
+        let list = |l: Vec<String>| JsonValue::strings(&l);
         Ok(to_js_value(&JsonValue::Object(vec![
             ("unmapped".into(), list(unmapped)),
             ("unknown_capabilities".into(), list(unknown)),
