@@ -25,6 +25,15 @@ export function live(handle, g) {
   return handle;
 }
 
+/**
+ * `o[k] = v` as `JSON.parse` makes it: a key `__proto__` becomes an own data property, never
+ * the prototype setter (for every JS fold of untrusted JSON data).
+ */
+export function put(o, k, v) {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  else o[k] = v;
+}
+
 export const HANDLE = Symbol('handle');
 
 /**

@@ -216,7 +216,7 @@ function clientRun(Parser, chunks, options) {
 
 test("the client entry's PartialJson gives the main entry's values, read after every chunk", () => {
   for (const doc of CLIENT_DOCS) {
-    for (const options of [undefined, { strict: false }]) {
+    for (const options of [undefined, { strict: false }, { maxBufferBytes: 300 }]) {
       for (const [label, chunks] of splitings(doc)) {
         const want = clientRun(PartialJson, chunks, options);
         const got = clientRun(ClientPartialJson, chunks, options);

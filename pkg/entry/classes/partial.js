@@ -2,6 +2,7 @@
 // is `PartialJsonHandle` (src/wasm/json.rs).
 import { PartialJsonHandle } from '../streamroute.js';
 import { FINISHED, headerText, INPUT, Machine, READ, u32, views } from '../boundary.js';
+import { put } from '../handled.js';
 import * as op from '../abi.js';
 
 // Where the value comes from. The `.wasm` of the entries with `json` keeps the value tree and
@@ -43,12 +44,6 @@ const Fold = FOLD
       }
     }
   : null;
-
-// Set a member without ever reaching the `__proto__` setter (a JSON key is own data).
-const put = (o, k, v) => {
-  if (k === '__proto__') Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
-  else o[k] = v;
-};
 
 const copy = (v) => {
   if (typeof v !== 'object' || v === null) return v;

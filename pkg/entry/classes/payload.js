@@ -22,7 +22,7 @@ import {
   redactArtifactsHandle,
   validateFinalPayloadHandle,
 } from '../streamroute.js';
-import { forward, HANDLE, Handled } from '../handled.js';
+import { forward, HANDLE, Handled, put } from '../handled.js';
 import { StreamrouteError } from '../runtime.js';
 
 /** Thrown inside the walk where the text route must take over. */
@@ -140,7 +140,7 @@ function walk(w, v, st, depth, path, field) {
       if (!wellFormed(k)) throw BAIL;
       const t = st.props.get(k);
       const r = member(w, v[k], t === undefined ? st.other : t, depth, path, k, k);
-      if (r !== SKIP) own(out, k, r);
+      if (r !== SKIP) put(out, k, r);
     }
   }
   w.stack.pop();
@@ -330,8 +330,8 @@ function splitArtifacts(value, keepFields) {
       const c = copy(w, fields, 3);
       copies.set(node, c);
       const e = {};
-      if (keepFields) for (const k of Object.keys(c)) own(e, k, null);
-      own(emptied, node, e);
+      if (keepFields) for (const k of Object.keys(c)) put(e, k, null);
+      put(emptied, node, e);
     }
     rest.artifacts = emptied;
     return { rest, copies };
@@ -351,7 +351,7 @@ function plain(v) {
 function joinArtifacts(artifacts, copies) {
   for (const [node, fields] of copies) {
     const into = artifacts[node];
-    for (const k of Object.keys(fields)) own(into, k, fields[k]);
+    for (const k of Object.keys(fields)) put(into, k, fields[k]);
   }
 }
 
@@ -466,8 +466,8 @@ export class ArtifactCollector extends Handled {
     const out = {};
     for (const [node, fields] of this.#nodes) {
       const o = {};
-      for (const [field, held] of fields) own(o, field, heldValue(held));
-      own(out, node, o);
+      for (const [field, held] of fields) put(o, field, heldValue(held));
+      put(out, node, o);
     }
     return out;
   }
@@ -514,12 +514,6 @@ function clone(v) {
     if (x !== null && typeof x === 'object') out[k] = clone(x);
   }
   return out;
-}
-
-/** `out[k] = v` as JSON.parse makes it: `__proto__` an own data property. */
-function own(out, k, v) {
-  if (k === '__proto__') Object.defineProperty(out, k, { value: v, writable: true, enumerable: true, configurable: true });
-  else out[k] = v;
 }
 
 /** The core's `type_name` of a value from its compact JSON text. */

@@ -11,7 +11,7 @@
 //   `buffer_limit_exceeded` error and keeps what it had.
 // - No lookup scans: tool calls by id and by index, artifacts by id, gaps as sorted ranges.
 import { EVENTS_ONLY, PartialJson, type JsonEvent, type JsonPath } from '../classes/partial.js';
-import { requireInit } from '../handled.js';
+import { put, requireInit } from '../handled.js';
 import { StreamrouteError } from '../runtime.js';
 import { WIRE_FIELDS, isObject, textOf } from './common.js';
 
@@ -21,12 +21,6 @@ export type CleanEvent = Readonly<Data> & { readonly type: string };
 
 /** Work done (members copied into snapshots, search steps, nodes read): for the scaling tests. */
 export const work = { units: 0 };
-
-// Set a member without ever reaching the `__proto__` setter.
-export function put(o: Data, k: string, v: unknown): void {
-  if (k === '__proto__') Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
-  else o[k] = v;
-}
 
 const invalidInput = (why: string) =>
   new StreamrouteError('invalid_input', `${why}: apply takes an event object (with a string type) or an array of them, of JSON data`);
