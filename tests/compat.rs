@@ -379,3 +379,29 @@ fn cohere_is_a_provider_name_with_structured_requests() {
         r#"{"model":"command-a-03-2025","messages":[{"role":"user","content":"Where?"}],"tools":[{"type":"function","function":{"name":"place","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}],"tool_choice":"REQUIRED","stream":true}"#
     );
 }
+
+#[test]
+fn legacy_completions_text_is_the_answer() {
+    // `/v1/completions` (`text_completion` chunks): the text of choice 0, its finish reason and
+    // the usage-only last chunk; a choice with both `text` and a `delta` reads the delta.
+    let chunk = |text: &str, finish: &str| {
+        format!(
+            r#"{{"id":"cmpl-7","object":"text_completion","choices":[{{"text":"{text}","index":0,"logprobs":null,"finish_reason":{finish}}}]}}"#
+        )
+    };
+    let events = [
+        chunk("Tide", "null"),
+        chunk(" tables \\u00e9", "null"),
+        r#"{"id":"cmpl-7","object":"text_completion","choices":[{"text":"other","index":1,"finish_reason":null}]}"#.into(),
+        r#"{"choices":[{"text":"ignored","index":0,"delta":{"content":" and"}}]}"#.into(),
+        chunk(" moons", r#""length""#),
+        r#"{"id":"cmpl-7","object":"text_completion","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":4,"total_tokens":9}}"#.into(),
+    ];
+    let refs: Vec<&str> = events.iter().map(String::as_str).collect();
+    let mut bytes = sse(&refs);
+    bytes.extend_from_slice(b"data: [DONE]\n\n");
+    let expected =
+        ["answer Tide tables \u{e9} and moons", "usage in=5 out=4 total=9 reasoning=- cached=-", "done ok=true length length"];
+    assert_eq!(lines_of("completions auto", &bytes, Provider::Auto), expected);
+    assert_eq!(lines_of("completions named", &bytes, Provider::OpenAiChat), expected);
+}

@@ -5,7 +5,9 @@
 //! `thinking` chunks), the reasoning (`delta.reasoning_content`; else OpenRouter's
 //! `delta.reasoning_details`; else `delta.reasoning`: one of them, as servers that send two
 //! send the same text twice), `delta.refusal` (text), `delta.annotations` (sources),
-//! `delta.tool_calls[]`, `choices[0].finish_reason`, a top-level `usage` object (the usage-only
+//! `delta.tool_calls[]`, a choice's `text` without a `delta` (the legacy Completions API,
+//! `text_completion` chunks, which compatible servers still serve at `/v1/completions`),
+//! `choices[0].finish_reason`, a top-level `usage` object (the usage-only
 //! chunk has `choices: []`; Groq's `x_groq.usage` too), Perplexity's top-level `citations`
 //! and `search_results` (sources), a top-level `error` object (or string), and
 //! `data: [DONE]`. Within one delta the reasoning goes first, then the text, the sources and
@@ -241,6 +243,8 @@ impl OpenAiChat {
         let mut held: Option<(usize, &str)> = None;
         let mut reason: Option<String> = None;
         let mut message: Option<(usize, &str)> = None;
+        // The legacy Completions API's text (`/v1/completions`): read when there is no delta.
+        let mut completion: Option<(usize, &str)> = None;
         let mut has_delta = false;
         let (mut m, mut prefix_only) = if self.choice_prefix.jump(j) {
             zero = Some(true);
@@ -262,6 +266,10 @@ impl OpenAiChat {
                 "message" if j.kind()? == Kind::Object => {
                     prefix_only = false;
                     message = Some((j.pos(), j.value_raw()?));
+                }
+                "text" if j.kind()? == Kind::String => {
+                    prefix_only = false;
+                    completion = Some((j.pos(), j.value_raw()?));
                 }
                 "delta" if j.kind()? == Kind::Object => match zero {
                     Some(true) => {
@@ -295,6 +303,8 @@ impl OpenAiChat {
         }
         if let Some((at, raw)) = held.or(if has_delta { None } else { message }) {
             self.delta(&mut Json::new(raw), sink).map_err(|bad| bad.shifted(at))?;
+        } else if let Some((at, raw)) = completion.filter(|_| !has_delta) {
+            emit_string(&mut Json::new(raw), &mut self.scratch, false, sink).map_err(|bad| bad.shifted(at))?;
         }
         if reason.is_some() {
             *finish = reason;
