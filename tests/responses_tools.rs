@@ -425,3 +425,24 @@ fn a_tight_budget_fails_typed_not_with_a_panic() {
         }
     }
 }
+
+#[test]
+fn an_mcp_call_waiting_for_approval_is_a_provider_call_and_an_approval_request() {
+    // The model asks to run an MCP tool the user must approve first: a provider-executed call
+    // with its arguments (no result: nothing ran) and what the next request answers.
+    let item = json!({"id": "mcpr_7", "type": "mcp_approval_request", "name": "shorten_url", "server_label": "links",
+        "arguments": "{\"url\":\"https://example.com/a\",\"max_clicks\":3}"});
+    let e = stream("mcp approval", &[created("gpt-5.4"), added(1, 0, item.clone()), done(2, 0, item), completed(3)]);
+    assert_eq!(starts(&e), [("shorten_url".to_string(), "mcpr_7".to_string(), true, None)]);
+    assert_eq!(calls(&e), [(0, "shorten_url".to_string(), json!({"url": "https://example.com/a", "max_clicks": 3}), true, None)]);
+    assert!(results(&e).is_empty());
+    assert_eq!(
+        continuations(&e),
+        [(
+            "tool_approval_request".to_string(),
+            json!({"approvalId": "mcpr_7", "toolCallId": "mcpr_7", "index": 0, "server_label": "links"})
+        )]
+    );
+    assert_eq!(finish(&e), "stop");
+    assert!(errors(&e).is_empty());
+}

@@ -361,6 +361,8 @@ impl OpenAiResponses {
     ///   `code_execution_call`, `view_image_call`, `view_x_video_call` (an `arguments` string
     ///   is the input), a server `tool_search_call`, `program` (`programmatic_tool_calling`:
     ///   `{code, fingerprint}`);
+    /// - `mcp_approval_request` (an MCP call waiting for the user's approval): a
+    ///   provider-executed call with its arguments and a `tool_approval_request` continuation;
     /// - outputs in the stream, results of the call they name: `shell_call_output`,
     ///   `tool_search_output`, `program_output`;
     /// - `message` (its `phase` on the text that follows; at done an `item` continuation),
@@ -460,6 +462,26 @@ impl OpenAiResponses {
                     }
                     self.calls.end(index, sink);
                     sink.tool_result(index, &id, tool, item);
+                }
+            }
+            "mcp_approval_request" => {
+                // An MCP call the provider runs once the user approves it: a provider-executed
+                // call with its arguments and no result, then what the next request answers
+                // with an `mcp_approval_response` (its `approval_request_id` is `approvalId`).
+                self.calls.start(index, &item_id, &name, true, sink);
+                if done && self.calls.is_open(index) {
+                    let [arguments, label] = members(item, ["arguments", "server_label"])?;
+                    if let Some(raw) = arguments {
+                        self.whole_arguments(raw, index, sink)?;
+                    }
+                    self.calls.end(index, sink);
+                    let fields = format!(
+                        "{{\"approvalId\":{},\"toolCallId\":{},\"index\":{index},\"server_label\":{}}}",
+                        quoted(&item_id),
+                        quoted(&item_id),
+                        label.filter(|l| l.starts_with('"')).unwrap_or("null")
+                    );
+                    sink.continuation("tool_approval_request", &fields);
                 }
             }
             "local_shell_call" => {

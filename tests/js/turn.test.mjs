@@ -32,7 +32,15 @@ test('hand-built events: the exact turn of each provider, every continuation kin
     );
     for (const e of c.events) if (e.type === 'continuation') kinds.add(e.kind);
   }
-  assert.deepEqual([...kinds].sort(), ['compaction', 'item', 'reasoning', 'redacted_thinking', 'thinking_signature', 'thought_signature']);
+  assert.deepEqual([...kinds].sort(), [
+    'compaction',
+    'item',
+    'reasoning',
+    'redacted_thinking',
+    'thinking_signature',
+    'thought_signature',
+    'tool_approval_request',
+  ]);
   assert.deepEqual(new Set(TURNS.map((c) => c.provider)), new Set(PROVIDERS));
 });
 

@@ -90,7 +90,14 @@ interface ResultPart {
   result: unknown;
   call: CallPart | undefined;
 }
-type Part = TextPart | ReasoningPart | RefusalPart | CompactionPart | OpaquePart | CallPart | ResultPart;
+/** An MCP call waiting for the user's approval (Responses `mcp_approval_request`). */
+interface ApprovalPart {
+  kind: 'approval';
+  id: string;
+  serverLabel: string;
+  call: CallPart | undefined;
+}
+type Part = TextPart | ReasoningPart | RefusalPart | CompactionPart | OpaquePart | CallPart | ResultPart | ApprovalPart;
 
 /** A JSON value as fresh data: own data properties only. `undefined` stays `undefined`. */
 function data(v: unknown): unknown {
@@ -266,6 +273,14 @@ class Turn {
       case 'item':
         this.item(e);
         break;
+      case 'tool_approval_request': {
+        // The router's (a Responses MCP approval request names its server); an AI SDK wire's
+        // approval requests have none and belong to no provider's request.
+        const id = stringOf(own(e, 'approvalId'));
+        const serverLabel = stringOf(own(e, 'server_label'));
+        if (id !== undefined && serverLabel !== undefined) this.push({ kind: 'approval', id, serverLabel, call: this.byIndex(e) });
+        break;
+      }
       default:
     }
     this.open = null;
@@ -370,6 +385,10 @@ function openaiResponses(t: Turn): JsonObject[] {
               ...phase,
             },
       );
+    } else if (p.kind === 'approval' && p.call) {
+      // Sent back (with the user's `mcp_approval_response` after it) where the previous response is not stored.
+      const c = p.call;
+      items.push({ type: 'mcp_approval_request', id: p.id, name: c.name, arguments: argumentsText(c), server_label: p.serverLabel });
     } else if (clientCall(p)) {
       const item: JsonObject = { type: 'function_call', call_id: p.id, name: p.name, arguments: argumentsText(p) };
       if (p.itemId !== undefined) item.id = p.itemId;

@@ -161,6 +161,33 @@ export const TURNS = [
     result: { type: 'function_call_output', call_id: 'call_def', output: '14:05' },
   },
   {
+    name: 'openai-responses: an MCP call waiting for the user to approve it',
+    provider: 'openai-responses',
+    events: [
+      ...serverCall(0, 'mcpr_01', 'shorten_url', { url: 'https://example.com/a', max_clicks: 3 }),
+      {
+        type: 'continuation',
+        kind: 'tool_approval_request',
+        approvalId: 'mcpr_01',
+        toolCallId: 'mcpr_01',
+        index: 0,
+        server_label: 'links',
+      },
+      usage,
+      done('completed', 'stop'),
+    ],
+    turn: [
+      {
+        type: 'mcp_approval_request',
+        id: 'mcpr_01',
+        name: 'shorten_url',
+        arguments: '{"url":"https://example.com/a","max_clicks":3}',
+        server_label: 'links',
+      },
+    ],
+    result: { type: 'mcp_approval_response', approval_request_id: 'mcpr_01', approve: true },
+  },
+  {
     name: 'openai-chat: text and two calls',
     provider: 'openai-chat',
     events: [
