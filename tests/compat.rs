@@ -200,7 +200,7 @@ fn cohere_thinking_text_citations_and_token_usage() {
             "answer The lighthouse at Fanad Head was first lit in 1817 — über 200 Jahre.",
             "source id=doc:0 url=- title=Fanad Head snippet=Fanad Head Lighthouse was first lit on 17 March 1817.",
             "source id=doc:1 url=https://www.irishlights.ie/ title=Irish Lights snippet=Fanad Head stands on the Fanad peninsula.",
-            "usage in=902 out=44 total=- reasoning=- cached=640",
+            "usage in=902 out=44 total=946 reasoning=- cached=640",
             "done ok=true COMPLETE stop",
         ]
     );
@@ -217,7 +217,7 @@ fn cohere_tool_plan_and_client_calls() {
             r#"call 0 flight_status_3vq8m2kd1x7p flight_status {"flight":"SK1463"}"#,
             "start 1 gate_info_9wz4t6hb0r2c gate_info",
             "call 1 gate_info_9wz4t6hb0r2c gate_info {}",
-            "usage in=1320 out=70 total=- reasoning=- cached=-",
+            "usage in=1320 out=70 total=1390 reasoning=- cached=-",
             "done ok=true TOOL_CALL tool-calls",
         ]
     );
@@ -230,7 +230,7 @@ fn cohere_error_at_message_end() {
         [
             "answer Partial ans",
             "error provider_error: internal server error, please try again",
-            "usage in=480 out=3 total=- reasoning=- cached=-",
+            "usage in=480 out=3 total=483 reasoning=- cached=-",
             "done ok=false ERROR error",
         ]
     );

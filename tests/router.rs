@@ -272,9 +272,10 @@ fn anthropic() {
     assert_eq!(
         last_usage(&e),
         Usage {
-            input_tokens: Some(472),
+            // 472 not read from the cache and 128 read from it.
+            input_tokens: Some(600),
             output_tokens: Some(89),
-            total_tokens: Some(561),
+            total_tokens: Some(689),
             reasoning_tokens: None,
             cached_input_tokens: Some(128)
         }
@@ -897,7 +898,8 @@ fn bedrock_text_reasoning_tools_usage_and_exceptions() {
     assert_eq!(
         last_usage(&e),
         Usage {
-            input_tokens: Some(21),
+            // 21 not read from the cache and 4 read from it (the sample's total leaves them out).
+            input_tokens: Some(25),
             output_tokens: Some(14),
             total_tokens: Some(35),
             cached_input_tokens: Some(4),
@@ -1215,14 +1217,8 @@ fn prelude(total: u32, headers: u32, body: usize) -> Vec<u8> {
     let mut m = Vec::new();
     m.extend_from_slice(&total.to_be_bytes());
     m.extend_from_slice(&headers.to_be_bytes());
-    let mut crc = !0u32;
-    for &b in &m {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 { 0xEDB8_8320 ^ (crc >> 1) } else { crc >> 1 };
-        }
-    }
-    m.extend_from_slice(&(!crc).to_be_bytes());
+    let crc = crc32(&m);
+    m.extend_from_slice(&crc.to_be_bytes());
     m.resize(12 + body, 0);
     m
 }
@@ -1283,4 +1279,83 @@ fn a_refusal_finishes_as_content_filter_for_every_provider() {
     }
     // The bundled OpenAI refusal too.
     assert_eq!(finish(&events_of("openai-chat-refusal.sse")), "content-filter");
+}
+
+#[test]
+fn anthropic_and_bedrock_input_counts_add_the_cached_and_written_tokens() {
+    // Both count the input read from and written to the prompt cache apart from the rest;
+    // `input_tokens` is every input token, as OpenAI and Gemini count it. Anthropic's
+    // `thinking_tokens` are the reasoning tokens.
+    let sse = concat!(
+        "event: message_start\n",
+        r#"data: {"type":"message_start","message":{"id":"msg_c","role":"assistant","content":[],"usage":{"input_tokens":6,"cache_creation_input_tokens":3337,"cache_read_input_tokens":6289,"output_tokens":1}}}"#,
+        "\n\nevent: message_delta\n",
+        r#"data: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":198,"output_tokens_details":{"thinking_tokens":120}}}"#,
+        "\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+    );
+    let e = route(Provider::Auto, ContentMode::Text, "", &[sse.as_bytes()]);
+    assert_eq!(
+        last_usage(&e),
+        Usage {
+            input_tokens: Some(9632),
+            output_tokens: Some(198),
+            total_tokens: Some(9830),
+            reasoning_tokens: Some(120),
+            cached_input_tokens: Some(6289)
+        }
+    );
+
+    let mut bin = bedrock_event("messageStart", r#"{"role":"assistant"}"#);
+    bin.extend(bedrock_event("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"Hi"}}"#));
+    bin.extend(bedrock_event("messageStop", r#"{"stopReason":"end_turn"}"#));
+    bin.extend(bedrock_event(
+        "metadata",
+        r#"{"usage":{"inputTokens":4,"outputTokens":150,"totalTokens":3154,"cacheReadInputTokens":0,"cacheWriteInputTokens":3000}}"#,
+    ));
+    let e =
+        common::assert_chunk_invariant("bedrock cache", &bin, |chunks| route(Provider::Bedrock, ContentMode::Text, "", chunks));
+    assert_eq!(
+        last_usage(&e),
+        Usage {
+            input_tokens: Some(3004),
+            output_tokens: Some(150),
+            total_tokens: Some(3154),
+            reasoning_tokens: None,
+            cached_input_tokens: Some(0)
+        }
+    );
+}
+
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 { 0xEDB8_8320 ^ (crc >> 1) } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+/// One Bedrock event-stream message: an `event` of `event_type` with a JSON payload.
+fn bedrock_event(event_type: &str, payload: &str) -> Vec<u8> {
+    let mut headers = Vec::new();
+    for (name, value) in [(":event-type", event_type), (":content-type", "application/json"), (":message-type", "event")] {
+        headers.push(u8::try_from(name.len()).expect("name"));
+        headers.extend_from_slice(name.as_bytes());
+        headers.push(7);
+        headers.extend_from_slice(&u16::try_from(value.len()).expect("value").to_be_bytes());
+        headers.extend_from_slice(value.as_bytes());
+    }
+    let total = u32::try_from(12 + headers.len() + payload.len() + 4).expect("total");
+    let mut m = Vec::new();
+    m.extend_from_slice(&total.to_be_bytes());
+    m.extend_from_slice(&u32::try_from(headers.len()).expect("headers").to_be_bytes());
+    let prelude_crc = crc32(&m);
+    m.extend_from_slice(&prelude_crc.to_be_bytes());
+    m.extend_from_slice(&headers);
+    m.extend_from_slice(payload.as_bytes());
+    let message_crc = crc32(&m);
+    m.extend_from_slice(&message_crc.to_be_bytes());
+    m
 }

@@ -41,6 +41,10 @@ pub(crate) struct Anthropic {
     /// Each provider-executed call's index and tool name.
     server_calls: Vec<(u32, String)>,
     usage: Usage,
+    /// The input tokens neither read from nor written to the cache, and those written: the
+    /// usage's input is their sum with the cached ones.
+    fresh: Option<u64>,
+    written: Option<u64>,
     scratch: String,
     /// `message_stop` (or a stop reason) was seen.
     pub(crate) ended: bool,
@@ -271,7 +275,18 @@ impl Anthropic {
         let mut m = j.object()?;
         while let Some(key) = j.next_key(&mut m)? {
             let v = match key {
-                "input_tokens" | "output_tokens" | "cache_read_input_tokens" => j.u64_value()?,
+                "input_tokens" | "output_tokens" | "cache_read_input_tokens" | "cache_creation_input_tokens" => j.u64_value()?,
+                "output_tokens_details" if j.kind()? == Kind::Object => {
+                    let mut d = j.object()?;
+                    while let Some(k) = j.next_key(&mut d)? {
+                        if k != "thinking_tokens" {
+                            j.skip()?;
+                        } else if let Some(n) = j.u64_value()? {
+                            self.usage.reasoning_tokens = Some(n);
+                        }
+                    }
+                    continue;
+                }
                 _ => {
                     j.skip()?;
                     continue;
@@ -282,12 +297,15 @@ impl Anthropic {
                 continue;
             }
             match key {
-                "input_tokens" => self.usage.input_tokens = v,
+                "input_tokens" => self.fresh = v,
                 "output_tokens" => self.usage.output_tokens = v,
+                "cache_creation_input_tokens" => self.written = v,
                 _ => self.usage.cached_input_tokens = v,
             }
         }
-        self.usage.total_tokens = match (self.usage.input_tokens, self.usage.output_tokens) {
+        let u = &mut self.usage;
+        u.input_tokens = super::common::input_total(self.fresh, u.cached_input_tokens, self.written);
+        u.total_tokens = match (u.input_tokens, u.output_tokens) {
             (Some(i), Some(o)) => Some(i.saturating_add(o)),
             _ => None,
         };

@@ -148,9 +148,10 @@ impl Bedrock {
     }
 }
 
-const BEDROCK_COUNTS: [(&str, Count); 4] = [
-    ("inputTokens", Count::Input),
+const BEDROCK_COUNTS: [(&str, Count); 5] = [
+    ("inputTokens", Count::Fresh),
     ("outputTokens", Count::Output),
     ("totalTokens", Count::Total),
     ("cacheReadInputTokens", Count::Cached),
+    ("cacheWriteInputTokens", Count::Written),
 ];

@@ -46,6 +46,11 @@ pub(crate) enum Count {
     Total,
     Reasoning,
     Cached,
+    /// Input tokens neither read from nor written to a cache (Anthropic's and Bedrock's input
+    /// count): the usage's input adds the cached and written ones to it.
+    Fresh,
+    /// Input tokens written to a cache.
+    Written,
 }
 
 /// OpenAI's names (Chat Completions and Responses), details objects included, and
@@ -67,6 +72,7 @@ const OPENAI_COUNTS: [(&str, Count); 9] = [
 /// object is skipped (its counts are not the usage's: `context_details.input_tokens`).
 pub(crate) fn read_counts(j: &mut Json<'_>, table: &[(&str, Count)]) -> R<Usage> {
     let mut u = Usage::default();
+    let (mut fresh, mut written) = (None, None);
     let mut m = j.object()?;
     while let Some(key) = j.next_key(&mut m)? {
         let details = key.ends_with("_tokens_details");
@@ -75,16 +81,30 @@ pub(crate) fn read_counts(j: &mut Json<'_>, table: &[(&str, Count)]) -> R<Usage>
         } else if j.kind()? == Kind::Object {
             let mut d = j.object()?;
             while let Some(k) = j.next_key(&mut d)? {
-                count(j, &mut u, table, k)?;
+                count(j, (&mut u, &mut fresh, &mut written), table, k)?;
             }
         } else {
-            count(j, &mut u, table, key)?;
+            count(j, (&mut u, &mut fresh, &mut written), table, key)?;
         }
+    }
+    if fresh.is_some() {
+        u.input_tokens = input_total(fresh, u.cached_input_tokens, written);
     }
     Ok(u)
 }
 
-fn count(j: &mut Json<'_>, u: &mut Usage, table: &[(&str, Count)], key: &str) -> R<()> {
+/// All input tokens from a count that leaves out those read from (`cached`) and written to
+/// (`written`) a cache: their sum, `None` without that count.
+pub(crate) fn input_total(fresh: Option<u64>, cached: Option<u64>, written: Option<u64>) -> Option<u64> {
+    fresh.map(|n| n.saturating_add(cached.unwrap_or(0)).saturating_add(written.unwrap_or(0)))
+}
+
+fn count(
+    j: &mut Json<'_>,
+    (u, fresh, written): (&mut Usage, &mut Option<u64>, &mut Option<u64>),
+    table: &[(&str, Count)],
+    key: &str,
+) -> R<()> {
     let Some((_, c)) = table.iter().find(|(name, _)| *name == key) else { return j.skip() };
     let v = j.u64_value()?;
     *match c {
@@ -93,6 +113,8 @@ fn count(j: &mut Json<'_>, u: &mut Usage, table: &[(&str, Count)], key: &str) ->
         Count::Total => &mut u.total_tokens,
         Count::Reasoning => &mut u.reasoning_tokens,
         Count::Cached => &mut u.cached_input_tokens,
+        Count::Fresh => fresh,
+        Count::Written => written,
     } = v;
     Ok(())
 }

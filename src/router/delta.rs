@@ -5,7 +5,8 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify), tsify(rename = "UsageCounts", missing_as_null))]
 pub struct Usage {
-    /// Prompt / input tokens.
+    /// Every input (prompt) token, those read from or written to a prompt cache included
+    /// (Anthropic and Bedrock count those apart: here they are added in).
     pub input_tokens: Option<u64>,
     /// Completion / output tokens (reasoning included where the provider counts it so).
     pub output_tokens: Option<u64>,
@@ -13,7 +14,7 @@ pub struct Usage {
     pub total_tokens: Option<u64>,
     /// Reasoning ("thinking") tokens, when reported separately.
     pub reasoning_tokens: Option<u64>,
-    /// Input tokens served from a prompt cache.
+    /// The input tokens served from a prompt cache (a part of `input_tokens`).
     pub cached_input_tokens: Option<u64>,
 }
 

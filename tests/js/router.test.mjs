@@ -1287,7 +1287,7 @@ test('OpenAI-compatible dialects and Cohere: what their samples say in JS', () =
     type: 'usage',
     input_tokens: 902,
     output_tokens: 44,
-    total_tokens: null,
+    total_tokens: 946,
     reasoning_tokens: null,
     cached_input_tokens: 640,
   });
