@@ -11,7 +11,6 @@
 //! One-shot functions take whole inputs instead; they share one input cap,
 //! [`MAX_INPUT_BYTES`] (`input_too_large`).
 
-use crate::error::{cat, uint};
 use crate::{Error, ErrorKind, Result};
 
 /// The longest input of a one-shot function (`parse_json`, `repair_json`, the action
@@ -21,10 +20,7 @@ pub const MAX_INPUT_BYTES: usize = 64 << 20;
 /// `input_too_large` unless `len` bytes of `what` are within [`MAX_INPUT_BYTES`].
 pub(crate) fn check_input(len: usize, what: &str) -> Result<()> {
     if len > MAX_INPUT_BYTES {
-        return Err(Error::new(
-            ErrorKind::InputTooLarge,
-            cat(&[what, " is ", &uint(len as u64), " bytes; the most is ", &uint(MAX_INPUT_BYTES as u64)]),
-        ));
+        return Err(Error::new(ErrorKind::InputTooLarge, format!("{what} is {len} bytes; the most is {MAX_INPUT_BYTES}")));
     }
     Ok(())
 }
@@ -76,10 +72,7 @@ impl Budget {
     #[cold]
     #[inline(never)]
     fn exceeded(&self, what: &str) -> Error {
-        Error::new(
-            ErrorKind::BufferLimitExceeded,
-            cat(&[what, " would keep more than ", &uint(self.limit as u64), " bytes (maxBufferBytes)"]),
-        )
+        Error::new(ErrorKind::BufferLimitExceeded, format!("{what} would keep more than {} bytes (maxBufferBytes)", self.limit))
     }
 }
 
@@ -87,7 +80,7 @@ impl Budget {
 #[cold]
 #[inline(never)]
 pub(crate) fn out_of_memory(n: usize) -> Error {
-    Error::new(ErrorKind::MemoryLimitExceeded, cat(&["out of memory growing a buffer by ", &uint(n as u64), " bytes"]))
+    Error::new(ErrorKind::MemoryLimitExceeded, format!("out of memory growing a buffer by {n} bytes"))
 }
 
 /// Appends `bytes` to `buf`, reserving first so that running out of memory is an error.

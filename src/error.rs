@@ -169,32 +169,5 @@ impl Clone for Error {
     }
 }
 
-/// The pieces of a message, joined: messages are built without `format!`, so that a `.wasm`
-/// links no formatting code for them.
-#[inline(never)]
-pub(crate) fn cat(parts: &[&str]) -> String {
-    let mut s = String::new();
-    for p in parts {
-        s.push_str(p);
-    }
-    s
-}
-
-/// A whole number's decimal text, for messages (as `cat`, without `format!`).
-#[inline(never)]
-pub(crate) fn uint(mut n: u64) -> String {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    digits[i..].iter().map(|&d| char::from(d)).collect()
-}
-
 /// Shorthand for results of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -25,7 +25,6 @@ use super::value::JsonValue;
 #[cfg(feature = "json")]
 use super::value::ValueBuilder;
 use crate::budget::{out_of_memory, try_push, try_push_str, try_to_string};
-use crate::error::{cat, uint};
 use crate::{Error, ErrorKind, Result};
 
 /// One step of a path from the root of a JSON document.
@@ -203,7 +202,7 @@ pub(crate) fn finish_metered(tok: &mut Tokenizer, sink: &mut impl Metered) -> Re
 
 /// The error a sink returns when a token would pass its cap (offset added by the feeder).
 pub(crate) fn cap_error(what: &str, cap: usize, option: &str) -> Error {
-    Error::new(ErrorKind::BufferLimitExceeded, cat(&[what, " more than ", &uint(cap as u64), " bytes (", option, ")"]))
+    Error::new(ErrorKind::BufferLimitExceeded, format!("{what} more than {cap} bytes ({option})"))
 }
 
 // ---- Events as the machine produces them ---------------------------------------------------

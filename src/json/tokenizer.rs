@@ -16,7 +16,6 @@
 //!   and invalid UTF-8 (→ U+FFFD).
 
 use crate::budget::{try_extend, try_push, try_push_str};
-use crate::error::{cat, uint};
 use crate::text::{InvalidUtf8, Utf8Carry};
 use crate::{Error, ErrorKind, Result};
 
@@ -911,7 +910,7 @@ impl Tokenizer {
     fn too_long(&self, at: u64) -> Error {
         Error::new(
             ErrorKind::BufferLimitExceeded,
-            cat(&["a JSON key or number is longer than ", &uint(self.opts.max_token_bytes as u64), " bytes"]),
+            format!("a JSON key or number is longer than {} bytes", self.opts.max_token_bytes),
         )
         .at(at)
     }
@@ -922,7 +921,7 @@ impl Tokenizer {
                 if self.stack.len() >= self.opts.max_depth {
                     return Err(Error::new(
                         ErrorKind::JsonTooDeep,
-                        cat(&["JSON nested deeper than ", &uint(self.opts.max_depth as u64), " levels"]),
+                        format!("JSON nested deeper than {} levels", self.opts.max_depth),
                     )
                     .at(base + i as u64));
                 }
@@ -1017,7 +1016,8 @@ impl Tokenizer {
                 Str::Key => {
                     try_extend(scratch, t.as_bytes())?;
                     if scratch.len() > cap {
-                        return Err(Error::new(ErrorKind::BufferLimitExceeded, key_too_long(cap)).at(key_start));
+                        return Err(Error::new(ErrorKind::BufferLimitExceeded, format!("a JSON key is longer than {cap} bytes"))
+                            .at(key_start));
                     }
                 }
             }
@@ -1038,7 +1038,8 @@ impl Tokenizer {
                 let cap = self.opts.max_token_bytes;
                 if self.scratch.len() > cap {
                     // The message of `decode`'s, so that no chunking changes the error.
-                    return Err(Error::new(ErrorKind::BufferLimitExceeded, key_too_long(cap)).at(self.key_start));
+                    return Err(Error::new(ErrorKind::BufferLimitExceeded, format!("a JSON key is longer than {cap} bytes"))
+                        .at(self.key_start));
                 }
             }
         }
@@ -1110,14 +1111,6 @@ impl Tokenizer {
         let c = if is_low { '\u{FFFD}' } else { char::from_u32(u32::from(cp)).unwrap_or('\u{FFFD}') };
         self.char(s, c)
     }
-}
-
-/// `buffer_limit_exceeded` for a key longer than `cap` bytes (one message wherever it is found,
-/// so that no chunking changes the error).
-#[cold]
-#[inline(never)]
-fn key_too_long(cap: usize) -> String {
-    cat(&["a JSON key is longer than ", &uint(cap as u64), " bytes"])
 }
 
 #[inline]

@@ -20,7 +20,6 @@
 //!   offsets and caps in UTF-8 bytes, so every outcome is the one the UTF-8 would give. What
 //!   the decoder keeps between chunks is always UTF-8, so bytes and text may be mixed.
 
-use crate::error::{cat, uint};
 use crate::{Error, ErrorKind, Result};
 
 /// One dispatched event.
@@ -488,7 +487,7 @@ impl SseDecoder {
     fn line_too_long(&mut self) -> Error {
         let limit = self.opts.max_line_bytes;
         let at = self.line_start + limit as u64;
-        self.fail(Error::new(ErrorKind::SseEventTooLarge, cat(&["SSE line longer than ", &uint(limit as u64), " bytes"])).at(at))
+        self.fail(Error::new(ErrorKind::SseEventTooLarge, format!("SSE line longer than {limit} bytes")).at(at))
     }
 
     /// The line loop from `from` of `input`, in state `Lines`.
@@ -577,8 +576,8 @@ impl SseDecoder {
     /// The event cap was hit by the line starting at `line_start`.
     fn event_too_large(&mut self) -> Error {
         let limit = self.opts.max_event_bytes;
-        let err = Error::new(ErrorKind::SseEventTooLarge, cat(&["SSE event data longer than ", &uint(limit as u64), " bytes"]))
-            .at(self.line_start);
+        let err =
+            Error::new(ErrorKind::SseEventTooLarge, format!("SSE event data longer than {limit} bytes")).at(self.line_start);
         self.fail(err)
     }
 

@@ -15,7 +15,6 @@
 //! frames. Options objects are read strictly ([`FlatOptions::new`]): a key that is not an
 //! option is an `invalid_input` error naming it.
 
-use crate::error::cat;
 use crate::{Error, ErrorKind};
 use js_sys::{Array, Object, Reflect};
 use std::cell::RefCell;
@@ -418,6 +417,16 @@ fn field_error(e: DeError, key: &str) -> JsValue {
 #[inline(never)]
 fn throw(kind: crate::ErrorKind, parts: &[&str]) -> JsValue {
     super::js_error(&crate::Error::new(kind, cat(parts)))
+}
+
+/// The pieces of a message, joined (no `format!`: no formatting code for messages).
+#[inline(never)]
+pub(crate) fn cat(parts: &[&str]) -> String {
+    let mut s = String::new();
+    for p in parts {
+        s.push_str(p);
+    }
+    s
 }
 
 /// The largest whole number a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
