@@ -149,6 +149,30 @@ test('round trip: toSse("ag-ui") then fromSse("ag-ui") gives the routed events, 
   }
 });
 
+test('the snapshot folded from an AG-UI wire is the one folded from the routed events: run ids stay off usage, container and sources', async () => {
+  for (const s of SAMPLES) {
+    const { events, bytes } = await route(s, s.binary ? [s.bytes] : [s.text], { ...RUN, parentRunId: 'run-6' });
+    const direct = new StreamState();
+    direct.apply(events);
+    const read = new StreamState();
+    read.apply(await collect(streamOf([bytes]).pipeThrough(fromSse('ag-ui'))));
+    const [a, b] = [read.snapshot(), direct.snapshot()];
+    for (const field of ['usage', 'container', 'sources', 'answer', 'status']) assert.deepEqual(a[field], b[field], `${s.file}: ${field}`);
+  }
+  // A usage and a source event of their own fields, through the wire.
+  const own = [
+    { type: 'usage', input_tokens: 5, output_tokens: 2, total_tokens: 7, reasoning_tokens: null, cached_input_tokens: null },
+    { type: 'source', id: 's1', url: 'https://example.com/', title: 'Example', snippet: null },
+    { type: 'done', ok: true, parse_ok: true, finish_reason: 'stop', finish: 'stop' },
+  ];
+  const wire = new Uint8Array(await new Response(streamOf(own).pipeThrough(toSse('ag-ui', { heartbeatMs: 0, ...RUN }))).arrayBuffer());
+  const st = new StreamState();
+  st.apply(await collect(streamOf([wire]).pipeThrough(fromSse('ag-ui'))));
+  const snap = st.snapshot();
+  assert.deepEqual(snap.usage, { input_tokens: 5, output_tokens: 2, total_tokens: 7, reasoning_tokens: null, cached_input_tokens: null });
+  assert.deepEqual(snap.sources, [{ id: 's1', url: 'https://example.com/', title: 'Example', snippet: null }]);
+});
+
 /** Adjacent text deltas of one kind and argument text of one call joined (their cuts follow the chunking). */
 function merge(events) {
   const out = [];

@@ -20,6 +20,9 @@ export type WireField = 'trace_id' | 'session_id' | 'message_id' | 'action_seq' 
 /** Fields a wire frame carries besides its event, kept on the events read from it. */
 export const WIRE_FIELDS: readonly WireField[] = ['trace_id', 'session_id', 'message_id', 'action_seq'];
 
+/** Every field a profile's reader adds to the events it reads: the frames', and AG-UI's run ids. */
+export const READ_FIELDS: readonly WireField[] = [...WIRE_FIELDS, 'thread_id', 'run_id', 'parent_run_id'];
+
 /** The wire fields of one frame (only those it has, not null). */
 export type WireFields = { [K in WireField]?: unknown };
 

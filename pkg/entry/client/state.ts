@@ -13,7 +13,7 @@
 import { EVENTS_ONLY, PartialJson, type JsonEvent, type JsonPath } from '../classes/partial.js';
 import { put, requireInit } from '../handled.js';
 import { StreamrouteError } from '../runtime.js';
-import { WIRE_FIELDS, isObject, textOf } from './common.js';
+import { READ_FIELDS, isObject, textOf } from './common.js';
 
 type Data = Record<string, unknown>;
 /** An event after `copyEvents`: plain frozen data with a string `type`. */
@@ -734,7 +734,7 @@ export class StreamState {
   // The event's fields but its type and wire fields, marked as a change, if the budget holds
   // them as `field`; null (nothing changed) if it does not.
   #fields(field: HeldField, e: Readonly<Data>): Data | null {
-    const [v, bytes] = without(e, ['type', ...WIRE_FIELDS]);
+    const [v, bytes] = without(e, ['type', ...READ_FIELDS]);
     if (!this.#hold(field, bytes)) return null;
     this.#mark(F.other);
     return v;
@@ -858,7 +858,7 @@ export class StreamState {
         this.#artifact(e);
         break;
       case 'source': {
-        const [s] = isObject(e.source) ? [e.source] : without(e, ['type', ...WIRE_FIELDS]);
+        const [s] = isObject(e.source) ? [e.source] : without(e, ['type', ...READ_FIELDS]);
         if (this.#addSource(s)) this.#mark(F.sources);
         break;
       }

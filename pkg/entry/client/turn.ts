@@ -11,7 +11,7 @@
 // object of own data properties. Anything thrown while reading hostile input becomes
 // `invalid_input`; an unknown provider is `invalid_option`.
 import { StreamrouteError } from '../runtime.js';
-import { indexOf, isObject, own, type JsonObject, without } from './common.js';
+import { READ_FIELDS, indexOf, isObject, own, type JsonObject, without } from './common.js';
 
 /** The providers `assistantTurn` writes for. */
 export type TurnProvider = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'bedrock' | 'ollama';
@@ -19,7 +19,7 @@ export type TurnProvider = 'openai-chat' | 'openai-responses' | 'anthropic' | 'g
 const PROVIDERS: readonly TurnProvider[] = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'bedrock', 'ollama'];
 
 /** Members a continuation carries that are not the provider's: the event's and the wire's. */
-const NOT_PROVIDERS = ['type', 'kind', 'trace_id', 'session_id', 'message_id', 'action_seq', 'thread_id', 'run_id', 'parent_run_id'];
+const NOT_PROVIDERS = ['type', 'kind', ...READ_FIELDS];
 
 /**
  * Anthropic's server tools whose calls and results the Messages API takes back, by tool name:
