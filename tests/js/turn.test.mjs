@@ -131,6 +131,7 @@ function contents(provider, turn) {
     } else if (provider === 'openai-responses') {
       if (m.type === 'message') text += typeof m.content === 'string' ? m.content : m.content.map((p) => p.text).join('');
       if (m.type === 'function_call') calls.push({ id: m.call_id, name: m.name, arguments: JSON.parse(m.arguments) });
+      if (m.type === 'custom_tool_call') calls.push({ id: m.call_id, name: m.name, arguments: m.input });
     } else if (provider === 'anthropic') {
       for (const b of m.content) {
         if (b.type === 'text') text += b.text;

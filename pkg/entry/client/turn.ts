@@ -390,7 +390,11 @@ function openaiResponses(t: Turn): JsonObject[] {
       const c = p.call;
       items.push({ type: 'mcp_approval_request', id: p.id, name: c.name, arguments: argumentsText(c), server_label: p.serverLabel });
     } else if (clientCall(p)) {
-      const item: JsonObject = { type: 'function_call', call_id: p.id, name: p.name, arguments: argumentsText(p) };
+      // A custom tool's input is free text (its arguments a string): a `custom_tool_call`.
+      const item: JsonObject =
+        typeof p.args === 'string'
+          ? { type: 'custom_tool_call', call_id: p.id, name: p.name, input: p.args }
+          : { type: 'function_call', call_id: p.id, name: p.name, arguments: argumentsText(p) };
       if (p.itemId !== undefined) item.id = p.itemId;
       if (p.caller !== undefined) item.caller = p.caller;
       items.push(item);

@@ -161,6 +161,18 @@ export const TURNS = [
     result: { type: 'function_call_output', call_id: 'call_def', output: '14:05' },
   },
   {
+    name: 'openai-responses: a custom tool call, its input free text',
+    provider: 'openai-responses',
+    events: [
+      { type: 'tool_call_start', index: 0, id: 'call_sql', name: 'write_sql', provider_executed: false },
+      { type: 'tool_call_delta', index: 0, arguments: '"SELECT 1"' },
+      { type: 'tool_call', index: 0, id: 'call_sql', name: 'write_sql', arguments: 'SELECT 1', repaired: false, provider_executed: false },
+      done('completed', 'tool_calls'),
+    ],
+    turn: [{ type: 'custom_tool_call', call_id: 'call_sql', name: 'write_sql', input: 'SELECT 1' }],
+    result: { type: 'custom_tool_call_output', call_id: 'call_sql', output: '1' },
+  },
+  {
     name: 'openai-responses: an MCP call waiting for the user to approve it',
     provider: 'openai-responses',
     events: [
