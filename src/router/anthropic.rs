@@ -305,10 +305,7 @@ impl Anthropic {
         }
         let u = &mut self.usage;
         u.input_tokens = super::common::input_total(self.fresh, u.cached_input_tokens, self.written);
-        u.total_tokens = match (u.input_tokens, u.output_tokens) {
-            (Some(i), Some(o)) => Some(i.saturating_add(o)),
-            _ => None,
-        };
+        u.sum_total();
         Ok(())
     }
 

@@ -173,10 +173,7 @@ impl Cohere {
                 u.input_tokens = input.and_then(|c| c.parse().ok());
                 u.output_tokens = output.and_then(|c| c.parse().ok());
             }
-            // Cohere sends no total: the sum, as for Anthropic and Ollama.
-            if let (Some(i), Some(o)) = (u.input_tokens, u.output_tokens) {
-                u.total_tokens = Some(i.saturating_add(o));
-            }
+            u.sum_total();
             if !u.is_empty() {
                 sink.usage(&u);
             }

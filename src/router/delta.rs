@@ -23,6 +23,14 @@ impl Usage {
     pub fn is_empty(&self) -> bool {
         *self == Usage::default()
     }
+
+    /// The total as input plus output, for providers that send none (Anthropic, Cohere,
+    /// Ollama); unchanged until both are known.
+    pub(crate) fn sum_total(&mut self) {
+        if let (Some(i), Some(o)) = (self.input_tokens, self.output_tokens) {
+            self.total_tokens = Some(i.saturating_add(o));
+        }
+    }
 }
 
 /// One provider-neutral piece of a model's output stream.

@@ -49,9 +49,7 @@ impl Ollama {
         }
         j.end()?;
         if !usage.is_empty() {
-            if let (Some(i), Some(o)) = (usage.input_tokens, usage.output_tokens) {
-                usage.total_tokens = Some(i.saturating_add(o));
-            }
+            usage.sum_total();
             sink.usage(&usage);
         }
         if done {

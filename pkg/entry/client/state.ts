@@ -22,6 +22,9 @@ export type CleanEvent = Readonly<Data> & { readonly type: string };
 /** Work done (members copied into snapshots, search steps, nodes read): for the scaling tests. */
 export const work = { units: 0 };
 
+// What an event's own fields leave out: its type and what the profile reader added.
+const NOT_FIELDS: readonly string[] = ['type', ...READ_FIELDS];
+
 const invalidInput = (why: string) =>
   new StreamrouteError('invalid_input', `${why}: apply takes an event object (with a string type) or an array of them, of JSON data`);
 
@@ -734,7 +737,7 @@ export class StreamState {
   // The event's fields but its type and wire fields, marked as a change, if the budget holds
   // them as `field`; null (nothing changed) if it does not.
   #fields(field: HeldField, e: Readonly<Data>): Data | null {
-    const [v, bytes] = without(e, ['type', ...READ_FIELDS]);
+    const [v, bytes] = without(e, NOT_FIELDS);
     if (!this.#hold(field, bytes)) return null;
     this.#mark(F.other);
     return v;
@@ -858,7 +861,7 @@ export class StreamState {
         this.#artifact(e);
         break;
       case 'source': {
-        const [s] = isObject(e.source) ? [e.source] : without(e, ['type', ...READ_FIELDS]);
+        const [s] = isObject(e.source) ? [e.source] : without(e, NOT_FIELDS);
         if (this.#addSource(s)) this.#mark(F.sources);
         break;
       }
