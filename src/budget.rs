@@ -17,6 +17,12 @@ use crate::{Error, ErrorKind, Result};
 /// normaliser, the payload functions): 64 MiB.
 pub const MAX_INPUT_BYTES: usize = 64 << 20;
 
+/// The SSE decoder's default caps (`SseDecoderOptions`): one line, and the data of one event.
+/// The client entry's JavaScript decoder (pkg/entry/classes/decoder.js) has the same.
+pub const SSE_MAX_LINE_BYTES: usize = 1 << 20;
+/// See [`SSE_MAX_LINE_BYTES`].
+pub const SSE_MAX_EVENT_BYTES: usize = 8 << 20;
+
 /// `input_too_large` unless `len` bytes of `what` are within [`MAX_INPUT_BYTES`].
 pub(crate) fn check_input(len: usize, what: &str) -> Result<()> {
     if len > MAX_INPUT_BYTES {

@@ -70,7 +70,11 @@ pub struct SseDecoderOptions {
 
 impl Default for SseDecoderOptions {
     fn default() -> Self {
-        SseDecoderOptions { flush_on_finish: false, max_line_bytes: 1 << 20, max_event_bytes: 8 << 20 }
+        SseDecoderOptions {
+            flush_on_finish: false,
+            max_line_bytes: crate::budget::SSE_MAX_LINE_BYTES,
+            max_event_bytes: crate::budget::SSE_MAX_EVENT_BYTES,
+        }
     }
 }
 

@@ -191,15 +191,13 @@ const ENTRY: &str = {
 #[wasm_bindgen(js_name = buildInfo, unchecked_return_type = "BuildInfo")]
 pub fn build_info() -> Result<JsValue, JsValue> {
     // Built as plain objects directly: no serde serializer in the `.wasm`.
-    #[cfg(feature = "decoder")]
-    let limits = {
-        let d = crate::SseDecoderOptions::default();
-        plain_object(&[
-            ("sseMaxLineBytes", JsValue::from_f64(d.max_line_bytes as f64)),
-            ("sseMaxEventBytes", JsValue::from_f64(d.max_event_bytes as f64)),
-        ])
-    };
-    #[cfg(not(feature = "decoder"))]
+    // Every entry with an `SseDecoder`: the client's is JavaScript, with the same caps.
+    #[cfg(any(feature = "decoder", feature = "client"))]
+    let limits = plain_object(&[
+        ("sseMaxLineBytes", JsValue::from_f64(crate::budget::SSE_MAX_LINE_BYTES as f64)),
+        ("sseMaxEventBytes", JsValue::from_f64(crate::budget::SSE_MAX_EVENT_BYTES as f64)),
+    ]);
+    #[cfg(not(any(feature = "decoder", feature = "client")))]
     let limits = plain_object(&[]);
     let features = js_sys::Array::new();
     for f in ENABLED {

@@ -1,12 +1,20 @@
-// SseDecoder from the packed package against a plain model of the WHATWG "interpreting an
+// SseDecoder from the packed package (the main entry's over wasm, the client entry's in
+// JavaScript) against a plain model of the WHATWG "interpreting an
 // event stream" algorithm, on random streams (every field form, every line ending, comments,
 // NUL, partial and whole BOMs, multi-byte, invalid UTF-8 and lone surrogates), each fed under
 // every chunking of helpers/chunking.mjs: bytes and strings, whole, one unit or byte at a
 // time, random pieces that cut UTF-8 sequences, surrogate pairs and CRLF pairs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as sr from 'streamroute';
+import * as main from 'streamroute';
+import * as client from 'streamroute/client';
 import { SEED, byteSplitings, feedAll, rng, splitings, stringSplitings } from './helpers/chunking.mjs';
+import { randomStream } from './helpers/sse-streams.mjs';
+
+const ENTRIES = [
+  ['streamroute', main],
+  ['streamroute/client', client],
+];
 
 /**
  * The standard's algorithm over the whole decoded text (its one leading BOM already stripped
@@ -47,89 +55,35 @@ function model(text, flush) {
   return { events, lastEventId, retry };
 }
 
-const PIECES = [
-  'data',
-  'data:',
-  'data: ',
-  'event:',
-  'event: ',
-  'id:',
-  'id: ',
-  'retry:',
-  'retry: ',
-  ':',
-  ': comment',
-  ' ',
-  '  ',
-  '\n',
-  '\r',
-  '\r\n',
-  '\n\n',
-  '\r\r',
-  'x',
-  'hello',
-  '12',
-  '0',
-  '7a',
-  '\0',
-  '\u00e9',
-  '\u4e16',
-  '\u{1F600}',
-  '\uFEFF',
-  'Data:',
-  'dat',
-  'a:',
-  'ping',
-  'message',
-];
-// Bytes only a byte stream can hold: invalid UTF-8, a truncated sequence, a partial BOM.
-const BAD_BYTES = [[0xf0, 0x9f], [0x80], [0xff], [0xef, 0xbb]];
-// What only a string can hold: lone surrogates (they reach the decoder as U+FFFD).
-const LONE = ['\uD83D', '\uDE00'];
-
-function randomStream(next, withBadBytes) {
-  const parts = [];
-  if (next(4) === 0) parts.push(next(2) ? '\uFEFF' : [0xef, 0xbb]);
-  for (let n = next(withBadBytes ? 40 : 160); n > 0; n--) {
-    const k = next(PIECES.length + 2);
-    if (k < PIECES.length) parts.push(PIECES[k]);
-    else if (withBadBytes) parts.push(BAD_BYTES[next(BAD_BYTES.length)]);
-    else parts.push(LONE[next(LONE.length)]);
-  }
-  if (!withBadBytes) return parts.map((p) => (typeof p === 'string' ? p : '\uFFFD')).join('');
-  const enc = new TextEncoder();
-  const bytes = parts.flatMap((p) => (typeof p === 'string' ? [...enc.encode(p)] : p));
-  return Uint8Array.from(bytes);
-}
-
-function decodeAll(chunks, flush) {
+function decodeAll(sr, chunks, flush) {
   const d = new sr.SseDecoder({ flushOnFinish: flush });
   const events = feedAll(d, chunks);
   return { events, lastEventId: d.lastEventId, retry: d.retry };
 }
 
-test('random streams: the decoder matches a plain model of the standard at every chunking', async () => {
-  await sr.init();
-  const next = rng(SEED ^ 0x55e);
-  for (let n = 0; n < 300; n++) {
-    const withBadBytes = n % 2 === 1;
-    const input = randomStream(next, withBadBytes);
-    // The text the standard's decoding step gives: TextDecoder replaces invalid sequences as
-    // the standard's UTF-8 decode does, and (like the standard) strips one leading BOM.
-    const text = withBadBytes ? new TextDecoder().decode(input) : new TextDecoder().decode(new TextEncoder().encode(input));
-    for (const flush of [false, true]) {
-      const want = model(text, flush);
-      const cases = withBadBytes ? byteSplitings(input, SEED + n) : [...splitings(input, SEED + n), ...mixed(input, next)];
-      for (const [label, chunks] of cases) {
-        assert.deepEqual(
-          decodeAll(chunks, flush),
-          want,
-          `stream #${n} ${JSON.stringify(typeof input === 'string' ? input : Array.from(input))}, ${label}, flush ${flush} (STREAMROUTE_SEED=${SEED})`,
-        );
+for (const [entry, sr] of ENTRIES)
+  test(`${entry}: random streams: the decoder matches a plain model of the standard at every chunking`, async () => {
+    await sr.init();
+    const next = rng(SEED ^ 0x55e);
+    for (let n = 0; n < 300; n++) {
+      const withBadBytes = n % 2 === 1;
+      const input = randomStream(next, withBadBytes);
+      // The text the standard's decoding step gives: TextDecoder replaces invalid sequences as
+      // the standard's UTF-8 decode does, and (like the standard) strips one leading BOM.
+      const text = withBadBytes ? new TextDecoder().decode(input) : new TextDecoder().decode(new TextEncoder().encode(input));
+      for (const flush of [false, true]) {
+        const want = model(text, flush);
+        const cases = withBadBytes ? byteSplitings(input, SEED + n) : [...splitings(input, SEED + n), ...mixed(input, next)];
+        for (const [label, chunks] of cases) {
+          assert.deepEqual(
+            decodeAll(sr, chunks, flush),
+            want,
+            `stream #${n} ${JSON.stringify(typeof input === 'string' ? input : Array.from(input))}, ${label}, flush ${flush} (STREAMROUTE_SEED=${SEED})`,
+          );
+        }
       }
     }
-  }
-});
+  });
 
 /** Strings and bytes in one stream: long string pieces (the UTF-16 route) between byte pieces. */
 function mixed(text, next) {
@@ -153,123 +107,126 @@ function mixed(text, next) {
 // Long string chunks go into wasm as UTF-16 (`ROUTE_UNITS`), where a line's stream offset is
 // counted from the chunk's UTF-8 length; an error's offset (and the events before it) must be
 // what the same text fed as bytes gives.
-test('the offset of a line over the caps is the same for long string chunks and for bytes', () => {
-  const outcome = (chunks) => {
-    const d = new sr.SseDecoder({ maxLineBytes: 200 });
-    const events = [];
-    try {
-      for (const c of chunks) events.push(...d.feed(c));
-      events.push(...d.finish());
-      return { events };
-    } catch (e) {
-      return { events: [...events, ...(e.events ?? [])], code: e.code, offset: e.offset };
-    } finally {
-      d.free();
+for (const [entry, sr] of ENTRIES)
+  test(`${entry}: the offset of a line over the caps is the same for long string chunks and for bytes`, () => {
+    const outcome = (chunks) => {
+      const d = new sr.SseDecoder({ maxLineBytes: 200 });
+      const events = [];
+      try {
+        for (const c of chunks) events.push(...d.feed(c));
+        events.push(...d.finish());
+        return { events };
+      } catch (e) {
+        return { events: [...events, ...(e.events ?? [])], code: e.code, offset: e.offset };
+      } finally {
+        d.free();
+      }
+    };
+    const wide = ['a', '\u00e9', '\u4e2d', '\u{1F600}', ' '];
+    for (let round = 0; round < 40; round++) {
+      let lines = '';
+      for (let k = 0; k < 30 + round; k++) lines += `data: ${wide.map((w, i) => w.repeat((k + i + round) % 9)).join('')}\n\n`;
+      // An over-long line after them (its own characters of every width).
+      const text = `${lines}data: ${'x\u00e9\u4e2d'.repeat(60 + round)}\n\n`;
+      const want = outcome([Buffer.from(text)]);
+      assert.ok(['sse_line_too_long', 'sse_event_too_large'].includes(want.code) && want.offset > 0, `round ${round}`);
+      for (const [label, chunks] of stringSplitings(text, SEED + round)) {
+        assert.deepEqual(outcome(chunks), want, `round ${round}: ${label}`);
+      }
     }
-  };
-  const wide = ['a', '\u00e9', '\u4e2d', '\u{1F600}', ' '];
-  for (let round = 0; round < 40; round++) {
-    let lines = '';
-    for (let k = 0; k < 30 + round; k++) lines += `data: ${wide.map((w, i) => w.repeat((k + i + round) % 9)).join('')}\n\n`;
-    // An over-long line after them (its own characters of every width).
-    const text = `${lines}data: ${'x\u00e9\u4e2d'.repeat(60 + round)}\n\n`;
-    const want = outcome([Buffer.from(text)]);
-    assert.ok(['sse_line_too_long', 'sse_event_too_large'].includes(want.code) && want.offset > 0, `round ${round}`);
-    for (const [label, chunks] of stringSplitings(text, SEED + round)) {
-      assert.deepEqual(outcome(chunks), want, `round ${round}: ${label}`);
-    }
-  }
-});
+  });
 
 // String chunks take their own routes into wasm (boundary.js `Input#write`: UTF-8, ASCII with
 // ranges, UTF-16 units): every feed must return (or throw) exactly what the same text fed as
 // bytes returns at that feed, and the getters must see every chunk fed so far.
-test('string chunks: each feed returns what the same bytes return, and the getters agree', () => {
-  const enc = new TextEncoder();
-  const step = (d, chunk) => {
-    try {
-      return { events: d.feed(chunk) };
-    } catch (e) {
-      return { code: e.code, offset: e.offset, events: e.events };
-    }
-  };
-  const end = (d) => {
-    try {
-      return { events: d.finish() };
-    } catch (e) {
-      return { code: e.code, offset: e.offset, events: e.events };
-    }
-  };
-  const next = rng(SEED ^ 0x401d);
-  for (let n = 0; n < 300; n++) {
-    const text = randomStream(next, false);
-    const caps = [{}, { maxLineBytes: 9 + next(30) }, { maxEventBytes: 9 + next(40) }][n % 3];
-    for (const max of [1, 3, 8, 40, 300]) {
-      // Pieces that never cut a surrogate pair (bytes cannot hold half of one).
-      const pieces = [];
-      for (let i = 0; i < text.length; ) {
-        let e = Math.min(text.length, i + 1 + next(max));
-        while (e < text.length && /[\uD800-\uDBFF]/.test(text[e - 1])) e++;
-        pieces.push(text.slice(i, e));
-        i = e;
+for (const [entry, sr] of ENTRIES)
+  test(`${entry}: string chunks: each feed returns what the same bytes return, and the getters agree`, () => {
+    const enc = new TextEncoder();
+    const step = (d, chunk) => {
+      try {
+        return { events: d.feed(chunk) };
+      } catch (e) {
+        return { code: e.code, offset: e.offset, events: e.events };
       }
-      for (const flushOnFinish of [false, true]) {
-        const opts = { ...caps, flushOnFinish };
-        const bytes = new sr.SseDecoder(opts);
-        const strings = new sr.SseDecoder(opts);
-        const asked = new sr.SseDecoder(opts);
-        const label = `stream #${n} ${JSON.stringify(text)}, pieces <=${max}, ${JSON.stringify(opts)} (STREAMROUTE_SEED=${SEED})`;
-        for (const [k, piece] of pieces.entries()) {
-          const want = step(bytes, enc.encode(piece));
-          assert.deepEqual(step(strings, piece), want, `${label}: feed ${k}`);
-          assert.deepEqual(step(asked, piece), want, `${label}: feed ${k}, getters read`);
-          const getters = (d) => [d.retry, d.lastEventId, d.pendingId];
-          if (want.code) {
-            assert.deepEqual(getters(asked), getters(bytes), `${label}: getters after the error`);
-            break;
-          }
-          assert.deepEqual(getters(asked), getters(bytes), `${label}: getters after feed ${k}`);
+    };
+    const end = (d) => {
+      try {
+        return { events: d.finish() };
+      } catch (e) {
+        return { code: e.code, offset: e.offset, events: e.events };
+      }
+    };
+    const next = rng(SEED ^ 0x401d);
+    for (let n = 0; n < 300; n++) {
+      const text = randomStream(next, false);
+      const caps = [{}, { maxLineBytes: 9 + next(30) }, { maxEventBytes: 9 + next(40) }][n % 3];
+      for (const max of [1, 3, 8, 40, 300]) {
+        // Pieces that never cut a surrogate pair (bytes cannot hold half of one).
+        const pieces = [];
+        for (let i = 0; i < text.length; ) {
+          let e = Math.min(text.length, i + 1 + next(max));
+          while (e < text.length && /[\uD800-\uDBFF]/.test(text[e - 1])) e++;
+          pieces.push(text.slice(i, e));
+          i = e;
         }
-        assert.deepEqual(end(strings), end(bytes), `${label}: finish`);
-        for (const d of [bytes, strings, asked]) d.free();
+        for (const flushOnFinish of [false, true]) {
+          const opts = { ...caps, flushOnFinish };
+          const bytes = new sr.SseDecoder(opts);
+          const strings = new sr.SseDecoder(opts);
+          const asked = new sr.SseDecoder(opts);
+          const label = `stream #${n} ${JSON.stringify(text)}, pieces <=${max}, ${JSON.stringify(opts)} (STREAMROUTE_SEED=${SEED})`;
+          for (const [k, piece] of pieces.entries()) {
+            const want = step(bytes, enc.encode(piece));
+            assert.deepEqual(step(strings, piece), want, `${label}: feed ${k}`);
+            assert.deepEqual(step(asked, piece), want, `${label}: feed ${k}, getters read`);
+            const getters = (d) => [d.retry, d.lastEventId, d.pendingId];
+            if (want.code) {
+              assert.deepEqual(getters(asked), getters(bytes), `${label}: getters after the error`);
+              break;
+            }
+            assert.deepEqual(getters(asked), getters(bytes), `${label}: getters after feed ${k}`);
+          }
+          assert.deepEqual(end(strings), end(bytes), `${label}: finish`);
+          for (const d of [bytes, strings, asked]) d.free();
+        }
       }
     }
-  }
-});
+  });
 
 // `pendingId`: the id of the frame being read, in effect only at its blank line; after a frame
 // over the cap, the id it gave before the line that broke the cap (lastEventId unchanged).
-test('pendingId: the frame being read, and the one over the cap', () => {
-  const big = 'x'.repeat(40);
-  const text = `id: 7\ndata: a\n\nid: 9\ndata: b\n\nid: 11\ndata: ${big}\n\n`;
-  for (const [how, chunks] of splitings(text)) {
-    const d = new sr.SseDecoder({ maxEventBytes: 16 });
-    const seen = [];
-    let error = null;
-    for (const c of chunks) {
-      try {
-        for (const e of d.feed(c)) seen.push(e.id);
-      } catch (e) {
-        // The events the failing feed completed are on the error.
-        for (const ev of e.events ?? []) seen.push(ev.id);
-        error = e;
-        break;
+for (const [entry, sr] of ENTRIES)
+  test(`${entry}: pendingId: the frame being read, and the one over the cap`, () => {
+    const big = 'x'.repeat(40);
+    const text = `id: 7\ndata: a\n\nid: 9\ndata: b\n\nid: 11\ndata: ${big}\n\n`;
+    for (const [how, chunks] of splitings(text)) {
+      const d = new sr.SseDecoder({ maxEventBytes: 16 });
+      const seen = [];
+      let error = null;
+      for (const c of chunks) {
+        try {
+          for (const e of d.feed(c)) seen.push(e.id);
+        } catch (e) {
+          // The events the failing feed completed are on the error.
+          for (const ev of e.events ?? []) seen.push(ev.id);
+          error = e;
+          break;
+        }
       }
+      assert.deepEqual(seen, ['7', '9'], how);
+      assert.equal(error?.code, 'sse_event_too_large', how);
+      assert.equal(d.lastEventId, '9', how);
+      assert.equal(d.pendingId, '11', how);
+      d.free();
     }
-    assert.deepEqual(seen, ['7', '9'], how);
-    assert.equal(error?.code, 'sse_event_too_large', how);
-    assert.equal(d.lastEventId, '9', how);
-    assert.equal(d.pendingId, '11', how);
+    const d = new sr.SseDecoder();
+    assert.equal(d.pendingId, undefined);
+    d.feed('id: 3\ndata: a\n');
+    assert.deepEqual([d.pendingId, d.lastEventId], ['3', '']);
+    d.feed('\n');
+    assert.deepEqual([d.pendingId, d.lastEventId], [undefined, '3']);
+    d.feed('id: 4\n');
+    d.finish();
+    assert.deepEqual([d.pendingId, d.lastEventId], [undefined, '3'], "an unterminated frame's id is dropped by finish");
     d.free();
-  }
-  const d = new sr.SseDecoder();
-  assert.equal(d.pendingId, undefined);
-  d.feed('id: 3\ndata: a\n');
-  assert.deepEqual([d.pendingId, d.lastEventId], ['3', '']);
-  d.feed('\n');
-  assert.deepEqual([d.pendingId, d.lastEventId], [undefined, '3']);
-  d.feed('id: 4\n');
-  d.finish();
-  assert.deepEqual([d.pendingId, d.lastEventId], [undefined, '3'], "an unterminated frame's id is dropped by finish");
-  d.free();
-});
+  });

@@ -1,0 +1,406 @@
+// SseDecoder in JavaScript, for the client entry: the machine of src/sse/decoder.rs (the WHATWG
+// "Interpreting an event stream" algorithm over bytes) line for line, so that a page that only
+// reads a wire loads no SSE code in its .wasm. Same events, caps, error codes, messages and
+// byte offsets as the wasm class (classes/sse.js) at every chunking; tests/js/sse-js.test.mjs
+// feeds both every corpus stream and compares them.
+//
+// A string chunk is read as its UTF-8 (`TextEncoder`: a lone surrogate is U+FFFD), after the
+// surrogate carry of boundary.js; bytes as they are. Lines are found in the bytes and a field
+// is decoded (U+FFFD for malformed UTF-8, as `from_utf8_lossy`) once its line is complete.
+// What it keeps between chunks: the unterminated line (at most `maxLineBytes`) and the event's
+// data (at most `maxEventBytes`), as copies.
+import { badChunk, chunkView, partial } from '../boundary.js';
+import { disposable, requireInit } from '../handled.js';
+import { misuse, StreamrouteError } from '../runtime.js';
+
+const LF = 10;
+const CR = 13;
+const BOM = [0xef, 0xbb, 0xbf];
+const FFFD = [0xef, 0xbf, 0xbd];
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+const decode = (bytes) => decoder.decode(bytes);
+// What `field` found besides a `data` value's start: nothing to keep, or data over the cap.
+const DONE = -1;
+const TOO_LARGE = -2;
+// Before a stream's first byte that is not a BOM (the BOM bytes held: 0 to 2), then lines.
+const LINES = 3;
+const NAMES = ['maxLineBytes', 'maxEventBytes', 'flushOnFinish'];
+
+/** One array of `pieces` (`Uint8Array`s). */
+function join(pieces, length) {
+  if (pieces.length === 1) return pieces[0];
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const p of pieces) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** What kind of value `v` is, as the wasm options reader says it. */
+function kind(v) {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'boolean') return `boolean \`${v}\``;
+  if (typeof v === 'number') return 'a number';
+  if (typeof v === 'string') return 'a string';
+  if (isArray(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : 'another kind of value';
+}
+
+// `Array.isArray`, false where it throws (a revoked Proxy), as the wasm reader takes it.
+function isArray(v) {
+  try {
+    return Array.isArray(v);
+  } catch {
+    return false;
+  }
+}
+
+const optionError = (message) => new StreamrouteError('invalid_option', `invalid options: ${message}`);
+
+/** The options, read as the wasm reader reads `SseDecoderOptions` (de.rs `options!`). */
+function readOptions(o) {
+  const out = { maxLineBytes: 1 << 20, maxEventBytes: 8 << 20, flushOnFinish: false };
+  if (o === undefined || o === null) return out;
+  if (typeof o !== 'object' || isArray(o)) throw optionError(`invalid type: ${kind(o)}, expected struct SseDecoderOptions`);
+  const input = (m) => new StreamrouteError('invalid_input', `invalid options: ${m}`);
+  let keys;
+  try {
+    keys = Object.keys(o);
+  } catch (e) {
+    throw input(threw("the options' keys", e));
+  }
+  for (const k of keys) if (!NAMES.includes(k)) throw input(`unknown option "${k}"`);
+  for (const k of NAMES) {
+    let v;
+    try {
+      v = o[k];
+    } catch (e) {
+      throw input(threw(`"${k}"`, e));
+    }
+    if (v === undefined || v === null) continue;
+    if (k === 'flushOnFinish') {
+      if (typeof v !== 'boolean') throw optionError(`${k}: invalid type: ${kind(v)}, expected a boolean`);
+    } else if (typeof v !== 'number') {
+      throw optionError(`${k}: invalid type: ${kind(v)}, expected f64`);
+    } else if (!Number.isInteger(v) || v < 1 || v > 0xffffffff) {
+      throw new StreamrouteError('invalid_option', `${k} must be a positive integer, got ${v}`);
+    }
+    out[k] = v;
+  }
+  return out;
+}
+
+function threw(what, e) {
+  let m;
+  try {
+    m = e?.message;
+  } catch {
+    // A message getter that throws: none.
+  }
+  return typeof m === 'string' ? `reading ${what} threw: ${m}` : `reading ${what} threw`;
+}
+
+export class SseDecoder {
+  #o;
+  #freed = false;
+  /** The decoder's error once a cap was hit: every later call throws it again. */
+  #failure = null;
+  #state = 0;
+  #afterCr = false;
+  /** Bytes consumed from the current stream (for error offsets). */
+  #pos = 0;
+  /** The unterminated line carried over, as pieces, and where it starts in the stream. */
+  #line = [];
+  #lineLength = 0;
+  #lineStart = 0;
+  /** The event's data lines, each followed by LF, and their length. */
+  #data = [];
+  #dataLength = 0;
+  #event = null;
+  #id = null;
+  #lastId = '';
+  #retry = undefined;
+  /** A UTF-16 high surrogate that ended the last string chunk. */
+  #high = '';
+
+  /** `new SseDecoder({ flushOnFinish?, maxLineBytes?, maxEventBytes? })`. */
+  constructor(options) {
+    requireInit();
+    this.#o = readOptions(options);
+  }
+
+  feed(chunk) {
+    this.#live();
+    let bytes;
+    if (typeof chunk === 'string') {
+      if (this.#high !== '') chunk = this.#high + chunk;
+      this.#high = '';
+      const last = chunk.charCodeAt(chunk.length - 1);
+      if (last >= 0xd800 && last < 0xdc00) {
+        this.#high = chunk[chunk.length - 1];
+        chunk = chunk.slice(0, -1);
+      }
+      bytes = encoder.encode(chunk);
+    } else {
+      const view = chunkView(chunk);
+      if (view === null) throw badChunk();
+      bytes = this.#carried(view);
+    }
+    const out = [];
+    try {
+      this.#feed(bytes, out);
+    } catch (e) {
+      throw partial(e, 'events', out);
+    }
+    return out;
+  }
+
+  finish() {
+    this.#live();
+    const out = [];
+    try {
+      if (this.#high !== '') this.#feed(this.#carried(new Uint8Array(0)), out);
+      this.#finish(out);
+    } catch (e) {
+      throw partial(e, 'events', out);
+    }
+    return out;
+  }
+
+  /** Frees the decoder: later calls throw `invalid_state`, as for the wasm classes. */
+  free() {
+    this.#freed = true;
+  }
+
+  /** The last event ID string (`""` when none). */
+  get lastEventId() {
+    this.#live();
+    return this.#lastId;
+  }
+
+  /** The id the frame being read gave, not yet in effect (`undefined`: none). */
+  get pendingId() {
+    this.#live();
+    return this.#id === null ? undefined : decode(this.#id);
+  }
+
+  /** The last valid reconnection time in ms, `undefined` before any. */
+  get retry() {
+    this.#live();
+    return this.#retry;
+  }
+
+  #live() {
+    if (this.#freed) throw misuse('null pointer passed to rust');
+  }
+
+  /** `view`, after U+FFFD for a held high surrogate that no low one followed. */
+  #carried(view) {
+    if (this.#high === '') return view;
+    this.#high = '';
+    const out = new Uint8Array(view.length + 3);
+    out.set(FFFD);
+    out.set(view, 3);
+    return out;
+  }
+
+  #feed(chunk, out) {
+    let from = 0;
+    for (;;) {
+      if (this.#failure) throw this.#again();
+      if (this.#state === LINES) {
+        if (this.#afterCr) {
+          if (from === chunk.length) return;
+          this.#afterCr = false;
+          if (chunk[from] === LF) {
+            this.#pos++;
+            from++;
+          }
+          continue;
+        }
+        return this.#lines(chunk, from, out);
+      }
+      // At the start of the stream, this many bytes of a BOM held.
+      const held = this.#state;
+      if (from === chunk.length) return;
+      if (chunk[from] === BOM[held]) {
+        this.#pos++;
+        from++;
+        this.#state = held === 2 ? LINES : held + 1;
+      } else {
+        this.#unhold(out);
+      }
+    }
+  }
+
+  /** The BOM bytes held, not a BOM after all: ordinary (invalid) content. */
+  #unhold(out) {
+    const held = this.#state;
+    this.#state = LINES;
+    this.#pos -= held;
+    this.#lines(new Uint8Array(BOM.slice(0, held)), 0, out);
+  }
+
+  #finish(out) {
+    if (this.#state > 0 && this.#state < LINES) this.#unhold(out);
+    if (this.#failure) throw this.#again();
+    if (this.#o.flushOnFinish) {
+      const line = join(this.#line, this.#lineLength);
+      const r = line.length ? this.#field(line, 0, line.length) : DONE;
+      if (r === TOO_LARGE) throw this.#tooLarge();
+      if (r >= 0) this.#dataLine(line, r, line.length);
+      this.#dispatch(out);
+    }
+    // An `id` of a discarded (unterminated) block never takes effect.
+    this.#id = null;
+    this.#line = [];
+    this.#lineLength = 0;
+    this.#data = [];
+    this.#dataLength = 0;
+    this.#event = null;
+    this.#pos = 0;
+    this.#state = 0;
+    this.#afterCr = false;
+  }
+
+  #again() {
+    const f = this.#failure;
+    return new StreamrouteError(f.code, f.message, f.offset);
+  }
+
+  #fail(message, offset) {
+    return (this.#failure = new StreamrouteError('sse_event_too_large', message, offset));
+  }
+
+  #lineTooLong() {
+    const max = this.#o.maxLineBytes;
+    return this.#fail(`SSE line longer than ${max} bytes`, this.#lineStart + max);
+  }
+
+  #tooLarge() {
+    return this.#fail(`SSE event data longer than ${this.#o.maxEventBytes} bytes`, this.#lineStart);
+  }
+
+  /** The line loop from `from` of `chunk`. Every byte is looked at a constant number of times. */
+  #lines(chunk, from, out) {
+    const n = chunk.length;
+    const base = this.#pos - from;
+    const max = this.#o.maxLineBytes;
+    // The next LF and CR at or after `i` (`n`: none), found again only once passed.
+    let lf = -1;
+    let cr = -1;
+    let i = from;
+    while (i < n) {
+      if (lf < i) lf = chunk.indexOf(LF, i) >>> 0;
+      if (cr < i) cr = chunk.indexOf(CR, i) >>> 0;
+      const p = Math.min(lf, cr, n);
+      if (p === n) {
+        if (this.#lineLength === 0) this.#lineStart = base + i;
+        if (this.#lineLength + n - i > max) throw this.#lineTooLong();
+        this.#line.push(chunk.slice(i));
+        this.#lineLength += n - i;
+        this.#pos = base + n;
+        return;
+      }
+      if (this.#lineLength === 0) {
+        if (p - i > max) {
+          this.#lineStart = base + i;
+          throw this.#lineTooLong();
+        }
+        if (p === i) this.#dispatch(out);
+        else {
+          const r = this.#field(chunk, i, p);
+          if (r === TOO_LARGE) {
+            this.#lineStart = base + i;
+            throw this.#tooLarge();
+          }
+          if (r >= 0) this.#dataLine(chunk, r, p);
+        }
+      } else {
+        // The end of a line carried from earlier chunks (`#lineStart` is set).
+        if (this.#lineLength + p - i > max) throw this.#lineTooLong();
+        this.#line.push(chunk.subarray(i, p));
+        const line = join(this.#line, this.#lineLength + p - i);
+        this.#line = [];
+        this.#lineLength = 0;
+        const r = this.#field(line, 0, line.length);
+        if (r === TOO_LARGE) throw this.#tooLarge();
+        if (r >= 0) this.#dataLine(line, r, line.length);
+      }
+      i = p + 1;
+      if (chunk[p] === CR) {
+        if (i === n) this.#afterCr = true;
+        else if (chunk[i] === LF) i++;
+      }
+    }
+    this.#pos = base + n;
+  }
+
+  /**
+   * Reads the non-empty line `[a, b)` of `line`: `DONE`, or for a `data` line where its value
+   * starts (`TOO_LARGE` when it would take the event over its cap).
+   */
+  #field(line, a, b) {
+    if (line[a] === 58) return DONE; // a comment
+    let c = a;
+    while (c < b && line[c] !== 58) c++;
+    let from = c;
+    if (c < b) from += line[c + 1] === 32 && c + 1 < b ? 2 : 1;
+    const is = (s) => {
+      if (c - a !== s.length) return false;
+      for (let k = 0; k < s.length; k++) if (line[a + k] !== s.charCodeAt(k)) return false;
+      return true;
+    };
+    if (is('data')) return this.#dataLength + b - from > this.#o.maxEventBytes ? TOO_LARGE : from;
+    if (is('event')) this.#event = line.slice(from, b);
+    else if (is('id')) {
+      const value = line.subarray(from, b);
+      if (!value.includes(0)) this.#id = value.slice();
+    } else if (is('retry') && from < b) {
+      let digits = true;
+      for (let k = from; k < b; k++) digits &&= line[k] >= 48 && line[k] <= 57;
+      // As a u64 that saturates, then the nearest number (Rust's `as f64`).
+      if (digits) {
+        const ms = BigInt(decode(line.subarray(from, b)));
+        this.#retry = Number(ms > 0xffffffffffffffffn ? 0xffffffffffffffffn : ms);
+      }
+    }
+    return DONE;
+  }
+
+  #dataLine(line, from, to) {
+    this.#data.push(line.slice(from, to));
+    this.#dataLength += to - from + 1;
+  }
+
+  #dispatch(out) {
+    if (this.#id !== null) {
+      this.#lastId = decode(this.#id);
+      this.#id = null;
+    }
+    const event = this.#event;
+    this.#event = null;
+    if (this.#dataLength === 0) return;
+    const lines = this.#data;
+    let data;
+    if (lines.length === 1) data = decode(lines[0]);
+    else {
+      // The lines joined with LF.
+      const all = new Uint8Array(this.#dataLength - 1);
+      let at = 0;
+      for (const l of lines) {
+        all.set(l, at);
+        at += l.length;
+        if (at < all.length) all[at++] = LF;
+      }
+      data = decode(all);
+    }
+    this.#data = [];
+    this.#dataLength = 0;
+    out.push({ event: event?.length ? decode(event) : 'message', data, id: this.#lastId });
+  }
+}
+disposable(SseDecoder);

@@ -1,0 +1,160 @@
+// The client entry's SseDecoder is JavaScript (pkg/entry/classes/decoder.js); every other
+// entry's runs in wasm (src/sse/decoder.rs). The two must be one machine: here both read the
+// same random streams (every field form, line endings, BOMs, invalid UTF-8, lone surrogates,
+// caps hit at every place) at every chunking of helpers/chunking.mjs, and each call's events
+// or error (code, message, offset, `error.events`) and the getters after it are compared, as
+// are the errors of bad options, bad chunks and calls after `free()`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as client from 'streamroute/client';
+import * as sse from 'streamroute/sse';
+import { SEED, byteSplitings, rng, splitings } from './helpers/chunking.mjs';
+import { PIECES, randomStream } from './helpers/sse-streams.mjs';
+
+// Past 2^64 - 1 a retry saturates; the rest as the model test's streams.
+const PIECES_AND_HUGE = [...PIECES, '99999999999999999999999'];
+
+/** What a call gave: its events, or its error's code, message, offset and events. */
+function outcome(call) {
+  try {
+    return { events: call() };
+  } catch (e) {
+    return { code: e.code, message: e.message, offset: e.offset, events: e.events, name: e.name };
+  }
+}
+
+/** Every call's outcome and the getters after it, for `chunks` as two streams (a reconnection). */
+function transcript(mod, options, chunks) {
+  const d = new mod.SseDecoder(options);
+  const out = [];
+  const getters = () => [d.lastEventId, d.pendingId, d.retry];
+  for (let round = 0; round < 2; round++) {
+    for (const c of chunks)
+      out.push(
+        outcome(() => d.feed(c)),
+        getters(),
+      );
+    out.push(
+      outcome(() => d.finish()),
+      getters(),
+    );
+  }
+  d.free();
+  return out;
+}
+
+test('client SseDecoder (JavaScript) and the wasm SseDecoder: the same calls give the same results', async () => {
+  await client.init();
+  await sse.init();
+  const next = rng(SEED ^ 0x5e5e);
+  for (let n = 0; n < 240; n++) {
+    const bytes = n % 2 === 1;
+    const input = randomStream(next, bytes, PIECES_AND_HUGE);
+    const length = bytes ? input.length : new TextEncoder().encode(input).length;
+    const cap = () => 1 + next(Math.max(2, length));
+    const options = [
+      undefined,
+      { flushOnFinish: true },
+      { maxLineBytes: cap() },
+      { maxEventBytes: cap(), flushOnFinish: next(2) === 1 },
+      { maxLineBytes: cap(), maxEventBytes: cap(), flushOnFinish: true },
+    ][n % 5];
+    const cases = bytes ? byteSplitings(input, SEED + n) : splitings(input, SEED + n);
+    for (const [label, chunks] of cases) {
+      assert.deepEqual(
+        transcript(client, options, chunks),
+        transcript(sse, options, chunks),
+        `stream #${n} ${JSON.stringify(bytes ? Array.from(input) : input)}, ${JSON.stringify(options)}, ${label} (STREAMROUTE_SEED=${SEED})`,
+      );
+    }
+  }
+});
+
+test('client SseDecoder: option errors, bad chunks and calls after free() as the wasm one', () => {
+  const revoked = Proxy.revocable({}, {});
+  revoked.revoke();
+  const options = [
+    null,
+    {},
+    { maxLineBytes: 0 },
+    { maxLineBytes: -1 },
+    { maxLineBytes: 1.5 },
+    { maxLineBytes: 2 ** 32 },
+    { maxLineBytes: 2 ** 32 - 1 },
+    { maxEventBytes: Number.NaN },
+    { maxEventBytes: Number.POSITIVE_INFINITY },
+    { maxEventBytes: '8' },
+    { maxEventBytes: null, maxLineBytes: undefined },
+    { flushOnFinish: 1 },
+    { flushOnFinish: 'yes' },
+    { flushOnFinish: [] },
+    { flushOnFinish: {} },
+    { other: 1 },
+    { maxLineBytes: 1, other: 1 },
+    {
+      get maxLineBytes() {
+        throw new Error('no');
+      },
+    },
+    {
+      get maxEventBytes() {
+        throw 7;
+      },
+    },
+    [],
+    'options',
+    5,
+    true,
+    () => {},
+    Object.create({ maxLineBytes: 0 }),
+    revoked.proxy,
+  ];
+  const made = (mod, o) => {
+    try {
+      new mod.SseDecoder(o).free();
+      return 'made';
+    } catch (e) {
+      return { code: e.code, message: e.message };
+    }
+  };
+  for (const [i, o] of options.entries()) assert.deepEqual(made(client, o), made(sse, o), `options #${i}`);
+
+  const detached = new ArrayBuffer(4);
+  structuredClone(detached, { transfer: [detached] });
+  const chunks = [
+    5,
+    null,
+    undefined,
+    {},
+    [1, 2],
+    new ArrayBuffer(3),
+    new DataView(new TextEncoder().encode('data: a\n\n').buffer),
+    new Uint16Array([0x6164, 0x6174]),
+    detached,
+    new Uint8Array(0),
+  ];
+  for (const c of chunks) {
+    const feed = (mod) => {
+      const d = new mod.SseDecoder();
+      const r = outcome(() => d.feed(c));
+      d.free();
+      return r;
+    };
+    assert.deepEqual(feed(client), feed(sse), Object.prototype.toString.call(c));
+  }
+
+  for (const mod of [client, sse]) {
+    const d = new mod.SseDecoder();
+    d.free();
+    d.free();
+    for (const call of [() => d.feed('data: a\n\n'), () => d.finish(), () => d.lastEventId, () => d.pendingId, () => d.retry]) {
+      assert.throws(call, (e) => e instanceof client.StreamrouteError && e.code === 'invalid_state');
+    }
+  }
+  for (const mod of [client, sse]) {
+    const d = new mod.SseDecoder();
+    assert.equal(typeof d[Symbol.dispose], 'function');
+    d[Symbol.dispose]();
+    assert.throws(() => d.feed(''), { code: 'invalid_state' });
+  }
+});
