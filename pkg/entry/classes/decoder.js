@@ -18,8 +18,14 @@ const CR = 13;
 const BOM = [0xef, 0xbb, 0xbf];
 const FFFD = [0xef, 0xbf, 0xbd];
 const encoder = new TextEncoder();
+// The UTF-8 of a string chunk is written here (reused up to this size; nothing refers to it
+// after the call).
+const SCRATCH_MAX = 1 << 16;
+let scratch = new Uint8Array(256);
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 const decode = (bytes) => decoder.decode(bytes);
+// A field kept as its string (from an ASCII string chunk) or as bytes.
+const asText = (v) => (typeof v === 'string' ? v : decode(v));
 // What `field` found besides a `data` value's start: nothing to keep, or data over the cap.
 const DONE = -1;
 const TOO_LARGE = -2;
@@ -37,6 +43,20 @@ function join(pieces, length) {
     at += p.length;
   }
   return out;
+}
+
+/** Whether `line[a, a + n)` is the field name `s`. */
+function named(line, a, n, s) {
+  if (n !== s.length) return false;
+  for (let k = 0; k < n; k++) if (line[a + k] !== s.charCodeAt(k)) return false;
+  return true;
+}
+
+/** Whether two byte arrays hold the same bytes. */
+function same(x, y) {
+  if (x.length !== y.length) return false;
+  for (let k = 0; k < x.length; k++) if (x[k] !== y[k]) return false;
+  return true;
 }
 
 /** What kind of value `v` is, as the wasm options reader says it. */
@@ -119,7 +139,19 @@ export class SseDecoder {
   /** The event's data lines, each followed by LF, and their length. */
   #data = [];
   #dataLength = 0;
+  /**
+   * The event's one data line while it is `[#rangeFrom, #rangeTo)` of the chunk being read, not
+   * copied (-1: none): an event whose data is one line of the chunk is decoded (or, for an
+   * ASCII string chunk, sliced from the string) straight from it.
+   */
+  #rangeFrom = -1;
+  #rangeTo = 0;
+  #chunk = null;
+  #text = null;
   #event = null;
+  /** The last event name decoded, and its bytes. */
+  #eventName = '';
+  #eventBytes = null;
   #id = null;
   #lastId = '';
   #retry = undefined;
@@ -135,6 +167,7 @@ export class SseDecoder {
   feed(chunk) {
     this.#live();
     let bytes;
+    let text = null;
     if (typeof chunk === 'string') {
       if (this.#high !== '') chunk = this.#high + chunk;
       this.#high = '';
@@ -143,7 +176,10 @@ export class SseDecoder {
         this.#high = chunk[chunk.length - 1];
         chunk = chunk.slice(0, -1);
       }
-      bytes = encoder.encode(chunk);
+      if (scratch.length < 3 * chunk.length) scratch = new Uint8Array(Math.max(3 * chunk.length, 2 * scratch.length));
+      bytes = scratch.subarray(0, encoder.encodeInto(chunk, scratch).written);
+      // All ASCII: every byte offset is the string's own.
+      if (bytes.length === chunk.length) text = chunk;
     } else {
       const view = chunkView(chunk);
       if (view === null) throw badChunk();
@@ -151,9 +187,11 @@ export class SseDecoder {
     }
     const out = [];
     try {
-      this.#feed(bytes, out);
+      this.#feed(bytes, out, text);
     } catch (e) {
       throw partial(e, 'events', out);
+    } finally {
+      if (scratch.length > SCRATCH_MAX) scratch = new Uint8Array(256);
     }
     return out;
   }
@@ -162,7 +200,7 @@ export class SseDecoder {
     this.#live();
     const out = [];
     try {
-      if (this.#high !== '') this.#feed(this.#carried(new Uint8Array(0)), out);
+      if (this.#high !== '') this.#feed(this.#carried(new Uint8Array(0)), out, null);
       this.#finish(out);
     } catch (e) {
       throw partial(e, 'events', out);
@@ -184,7 +222,7 @@ export class SseDecoder {
   /** The id the frame being read gave, not yet in effect (`undefined`: none). */
   get pendingId() {
     this.#live();
-    return this.#id === null ? undefined : decode(this.#id);
+    return this.#id === null ? undefined : asText(this.#id);
   }
 
   /** The last valid reconnection time in ms, `undefined` before any. */
@@ -207,7 +245,7 @@ export class SseDecoder {
     return out;
   }
 
-  #feed(chunk, out) {
+  #feed(chunk, out, text) {
     let from = 0;
     for (;;) {
       if (this.#failure) throw this.#again();
@@ -221,7 +259,7 @@ export class SseDecoder {
           }
           continue;
         }
-        return this.#lines(chunk, from, out);
+        return this.#lines(chunk, from, out, text);
       }
       // At the start of the stream, this many bytes of a BOM held.
       const held = this.#state;
@@ -241,7 +279,7 @@ export class SseDecoder {
     const held = this.#state;
     this.#state = LINES;
     this.#pos -= held;
-    this.#lines(new Uint8Array(BOM.slice(0, held)), 0, out);
+    this.#lines(new Uint8Array(BOM.slice(0, held)), 0, out, null);
   }
 
   #finish(out) {
@@ -284,8 +322,28 @@ export class SseDecoder {
     return this.#fail(`SSE event data longer than ${this.#o.maxEventBytes} bytes`, this.#lineStart);
   }
 
-  /** The line loop from `from` of `chunk`. Every byte is looked at a constant number of times. */
-  #lines(chunk, from, out) {
+  /**
+   * The line loop from `from` of `chunk` (`text`: the chunk as a string when it is all ASCII).
+   * Every byte is looked at a constant number of times. A pending data range is copied out at
+   * the end: nothing refers to the chunk after the call.
+   */
+  #lines(chunk, from, out, text) {
+    this.#chunk = chunk;
+    this.#text = text;
+    try {
+      this.#read(chunk, from, out);
+    } finally {
+      if (this.#rangeFrom >= 0) this.#keepRange();
+      this.#chunk = this.#text = null;
+    }
+  }
+
+  #keepRange() {
+    this.#data.push(this.#chunk.slice(this.#rangeFrom, this.#rangeTo));
+    this.#rangeFrom = -1;
+  }
+
+  #read(chunk, from, out) {
     const n = chunk.length;
     const base = this.#pos - from;
     const max = this.#o.maxLineBytes;
@@ -349,17 +407,13 @@ export class SseDecoder {
     while (c < b && line[c] !== 58) c++;
     let from = c;
     if (c < b) from += line[c + 1] === 32 && c + 1 < b ? 2 : 1;
-    const is = (s) => {
-      if (c - a !== s.length) return false;
-      for (let k = 0; k < s.length; k++) if (line[a + k] !== s.charCodeAt(k)) return false;
-      return true;
-    };
-    if (is('data')) return this.#dataLength + b - from > this.#o.maxEventBytes ? TOO_LARGE : from;
-    if (is('event')) this.#event = line.slice(from, b);
-    else if (is('id')) {
+    const n = c - a;
+    if (named(line, a, n, 'data')) return this.#dataLength + b - from > this.#o.maxEventBytes ? TOO_LARGE : from;
+    if (named(line, a, n, 'event')) this.#event = line.slice(from, b);
+    else if (named(line, a, n, 'id')) {
       const value = line.subarray(from, b);
-      if (!value.includes(0)) this.#id = value.slice();
-    } else if (is('retry') && from < b) {
+      if (!value.includes(0)) this.#id = line === this.#chunk && this.#text !== null ? this.#text.slice(from, b) : value.slice();
+    } else if (named(line, a, n, 'retry') && from < b) {
       let digits = true;
       for (let k = from; k < b; k++) digits &&= line[k] >= 48 && line[k] <= 57;
       // As a u64 that saturates, then the nearest number (Rust's `as f64`).
@@ -372,13 +426,19 @@ export class SseDecoder {
   }
 
   #dataLine(line, from, to) {
-    this.#data.push(line.slice(from, to));
+    if (line === this.#chunk && this.#dataLength === 0) {
+      this.#rangeFrom = from;
+      this.#rangeTo = to;
+    } else {
+      if (this.#rangeFrom >= 0) this.#keepRange();
+      this.#data.push(line.slice(from, to));
+    }
     this.#dataLength += to - from + 1;
   }
 
   #dispatch(out) {
     if (this.#id !== null) {
-      this.#lastId = decode(this.#id);
+      this.#lastId = asText(this.#id);
       this.#id = null;
     }
     const event = this.#event;
@@ -386,7 +446,11 @@ export class SseDecoder {
     if (this.#dataLength === 0) return;
     const lines = this.#data;
     let data;
-    if (lines.length === 1) data = decode(lines[0]);
+    if (this.#rangeFrom >= 0) {
+      const [a, b] = [this.#rangeFrom, this.#rangeTo];
+      this.#rangeFrom = -1;
+      data = this.#text === null ? decode(this.#chunk.subarray(a, b)) : this.#text.slice(a, b);
+    } else if (lines.length === 1) data = decode(lines[0]);
     else {
       // The lines joined with LF.
       const all = new Uint8Array(this.#dataLength - 1);
@@ -400,7 +464,17 @@ export class SseDecoder {
     }
     this.#data = [];
     this.#dataLength = 0;
-    out.push({ event: event?.length ? decode(event) : 'message', data, id: this.#lastId });
+    out.push({ event: event?.length ? this.#name(event) : 'message', data, id: this.#lastId });
+  }
+
+  /** An event name's text: the last one's when its bytes are the same. */
+  #name(bytes) {
+    const last = this.#eventBytes;
+    if (last === null || !same(last, bytes)) {
+      this.#eventName = decode(bytes);
+      this.#eventBytes = bytes;
+    }
+    return this.#eventName;
   }
 }
 disposable(SseDecoder);
