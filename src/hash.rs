@@ -105,6 +105,8 @@ pub(crate) fn distinct_strings(items: Vec<String>) -> Vec<String> {
 /// with linear probing over `u32` slots (the number plus one; 0 is empty), at most half full,
 /// hashed by [`State`]. Much smaller in the `.wasm` than a std table, for the duplicate-key
 /// rule of the JSON machines (json/keys.rs). Growth is fallible.
+/// Built only where json/keys.rs keeps its keys in it (the client build) and in tests.
+#[cfg(any(test, not(any(feature = "json", feature = "payload", feature = "planning", feature = "router", feature = "tags"))))]
 #[derive(Debug, Clone, Default)]
 pub(crate) struct KeyTable {
     /// The keys, in insertion order.
@@ -115,6 +117,7 @@ pub(crate) struct KeyTable {
 }
 
 /// Keys a [`KeyTable`] looks up by comparing each, before it hashes.
+#[cfg(any(test, not(any(feature = "json", feature = "payload", feature = "planning", feature = "router", feature = "tags"))))]
 const FEW: usize = 8;
 
 /// Where [`KeyTable::insert`] put or found a key.
@@ -126,6 +129,7 @@ pub(crate) enum Slot {
     Old(usize),
 }
 
+#[cfg(any(test, not(any(feature = "json", feature = "payload", feature = "planning", feature = "router", feature = "tags"))))]
 impl KeyTable {
     /// How many keys it holds.
     #[cfg(test)]

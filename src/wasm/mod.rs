@@ -8,7 +8,7 @@ pub mod action;
 mod de;
 #[cfg(feature = "json")]
 pub mod extractor;
-pub(crate) use de::{js_text, kind_of, opt_text_arg, options_copy, text_arg, FlatOptions};
+pub(crate) use de::{js_text, kind_of, opt_text_arg, options_copy, text_arg};
 mod abi;
 mod handle;
 pub(crate) mod host;

@@ -8,7 +8,7 @@ use super::abi::{Header, Route, TAG_BYTES, TAG_SLICE, TAG_UNITS};
 use super::de::{both, options, Count, Size};
 use super::de::{Any, DeError, Read};
 use super::handle::{class, handle, Io, NOT_UNITS};
-use super::{js_error, opt_text_arg, plain_object, text_arg, FlatOptions};
+use super::{js_error, opt_text_arg, plain_object, text_arg};
 use crate::budget::{out_of_memory, try_extend};
 use crate::tags::DEFAULT_MAX_BUFFER_BYTES;
 use crate::tags::{
