@@ -158,3 +158,22 @@ test('client SseDecoder: option errors, bad chunks and calls after free() as the
     assert.throws(() => d.feed(''), { code: 'invalid_state' });
   }
 });
+
+test('client SseDecoder: what it keeps between chunks is its bytes, not an object per chunk or line', () => {
+  // A line at the 1 MiB cap fed a byte at a time, then an event of 200,000 empty data lines:
+  // kept as one growing array each, a few MiB; as a piece per chunk or line, over 100 MiB.
+  const d = new client.SseDecoder();
+  const before = process.memoryUsage().heapUsed;
+  const byte = new Uint8Array([0x78]);
+  d.feed('data: ');
+  for (let i = 0; i < (1 << 20) - 6; i++) d.feed(byte);
+  const line = process.memoryUsage().heapUsed - before;
+  d.feed('\n');
+  d.feed('data:\n'.repeat(200_000));
+  const lines = process.memoryUsage().heapUsed - before;
+  const events = d.feed('\n');
+  assert.equal(events.length, 1);
+  assert.equal(events[0].data.length, (1 << 20) - 6 + 200_000);
+  assert.ok(line < 48 * 1024 * 1024 && lines < 64 * 1024 * 1024, `heap grew ${line} and ${lines} bytes`);
+  d.free();
+});

@@ -33,16 +33,32 @@ const TOO_LARGE = -2;
 const LINES = 3;
 const NAMES = ['maxLineBytes', 'maxEventBytes', 'flushOnFinish'];
 
-/** One array of `pieces` (`Uint8Array`s). */
-function join(pieces, length) {
-  if (pieces.length === 1) return pieces[0];
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const p of pieces) {
-    out.set(p, at);
-    at += p.length;
+const NL = new Uint8Array([LF]);
+
+/**
+ * Bytes kept between chunks, in one array that doubles (a line fed a byte at a time costs no
+ * object per byte); past 64 KiB it is let go when emptied.
+ */
+class Kept {
+  b = new Uint8Array(0);
+  n = 0;
+  add(src) {
+    const need = this.n + src.length;
+    if (need > this.b.length) {
+      const b = new Uint8Array(Math.max(need, 2 * this.b.length, 64));
+      b.set(this.b.subarray(0, this.n));
+      this.b = b;
+    }
+    this.b.set(src, this.n);
+    this.n = need;
   }
-  return out;
+  view() {
+    return this.b.subarray(0, this.n);
+  }
+  clear() {
+    this.n = 0;
+    if (this.b.length > 1 << 16) this.b = new Uint8Array(0);
+  }
 }
 
 /** Whether `line[a, a + n)` is the field name `s`. */
@@ -132,12 +148,11 @@ export class SseDecoder {
   #afterCr = false;
   /** Bytes consumed from the current stream (for error offsets). */
   #pos = 0;
-  /** The unterminated line carried over, as pieces, and where it starts in the stream. */
-  #line = [];
-  #lineLength = 0;
+  /** The unterminated line carried over, and where it starts in the stream. */
+  #line = new Kept();
   #lineStart = 0;
-  /** The event's data lines, each followed by LF, and their length. */
-  #data = [];
+  /** The event's data lines, each followed by LF, and their length with a pending range's. */
+  #data = new Kept();
   #dataLength = 0;
   /**
    * The event's one data line while it is `[#rangeFrom, #rangeTo)` of the chunk being read, not
@@ -286,7 +301,7 @@ export class SseDecoder {
     if (this.#state > 0 && this.#state < LINES) this.#unhold(out);
     if (this.#failure) throw this.#again();
     if (this.#o.flushOnFinish) {
-      const line = join(this.#line, this.#lineLength);
+      const line = this.#line.view();
       const r = line.length ? this.#field(line, 0, line.length) : DONE;
       if (r === TOO_LARGE) throw this.#tooLarge();
       if (r >= 0) this.#dataLine(line, r, line.length);
@@ -294,9 +309,8 @@ export class SseDecoder {
     }
     // An `id` of a discarded (unterminated) block never takes effect.
     this.#id = null;
-    this.#line = [];
-    this.#lineLength = 0;
-    this.#data = [];
+    this.#line.clear();
+    this.#data.clear();
     this.#dataLength = 0;
     this.#event = null;
     this.#pos = 0;
@@ -339,7 +353,8 @@ export class SseDecoder {
   }
 
   #keepRange() {
-    this.#data.push(this.#chunk.slice(this.#rangeFrom, this.#rangeTo));
+    this.#data.add(this.#chunk.subarray(this.#rangeFrom, this.#rangeTo));
+    this.#data.add(NL);
     this.#rangeFrom = -1;
   }
 
@@ -356,14 +371,13 @@ export class SseDecoder {
       if (cr < i) cr = chunk.indexOf(CR, i) >>> 0;
       const p = Math.min(lf, cr, n);
       if (p === n) {
-        if (this.#lineLength === 0) this.#lineStart = base + i;
-        if (this.#lineLength + n - i > max) throw this.#lineTooLong();
-        this.#line.push(chunk.slice(i));
-        this.#lineLength += n - i;
+        if (this.#line.n === 0) this.#lineStart = base + i;
+        if (this.#line.n + n - i > max) throw this.#lineTooLong();
+        this.#line.add(chunk.subarray(i));
         this.#pos = base + n;
         return;
       }
-      if (this.#lineLength === 0) {
+      if (this.#line.n === 0) {
         if (p - i > max) {
           this.#lineStart = base + i;
           throw this.#lineTooLong();
@@ -379,14 +393,13 @@ export class SseDecoder {
         }
       } else {
         // The end of a line carried from earlier chunks (`#lineStart` is set).
-        if (this.#lineLength + p - i > max) throw this.#lineTooLong();
-        this.#line.push(chunk.subarray(i, p));
-        const line = join(this.#line, this.#lineLength + p - i);
-        this.#line = [];
-        this.#lineLength = 0;
+        if (this.#line.n + p - i > max) throw this.#lineTooLong();
+        this.#line.add(chunk.subarray(i, p));
+        const line = this.#line.view();
         const r = this.#field(line, 0, line.length);
         if (r === TOO_LARGE) throw this.#tooLarge();
         if (r >= 0) this.#dataLine(line, r, line.length);
+        this.#line.clear();
       }
       i = p + 1;
       if (chunk[p] === CR) {
@@ -431,7 +444,8 @@ export class SseDecoder {
       this.#rangeTo = to;
     } else {
       if (this.#rangeFrom >= 0) this.#keepRange();
-      this.#data.push(line.slice(from, to));
+      this.#data.add(line.subarray(from, to));
+      this.#data.add(NL);
     }
     this.#dataLength += to - from + 1;
   }
@@ -444,25 +458,13 @@ export class SseDecoder {
     const event = this.#event;
     this.#event = null;
     if (this.#dataLength === 0) return;
-    const lines = this.#data;
     let data;
     if (this.#rangeFrom >= 0) {
       const [a, b] = [this.#rangeFrom, this.#rangeTo];
       this.#rangeFrom = -1;
       data = this.#text === null ? decode(this.#chunk.subarray(a, b)) : this.#text.slice(a, b);
-    } else if (lines.length === 1) data = decode(lines[0]);
-    else {
-      // The lines joined with LF.
-      const all = new Uint8Array(this.#dataLength - 1);
-      let at = 0;
-      for (const l of lines) {
-        all.set(l, at);
-        at += l.length;
-        if (at < all.length) all[at++] = LF;
-      }
-      data = decode(all);
-    }
-    this.#data = [];
+    } else data = decode(this.#data.b.subarray(0, this.#data.n - 1)); // without the last LF
+    this.#data.clear();
     this.#dataLength = 0;
     out.push({ event: event?.length ? this.#name(event) : 'message', data, id: this.#lastId });
   }
