@@ -70,7 +70,14 @@ test('client SseDecoder (JavaScript) and the wasm SseDecoder: the same calls giv
   }
 });
 
-test('client SseDecoder: option errors, bad chunks and calls after free() as the wasm one', () => {
+function shared(text) {
+  const bytes = new TextEncoder().encode(text);
+  const view = new Uint8Array(new SharedArrayBuffer(bytes.length));
+  view.set(bytes);
+  return view;
+}
+
+test('client SseDecoder: option errors, chunks of every kind and calls after free() as the wasm one', () => {
   const revoked = Proxy.revocable({}, {});
   revoked.revoke();
   const options = [
@@ -132,6 +139,8 @@ test('client SseDecoder: option errors, bad chunks and calls after free() as the
     new Uint16Array([0x6164, 0x6174]),
     detached,
     new Uint8Array(0),
+    // Shared memory (a browser's TextDecoder refuses to decode from it).
+    shared('data: hi\n\n'),
   ];
   for (const c of chunks) {
     const feed = (mod) => {

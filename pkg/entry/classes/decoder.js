@@ -196,8 +196,11 @@ export class SseDecoder {
       // All ASCII: every byte offset is the string's own.
       if (bytes.length === chunk.length) text = chunk;
     } else {
-      const view = chunkView(chunk);
+      let view = chunkView(chunk);
       if (view === null) throw badChunk();
+      // Browsers' TextDecoder refuses views of shared memory; the data read from the chunk is
+      // decoded from it.
+      if (typeof SharedArrayBuffer === 'function' && view.buffer instanceof SharedArrayBuffer) view = view.slice();
       bytes = this.#carried(view);
     }
     const out = [];
