@@ -1,6 +1,6 @@
 // The client entry's SseDecoder is JavaScript (pkg/entry/classes/decoder.js); every other
-// entry's runs in wasm (src/sse/decoder.rs). The two must be one machine: here both read the
-// same random streams (every field form, line endings, BOMs, invalid UTF-8, lone surrogates,
+// entry's runs in wasm (src/sse/decoder.rs). The two must be one machine: here both read every
+// bundled sample stream and the same random streams (every field form, line endings, BOMs, invalid UTF-8, lone surrogates,
 // caps hit at every place) at every chunking of helpers/chunking.mjs, and each call's events
 // or error (code, message, offset, `error.events`) and the getters after it are compared, as
 // are the errors of bad options, bad chunks and calls after `free()`.
@@ -10,6 +10,7 @@ import * as client from 'streamroute/client';
 import * as sse from 'streamroute/sse';
 import { SEED, byteSplitings, rng, splitings } from './helpers/chunking.mjs';
 import { PIECES, randomStream } from './helpers/sse-streams.mjs';
+import { SAMPLES } from './helpers/streams.mjs';
 
 // Past 2^64 - 1 a retry saturates; the rest as the model test's streams.
 const PIECES_AND_HUGE = [...PIECES, '99999999999999999999999'];
@@ -41,6 +42,23 @@ function transcript(mod, options, chunks) {
   }
   d.free();
   return out;
+}
+
+/** The events of a stream, where and how a call failed, and the getters at the end. */
+function summary(mod, options, chunks) {
+  const d = new mod.SseDecoder(options);
+  const events = [];
+  const errors = [];
+  const call = (k, f) => {
+    const r = outcome(f);
+    events.push(...r.events);
+    if (r.code) errors.push(k, r);
+  };
+  chunks.forEach((c, k) => call(k, () => d.feed(c)));
+  call('finish', () => d.finish());
+  const end = [d.lastEventId, d.pendingId, d.retry];
+  d.free();
+  return { events, errors, end };
 }
 
 test('client SseDecoder (JavaScript) and the wasm SseDecoder: the same calls give the same results', async () => {
@@ -76,6 +94,24 @@ function shared(text) {
   view.set(bytes);
   return view;
 }
+
+test('client SseDecoder and the wasm one on every bundled sample stream, at every chunking and with caps hit', async () => {
+  await client.init();
+  await sse.init();
+  for (const [n, s] of SAMPLES.entries()) {
+    const cases = s.binary ? byteSplitings(s.bytes, SEED + n) : splitings(s.text, SEED + n);
+    const half = Math.max(1, s.bytes.length >> 1);
+    for (const options of [undefined, { maxLineBytes: 64 }, { maxEventBytes: half, flushOnFinish: true }]) {
+      for (const [label, chunks] of cases) {
+        assert.deepEqual(
+          summary(client, options, chunks),
+          summary(sse, options, chunks),
+          `${s.file}, ${JSON.stringify(options)}, ${label} (STREAMROUTE_SEED=${SEED})`,
+        );
+      }
+    }
+  }
+});
 
 test('client SseDecoder: option errors, chunks of every kind and calls after free() as the wasm one', () => {
   const revoked = Proxy.revocable({}, {});

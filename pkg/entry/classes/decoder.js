@@ -2,7 +2,7 @@
 // "Interpreting an event stream" algorithm over bytes) line for line, so that a page that only
 // reads a wire loads no SSE code in its .wasm. Same events, caps, error codes, messages and
 // byte offsets as the wasm class (classes/sse.js) at every chunking; tests/js/sse-js.test.mjs
-// feeds both every corpus stream and compares them.
+// feeds both every bundled sample stream and random ones, and compares every call.
 //
 // A string chunk is read as its UTF-8 (`TextEncoder`: a lone surrogate is U+FFFD), after the
 // surrogate carry of boundary.js; bytes as they are. Lines are found in the bytes and a field
