@@ -186,6 +186,40 @@ export function partial(e, key, value) {
   return e;
 }
 
+/**
+ * The surrogate carry (the rule above) of `holder.high` (a held high surrogate, or ''): the text
+ * of string `chunk` to read now, after the held surrogate and without a high surrogate that ends
+ * it, which `holder.high` then holds. For `Input` and the client's JavaScript `SseDecoder`.
+ */
+export function takeText(holder, chunk) {
+  if (holder.high !== '') {
+    chunk = holder.high + chunk;
+    holder.high = '';
+  }
+  const n = chunk.length;
+  if (n > 0) {
+    const last = chunk.charCodeAt(n - 1);
+    if (last >= 0xd800 && last < 0xdc00) {
+      holder.high = chunk[n - 1];
+      chunk = chunk.slice(0, n - 1);
+    }
+  }
+  return chunk;
+}
+
+/**
+ * Whether `holder.high` held a surrogate that no low one followed (bytes came, or the end),
+ * which is U+FFFD (`REPLACEMENT`) before what comes; forgets it.
+ */
+export function takeLone(holder) {
+  const lone = holder.high !== '';
+  holder.high = '';
+  return lone;
+}
+
+/** U+FFFD in UTF-8. */
+export const REPLACEMENT = [0xef, 0xbf, 0xbd];
+
 export const badChunk = () =>
   new StreamrouteError('invalid_input', 'a chunk must be a string, a Uint8Array (or other ArrayBuffer view) or an ArrayBuffer');
 
@@ -268,11 +302,10 @@ export class Input {
       length = view.length;
     }
     // A held high surrogate had no low half: U+FFFD before the bytes.
-    const pre = this.high === '' ? 0 : 3;
-    this.high = '';
+    const pre = takeLone(this) ? 3 : 0;
     const ptr = this.at(length + pre);
     views();
-    if (pre) u8.set([0xef, 0xbf, 0xbd], ptr);
+    if (pre) u8.set(REPLACEMENT, ptr);
     u8.set(view, ptr + pre);
     u32[this.header + ROUTE] = ROUTE_BYTES;
     return length + pre;
@@ -280,11 +313,10 @@ export class Input {
 
   /** Writes what the stream still holds at its end (U+FFFD for a held surrogate); its length. */
   writeEnd() {
-    if (this.high === '') return 0;
-    this.high = '';
+    if (!takeLone(this)) return 0;
     const ptr = this.at(3);
     views();
-    u8.set([0xef, 0xbf, 0xbd], ptr);
+    u8.set(REPLACEMENT, ptr);
     return 3;
   }
 
@@ -308,20 +340,8 @@ export class Input {
    * chunk, without a high surrogate that ends it (held for the next one). Kept as `str`.
    */
   take(chunk) {
-    if (this.high !== '') {
-      chunk = this.high + chunk;
-      this.high = '';
-    }
-    const n = chunk.length;
-    if (n > 0) {
-      const last = chunk.charCodeAt(n - 1);
-      if (last >= 0xd800 && last < 0xdc00) {
-        this.high = chunk[n - 1];
-        chunk = chunk.slice(0, n - 1);
-      }
-    }
-    this.str = chunk;
-    return chunk;
+    this.str = takeText(this, chunk);
+    return this.str;
   }
 
   /**

@@ -222,3 +222,28 @@ test('client SseDecoder: what it keeps between chunks is its bytes, not an objec
   assert.ok(line < 48 * 1024 * 1024 && lines < 64 * 1024 * 1024, `heap grew ${line} and ${lines} bytes`);
   d.free();
 });
+
+test("client SseDecoder: the default caps are buildInfo()'s, as for the wasm one", () => {
+  const { sseMaxLineBytes: line, sseMaxEventBytes: event } = client.buildInfo().limits;
+  assert.deepEqual(sse.buildInfo().limits, { sseMaxLineBytes: line, sseMaxEventBytes: event });
+  const field = 'data: ';
+  // A line at the cap and one past it; an event of lines under the line cap, at the event cap
+  // and one past it (each line's LF but the last counts).
+  const lineAt = `${field}${'x'.repeat(line - field.length)}\n\n`;
+  const linePast = `${field}${'x'.repeat(line - field.length + 1)}\n\n`;
+  const piece = line - field.length - 1;
+  const count = Math.floor(event / (piece + 1));
+  const rest = event - count * (piece + 1);
+  const lines = (extra) => `${`${field}${'y'.repeat(piece)}\n`.repeat(count)}${field}${'z'.repeat(rest + extra)}\n\n`;
+  for (const [label, text, ok] of [
+    ['a line at the cap', lineAt, true],
+    ['a line past the cap', linePast, false],
+    ['an event at the cap', lines(0), true],
+    ['an event past the cap', lines(1), false],
+  ]) {
+    const got = (mod) => summary(mod, undefined, [text]);
+    const want = got(sse);
+    assert.equal(want.errors.length === 0, ok, label);
+    assert.deepEqual(got(client), want, label);
+  }
+});

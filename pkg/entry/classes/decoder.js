@@ -9,14 +9,13 @@
 // is decoded (U+FFFD for malformed UTF-8, as `from_utf8_lossy`) once its line is complete.
 // What it keeps between chunks: the unterminated line (at most `maxLineBytes`) and the event's
 // data (at most `maxEventBytes`), as copies.
-import { badChunk, chunkView, partial } from '../boundary.js';
+import { badChunk, chunkView, partial, REPLACEMENT, takeLone, takeText } from '../boundary.js';
 import { disposable, requireInit } from '../handled.js';
 import { misuse, StreamrouteError } from '../runtime.js';
 
 const LF = 10;
 const CR = 13;
 const BOM = [0xef, 0xbb, 0xbf];
-const FFFD = [0xef, 0xbf, 0xbd];
 const encoder = new TextEncoder();
 // The UTF-8 of a string chunk is written here (reused up to this size; nothing refers to it
 // after the call).
@@ -151,9 +150,8 @@ export class SseDecoder {
   /** The unterminated line carried over, and where it starts in the stream. */
   #line = new Kept();
   #lineStart = 0;
-  /** The event's data lines, each followed by LF, and their length with a pending range's. */
+  /** The event's data lines, each followed by LF. */
   #data = new Kept();
-  #dataLength = 0;
   /**
    * The event's one data line while it is `[#rangeFrom, #rangeTo)` of the chunk being read, not
    * copied (-1: none): an event whose data is one line of the chunk is decoded (or, for an
@@ -170,8 +168,8 @@ export class SseDecoder {
   #id = null;
   #lastId = '';
   #retry = undefined;
-  /** A UTF-16 high surrogate that ended the last string chunk. */
-  #high = '';
+  /** The surrogate carry of string chunks (boundary.js `takeText`). */
+  #carry = { high: '' };
 
   /** `new SseDecoder({ flushOnFinish?, maxLineBytes?, maxEventBytes? })`. */
   constructor(options) {
@@ -184,13 +182,7 @@ export class SseDecoder {
     let bytes;
     let text = null;
     if (typeof chunk === 'string') {
-      if (this.#high !== '') chunk = this.#high + chunk;
-      this.#high = '';
-      const last = chunk.charCodeAt(chunk.length - 1);
-      if (last >= 0xd800 && last < 0xdc00) {
-        this.#high = chunk[chunk.length - 1];
-        chunk = chunk.slice(0, -1);
-      }
+      chunk = takeText(this.#carry, chunk);
       if (scratch.length < 3 * chunk.length) scratch = new Uint8Array(Math.max(3 * chunk.length, 2 * scratch.length));
       bytes = scratch.subarray(0, encoder.encodeInto(chunk, scratch).written);
       // All ASCII: every byte offset is the string's own.
@@ -218,7 +210,7 @@ export class SseDecoder {
     this.#live();
     const out = [];
     try {
-      if (this.#high !== '') this.#feed(this.#carried(new Uint8Array(0)), out, null);
+      if (this.#carry.high !== '') this.#feed(this.#carried(new Uint8Array(0)), out, null);
       this.#finish(out);
     } catch (e) {
       throw partial(e, 'events', out);
@@ -255,10 +247,9 @@ export class SseDecoder {
 
   /** `view`, after U+FFFD for a held high surrogate that no low one followed. */
   #carried(view) {
-    if (this.#high === '') return view;
-    this.#high = '';
+    if (!takeLone(this.#carry)) return view;
     const out = new Uint8Array(view.length + 3);
-    out.set(FFFD);
+    out.set(REPLACEMENT);
     out.set(view, 3);
     return out;
   }
@@ -314,7 +305,6 @@ export class SseDecoder {
     this.#id = null;
     this.#line.clear();
     this.#data.clear();
-    this.#dataLength = 0;
     this.#event = null;
     this.#pos = 0;
     this.#state = 0;
@@ -424,7 +414,7 @@ export class SseDecoder {
     let from = c;
     if (c < b) from += line[c + 1] === 32 && c + 1 < b ? 2 : 1;
     const n = c - a;
-    if (named(line, a, n, 'data')) return this.#dataLength + b - from > this.#o.maxEventBytes ? TOO_LARGE : from;
+    if (named(line, a, n, 'data')) return this.#dataBytes() + b - from > this.#o.maxEventBytes ? TOO_LARGE : from;
     if (named(line, a, n, 'event')) this.#event = line.slice(from, b);
     else if (named(line, a, n, 'id')) {
       const value = line.subarray(from, b);
@@ -441,8 +431,13 @@ export class SseDecoder {
     return DONE;
   }
 
+  /** The event's data so far (each line with the LF after it), pending range included. */
+  #dataBytes() {
+    return this.#data.n + (this.#rangeFrom < 0 ? 0 : this.#rangeTo - this.#rangeFrom + 1);
+  }
+
   #dataLine(line, from, to) {
-    if (line === this.#chunk && this.#dataLength === 0) {
+    if (line === this.#chunk && this.#dataBytes() === 0) {
       this.#rangeFrom = from;
       this.#rangeTo = to;
     } else {
@@ -450,7 +445,6 @@ export class SseDecoder {
       this.#data.add(line.subarray(from, to));
       this.#data.add(NL);
     }
-    this.#dataLength += to - from + 1;
   }
 
   #dispatch(out) {
@@ -460,7 +454,7 @@ export class SseDecoder {
     }
     const event = this.#event;
     this.#event = null;
-    if (this.#dataLength === 0) return;
+    if (this.#dataBytes() === 0) return;
     let data;
     if (this.#rangeFrom >= 0) {
       const [a, b] = [this.#rangeFrom, this.#rangeTo];
@@ -468,7 +462,6 @@ export class SseDecoder {
       data = this.#text === null ? decode(this.#chunk.subarray(a, b)) : this.#text.slice(a, b);
     } else data = decode(this.#data.b.subarray(0, this.#data.n - 1)); // without the last LF
     this.#data.clear();
-    this.#dataLength = 0;
     out.push({ event: event?.length ? this.#name(event) : 'message', data, id: this.#lastId });
   }
 
