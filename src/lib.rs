@@ -33,8 +33,11 @@
 mod action;
 mod budget;
 mod error;
+// Built for the wasm host, and natively for its tests.
 #[cfg(feature = "router")]
 mod eventstream;
+#[cfg(any(target_arch = "wasm32", test))]
+mod flat;
 mod hash;
 mod json;
 #[cfg(feature = "tags")]

@@ -1,9 +1,9 @@
 //! JS classes `AnswerExtractor` and `LlmStreamChunker`.
 
-use super::abi::{CHUNK_ANSWER, CHUNK_DONE, CHUNK_THOUGHT};
 use super::de::{options, Whole, MAX_SAFE};
 use super::handle::{handle, then_end, Io, FAILED};
 use super::js_error;
+use crate::flat::{CHUNK_ANSWER, CHUNK_DONE, CHUNK_THOUGHT};
 use crate::AnswerExtractorOptions;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
