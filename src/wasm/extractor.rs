@@ -1,6 +1,7 @@
 //! JS classes `AnswerExtractor` and `LlmStreamChunker`.
 
 use super::de::{options, Whole, MAX_SAFE};
+use super::handle::methods;
 use super::handle::{handle, then_end, Io, FAILED};
 use super::js_error;
 use crate::flat::{CHUNK_ANSWER, CHUNK_DONE, CHUNK_THOUGHT};
@@ -73,31 +74,14 @@ impl JsAnswerExtractor {
         self.inner.count_emitted(scalars as u64);
         self.io.status(r, u32::from(scalars > 0))
     }
+}
 
-    #[wasm_bindgen(getter = isFinishAction, skip_typescript)]
-    pub fn is_finish_action(&self) -> Option<bool> {
-        self.inner.is_finish_action()
-    }
-
-    #[wasm_bindgen(getter = nextNode, skip_typescript)]
-    pub fn next_node(&self) -> Option<String> {
-        self.inner.next_node().map(str::to_string)
-    }
-
-    #[wasm_bindgen(getter = emittedCount, skip_typescript)]
-    pub fn emitted_count(&self) -> f64 {
-        self.inner.emitted_count() as f64
-    }
-
-    #[wasm_bindgen(js_name = takeThought, skip_typescript)]
-    pub fn take_thought(&mut self) -> String {
-        self.inner.take_thought()
-    }
-
-    #[wasm_bindgen(skip_typescript)]
-    pub fn reset(&mut self) {
-        self.inner.reset();
-    }
+methods! { JsAnswerExtractor as AnswerExtractorHandle;
+    get isFinishAction -> Option<bool> = |h| h.inner.is_finish_action();
+    get nextNode -> Option<String> = |h| h.inner.next_node().map(str::to_string);
+    get emittedCount -> f64 = |h| h.inner.emitted_count() as f64;
+    mut takeThought -> String = |h| h.inner.take_thought();
+    mut reset = |h| h.inner.reset();
 }
 
 options! {
@@ -159,22 +143,6 @@ impl JsLlmStreamChunker {
         self.done(r.map(|()| answer), end)
     }
 
-    #[wasm_bindgen(skip_typescript)]
-    pub fn reset(&mut self) {
-        self.inner.reset();
-    }
-
-    #[wasm_bindgen(getter = isFinishAction, skip_typescript)]
-    pub fn is_finish_action(&self) -> Option<bool> {
-        self.inner.is_finish_action()
-    }
-
-    /// The `actionSeq` given, or `null`.
-    #[wasm_bindgen(getter = actionSeq, skip_typescript)]
-    pub fn action_seq(&self) -> JsValue {
-        self.action_seq.map_or(JsValue::NULL, JsValue::from_f64)
-    }
-
     /// Packs the call's chunks (thought first, then answer, then the closing one).
     fn done(&mut self, answer: crate::Result<String>, end: bool) -> u32 {
         self.text.clear();
@@ -202,4 +170,10 @@ impl JsLlmStreamChunker {
         self.io.header.utf8(self.text.as_bytes(), &self.ops, count);
         count
     }
+}
+
+methods! { JsLlmStreamChunker as LlmStreamChunkerHandle;
+    mut reset = |h| h.inner.reset();
+    get isFinishAction -> Option<bool> = |h| h.inner.is_finish_action();
+    get actionSeq -> JsValue = |h| h.action_seq.map_or(JsValue::NULL, JsValue::from_f64);
 }

@@ -155,6 +155,41 @@ macro_rules! handle {
 }
 pub(crate) use handle;
 
+/// A class's one-line methods, left out of the TypeScript like every handle method (the JS
+/// class declares them): `get name -> T = |s| expr;` is the getter `name`, `fn name(args) -> T
+/// = |s| expr;` a method and `mut name(args) -> T = |s| expr;` one that takes `&mut self`,
+/// with `s` the handle in `expr`. Names are the JS names.
+macro_rules! methods {
+    ($ty:ident as $class:ident; $($kind:ident $name:ident $(($($arg:ident: $at:ty),*))? $(-> $ret:ty)? = |$s:ident| $body:expr;)*) => {
+        $($crate::wasm::handle::methods!(@$kind $ty $class $name ($($($arg: $at),*)?) ($($ret)?) $s $body);)*
+    };
+    (@get $ty:ident $class:ident $name:ident () ($($ret:ty)?) $s:ident $body:expr) => {
+        #[wasm_bindgen::prelude::wasm_bindgen(js_class = $class)]
+        impl $ty {
+            #[allow(non_snake_case)]
+            #[wasm_bindgen(getter, skip_typescript)]
+            pub fn $name(&self) $(-> $ret)? { let $s = self; $body }
+        }
+    };
+    (@fn $ty:ident $class:ident $name:ident ($($arg:ident: $at:ty),*) ($($ret:ty)?) $s:ident $body:expr) => {
+        #[wasm_bindgen::prelude::wasm_bindgen(js_class = $class)]
+        impl $ty {
+            #[allow(non_snake_case)]
+            #[wasm_bindgen(skip_typescript)]
+            pub fn $name(&self, $($arg: $at),*) $(-> $ret)? { let $s = self; $body }
+        }
+    };
+    (@mut $ty:ident $class:ident $name:ident ($($arg:ident: $at:ty),*) ($($ret:ty)?) $s:ident $body:expr) => {
+        #[wasm_bindgen::prelude::wasm_bindgen(js_class = $class)]
+        impl $ty {
+            #[allow(non_snake_case)]
+            #[wasm_bindgen(skip_typescript)]
+            pub fn $name(&mut self, $($arg: $at),*) $(-> $ret)? { let $s = self; $body }
+        }
+    };
+}
+pub(crate) use methods;
+
 /// The wasm memory, for boundary.js.
 #[wasm_bindgen(js_name = "__sr_memory", skip_typescript)]
 pub fn memory() -> JsValue {

@@ -9,6 +9,7 @@
 //! the way out (plain objects, JS numbers), which is much cheaper for big observations than
 //! walking a JS object from wasm. The `*Json` variants take and give JSON text directly.
 
+use super::handle::methods;
 use super::host::{json_parse, to_js_value};
 use super::{js_error, opt_text_arg, text_arg};
 use crate::json::JsonValue;
@@ -240,18 +241,11 @@ impl ArtifactCollector {
         }
         Ok(ArtifactCollector { inner: crate::ArtifactCollector::new(opts), store })
     }
+}
 
-    /// The size above which artifacts go to the store.
-    #[wasm_bindgen(getter = maxInlineBytes, skip_typescript)]
-    pub fn max_inline_bytes(&self) -> f64 {
-        self.inner.options().max_inline_bytes as f64
-    }
-
-    /// The `store` option (the JS class keeps what is collected: classes/payload.js).
-    #[wasm_bindgen(getter, skip_typescript)]
-    pub fn store(&self) -> Option<js_sys::Function> {
-        self.store.clone()
-    }
+methods! { ArtifactCollector as ArtifactCollectorHandle;
+    get maxInlineBytes -> f64 = |h| h.inner.options().max_inline_bytes as f64;
+    get store -> Option<js_sys::Function> = |h| h.store.clone();
 }
 
 /// The artifact walk of `ArtifactCollector` over an observation the JS walk does not take (a
@@ -329,18 +323,11 @@ impl ArtifactStream {
         let p = crate::check_final_payload(&v).map_err(|p| payload_invalid(&p))?;
         Ok(to_js_value(&crate::done_event(&p)))
     }
+}
 
-    /// Ids of streams that have not sent their `done` chunk.
-    #[wasm_bindgen(js_name = openStreams, skip_typescript)]
-    pub fn open_streams(&self) -> Vec<String> {
-        self.inner.open_streams().into_iter().map(String::from).collect()
-    }
-
-    /// Forgets every stream (numbering starts again at 0).
-    #[wasm_bindgen(skip_typescript)]
-    pub fn reset(&mut self) {
-        self.inner.reset();
-    }
+methods! { ArtifactStream as ArtifactStreamHandle;
+    fn openStreams -> Vec<String> = |h| h.inner.open_streams().into_iter().map(String::from).collect();
+    mut reset = |h| h.inner.reset();
 }
 
 /// The JSON text of `c.to_value()`, written without copying the chunk, its room reserved

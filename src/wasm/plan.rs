@@ -7,6 +7,7 @@
 //! Vectors are the exception: query vectors and contiguous embeddings are read as
 //! `Float32Array`s straight into wasm memory.
 
+use super::handle::methods;
 use super::host::{json_parse, to_js_value};
 use super::{js_error, options_copy};
 use crate::json::JsonValue;
@@ -255,12 +256,6 @@ impl JsCapabilityMap {
         Ok(JsCapabilityMap { map: map_arg(json)? })
     }
 
-    /// The map's version.
-    #[wasm_bindgen(getter, skip_typescript)]
-    pub fn version(&self) -> String {
-        self.map.version().to_string()
-    }
-
     /// Core rules filled in from the default map.
     #[wasm_bindgen(getter, unchecked_return_type = "string[]")]
     pub fn warnings(&self) -> JsValue {
@@ -275,12 +270,6 @@ impl JsCapabilityMap {
             Some(v) => to_js_value(v),
             None => JsValue::NULL,
         })
-    }
-
-    /// The canonical name of a capability (aliases followed).
-    #[wasm_bindgen(skip_typescript)]
-    pub fn canonical(&self, #[wasm_bindgen(unchecked_param_type = "string")] capability: JsValue) -> Result<String, JsValue> {
-        Ok(self.map.canonical(&super::text_arg(&capability, "capability")?))
     }
 
     /// For CI: labels (default sets extended by `labels`) without a rule, and capabilities of
@@ -299,12 +288,12 @@ impl JsCapabilityMap {
             ("unknown_capabilities".into(), list(unknown)),
         ])))
     }
+}
 
-    /// The JSON form (loadable again).
-    #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "CapabilityMapJson", skip_typescript)]
-    pub fn to_json(&self) -> JsValue {
-        to_js_value(&self.map.to_json_value())
-    }
+methods! { JsCapabilityMap as CapabilityMapHandle;
+    get version -> String = |h| h.map.version().to_string();
+    fn canonical(capability: JsValue) -> Result<String, JsValue> = |h| Ok(h.map.canonical(&super::text_arg(&capability, "capability")?));
+    fn toJSON -> JsValue = |h| to_js_value(&h.map.to_json_value());
 }
 
 /// The tool catalog with its embeddings (one contiguous buffer, L2-normalised, tagged with
@@ -446,18 +435,6 @@ impl JsToolIndex {
         Ok(JsToolIndex { index: index_arg(&catalog, options)? })
     }
 
-    /// Number of tools.
-    #[wasm_bindgen(getter, skip_typescript)]
-    pub fn size(&self) -> usize {
-        self.index.len()
-    }
-
-    /// A copy of the normalised embeddings (`size × dim`, catalog order; empty without a model).
-    #[wasm_bindgen(getter, skip_typescript)]
-    pub fn embeddings(&self) -> Vec<f32> {
-        self.index.vectors().to_vec()
-    }
-
     /// The model tag, or null without embeddings.
     #[wasm_bindgen(getter, unchecked_return_type = "EmbeddingModel | null", skip_typescript)]
     pub fn model(&self) -> JsValue {
@@ -533,18 +510,18 @@ impl JsToolIndex {
         )))
     }
 
-    /// `narrowTools` over this index.
-    #[wasm_bindgen(unchecked_return_type = "NarrowResult", skip_typescript)]
-    pub fn narrow(&self, #[wasm_bindgen(unchecked_param_type = "NarrowOptions")] options: JsValue) -> Result<JsValue, JsValue> {
-        narrow_with(Some(&self.index), &options)
-    }
-
     /// The catalog (without embeddings): what `JSON.stringify(index)` gives, so an index can be
     /// passed wherever a catalog is expected.
     #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "Tool[]")]
     pub fn to_json(&self) -> JsValue {
         to_js_value(&JsonValue::Array(self.index.tools().iter().map(|t| t.to_json_value()).collect()))
     }
+}
+
+methods! { JsToolIndex as ToolIndexHandle;
+    get size -> usize = |h| h.index.len();
+    get embeddings -> Vec<f32> = |h| h.index.vectors().to_vec();
+    fn narrow(options: JsValue) -> Result<JsValue, JsValue> = |h| narrow_with(Some(&h.index), &options);
 }
 
 /// Narrows the tool list with the design's precedence: template tools always, retrieval tools

@@ -7,6 +7,7 @@
 //! `JSON.parse`.
 
 use super::de::{options, Size};
+use super::handle::methods;
 use super::handle::{handle, then_end, Io, FAILED};
 use super::js_error;
 use crate::flat::RouterPack;
@@ -82,12 +83,6 @@ impl JsStreamRouter {
         self.done(r)
     }
 
-    /// The provider format in force: the configured one, or what `"auto"` detected.
-    #[wasm_bindgen(getter, skip_typescript)]
-    pub fn provider(&self) -> String {
-        self.inner.provider().as_str().to_string()
-    }
-
     /// Packs the call's events and describes them in the header; the count, or `FAILED` with
     /// the error kept. When packing runs out of memory the events are lost, so the router
     /// fails with `memory_limit_exceeded` (and stays failed).
@@ -104,6 +99,10 @@ impl JsStreamRouter {
         self.io.header.utf8(self.out.text.as_bytes(), &self.out.ops, self.events.len() as u32);
         self.io.status(r, self.events.len() as u32)
     }
+}
+
+methods! { JsStreamRouter as StreamRouterHandle;
+    get provider -> String = |h| h.inner.provider().as_str().to_string();
 }
 
 fn provider_of(name: &str) -> Result<Provider, JsValue> {

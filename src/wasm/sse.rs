@@ -7,7 +7,7 @@ use super::de::{options, DeError, FlatOptions, Size};
 use super::de::{whole_arg, Count, MAX_SAFE};
 #[cfg(feature = "sse")]
 use super::handle::NOT_UNITS;
-use super::handle::{class, handle, then_end, Io};
+use super::handle::{class, handle, methods, then_end, Io};
 use super::js_error;
 use crate::flat::SsePack;
 use crate::sse::Bytes;
@@ -127,24 +127,6 @@ impl JsSseDecoder {
         self.done(r)
     }
 
-    /// The last event ID string (`""` when none).
-    #[wasm_bindgen(getter = lastEventId, skip_typescript)]
-    pub fn last_event_id(&self) -> String {
-        self.inner.last_event_id().to_string()
-    }
-
-    /// The id the frame being read gave, not yet in effect (`undefined`: none).
-    #[wasm_bindgen(getter = pendingId, skip_typescript)]
-    pub fn pending_id(&self) -> Option<String> {
-        self.inner.pending_id()
-    }
-
-    /// The last valid reconnection time in ms, `undefined` before any.
-    #[wasm_bindgen(getter, skip_typescript)]
-    pub fn retry(&self) -> Option<f64> {
-        self.inner.retry().map(|r| r as f64)
-    }
-
     /// Describes the call's events in the header; the count, or `FAILED` with the error kept.
     /// Running out of memory while packing them fails the decoder (`memory_limit_exceeded`).
     fn done(&mut self, r: crate::Result<()>) -> u32 {
@@ -164,6 +146,12 @@ impl JsSseDecoder {
         }
         self.io.status(r, out.count)
     }
+}
+
+methods! { JsSseDecoder as SseDecoderHandle;
+    get lastEventId -> String = |d| d.inner.last_event_id().to_string();
+    get pendingId -> Option<String> = |d| d.inner.pending_id();
+    get retry -> Option<f64> = |d| d.inner.retry().map(|r| r as f64);
 }
 
 #[cfg(feature = "sse")]
@@ -206,17 +194,10 @@ mod encoder {
             let msg = SseMessage { event: m.event.as_deref(), data: &m.data, id: id.as_deref(), retry };
             self.inner.encode(&msg).map_err(|e| js_error(&e))
         }
+    }
 
-        /// A comment block (`: text`), ignored by readers.
-        #[wasm_bindgen(skip_typescript)]
-        pub fn comment(&self, #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<String, JsValue> {
-            Ok(self.inner.comment(&crate::wasm::text_arg(&text, "text")?))
-        }
-
-        /// The heartbeat comment `: ping`.
-        #[wasm_bindgen(skip_typescript)]
-        pub fn ping(&self) -> String {
-            self.inner.ping()
-        }
+    methods! { JsSseEncoder as SseEncoderHandle;
+        fn comment(text: JsValue) -> Result<String, JsValue> = |e| Ok(e.inner.comment(&crate::wasm::text_arg(&text, "text")?));
+        fn ping -> String = |e| e.inner.ping();
     }
 }

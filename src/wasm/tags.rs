@@ -7,6 +7,7 @@
 use super::abi::Route;
 use super::de::{both, options, Count, Size};
 use super::de::{Any, DeError, Read};
+use super::handle::methods;
 use super::handle::{class, handle, Io, NOT_UNITS};
 use super::{js_error, opt_text_arg, plain_object, text_arg};
 use crate::flat::{RangeSink, TagPieces};
@@ -172,28 +173,18 @@ impl JsTagFilter {
         }
     }
 
-    #[wasm_bindgen(getter = bufferedBytes, skip_typescript)]
-    pub fn buffered_bytes(&self) -> f64 {
-        self.inner.buffered_bytes() as f64
-    }
-
-    #[wasm_bindgen(getter = maxBufferedBytes, skip_typescript)]
-    pub fn max_buffered_bytes(&self) -> f64 {
-        self.inner.max_buffered_bytes() as f64
-    }
-
-    /// The delta type of each block, in contract order.
-    #[wasm_bindgen(getter = deltaTypes, skip_typescript)]
-    pub fn delta_types(&self) -> Vec<String> {
-        self.types.clone()
-    }
-
     /// Describes the pieces in the header; their count, or `FAILED` with the error kept.
     fn done(&mut self, r: crate::Result<()>) -> u32 {
         let count = self.pieces.describe();
         self.io.header.utf8(&[], &self.pieces.meta, count);
         self.io.status(r, count)
     }
+}
+
+methods! { JsTagFilter as TagFilterHandle;
+    get bufferedBytes -> f64 = |h| h.inner.buffered_bytes() as f64;
+    get maxBufferedBytes -> f64 = |h| h.inner.max_buffered_bytes() as f64;
+    get deltaTypes -> Vec<String> = |h| h.types.clone();
 }
 
 /// The arguments `(text, nonce, options)` of `parseTagged` and `checkTagged`, and the core's
@@ -390,22 +381,6 @@ handle! {
 
 #[wasm_bindgen(js_class = TaggedTurnHandle)]
 impl JsTaggedTurn {
-    #[wasm_bindgen(getter, skip_typescript)]
-    pub fn nonce(&self) -> String {
-        self.inner.nonce().to_string()
-    }
-
-    #[wasm_bindgen(getter, skip_typescript)]
-    pub fn attempt(&self) -> u32 {
-        self.inner.attempt()
-    }
-
-    /// The delta type of each block, in contract order.
-    #[wasm_bindgen(getter = deltaTypes, skip_typescript)]
-    pub fn delta_types(&self) -> Vec<String> {
-        self.types.clone()
-    }
-
     #[wasm_bindgen(skip_typescript)]
     pub fn contract(&self, descriptions: Option<JsValue>) -> Result<String, JsValue> {
         let d: super::de::StringPairs = super::de::read_options(descriptions)?;
@@ -443,11 +418,6 @@ impl JsTaggedTurn {
         })
     }
 
-    #[wasm_bindgen(getter, skip_typescript)]
-    pub fn draft(&self) -> Result<JsValue, JsValue> {
-        self.inner.draft().map_or(Ok(JsValue::NULL), |d| blocks_js(d))
-    }
-
     #[wasm_bindgen(getter = "final", skip_typescript)]
     pub fn final_blocks(&self) -> Result<JsValue, JsValue> {
         self.inner.confirmed().map_or(Ok(JsValue::NULL), |d| blocks_js(d))
@@ -474,6 +444,13 @@ impl JsTaggedTurn {
         self.io.header.utf8(&[], &self.pieces.meta, count);
         self.io.status(r, count)
     }
+}
+
+methods! { JsTaggedTurn as TaggedTurnHandle;
+    get nonce -> String = |h| h.inner.nonce().to_string();
+    get attempt -> u32 = |h| h.inner.attempt();
+    get deltaTypes -> Vec<String> = |h| h.types.clone();
+    get draft -> Result<JsValue, JsValue> = |h| h.inner.draft().map_or(Ok(JsValue::NULL), |d| blocks_js(d));
 }
 
 options! {
@@ -553,10 +530,8 @@ impl JsTagEventWriter {
         self.inner.ping(&mut out).map_err(|e| js_error(&e))?;
         Ok(out)
     }
+}
 
-    /// The id the next event will carry.
-    #[wasm_bindgen(getter = nextId, skip_typescript)]
-    pub fn next_id(&self) -> f64 {
-        self.inner.next_id() as f64
-    }
+methods! { JsTagEventWriter as TagEventWriterHandle;
+    get nextId -> f64 = |h| h.inner.next_id() as f64;
 }
