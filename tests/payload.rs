@@ -760,7 +760,12 @@ fn sources_from_marked_models() {
 #[test]
 fn artifact_stream_numbers_chunks_per_stream() {
     let mut s = ArtifactStream::new();
-    let e = |c: streamroute::ArtifactChunk| c.to_value().to_json();
+    // The JSON text written directly is the value's.
+    let e = |c: streamroute::ArtifactChunk| {
+        let text = c.to_json_text().unwrap();
+        assert_eq!(text, c.to_value().to_json());
+        text
+    };
     assert_eq!(
         e(s.emit("chart", j(r#"{"a":1}"#), false, None).unwrap()),
         r#"{"type":"artifact_chunk","stream_id":"chart","seq":0,"chunk":{"a":1},"done":false,"artifact_type":"dict"}"#

@@ -12,6 +12,8 @@
 
 #[cfg(feature = "partial")]
 mod json;
+#[cfg(feature = "json")]
+mod json_items;
 #[cfg(feature = "router")]
 mod router;
 #[cfg(feature = "decoder")]
@@ -21,6 +23,8 @@ mod tags;
 
 #[cfg(feature = "partial")]
 pub(crate) use json::JsonPack;
+#[cfg(feature = "json")]
+pub(crate) use json_items::{items_json, wide_text, ChunkPack};
 #[cfg(feature = "router")]
 pub(crate) use router::RouterPack;
 #[cfg(feature = "decoder")]

@@ -286,3 +286,27 @@ fn router_pack_reads_back_as_the_routers_events() {
         assert!(ops.next().is_none() && at.0.is_empty(), "{file}: packed more than its events");
     }
 }
+
+#[cfg(feature = "json")]
+#[test]
+fn texts_chunks_and_items_read_back() {
+    let mut wide = Vec::new();
+    assert_eq!(wide_text(b"plain", &mut wide), None);
+    assert_eq!(wide_text("h\u{e9}\u{1f600}".as_bytes(), &mut wide), Some(3));
+    assert_eq!(String::from_utf16(&wide).unwrap(), "h\u{e9}\u{1f600}");
+    assert_eq!(wide_text(b"a\xff", &mut wide), Some(2));
+    assert_eq!(String::from_utf16(&wide).unwrap(), "a\u{fffd}");
+
+    let mut chunks = ChunkPack::default();
+    assert_eq!(chunks.pack("why \u{1f600}", "", false), 1);
+    assert_eq!((chunks.text.as_str(), &chunks.ops[..]), ("why \u{1f600}", &[CHUNK_THOUGHT, 6][..]));
+    assert_eq!(chunks.pack("t", "answer", true), 3);
+    assert_eq!((chunks.text.as_str(), &chunks.ops[..]), ("tanswer", &[CHUNK_THOUGHT, 1, CHUNK_ANSWER, 6, CHUNK_DONE][..]));
+
+    let mut text = String::new();
+    let mut items = vec![crate::parse_strict(br#"{"a":[1,"x"]}"#).unwrap(), JsonValue::Null];
+    assert_eq!(items_json(&mut items, &mut text), Ok(2));
+    assert_eq!((text.as_str(), items.len()), (r#"[{"a":[1,"x"]},null]"#, 0));
+    assert_eq!(items_json(&mut items, &mut text), Ok(0));
+    assert_eq!(text, "");
+}

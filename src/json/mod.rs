@@ -21,7 +21,7 @@ pub use extractor::{AnswerExtractor, AnswerExtractorOptions};
 pub use items::{JsonItemStream, JsonItemStreamOptions};
 #[cfg(feature = "partial")]
 pub use partial::{JsonEvent, PartialJson, PartialJsonOptions, PathSegment, ValueKind};
-#[cfg(target_arch = "wasm32")]
+#[cfg(any(target_arch = "wasm32", feature = "payload"))]
 pub(crate) use value::json_string_len;
 pub(crate) use value::ValueBuilder;
 pub(crate) use value::{write_json_escaped, Quoted};

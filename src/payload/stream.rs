@@ -49,6 +49,26 @@ impl ArtifactChunk {
             ("artifact_type".into(), JsonValue::String(self.artifact_type.clone())),
         ])
     }
+
+    /// The JSON text of [`to_value`](Self::to_value), written without copying the chunk.
+    ///
+    /// # Errors
+    /// `memory_limit_exceeded` when there is no room for it (reserved first: no trap).
+    pub fn to_json_text(&self) -> Result<String> {
+        use crate::json::{json_string_len, write_json_string};
+        let n = 96 + json_string_len(&self.stream_id) + json_string_len(&self.artifact_type) + self.chunk.json_len();
+        let mut out = String::new();
+        out.try_reserve(n).map_err(|_| out_of_memory(n))?;
+        out.push_str(r#"{"type":"artifact_chunk","stream_id":"#);
+        write_json_string(&self.stream_id, &mut out);
+        // `seq` counts calls: far below 2^53, so its digits are those of the JS number.
+        let _ = std::fmt::Write::write_fmt(&mut out, format_args!(r#","seq":{},"chunk":"#, self.seq));
+        self.chunk.write_json(&mut out);
+        out.push_str(if self.done { r#","done":true,"artifact_type":"# } else { r#","done":false,"artifact_type":"# });
+        write_json_string(&self.artifact_type, &mut out);
+        out.push('}');
+        Ok(out)
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -8,6 +8,7 @@
 //! ([`narrow_tools`]), the coverage check ([`check_coverage`]) and the repair policy
 //! ([`classify_repair`], [`auto_time_grain`]).
 
+mod args;
 mod bm25;
 mod capability;
 mod catalog;
@@ -17,6 +18,7 @@ mod narrow;
 mod repair;
 mod requirements;
 
+pub use args::{apply_report, attach_embeddings, ranked, string_list};
 pub use capability::{CapabilityMap, Clause, Rule, CORE_REFERENCES, DEFAULT_CAPABILITY_MAP};
 pub use catalog::{parse_catalog, Tool, MAX_TOOLS};
 pub use coverage::{apply_removals, check_coverage, CoverageReport, Plan, Step, StepCheck, MAX_STEPS};

@@ -4,7 +4,7 @@ use super::de::{options, Whole, MAX_SAFE};
 use super::handle::methods;
 use super::handle::{handle, then_end, Io, FAILED};
 use super::js_error;
-use crate::flat::{CHUNK_ANSWER, CHUNK_DONE, CHUNK_THOUGHT};
+use crate::flat::{wide_text, ChunkPack};
 use crate::AnswerExtractorOptions;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
@@ -60,16 +60,15 @@ impl JsAnswerExtractor {
     /// Decodes the call's text once, here: to UTF-16 (replacing what is malformed, as
     /// `TextDecoder` would) unless it is all ASCII; describes it in the header.
     fn done(&mut self, r: crate::Result<()>) -> u32 {
-        let scalars = if self.raw.is_ascii() {
-            self.io.header.utf8(&self.raw, &[], 1);
-            self.raw.len()
-        } else {
-            self.out16.clear();
-            crate::text::push_utf16(&self.raw, &mut self.out16);
-            self.io.header.utf16(&self.out16, &[], 1);
-            // A surrogate pair is one scalar value: count the units but low surrogates.
-            let lows = self.out16.iter().filter(|&&u| u & 0xFC00 == 0xDC00).count();
-            self.out16.len() - lows
+        let scalars = match wide_text(&self.raw, &mut self.out16) {
+            None => {
+                self.io.header.utf8(&self.raw, &[], 1);
+                self.raw.len()
+            }
+            Some(n) => {
+                self.io.header.utf16(&self.out16, &[], 1);
+                n
+            }
         };
         self.inner.count_emitted(scalars as u64);
         self.io.status(r, u32::from(scalars > 0))
@@ -115,9 +114,8 @@ pub struct LlmStreamChunk {
 #[wasm_bindgen(js_name = LlmStreamChunkerHandle, skip_typescript)]
 pub struct JsLlmStreamChunker {
     inner: crate::AnswerExtractor,
-    /// The call's texts (thought, then answer) and their `CHUNK_` op words.
-    text: String,
-    ops: Vec<u32>,
+    /// The call's chunks.
+    out: ChunkPack,
     io: Io,
     action_seq: Option<f64>,
 }
@@ -127,7 +125,7 @@ handle! {
     /// `new LlmStreamChunker({ actionSeq?, maxBufferBytes? })`.
     fn new(o: LlmStreamChunkerInit) {
         let inner = extractor(o.max_buffer_bytes);
-        Ok(JsLlmStreamChunker { inner, text: String::new(), ops: Vec::new(), io: Io::default(), action_seq: o.action_seq })
+        Ok(JsLlmStreamChunker { inner, out: ChunkPack::default(), io: Io::default(), action_seq: o.action_seq })
     }
 }
 
@@ -145,8 +143,6 @@ impl JsLlmStreamChunker {
 
     /// Packs the call's chunks (thought first, then answer, then the closing one).
     fn done(&mut self, answer: crate::Result<String>, end: bool) -> u32 {
-        self.text.clear();
-        self.ops.clear();
         let answer = match answer {
             Ok(a) => a,
             Err(e) => {
@@ -154,20 +150,9 @@ impl JsLlmStreamChunker {
                 return FAILED;
             }
         };
-        let thought = self.inner.take_thought();
-        let mut count = 0;
-        for (op, t) in [(CHUNK_THOUGHT, &thought), (CHUNK_ANSWER, &answer)] {
-            if !t.is_empty() {
-                self.text.push_str(t);
-                self.ops.extend([op, super::utf16_len(t)]);
-                count += 1;
-            }
-        }
-        if end && self.inner.is_finish_action() == Some(true) {
-            self.ops.push(CHUNK_DONE);
-            count += 1;
-        }
-        self.io.header.utf8(self.text.as_bytes(), &self.ops, count);
+        let done = end && self.inner.is_finish_action() == Some(true);
+        let count = self.out.pack(&self.inner.take_thought(), &answer, done);
+        self.io.header.utf8(self.out.text.as_bytes(), &self.out.ops, count);
         count
     }
 }

@@ -123,27 +123,12 @@ impl JsJsonItemStream {
         self.done(r)
     }
 
-    fn done(&mut self, mut r: crate::Result<()>) -> u32 {
-        self.text.clear();
-        let mut sep = '[';
-        let mut count = 0;
-        for v in self.items.drain(..) {
-            // Room for the item, its separator and the closing `]`, or the items so far go
-            // out and the stream fails with `memory_limit_exceeded`.
-            let n = v.json_len() + 2;
-            if self.text.try_reserve(n).is_err() {
-                r = Err(self.inner.fail(out_of_memory(n)));
-                break;
-            }
-            self.text.push(sep);
-            v.write_json(&mut self.text);
-            sep = ',';
-            count += 1;
-        }
-        self.items.clear();
-        if count > 0 {
-            self.text.push(']');
-        }
+    fn done(&mut self, r: crate::Result<()>) -> u32 {
+        // Out of memory: the items so far go out and the stream fails.
+        let (count, r) = match crate::flat::items_json(&mut self.items, &mut self.text) {
+            Ok(count) => (count, r),
+            Err((count, n)) => (count, Err(self.inner.fail(out_of_memory(n)))),
+        };
         self.io.header.utf8(self.text.as_bytes(), &[], count);
         self.io.status(r, count)
     }

@@ -27,7 +27,7 @@ pub mod sse;
 #[cfg(feature = "tags")]
 pub mod tags;
 
-pub(crate) use crate::text::{utf16_len, utf16_units, Utf16Offsets};
+pub(crate) use crate::text::{utf16_units, Utf16Offsets};
 use crate::{Error, ErrorKind};
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;

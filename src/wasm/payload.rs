@@ -309,7 +309,7 @@ impl ArtifactStream {
         let artifact_type = opt_text_arg(artifact_type, "artifactType")?;
         let chunk = json_in(&chunk, "the chunk")?;
         let c = self.inner.emit(stream_id, chunk, done.unwrap_or(false), artifact_type.as_deref()).map_err(|e| js_error(&e))?;
-        artifact_chunk_json(&c).map(|text| json_parse(&text)).map_err(|e| js_error(&e))
+        c.to_json_text().map(|text| json_parse(&text)).map_err(|e| js_error(&e))
     }
 
     /// The `done` event that ends the run, carrying the payload (validated: throws
@@ -328,22 +328,4 @@ impl ArtifactStream {
 methods! { ArtifactStream as ArtifactStreamHandle;
     fn openStreams -> Vec<String> = |h| h.inner.open_streams().into_iter().map(String::from).collect();
     mut reset = |h| h.inner.reset();
-}
-
-/// The JSON text of `c.to_value()`, written without copying the chunk, its room reserved
-/// first: `memory_limit_exceeded` instead of a trap.
-fn artifact_chunk_json(c: &crate::ArtifactChunk) -> crate::Result<String> {
-    use crate::json::{json_string_len, write_json_string};
-    let n = 96 + json_string_len(&c.stream_id) + json_string_len(&c.artifact_type) + c.chunk.json_len();
-    let mut out = String::new();
-    out.try_reserve(n).map_err(|_| crate::budget::out_of_memory(n))?;
-    out.push_str(r#"{"type":"artifact_chunk","stream_id":"#);
-    write_json_string(&c.stream_id, &mut out);
-    // `seq` counts calls: far below 2^53, so its digits are those of the JS number.
-    let _ = std::fmt::Write::write_fmt(&mut out, format_args!(r#","seq":{},"chunk":"#, c.seq));
-    c.chunk.write_json(&mut out);
-    out.push_str(if c.done { r#","done":true,"artifact_type":"# } else { r#","done":false,"artifact_type":"# });
-    write_json_string(&c.artifact_type, &mut out);
-    out.push('}');
-    Ok(out)
 }

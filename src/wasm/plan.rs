@@ -57,14 +57,7 @@ fn invalid_requirements(e: &plan::InvalidRequirements) -> JsValue {
 }
 
 fn strings(v: &JsonValue, what: &str) -> Result<Vec<String>, JsValue> {
-    match v {
-        JsonValue::Null => Ok(vec![]),
-        JsonValue::Array(items) => items
-            .iter()
-            .map(|i| i.as_str().map(|s| s.trim().to_string()).ok_or_else(|| bad(format!("{what} must be an array of strings"))))
-            .collect(),
-        _ => Err(bad(format!("{what} must be an array of strings"))),
-    }
+    plan::string_list(v, what).map_err(|e| js_error(&e))
 }
 
 /// An option of the wrong type: `invalid_option` naming it and what it got.
@@ -314,22 +307,7 @@ fn catalog_tools(catalog: &JsValue) -> Result<Vec<plan::Tool>, JsValue> {
     let mut tools = plan::parse_catalog(&json_arg(&part("json"), "catalog")?).map_err(|e| js_error(&e))?;
     let vectors = js_sys::Float64Array::new(&part("vectors")).to_vec();
     let lens = js_sys::Int32Array::new(&part("lens")).to_vec();
-    let mut at = 0usize;
-    for (i, (tool, &len)) in tools.iter_mut().zip(&lens).enumerate() {
-        let Ok(len) = usize::try_from(len) else { continue };
-        let row = vectors.get(at..at + len).unwrap_or_default();
-        at += len;
-        let mut e = Vec::with_capacity(row.len());
-        for &x in row {
-            let f = x as f32;
-            if !f.is_finite() {
-                let why = format!("tools[{i}].embedding: {} is not a finite 32-bit float", crate::num::show(x));
-                return Err(js_error(&Error::new(ErrorKind::InvalidInput, why)));
-            }
-            e.push(f);
-        }
-        tool.embedding = Some(e);
-    }
+    plan::attach_embeddings(&mut tools, &vectors, &lens).map_err(|e| js_error(&e))?;
     Ok(tools)
 }
 
@@ -395,20 +373,7 @@ fn narrow_with(index: Option<&CoreIndex>, options: &JsValue) -> Result<JsValue, 
         None => None,
     };
     if let Some(r) = get(options, "retrieved") {
-        let JsonValue::Array(items) = json_arg(&r, "retrieved")? else {
-            return Err(bad("retrieved must be an array of { name, score }"));
-        };
-        // Plain loops rather than `collect::<Result<_>>()` here and below: smaller in the `.wasm`.
-        let mut ranked = Vec::with_capacity(items.len());
-        for i in &items {
-            let name = i.get("name").and_then(JsonValue::as_str).map(str::to_string);
-            let score = match i.get("score") {
-                Some(JsonValue::Number(n)) => crate::num::parse_f64(n),
-                None => Some(0.0),
-                _ => None,
-            };
-            ranked.push(name.zip(score).ok_or_else(|| bad("retrieved must be an array of { name, score }"))?);
-        }
+        let ranked = plan::ranked(&json_arg(&r, "retrieved")?).map_err(|e| js_error(&e))?;
         let mut n = plan::narrow_ranked(index, &ranked, &o);
         n.queries = texts.unwrap_or_else(|| plan::retrieval_queries(&req));
         return Ok(to_js_value(&n.to_json_value()));
@@ -495,19 +460,7 @@ impl JsToolIndex {
             mode: mode(get(&options, "mode"))?,
             n: count(get(&options, "n"), "n", 8)?,
         });
-        let fallback = match &r.fallback {
-            None => "null".to_string(),
-            Some(f) => {
-                let mut s = String::new();
-                crate::json::write_json_string(f, &mut s);
-                s
-            }
-        };
-        Ok(json_parse(&format!(
-            "{{\"method\":\"{}\",\"fallback\":{fallback},\"hits\":{}}}",
-            r.method.as_str(),
-            self.index.hits_json(&r.hits)
-        )))
+        Ok(json_parse(&self.index.retrieval_json(&r)))
     }
 
     /// The catalog (without embeddings): what `JSON.stringify(index)` gives, so an index can be
@@ -593,22 +546,7 @@ pub fn apply_removals(
 ) -> Result<JsValue, JsValue> {
     let p = json_arg(&plan_value, "plan")?;
     let r = json_arg(&report, "report")?;
-    let unjustified = strings(r.get("unjustified").unwrap_or(&JsonValue::Null), "report.unjustified")?;
-    let positions = match r.get("unjustified_steps") {
-        Some(JsonValue::Array(items)) => {
-            let mut at = Vec::with_capacity(items.len());
-            for i in items {
-                let p = match i {
-                    JsonValue::Number(n) => n.parse::<usize>().ok(),
-                    _ => None,
-                };
-                at.push(p.ok_or_else(|| bad("report.unjustified_steps must hold step positions"))?);
-            }
-            Some(at)
-        }
-        _ => None,
-    };
-    plan::apply_removals(&p, positions.as_deref(), &unjustified).map(|v| to_js_value(&v)).map_err(|e| js_error(&e))
+    plan::apply_report(&p, &r).map(|v| to_js_value(&v)).map_err(|e| js_error(&e))
 }
 
 /// `"safe"` (missing df, column casing, default params) or `"semantic"` (tool, grouping,

@@ -278,7 +278,7 @@ impl Read for CoreViolation {
             _ => (None, None),
         };
         match (code, offset) {
-            (Some(c), Some(o)) => Ok(CoreViolation { code: static_code(c), offset: o as u64 }),
+            (Some(c), Some(o)) => Ok(CoreViolation { code: CoreViolation::known_code(c), offset: o as u64 }),
             _ => Err(DeError::new("data did not match any variant of untagged enum ViolationArg".into())),
         }
     }
@@ -297,22 +297,6 @@ fn number(a: &Any) -> Option<f64> {
         Some(*x)
     } else {
         None
-    }
-}
-
-/// The violation codes the core knows, as its static strings (unknown ones read as generic).
-// A `match` compiles to a switch on the length and one comparison; a search of a constant
-// array was unrolled into seven inlined comparisons (2 KB of `.wasm`).
-fn static_code(code: &str) -> &'static str {
-    match code {
-        "text_outside_blocks" => "text_outside_blocks",
-        "missing_block" => "missing_block",
-        "duplicate_block" => "duplicate_block",
-        "wrong_order" => "wrong_order",
-        "unclosed_block" => "unclosed_block",
-        "nested_marker" => "nested_marker",
-        "nonce_in_text" => "nonce_in_text",
-        _ => "unknown",
     }
 }
 
