@@ -32,6 +32,8 @@
 #[cfg(feature = "json")]
 mod action;
 mod budget;
+#[cfg(any(target_arch = "wasm32", test))]
+mod entry;
 mod error;
 // Built for the wasm host, and natively for its tests.
 #[cfg(feature = "router")]

@@ -1,5 +1,5 @@
 //! The bindings under Node, through wasm-bindgen-test: a handle's input buffer and header
-//! (src/wasm/abi.rs), errors as `StreamrouteError` with `code`, options, maps as plain
+//! (src/flat/abi.rs), errors as `StreamrouteError` with `code`, options, maps as plain
 //! objects. (`scripts/test` runs this with `--target wasm32-unknown-unknown`.) String and
 //! byte chunks, and surrogate pairs split between string chunks, are pkg/entry/boundary.js's
 //! business: tests/js covers them.
@@ -28,7 +28,7 @@ fn feed(d: &mut JsSseDecoder, bytes: &[u8]) -> u32 {
     d.feed(n)
 }
 
-/// The header at `at` (src/wasm/abi.rs).
+/// The header at `at` (src/flat/abi.rs).
 fn header(at: u32) -> [u32; 7] {
     // SAFETY: `at` is a handle's header, a live `[u32; 7]`.
     unsafe { *(at as usize as *const [u32; 7]) }

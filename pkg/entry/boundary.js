@@ -1,4 +1,4 @@
-// The JavaScript half of the boundary with wasm (src/wasm/abi.rs is the other half).
+// The JavaScript half of the boundary with wasm (src/flat/abi.rs is the other half).
 //
 // Each streaming class (classes/*.js) is a small class over a wasm handle: a `Machine` that
 // holds an `Input`. Every rule about wasm memory lives in this file, but for rule 5, which

@@ -1,7 +1,7 @@
 // The web platform types the declarations name that a program without the DOM lib (a Node
 // server with `@types/node` and `lib: ["ES2022"]`) does not have: the DOM's own where the
 // program has them, else minimal stand-ins. Imported by name (by common.d.ts and by each
-// entry's generated declarations, src/wasm/abi.rs), never declared globally.
+// entry's generated declarations, src/flat/abi.rs), never declared globally.
 
 type GlobalWebAssembly = typeof globalThis extends { WebAssembly: infer W } ? W : {};
 

@@ -3,13 +3,15 @@
 //!
 //! Texts follow one another in one buffer and are measured in UTF-16 units (a JS string's
 //! length); values are JSON text. Each machine has its own op words, declared here once;
-//! `scripts/gen-abi.mjs` writes every `pub const` of this file and of src/wasm/abi.rs (where a
-//! call's text and ops are, and how a chunk was written) into the JS module of the boundary.
+//! [`abi`] is the protocol around them: the input buffer a host writes a chunk into, how it
+//! wrote it, and the header that says where a call's text and ops are. `scripts/gen-abi.mjs`
+//! writes every `pub const` of this file and of abi.rs into the JS module of the boundary.
 //! The packers are pure Rust, tested natively against the machines' own outputs (`tests`).
 
 // Natively only the tests use this module, and not all of it.
 #![cfg_attr(test, allow(dead_code))]
 
+pub(crate) mod abi;
 #[cfg(feature = "partial")]
 mod json;
 #[cfg(feature = "json")]

@@ -1,19 +1,8 @@
-//! Options and argument objects from JS values, read field by field (no serde).
-//!
-//! One reader for every options and argument object of the bindings: [`FlatOptions`] reads
-//! an object's declared fields by name, each as a [`Read`] type (booleans, numbers, strings,
-//! arrays of them or of small objects, objects of strings as [`StringPairs`], anything as
-//! [`Any`]). It keeps the checks and messages the bindings had when they read these objects
-//! with serde (`unknown option "key"`, `invalid type: a string, expected f64`, `missing field
-//! `data``, `expected struct Name`), and its messages never format a number, so no float
-//! formatter is linked for them. No serde code is in the `.wasm`: one field reader instead of
-//! a visitor per struct.
-//!
-//! Every read of the caller's object goes through a `catch` import (`Reflect.get`,
-//! `Object.keys`, `Object.entries`, `Array.isArray`): a getter or Proxy trap that throws
-//! becomes an `invalid_input` error here instead of a JS exception unwinding through wasm
-//! frames. Options objects are read strictly ([`FlatOptions::new`]): a key that is not an
-//! option is an `invalid_input` error naming it.
+//! The one reader of options and argument objects: [`FlatOptions`] reads an object's declared
+//! fields by name, each as a [`Read`] type, with serde's messages (`unknown option "key"`,
+//! `invalid type: a string, expected f64`, `missing field`) but no serde code and no number
+//! formatted. Every read goes through a `catch` import, so a throwing getter or Proxy trap is
+//! an `invalid_input` error, never a JS exception unwinding through wasm frames.
 
 use crate::{Error, ErrorKind};
 use js_sys::{Array, Object, Reflect};
@@ -82,9 +71,8 @@ impl Read for JsValue {
     }
 }
 
-/// An options object or an argument object, read field by field: its fields are read with
-/// [`get`](Self::get) (options) or [`read`](Self::read) / [`need`](Self::need) (arguments), in
-/// declaration order, so that the first error is the first field's.
+/// An options or argument object, its fields read in declaration order (the first error is
+/// the first field's): [`get`](Self::get) for options, [`read`](Self::read) for arguments.
 pub(crate) struct FlatOptions(Option<FlatObject>);
 
 /// The object of [`FlatOptions`], its struct's fields and their JS strings.
@@ -195,13 +183,9 @@ impl FlatOptions {
     }
 }
 
-/// Declares an options struct once: each field with its JS key (`field: Type = "key"`, read as
-/// `Option<Type>`), and its reader `Name::from_js(value)`: absent, `undefined` or `null` is
-/// every field absent; another key is `unknown option "key"`; each field is read in order as
-/// its [`Read`] type (a [`Whole`] checks its range), its error thrown as an options error.
-/// A `pub struct` is also declared to TypeScript (tsify): every field optional, named by its
-/// key, of its Rust type's TS type or the one after `as`; a private one is declared in
-/// pkg/entry or pkg/types.
+/// Declares an options struct once (`field: Type = "key"`, each `Option<Type>`) with its reader
+/// `Name::from_js(value)`; a `pub struct` is declared to TypeScript too (tsify: the key, of the
+/// Rust type's TS type or the one after `as`), a private one in pkg/entry or pkg/types.
 macro_rules! options {
     ($(#[doc = $doc:literal])* pub struct $name:ident $(for $core:path)? { $($(#[doc = $fdoc:literal])* $field:ident: $ty:ty = $key:literal $(as $ts:literal)?,)* }) => {
         $(#[doc = $doc])*
@@ -281,9 +265,8 @@ impl Read for StringPairs {
     }
 }
 
-/// Any value, read whole as a union of shapes reads it (what serde's untagged enums
-/// buffered): `null` for `null` and `undefined`, object entries in their order. Arrays and
-/// objects nest at most 64 deep, so a cyclic value is an error, not a stack overflow.
+/// Any value, read whole as a union of shapes reads it (serde's untagged enums did), nested at
+/// most 64 deep: a cyclic value is an error, not a stack overflow.
 pub(crate) enum Any {
     /// `null` or `undefined`.
     Null,
@@ -627,9 +610,7 @@ impl Items {
 }
 
 thread_local! {
-    /// Each struct's field names as JS strings, made on its first read (keyed by the address
-    /// of its field list): per-call arguments such as `SseEncoder.encode`'s message then
-    /// cost no string conversions.
+    /// Each struct's field names as JS strings, made once (keyed by the field list's address).
     static FIELD_KEYS: RefCell<Vec<(usize, Rc<[JsValue]>)>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -646,20 +627,14 @@ fn field_keys(fields: &'static [&'static str]) -> Rc<[JsValue]> {
     })
 }
 
-/// A string argument from JS, or `invalid_input` ("`what` must be a string").
-///
-/// Exported functions take their string parameters as `JsValue` and read them here. A `&str`
-/// parameter would let wasm-bindgen's glue copy a non-string (a number, an object with a
-/// bogus `length`) into wasm memory, which traps and leaves a borrowed object locked.
+/// A string argument, or `invalid_input`. (A `&str` parameter would let the glue copy a
+/// non-string into wasm memory, which traps and leaves a borrowed object locked.)
 pub(crate) fn text_arg(v: &JsValue, what: &str) -> Result<String, JsValue> {
     js_text(v, what).unwrap_or_else(|| Err(throw(ErrorKind::InvalidInput, &[what, " must be a string"])))
 }
 
-/// A JS string as Rust text, `None` for any other value. Every string an exported function
-/// reads whole comes through here: one past the one-shot input cap
-/// ([`MAX_INPUT_BYTES`](crate::MAX_INPUT_BYTES)) is `input_too_large`, refused on its UTF-16
-/// length (never fewer than its UTF-8 bytes) before it is copied into wasm memory, and on
-/// its UTF-8 length after.
+/// A JS string as Rust text (`None`: not a string), within the one-shot input cap: checked on
+/// its UTF-16 length before the copy into wasm memory, on its UTF-8 length after.
 pub(crate) fn js_text(v: &JsValue, what: &str) -> Option<Result<String, JsValue>> {
     if !v.is_string() {
         return None;
@@ -680,18 +655,16 @@ pub(crate) fn opt_text_arg(v: Option<JsValue>, what: &str) -> Result<Option<Stri
     }
 }
 
-/// The glue copies a string of `units` UTF-16 units with `malloc(units)` grown in place up to
-/// `3 * units` bytes, and traps when wasm memory cannot hold them: that much is reserved and
-/// given back first, so running out of memory is `memory_limit_exceeded` instead.
+/// The glue's string copy grows in place up to `3 * units` bytes and traps when memory runs
+/// out: that much is reserved and given back first (`memory_limit_exceeded` instead).
 fn room_for_copy(units: usize) -> crate::Result<()> {
     let n = units.saturating_mul(3);
     let mut room: Vec<u8> = Vec::new();
     room.try_reserve_exact(n).map_err(|_| crate::budget::out_of_memory(n))
 }
 
-/// Reads an options value that is not an object of fields (`TaggedTurn.contract`'s
-/// descriptions): `T::default()` when absent, `undefined` or `null`; an `invalid_option` error
-/// for a malformed value, `invalid_input` for a getter that throws.
+/// An options value that is not an object of fields (`TaggedTurn.contract`'s descriptions);
+/// `T::default()` when absent.
 pub(crate) fn read_options<T: Read + Default>(value: Option<JsValue>) -> Result<T, JsValue> {
     match value {
         Some(v) if !v.is_undefined() && !v.is_null() => from_js(v).map_err(DeError::options),
@@ -705,10 +678,8 @@ pub(crate) fn options_copy(options: &JsValue, allowed: &[&str]) -> Result<JsValu
     copy_options(options, allowed).map_err(DeError::options)
 }
 
-/// Options read by hand (not field by field): a plain copy of `options` holding only the
-/// `allowed` keys it has, read once each. A key not in `allowed`, or a getter or Proxy trap
-/// that throws, is an `invalid_input` error naming it; a value that is not an object is
-/// returned as it is (the caller says what it must be).
+/// A plain copy of `options` with the `allowed` keys it has, each read once; another key is
+/// `invalid_input`. A value that is not an object is returned as it is.
 fn copy_options(options: &JsValue, allowed: &[&str]) -> Result<JsValue, DeError> {
     let Some(o) = options.is_object().then(|| options.unchecked_ref::<Object>()) else {
         return Ok(options.clone());

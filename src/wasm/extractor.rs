@@ -131,9 +131,7 @@ handle! {
 
 #[wasm_bindgen(js_class = LlmStreamChunkerHandle)]
 impl JsLlmStreamChunker {
-    /// Reads `len` bytes of the input buffer (and ends the stream when `end`, with the
-    /// closing chunk of a finish action); the chunks are described in the header (abi.rs
-    /// `CHUNK_`).
+    /// Reads `len` bytes (with `end`, the closing chunk of a finish action too).
     fn step(&mut self, len: u32, end: bool) -> u32 {
         let mut answer = String::new();
         let r = self.inner.feed_into(self.io.input.bytes(len), &mut answer);

@@ -1,10 +1,5 @@
-//! The handle of JS class `PartialJson`, and JS class `JsonItemStream`.
-//!
-//! Events cross the boundary once per call in the result format of abi.rs: `Packer` writes
-//! them as one string and `JSON_` op words (only the changed tail of a path, thanks to the
-//! core's `same` count; `crate::flat::JsonPack`), and pkg/entry/classes/partial.js builds the objects, sharing one frozen
-//! path array between consecutive events at the same path. Values (the snapshot, items) cross as JSON text and
-//! come out of `JSON.parse`: plain objects, JS numbers.
+//! The handles of `PartialJson` (its events packed by `crate::flat::JsonPack`) and
+//! `JsonItemStream` (its items as one JSON array).
 
 use super::de::{options, Size, Whole};
 use super::handle::{handle, then_end, Io};

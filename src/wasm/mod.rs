@@ -1,7 +1,5 @@
-//! The WebAssembly bindings: the only place where `JsValue` appears.
-//!
-//! Each submodule wraps one core machine in a JS class with the public names of the issues
-//! (`SseDecoder`, `SseEncoder`, ...). Conversions to and from JS live here and nowhere else.
+//! The WebAssembly bindings: the only place where `JsValue` appears. Each submodule wraps
+//! core machines and functions as the package's JS classes and functions.
 
 #[cfg(feature = "json")]
 pub mod action;
@@ -9,7 +7,6 @@ mod de;
 #[cfg(feature = "json")]
 pub mod extractor;
 pub(crate) use de::{js_text, kind_of, opt_text_arg, options_copy, text_arg};
-mod abi;
 mod handle;
 pub(crate) mod host;
 #[cfg(feature = "partial")]
@@ -39,9 +36,7 @@ extern "C" {
     fn __sr_panic(file: &str, line: u32, column: u32);
 }
 
-/// A core error as a thrown `StreamrouteError` with more on it (`error.violations`,
-/// `error.problems`, ...): the one builder of such errors on the Rust side (the streaming
-/// machines' partial results are added by `pkg/entry/boundary.js` `partial`).
+/// A core error as a thrown `StreamrouteError` with more on it (`error.violations`, ...).
 pub(crate) fn js_error_with(err: &Error, fields: &[(&str, JsValue)]) -> JsValue {
     let e: NewObject = js_error(err).unchecked_into();
     for (key, value) in fields {
@@ -50,18 +45,14 @@ pub(crate) fn js_error_with(err: &Error, fields: &[(&str, JsValue)]) -> JsValue 
     e.into()
 }
 
-/// The error for `what`, a value `JSON.stringify` threw `thrown` on, when the value was too
-/// big rather than unencodable (`json_too_deep`, `input_too_large`: runtime.js
-/// `__sr_encode_error`, which reads the engine's error). `None` for the rest (a BigInt, a
-/// cycle), which each caller reports its own way.
+/// `json_too_deep` / `input_too_large` when `JSON.stringify` threw `thrown` because `what` was
+/// too big (runtime.js reads the engine's error); `None` for a BigInt or a cycle.
 pub(crate) fn too_big_to_encode(thrown: &JsValue, what: &str) -> Option<JsValue> {
     Some(__sr_encode_error(thrown, what)).filter(|e| !e.is_null())
 }
 
-/// The JSON text a `JSON.stringify` call (`made`) made of `what`, within the one-shot input cap
-/// (read by [`js_text`]): a value too long or too deep for the engine to encode is
-/// `input_too_large` / `json_too_deep`; one it cannot encode (a BigInt or a cycle, which
-/// throw; a function or a symbol, which give `undefined`) is `unencodable`.
+/// The JSON text a `JSON.stringify` call made of `what`, within the input cap; a value it
+/// cannot encode (a BigInt, a cycle, a function) is `unencodable`.
 pub(crate) fn stringified(made: Result<JsValue, JsValue>, what: &str, unencodable: ErrorKind) -> Result<String, JsValue> {
     let unencodable = || js_error(&Error::new(unencodable, format!("{what} must be a JSON-serialisable value")));
     let text = made.map_err(|e| too_big_to_encode(&e, what).unwrap_or_else(unencodable))?;
@@ -78,22 +69,12 @@ pub(crate) fn js_error(err: &Error) -> JsValue {
     __sr_error(err.code(), err.message(), err.offset().map(|o| o as f64))
 }
 
-/// The allocator of every `.wasm`: TLSF (rlsf), constant time per call over `memory.grow`, in
-/// `crates/heap` (it needs `unsafe`, which this crate forbids). It returns null when wasm
-/// memory runs out (so `try_reserve` gives `memory_limit_exceeded` and never traps), reuses
-/// what is freed, and grows a block in place when it can (the glue's string copy, see
-/// `de::room_for_copy`). In place of std's dlmalloc it takes 2.4 to 3.8 KB gzip off each entry
-/// at the same measured speed (bench/README "Then: the allocator"). On top of TLSF: the cap of
-/// `init({ maxMemoryBytes })`, and a reserve that allocations of 16 KiB or more leave to the
-/// small infallible ones, so that running out of memory is `memory_limit_exceeded` on the
-/// call that asked rather than a trap (docs/errors.md "When memory runs out").
-/// `src/wasm/` is built for wasm32 only: natively the system allocator stays.
+/// The allocator of every `.wasm` (`crates/heap`: TLSF, null rather than a trap when memory
+/// runs out, the cap of `init({ maxMemoryBytes })`; ARCHITECTURE.md, docs/errors.md).
 #[global_allocator]
 static ALLOCATOR: streamroute_heap::Heap = streamroute_heap::Heap;
 
-/// A panic is a bug (the machines return errors instead) and aborts this wasm instance: the
-/// hook says where it happened on the console first. It formats nothing, so no formatting
-/// code is linked for it.
+/// A panic is a bug and aborts the instance: the hook says where first (formatting nothing).
 #[wasm_bindgen(start, js_name = "__streamroute_start", skip_typescript)]
 fn start() {
     std::panic::set_hook(Box::new(|info| {
@@ -126,67 +107,6 @@ pub struct BuildInfo {
     pub limits: Vec<(String, f64)>,
 }
 
-/// Every cargo feature that names an entry, with whether this build has it (Cargo.toml order).
-const FEATURES: [(&str, bool); 7] = [
-    ("sse", cfg!(feature = "sse")),
-    ("json", cfg!(feature = "json")),
-    ("tags", cfg!(feature = "tags")),
-    ("router", cfg!(feature = "router")),
-    ("payload", cfg!(feature = "payload")),
-    ("planning", cfg!(feature = "planning")),
-    ("client", cfg!(feature = "client")),
-];
-
-/// How many entry features this build has.
-const ENABLED_COUNT: usize = {
-    let mut n = 0;
-    let mut i = 0;
-    while i < FEATURES.len() {
-        n += FEATURES[i].1 as usize;
-        i += 1;
-    }
-    n
-};
-
-/// The entry features this build has, in Cargo.toml order (worked out at compile time).
-const ENABLED: [&str; ENABLED_COUNT] = {
-    let mut out = [""; ENABLED_COUNT];
-    let (mut i, mut j) = (0, 0);
-    while i < FEATURES.len() {
-        if FEATURES[i].1 {
-            out[j] = FEATURES[i].0;
-            j += 1;
-        }
-        i += 1;
-    }
-    out
-};
-
-/// The npm entry of this build: a build of exactly one entry's feature is that entry
-/// (`streamroute/<feature>`); the router (which brings sse, json and tags), and any other
-/// set, is the main entry.
-const ENTRY: &str = {
-    // By the index in FEATURES of the one feature on.
-    const NAMES: [&str; 7] = [
-        "streamroute/sse",
-        "streamroute/json",
-        "streamroute/tags",
-        "streamroute",
-        "streamroute/payload",
-        "streamroute/planning",
-        "streamroute/client",
-    ];
-    let mut i = 0;
-    while i < FEATURES.len() && !FEATURES[i].1 {
-        i += 1;
-    }
-    if ENABLED_COUNT == 1 {
-        NAMES[i]
-    } else {
-        "streamroute"
-    }
-};
-
 /// The entry, features, version and default limits of this build.
 #[wasm_bindgen(js_name = buildInfo, unchecked_return_type = "BuildInfo")]
 pub fn build_info() -> Result<JsValue, JsValue> {
@@ -200,11 +120,11 @@ pub fn build_info() -> Result<JsValue, JsValue> {
     #[cfg(not(any(feature = "decoder", feature = "client")))]
     let limits = plain_object(&[]);
     let features = js_sys::Array::new();
-    for f in ENABLED {
+    for f in crate::entry::ENABLED {
         features.push(&JsValue::from_str(f));
     }
     Ok(plain_object(&[
-        ("entry", JsValue::from_str(ENTRY)),
+        ("entry", JsValue::from_str(crate::entry::ENTRY)),
         ("features", features.into()),
         ("version", JsValue::from_str(crate::VERSION)),
         ("limits", limits),
@@ -237,8 +157,8 @@ pub(crate) fn new_object() -> NewObject {
 }
 
 #[cfg(feature = "tags")]
-/// 32 lowercase hex characters (128 bits) from the platform's cryptographic RNG.
-#[wasm_bindgen(js_name = makeNonce)]
+/// `makeNonce` (declared in pkg/entry/classes/tags.api.d.ts).
+#[wasm_bindgen(js_name = makeNonce, skip_typescript)]
 pub fn make_nonce() -> Result<String, JsValue> {
     crate::make_nonce().map_err(|e| js_error(&e))
 }

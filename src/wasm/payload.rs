@@ -1,13 +1,6 @@
-//! JS API of `src/payload`: `validateFinalPayload`, `buildFinalPayload`, `redactArtifacts`
-//! (+ `redactArtifactsJson`), `collectSources`, and the classes `ArtifactCollector` and
-//! `ArtifactStream`; the TypeScript types of the contract that have no core type
-//! (`PlanStep`, `PlanJoin`, `PlanArgs`, `TaskArgs`, `FinalResponseArgs`, ...). `FinalPayload`,
-//! `Source`, `SuggestedAction` and the other values the core builds are declared on the core
-//! types in `src/payload` (`PlannerAction` on the core's, `src/action`).
-//!
-//! Values cross the boundary as JSON text: `JSON.stringify` on the way in, `JSON.parse` on
-//! the way out (plain objects, JS numbers), which is much cheaper for big observations than
-//! walking a JS object from wasm. The `*Json` variants take and give JSON text directly.
+//! The final payload, artifact and source functions and classes (pkg/entry/classes/payload.js
+//! holds the JS halves). Values cross as JSON text both ways, much cheaper for big
+//! observations than walking a JS object from wasm.
 
 use super::handle::methods;
 use super::host::{json_parse, to_js_value};
@@ -47,9 +40,8 @@ extern "C" {
     fn __sr_stringify_finite(value: &JsValue) -> Result<JsValue, JsValue>;
 }
 
-/// A payload or its args as a `JsonValue`, with a non-finite number as its name (`"NaN"`,
-/// `"Infinity"`) instead of `JSON.stringify`'s `null`: `confidence: NaN` is then an invalid
-/// `confidence`, not a missing one.
+/// A payload or its args, a non-finite number as its name (`"NaN"`), not `null`: an invalid
+/// `confidence: NaN`, not a missing one.
 fn payload_in(value: &JsValue, what: &str) -> Result<JsonValue, JsValue> {
     parse_text(&stringified(__sr_stringify_finite(value), what)?, what)
 }
@@ -102,9 +94,7 @@ fn payload_invalid(problems: &[crate::PayloadProblem]) -> JsValue {
 // ---------------------------------------------------------------------------------------------
 // Functions
 
-/// Checks a value against the `FinalPayload` contract and returns it with every default
-/// filled. Throws `payload_invalid` listing every problem with its path (also as
-/// `error.problems`).
+/// `validateFinalPayload` (its JS half in classes/payload.js).
 #[wasm_bindgen(js_name = validateFinalPayloadHandle, skip_typescript)]
 pub fn validate_final_payload(#[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue) -> Result<JsValue, JsValue> {
     let v = if value.is_undefined() { JsonValue::Null } else { payload_in(&value, "the payload")? };
@@ -112,10 +102,7 @@ pub fn validate_final_payload(#[wasm_bindgen(unchecked_param_type = "unknown")] 
     Ok(to_js_value(&p.to_value()))
 }
 
-/// Builds the `FinalPayload` of a finished run from a final action's args (or a whole
-/// `PlannerAction`, or the answer text) and what the run collected. Never throws for what the
-/// model wrote: invalid fields are dropped and listed in `warnings`. Throws `invalid_input`
-/// for a malformed `context`.
+/// `buildFinalPayload` (its JS half in classes/payload.js).
 #[wasm_bindgen(js_name = buildFinalPayloadHandle, skip_typescript)]
 pub fn build_final_payload(
     #[wasm_bindgen(unchecked_param_type = "FinalResponseArgs | PlannerAction | Record<string, unknown> | string | null")]
@@ -136,13 +123,7 @@ pub fn build_final_payload(
     ])))
 }
 
-/// The observation as the model may see it: every value the schema marks `"artifact": true`
-/// (nested ones too) replaced by a placeholder such as `<artifact:dict size=42KB>`,
-/// `<artifact:list size=847 items>` or `<artifact:dict stream=sales_chart>`. Primitives come
-/// back as they are. A string holding a JSON object or array (a tool's raw JSON output) is
-/// redacted as JSON text and comes back as compact JSON text (unchanged when it holds no
-/// artifact or is not JSON after all). Throws `invalid_input` for a schema that is not an
-/// object or boolean.
+/// `redactArtifacts` of what the JS walk does not take (classes/payload.js).
 #[wasm_bindgen(js_name = redactArtifactsHandle, skip_typescript)]
 pub fn redact_artifacts(
     #[wasm_bindgen(unchecked_param_type = "unknown")] observation: JsValue,
@@ -158,33 +139,23 @@ pub fn redact_artifacts(
     Ok(redacted_back(observation, &out, replaced))
 }
 
-/// The artifact plan of a schema given as JSON text (`src/payload/plan.rs`), as JSON text;
-/// `undefined` when it has none (not a schema, or past the plan's bounds): the JS walk of
-/// `redactArtifacts` and `ArtifactCollector` over an object (`pkg/entry/classes/payload.js`).
+/// The artifact plan of a schema (JSON text in and out; `undefined`: none) for the JS walk.
 #[wasm_bindgen(js_name = artifactPlanHandle, skip_typescript)]
 pub fn artifact_plan(#[wasm_bindgen(js_name = schemaJson)] schema_json: &str) -> Option<String> {
     crate::payload::artifact_plan(&crate::parse_strict(schema_json.as_bytes()).ok()?)
 }
 
-/// `redactArtifacts` on JSON text: takes the observation as JSON and returns JSON (the cheap
-/// way across the wasm boundary for big observations). The result is always the JSON text of
-/// what `redactArtifacts` returns for the parsed value: a JSON string literal holding a JSON
-/// object or array is redacted inside, like such a string given to `redactArtifacts`.
-#[wasm_bindgen(js_name = redactArtifactsJson)]
-pub fn redact_artifacts_json(
-    #[wasm_bindgen(unchecked_param_type = "string")] observation_json: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | boolean | string")] schema: JsValue,
-) -> Result<String, JsValue> {
+/// `redactArtifactsJson` (declared in pkg/entry/classes/payload.api.d.ts).
+#[wasm_bindgen(js_name = redactArtifactsJson, skip_typescript)]
+pub fn redact_artifacts_json(observation_json: JsValue, schema: JsValue) -> Result<String, JsValue> {
     let observation_json = &text_arg(&observation_json, "observation_json")?;
     let schema = schema_in(&schema)?;
     crate::redact_artifacts_json(observation_json, &schema).map_err(|e| observation_error(&e))
 }
 
-/// The sources of a run: objects of observations whose schema declares
-/// `"produces_sources": true`, mapped through `source_field` (or the names `title`, `url`,
-/// `snippet`, `relevance_score`), deduplicated on (title, url, snippet).
-#[wasm_bindgen(js_name = collectSources, unchecked_return_type = "Source[]")]
-pub fn collect_sources(#[wasm_bindgen(unchecked_param_type = "ToolStepInput[]")] steps: JsValue) -> Result<JsValue, JsValue> {
+/// `collectSources` (declared in pkg/entry/classes/payload.api.d.ts).
+#[wasm_bindgen(js_name = collectSources, skip_typescript)]
+pub fn collect_sources(steps: JsValue) -> Result<JsValue, JsValue> {
     let steps = json_in(&steps, "steps")?;
     let JsonValue::Array(items) = &steps else {
         return Err(invalid("collectSources expects an array of { node, schema, observation }"));
@@ -215,13 +186,8 @@ pub struct ArtifactCollector {
 
 #[wasm_bindgen(js_class = ArtifactCollectorHandle)]
 impl ArtifactCollector {
-    /// A collector. `maxInlineBytes` (default 1 MiB): larger artifacts are handed to `store`
-    /// and replaced by `{ artifact_ref, type, size_bytes }`; an `artifact_large` warning is
-    /// recorded either way. Throws `invalid_option` for a bad option.
     #[wasm_bindgen(constructor, skip_typescript)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_optional_param_type = "ArtifactCollectorOptions")] options: Option<JsValue>,
-    ) -> Result<ArtifactCollector, JsValue> {
+    pub fn new(options: Option<JsValue>) -> Result<ArtifactCollector, JsValue> {
         let mut opts = crate::ArtifactCollectorOptions::default();
         let mut store = None;
         if let Some(o) = options.filter(|o| !o.is_undefined() && !o.is_null()) {
@@ -248,10 +214,8 @@ methods! { ArtifactCollector as ArtifactCollectorHandle;
     get store -> Option<js_sys::Function> = |h| h.store.clone();
 }
 
-/// The artifact walk of `ArtifactCollector` over an observation the JS walk does not take (a
-/// string, a primitive, what JSON.stringify alone can write) or over JSON text (`json`):
-/// `[nodeName, redacted, name, text, name, text, ...]`, each artifact by its dotted name and
-/// compact JSON text, for the class to keep (classes/payload.js).
+/// `ArtifactCollector`'s walk of what the JS walk does not take, or of JSON text (`json`):
+/// `[nodeName, redacted, name, text, name, text, ...]`.
 #[wasm_bindgen(js_name = artifactsHandle, skip_typescript)]
 pub fn artifacts(node_name: JsValue, schema: JsValue, observation: JsValue, json: bool) -> Result<js_sys::Array, JsValue> {
     let node_name = text_arg(&node_name, "nodeName")?;
@@ -288,22 +252,18 @@ pub struct ArtifactStream {
 
 #[wasm_bindgen(js_class = ArtifactStreamHandle)]
 impl ArtifactStream {
-    /// A stream set with no streams yet.
     #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new() -> ArtifactStream {
         ArtifactStream::default()
     }
 
-    /// The next chunk of `streamId` as an `artifact_chunk` event (`seq` from 0 per stream).
-    /// `artifactType` defaults to the chunk's type name. Throws `invalid_state` after the
-    /// stream's `done` chunk, `invalid_input` for an empty id or a chunk that is not JSON.
-    #[wasm_bindgen(unchecked_return_type = "ArtifactChunkEvent", skip_typescript)]
+    #[wasm_bindgen(skip_typescript)]
     pub fn emit(
         &mut self,
-        #[wasm_bindgen(js_name = streamId, unchecked_param_type = "string")] stream_id: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "unknown")] chunk: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "boolean | null")] done: Option<bool>,
-        #[wasm_bindgen(js_name = artifactType, unchecked_optional_param_type = "string | null")] artifact_type: Option<JsValue>,
+        #[wasm_bindgen(js_name = streamId)] stream_id: JsValue,
+        chunk: JsValue,
+        done: Option<bool>,
+        #[wasm_bindgen(js_name = artifactType)] artifact_type: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         let stream_id = &text_arg(&stream_id, "streamId")?;
         let artifact_type = opt_text_arg(artifact_type, "artifactType")?;
@@ -312,13 +272,8 @@ impl ArtifactStream {
         c.to_json_text().map(|text| json_parse(&text)).map_err(|e| js_error(&e))
     }
 
-    /// The `done` event that ends the run, carrying the payload (validated: throws
-    /// `payload_invalid`).
-    #[wasm_bindgen(unchecked_return_type = "FinalPayloadDoneEvent", skip_typescript)]
-    pub fn finish(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "FinalPayload")] payload: JsValue,
-    ) -> Result<JsValue, JsValue> {
+    #[wasm_bindgen(skip_typescript)]
+    pub fn finish(&mut self, payload: JsValue) -> Result<JsValue, JsValue> {
         let v = json_in(&payload, "the payload")?;
         let p = crate::check_final_payload(&v).map_err(|p| payload_invalid(&p))?;
         Ok(to_js_value(&crate::done_event(&p)))

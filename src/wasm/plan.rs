@@ -1,11 +1,5 @@
-//! Planning checks for JS: `validateRequirements`, `reextractionMessage`, `defaultLabels`,
-//! `retrievalQueries`, `CapabilityMap`, `ToolIndex`, `narrowTools`, `checkCoverage`,
-//! `applyRemovals`, `classifyRepair`, `autoTimeGrain`.
-//!
-//! Arguments cross as JSON text (`__sr_stringify`: typed arrays as arrays, instances through
-//! their `toJSON()`), results as JSON text through `JSON.parse`, like the rest of the package.
-//! Vectors are the exception: query vectors and contiguous embeddings are read as
-//! `Float32Array`s straight into wasm memory.
+//! The planning functions and classes. Arguments cross as JSON text (`__sr_stringify`), results
+//! through `JSON.parse`; vectors are read as `Float32Array`s straight into wasm memory.
 
 use super::handle::methods;
 use super::host::{json_parse, to_js_value};
@@ -176,25 +170,17 @@ fn labels_arg(labels: Option<JsValue>) -> Result<plan::RequirementLabels, JsValu
     }
 }
 
-/// Validates extracted requirements against the closed label sets (the defaults, extended by
-/// `labels`). Returns them normalised (every field present, labels lowercased). Throws
-/// `StreamrouteError` `requirements_invalid` whose `errors` list every problem with its path.
-#[wasm_bindgen(js_name = validateRequirements, unchecked_return_type = "Requirements")]
-pub fn validate_requirements(
-    #[wasm_bindgen(unchecked_param_type = "RequirementsInput | string")] value: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "RequirementLabels")] labels: Option<JsValue>,
-) -> Result<JsValue, JsValue> {
+/// `validateRequirements` (declared in pkg/entry/classes/plan.api.d.ts).
+#[wasm_bindgen(js_name = validateRequirements, skip_typescript)]
+pub fn validate_requirements(value: JsValue, labels: Option<JsValue>) -> Result<JsValue, JsValue> {
     let v = json_arg(&value, "requirements")?;
     let r = plan::validate_requirements(&v, &labels_arg(labels)?).map_err(|e| invalid_requirements(&e))?;
     Ok(to_js_value(&r.to_json_value()))
 }
 
-/// The corrective prompt for a failed extraction, from `error.errors` of
-/// `requirements_invalid` (or the error itself).
-#[wasm_bindgen(js_name = reextractionMessage)]
-pub fn reextraction_message(
-    #[wasm_bindgen(unchecked_param_type = "RequirementIssue[] | { errors: RequirementIssue[] }")] errors: JsValue,
-) -> Result<String, JsValue> {
+/// `reextractionMessage` (declared in pkg/entry/classes/plan.api.d.ts).
+#[wasm_bindgen(js_name = reextractionMessage, skip_typescript)]
+pub fn reextraction_message(errors: JsValue) -> Result<String, JsValue> {
     let list = get(&errors, "errors").filter(Array::is_array).unwrap_or(errors);
     let v = json_arg(&list, "errors")?;
     let JsonValue::Array(items) = v else {
@@ -207,18 +193,15 @@ pub fn reextraction_message(
     Ok(plan::reextraction_message(&issues))
 }
 
-/// The default closed label sets.
-#[wasm_bindgen(js_name = defaultLabels, unchecked_return_type = "Required<RequirementLabels>")]
+/// `defaultLabels` (declared in pkg/entry/classes/plan.api.d.ts).
+#[wasm_bindgen(js_name = defaultLabels, skip_typescript)]
 pub fn default_labels() -> JsValue {
     to_js_value(&plan::RequirementLabels::default().to_json_value())
 }
 
-/// The retrieval queries narrowing builds from requirements (one per requirement, then the
-/// combined one): embed these for `queryVectors`.
-#[wasm_bindgen(js_name = retrievalQueries, unchecked_return_type = "string[]")]
-pub fn retrieval_queries(
-    #[wasm_bindgen(js_name = "requirements", unchecked_param_type = "RequirementsInput")] requirements_value: JsValue,
-) -> Result<JsValue, JsValue> {
+/// `retrievalQueries` (declared in pkg/entry/classes/plan.api.d.ts).
+#[wasm_bindgen(js_name = retrievalQueries, skip_typescript)]
+pub fn retrieval_queries(requirements_value: JsValue) -> Result<JsValue, JsValue> {
     let r = requirements(&requirements_value)?;
     let q = plan::retrieval_queries(&r);
     Ok(to_js_value(&JsonValue::strings(&q)))
@@ -239,25 +222,17 @@ fn map_arg(v: Option<JsValue>) -> Result<CoreMap, JsValue> {
 
 #[wasm_bindgen(js_class = CapabilityMapHandle)]
 impl JsCapabilityMap {
-    /// Loads a map from its JSON form (object or text); without one, the design's default
-    /// mapping. Core rules a map lacks come from the default (see `warnings`). Throws
-    /// `invalid_input` for a map without `version` or with a malformed rule.
     #[wasm_bindgen(constructor, skip_typescript)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_optional_param_type = "CapabilityMapJson | string")] json: Option<JsValue>,
-    ) -> Result<JsCapabilityMap, JsValue> {
+    pub fn new(json: Option<JsValue>) -> Result<JsCapabilityMap, JsValue> {
         Ok(JsCapabilityMap { map: map_arg(json)? })
     }
 
-    /// Core rules filled in from the default map.
-    #[wasm_bindgen(getter, unchecked_return_type = "string[]")]
+    #[wasm_bindgen(getter)]
     pub fn warnings(&self) -> JsValue {
         to_js_value(&JsonValue::strings(self.map.warnings()))
     }
 
-    /// The clauses for a requirement reference (`"analysis.total"`, `"group_by"`, …), or null.
-    #[wasm_bindgen(unchecked_return_type = "CapabilityClause[] | null")]
-    pub fn rule(&self, #[wasm_bindgen(unchecked_param_type = "string")] reference: JsValue) -> Result<JsValue, JsValue> {
+    pub fn rule(&self, reference: JsValue) -> Result<JsValue, JsValue> {
         let reference = super::text_arg(&reference, "reference")?;
         Ok(match self.map.to_json_value().get("requirements").and_then(|r| r.get(&reference)) {
             Some(v) => to_js_value(v),
@@ -265,14 +240,7 @@ impl JsCapabilityMap {
         })
     }
 
-    /// For CI: labels (default sets extended by `labels`) without a rule, and capabilities of
-    /// `catalog` that no rule, alias or plot pattern mentions.
-    #[wasm_bindgen(unchecked_return_type = "{ unmapped: string[]; unknown_capabilities: string[] }")]
-    pub fn audit(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "Catalog | ToolIndex")] catalog: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "RequirementLabels")] labels: Option<JsValue>,
-    ) -> Result<JsValue, JsValue> {
+    pub fn audit(&self, catalog: JsValue, labels: Option<JsValue>) -> Result<JsValue, JsValue> {
         let tools = catalog_tools(&catalog)?;
         let (unmapped, unknown) = self.map.audit(&labels_arg(labels)?, &tools);
         let list = |l: Vec<String>| JsonValue::strings(&l);
@@ -388,20 +356,12 @@ fn narrow_with(index: Option<&CoreIndex>, options: &JsValue) -> Result<JsValue, 
 
 #[wasm_bindgen(js_class = ToolIndexHandle)]
 impl JsToolIndex {
-    /// Builds the index from a catalog. Embeddings come from `options.embeddings` (contiguous
-    /// `Float32Array`, `tools × dim`) or from each tool's `embedding`, tagged with
-    /// `options.model_id` / `dim` / `pooling`; without them the index answers with BM25 only.
-    /// Throws `invalid_input` for a malformed catalog, duplicate names or bad embeddings.
     #[wasm_bindgen(constructor, skip_typescript)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "Catalog")] catalog: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "ToolIndexOptions")] options: Option<JsValue>,
-    ) -> Result<JsToolIndex, JsValue> {
+    pub fn new(catalog: JsValue, options: Option<JsValue>) -> Result<JsToolIndex, JsValue> {
         Ok(JsToolIndex { index: index_arg(&catalog, options)? })
     }
 
-    /// The model tag, or null without embeddings.
-    #[wasm_bindgen(getter, unchecked_return_type = "EmbeddingModel | null", skip_typescript)]
+    #[wasm_bindgen(getter, skip_typescript)]
     pub fn model(&self) -> JsValue {
         match self.index.model() {
             None => JsValue::NULL,
@@ -409,40 +369,22 @@ impl JsToolIndex {
         }
     }
 
-    /// Exact top-`n` (default 8) cosine search for one query vector: FAISS `IndexFlatIP` over
-    /// normalised vectors, ties broken by tool name. Throws `invalid_input` without
-    /// embeddings or for a query of another dimension.
-    #[wasm_bindgen(unchecked_return_type = "SearchHit[]")]
-    pub fn search(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "Float32Array")] query: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "number | null")] n: Option<JsValue>,
-    ) -> Result<JsValue, JsValue> {
+    pub fn search(&self, query: JsValue, n: Option<JsValue>) -> Result<JsValue, JsValue> {
         let query = flat_floats(&query, "query")?;
         let n = count_param(n, "n", 8)?;
         let hits = self.index.search(&query, n).map_err(|e| js_error(&e))?;
         Ok(json_parse(&self.index.hits_json(&hits)))
     }
 
-    /// Top-`n` (default 8) BM25 search over name, description and capabilities.
-    #[wasm_bindgen(js_name = searchText, unchecked_return_type = "SearchHit[]")]
-    pub fn search_text(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "number | null")] n: Option<JsValue>,
-    ) -> Result<JsValue, JsValue> {
+    #[wasm_bindgen(js_name = searchText)]
+    pub fn search_text(&self, text: JsValue, n: Option<JsValue>) -> Result<JsValue, JsValue> {
         let text = super::text_arg(&text, "text")?;
         let hits = self.index.search_text(&text, count_param(n, "n", 8)?);
         Ok(json_parse(&self.index.hits_json(&hits)))
     }
 
-    /// Retrieval with the fallback rules: cosine (or hybrid) when the query vectors fit the
-    /// index's model and dimension, BM25 over `texts` otherwise.
-    #[wasm_bindgen(unchecked_return_type = "Retrieval", skip_typescript)]
-    pub fn retrieve(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "RetrieveOptions")] options: JsValue,
-    ) -> Result<JsValue, JsValue> {
+    #[wasm_bindgen(skip_typescript)]
+    pub fn retrieve(&self, options: JsValue) -> Result<JsValue, JsValue> {
         let options = options_copy(&options, &["vectors", "texts", "text", "mode", "n"])?;
         let v = query_vectors(get(&options, "vectors"))?;
         let mut texts = match get(&options, "texts") {
@@ -463,9 +405,7 @@ impl JsToolIndex {
         Ok(json_parse(&self.index.retrieval_json(&r)))
     }
 
-    /// The catalog (without embeddings): what `JSON.stringify(index)` gives, so an index can be
-    /// passed wherever a catalog is expected.
-    #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "Tool[]")]
+    #[wasm_bindgen(js_name = toJSON)]
     pub fn to_json(&self) -> JsValue {
         to_js_value(&JsonValue::Array(self.index.tools().iter().map(|t| t.to_json_value()).collect()))
     }
@@ -477,12 +417,9 @@ methods! { JsToolIndex as ToolIndexHandle;
     fn narrow(options: JsValue) -> Result<JsValue, JsValue> = |h| narrow_with(Some(&h.index), &options);
 }
 
-/// Narrows the tool list with the design's precedence: template tools always, retrieval tools
-/// until the cap, the safety set appended when missing (even past the cap), lowest-scoring
-/// retrieval tools dropped first. Searches `options.index` (a `ToolIndex`), or
-/// `options.catalog`, or takes `options.retrieved` as the ranking.
-#[wasm_bindgen(js_name = narrowTools, unchecked_return_type = "NarrowResult")]
-pub fn narrow_tools(#[wasm_bindgen(unchecked_param_type = "NarrowOptions")] options: JsValue) -> Result<JsValue, JsValue> {
+/// `narrowTools` (declared in pkg/entry/classes/plan.api.d.ts).
+#[wasm_bindgen(js_name = narrowTools, skip_typescript)]
+pub fn narrow_tools(options: JsValue) -> Result<JsValue, JsValue> {
     let options = options_copy(&options, NARROW_OPTIONS)?;
     if let Some(index) = get(&options, "index") {
         let narrow = super::de::prop(&index, "narrow").and_then(|f| f.dyn_into::<Function>().ok());
@@ -520,15 +457,13 @@ fn catalog_index(catalog: &JsValue) -> Result<CoreIndex, JsValue> {
     CoreIndex::new(tools, None, None).map_err(|e| js_error(&e))
 }
 
-/// The deterministic coverage check: every requirement met by a step, every step citing a
-/// requirement it can meet, grouping before plotting, time-aware steps for time. `map`
-/// defaults to the design's mapping; `catalog` is a catalog or a `ToolIndex`.
-#[wasm_bindgen(js_name = checkCoverage, unchecked_return_type = "CoverageReport")]
+/// `checkCoverage` (declared in pkg/entry/classes/plan.api.d.ts).
+#[wasm_bindgen(js_name = checkCoverage, skip_typescript)]
 pub fn check_coverage(
-    #[wasm_bindgen(js_name = "requirements", unchecked_param_type = "RequirementsInput")] requirements_value: JsValue,
-    #[wasm_bindgen(js_name = "plan", unchecked_param_type = "Plan | CoverageStep[]")] plan_value: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "CapabilityMap | CapabilityMapJson | null | undefined")] map: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Catalog | ToolIndex")] catalog: JsValue,
+    requirements_value: JsValue,
+    plan_value: JsValue,
+    map: JsValue,
+    catalog: JsValue,
 ) -> Result<JsValue, JsValue> {
     let req = requirements(&requirements_value)?;
     let p = plan::Plan::from_json(&json_arg(&plan_value, "plan")?).map_err(|e| js_error(&e))?;
@@ -537,27 +472,17 @@ pub fn check_coverage(
     Ok(to_js_value(&plan::check_coverage(&req, &p, &map, &index).to_json_value()))
 }
 
-/// The plan without the steps `report` calls unjustified (by position, else by tool name);
-/// every other field is kept.
-#[wasm_bindgen(js_name = applyRemovals, unchecked_return_type = "Plan")]
-pub fn apply_removals(
-    #[wasm_bindgen(js_name = "plan", unchecked_param_type = "Plan | CoverageStep[]")] plan_value: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Pick<CoverageReport, \"unjustified\"> & Partial<CoverageReport>")] report: JsValue,
-) -> Result<JsValue, JsValue> {
+/// `applyRemovals` (declared in pkg/entry/classes/plan.api.d.ts).
+#[wasm_bindgen(js_name = applyRemovals, skip_typescript)]
+pub fn apply_removals(plan_value: JsValue, report: JsValue) -> Result<JsValue, JsValue> {
     let p = json_arg(&plan_value, "plan")?;
     let r = json_arg(&report, "report")?;
     plan::apply_report(&p, &r).map(|v| to_js_value(&v)).map_err(|e| js_error(&e))
 }
 
-/// `"safe"` (missing df, column casing, default params) or `"semantic"` (tool, grouping,
-/// metric, time grain or another intent-carrying param changed: reject and re-plan).
-/// `options.semanticParams` replaces the list of intent-carrying params.
-#[wasm_bindgen(js_name = classifyRepair, unchecked_return_type = "\"safe\" | \"semantic\"")]
-pub fn classify_repair(
-    #[wasm_bindgen(unchecked_param_type = "CoverageStep | Record<string, unknown>")] before: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "CoverageStep | Record<string, unknown>")] after: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "{ semanticParams?: string[] }")] options: Option<JsValue>,
-) -> Result<String, JsValue> {
+/// `classifyRepair` (declared in pkg/entry/classes/plan.api.d.ts).
+#[wasm_bindgen(js_name = classifyRepair, skip_typescript)]
+pub fn classify_repair(before: JsValue, after: JsValue, options: Option<JsValue>) -> Result<String, JsValue> {
     let a = json_arg(&before, "before")?;
     let b = json_arg(&after, "after")?;
     let semantic = match options.and_then(|o| get(&o, "semanticParams")) {
@@ -567,13 +492,9 @@ pub fn classify_repair(
     plan::classify_repair(&a, &b, &semantic).map(|c| c.as_str().to_string()).map_err(|e| js_error(&e))
 }
 
-/// The auto time grain: `"day"` below 90 days of span or above 60 points, `"week"` up to 365
-/// days, `"month"` beyond. Throws `invalid_input` for negative or non-finite numbers.
-#[wasm_bindgen(js_name = autoTimeGrain, unchecked_return_type = "\"day\" | \"week\" | \"month\"")]
-pub fn auto_time_grain(
-    #[wasm_bindgen(js_name = "spanDays", unchecked_param_type = "number")] span_days: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "number")] points: JsValue,
-) -> Result<String, JsValue> {
+/// `autoTimeGrain` (declared in pkg/entry/classes/plan.api.d.ts).
+#[wasm_bindgen(js_name = autoTimeGrain, skip_typescript)]
+pub fn auto_time_grain(span_days: JsValue, points: JsValue) -> Result<String, JsValue> {
     let as_number = |v: &JsValue, what: &str| v.as_f64().ok_or_else(|| bad(format!("{what} must be a number")));
     let (span_days, points) = (as_number(&span_days, "spanDays")?, as_number(&points, "points")?);
     plan::auto_time_grain(span_days, points).map(str::to_string).map_err(|e| js_error(&e))

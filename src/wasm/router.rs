@@ -1,10 +1,5 @@
-//! The handle of JS class `StreamRouter`, and the `RoutedEvent` type.
-//!
-//! Events cross the boundary once per call in the result format of abi.rs: `Packed` writes
-//! every event's strings into one UTF-8 text and its shape into op words (a `ROUTE_` opcode,
-//! then indices and UTF-16 lengths), and pkg/entry/classes/router.js builds the objects.
-//! Values (tool call arguments, the action, usage) travel as JSON text and come out of
-//! `JSON.parse`.
+//! The handle of JS class `StreamRouter` (its events packed by `crate::flat::RouterPack`,
+//! built by pkg/entry/classes/router.js), `structuredRequest` and `structuredModes`.
 
 use super::de::{options, Size};
 use super::handle::methods;
@@ -83,9 +78,7 @@ impl JsStreamRouter {
         self.done(r)
     }
 
-    /// Packs the call's events and describes them in the header; the count, or `FAILED` with
-    /// the error kept. When packing runs out of memory the events are lost, so the router
-    /// fails with `memory_limit_exceeded` (and stays failed).
+    /// Packs the call's events; out of memory, they are lost and the router fails for good.
     fn done(&mut self, r: crate::Result<()>) -> u32 {
         let r = match self.out.pack(&self.events) {
             Ok(()) => r,
@@ -121,20 +114,9 @@ options! {
     }
 }
 
-/// The request body that asks `provider` for output matching `options.schema`, in the
-/// strongest way it supports (forced tool call, JSON-schema response format, JSON mode, or
-/// prompt-only; see `structuredModes`). Throws `invalid_option` (a value out of range or of
-/// the wrong type), `invalid_input` (a key that is not an option, a value `JSON.stringify`
-/// cannot encode), `input_too_large` (`messages` or `schema` past 64 MiB of JSON text) or
-/// `json_too_deep`.
-#[wasm_bindgen(js_name = structuredRequest, unchecked_return_type = "Record<string, unknown>")]
-pub fn structured_request(
-    #[wasm_bindgen(
-        unchecked_param_type = "\"openai-chat\" | \"openai-responses\" | \"anthropic\" | \"gemini\" | \"gemini-interactions\" | \"ollama\" | \"bedrock\" | \"cohere\" | \"text\""
-    )]
-    provider: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "StructuredRequestInit")] options: JsValue,
-) -> Result<JsValue, JsValue> {
+/// `structuredRequest` (declared in pkg/entry/classes/router.api.d.ts).
+#[wasm_bindgen(js_name = structuredRequest, skip_typescript)]
+pub fn structured_request(provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let provider = provider_of(&super::text_arg(&provider, "provider")?)?;
     let StructuredRequestInit { messages, schema, name, stream, mode, model } = StructuredRequestInit::from_js(Some(options))?;
     let messages = match messages.map(|m| json_option(&m, "messages")).transpose()? {
@@ -159,9 +141,9 @@ fn json_option(value: &JsValue, what: &str) -> Result<crate::JsonValue, JsValue>
     crate::parse_strict(text.as_bytes()).map_err(|e| js_error(&e))
 }
 
-/// The structured-output modes `provider` supports, strongest first (the capability table).
-#[wasm_bindgen(js_name = structuredModes, unchecked_return_type = "(\"tool\" | \"json_schema\" | \"json_object\" | \"prompt\")[]")]
-pub fn structured_modes(#[wasm_bindgen(unchecked_param_type = "string")] provider: JsValue) -> Result<Vec<String>, JsValue> {
+/// `structuredModes` (declared in pkg/entry/classes/router.api.d.ts).
+#[wasm_bindgen(js_name = structuredModes, skip_typescript)]
+pub fn structured_modes(provider: JsValue) -> Result<Vec<String>, JsValue> {
     let provider = provider_of(&super::text_arg(&provider, "provider")?)?;
     Ok(crate::structured_modes(provider).iter().map(|m| m.as_str().to_string()).collect())
 }

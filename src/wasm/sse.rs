@@ -1,7 +1,6 @@
 //! JS classes `SseDecoder` and `SseEncoder` (the encoder only with feature `sse`: the client
 //! entry decodes only).
 
-use super::abi::Route;
 use super::de::{options, DeError, FlatOptions, Size};
 #[cfg(feature = "sse")]
 use super::de::{whole_arg, Count, MAX_SAFE};
@@ -9,6 +8,7 @@ use super::de::{whole_arg, Count, MAX_SAFE};
 use super::handle::NOT_UNITS;
 use super::handle::{class, handle, methods, then_end, Io};
 use super::js_error;
+use crate::flat::abi::Route;
 use crate::flat::SsePack;
 use crate::sse::Bytes;
 use crate::{Error, ErrorKind, SseMessage};
@@ -91,18 +91,9 @@ handle! {
 
 #[wasm_bindgen(js_class = SseDecoderHandle)]
 impl JsSseDecoder {
-    /// Decodes `len` of the input buffer (and ends the stream when `end`: the last events, an
-    /// unterminated one only with `flushOnFinish`; the decoder may then be fed a new stream).
-    /// The events are described in the header (abi.rs). By the header's route (`feed`):
-    /// - bytes, or the UTF-8 of a string: decoded as bytes;
-    /// - the UTF-8 of an all-ASCII string: as text whose offsets are the string's, so an event
-    ///   whose data is one line of the chunk comes back as a range of it (`SSE_RANGE`), which
-    ///   JS slices from the string it fed;
-    /// - a string's UTF-16 code units (`SseDecoder::feed_utf16le`): as text through its
-    ///   skeleton, with ranges as for ASCII; `NOT_UNITS` having read nothing for a lone
-    ///   surrogate or a byte order mark begun by bytes (JS then feeds the UTF-8). The client
-    ///   entry's build (without feature `sse`) reads no units (6.7 KB of `.wasm` a page would
-    ///   not use): always `NOT_UNITS`, and its ASCII strings are read as bytes.
+    /// Decodes `len` of the input buffer by its route: bytes; ASCII text, whose one-line data
+    /// comes back as a range of the string (`SSE_RANGE`); or UTF-16 units through their
+    /// skeleton (`NOT_UNITS` for a lone surrogate or a BOM begun by bytes).
     fn step(&mut self, len: u32, end: bool) -> u32 {
         self.out.clear();
         let r = match self.io.header.take_route() {
@@ -178,13 +169,8 @@ mod encoder {
 
     #[wasm_bindgen(js_class = SseEncoderHandle)]
     impl JsSseEncoder {
-        /// The wire form of one event, ending with the blank line that dispatches it.
-        /// Throws `sse_invalid_field` for CR/LF in `event` or `id`.
         #[wasm_bindgen(skip_typescript)]
-        pub fn encode(
-            &mut self,
-            #[wasm_bindgen(unchecked_param_type = "SseMessageInit")] message: JsValue,
-        ) -> Result<String, JsValue> {
+        pub fn encode(&mut self, message: JsValue) -> Result<String, JsValue> {
             let m = SseMessageInit::read(message)
                 .map_err(|e| js_error(&Error::new(ErrorKind::InvalidInput, format!("invalid SSE message: {e}"))))?;
             let id = m.id.map(|v| {

@@ -1,15 +1,12 @@
-//! JS classes `TagFilter`, `TaggedTurn`, `TagEventWriter` and the functions `parseTagged`,
-//! `checkTagged`, `sanitizeUntrusted`, `tagContract`, `correctiveMessage`.
-//!
-//! Offsets (`violations[].offset`, `error.offset`) are UTF-8 byte offsets into the response,
-//! the same for string and byte input, so that the filter and `parseTagged` agree.
+//! The tag classes and functions. Offsets are UTF-8 byte offsets into the response for string
+//! and byte input alike, so that the filter and `parseTagged` agree.
 
-use super::abi::Route;
 use super::de::{both, options, Count, Size};
 use super::de::{Any, DeError, Read};
 use super::handle::methods;
 use super::handle::{class, handle, Io, NOT_UNITS};
 use super::{js_error, opt_text_arg, plain_object, text_arg};
+use crate::flat::abi::Route;
 use crate::flat::{RangeSink, TagPieces};
 use crate::tags::DEFAULT_MAX_BUFFER_BYTES;
 use crate::tags::{
@@ -45,9 +42,8 @@ fn filter_options(value: Option<JsValue>) -> Result<TagFilterOptions, JsValue> {
     Ok(TagFilterInit::from_js(value)?.core())
 }
 
-/// Block texts by lowercase name as a plain object whose every name is an own data property
-/// (`Object.fromEntries`): `__proto__` too, which serde's assignment would hand to the
-/// prototype setter and lose. Names of digits are listed first by JS, as on any object.
+/// Block texts by lowercase name, each an own data property (`Object.fromEntries`: `__proto__`
+/// too, which an assignment would hand to the prototype setter).
 fn blocks_js(blocks: &[(String, String)]) -> Result<JsValue, JsValue> {
     let entries = js_sys::Array::new();
     for (name, text) in blocks {
@@ -108,17 +104,9 @@ handle! {
 
 #[wasm_bindgen(js_class = TagFilterHandle)]
 impl JsTagFilter {
-    /// Reads `len` of the input buffer, by the header's route: bytes; the UTF-8 of a JS string
-    /// (needs no validation: `TextEncoder` wrote it), whose pieces of text are UTF-16 ranges of
-    /// the string; or a string's UTF-16 code units (Node writes those several times faster
-    /// than UTF-8 when the string has characters beyond Latin-1), whose skeleton the filter
-    /// reads (`TagInput::Units`), with every piece of text a UTF-16 range of the string
-    /// (`NOT_UNITS` without reading anything when the chunk has a lone surrogate or UTF-8 of
-    /// a byte chunk is carried: JS then feeds the chunk as UTF-8). The pieces of text are
-    /// described in the header (abi.rs `TAG_` kinds); returns their count, or `FAILED`.
-    ///
-    /// With `end` (`finish(len)`), the bytes (an error there only makes the verdict
-    /// `ok: false`) and then the end of the response: the verdict is `takeResult()`.
+    /// Reads `len` of the input buffer by its route: bytes; a string's UTF-8, its pieces UTF-16
+    /// ranges of the string; or its UTF-16 units through their skeleton (`NOT_UNITS` for a
+    /// lone surrogate or carried UTF-8). With `end`, the verdict is then `takeResult()`.
     fn step(&mut self, len: u32, end: bool) -> u32 {
         self.pieces.clear();
         if end {
@@ -139,9 +127,8 @@ impl JsTagFilter {
                 else {
                     return NOT_UNITS;
                 };
-                // All ASCII: the skeleton is the text's UTF-8 itself. The header's FLAGS tell
-                // JS so: the next chunk may go in as UTF-8 (`TextEncoder` writes ASCII faster
-                // than this reads UTF-16). Skeleton offsets are UTF-16 offsets: no conversion.
+                // All ASCII: the skeleton is the UTF-8 itself, and FLAGS tell JS to write the
+                // next chunk as UTF-8 (faster for ASCII).
                 let ascii = len8 == u64::from(len);
                 self.io.header.flags(u32::from(ascii));
                 let s = &self.skeleton[..];
@@ -159,9 +146,6 @@ impl JsTagFilter {
         self.done(r)
     }
 
-    /// `{ ok, parse_ok, blocks: {}, violations }` of the last `finish` (JS adds the blocks and
-    /// the deltas). Nothing more can be fed, so the scratch memory goes back now, after JS
-    /// read the pieces (boundary.js rule 3).
     #[wasm_bindgen(js_name = takeResult, skip_typescript)]
     pub fn take_result(&mut self) -> Result<JsValue, JsValue> {
         self.io.input.release();
@@ -199,15 +183,9 @@ fn judged(
     Ok((r, text, nonce, o))
 }
 
-/// The strict final parser: the blocks by lowercase name (`{ artifact, user }`), or throws
-/// `StreamrouteError` `tag_contract_violation` with `error.violations` (`[{ code, offset }]`,
-/// byte offsets) and `error.offset` of the first. Agrees with `TagFilter` on every input.
-#[wasm_bindgen(js_name = parseTagged, unchecked_return_type = "{ artifact: string; user: string; [name: string]: string }")]
-pub fn parse_tagged(
-    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "string")] nonce: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "TagFilterInit")] options_value: Option<JsValue>,
-) -> Result<JsValue, JsValue> {
+/// `parseTagged` (declared in pkg/entry/classes/tags.api.d.ts).
+#[wasm_bindgen(js_name = parseTagged, skip_typescript)]
+pub fn parse_tagged(text: JsValue, nonce: JsValue, options_value: Option<JsValue>) -> Result<JsValue, JsValue> {
     let (r, text, nonce, o) = &judged(&text, &nonce, options_value)?;
     if r.parse_ok {
         return blocks_js(&r.blocks);
@@ -218,23 +196,15 @@ pub fn parse_tagged(
     Err(super::js_error_with(&err, &[("violations", violations_js(&r.violations)), ("blocks", blocks_js(&r.blocks)?)]))
 }
 
-/// Judges a complete response without throwing on violations: the `TagResult` that
-/// `TagFilter.finish()` gives for the same text (with `deltas: []`).
-#[wasm_bindgen(js_name = checkTagged, unchecked_return_type = "TagResult")]
-pub fn check_tagged(
-    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "string")] nonce: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "TagFilterInit")] options_value: Option<JsValue>,
-) -> Result<JsValue, JsValue> {
+/// `checkTagged` (declared in pkg/entry/classes/tags.api.d.ts).
+#[wasm_bindgen(js_name = checkTagged, skip_typescript)]
+pub fn check_tagged(text: JsValue, nonce: JsValue, options_value: Option<JsValue>) -> Result<JsValue, JsValue> {
     result_js(&judged(&text, &nonce, options_value)?.0, js_sys::Array::new().into())
 }
 
-/// Neutralises every sequence of untrusted text (user input, documents, tool output) that
-/// could be read as a block marker for any nonce, including look-alike brackets and colons,
-/// invisible characters and a fragment at the end: the opening bracket becomes `(` and the
-/// bracket closing the token `)`. Ordinary brackets stay. Idempotent.
-#[wasm_bindgen(js_name = sanitizeUntrusted)]
-pub fn sanitize_untrusted(#[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<String, JsValue> {
+/// `sanitizeUntrusted` (declared in pkg/entry/classes/tags.api.d.ts).
+#[wasm_bindgen(js_name = sanitizeUntrusted, skip_typescript)]
+pub fn sanitize_untrusted(text: JsValue) -> Result<String, JsValue> {
     Ok(crate::sanitize_untrusted(&text_arg(&text, "text")?))
 }
 
@@ -248,13 +218,9 @@ options! {
     }
 }
 
-/// The strict prompt contract for the system prompt: exactly one block of each name in
-/// order, nothing outside them, markers copied exactly.
-#[wasm_bindgen(js_name = tagContract)]
-pub fn tag_contract(
-    #[wasm_bindgen(unchecked_param_type = "string")] nonce: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "TagContractOptions")] options_value: Option<JsValue>,
-) -> Result<String, JsValue> {
+/// `tagContract` (declared in pkg/entry/classes/tags.api.d.ts).
+#[wasm_bindgen(js_name = tagContract, skip_typescript)]
+pub fn tag_contract(nonce: JsValue, options_value: Option<JsValue>) -> Result<String, JsValue> {
     let nonce = &text_arg(&nonce, "nonce")?;
     let o = TagContractOptions::from_js(options_value)?;
     let fo = core_options(o.blocks, None);
@@ -300,13 +266,12 @@ fn number(a: &Any) -> Option<f64> {
     }
 }
 
-/// The short format-only corrective message for the single retry; `violations` (from
-/// `finish()` or codes) say what went wrong.
-#[wasm_bindgen(js_name = correctiveMessage)]
+/// `correctiveMessage` (declared in pkg/entry/classes/tags.api.d.ts).
+#[wasm_bindgen(js_name = correctiveMessage, skip_typescript)]
 pub fn corrective_message(
-    #[wasm_bindgen(unchecked_param_type = "string")] nonce: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "Array<TagViolation | string>")] violations: Option<JsValue>,
-    #[wasm_bindgen(unchecked_optional_param_type = "TagFilterInit")] options_value: Option<JsValue>,
+    nonce: JsValue,
+    violations: Option<JsValue>,
+    options_value: Option<JsValue>,
 ) -> Result<String, JsValue> {
     let nonce = &text_arg(&nonce, "nonce")?;
     let v: Vec<CoreViolation> = match violations {
@@ -371,9 +336,7 @@ impl JsTaggedTurn {
         self.inner.contract(&d.0).map_err(|e| js_error(&e))
     }
 
-    /// Streams `len` bytes of the input buffer (and ends the current response when `end`: an
-    /// error in those bytes then only shows in the verdict, and the step is `takeStep()`).
-    /// The deltas are described in the header as `TagFilter`'s are.
+    /// Streams `len` bytes (with `end`, ends the response: the step is `takeStep()`).
     fn step(&mut self, len: u32, end: bool) -> u32 {
         self.deltas.clear();
         let r = self.inner.feed(self.io.input.bytes(len), &mut self.deltas);
@@ -381,8 +344,6 @@ impl JsTaggedTurn {
         self.done(r)
     }
 
-    /// `{ type: "retry", corrective, result }` or `{ type: "done", ok, parse_ok, result }` of
-    /// the last `finish` (JS adds `result.deltas`).
     #[wasm_bindgen(js_name = takeStep, skip_typescript)]
     pub fn take_step(&mut self) -> Result<JsValue, JsValue> {
         let none = || js_sys::Array::new().into();
@@ -466,9 +427,7 @@ both! {
     }
 }
 
-/// Turns deltas into the SSE events of the design (`artifact_delta {text}`,
-/// `user_delta {text}`, `done {ok, parse_ok}`, `ping {}`) with monotonic `id:` and an
-/// optional `retry:` on the first event, through `SseEncoder`.
+/// The wasm half of `TagEventWriter`.
 #[wasm_bindgen(js_name = TagEventWriterHandle, skip_typescript)]
 pub struct JsTagEventWriter {
     inner: crate::TagEventWriter,
@@ -484,9 +443,8 @@ class! {
 
 #[wasm_bindgen(js_class = TagEventWriterHandle)]
 impl JsTagEventWriter {
-    /// One event per delta (`event: artifact_delta`, `data: {"text":…}`).
     #[wasm_bindgen(skip_typescript)]
-    pub fn deltas(&mut self, #[wasm_bindgen(unchecked_param_type = "TagDelta[]")] deltas: JsValue) -> Result<String, JsValue> {
+    pub fn deltas(&mut self, deltas: JsValue) -> Result<String, JsValue> {
         let list: Vec<DeltaArg> = super::de::from_js(deltas)
             .map_err(|e| js_error(&Error::new(ErrorKind::InvalidInput, format!("deltas must be TagDelta[]: {e}"))))?;
         let mut out = String::new();
@@ -496,10 +454,8 @@ impl JsTagEventWriter {
         Ok(out)
     }
 
-    /// The `done` event: `data: {"ok":…,"parse_ok":…}` (pass the `TagResult` or a turn's
-    /// `done` step).
     #[wasm_bindgen(skip_typescript)]
-    pub fn done(&mut self, #[wasm_bindgen(unchecked_param_type = "DoneInit")] result: JsValue) -> Result<String, JsValue> {
+    pub fn done(&mut self, result: JsValue) -> Result<String, JsValue> {
         let d: DoneInit = super::de::from_js(result)
             .map_err(|e| js_error(&Error::new(ErrorKind::InvalidInput, format!("done needs {{ ok, parse_ok }}: {e}"))))?;
         let mut out = String::new();
@@ -507,7 +463,6 @@ impl JsTagEventWriter {
         Ok(out)
     }
 
-    /// The heartbeat event `event: ping`, `data: {}`.
     #[wasm_bindgen(skip_typescript)]
     pub fn ping(&mut self) -> Result<String, JsValue> {
         let mut out = String::new();

@@ -49,3 +49,41 @@ export interface AnswerExtractorInit {
    */
   maxBufferBytes?: number;
 }
+
+// The functions of this module's entries (exported by the wasm glue).
+
+/**
+ * Finds and normalises the planner action in model output (or an object).
+ * Throws `action_payload_unparseable` or `action_missing_next_node`.
+ */
+export function normalizeAction(raw: string | object): PlannerAction;
+
+/**
+ * `normalizeAction` plus where the action came from, the repairs applied, the ignored
+ * prefix/suffix and the other candidates.
+ */
+export function normalizeActionWithDiagnostics(raw: string | object): NormalizedAction;
+
+/**
+ * The legacy `{thought, next_node, args, plan, join}` shape of a (normalised) action.
+ */
+export function actionToLegacy(action: PlannerAction | string): Record<string, unknown>;
+
+/**
+ * Repairs broken JSON (fences, prose, comments, quotes, Python and JS literals, commas,
+ * truncation, …) into valid compact JSON text. Throws `StreamrouteError`
+ * `json_unrepairable` when there is no value in `text`, `json_too_deep` past 512 levels.
+ */
+export function repairJson(text: string): string;
+
+/**
+ * `repairJson`, with the repairs applied: `{ json, repairs: [{ kind, offset }] }`, offsets
+ * in UTF-16 code units of `text`.
+ */
+export function repairJsonWithLog(text: string): RepairResult;
+
+/**
+ * Parses JSON text into a JS value: strictly (RFC 8259; `json_invalid` with the UTF-16
+ * `offset` of the problem), or with `{ repair: true }` after repairing it.
+ */
+export function parseJson(text: string, options?: ParseJsonOptions): unknown;

@@ -275,3 +275,20 @@ export function buildFinalPayload(
   args: FinalResponseArgs | PlannerAction | Record<string, unknown> | string | null,
   context?: FinalPayloadContext,
 ): BuiltFinalPayload;
+
+// The functions of this module's entries (exported by the wasm glue).
+
+/**
+ * `redactArtifacts` on JSON text: takes the observation as JSON and returns JSON (the cheap
+ * way across the wasm boundary for big observations). The result is always the JSON text of
+ * what `redactArtifacts` returns for the parsed value: a JSON string literal holding a JSON
+ * object or array is redacted inside, like such a string given to `redactArtifacts`.
+ */
+export function redactArtifactsJson(observation_json: string, schema: Record<string, unknown> | boolean | string): string;
+
+/**
+ * The sources of a run: objects of observations whose schema declares
+ * `"produces_sources": true`, mapped through `source_field` (or the names `title`, `url`,
+ * `snippet`, `relevance_score`), deduplicated on (title, url, snippet).
+ */
+export function collectSources(steps: ToolStepInput[]): Source[];

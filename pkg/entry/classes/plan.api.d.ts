@@ -294,3 +294,72 @@ export class ToolIndex extends Handled {
    */
   readonly size: number;
 }
+
+// The functions of this module's entries (exported by the wasm glue).
+
+/**
+ * Validates extracted requirements against the closed label sets (the defaults, extended by
+ * `labels`). Returns them normalised (every field present, labels lowercased). Throws
+ * `StreamrouteError` `requirements_invalid` whose `errors` list every problem with its path.
+ */
+export function validateRequirements(value: RequirementsInput | string, labels?: RequirementLabels): Requirements;
+
+/**
+ * The corrective prompt for a failed extraction, from `error.errors` of
+ * `requirements_invalid` (or the error itself).
+ */
+export function reextractionMessage(errors: RequirementIssue[] | { errors: RequirementIssue[] }): string;
+
+/**
+ * The default closed label sets.
+ */
+export function defaultLabels(): Required<RequirementLabels>;
+
+/**
+ * The retrieval queries narrowing builds from requirements (one per requirement, then the
+ * combined one): embed these for `queryVectors`.
+ */
+export function retrievalQueries(requirements: RequirementsInput): string[];
+
+/**
+ * Narrows the tool list with the design's precedence: template tools always, retrieval tools
+ * until the cap, the safety set appended when missing (even past the cap), lowest-scoring
+ * retrieval tools dropped first. Searches `options.index` (a `ToolIndex`), or
+ * `options.catalog`, or takes `options.retrieved` as the ranking.
+ */
+export function narrowTools(options: NarrowOptions): NarrowResult;
+
+/**
+ * The deterministic coverage check: every requirement met by a step, every step citing a
+ * requirement it can meet, grouping before plotting, time-aware steps for time. `map`
+ * defaults to the design's mapping; `catalog` is a catalog or a `ToolIndex`.
+ */
+export function checkCoverage(
+  requirements: RequirementsInput,
+  plan: Plan | CoverageStep[],
+  map: CapabilityMap | CapabilityMapJson | null | undefined,
+  catalog: Catalog | ToolIndex,
+): CoverageReport;
+
+/**
+ * The plan without the steps `report` calls unjustified (by position, else by tool name);
+ * every other field is kept.
+ */
+export function applyRemovals(plan: Plan | CoverageStep[], report: Pick<CoverageReport, 'unjustified'> & Partial<CoverageReport>): Plan;
+
+/**
+ * `"safe"` (missing df, column casing, default params) or `"semantic"` (tool, grouping,
+ * metric, time grain or another intent-carrying param changed: reject and re-plan).
+ * `options.semanticParams` replaces the list of intent-carrying params.
+ */
+export function classifyRepair(
+  before: CoverageStep | Record<string, unknown>,
+  after: CoverageStep | Record<string, unknown>,
+  options?: { semanticParams?: string[] },
+): 'safe' | 'semantic';
+
+/**
+ * The auto time grain: `"day"` below 90 days of span or above 60 points, `"week"` up to 365
+ * days, `"month"` beyond. Throws `invalid_input` for negative or non-finite numbers.
+ */
+export function autoTimeGrain(spanDays: number, points: number): 'day' | 'week' | 'month';

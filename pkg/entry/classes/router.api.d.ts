@@ -39,3 +39,23 @@ export class StreamRouter extends StreamMachine<RoutedEvent[]> {
   /** A TransformStream<Uint8Array | string, RoutedEvent> over this router (the main entry). */
   transform(): TransformStream<Uint8Array | string, RoutedEvent>;
 }
+
+// The functions of this module's entries (exported by the wasm glue).
+
+/**
+ * The request body that asks `provider` for output matching `options.schema`, in the
+ * strongest way it supports (forced tool call, JSON-schema response format, JSON mode, or
+ * prompt-only; see `structuredModes`). Throws `invalid_option` (a value out of range or of
+ * the wrong type), `invalid_input` (a key that is not an option, a value `JSON.stringify`
+ * cannot encode), `input_too_large` (`messages` or `schema` past 64 MiB of JSON text) or
+ * `json_too_deep`.
+ */
+export function structuredRequest(
+  provider: 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'gemini-interactions' | 'ollama' | 'bedrock' | 'cohere' | 'text',
+  options: StructuredRequestInit,
+): Record<string, unknown>;
+
+/**
+ * The structured-output modes `provider` supports, strongest first (the capability table).
+ */
+export function structuredModes(provider: string): ('tool' | 'json_schema' | 'json_object' | 'prompt')[];

@@ -150,3 +150,47 @@ export interface TagResult {
 export type TurnStep =
   | { type: 'retry'; corrective: string; result: TagResult }
   | { type: 'done'; ok: boolean; parse_ok: boolean; result: TagResult };
+
+// The functions of this module's entries (exported by the wasm glue).
+
+/**
+ * The strict final parser: the blocks by lowercase name (`{ artifact, user }`), or throws
+ * `StreamrouteError` `tag_contract_violation` with `error.violations` (`[{ code, offset }]`,
+ * byte offsets) and `error.offset` of the first. Agrees with `TagFilter` on every input.
+ */
+export function parseTagged(
+  text: string,
+  nonce: string,
+  options_value?: TagFilterInit,
+): { artifact: string; user: string; [name: string]: string };
+
+/**
+ * Judges a complete response without throwing on violations: the `TagResult` that
+ * `TagFilter.finish()` gives for the same text (with `deltas: []`).
+ */
+export function checkTagged(text: string, nonce: string, options_value?: TagFilterInit): TagResult;
+
+/**
+ * Neutralises every sequence of untrusted text (user input, documents, tool output) that
+ * could be read as a block marker for any nonce, including look-alike brackets and colons,
+ * invisible characters and a fragment at the end: the opening bracket becomes `(` and the
+ * bracket closing the token `)`. Ordinary brackets stay. Idempotent.
+ */
+export function sanitizeUntrusted(text: string): string;
+
+/**
+ * The strict prompt contract for the system prompt: exactly one block of each name in
+ * order, nothing outside them, markers copied exactly.
+ */
+export function tagContract(nonce: string, options_value?: TagContractOptions): string;
+
+/**
+ * The short format-only corrective message for the single retry; `violations` (from
+ * `finish()` or codes) say what went wrong.
+ */
+export function correctiveMessage(nonce: string, violations?: Array<TagViolation | string>, options_value?: TagFilterInit): string;
+
+/**
+ * 32 lowercase hex characters (128 bits) from the platform's cryptographic RNG.
+ */
+export function makeNonce(): string;

@@ -70,7 +70,7 @@ pub const FAILED: u32 = u32::MAX;
 pub const NOT_UNITS: u32 = u32::MAX - 1;
 
 /// A machine's header: the `[u32; HEADER_LEN]` JS reads after each call.
-pub(crate) struct Header(Box<[u32; HEADER_LEN as usize]>);
+pub struct Header(Box<[u32; HEADER_LEN as usize]>);
 
 impl Default for Header {
     fn default() -> Self {
@@ -80,22 +80,22 @@ impl Default for Header {
 
 impl Header {
     /// Its address, for `header()` (stable for the handle's lifetime).
-    pub(crate) fn ptr(&self) -> u32 {
+    pub fn ptr(&self) -> u32 {
         self.0.as_ptr() as usize as u32
     }
 
     /// Describes a result: UTF-8 `text` and `ops`, `count` results.
-    pub(crate) fn utf8(&mut self, text: &[u8], ops: &[u32], count: u32) {
+    pub fn utf8(&mut self, text: &[u8], ops: &[u32], count: u32) {
         self.set(text.as_ptr() as usize, text.len(), TEXT_UTF8, ops, count);
     }
 
     /// Describes a result whose text is all ASCII (the caller knows it).
-    pub(crate) fn ascii(&mut self, text: &[u8], ops: &[u32], count: u32) {
+    pub fn ascii(&mut self, text: &[u8], ops: &[u32], count: u32) {
         self.set(text.as_ptr() as usize, text.len(), TEXT_ASCII, ops, count);
     }
 
     /// Describes a result whose text is UTF-16 code units.
-    pub(crate) fn utf16(&mut self, text: &[u16], ops: &[u32], count: u32) {
+    pub fn utf16(&mut self, text: &[u16], ops: &[u32], count: u32) {
         self.set(text.as_ptr() as usize, text.len(), TEXT_UTF16, ops, count);
     }
 
@@ -110,13 +110,13 @@ impl Header {
     }
 
     /// Sets the [`FLAGS`] slot.
-    pub(crate) fn flags(&mut self, flags: u32) {
+    pub fn flags(&mut self, flags: u32) {
         self.0[FLAGS as usize] = flags;
     }
 
     /// The route of the chunk in the input buffer (JS wrote it before the call); the slot
     /// says [`ROUTE_BYTES`] again after it, for `finish(len)`, whose input is bytes.
-    pub(crate) fn take_route(&mut self) -> Route {
+    pub fn take_route(&mut self) -> Route {
         match std::mem::replace(&mut self.0[ROUTE as usize], ROUTE_BYTES) {
             ROUTE_UTF8 => Route::Utf8,
             ROUTE_ASCII => Route::Ascii,
@@ -128,7 +128,7 @@ impl Header {
 
 /// How the input buffer holds a chunk (the [`ROUTE`] slot).
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Route {
+pub enum Route {
     /// Bytes, any.
     Bytes,
     /// The UTF-8 of a JS string that is not all ASCII.
@@ -137,4 +137,42 @@ pub(crate) enum Route {
     Ascii,
     /// A JS string's UTF-16LE code units.
     Units,
+}
+
+/// The input buffer JS writes chunks into.
+#[derive(Default)]
+pub struct InputBuffer {
+    buf: Vec<u8>,
+}
+
+impl InputBuffer {
+    /// Makes room for `cap` bytes and returns where JS may write them.
+    ///
+    /// # Errors
+    /// `memory_limit_exceeded` when wasm memory cannot hold them (the buffer is unchanged).
+    pub fn ptr(&mut self, cap: u32) -> crate::Result<u32> {
+        let cap = cap as usize;
+        if self.buf.len() < cap {
+            crate::budget::try_grow_to(&mut self.buf, cap.next_power_of_two())?;
+        }
+        Ok(self.buf.as_mut_ptr() as usize as u32)
+    }
+
+    /// The `len` bytes JS wrote.
+    pub fn bytes(&self, len: u32) -> &[u8] {
+        &self.buf[..(len as usize).min(self.buf.len())]
+    }
+
+    /// JS wrote a string's `units` UTF-16 code units at offset `units` of the buffer (it
+    /// asked for `3 * units` bytes): turns them into UTF-8 at its start and returns the
+    /// UTF-8 length (see `text::utf16_to_utf8_in_place`).
+    pub fn units_to_utf8(&mut self, units: u32) -> u32 {
+        crate::text::utf16_to_utf8_in_place(&mut self.buf, units as usize) as u32
+    }
+
+    /// Gives the buffer back to the allocator (a finished machine that JS has not freed yet
+    /// then holds no scratch memory). JS asks `inPtr` again before writing (boundary.js rule 3).
+    pub fn release(&mut self) {
+        self.buf = Vec::new();
+    }
 }
