@@ -6,7 +6,6 @@ use super::handle::{handle, then_end, Io, FAILED};
 use super::js_error;
 use crate::flat::{wide_text, ChunkPack};
 use crate::AnswerExtractorOptions;
-use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
 /// `maxBufferBytes`: a whole number from 1 to 2^53 - 1.
@@ -91,23 +90,6 @@ options! {
         /// As for `AnswerExtractor`.
         max_buffer_bytes: BufferBytes = "maxBufferBytes" as "number",
     }
-}
-
-/// One `llm_stream_chunk` of the planner's SSE contract (the type only: `chunks` makes
-/// the objects).
-#[derive(Tsify)]
-pub struct LlmStreamChunk {
-    /// The new text (`""` for the closing chunk).
-    pub text: String,
-    /// `true` only on the closing chunk of a finish action.
-    pub done: bool,
-    /// `"answer"` for answer text, `"observation"` for the streamed thought.
-    pub phase: String,
-    /// `"answer"` or `"thinking"`.
-    pub channel: String,
-    /// The action sequence number given to the chunker, or `null`.
-    #[tsify(type = "number | null")]
-    pub action_seq: Option<f64>,
 }
 
 /// The wasm half of `LlmStreamChunker` (pkg/entry/classes/extractor.js).

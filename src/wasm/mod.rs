@@ -26,7 +26,6 @@ pub mod tags;
 
 pub(crate) use crate::text::{utf16_units, Utf16Offsets};
 use crate::{Error, ErrorKind};
-use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(module = "/pkg/entry/wasm-imports.js")]
@@ -90,25 +89,8 @@ pub fn version() -> String {
     crate::VERSION.to_string()
 }
 
-/// What this build is: the npm entry it is, its cargo features, its version and the default
-/// limits of its machines.
-// The type declaration only: `build_info` makes the object.
-#[derive(Tsify)]
-pub struct BuildInfo {
-    /// The npm entry this build is loaded by (`"streamroute"`, `"streamroute/sse"`, ...).
-    pub entry: String,
-    /// The cargo features it was built with (`["sse"]`, `["sse", "json", "tags", "router"]`).
-    pub features: Vec<String>,
-    /// The package version (one for every entry).
-    pub version: String,
-    /// Default caps in bytes, by name (`sseMaxLineBytes`, `sseMaxEventBytes` where the build
-    /// has the SSE decoder).
-    #[tsify(type = "Record<string, number>")]
-    pub limits: Vec<(String, f64)>,
-}
-
-/// The entry, features, version and default limits of this build.
-#[wasm_bindgen(js_name = buildInfo, unchecked_return_type = "BuildInfo")]
+/// `buildInfo` (declared in pkg/entry/classes/machine.api.d.ts).
+#[wasm_bindgen(js_name = buildInfo, skip_typescript)]
 pub fn build_info() -> Result<JsValue, JsValue> {
     // Built as plain objects directly: no serde serializer in the `.wasm`.
     // Every entry with an `SseDecoder`: the client's is JavaScript, with the same caps.

@@ -12,7 +12,6 @@ use crate::flat::abi::Route;
 use crate::flat::SsePack;
 use crate::sse::Bytes;
 use crate::{Error, ErrorKind, SseMessage};
-use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
 options! {
@@ -38,21 +37,12 @@ options! {
     }
 }
 
-/// An event to encode.
+/// An event to encode (declared in pkg/entry/classes/encoder.api.d.ts).
 #[cfg(feature = "sse")]
-#[derive(Tsify)]
-pub struct SseMessageInit {
-    /// The event type; omitted or `""` for an unnamed (`"message"`) event.
-    #[tsify(optional)]
+struct SseMessageInit {
     event: Option<String>,
-    /// The data; line breaks become several `data:` lines.
     data: String,
-    /// An explicit id (overrides the automatic one): a string, or a number written as JS
-    /// writes it.
-    #[tsify(optional, type = "string | number")]
     id: Option<Result<String, f64>>,
-    /// A reconnection time in milliseconds.
-    #[tsify(optional)]
     retry: Option<f64>,
 }
 

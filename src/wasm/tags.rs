@@ -13,7 +13,6 @@ use crate::tags::{
     TagDelta as CoreDelta, TagInput, TagResult as CoreResult, TagViolation as CoreViolation, TurnStep as CoreStep,
 };
 use crate::{Error, ErrorKind, TagFilterOptions};
-use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
 options! {
@@ -32,14 +31,9 @@ fn core_options(blocks: Option<Vec<String>>, max_buffer_bytes: Option<Size>) -> 
     TagFilterOptions { blocks, max_buffer_bytes: Size::or(max_buffer_bytes, DEFAULT_MAX_BUFFER_BYTES) }
 }
 
-impl TagFilterInit {
-    fn core(self) -> TagFilterOptions {
-        core_options(self.blocks, self.max_buffer_bytes)
-    }
-}
-
 fn filter_options(value: Option<JsValue>) -> Result<TagFilterOptions, JsValue> {
-    Ok(TagFilterInit::from_js(value)?.core())
+    let o = TagFilterInit::from_js(value)?;
+    Ok(core_options(o.blocks, o.max_buffer_bytes))
 }
 
 /// Block texts by lowercase name, each an own data property (`Object.fromEntries`: `__proto__`
@@ -95,7 +89,7 @@ handle! {
     JsTagFilter as TagFilterHandle;
     /// `new TagFilter(nonce, { blocks?, maxBufferBytes? })`.
     fn new([nonce = text_arg(&nonce, "nonce")?] o: TagFilterInit) {
-        let mut inner = crate::TagFilter::new(&nonce, o.core()).map_err(|e| js_error(&e))?;
+        let mut inner = crate::TagFilter::new(&nonce, core_options(o.blocks, o.max_buffer_bytes)).map_err(|e| js_error(&e))?;
         inner.stop_keeping_text();
         let types = type_names(&inner);
         Ok(JsTagFilter { types, inner, pieces: TagPieces::default(), skeleton: Vec::new(), result: None, io: Io::default() })
@@ -251,19 +245,13 @@ impl Read for CoreViolation {
 }
 
 fn string(a: &Any) -> Option<&String> {
-    if let Any::Str(s) = a {
-        Some(s)
-    } else {
-        None
-    }
+    let Any::Str(s) = a else { return None };
+    Some(s)
 }
 
 fn number(a: &Any) -> Option<f64> {
-    if let Any::Number(x) = a {
-        Some(*x)
-    } else {
-        None
-    }
+    let Any::Number(x) = a else { return None };
+    Some(*x)
 }
 
 /// `correctiveMessage` (declared in pkg/entry/classes/tags.api.d.ts).
@@ -409,12 +397,9 @@ options! {
 }
 
 both! {
-    /// The `done` event's data.
-    #[derive(Tsify)]
-    pub struct DoneInit {
-        /// The stream completed.
+    /// The `done` event's data (declared in pkg/entry/classes/tags.api.d.ts).
+    struct DoneInit {
         ok: bool = "ok",
-        /// The response met the contract.
         parse_ok: bool = "parse_ok",
     }
 }

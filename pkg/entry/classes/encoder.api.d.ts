@@ -23,3 +23,15 @@ export class SseEncoder extends Handled {
    */
   ping(): string;
 }
+
+/** An event to encode. */
+export interface SseMessageInit {
+  /** The event type; omitted or `""` for an unnamed (`"message"`) event. */
+  event?: string;
+  /** The data; line breaks become several `data:` lines. */
+  data: string;
+  /** An explicit id (overrides the automatic one): a string, or a number written as JS writes it. */
+  id?: string | number;
+  /** A reconnection time in milliseconds. */
+  retry?: number;
+}

@@ -87,3 +87,17 @@ export function repairJsonWithLog(text: string): RepairResult;
  * `offset` of the problem), or with `{ repair: true }` after repairing it.
  */
 export function parseJson(text: string, options?: ParseJsonOptions): unknown;
+
+/** One `llm_stream_chunk` of the planner's SSE contract. */
+export interface LlmStreamChunk {
+  /** The new text (`""` for the closing chunk). */
+  text: string;
+  /** `true` only on the closing chunk of a finish action. */
+  done: boolean;
+  /** `"answer"` for answer text, `"observation"` for the streamed thought. */
+  phase: string;
+  /** `"answer"` or `"thinking"`. */
+  channel: string;
+  /** The action sequence number given to the chunker, or `null`. */
+  action_seq: number | null;
+}

@@ -31,3 +31,18 @@ declare class StreamMachine<Result, Final = Result> extends Handled {
   /** Ends the input; returns the last results (see the class). */
   finish(): Final;
 }
+
+/** What this build is: the npm entry it is, its cargo features, its version and the default limits of its machines. */
+export interface BuildInfo {
+  /** The npm entry this build is loaded by (`"streamroute"`, `"streamroute/sse"`, ...). */
+  entry: string;
+  /** The cargo features it was built with (`["sse"]`, `["sse", "json", "tags", "router"]`). */
+  features: string[];
+  /** The package version (one for every entry). */
+  version: string;
+  /** Default caps in bytes, by name (`sseMaxLineBytes`, `sseMaxEventBytes` where the build has the SSE decoder). */
+  limits: Record<string, number>;
+}
+
+/** The entry, features, version and default limits of this build. */
+export function buildInfo(): BuildInfo;

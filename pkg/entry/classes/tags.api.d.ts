@@ -194,3 +194,11 @@ export function correctiveMessage(nonce: string, violations?: Array<TagViolation
  * 32 lowercase hex characters (128 bits) from the platform's cryptographic RNG.
  */
 export function makeNonce(): string;
+
+/** The `done` event's data. */
+export interface DoneInit {
+  /** The stream completed. */
+  ok: boolean;
+  /** The response met the contract. */
+  parse_ok: boolean;
+}
