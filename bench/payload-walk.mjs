@@ -89,19 +89,12 @@ function marks(nodes) {
   return m;
 }
 
+const TYPE_NAMES = { object: 'dict', string: 'str', boolean: 'bool' };
+
 function typeName(v) {
   if (v === null) return 'NoneType';
   if (Array.isArray(v)) return 'list';
-  switch (typeof v) {
-    case 'object':
-      return 'dict';
-    case 'string':
-      return 'str';
-    case 'boolean':
-      return 'bool';
-    default:
-      return Number.isInteger(v) ? 'int' : 'float';
-  }
+  return TYPE_NAMES[typeof v] ?? (Number.isInteger(v) ? 'int' : 'float');
 }
 
 function humanSize(bytes) {
