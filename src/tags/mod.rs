@@ -101,6 +101,7 @@ impl TagViolation {
     /// `"unknown"`).
     // A `match` compiles to a switch on the length and one comparison each; a search of a
     // constant array was unrolled into seven inlined comparisons (2 KB of `.wasm`).
+    #[inline]
     pub fn known_code(code: &str) -> &'static str {
         match code {
             "text_outside_blocks" => "text_outside_blocks",
