@@ -60,6 +60,11 @@ mod sse;
 mod tags;
 mod text;
 
+// The one chunking helper of the tests (tests/common), for the unit tests too.
+#[cfg(test)]
+#[path = "../tests/common/mod.rs"]
+mod test_common;
+
 /// The WebAssembly bindings (public only so that wasm-bindgen tests can reach them).
 #[cfg(target_arch = "wasm32")]
 #[doc(hidden)]

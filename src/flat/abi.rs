@@ -64,9 +64,11 @@ pub const ROUTE_ASCII: u32 = 2;
 pub const ROUTE_UNITS: u32 = 3;
 
 /// `feed` / `finish` result: the call failed; `takeError()` has the error.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub const FAILED: u32 = u32::MAX;
 /// `feed` result for a [`ROUTE_UNITS`] chunk: it was not read (a lone surrogate, or state that
 /// needs bytes); JS writes it as UTF-8 and calls `feed` again.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub const NOT_UNITS: u32 = u32::MAX - 1;
 
 /// A machine's header: the `[u32; HEADER_LEN]` JS reads after each call.
@@ -174,5 +176,57 @@ impl InputBuffer {
     /// then holds no scratch memory). JS asks `inPtr` again before writing (boundary.js rule 3).
     pub fn release(&mut self) {
         self.buf = Vec::new();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_header_says_where_a_calls_results_are_and_how_the_chunk_came() {
+        let mut h = Header::default();
+        let at = h.ptr();
+        let slot = |h: &Header, s: u32| h.0[s as usize];
+        let (text, ops) = ("h\u{e9}".as_bytes(), [7u32, 8]);
+        h.utf8(text, &ops, 2);
+        let addr = |p: *const u8| p as usize as u32;
+        let want = [addr(text.as_ptr()), 3, TEXT_UTF8, addr(ops.as_ptr().cast()), 2, 2];
+        assert_eq!([TEXT, TEXT_LEN, WIDE, OPS, OPS_LEN, COUNT].map(|s| slot(&h, s)), want);
+        h.ascii(b"ab", &[], 1);
+        assert_eq!((slot(&h, WIDE), slot(&h, TEXT_LEN)), (TEXT_ASCII, 2));
+        h.utf16(&[0x68, 0xe9, 0x21], &[], 1);
+        assert_eq!((slot(&h, WIDE), slot(&h, TEXT_LEN)), (TEXT_UTF16, 3));
+        h.flags(1);
+        assert_eq!(slot(&h, FLAGS), 1);
+        for (route, want) in
+            [(ROUTE_UTF8, Route::Utf8), (ROUTE_ASCII, Route::Ascii), (ROUTE_UNITS, Route::Units), (9, Route::Bytes)]
+        {
+            h.0[ROUTE as usize] = route;
+            assert!(h.take_route() == want);
+            // Then `finish(len)`, which JS does not route, reads bytes.
+            assert!(slot(&h, ROUTE) == ROUTE_BYTES && h.take_route() == Route::Bytes);
+        }
+        assert_eq!(h.ptr(), at, "the header stays where JS found it");
+    }
+
+    #[test]
+    fn the_input_buffer_takes_bytes_and_turns_units_into_utf8_in_place() {
+        let mut b = InputBuffer::default();
+        let at = b.ptr(5).unwrap();
+        assert_eq!(b.ptr(8).unwrap(), at, "room for 8 already (powers of two)");
+        b.buf[..5].copy_from_slice(b"hello");
+        assert_eq!(b.bytes(5), b"hello");
+        // A string of `n` units written as UTF-16LE at offset `n` of a `3n`-byte buffer.
+        let units: Vec<u16> = "h\u{e9}\u{1f600}!".encode_utf16().collect();
+        let n = units.len();
+        b.ptr(3 * n as u32).unwrap();
+        for (i, u) in units.iter().enumerate() {
+            b.buf[n + 2 * i..n + 2 * i + 2].copy_from_slice(&u.to_le_bytes());
+        }
+        let len = b.units_to_utf8(n as u32);
+        assert_eq!(b.bytes(len), "h\u{e9}\u{1f600}!".as_bytes());
+        b.release();
+        assert_eq!(b.bytes(5), b"");
     }
 }

@@ -8,9 +8,6 @@
 //! writes every `pub const` of this file and of abi.rs into the JS module of the boundary.
 //! The packers are pure Rust, tested natively against the machines' own outputs (`tests`).
 
-// Natively only the tests use this module, and not all of it.
-#![cfg_attr(test, allow(dead_code))]
-
 pub(crate) mod abi;
 #[cfg(feature = "partial")]
 mod json;

@@ -5,9 +5,14 @@ use crate::budget::{out_of_memory, try_extend};
 use crate::tags::{DeltaSink, TagDelta};
 use crate::text::utf16_units;
 
-/// A piece at `[a, b)` of `packed`, until the end of the call (then `TAG_BYTES` at its
+/// A piece at `[a, b)` of `packed`, until [`TagPieces::describe`] (then `TAG_BYTES` at its
 /// address). Never seen by JS.
-const PACKED: u32 = 2;
+pub(crate) const PACKED: u32 = 2;
+/// A piece at `[a, b)` of the chunk's bytes, until [`TagPieces::describe`] (then `TAG_BYTES`
+/// at its address). Never seen by JS.
+pub(crate) const INPUT: u32 = 4;
+// `TagPieces::describe` reads its table by these numbers.
+const _: () = assert!(TAG_SLICE == 0 && TAG_BYTES == 1 && PACKED == 2 && WIDE == 3 && INPUT == 4);
 /// A piece of a byte chunk with characters beyond ASCII, as UTF-16 code units at `[a, b)`
 /// of `wide` (byte offsets until the end of the call, then addresses: `TAG_UNITS`): JS turns
 /// UTF-16 into a string several times faster than it decodes such UTF-8.
@@ -60,20 +65,24 @@ impl TagPieces {
         Ok(())
     }
 
-    /// The pieces get their final addresses (their buffers no longer grow); returns their
-    /// count (the host reads `meta`).
-    pub fn describe(&mut self) -> u32 {
-        let base = self.packed.as_ptr() as usize as u32;
-        let wide = self.wide.as_ptr() as usize as u32;
+    /// The pieces get their final addresses (their buffers no longer grow; `input` is the
+    /// chunk the sink read); returns their count (the host reads `meta`).
+    pub fn describe(&mut self, input: &[u8]) -> u32 {
+        let at = |p: *const u8| p as usize as u32;
+        // By kind: what it becomes, and the base its offsets are from.
+        let kinds = [
+            (TAG_SLICE, 0),
+            (TAG_BYTES, 0),
+            (TAG_BYTES, at(self.packed.as_ptr())),
+            (TAG_UNITS, at(self.wide.as_ptr().cast())),
+            (TAG_BYTES, at(input.as_ptr())),
+        ];
         for piece in self.meta.chunks_exact_mut(4) {
-            if piece[1] == PACKED {
-                piece[1] = TAG_BYTES;
-                piece[2] += base;
-                piece[3] += base;
-            } else if piece[1] == WIDE {
-                piece[2] += wide;
-                piece[3] += wide;
-            }
+            let (kind, base) = kinds.get(piece[1] as usize).copied().unwrap_or((piece[1], 0));
+            piece[1] = kind;
+            // (In wasm32 no address wraps; natively, in tests, the low 32 bits may.)
+            piece[2] = piece[2].wrapping_add(base);
+            piece[3] = piece[3].wrapping_add(base);
         }
         (self.meta.len() / 4) as u32
     }
@@ -120,7 +129,7 @@ impl RangeSink<'_> {
                 let (ua, ub) = (self.unit(from), self.unit(to));
                 self.out.meta.extend([b, TAG_SLICE, ua, ub]);
             } else if self.string || text.is_ascii() {
-                self.out.meta.extend([b, TAG_BYTES, p as u32, (p + text.len()) as u32]);
+                self.out.meta.extend([b, INPUT, from as u32, to as u32]);
             } else {
                 let at = 2 * self.out.wide.len() as u32;
                 // `push_utf16` writes at most one unit per byte.

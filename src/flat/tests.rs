@@ -2,6 +2,7 @@
 //! it (pkg/entry/classes) gives what the machine gives its Rust callers.
 
 use super::*;
+use crate::test_common as common;
 use crate::JsonValue;
 
 /// The UTF-16 units of packed UTF-8 text.
@@ -31,35 +32,48 @@ fn sse_pack_reads_back_as_the_decoders_events() {
         b"data: \xff\xfe\n\n: comment\ndata\n\n",
         b"retry: 10\nid: 7\ndata: a\n\nid\ndata: b\n\n",
     ];
-    for stream in streams {
-        for split in 0..=stream.len() {
-            let mut want: Vec<SseEvent> = Vec::new();
-            let mut d = SseDecoder::new(SseDecoderOptions::default());
-            d.feed(stream, &mut want).unwrap();
-            let mut got = Vec::new();
-            let mut d = SseDecoder::new(SseDecoderOptions::default());
-            for part in [&stream[..split], &stream[split..]] {
-                let mut p = SsePack::default();
-                d.feed_with(Bytes::new(part), &mut p).unwrap();
-                let text = if p.wide.is_empty() { units(&p.bytes) } else { p.wide.clone() };
-                let mut at = Cursor(&text);
-                let (mut event, mut id) = (String::new(), String::new());
-                for word in p.lens.chunks_exact(3).take(p.count as usize) {
-                    let mut field = |n: u32, last: &mut String| {
-                        if n != SSE_SAME {
-                            *last = at.take(n);
-                            at.take(1);
-                        }
-                        last.clone()
-                    };
-                    let event = field(word[0], &mut event);
-                    let data = field(word[1], &mut String::new());
-                    let id = field(word[2], &mut id);
-                    got.push(SseEvent { event, data, id });
+    for (k, stream) in streams.into_iter().enumerate() {
+        let mut want: Vec<SseEvent> = Vec::new();
+        SseDecoder::new(SseDecoderOptions::default()).feed(stream, &mut want).unwrap();
+        // An all-ASCII chunk may also go in as text, whose one-line data comes back as a range.
+        for ascii in [false, stream.is_ascii()] {
+            let got = common::assert_chunk_invariant(&format!("sse #{k} ascii {ascii}"), stream, |chunks| {
+                let mut d = SseDecoder::new(SseDecoderOptions::default());
+                let (mut got, mut p) = (Vec::new(), SsePack::default());
+                for part in chunks {
+                    p.clear();
+                    let input = if ascii { Bytes::ascii(part) } else { Bytes::new(part) };
+                    d.feed_with(input, &mut p).unwrap();
+                    p.take_oom().unwrap();
+                    let text = if p.wide.is_empty() { units(&p.bytes) } else { p.wide.clone() };
+                    let mut at = Cursor(&text);
+                    // `event` and `id` repeat the previous event's only within one call.
+                    let (mut event, mut id) = (String::new(), String::new());
+                    let mut words = p.lens.iter().copied();
+                    for _ in 0..p.count {
+                        let mut field = |n: u32, last: &mut String| {
+                            if n != SSE_SAME {
+                                *last = at.take(n);
+                                at.take(1);
+                            }
+                            last.clone()
+                        };
+                        let event = field(words.next().unwrap(), &mut event);
+                        let data = match words.next().unwrap() {
+                            SSE_RANGE => {
+                                let (from, to) = (words.next().unwrap() as usize, words.next().unwrap() as usize);
+                                String::from_utf8(part[from..to].to_vec()).unwrap()
+                            }
+                            n => field(n, &mut String::new()),
+                        };
+                        let id = field(words.next().unwrap(), &mut id);
+                        got.push(SseEvent { event, data, id });
+                    }
+                    assert!(at.0.is_empty() && words.next().is_none());
                 }
-                assert!(at.0.is_empty());
-            }
-            assert_eq!(got, want, "split at {split}");
+                got
+            });
+            assert_eq!(got, want);
         }
     }
 }
@@ -68,136 +82,118 @@ fn sse_pack_reads_back_as_the_decoders_events() {
 #[test]
 fn json_pack_reads_back_as_the_parsers_events() {
     use crate::json::partial::PathSegment;
-    use crate::{JsonEvent, PartialJson, PartialJsonOptions};
+    use crate::{JsonEvent, PartialJson, PartialJsonOptions, ValueKind};
     let doc = r#"{"a":[1,"x\u00e9",{"b":true}],"c":{"d":null,"e":"\ud83d\ude00 tail"},"f":false}"#.as_bytes();
-    for split in 0..=doc.len() {
+    // A call's appends come as one event, so the events depend on the chunking: each is
+    // compared with the parser's own under the same one.
+    for (label, chunks) in common::chunkings(doc, common::case_seed("json pack")) {
         let mut want = Vec::new();
-        let mut whole = PartialJson::new(PartialJsonOptions::default());
-        whole.feed(&doc[..split], &mut want).unwrap();
-        whole.feed(&doc[split..], &mut want).unwrap();
+        let mut parser = PartialJson::new(PartialJsonOptions::default());
+        for part in &chunks {
+            parser.feed(part, &mut want).unwrap();
+        }
         let mut p = PartialJson::new(PartialJsonOptions::default());
         let mut pack = JsonPack::default();
-        let mut got = Vec::new();
+        // The path as the host holds it: only its changed tail crosses.
         let mut path: Vec<PathSegment> = Vec::new();
-        for part in [&doc[..split], &doc[split..]] {
+        let mut got = Vec::new();
+        for part in &chunks {
             pack.clear();
             p.step_with(part, false, &mut pack).unwrap();
             let text = units(pack.text.as_bytes());
             let mut at = Cursor(&text);
             let mut ops = pack.ops.iter().copied();
             while let Some(op) = ops.next() {
-                let path = path.clone();
-                let ev = match op {
+                let mut word = || ops.next().unwrap();
+                let path = match op {
                     JSON_TRUNCATE => {
-                        let keep = ops.next().unwrap() as usize;
-                        path_truncate(&mut got, keep);
+                        path.truncate(word() as usize);
                         continue;
                     }
-                    JSON_KEY | JSON_INDEX => {
-                        let w = ops.next().unwrap();
-                        got.push(Err(if op == JSON_KEY { PathSegment::Key(at.take(w)) } else { PathSegment::Index(w as usize) }));
+                    JSON_KEY => {
+                        path.push(PathSegment::Key(at.take(word())));
                         continue;
                     }
-                    JSON_APPEND => JsonEvent::Append { path, text: at.take(ops.next().unwrap()) },
-                    JSON_SET_STRING => JsonEvent::Set { path, value: JsonValue::String(at.take(ops.next().unwrap())) },
-                    JSON_SET_NUMBER => JsonEvent::Set { path, value: JsonValue::Number(at.take(ops.next().unwrap())) },
+                    JSON_INDEX => {
+                        path.push(PathSegment::Index(word() as usize));
+                        continue;
+                    }
+                    _ => path.clone(),
+                };
+                got.push(match op {
+                    JSON_APPEND => JsonEvent::Append { path, text: at.take(word()) },
+                    JSON_SET_STRING => JsonEvent::Set { path, value: JsonValue::String(at.take(word())) },
+                    JSON_SET_NUMBER => JsonEvent::Set { path, value: JsonValue::Number(at.take(word())) },
                     JSON_SET_TRUE | JSON_SET_FALSE => JsonEvent::Set { path, value: JsonValue::Bool(op == JSON_SET_TRUE) },
                     JSON_SET_NULL => JsonEvent::Set { path, value: JsonValue::Null },
                     JSON_END => JsonEvent::End { path },
-                    kind => JsonEvent::Begin {
-                        path,
-                        kind: match kind {
-                            JSON_BEGIN_OBJECT => crate::ValueKind::Object,
-                            JSON_BEGIN_ARRAY => crate::ValueKind::Array,
-                            _ => crate::ValueKind::String,
-                        },
-                    },
-                };
-                got.push(Ok(ev));
-            }
-            assert!(at.0.is_empty());
-            // The path ops apply to the events after them.
-            fn path_truncate(got: &mut Vec<Result<JsonEvent, PathSegment>>, keep: usize) {
-                got.push(Err(PathSegment::Index(usize::MAX - keep)));
-            }
-            path = replay(&got);
-        }
-        assert_eq!(events(&got), want, "split at {split}");
-    }
-
-    /// The path in force after the ops so far (a truncation is marked `Index(MAX - keep)`).
-    fn replay(ops: &[Result<JsonEvent, PathSegment>]) -> Vec<PathSegment> {
-        let mut path = Vec::new();
-        for op in ops {
-            match op {
-                Err(PathSegment::Index(i)) if *i > usize::MAX / 2 => path.truncate(usize::MAX - i),
-                Err(seg) => path.push(seg.clone()),
-                Ok(_) => {}
-            }
-        }
-        path
-    }
-
-    /// The events with the paths in force when each came.
-    fn events(ops: &[Result<JsonEvent, PathSegment>]) -> Vec<JsonEvent> {
-        let mut out = Vec::new();
-        for (i, op) in ops.iter().enumerate() {
-            if let Ok(ev) = op {
-                let path = replay(&ops[..i]);
-                out.push(match ev.clone() {
-                    JsonEvent::Begin { kind, .. } => JsonEvent::Begin { path, kind },
-                    JsonEvent::Append { text, .. } => JsonEvent::Append { path, text },
-                    JsonEvent::Set { value, .. } => JsonEvent::Set { path, value },
-                    JsonEvent::End { .. } => JsonEvent::End { path },
+                    JSON_BEGIN_OBJECT => JsonEvent::Begin { path, kind: ValueKind::Object },
+                    JSON_BEGIN_ARRAY => JsonEvent::Begin { path, kind: ValueKind::Array },
+                    JSON_BEGIN_STRING => JsonEvent::Begin { path, kind: ValueKind::String },
+                    op => panic!("unknown op {op}"),
                 });
             }
+            assert!(at.0.is_empty());
         }
-        out
+        assert_eq!(got, want, "chunking {label}");
     }
 }
 
 #[cfg(feature = "tags")]
 #[test]
 fn tag_pieces_read_back_as_the_filters_deltas() {
+    use super::tags::{INPUT, PACKED};
     use crate::{TagFilter, TagFilterOptions};
     let nonce = "n0nce";
     let text = "[ARTIFACT:n0nce]{\"x\":\"\u{e9}\u{1f600}\"}[/ARTIFACT:n0nce]\n[USER:n0nce]h\u{e9}llo [b] world[/USER:n0nce]";
     let bytes = text.as_bytes();
-    for split in 0..=bytes.len() {
-        let mut want = vec![String::new(); 2];
+    let mut want = vec![String::new(); 2];
+    let mut deltas = Vec::new();
+    TagFilter::new(nonce, TagFilterOptions::default()).unwrap().feed(bytes, &mut deltas).unwrap();
+    for d in &deltas {
+        want[d.block].push_str(&d.text);
+    }
+    let got = common::assert_chunk_invariant("tag pieces", bytes, |chunks| {
+        let (mut got, mut pieces) = (vec![String::new(); 2], TagPieces::default());
         let mut f = TagFilter::new(nonce, TagFilterOptions::default()).unwrap();
-        let mut deltas = Vec::new();
-        f.feed(bytes, &mut deltas).unwrap();
-        for d in deltas {
-            want[d.block].push_str(&d.text);
-        }
-        let mut got = vec![String::new(); 2];
-        let mut f = TagFilter::new(nonce, TagFilterOptions::default()).unwrap();
-        for part in [&bytes[..split], &bytes[split..]] {
-            let mut pieces = TagPieces::default();
+        for part in chunks {
+            pieces.clear();
             f.feed_with(part, &mut RangeSink::new(part, -1, None, &mut pieces)).unwrap();
-            let (packed, wide) = (pieces.packed.as_ptr() as usize, pieces.wide.as_ptr() as usize);
-            pieces.describe();
-            for p in pieces.meta.chunks_exact(4) {
-                // Addresses are wasm's 32-bit ones: natively, compare their low 32 bits.
-                let at = |base: usize, a: u32| (a as usize).wrapping_sub(base as u32 as usize);
-                let s = match p[1] {
-                    TAG_BYTES => {
-                        let (input, base) = if (at(part.as_ptr() as usize, p[2])) <= part.len() {
-                            (part, part.as_ptr() as usize)
-                        } else {
-                            (&pieces.packed[..], packed)
-                        };
-                        String::from_utf8_lossy(&input[at(base, p[2])..at(base, p[3])]).into_owned()
-                    }
-                    TAG_UNITS => String::from_utf16(&pieces.wide[at(wide, p[2]) / 2..at(wide, p[3]) / 2]).unwrap(),
+            let before = pieces.meta.clone();
+            for p in before.chunks_exact(4) {
+                let (a, b) = (p[2] as usize, p[3] as usize);
+                got[p[0] as usize].push_str(&match p[1] {
+                    INPUT => String::from_utf8_lossy(&part[a..b]).into_owned(),
+                    PACKED => String::from_utf8_lossy(&pieces.packed[a..b]).into_owned(),
+                    TAG_UNITS => String::from_utf16(&pieces.wide[a / 2..b / 2]).unwrap(),
                     kind => panic!("kind {kind} of a byte chunk"),
+                });
+            }
+            // Then each piece gets the wasm address of where it is.
+            let bases =
+                (part.as_ptr() as usize as u32, pieces.packed.as_ptr() as usize as u32, pieces.wide.as_ptr() as usize as u32);
+            assert_eq!(pieces.describe(part) as usize, before.len() / 4);
+            for (p, q) in before.chunks_exact(4).zip(pieces.meta.chunks_exact(4)) {
+                let (kind, base) = match p[1] {
+                    INPUT => (TAG_BYTES, bases.0),
+                    PACKED => (TAG_BYTES, bases.1),
+                    _ => (TAG_UNITS, bases.2),
                 };
-                got[p[0] as usize].push_str(&s);
+                assert_eq!(q, [p[0], kind, p[2].wrapping_add(base), p[3].wrapping_add(base)]);
             }
         }
-        assert_eq!(got, want, "split at {split}");
+        got
+    });
+    assert_eq!(got, want);
+    // `TaggedTurn`'s deltas are copies.
+    let mut pieces = TagPieces::default();
+    pieces.copy(&deltas).unwrap();
+    let mut copied = vec![String::new(); 2];
+    for p in pieces.meta.chunks_exact(4) {
+        assert_eq!(p[1], PACKED);
+        copied[p[0] as usize].push_str(std::str::from_utf8(&pieces.packed[p[2] as usize..p[3] as usize]).unwrap());
     }
+    assert_eq!(copied, want);
 }
 
 #[cfg(feature = "router")]

@@ -3,12 +3,8 @@
 //! The random part is seeded from `STREAMROUTE_SEED` or the clock (`tests/common`), printed
 //! on failure.
 
-#[path = "../../tests/common/mod.rs"]
-#[allow(unused_imports)]
-mod common;
-
-pub(crate) use common::seed;
-use common::Rng;
+pub(crate) use crate::test_common::seed;
+use crate::test_common::Rng;
 
 /// Valid documents of every shape: each is also truncated at every offset, and the short
 /// ones have every byte replaced by and preceded by every byte value.

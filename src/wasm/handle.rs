@@ -111,28 +111,15 @@ macro_rules! methods {
     ($ty:ident as $class:ident; $($kind:ident $name:ident $(($($arg:ident: $at:ty),*))? $(-> $ret:ty)? = |$s:ident| $body:expr;)*) => {
         $($crate::wasm::handle::methods!(@$kind $ty $class $name ($($($arg: $at),*)?) ($($ret)?) $s $body);)*
     };
-    (@get $ty:ident $class:ident $name:ident () ($($ret:ty)?) $s:ident $body:expr) => {
+    (@get $($rest:tt)*) => { $crate::wasm::handle::methods!(@one [getter, skip_typescript] [&self] self $($rest)*); };
+    (@fn $($rest:tt)*) => { $crate::wasm::handle::methods!(@one [skip_typescript] [&self] self $($rest)*); };
+    (@mut $($rest:tt)*) => { $crate::wasm::handle::methods!(@one [skip_typescript] [&mut self] self $($rest)*); };
+    (@one [$($attr:tt)*] [$($recv:tt)*] $me:tt $ty:ident $class:ident $name:ident ($($arg:ident: $at:ty),*) ($($ret:ty)?) $s:ident $body:expr) => {
         #[wasm_bindgen::prelude::wasm_bindgen(js_class = $class)]
         impl $ty {
             #[allow(non_snake_case)]
-            #[wasm_bindgen(getter, skip_typescript)]
-            pub fn $name(&self) $(-> $ret)? { let $s = self; $body }
-        }
-    };
-    (@fn $ty:ident $class:ident $name:ident ($($arg:ident: $at:ty),*) ($($ret:ty)?) $s:ident $body:expr) => {
-        #[wasm_bindgen::prelude::wasm_bindgen(js_class = $class)]
-        impl $ty {
-            #[allow(non_snake_case)]
-            #[wasm_bindgen(skip_typescript)]
-            pub fn $name(&self, $($arg: $at),*) $(-> $ret)? { let $s = self; $body }
-        }
-    };
-    (@mut $ty:ident $class:ident $name:ident ($($arg:ident: $at:ty),*) ($($ret:ty)?) $s:ident $body:expr) => {
-        #[wasm_bindgen::prelude::wasm_bindgen(js_class = $class)]
-        impl $ty {
-            #[allow(non_snake_case)]
-            #[wasm_bindgen(skip_typescript)]
-            pub fn $name(&mut self, $($arg: $at),*) $(-> $ret)? { let $s = self; $body }
+            #[wasm_bindgen($($attr)*)]
+            pub fn $name($($recv)*, $($arg: $at),*) $(-> $ret)? { let $s = $me; $body }
         }
     };
 }

@@ -108,7 +108,8 @@ impl JsTagFilter {
             let mut sink = RangeSink::new(input, -1, None, &mut self.pieces);
             let _ = self.inner.feed_with(input, &mut sink);
             let r = self.inner.finish_with(&mut sink).map(|r| self.result = Some(r));
-            return self.done(r);
+            let count = self.pieces.describe(input);
+            return self.done(r, count);
         }
         // The chunk as the filter reads it, and the sink's view of it: the UTF-8 of a string
         // of that many UTF-16 units (known to be all ASCII, or not), or bytes (-1).
@@ -137,7 +138,8 @@ impl JsTagFilter {
         };
         let (TagInput::Bytes(bytes) | TagInput::Utf8(bytes) | TagInput::Units(bytes, _)) = input;
         let r = self.inner.feed_input(input, &mut RangeSink::new(bytes, units, ascii, &mut self.pieces));
-        self.done(r)
+        let count = self.pieces.describe(bytes);
+        self.done(r, count)
     }
 
     #[wasm_bindgen(js_name = takeResult, skip_typescript)]
@@ -151,9 +153,8 @@ impl JsTagFilter {
         }
     }
 
-    /// Describes the pieces in the header; their count, or `FAILED` with the error kept.
-    fn done(&mut self, r: crate::Result<()>) -> u32 {
-        let count = self.pieces.describe();
+    /// Describes the `count` pieces in the header; their count, or `FAILED` with the error kept.
+    fn done(&mut self, r: crate::Result<()>, count: u32) -> u32 {
         self.io.header.utf8(&[], &self.pieces.meta, count);
         self.io.status(r, count)
     }
@@ -373,7 +374,7 @@ impl JsTaggedTurn {
     fn done(&mut self, r: crate::Result<()>) -> u32 {
         self.pieces.clear();
         let r = r.and(self.pieces.copy(&self.deltas));
-        let count = self.pieces.describe();
+        let count = self.pieces.describe(&[]);
         self.io.header.utf8(&[], &self.pieces.meta, count);
         self.io.status(r, count)
     }
